@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+export const EntityType = z.enum(['seller', 'vendor']);
+
+export const Marketplace = z.object({
+  marketplace_id: z.string(),
+  country_code: z.string(),
+  name: z.string(),
+  currency: z.string().length(3),
+  domain_name: z.string(),
+  participating: z.boolean(),
+});
+
+export const AdvertisingProfile = z.object({
+  /** local id: stable for (account, provider profile id) */
+  id: z.uuid(),
+  provider_profile_id: z.string(),
+  marketplace_id: z.string(),
+  country_code: z.string(),
+  currency: z.string().length(3),
+  timezone: z.string(),
+  account_name: z.string(),
+  account_id: z.string(),
+  valid_payment_method: z.boolean(),
+});
+
+export const AccountRegistered = z.object({ account_id: z.uuid(), user_id: z.uuid(), name: z.string().min(1), entity_type: EntityType });
+export const SellingConnected = z.object({ account_id: z.uuid(), connection_id: z.uuid(), provider_id: z.string() });
+export const SellingParticipationsObserved = z.object({ account_id: z.uuid(), marketplaces: z.array(Marketplace) });
+export const AdvertisingConnected = z.object({ account_id: z.uuid(), connection_id: z.uuid(), provider_id: z.string() });
+export const AdvertisingProfilesObserved = z.object({ account_id: z.uuid(), profiles: z.array(AdvertisingProfile) });
+
+export type Marketplace = z.infer<typeof Marketplace>;
+export type AdvertisingProfile = z.infer<typeof AdvertisingProfile>;
+export type EntityType = z.infer<typeof EntityType>;
+
+export type AccountEvent =
+  | { type: 'AccountRegistered'; data: z.infer<typeof AccountRegistered> }
+  | { type: 'SellingConnected'; data: z.infer<typeof SellingConnected> }
+  | { type: 'SellingParticipationsObserved'; data: z.infer<typeof SellingParticipationsObserved> }
+  | { type: 'AdvertisingConnected'; data: z.infer<typeof AdvertisingConnected> }
+  | { type: 'AdvertisingProfilesObserved'; data: z.infer<typeof AdvertisingProfilesObserved> };
+
+export const accountEventSchemas = {
+  AccountRegistered,
+  SellingConnected,
+  SellingParticipationsObserved,
+  AdvertisingConnected,
+  AdvertisingProfilesObserved,
+} as const;

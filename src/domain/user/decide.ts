@@ -1,0 +1,33 @@
+import { DomainError } from '../shared/errors.js';
+import type { Decider } from '../shared/decider.js';
+import type { UserEvent } from './events.js';
+import { evolve, initialState, type UserState } from './state.js';
+
+export type UserCommand =
+  | { type: 'RegisterUser'; user_id: string; name: string }
+  | { type: 'IssueApiToken'; user_id: string; token_id: string; token_hash: string; label: string }
+  | { type: 'RevokeApiToken'; user_id: string; token_id: string };
+
+export function decide(command: UserCommand, state: UserState): UserEvent[] {
+  switch (command.type) {
+    case 'RegisterUser':
+      if (state.registered) {
+        if (state.name === command.name) return [];
+        throw new DomainError('conflict', `user ${command.user_id} is already registered as "${state.name}"`);
+      }
+      if (!command.name.trim()) throw new DomainError('invalid', 'name: must not be empty');
+      return [{ type: 'UserRegistered', data: { user_id: command.user_id, name: command.name } }];
+    case 'IssueApiToken':
+      if (!state.registered) throw new DomainError('invalid', `user ${command.user_id}: no such user`);
+      if (state.tokens.has(command.token_id)) return [];
+      return [{ type: 'ApiTokenIssued', data: { user_id: command.user_id, token_id: command.token_id, token_hash: command.token_hash, label: command.label } }];
+    case 'RevokeApiToken': {
+      const token = state.tokens.get(command.token_id);
+      if (!token) throw new DomainError('invalid', `token ${command.token_id}: no such token for user ${command.user_id}`);
+      if (token.revoked) return [];
+      return [{ type: 'ApiTokenRevoked', data: { user_id: command.user_id, token_id: command.token_id } }];
+    }
+  }
+}
+
+export const userDecider: Decider<UserCommand, UserState, UserEvent> = { aggregate: 'user', initialState, evolve, decide };

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+export const UserRegistered = z.object({ user_id: z.uuid(), name: z.string().min(1) });
+export const ApiTokenIssued = z.object({
+  user_id: z.uuid(),
+  token_id: z.uuid(),
+  /** sha256 hex of the token; the token itself is shown once and never stored */
+  token_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  label: z.string(),
+});
+export const ApiTokenRevoked = z.object({ user_id: z.uuid(), token_id: z.uuid() });
+
+export type UserEvent =
+  | { type: 'UserRegistered'; data: z.infer<typeof UserRegistered> }
+  | { type: 'ApiTokenIssued'; data: z.infer<typeof ApiTokenIssued> }
+  | { type: 'ApiTokenRevoked'; data: z.infer<typeof ApiTokenRevoked> };
+
+export const userEventSchemas = { UserRegistered, ApiTokenIssued, ApiTokenRevoked } as const;

@@ -1,0 +1,102 @@
+// The event store port. Both adapters (PostgreSQL, EventStoreDB) implement it with the
+// same revision semantics: a stream's first event is revision 0.
+
+export const NO_STREAM = 'no_stream' as const;
+export const STREAM_EXISTS = 'stream_exists' as const;
+export const ANY = 'any' as const;
+
+/** `NO_STREAM`, `STREAM_EXISTS`, `ANY`, or the exact revision of the stream's last event. */
+export type ExpectedRevision = typeof NO_STREAM | typeof STREAM_EXISTS | typeof ANY | bigint;
+
+export interface EventMetadata {
+  correlation_id?: string;
+  causation_id?: string;
+  actor?: { kind: 'user' | 'automation' | 'worker' | 'system'; id: string };
+  account_id?: string;
+  at?: string;
+  [key: string]: unknown;
+}
+
+export interface EventData<T = unknown> {
+  /** uuid; generated when absent. */
+  id?: string;
+  type: string;
+  data: T;
+  metadata?: EventMetadata;
+}
+
+/**
+ * A position in the global log. PostgreSQL: commit = transaction id (xid8),
+ * prepare = global_position. EventStoreDB: its commit/prepare positions.
+ * Both order lexicographically on (commit, prepare).
+ */
+export interface Position {
+  commit: bigint;
+  prepare: bigint;
+}
+
+export interface RecordedEvent<T = unknown> {
+  id: string;
+  streamId: string;
+  revision: bigint;
+  type: string;
+  data: T;
+  metadata: EventMetadata;
+  position: Position;
+  createdAt: Date;
+}
+
+export interface AppendResult {
+  /** revision of the last event written: pass it as `expectedRevision` next time */
+  nextExpectedRevision: bigint;
+  position: Position;
+}
+
+export interface ReadStreamOptions {
+  fromRevision?: bigint;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** exclusive; null or absent = from the start */
+  after?: Position | null;
+  limit: number;
+}
+
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  unsubscribe(): Promise<void>;
+}
+
+export interface EventStore {
+  appendToStream(stream: string, events: EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /** A missing stream reads as an empty array. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Committed events only, in global order, after `after` (exclusive). */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch-up then live, from after `after` (exclusive). */
+  subscribeToAll(options?: { after?: Position | null }): Subscription;
+  /**
+   * Registers a wake-up hint called when new events may be available (PostgreSQL:
+   * LISTEN/NOTIFY). A hint only: readers must still poll. Returns an unregister function.
+   */
+  onAppended(listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedVersion extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** revision of the stream's last event, or NO_STREAM when it has none */
+    readonly actual: bigint | typeof NO_STREAM,
+  ) {
+    super(`wrong expected version on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedVersion';
+  }
+}
+
+export function comparePositions(a: Position, b: Position): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}

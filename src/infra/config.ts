@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+// One place that reads the environment. Defaults point at the local services of a
+// developer machine; every value can be overridden by the environment.
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/marketplace'),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z.string().default('mas'),
+  EVENTSTORE_URL: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Marketplace endpoints. Unset means: run the built-in simulator on loopback.
+  SELLING_API_URL: z.string().url().optional(),
+  ADS_API_URL: z.string().url().optional(),
+  LWA_TOKEN_URL: z.string().url().optional(),
+  LWA_CLIENT_ID: z.string().default('simulator-client'),
+  LWA_CLIENT_SECRET: z.string().default('simulator-secret'),
+  // Refresh tokens of the demo account's connections (the simulator's fictional seller by default).
+  DEMO_SELLING_REFRESH_TOKEN: z.string().default('Atzr|demo-seller'),
+  DEMO_ADS_REFRESH_TOKEN: z.string().default('Atzr|demo-advertiser'),
+  SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  SIMULATOR_SEED: z.coerce.number().int().default(42),
+  PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
+});
+
+export type Config = z.infer<typeof schema> & { useSimulator: boolean };
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new ConfigError(`invalid configuration: ${first?.path.join('.')}: ${first?.message}`);
+  }
+  const c = parsed.data;
+  const realEndpoints = [c.SELLING_API_URL, c.ADS_API_URL, c.LWA_TOKEN_URL].filter(Boolean).length;
+  if (realEndpoints !== 0 && realEndpoints !== 3) {
+    throw new ConfigError('invalid configuration: set all of SELLING_API_URL, ADS_API_URL and LWA_TOKEN_URL, or none (none runs the built-in simulator)');
+  }
+  return { ...c, useSimulator: realEndpoints === 0 };
+}
+
+export class ConfigError extends Error {}

@@ -1,0 +1,42 @@
+import type { UserEvent } from '../../domain/user/events.js';
+import type { Projection } from '../projection.js';
+
+// Users and their API tokens (hashes only), read by the bearer-token check of /mcp.
+export const authProjection: Projection = {
+  name: 'auth',
+  version: 1,
+  handles: ['UserRegistered', 'ApiTokenIssued', 'ApiTokenRevoked'],
+  tables: ['users', 'api_tokens'],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable('users', (t) => {
+      t.uuid('user_id').primary();
+      t.text('name').notNullable();
+      t.timestamp('created_at', { useTz: true }).notNullable();
+    });
+    await db.schema.withSchema(schema).createTable('api_tokens', (t) => {
+      t.uuid('token_id').primary();
+      t.uuid('user_id').notNullable().index();
+      t.text('token_hash').notNullable().unique();
+      t.text('label').notNullable();
+      t.timestamp('created_at', { useTz: true }).notNullable();
+      t.timestamp('revoked_at', { useTz: true });
+    });
+  },
+  async apply(trx, recorded, schema) {
+    const event = { type: recorded.type, data: recorded.data } as UserEvent;
+    const at = recorded.createdAt;
+    switch (event.type) {
+      case 'UserRegistered':
+        await trx.withSchema(schema).table('users').insert({ user_id: event.data.user_id, name: event.data.name, created_at: at }).onConflict('user_id').ignore();
+        return;
+      case 'ApiTokenIssued': {
+        const { token_id, user_id, token_hash, label } = event.data;
+        await trx.withSchema(schema).table('api_tokens').insert({ token_id, user_id, token_hash, label, created_at: at }).onConflict('token_id').ignore();
+        return;
+      }
+      case 'ApiTokenRevoked':
+        await trx.withSchema(schema).table('api_tokens').where({ token_id: event.data.token_id }).whereNull('revoked_at').update({ revoked_at: at });
+        return;
+    }
+  },
+};

@@ -1,0 +1,19 @@
+import type { Knex } from 'knex';
+import { READ_MODEL_SCHEMA } from '../projection.js';
+
+export async function findActiveToken(db: Knex, tokenHash: string): Promise<{ token_id: string; user_id: string } | null> {
+  const row = await db.withSchema(READ_MODEL_SCHEMA).table('api_tokens').select('token_id', 'user_id').where({ token_hash: tokenHash }).whereNull('revoked_at').first();
+  return row ?? null;
+}
+
+export interface TokenRow {
+  token_id: string;
+  user_id: string;
+  label: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export async function listTokens(db: Knex, userId: string): Promise<TokenRow[]> {
+  return db.withSchema(READ_MODEL_SCHEMA).table('api_tokens').select('token_id', 'user_id', 'label', 'created_at', 'revoked_at').where({ user_id: userId }).orderBy('created_at');
+}

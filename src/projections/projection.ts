@@ -1,0 +1,22 @@
+import type { Knex } from 'knex';
+import type { RecordedEvent } from '../eventstore/port.js';
+
+/** Live read-model tables live in this schema; a rebuild fills a fresh schema, then swaps. */
+export const READ_MODEL_SCHEMA = 'rm';
+
+/**
+ * A projection builds read-model tables from the global log. `apply` must be idempotent
+ * in effect (applying the same event twice leaves the same rows) and must write only to
+ * tables in `schema`, so a rebuild can build a fresh copy beside the live one.
+ */
+export interface Projection {
+  name: string;
+  /** bump when the tables or the fold change: a new version is rebuilt from position zero */
+  version: number;
+  /** event types this projection reads; others are skipped without a call */
+  handles: readonly string[];
+  /** the table names (without schema) this projection owns */
+  tables: readonly string[];
+  createTables(db: Knex | Knex.Transaction, schema: string): Promise<void>;
+  apply(trx: Knex.Transaction, event: RecordedEvent, schema: string): Promise<void>;
+}

@@ -1,0 +1,29 @@
+import { given } from '../support/gwt.js';
+import { userDecider } from '../../src/domain/user/decide.js';
+import type { UserEvent } from '../../src/domain/user/events.js';
+
+const user_id = '5d1f4e1a-8a43-4f51-9d2a-6f1f1f1f1f1f';
+const token_id = '0b7d2c10-1111-4222-8333-944444444444';
+const token_hash = 'a'.repeat(64);
+const registered: UserEvent = { type: 'UserRegistered', data: { user_id, name: 'Ada' } };
+const issued: UserEvent = { type: 'ApiTokenIssued', data: { user_id, token_id, token_hash, label: 'laptop' } };
+const revoked: UserEvent = { type: 'ApiTokenRevoked', data: { user_id, token_id } };
+
+describe('user decider', () => {
+  it('registers a new user', () => given(userDecider, []).when({ type: 'RegisterUser', user_id, name: 'Ada' }).then([registered]));
+  it('registering again with the same name changes nothing', () =>
+    given(userDecider, [registered]).when({ type: 'RegisterUser', user_id, name: 'Ada' }).then([]));
+  it('refuses to rename through registration', () =>
+    given(userDecider, [registered]).when({ type: 'RegisterUser', user_id, name: 'Bob' }).thenThrows('conflict', /already registered/));
+  it('refuses an empty name', () => given(userDecider, []).when({ type: 'RegisterUser', user_id, name: '  ' }).thenThrows('invalid', /name/));
+  it('issues a token to a registered user', () =>
+    given(userDecider, [registered]).when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop' }).then([issued]));
+  it('refuses a token for an unknown user', () =>
+    given(userDecider, []).when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'x' }).thenThrows('invalid', /no such user/));
+  it('issuing the same token id twice is a no-op', () =>
+    given(userDecider, [registered, issued]).when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop' }).then([]));
+  it('revokes an issued token', () => given(userDecider, [registered, issued]).when({ type: 'RevokeApiToken', user_id, token_id }).then([revoked]));
+  it('revoking twice is a no-op', () => given(userDecider, [registered, issued, revoked]).when({ type: 'RevokeApiToken', user_id, token_id }).then([]));
+  it('refuses to revoke an unknown token', () =>
+    given(userDecider, [registered]).when({ type: 'RevokeApiToken', user_id, token_id }).thenThrows('invalid', /no such token/));
+});

@@ -1,0 +1,30 @@
+import pg from 'pg';
+import { ADMIN_DATABASE_URL, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './support/env.js';
+
+// Mocha root hooks: a fresh database for the whole run, dropped after; tests read
+// DATABASE_URL and REDIS_PREFIX from the environment like the service does.
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(30000);
+    await admin((c) => c.query(`create database "${TEST_DB_NAME}"`));
+    process.env.DATABASE_URL = testDatabaseUrl();
+    process.env.REDIS_PREFIX = TEST_REDIS_PREFIX;
+    process.env.NODE_ENV = 'test';
+    process.env.LOG_LEVEL ??= 'silent';
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(30000);
+    if (process.env.KEEP_TEST_DB) return;
+    await admin((c) => c.query(`drop database if exists "${TEST_DB_NAME}" with (force)`));
+  },
+};
