@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+// Wire shapes of the advertising API's v2 profiles resource.
+
+/** Error answer of the v2 advertising resources: `{ code, details, requestId? }`. */
+export const adsErrorSchema = z.object({
+  code: z.string(),
+  details: z.string().optional(),
+  message: z.string().optional(),
+  requestId: z.string().optional(),
+});
+export type AdsError = z.infer<typeof adsErrorSchema>;
+
+export const profileSchema = z.object({
+  profileId: z.number().int(),
+  countryCode: z.string(),
+  currencyCode: z.string(),
+  dailyBudget: z.number().optional(),
+  timezone: z.string(),
+  accountInfo: z.object({
+    marketplaceStringId: z.string(),
+    id: z.string(),
+    type: z.enum(['seller', 'vendor', 'agency']),
+    name: z.string().optional(),
+    subType: z.string().optional(),
+    validPaymentMethod: z.boolean().optional(),
+  }),
+});
+export type Profile = z.infer<typeof profileSchema>;
+
+export const listProfilesResponseSchema = z.array(profileSchema);

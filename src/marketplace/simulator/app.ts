@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { registerProfiles } from './ads/profiles.js';
+import { createFaults, registerFaults, type Faults } from './faults.js';
+import { registerLwa } from './lwa.js';
+import { createRequestLog, registerRequestLog, type RequestLog } from './request-log.js';
+import { createFictionalSeller, type FictionalSeller } from './seller.js';
+import { registerSellers } from './selling/sellers.js';
+import { createTokenStore, type LwaCredential } from './tokens.js';
+
+// The marketplace simulator: one fastify app speaking the LWA, selling API and ads API wire
+// shapes for a deterministic fictional seller, with fault injection and a request log.
+
+export interface SimulatorOptions {
+  /** Same seed, same seller (ids, names, profiles). Default 42. */
+  seed?: number;
+  /** LWA applications allowed to exchange tokens. Default: simulator-client / simulator-secret. */
+  lwaClients?: readonly LwaCredential[];
+  accessTokenTtlSeconds?: number;
+  /** The clock access tokens expire by. */
+  now?: () => number;
+  requestLogLimit?: number;
+  logger?: FastifyBaseLogger;
+}
+
+/** The URLs the clients take from configuration (SELLING_API_URL, ADS_API_URL, LWA_TOKEN_URL). */
+export interface MarketplaceEndpoints {
+  sellingApiUrl: string;
+  adsApiUrl: string;
+  lwaTokenUrl: string;
+}
+
+export interface Simulator {
+  app: FastifyInstance;
+  seller: FictionalSeller;
+  faults: Faults;
+  requests: RequestLog;
+  /** Starts serving; resolves to the base URL, e.g. http://127.0.0.1:39017. */
+  listen(options?: { port?: number; host?: string }): Promise<string>;
+  /** Endpoints of the listening simulator. */
+  endpoints(): MarketplaceEndpoints;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_LWA_CLIENT: LwaCredential = { clientId: 'simulator-client', clientSecret: 'simulator-secret' };
+
+export function createSimulator(options: SimulatorOptions = {}): Simulator {
+  const seller = createFictionalSeller(options.seed ?? 42);
+  const tokens = createTokenStore(options.accessTokenTtlSeconds ?? 3600, options.now ?? Date.now);
+  const faults = createFaults();
+  const requests = createRequestLog(options.requestLogLimit ?? 10_000);
+  const app = Fastify({
+    loggerInstance: options.logger,
+    genReqId: () => randomUUID(),
+    // Requests held by a `timeout` fault must not keep close() waiting.
+    forceCloseConnections: true,
+  });
+
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-amzn-RequestId', request.id);
+  });
+  // Order matters: the log records a request before a fault can answer it.
+  registerRequestLog(app, requests);
+  registerFaults(app, faults, requests);
+  registerLwa(app, tokens, options.lwaClients ?? [DEFAULT_LWA_CLIENT]);
+  registerSellers(app, seller, tokens);
+  registerProfiles(app, seller, tokens);
+
+  let baseUrl: string | undefined;
+  return {
+    app,
+    seller,
+    faults,
+    requests,
+    async listen({ port = 0, host = '127.0.0.1' } = {}) {
+      await app.listen({ port, host });
+      const address = app.server.address();
+      if (address === null || typeof address === 'string') throw new Error('simulator: no TCP address');
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      baseUrl = `http://${shownHost}:${address.port}`;
+      return baseUrl;
+    },
+    endpoints() {
+      if (!baseUrl) throw new Error('simulator: call listen() first');
+      return { sellingApiUrl: baseUrl, adsApiUrl: baseUrl, lwaTokenUrl: `${baseUrl}/auth/o2/token` };
+    },
+    close: () => app.close(),
+  };
+}

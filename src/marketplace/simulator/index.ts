@@ -1,0 +1,6 @@
+export { createSimulator, DEFAULT_LWA_CLIENT, type MarketplaceEndpoints, type Simulator, type SimulatorOptions } from './app.js';
+export { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from './faults.js';
+export { MARKETPLACES, type SimMarketplace } from './marketplaces.js';
+export type { LoggedRequest } from './request-log.js';
+export type { FictionalSeller } from './seller.js';
+export { DEMO_REFRESH_TOKENS, type LwaCredential } from './tokens.js';

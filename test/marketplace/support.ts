@@ -1,0 +1,64 @@
+import { createAdsClient } from '../../src/marketplace/clients/ads.js';
+import type { RetryPolicy } from '../../src/marketplace/clients/http.js';
+import { createLwaClient, type LwaClientOptions } from '../../src/marketplace/clients/lwa.js';
+import { createSellingClient } from '../../src/marketplace/clients/selling.js';
+import { createSimulator, DEFAULT_LWA_CLIENT, type Simulator, type SimulatorOptions } from '../../src/marketplace/simulator/app.js';
+import type { FaultRuleInput } from '../../src/marketplace/simulator/faults.js';
+import type { LoggedRequest } from '../../src/marketplace/simulator/request-log.js';
+
+// Tests talk to a simulator on a loopback port through the real clients, and read its
+// request log and fault API over HTTP like any other test would.
+
+export const SELLING_TOKEN = 'Atzr|demo-seller';
+export const ADS_TOKEN = 'Atzr|demo-advertiser';
+/** Short backoff so retry tests stay quick. */
+export const QUICK_RETRY: Partial<RetryPolicy> = { attempts: 3, minDelayMs: 5, maxDelayMs: 50, timeoutMs: 5_000 };
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<{ simulator: Simulator; baseUrl: string }> {
+  const simulator = createSimulator(options);
+  const baseUrl = await simulator.listen({ port: 0, host: '127.0.0.1' });
+  return { simulator, baseUrl };
+}
+
+export function clientsFor(
+  simulator: Simulator,
+  retry: Partial<RetryPolicy> = QUICK_RETRY,
+  lwaOptions: Partial<LwaClientOptions> = {},
+) {
+  const endpoints = simulator.endpoints();
+  const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT, retry, ...lwaOptions });
+  return {
+    lwa,
+    selling: createSellingClient({ endpoint: endpoints.sellingApiUrl, lwa, refreshToken: SELLING_TOKEN, retry }),
+    ads: createAdsClient({ endpoint: endpoints.adsApiUrl, lwa, refreshToken: ADS_TOKEN, retry }),
+  };
+}
+
+export async function requestsTo(baseUrl: string, method: string, path: string): Promise<LoggedRequest[]> {
+  const query = new URLSearchParams({ method, path });
+  const response = await fetch(`${baseUrl}/_sim/requests?${query}`);
+  return ((await response.json()) as { requests: LoggedRequest[] }).requests;
+}
+
+export async function injectFault(baseUrl: string, rule: FaultRuleInput): Promise<Response> {
+  return fetch(`${baseUrl}/_sim/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
+}
+
+export async function resetSimulator(baseUrl: string): Promise<void> {
+  await fetch(`${baseUrl}/_sim/faults`, { method: 'DELETE' });
+  await fetch(`${baseUrl}/_sim/requests`, { method: 'DELETE' });
+}
+
+/** The error a promise rejects with; fails the test if it resolves. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection, got a result');
+}
