@@ -1,0 +1,73 @@
+import type { Knex } from 'knex';
+import type { Position } from '../eventstore/port.js';
+import { READ_MODEL_SCHEMA } from './projection.js';
+
+// One row per projection: the version its live tables were built with and the position of
+// the last event they reflect (null = none yet). Positions are numeric: xid8 and
+// EventStoreDB positions are unsigned 64-bit, beyond bigint.
+export const CHECKPOINTS_TABLE = 'projection_checkpoints';
+const TABLE = `${READ_MODEL_SCHEMA}.${CHECKPOINTS_TABLE}`;
+
+export interface Checkpoint {
+  name: string;
+  version: number;
+  position: Position | null;
+}
+
+interface CheckpointRow {
+  name: string;
+  version: number;
+  commit_position: string | null;
+  prepare_position: string | null;
+}
+
+export async function createCheckpointsTable(db: Knex | Knex.Transaction): Promise<void> {
+  await db.raw(`
+    create table if not exists ${TABLE} (
+      name text primary key,
+      version integer not null,
+      commit_position numeric(20, 0),
+      prepare_position numeric(20, 0),
+      updated_at timestamptz not null default now()
+    )`);
+}
+
+export async function readCheckpoints(db: Knex | Knex.Transaction): Promise<Map<string, Checkpoint>> {
+  const rows: CheckpointRow[] = await db.select('name', 'version', 'commit_position', 'prepare_position').from(TABLE);
+  return new Map(
+    rows.map((r) => [
+      r.name,
+      {
+        name: r.name,
+        version: r.version,
+        position: r.commit_position === null ? null : { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position ?? 0) },
+      },
+    ]),
+  );
+}
+
+const positionParams = (p: Position | null) => [p?.commit.toString() ?? null, p?.prepare.toString() ?? null];
+
+/**
+ * Moves a checkpoint from `from` to `to` only if it still is at `from` with `version`.
+ * False means another process (or a rebuild's swap) moved it: the caller must roll back.
+ * The row lock it takes serialises concurrent projectors of the same projection.
+ */
+export async function advanceCheckpoint(trx: Knex.Transaction, name: string, version: number, from: Position | null, to: Position): Promise<boolean> {
+  const result = await trx.raw(
+    `update ${TABLE} set commit_position = ?, prepare_position = ?, updated_at = now()
+     where name = ? and version = ?
+       and commit_position is not distinct from ?::numeric and prepare_position is not distinct from ?::numeric`,
+    [...positionParams(to), name, version, ...positionParams(from)],
+  );
+  return result.rowCount === 1;
+}
+
+export async function setCheckpoint(db: Knex | Knex.Transaction, name: string, version: number, position: Position | null): Promise<void> {
+  await db.raw(
+    `insert into ${TABLE} (name, version, commit_position, prepare_position) values (?, ?, ?, ?)
+     on conflict (name) do update set version = excluded.version, commit_position = excluded.commit_position,
+       prepare_position = excluded.prepare_position, updated_at = now()`,
+    [name, version, ...positionParams(position)],
+  );
+}

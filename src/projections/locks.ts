@@ -1,0 +1,43 @@
+import type { Knex } from 'knex';
+
+// Advisory locks, two-key form so they never collide with single-key locks such as the
+// migration's. Per projection: live batches take the transaction lock shared (and skip the
+// projection when they can't), a rebuild's swap takes it exclusive. A whole rebuild holds
+// the session lock so two processes never rebuild the same projection at once.
+const BATCH = 'projection';
+const REBUILD = 'projection-rebuild';
+
+export async function tryLockProjectionShared(trx: Knex.Transaction, name: string): Promise<boolean> {
+  const { rows } = await trx.raw('select pg_try_advisory_xact_lock_shared(hashtext(?), hashtext(?)) as ok', [BATCH, name]);
+  return rows[0].ok === true;
+}
+
+/** Waits for live batches in flight to commit; new ones skip the projection until commit. */
+export async function lockProjectionExclusive(trx: Knex.Transaction, name: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', [BATCH, name]);
+}
+
+export class RebuildInProgressError extends Error {
+  constructor(readonly projection: string) {
+    super(`a rebuild of projection ${projection} is already running`);
+    this.name = 'RebuildInProgressError';
+  }
+}
+
+/** Runs `fn` holding the projection's rebuild lock on a connection of its own. */
+export async function withRebuildLock<T>(db: Knex, name: string, fn: () => Promise<T>): Promise<T> {
+  // knex types its client loosely; acquire/release are its public pool API.
+  const client = db.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+  const conn = await client.acquireConnection();
+  try {
+    const { rows } = await db.raw('select pg_try_advisory_lock(hashtext(?), hashtext(?)) as ok', [REBUILD, name]).connection(conn);
+    if (rows[0].ok !== true) throw new RebuildInProgressError(name);
+    try {
+      return await fn();
+    } finally {
+      await db.raw('select pg_advisory_unlock(hashtext(?), hashtext(?))', [REBUILD, name]).connection(conn);
+    }
+  } finally {
+    await client.releaseConnection(conn);
+  }
+}

@@ -1,0 +1,95 @@
+import cliProgress from 'cli-progress';
+import type { Knex } from 'knex';
+import type { EventStore, Position } from '../eventstore/port.js';
+import type { Logger } from '../infra/logger.js';
+import type { Projection } from './projection.js';
+import { rebuildProjection } from './rebuild.js';
+
+export interface RebuildCommandDeps {
+  db: Knex;
+  store: EventStore;
+  projections: readonly Projection[];
+  logger: Logger;
+  /** a terminal gets a progress bar; anything else gets the logger's progress lines (default: process.stderr) */
+  output?: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+export class UsageError extends Error {}
+
+const COUNT_PAGE = 10_000;
+
+/**
+ * `rebuild <name>` or `rebuild --all` (argv without the command name): rebuilds the named
+ * projections one after the other from position zero and swaps each in; the live projector
+ * may keep running. Throws `UsageError` for bad arguments.
+ */
+export async function runRebuildCommand(argv: string[], deps: RebuildCommandDeps): Promise<void> {
+  const selected = select(argv, deps.projections);
+  const output = deps.output ?? process.stderr;
+  // The port has no count; a rebuild reads the whole log anyway, so one more pass sizes the bar.
+  const total = await countEvents(deps.store);
+  for (const projection of selected) {
+    const progress = output.isTTY ? barProgress(output, projection.name, total) : logProgress(deps.logger, projection.name, total);
+    try {
+      await rebuildProjection(deps.db, deps.store, projection, {
+        onProgress: progress.update,
+        ...(output.isTTY ? {} : { logger: deps.logger }),
+      });
+    } finally {
+      progress.stop();
+    }
+  }
+}
+
+function select(argv: string[], projections: readonly Projection[]): readonly Projection[] {
+  const names = projections.map((p) => p.name).join(', ') || '(none registered)';
+  const usage = `usage: rebuild <projection> | rebuild --all; projections: ${names}`;
+  if (argv.length !== 1) throw new UsageError(usage);
+  if (argv[0] === '--all') return projections;
+  const projection = projections.find((p) => p.name === argv[0]);
+  if (!projection) throw new UsageError(`unknown projection ${JSON.stringify(argv[0])}; ${usage}`);
+  return [projection];
+}
+
+async function countEvents(store: EventStore): Promise<number> {
+  let count = 0;
+  let after: Position | null = null;
+  for (;;) {
+    const page = await store.readAll({ after, limit: COUNT_PAGE });
+    count += page.length;
+    if (page.length < COUNT_PAGE) return count;
+    after = page[page.length - 1]!.position;
+  }
+}
+
+interface Progress {
+  update(eventsRead: number): void;
+  stop(): void;
+}
+
+function barProgress(stream: NodeJS.WritableStream, name: string, total: number): Progress {
+  const bar = new cliProgress.SingleBar(
+    { stream, format: `${name} [{bar}] {percentage}% | {value}/{total} events | {duration_formatted}`, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  // Events appended during the rebuild are applied too: grow the bar rather than overflow it.
+  const update = (n: number) => {
+    if (n > bar.getTotal()) bar.setTotal(n);
+    bar.update(n);
+  };
+  return { update, stop: () => bar.stop() };
+}
+
+function logProgress(logger: Logger, projection: string, total: number): Progress {
+  let nextPercent = 10;
+  return {
+    update(eventsRead) {
+      const percent = total === 0 ? 100 : Math.floor((eventsRead / total) * 100);
+      if (percent < nextPercent) return;
+      logger.info({ projection, eventsRead, total }, `rebuild ${projection}: ${eventsRead}/${total} events`);
+      nextPercent = Math.floor(percent / 10) * 10 + 10;
+    },
+    stop() {},
+  };
+}

@@ -1,0 +1,132 @@
+import type { Knex } from 'knex';
+import type { Logger } from '../infra/logger.js';
+import { comparePositions, type EventStore, type Position } from '../eventstore/port.js';
+import { applyEvents } from './apply.js';
+import { readCheckpoints, setCheckpoint } from './checkpoints.js';
+import { dropDependentViews, recreateViews } from './dependent-views.js';
+import { lockProjectionExclusive, RebuildInProgressError, withRebuildLock } from './locks.js';
+import { READ_MODEL_SCHEMA, type Projection } from './projection.js';
+import { assertProjectionNames } from './schema.js';
+
+export interface BuildOptions {
+  batchSize?: number;
+  /** called after each batch with the number of events read so far */
+  onProgress?: (eventsRead: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface RebuildOptions extends BuildOptions {
+  logger?: Logger;
+}
+
+const DEFAULT_BATCH_SIZE = 1000;
+
+export const rebuildSchemaName = (projection: string) => `rm_rebuild_${projection}`;
+
+/**
+ * Creates `schema` afresh with the projection's tables and applies the log from position
+ * zero up to `until` (inclusive; the end of the log when absent), one transaction per batch.
+ * Returns the position of the last event read.
+ */
+export async function buildInto(
+  db: Knex,
+  store: EventStore,
+  projection: Projection,
+  schema: string,
+  options: BuildOptions & { until?: Position | null } = {},
+): Promise<{ position: Position | null; eventsRead: number }> {
+  await db.raw('drop schema if exists ?? cascade', [schema]);
+  await db.raw('create schema ??', [schema]);
+  await projection.createTables(db, schema);
+  const until = options.until;
+  if (until === null) return { position: null, eventsRead: 0 };
+  const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  let position: Position | null = null;
+  let eventsRead = 0;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const page = await store.readAll({ after: position, limit });
+    const events = until ? page.filter((e) => comparePositions(e.position, until) <= 0) : page;
+    if (events.length === 0) break;
+    await db.transaction((trx) => applyEvents(trx, projection, events, schema));
+    position = events[events.length - 1]!.position;
+    eventsRead += events.length;
+    options.onProgress?.(eventsRead);
+    if (events.length < limit) break;
+  }
+  return { position, eventsRead };
+}
+
+/**
+ * Rebuilds a projection from position zero into `rm_rebuild_<name>` while the live
+ * projector keeps running, then swaps it in, in one transaction: it pauses live batches of
+ * this projection, applies the events appended meanwhile, replaces the live tables (views
+ * over them are recreated) and sets the checkpoint to the rebuilt position and version.
+ */
+export async function rebuildProjection(db: Knex, store: EventStore, projection: Projection, options: RebuildOptions = {}): Promise<{ eventsRead: number }> {
+  assertProjectionNames([projection]);
+  return withRebuildLock(db, projection.name, () => rebuildLocked(db, store, projection, options));
+}
+
+async function rebuildLocked(db: Knex, store: EventStore, projection: Projection, options: RebuildOptions): Promise<{ eventsRead: number }> {
+  const schema = rebuildSchemaName(projection.name);
+  const started = Date.now();
+  options.logger?.info({ projection: projection.name, version: projection.version }, 'rebuild started');
+  let { position, eventsRead } = await buildInto(db, store, projection, schema, options);
+  const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  await db.transaction(async (trx) => {
+    await lockProjectionExclusive(trx, projection.name);
+    for (;;) {
+      const events = await store.readAll({ after: position, limit });
+      if (events.length === 0) break;
+      await applyEvents(trx, projection, events, schema);
+      position = events[events.length - 1]!.position;
+      eventsRead += events.length;
+      options.onProgress?.(eventsRead);
+    }
+    await swapTables(trx, projection, schema);
+    await setCheckpoint(trx, projection.name, projection.version, position);
+  });
+  options.logger?.info({ projection: projection.name, version: projection.version, eventsRead, ms: Date.now() - started }, 'rebuild swapped in');
+  return { eventsRead };
+}
+
+async function swapTables(trx: Knex.Transaction, projection: Projection, schema: string): Promise<void> {
+  const live = projection.tables.map((t) => `${READ_MODEL_SCHEMA}.${t}`);
+  const existing = (await trx.raw('select t from unnest(?::text[]) t where to_regclass(t) is not null', [live])).rows.map((r: { t: string }) => r.t);
+  const views = await dropDependentViews(trx, existing);
+  for (const t of projection.tables) await trx.raw('drop table if exists ??.??', [READ_MODEL_SCHEMA, t]);
+  for (const t of projection.tables) await trx.raw('alter table ??.?? set schema ??', [schema, t, READ_MODEL_SCHEMA]);
+  // No cascade: anything left behind (a type, a table not in `tables`) is a projection bug.
+  await trx.raw('drop schema ??', [schema]);
+  await recreateViews(trx, views);
+}
+
+/**
+ * Rebuilds every projection whose checkpoint is missing or older than its code's version.
+ * A projection another process is already rebuilding is left to that process.
+ */
+export async function rebuildOutdatedProjections(db: Knex, store: EventStore, projections: readonly Projection[], options: RebuildOptions = {}): Promise<string[]> {
+  assertProjectionNames(projections);
+  const outdated = async (p: Projection) => {
+    const cp = (await readCheckpoints(db)).get(p.name);
+    return cp === undefined || cp.version < p.version;
+  };
+  const rebuilt: string[] = [];
+  for (const p of projections) {
+    if (!(await outdated(p))) continue;
+    try {
+      // Checked again under the lock: another process may have just finished it.
+      const done = await withRebuildLock(db, p.name, async () => {
+        if (!(await outdated(p))) return false;
+        await rebuildLocked(db, store, p, options);
+        return true;
+      });
+      if (done) rebuilt.push(p.name);
+    } catch (err) {
+      if (!(err instanceof RebuildInProgressError)) throw err;
+      options.logger?.info({ projection: p.name }, 'rebuild left to the process already running it');
+    }
+  }
+  return rebuilt;
+}
