@@ -18,10 +18,13 @@ const schema = z.object({
   LWA_TOKEN_URL: z.string().url().optional(),
   LWA_CLIENT_ID: z.string().default('simulator-client'),
   LWA_CLIENT_SECRET: z.string().default('simulator-secret'),
-  // Refresh tokens of the demo account's connections (the simulator's fictional seller by default).
-  DEMO_SELLING_REFRESH_TOKEN: z.string().default('Atzr|demo-seller'),
-  DEMO_ADS_REFRESH_TOKEN: z.string().default('Atzr|demo-advertiser'),
-  SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  // The seller authorization this deployment connects (the simulator's fictional seller by
+  // default): refresh tokens of the selling and advertising connections, and the selling
+  // partner id the authorization named. Empty disables that connection.
+  SELLING_REFRESH_TOKEN: z.string().default('Atzr|demo-seller'),
+  ADS_REFRESH_TOKEN: z.string().default('Atzr|demo-advertiser'),
+  SELLING_PARTNER_ID: z.string().optional(),
+  SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
   SIMULATOR_SEED: z.coerce.number().int().default(42),
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),

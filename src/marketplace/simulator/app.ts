@@ -30,6 +30,9 @@ export interface MarketplaceEndpoints {
   lwaTokenUrl: string;
 }
 
+/** Where a simulator listening at `baseUrl` serves each API. */
+export const endpointsAt = (baseUrl: string): MarketplaceEndpoints => ({ sellingApiUrl: baseUrl, adsApiUrl: baseUrl, lwaTokenUrl: `${baseUrl}/auth/o2/token` });
+
 export interface Simulator {
   app: FastifyInstance;
   seller: FictionalSeller;
@@ -85,7 +88,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     },
     endpoints() {
       if (!baseUrl) throw new Error('simulator: call listen() first');
-      return { sellingApiUrl: baseUrl, adsApiUrl: baseUrl, lwaTokenUrl: `${baseUrl}/auth/o2/token` };
+      return endpointsAt(baseUrl);
     },
     close: () => app.close(),
   };

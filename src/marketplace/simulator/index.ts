@@ -1,4 +1,4 @@
-export { createSimulator, DEFAULT_LWA_CLIENT, type MarketplaceEndpoints, type Simulator, type SimulatorOptions } from './app.js';
+export { createSimulator, DEFAULT_LWA_CLIENT, endpointsAt, type MarketplaceEndpoints, type Simulator, type SimulatorOptions } from './app.js';
 export { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from './faults.js';
 export { MARKETPLACES, type SimMarketplace } from './marketplaces.js';
 export type { LoggedRequest } from './request-log.js';

@@ -1,0 +1,114 @@
+import { createLwaClient } from './marketplace/clients/index.js';
+import { createSimulator, endpointsAt, type MarketplaceEndpoints, type Simulator } from './marketplace/simulator/index.js';
+import { DEMO_USER_ID, stableId } from './domain/shared/ids.js';
+import { createEventStore, type EventStore } from './eventstore/index.js';
+import type { Config } from './infra/config.js';
+import { createDb, type Knex } from './infra/db.js';
+import type { Logger } from './infra/logger.js';
+import { migrate } from './infra/migrate.js';
+import { checkRedis, ensureDatabase } from './infra/reachability.js';
+import { createRedis } from './infra/redis.js';
+import { tokenAuthenticator } from './mcp/auth.js';
+import { buildHttpServer } from './mcp/server.js';
+import { Projector } from './projections/projector.js';
+import { projections } from './projections/registry.js';
+import { connectionsQueue, connectionsWorker, scheduleConnectionSync } from './workers/connections-queue.js';
+
+export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The demo endpoint's account: the configured seller (the simulator's by default). */
+export const DEMO_ACCOUNT_ID = stableId('account', 'demo');
+
+export interface RunningService {
+  db: Knex;
+  store: EventStore;
+  /** base URL of the HTTP server when the api role runs */
+  url: string | null;
+  simulator: Simulator | null;
+  projector: Projector | null;
+  /** Stops accepting, lets in-flight work finish, then closes every connection. */
+  stop(): Promise<void>;
+}
+
+function marketplaceEndpoints(config: Config, simulator: Simulator | null): MarketplaceEndpoints {
+  if (!config.useSimulator) return { sellingApiUrl: config.SELLING_API_URL!, adsApiUrl: config.ADS_API_URL!, lwaTokenUrl: config.LWA_TOKEN_URL! };
+  return simulator ? simulator.endpoints() : endpointsAt(`http://127.0.0.1:${config.SIMULATOR_PORT}`);
+}
+
+/**
+ * Starts the given roles in this process. Every role shares PostgreSQL, Redis and the
+ * event store, so roles can run in one process or spread over several.
+ */
+export async function startService(config: Config, roles: ReadonlySet<Role>, logger: Logger): Promise<RunningService> {
+  await ensureDatabase(config.DATABASE_URL);
+  if (roles.has('worker')) await checkRedis(config.REDIS_URL);
+  const db = createDb(config.DATABASE_URL);
+  const store = createEventStore(config);
+  const stops: Array<() => Promise<unknown>> = [() => db.destroy(), () => store.close()];
+  const stop = async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
+  };
+  try {
+    await migrate(db, projections, { eventStoreInPostgres: !config.EVENTSTORE_URL });
+
+    let simulator: Simulator | null = null;
+    if (roles.has('simulator') && config.useSimulator) {
+      simulator = createSimulator({ seed: config.SIMULATOR_SEED, lwaClients: [{ clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }], logger: logger.child({ role: 'simulator' }, { level: 'warn' }) });
+      await simulator.listen({ port: config.SIMULATOR_PORT });
+      stops.push(() => simulator!.close());
+      logger.info({ endpoints: simulator.endpoints(), seller: simulator.seller.name }, 'marketplace simulator listening');
+    }
+
+    let projector: Projector | null = null;
+    if (roles.has('projector')) {
+      projector = new Projector(db, store, projections, { pollMs: config.PROJECTOR_POLL_MS, logger: logger.child({ role: 'projector' }) });
+      projector.start();
+      stops.push(() => projector!.stop());
+    }
+
+    if (roles.has('worker')) {
+      const endpoints = marketplaceEndpoints(config, simulator);
+      const redis = createRedis(config.REDIS_URL);
+      stops.push(() => redis.quit());
+      const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET });
+      const queue = connectionsQueue(redis, config.REDIS_PREFIX);
+      stops.push(() => queue.close());
+      const worker = connectionsWorker({
+        connection: redis,
+        prefix: config.REDIS_PREFIX,
+        ctx: { store, metadata: { actor: { kind: 'worker', id: 'connections-sync' } } },
+        lwa,
+        endpoints,
+        credentials: {
+          ...(config.SELLING_REFRESH_TOKEN ? { selling_refresh_token: config.SELLING_REFRESH_TOKEN } : {}),
+          ...(config.ADS_REFRESH_TOKEN ? { ads_refresh_token: config.ADS_REFRESH_TOKEN } : {}),
+          ...(config.SELLING_PARTNER_ID ? { selling_partner_id: config.SELLING_PARTNER_ID } : {}),
+        },
+        logger: logger.child({ role: 'worker' }),
+      });
+      worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
+      stops.push(() => worker.close());
+      await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, user_name: 'Demo', account_id: DEMO_ACCOUNT_ID });
+    }
+
+    let url: string | null = null;
+    if (roles.has('api')) {
+      const app = buildHttpServer({
+        db,
+        logger: logger.child({ role: 'api' }),
+        authenticate: tokenAuthenticator(db),
+        demoUserId: DEMO_USER_ID,
+        ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+      });
+      await app.listen({ port: config.PORT, host: config.HOST });
+      stops.push(() => app.close());
+      const address = app.server.address();
+      url = typeof address === 'object' && address ? `http://${config.HOST}:${address.port}` : null;
+    }
+    return { db, store, url, simulator, projector, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,49 @@
+import { Queue, Worker, UnrecoverableError } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { CommandContext } from '../commands/handler.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { MarketplaceError, type LwaClient } from '../marketplace/clients/index.js';
+import { syncConnections, type ConnectionSyncTarget, type MarketplaceEndpoints } from './connections-sync.js';
+
+export const CONNECTIONS_QUEUE = 'connections-sync';
+
+/** Job data names the account only; the worker adds the configured credentials. */
+export type ConnectionSyncJob = Pick<ConnectionSyncTarget, 'user_id' | 'user_name' | 'account_id'>;
+
+export interface Credentials {
+  selling_refresh_token?: string;
+  ads_refresh_token?: string;
+  selling_partner_id?: string;
+}
+
+export function connectionsQueue(connection: Redis, prefix: string): Queue<ConnectionSyncJob> {
+  return new Queue<ConnectionSyncJob>(CONNECTIONS_QUEUE, {
+    connection,
+    prefix,
+    defaultJobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: 100, removeOnFail: 500 },
+  });
+}
+
+/** Re-syncs an account's connections every 15 minutes, starting now. Idempotent per account. */
+export async function scheduleConnectionSync(queue: Queue<ConnectionSyncJob>, job: ConnectionSyncJob): Promise<void> {
+  await queue.upsertJobScheduler(`connections-${job.account_id}`, { every: 15 * 60_000, immediately: true }, { name: 'sync', data: job });
+}
+
+export function connectionsWorker(
+  deps: { connection: Redis; prefix: string; ctx: CommandContext; lwa: LwaClient; endpoints: MarketplaceEndpoints; credentials: Credentials; logger: Logger },
+): Worker<ConnectionSyncJob> {
+  return new Worker<ConnectionSyncJob>(
+    CONNECTIONS_QUEUE,
+    async (job) => {
+      try {
+        return await syncConnections(deps, { ...job.data, ...deps.credentials });
+      } catch (err) {
+        // A refused authorization or a domain refusal won't change on retry; throttling and outages will.
+        if (err instanceof DomainError || (err instanceof MarketplaceError && !err.retryable)) throw new UnrecoverableError(err.message);
+        throw err;
+      }
+    },
+    { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
+  );
+}
