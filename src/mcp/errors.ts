@@ -1,0 +1,41 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { DomainError } from '../domain/shared/errors.js';
+
+// The one error layer of the MCP surface: every failure a caller can see is an
+// `isError` result whose structured content is `{ code, detail, ...extra }`.
+
+export function jsonResult(body: Record<string, unknown>, isError = false): CallToolResult {
+  return {
+    ...(isError ? { isError: true } : {}),
+    structuredContent: body,
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+  };
+}
+
+export function errorResult(err: DomainError): CallToolResult {
+  return jsonResult({ code: err.code, detail: err.detail, ...err.extra }, true);
+}
+
+/** what a caller sees for anything we did not expect; the cause goes to the log only */
+export const unexpectedError = (): DomainError =>
+  new DomainError('unavailable', 'the service could not complete this call; retry later');
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`;
+  return out;
+}
+
+/** Tool input failures: an extra key is `unknown_argument`, anything else `invalid`. */
+export function inputError(error: z.ZodError): DomainError {
+  const unknownKeys = error.issues.flatMap((i) => (i.code === 'unrecognized_keys' ? i.keys.map((k) => formatPath([...i.path, k])) : []));
+  if (unknownKeys.length > 0) {
+    return new DomainError('unknown_argument', `this tool does not take the argument${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((k) => `'${k}'`).join(', ')}`, {
+      arguments: unknownKeys,
+    });
+  }
+  const issue = error.issues[0]!;
+  const argument = formatPath(issue.path) || '(arguments)';
+  return new DomainError('invalid', `${argument}: ${issue.message}`, { argument });
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Knex } from '../infra/db.js';
+import type { Logger } from '../infra/logger.js';
+import { AUTHENTICATION_DOC, type Authenticate, bearerToken, protectedResourceMetadata } from './auth.js';
+import { buildMcpServer } from './mcp-server.js';
+import type { Endpoint } from './tool.js';
+
+export interface HttpServerDeps {
+  db: Knex;
+  logger: Logger;
+  authenticate: Authenticate;
+  /** the user whose accounts /demo/mcp serves */
+  demoUserId: string;
+  /** e.g. https://mcp.example.com; when absent, each request's own origin is used */
+  publicBaseUrl?: string;
+}
+
+const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** An incoming x-request-id is honoured when it looks like an id, so logs join across services. */
+function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export function buildHttpServer(deps: HttpServerDeps) {
+  // fastify's logs label the request id reqId; tool-call logs go through req.log and carry it too
+  const app = Fastify({ loggerInstance: deps.logger, genReqId: requestId });
+  const baseUrl = (req: FastifyRequest) => (deps.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
+
+  // set on the raw response so that hijacked MCP replies carry it too
+  app.addHook('onRequest', async (req, reply) => {
+    reply.raw.setHeader('x-request-id', req.id);
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status < 500) return reply.code(status).send({ error: 'invalid_request', error_description: err.message });
+    req.log.error({ err }, 'request failed');
+    return reply.code(503).send({ error: 'unavailable', error_description: 'the service could not answer; retry later' });
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  const metadata = async (req: FastifyRequest) => protectedResourceMetadata(baseUrl(req));
+  app.get(WELL_KNOWN, metadata);
+  app.get(`${WELL_KNOWN}/mcp`, metadata);
+  app.get('/docs/authentication', async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(AUTHENTICATION_DOC));
+
+  async function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string) {
+    // Stateless: no session to resume (GET) or end (DELETE); every message is a POST.
+    if (req.method !== 'POST') {
+      return reply
+        .code(405)
+        .header('allow', 'POST')
+        .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless; send each message as a POST' }, id: null });
+    }
+    const server = buildMcpServer(() => ({ db: deps.db, userId, endpoint, logger: req.log, requestId: req.id }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    reply.hijack();
+    reply.raw.on('close', () => void server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the mcp server failed')));
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    } catch (err) {
+      req.log.error({ err }, 'mcp request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
+      }
+    }
+  }
+
+  async function refuse(req: FastifyRequest, reply: FastifyReply, tokenGiven: boolean) {
+    const description = tokenGiven ? 'the bearer token is unknown, malformed or revoked' : 'a bearer token is required';
+    const params = [...(tokenGiven ? ['error="invalid_token"', `error_description="${description}"`] : []), `resource_metadata="${baseUrl(req)}${WELL_KNOWN}/mcp"`];
+    return reply.code(401).header('www-authenticate', `Bearer ${params.join(', ')}`).send({ error: 'invalid_token', error_description: description });
+  }
+
+  const methods = ['POST', 'GET', 'DELETE'] as const;
+  app.route({
+    method: [...methods],
+    url: '/mcp',
+    handler: async (req, reply) => {
+      const token = bearerToken(req.headers.authorization);
+      const user = token ? await deps.authenticate(token) : null;
+      if (!user) return refuse(req, reply, token !== undefined);
+      return serveMcp(req, reply, 'mcp', user.userId);
+    },
+  });
+  app.route({ method: [...methods], url: '/demo/mcp', handler: (req, reply) => serveMcp(req, reply, 'demo', deps.demoUserId) });
+
+  return app;
+}

@@ -1,0 +1,69 @@
+import { performance } from 'node:perf_hooks';
+import type { CallToolResult, Tool as ToolListing, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Knex } from '../infra/db.js';
+import type { Logger } from '../infra/logger.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { errorResult, inputError, jsonResult, unexpectedError } from './errors.js';
+
+export type Endpoint = 'mcp' | 'demo';
+
+/** What a tool handler gets besides its input: who calls, through which endpoint. */
+export interface ToolContext {
+  db: Knex;
+  userId: string;
+  endpoint: Endpoint;
+  /** already carries the request id */
+  logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  requestId: string;
+}
+
+export interface ToolSpec<Shape extends z.ZodRawShape> {
+  name: string;
+  description: string;
+  annotations: ToolAnnotations;
+  /** the arguments; the object is made strict, so any other key is `unknown_argument` */
+  input: Shape;
+  handler: (input: z.output<z.ZodObject<Shape, z.core.$strict>>, ctx: ToolContext) => Promise<Record<string, unknown>>;
+}
+
+export interface Tool {
+  name: string;
+  listing: ToolListing;
+  call(args: unknown, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): Tool {
+  const schema = z.strictObject(spec.input);
+  // We validate ourselves (not the SDK) so that failures carry the spec's codes.
+  const { $schema: _, ...inputSchema } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
+  return {
+    name: spec.name,
+    listing: {
+      name: spec.name,
+      description: spec.description,
+      annotations: spec.annotations,
+      inputSchema: inputSchema as ToolListing['inputSchema'],
+    },
+    async call(args, ctx) {
+      const started = performance.now();
+      const log = (level: 'info' | 'error', fields: Record<string, unknown>) =>
+        ctx.logger[level]({ tool: spec.name, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, ...fields }, 'tool call');
+      try {
+        const parsed = schema.safeParse(args ?? {});
+        if (!parsed.success) throw inputError(parsed.error);
+        const result = jsonResult(await spec.handler(parsed.data, ctx));
+        log('info', { outcome: 'ok' });
+        return result;
+      } catch (err) {
+        if (err instanceof DomainError) {
+          log('info', { outcome: 'error', code: err.code });
+          return errorResult(err);
+        }
+        const answer = unexpectedError();
+        log('error', { outcome: 'error', code: answer.code, err });
+        return errorResult(answer);
+      }
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'chai';
+import { createDb, type Knex } from '../../src/infra/db.js';
+import { prepareReadModels, project } from './seed.js';
+
+describe('MCP over stdio', () => {
+  const user = randomUUID();
+  const account = randomUUID();
+  let db: Knex;
+  let client: Client;
+
+  before(async () => {
+    db = createDb(process.env.DATABASE_URL!);
+    await prepareReadModels(db);
+    await project(db, [{ type: 'AccountRegistered', data: { account_id: account, user_id: user, name: 'Local', entity_type: 'vendor' } }]);
+    const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+    client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--no-node-snapshot', fileURLToPath(new URL('../../src/mcp/stdio.js', import.meta.url))],
+        env: { ...env, MCP_USER_ID: user, LOG_LEVEL: 'silent' },
+        stderr: 'inherit',
+      }),
+    );
+  });
+
+  after(async () => {
+    await client?.close();
+    await db?.destroy();
+  });
+
+  it("serves the same tools as the user named by MCP_USER_ID, and the same error codes", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).to.include('connection_status');
+    const result = (await client.callTool({ name: 'connection_status', arguments: {} })) as CallToolResult;
+    expect(result.structuredContent!.accounts).to.deep.equal([{ id: account, name: 'Local', entity_type: 'vendor', selling: null, ads: null }]);
+    const bad = (await client.callTool({ name: 'connection_status', arguments: { foo: 1 } })) as CallToolResult;
+    expect(bad.structuredContent).to.include({ code: 'unknown_argument' });
+  });
+});

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { z } from 'zod';
+import { DomainError } from '../../src/domain/shared/errors.js';
+import { createDb, type Knex } from '../../src/infra/db.js';
+import { defineTool, type ToolContext } from '../../src/mcp/tool.js';
+
+type Line = Record<string, unknown>;
+
+describe('defineTool: input validation and the error layer', () => {
+  let db: Knex;
+  let lines: Line[];
+  let ctx: ToolContext;
+  const record = (level: string) => (fields: Line, msg: string) => void lines.push({ level, msg, ...fields });
+
+  before(() => {
+    db = createDb(process.env.DATABASE_URL!);
+  });
+  after(() => db.destroy());
+  beforeEach(() => {
+    lines = [];
+    ctx = { db, userId: 'u', endpoint: 'demo', requestId: 'r1', logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') } as unknown as ToolContext['logger'] };
+  });
+
+  const echo = defineTool({
+    name: 'echo',
+    description: 'test tool',
+    annotations: { readOnlyHint: true },
+    input: { n: z.number().int(), filter: z.object({ sku: z.string() }).strict().optional() },
+    async handler(input, c) {
+      if (input.n === 7) throw new DomainError('listing_not_found', 'no listing has that SKU', { sku: 'X' });
+      if (input.n === 13) throw new Error('connection refused at 10.0.0.1');
+      const { rows } = await c.db.raw('select ?::int + 1 as next', [input.n]);
+      return { next: rows[0].next };
+    },
+  });
+
+  it('lists a JSON Schema of the strict input', () => {
+    expect(echo.listing.inputSchema).to.deep.include({ type: 'object', required: ['n'], additionalProperties: false });
+    expect(echo.listing.inputSchema.properties).to.have.keys('n', 'filter');
+    expect(echo.listing.annotations).to.deep.equal({ readOnlyHint: true });
+  });
+
+  it('returns the result as structuredContent and as JSON text', async () => {
+    const result = await echo.call({ n: 1 }, ctx);
+    expect(result.isError).to.equal(undefined);
+    expect(result.structuredContent).to.deep.equal({ next: 2 });
+    expect(result.content).to.deep.equal([{ type: 'text', text: '{"next":2}' }]);
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.include({ tool: 'echo', outcome: 'ok' });
+    expect(lines[0]!.duration_ms).to.be.a('number');
+  });
+
+  it('a DomainError becomes an isError result with code, detail and extras', async () => {
+    const result = await echo.call({ n: 7 }, ctx);
+    const body = { code: 'listing_not_found', detail: 'no listing has that SKU', sku: 'X' };
+    expect(result).to.deep.equal({ isError: true, structuredContent: body, content: [{ type: 'text', text: JSON.stringify(body) }] });
+    expect(lines[0]).to.include({ tool: 'echo', outcome: 'error', code: 'listing_not_found' });
+  });
+
+  it('a bad value is invalid, naming the argument path and the reason', async () => {
+    const result = await echo.call({ n: 'x' }, ctx);
+    expect(result.structuredContent).to.include({ code: 'invalid', argument: 'n' });
+    expect(result.structuredContent!.detail).to.match(/^n: .*number/);
+    const nested = await echo.call({ n: 1, filter: { sku: 5 } }, ctx);
+    expect(nested.structuredContent).to.include({ code: 'invalid', argument: 'filter.sku' });
+    const missing = await echo.call({}, ctx);
+    expect(missing.structuredContent).to.include({ code: 'invalid', argument: 'n' });
+  });
+
+  it('an extra key is unknown_argument naming the key, also when nested or beside a bad value', async () => {
+    const top = await echo.call({ n: 'x', foo: 1 }, ctx);
+    expect(top.structuredContent).to.include({ code: 'unknown_argument' });
+    expect(top.structuredContent!.arguments).to.deep.equal(['foo']);
+    expect(top.structuredContent!.detail).to.contain("'foo'");
+    const nested = await echo.call({ n: 1, filter: { sku: 'a', asin: 'b' } }, ctx);
+    expect(nested.structuredContent!.arguments).to.deep.equal(['filter.asin']);
+  });
+
+  it('anything unexpected is unavailable with a generic detail; the cause goes only to the log', async () => {
+    const result = await echo.call({ n: 13 }, ctx);
+    expect(result.isError).to.equal(true);
+    expect(result.structuredContent).to.deep.equal({ code: 'unavailable', detail: 'the service could not complete this call; retry later' });
+    expect(JSON.stringify(result)).not.to.contain('10.0.0.1');
+    const logged = lines.find((l) => l.level === 'error')!;
+    expect(logged).to.include({ tool: 'echo', outcome: 'error', code: 'unavailable' });
+    expect((logged.err as Error).stack).to.contain('connection refused');
+  });
+});
