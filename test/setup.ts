@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { Redis } from 'ioredis';
 import { ADMIN_DATABASE_URL, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './support/env.js';
 
 // Mocha root hooks: a fresh database for the whole run, dropped after; tests read
@@ -10,6 +11,20 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
     return await fn(client);
   } finally {
     await client.end();
+  }
+}
+
+async function dropRedisKeys(pattern: string): Promise<void> {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
   }
 }
 
@@ -26,5 +41,6 @@ export const mochaHooks = {
     this.timeout(30000);
     if (process.env.KEEP_TEST_DB) return;
     await admin((c) => c.query(`drop database if exists "${TEST_DB_NAME}" with (force)`));
+    await dropRedisKeys(`${TEST_REDIS_PREFIX}:*`);
   },
 };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider.js';
-import { NO_STREAM, WrongExpectedVersion, type EventMetadata, type EventStore } from '../eventstore/port.js';
+import { NO_STREAM, WrongExpectedVersion, type EventMetadata, type EventStore, type Position } from '../eventstore/port.js';
 
 export interface CommandContext {
   store: EventStore;
@@ -13,6 +13,8 @@ export interface CommandResult<Event> {
   events: Event[];
   /** revision of the stream's last event after the command, or null when the stream is still empty */
   revision: bigint | null;
+  /** where the new events landed in the global log; null when the command recorded nothing */
+  position: Position | null;
 }
 
 export const streamName = (aggregate: string, id: string): string => `${aggregate}-${id}`;
@@ -36,7 +38,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
     for (const e of recorded) state = decider.evolve(state, { type: e.type, data: e.data } as Event);
     const revision = recorded.length ? recorded[recorded.length - 1]!.revision : null;
     const events = decider.decide(command, state);
-    if (events.length === 0) return { events, revision };
+    if (events.length === 0) return { events, revision, position: null };
     const metadata: EventMetadata = { correlation_id: randomUUID(), ...ctx.metadata, at: new Date().toISOString() };
     try {
       const result = await ctx.store.appendToStream(
@@ -44,7 +46,7 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
         events.map((e) => ({ type: e.type, data: e.data, metadata })),
         { expectedRevision: revision ?? NO_STREAM },
       );
-      return { events, revision: result.nextExpectedRevision };
+      return { events, revision: result.nextExpectedRevision, position: result.position };
     } catch (err) {
       if (!(err instanceof WrongExpectedVersion) || attempt >= maxAttempts) throw err;
     }

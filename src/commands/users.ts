@@ -1,20 +1,23 @@
 import { userDecider } from '../domain/user/decide.js';
 import { generateApiToken, hashToken } from '../domain/user/token.js';
 import { newId } from '../domain/shared/ids.js';
+import type { Position } from '../eventstore/port.js';
 import { handleCommand, type CommandContext } from './handler.js';
 
-export async function registerUser(ctx: CommandContext, user_id: string, name: string): Promise<void> {
-  await handleCommand(userDecider, user_id, { type: 'RegisterUser', user_id, name }, ctx);
+// Each returns where its events landed (null when nothing changed), so a caller can wait
+// for the read model to include them.
+export async function registerUser(ctx: CommandContext, user_id: string, name: string): Promise<Position | null> {
+  return (await handleCommand(userDecider, user_id, { type: 'RegisterUser', user_id, name }, ctx)).position;
 }
 
 /** Issues a token and returns it in clear, the only time it is ever visible. */
-export async function issueApiToken(ctx: CommandContext, user_id: string, label: string): Promise<{ token_id: string; token: string }> {
+export async function issueApiToken(ctx: CommandContext, user_id: string, label: string): Promise<{ token_id: string; token: string; position: Position | null }> {
   const token = generateApiToken();
   const token_id = newId();
-  await handleCommand(userDecider, user_id, { type: 'IssueApiToken', user_id, token_id, token_hash: hashToken(token), label }, ctx);
-  return { token_id, token };
+  const { position } = await handleCommand(userDecider, user_id, { type: 'IssueApiToken', user_id, token_id, token_hash: hashToken(token), label }, ctx);
+  return { token_id, token, position };
 }
 
-export async function revokeApiToken(ctx: CommandContext, user_id: string, token_id: string): Promise<void> {
-  await handleCommand(userDecider, user_id, { type: 'RevokeApiToken', user_id, token_id }, ctx);
+export async function revokeApiToken(ctx: CommandContext, user_id: string, token_id: string): Promise<Position | null> {
+  return (await handleCommand(userDecider, user_id, { type: 'RevokeApiToken', user_id, token_id }, ctx)).position;
 }

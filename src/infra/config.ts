@@ -26,6 +26,8 @@ const schema = z.object({
   SELLING_PARTNER_ID: z.string().optional(),
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
   SIMULATOR_SEED: z.coerce.number().int().default(42),
+  /** the user the stdio entry serves; unset = the demo user */
+  MCP_USER_ID: z.uuid().optional(),
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
 });

@@ -1,6 +1,6 @@
 import type { Knex } from '../infra/db.js';
 import { findActiveToken } from '../projections/auth/queries.js';
-import { hashToken } from './token-hash.js';
+import { hashToken } from '../domain/user/token.js';
 
 // /mcp takes API bearer tokens issued by the operator CLI (the spec leaves token
 // issuance "not shown"; see docs/decisions.md). Only their sha256 is stored.
@@ -37,8 +37,9 @@ export function protectedResourceMetadata(baseUrl: string) {
 export const AUTHENTICATION_DOC = `# Authentication
 
 \`/mcp\` takes an API token as \`Authorization: Bearer <token>\`. There is no OAuth
-authorization server: the service operator issues tokens with the service CLI
-(\`npm run cli\`, token commands; see the README). A token is shown once, stored only as
+authorization server: the service operator issues tokens with the service CLI:
+\`npm run cli -- users create --name <name>\`, then
+\`npm run cli -- tokens create --user <user id>\` (and \`tokens revoke\`). A token is shown once, stored only as
 its SHA-256 hash, maps to one user, and can be revoked; a revoked or unknown token gets
 401 with a \`WWW-Authenticate\` header.
 

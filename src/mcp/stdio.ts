@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { pino } from 'pino';
-import { z } from 'zod';
 import { DEMO_USER_ID } from '../domain/shared/ids.js';
 import { loadConfig } from '../infra/config.js';
 import { createDb } from '../infra/db.js';
@@ -12,7 +11,7 @@ import { buildMcpServer } from './mcp-server.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.LOG_LEVEL, name: 'mcp-stdio' }, pino.destination(2));
-  const userId = z.uuid().optional().parse(process.env.MCP_USER_ID) ?? DEMO_USER_ID;
+  const userId = config.MCP_USER_ID ?? DEMO_USER_ID;
   const endpoint = userId === DEMO_USER_ID ? 'demo' : 'mcp';
   const db = createDb(config.DATABASE_URL, { min: 0, max: 2 });
   const server = buildMcpServer(() => {

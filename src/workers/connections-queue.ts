@@ -9,7 +9,7 @@ import { syncConnections, type ConnectionSyncTarget, type MarketplaceEndpoints }
 export const CONNECTIONS_QUEUE = 'connections-sync';
 
 /** Job data names the account only; the worker adds the configured credentials. */
-export type ConnectionSyncJob = Pick<ConnectionSyncTarget, 'user_id' | 'user_name' | 'account_id'>;
+export type ConnectionSyncJob = Pick<ConnectionSyncTarget, 'user_id' | 'register_user_as' | 'account_id'>;
 
 export interface Credentials {
   selling_refresh_token?: string;
@@ -25,9 +25,9 @@ export function connectionsQueue(connection: Redis, prefix: string): Queue<Conne
   });
 }
 
-/** Re-syncs an account's connections every 15 minutes, starting now. Idempotent per account. */
+/** Re-syncs an account's connections every 15 minutes, the first time at once. Idempotent per account. */
 export async function scheduleConnectionSync(queue: Queue<ConnectionSyncJob>, job: ConnectionSyncJob): Promise<void> {
-  await queue.upsertJobScheduler(`connections-${job.account_id}`, { every: 15 * 60_000, immediately: true }, { name: 'sync', data: job });
+  await queue.upsertJobScheduler(`connections-${job.account_id}`, { every: 15 * 60_000 }, { name: 'sync', data: job });
 }
 
 export function connectionsWorker(

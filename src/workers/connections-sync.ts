@@ -14,7 +14,8 @@ export interface MarketplaceEndpoints {
 /** What a connection sync needs to know about one account; credentials come from config. */
 export interface ConnectionSyncTarget {
   user_id: string;
-  user_name: string;
+  /** registers the user under this name first (the demo user); others are registered already */
+  register_user_as?: string;
   account_id: string;
   selling_refresh_token?: string;
   ads_refresh_token?: string;
@@ -62,7 +63,7 @@ export async function syncConnections(
   const sellerProfile = profiles.find((p) => p.accountInfo.type === 'seller');
   const name = sellerAccount?.business?.name ?? participations[0]?.storeName ?? sellerProfile?.accountInfo.name ?? vendorProfile?.accountInfo.name ?? target.account_id;
 
-  await registerUser(ctx, target.user_id, target.user_name);
+  if (target.register_user_as) await registerUser(ctx, target.user_id, target.register_user_as);
   const { account_id } = target;
   let recorded = await executeAccountCommand(ctx, {
     type: 'RegisterAccount',

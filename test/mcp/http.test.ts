@@ -12,7 +12,7 @@ import { createDb, type Knex } from '../../src/infra/db.js';
 import { tokenAuthenticator } from '../../src/mcp/auth.js';
 import { CHANGELOG } from '../../src/mcp/changelog.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
-import { hashToken } from '../../src/mcp/token-hash.js';
+import { hashToken } from '../../src/domain/user/token.js';
 import { prepareReadModels, project } from './seed.js';
 
 type Line = Record<string, unknown>;

@@ -1,0 +1,109 @@
+import { parseArgs } from 'node:util';
+import { issueApiToken, registerUser, revokeApiToken } from './commands/users.js';
+import type { CommandContext } from './commands/handler.js';
+import { newId } from './domain/shared/ids.js';
+import { DomainError } from './domain/shared/errors.js';
+import { createEventStore, type Position } from './eventstore/index.js';
+import { loadConfig } from './infra/config.js';
+import { createDb } from './infra/db.js';
+import { createLogger } from './infra/logger.js';
+import { migrate } from './infra/migrate.js';
+import { checkRedis, ensureDatabase } from './infra/reachability.js';
+import { createRedis } from './infra/redis.js';
+import { authProjection } from './projections/auth/projection.js';
+import { findUser, listTokens } from './projections/auth/queries.js';
+import { Projector } from './projections/projector.js';
+import { projections } from './projections/registry.js';
+import { runRebuildCommand, UsageError } from './projections/rebuild-command.js';
+import { connectionsQueue, scheduleConnectionSync } from './workers/connections-queue.js';
+
+const USAGE = `usage: npm run cli -- <command>
+  users create --name <name>                  register a user; prints its id
+  tokens create --user <user id> [--label <label>]
+                                              issue an API token for /mcp; prints it once
+  tokens list --user <user id>                list a user's tokens (never the tokens themselves)
+  tokens revoke --user <user id> --token <token id>
+  accounts connect --user <user id>
+                                              connect the configured marketplace seller to a new
+                                              account of the user (a running worker syncs it)
+  rebuild <projection> | rebuild --all        rebuild read models from the event log`;
+
+async function main(argv: string[]): Promise<void> {
+  const [group, action, ...rest] = argv;
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 'cli');
+  await ensureDatabase(config.DATABASE_URL);
+  const db = createDb(config.DATABASE_URL, { min: 0, max: 4 });
+  const store = createEventStore(config);
+  const ctx: CommandContext = { store, metadata: { actor: { kind: 'user', id: 'cli' } } };
+  const option = (name: string, required = true): string | undefined => {
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' } }, strict: true });
+    const value = values[name as keyof typeof values];
+    if (required && !value) throw new UsageError(`--${name} is required\n${USAGE}`);
+    return value;
+  };
+  // Users and tokens must work the moment the command returns, running service or not.
+  const project = async (position: Position | null) => {
+    const projector = new Projector(db, store, [authProjection], { logger, pollMs: 50 });
+    projector.start();
+    try {
+      await projector.whenCaughtUp(position);
+    } finally {
+      await projector.stop();
+    }
+  };
+  try {
+    await migrate(db, projections, { eventStoreInPostgres: !config.EVENTSTORE_URL });
+    switch (`${group} ${action}`) {
+      case 'users create': {
+        const user_id = newId();
+        await project(await registerUser(ctx, user_id, option('name')!));
+        console.log(user_id);
+        return;
+      }
+      case 'tokens create': {
+        const { token_id, token, position } = await issueApiToken(ctx, option('user')!, option('label', false) ?? 'cli');
+        await project(position);
+        console.log(`token id: ${token_id}\ntoken (shown once): ${token}`);
+        return;
+      }
+      case 'tokens list':
+        for (const t of await listTokens(db, option('user')!)) {
+          console.log(`${t.token_id}  ${t.label}  created ${t.created_at.toISOString()}${t.revoked_at ? `  revoked ${t.revoked_at.toISOString()}` : ''}`);
+        }
+        return;
+      case 'tokens revoke':
+        await project(await revokeApiToken(ctx, option('user')!, option('token')!));
+        console.log('revoked');
+        return;
+      case 'accounts connect': {
+        await checkRedis(config.REDIS_URL);
+        const redis = createRedis(config.REDIS_URL);
+        const queue = connectionsQueue(redis, config.REDIS_PREFIX);
+        try {
+          const user_id = option('user')!;
+          if (!(await findUser(db, user_id))) throw new UsageError(`no user ${user_id}; create one with: users create --name <name>`);
+          const account_id = newId();
+          await scheduleConnectionSync(queue, { user_id, account_id });
+          console.log(account_id);
+        } finally {
+          await queue.close();
+          await redis.quit();
+        }
+        return;
+      }
+      default:
+        if (group === 'rebuild') return await runRebuildCommand(argv.slice(1), { db, store, projections, logger, output: process.stdout });
+        throw new UsageError(USAGE);
+    }
+  } finally {
+    await store.close();
+    await db.destroy();
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  const message = err instanceof DomainError ? `${err.code}: ${err.detail}` : err instanceof Error ? err.message : String(err);
+  console.error(message);
+  process.exit(err instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,158 @@
+import { expect } from 'chai';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cli, eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
+
+interface AccountOut {
+  id: string;
+  name: string;
+  entity_type: string;
+  selling: { connected: boolean; active: boolean; id: string; type: string; marketplaces: Array<{ marketplace_id: string; currency: string }> } | null;
+  ads: { connected: boolean; active: boolean; id: string; type: string; profiles: Array<{ id: string; country_code: string; currency: string; timezone: string }> } | null;
+}
+interface StatusOut {
+  accounts: AccountOut[];
+  changelog: unknown[];
+}
+
+async function connect(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+async function status(client: Client, args: Record<string, unknown> = {}) {
+  return client.callTool({ name: 'connection_status', arguments: args });
+}
+
+// The service as `npm start` runs it: a separate process with every role, the built-in
+// simulator, its own database (the run's) and Redis prefix, spoken to by the SDK's client.
+describe('service end to end (npm start)', function () {
+  this.timeout(90000);
+  let service: Spawned;
+  let base: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    env = {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_PREFIX: process.env.REDIS_PREFIX!,
+      PORT: '0',
+      SIMULATOR_PORT: '0',
+      LOG_LEVEL: 'info',
+      PROJECTOR_POLL_MS: '100',
+    };
+    service = runEntry('main.js', [], env);
+    const started = await waitForLog(service, (r) => r.msg === 'service started');
+    base = started.url as string;
+    expect(base).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  after(async () => {
+    if (service.child.exitCode === null) {
+      service.child.kill('SIGKILL');
+      await service.exit;
+    }
+  });
+
+  it('lists the tools on /demo/mcp and shows the fictional seller from projections', async () => {
+    const client = await connect(`${base}/demo/mcp`);
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === 'connection_status');
+    expect(tool, 'connection_status is listed').to.exist;
+    expect(tool!.inputSchema.additionalProperties).to.equal(false);
+    // the demo account is connected by the worker's first sync, then projected
+    const out = await eventually(async () => {
+      const res = await status(client);
+      const body = res.structuredContent as unknown as StatusOut;
+      return body.accounts[0]?.selling?.marketplaces.length && body.accounts[0].ads?.profiles.length ? body : undefined;
+    }, 'the demo account to be connected');
+    expect(out.accounts).to.have.length(1);
+    const [account] = out.accounts;
+    expect(account!.entity_type).to.equal('seller');
+    expect(account!.selling).to.include({ connected: true, active: true, type: 'SellingPartner' });
+    expect(account!.ads).to.include({ connected: true, active: true, type: 'Advertiser' });
+    const currencies = account!.selling!.marketplaces.map((m) => m.currency).sort();
+    expect(currencies).to.deep.equal(['CAD', 'EUR', 'GBP', 'JPY', 'USD']);
+    const jp = account!.ads!.profiles.find((p) => p.country_code === 'JP');
+    expect(jp).to.include({ currency: 'JPY', timezone: 'Asia/Tokyo' });
+    expect(out.changelog).to.be.an('array').that.is.not.empty;
+    await client.close();
+  });
+
+  it('answers an extra argument with unknown_argument and keeps serving', async () => {
+    const client = await connect(`${base}/demo/mcp`);
+    const bad = await status(client, { foo: 1 });
+    expect(bad.isError).to.equal(true);
+    expect(bad.structuredContent).to.include({ code: 'unknown_argument' });
+    expect((bad.structuredContent as { detail: string }).detail).to.contain('foo');
+    const good = await status(client);
+    expect(good.isError).to.not.equal(true);
+    await client.close();
+  });
+
+  it('refuses /mcp without a valid token with 401 and WWW-Authenticate', async () => {
+    for (const headers of [{}, { authorization: 'Bearer mas_not-a-real-token' }] as Array<Record<string, string>>) {
+      const res = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(res.status).to.equal(401);
+      expect(res.headers.get('www-authenticate')).to.match(/^Bearer .*resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource/);
+    }
+    const meta = (await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()) as { resource: string };
+    expect(meta.resource).to.equal(`${base}/mcp`);
+  });
+
+  it('serves a CLI-made user on /mcp with a token, and only that user\'s accounts', async () => {
+    const userId = (await cli(['users', 'create', '--name', 'Ada'], env)).trim();
+    const token = /token \(shown once\): (\S+)/.exec(await cli(['tokens', 'create', '--user', userId], env))![1]!;
+    const client = await connect(`${base}/mcp`, token);
+    const empty = (await status(client)).structuredContent as unknown as StatusOut;
+    expect(empty.accounts, 'a new user has no accounts, and never sees the demo account').to.deep.equal([]);
+
+    const accountId = (await cli(['accounts', 'connect', '--user', userId], env)).trim();
+    const connected = await eventually(async () => {
+      const body = (await status(client)).structuredContent as unknown as StatusOut;
+      return body.accounts[0]?.selling?.marketplaces.length && body.accounts[0].ads?.profiles.length ? body : undefined;
+    }, "the user's account to be connected");
+    expect(connected.accounts.map((a) => a.id)).to.deep.equal([accountId]);
+    expect(connected.accounts[0]!.selling!.marketplaces).to.have.length(5);
+    await client.close();
+
+    const tokenId = /token id: (\S+)/.exec(await cli(['tokens', 'list', '--user', userId], env).then((out) => `token id: ${out.split(' ')[0]}`))![1]!;
+    await cli(['tokens', 'revoke', '--user', userId, '--token', tokenId], env);
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status, 'a revoked token is refused').to.equal(401);
+  });
+
+  it('drains on SIGTERM and exits 0', async () => {
+    service.child.kill('SIGTERM');
+    expect(await service.exit).to.equal(0);
+    expect(service.logs.some((r) => r.msg === 'stopped cleanly')).to.equal(true);
+    expect(service.stderr()).to.equal('');
+  });
+});
+
+describe('start-up with a service down', function () {
+  this.timeout(30000);
+  const cases: Array<{ name: string; env: Record<string, string>; line: RegExp }> = [
+    { name: 'PostgreSQL', env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/marketplace' }, line: /^cannot start: PostgreSQL unreachable at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres .*start it with: pg_ctlcluster/ },
+    { name: 'Redis', env: { REDIS_URL: 'redis://127.0.0.1:1' }, line: /^cannot start: Redis unreachable at redis:\/\/127\.0\.0\.1:1.*start it with: redis-server/ },
+  ];
+  for (const c of cases) {
+    it(`stops with one line naming ${c.name}, the address and how to start it`, async () => {
+      const s = runEntry('main.js', [], { DATABASE_URL: process.env.DATABASE_URL!, PORT: '0', SIMULATOR_PORT: '0', ...c.env });
+      expect(await s.exit).to.equal(1);
+      const lines = s.stderr().trim().split('\n');
+      expect(lines, s.stderr()).to.have.length(1);
+      expect(lines[0]).to.match(c.line);
+    });
+  }
+});
