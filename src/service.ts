@@ -89,7 +89,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       });
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());
-      await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, user_name: 'Demo', account_id: DEMO_ACCOUNT_ID });
+      await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id: DEMO_ACCOUNT_ID });
     }
 
     let url: string | null = null;

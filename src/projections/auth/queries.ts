@@ -17,3 +17,8 @@ export interface TokenRow {
 export async function listTokens(db: Knex, userId: string): Promise<TokenRow[]> {
   return db.withSchema(READ_MODEL_SCHEMA).table('api_tokens').select('token_id', 'user_id', 'label', 'created_at', 'revoked_at').where({ user_id: userId }).orderBy('created_at');
 }
+
+export async function findUser(db: Knex, userId: string): Promise<{ user_id: string; name: string } | null> {
+  const row = await db.withSchema(READ_MODEL_SCHEMA).table('users').select('user_id', 'name').where({ user_id: userId }).first();
+  return row ?? null;
+}
