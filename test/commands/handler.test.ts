@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { handleCommand } from '../../src/commands/handler.js';
+import type { Decider } from '../../src/domain/shared/decider.js';
+import { DomainError } from '../../src/domain/shared/errors.js';
+import { createEventStore, WrongExpectedVersion, type EventStore } from '../../src/eventstore/index.js';
+import { createDb } from '../../src/infra/db.js';
+import { migrateEventStore } from '../../src/eventstore/schema.js';
+import { newId } from '../../src/domain/shared/ids.js';
+
+// A counter that refuses to pass a limit: small enough to see every path of the handler.
+type Ev = { type: 'Incremented'; data: { by: number } };
+type Cmd = { type: 'Increment'; by: number; limit: number };
+const counter: Decider<Cmd, number, Ev> = {
+  aggregate: 'counter',
+  initialState: () => 0,
+  evolve: (n, e) => n + e.data.by,
+  decide: (c, n) => {
+    if (n + c.by > c.limit) throw new DomainError('invalid', `by: ${c.by} would pass the limit ${c.limit}`);
+    return c.by === 0 ? [] : [{ type: 'Incremented', data: { by: c.by } }];
+  },
+};
+
+describe('command handler', () => {
+  let db: Knex;
+  let store: EventStore;
+  const ctx = () => ({ store, metadata: { actor: { kind: 'user' as const, id: 'test' } } });
+
+  before(async () => {
+    db = createDb(process.env.DATABASE_URL!);
+    await migrateEventStore(db);
+    store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
+  });
+  after(async () => {
+    await store.close();
+    await db.destroy();
+  });
+
+  it('folds the stream, decides, and appends with the metadata', async () => {
+    const id = newId();
+    const first = await handleCommand(counter, id, { type: 'Increment', by: 2, limit: 10 }, ctx());
+    expect(first.revision).to.equal(0n);
+    const second = await handleCommand(counter, id, { type: 'Increment', by: 3, limit: 10 }, ctx());
+    expect(second.revision).to.equal(1n);
+    const events = await store.readStream(`counter-${id}`);
+    expect(events.map((e) => e.data)).to.deep.equal([{ by: 2 }, { by: 3 }]);
+    expect(events[1]!.metadata.actor).to.deep.equal({ kind: 'user', id: 'test' });
+    expect(events[1]!.metadata.at).to.be.a('string');
+  });
+
+  it('appends nothing when the decider returns no events', async () => {
+    const id = newId();
+    const result = await handleCommand(counter, id, { type: 'Increment', by: 0, limit: 10 }, ctx());
+    expect(result).to.deep.equal({ events: [], revision: null, position: null });
+    expect(await store.readStream(`counter-${id}`)).to.deep.equal([]);
+  });
+
+  it('decides again on fresh state after a concurrent append, so invariants hold', async () => {
+    const id = newId();
+    // ten concurrent increments of 1 against a limit of 7: exactly seven win
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => handleCommand(counter, id, { type: 'Increment', by: 1, limit: 7 }, { ...ctx(), maxAttempts: 20 })));
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as Error);
+    expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(7);
+    expect(refused.every((e) => e instanceof DomainError && e.code === 'invalid'), refused.map((e) => e.message).join('; ')).to.equal(true);
+    expect(await store.readStream(`counter-${id}`)).to.have.length(7);
+  });
+
+  it('gives up with WrongExpectedVersion after the bounded number of attempts', async () => {
+    const id = newId();
+    // a writer that always gets in between the handler's read and its append
+    let reads = 0;
+    const contended: EventStore = Object.create(store, {
+      readStream: {
+        value: async (stream: string) => {
+          reads++;
+          const seen = await store.readStream(stream);
+          await store.appendToStream(stream, [{ type: 'Incremented', data: { by: 1 } }]);
+          return seen;
+        },
+      },
+    });
+    let thrown: unknown;
+    try {
+      await handleCommand(counter, id, { type: 'Increment', by: 1, limit: 100 }, { store: contended, metadata: {}, maxAttempts: 3 });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).to.be.instanceOf(WrongExpectedVersion);
+    expect(reads).to.equal(3);
+    expect(await store.readStream(`counter-${id}`), 'only the other writer appended').to.have.length(3);
+  });
+});

@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { createServer } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+// The same service spread over three processes sharing PostgreSQL, Redis and the event
+// store: the simulator and worker in one, the projector in another, the API in a third.
+describe('process roles', function () {
+  this.timeout(90000);
+  const processes: Spawned[] = [];
+
+  after(async () => {
+    for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await Promise.all(processes.map((p) => p.exit));
+  });
+
+  it('serves connection_status with each role in its own process, and each drains on SIGTERM', async () => {
+    const env = {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-roles`,
+      PORT: '0',
+      SIMULATOR_PORT: String(await freePort()),
+      LOG_LEVEL: 'info',
+      PROJECTOR_POLL_MS: '100',
+    };
+    const started = (s: Spawned) => waitForLog(s, (r) => r.msg === 'service started');
+    const worker = runEntry('main.js', ['--role', 'simulator', '--role', 'worker'], env);
+    const projector = runEntry('main.js', ['--role', 'projector'], env);
+    const api = runEntry('main.js', ['--role', 'api'], env);
+    processes.push(worker, projector, api);
+    const [, , apiStarted] = await Promise.all([started(worker), started(projector), started(api)]);
+    expect(worker.logs.find((r) => r.msg === 'service started')!.url, 'no HTTP server outside the api role').to.equal(null);
+
+    const client = new Client({ name: 'roles', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${apiStarted.url as string}/demo/mcp`)));
+    const accounts = await eventually(async () => {
+      const out = (await client.callTool({ name: 'connection_status', arguments: {} })).structuredContent as { accounts: Array<{ ads: { profiles: unknown[] } | null }> };
+      return out.accounts[0]?.ads?.profiles.length ? out.accounts : undefined;
+    }, 'the demo account through three processes');
+    expect(accounts[0]!.ads!.profiles).to.have.length(5);
+    await client.close();
+
+    for (const p of processes) p.child.kill('SIGTERM');
+    expect(await Promise.all(processes.map((p) => p.exit))).to.deep.equal([0, 0, 0]);
+  });
+
+  it('refuses an unknown role with one line', async () => {
+    const s = runEntry('main.js', ['--role', 'bogus'], { DATABASE_URL: process.env.DATABASE_URL! });
+    expect(await s.exit).to.equal(1);
+    expect(s.stderr().trim()).to.equal('cannot start: unknown role bogus; roles are api, projector, worker, simulator');
+  });
+});
