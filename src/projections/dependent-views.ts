@@ -51,10 +51,10 @@ const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 export async function recreateViews(trx: Knex.Transaction, views: readonly SavedView[]): Promise<void> {
   for (const v of views) {
     const view = `${ident(v.schema)}.${ident(v.name)}`;
-    // Options and definition come from the catalog, as PostgreSQL printed them. No bindings:
-    // a definition may contain '?' (jsonb operators), which knex would take for one.
+    // Options and definition come from the catalog, as PostgreSQL printed them. A '?' in a
+    // definition (jsonb operators) is escaped, or knex would take it for a binding.
     const options = v.options?.length ? ` with (${v.options.join(', ')})` : '';
-    await trx.raw(`create view ${view}${options} as ${v.definition}`);
+    await trx.raw(`create view ${view}${options} as ${v.definition.replace(/\?/g, '\\?')}`);
     await trx.raw(`alter view ${view} owner to ${ident(v.owner)}`);
     for (const g of v.grants ?? []) {
       const grantee = g.grantee === 'public' ? 'public' : ident(g.grantee);

@@ -2,8 +2,9 @@ import type { Knex } from 'knex';
 
 // Advisory locks, two-key form so they never collide with single-key locks such as the
 // migration's. Per projection: live batches take the transaction lock shared (and skip the
-// projection when they can't), a rebuild's swap takes it exclusive. A whole rebuild holds
-// the session lock so two processes never rebuild the same projection at once.
+// projection when they can't), a rebuild's swap takes it exclusive. Without it a batch
+// holding the checkpoint row and a swap holding the dropped table would deadlock. A whole
+// rebuild holds the session lock so two processes never rebuild one projection at once.
 const BATCH = 'projection';
 const REBUILD = 'projection-rebuild';
 

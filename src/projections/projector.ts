@@ -27,7 +27,7 @@ export interface ProjectionStatus {
   name: string;
   version: number;
   state: ProjectionState;
-  /** the checkpoint as last read or written by this projector */
+  /** the checkpoint in the database */
   position: Position | null;
   error?: { message: string; eventId: string };
 }
@@ -65,7 +65,7 @@ export class Projector {
   private readonly waiters = new Set<Waiter>();
   private loop: Promise<void> | null = null;
   private rebuilding: Promise<void> | null = null;
-  private readonly abortRebuild = new AbortController();
+  private abortRebuild: AbortController | null = null;
   private stopping = false;
   private woken = false;
   private wake: (() => void) | null = null;
@@ -92,14 +92,15 @@ export class Projector {
     this.stopping = false;
     this.unlisten = this.store.onAppended(() => this.wakeUp());
     this.loop = this.run();
+    const abort = (this.abortRebuild = new AbortController());
     this.rebuilding = rebuildOutdatedProjections(this.db, this.store, this.projections, {
       batchSize: this.batchSize,
-      signal: this.abortRebuild.signal,
+      signal: abort.signal,
       ...(this.logger ? { logger: this.logger } : {}),
     }).then(
       () => this.wakeUp(),
       (err) => {
-        if (!this.abortRebuild.signal.aborted) this.logger?.error({ err }, 'rebuild of outdated projections failed');
+        if (!abort.signal.aborted) this.logger?.error({ err }, 'rebuild of outdated projections failed');
       },
     );
   }
@@ -107,17 +108,17 @@ export class Projector {
   /** Lets the batch in flight commit, then stops; pending `whenCaughtUp` calls are rejected. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.abortRebuild.abort();
+    this.abortRebuild?.abort();
     this.wakeUp();
     await this.loop;
     await this.rebuilding;
     this.unlisten?.();
-    this.loop = this.rebuilding = this.unlisten = null;
+    this.loop = this.rebuilding = this.unlisten = this.abortRebuild = null;
     for (const w of this.waiters) w.reject(new Error('projector stopped'));
     this.waiters.clear();
   }
 
-  /** Runs batches until no projection has anything left to apply (CLIs, tests). */
+  /** Runs batches until `readAll` shows no projection anything left to apply (CLIs). */
   async catchUpOnce(): Promise<void> {
     while (await this.round());
     if (this.failures.size > 0) throw new ProjectionsFailedError([...this.failures.values()]);
@@ -125,8 +126,10 @@ export class Projector {
 
   /**
    * Resolves once every projection (at this code's version) has applied the log up to
-   * `position`, or up to the log's head as `readAll` sees it at call time. Rejects if a
-   * projection fails or the projector stops. Needs a started projector.
+   * `position`, or else up to the log's head as `readAll` sees it at call time: an append
+   * committed while an older transaction still runs may not be visible yet, so pass the
+   * append's position to wait for it. Rejects if a projection fails (once the others are
+   * there) or the projector stops. Needs a started projector.
    */
   async whenCaughtUp(position?: Position | null): Promise<void> {
     if (!this.loop) throw new Error('whenCaughtUp needs a started projector');
@@ -137,9 +140,10 @@ export class Projector {
     return done;
   }
 
-  status(): ProjectionStatus[] {
+  async status(): Promise<ProjectionStatus[]> {
+    const checkpoints = await readCheckpoints(this.db);
     return this.projections.map((p) => {
-      const cp = this.checkpoints.get(p.name);
+      const cp = checkpoints.get(p.name);
       const failure = this.failures.get(p.name);
       return {
         name: p.name,
@@ -206,11 +210,12 @@ export class Projector {
     }
   }
 
+  /** A waiter settles once the healthy projections reach its target: it rejects if any failed. */
   private settleWaiters(): void {
+    const healthy = this.projections.filter((p) => !this.failures.has(p.name));
     for (const w of this.waiters) {
-      const failed = [...this.failures.values()];
-      if (failed.length > 0) w.reject(new ProjectionsFailedError(failed));
-      else if (!this.projections.every((p) => this.reached(p, w.target))) continue;
+      if (!healthy.every((p) => this.reached(p, w.target))) continue;
+      if (this.failures.size > 0) w.reject(new ProjectionsFailedError([...this.failures.values()]));
       else w.resolve();
       this.waiters.delete(w);
     }

@@ -127,6 +127,15 @@ export function memoryNumbered(name: string): Projection {
   };
 }
 
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
+}
+
 /** Appends `perStream` events, one append each, to each stream in turn. */
 export async function appendCounted(store: PostgresEventStore, streams: readonly string[], perStream: number): Promise<AppendResult[]> {
   const results: AppendResult[] = [];

@@ -4,7 +4,7 @@ import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
 import { Projector, ProjectionsFailedError } from '../../src/projections/projector.js';
 import { migrateProjections } from '../../src/projections/schema.js';
-import { waitForCaughtUp } from '../support/projections.js';
+import { catchUpTo, waitForCaughtUp } from '../support/projections.js';
 import {
   appendConcurrently,
   appendCounted,
@@ -15,6 +15,7 @@ import {
   migrateAtHead,
   openEnv,
   readOwnEvents,
+  rejection,
   streamCounts,
   uniqueName,
   type TestEnv,
@@ -38,19 +39,35 @@ describe('Projector', () => {
   it('catches up from position zero, then follows appends live', async () => {
     const prefix = uniqueName('cu');
     const counts = streamCounts(uniqueName('counts'));
-    await appendCounted(env.store, [`${prefix}-a`, `${prefix}-b`], 60);
+    const backlog = await appendCounted(env.store, [`${prefix}-a`, `${prefix}-b`], 60);
     await migrateProjections(env.db, [counts]);
 
-    const projector = started(new Projector(env.db, env.store, [counts], { batchSize: 50 }));
-    await projector.whenCaughtUp();
+    const projector = started(new Projector(env.db, env.store, [counts], { batchSize: 100 }));
+    await waitForCaughtUp(projector, backlog);
     expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 60, [`${prefix}-b`]: 60 });
 
     const live = await appendCounted(env.store, [`${prefix}-b`, `${prefix}-c`], 2);
     await waitForCaughtUp(projector, live);
     expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 60, [`${prefix}-b`]: 62, [`${prefix}-c`]: 2 });
-    const [status] = projector.status();
+    const [status] = await projector.status();
     expect(status).to.include({ name: counts.name, version: 1, state: 'running' });
     expect(comparePositions(status!.position!, lastPosition(live))).to.be.at.least(0);
+  });
+
+  it('whenCaughtUp() without a position waits for everything readAll showed before the call', async () => {
+    const prefix = uniqueName('head');
+    const counts = streamCounts(uniqueName('counts'));
+    await migrateAtHead(env.db, [counts]);
+    await appendCounted(env.store, [`${prefix}-a`], 30);
+    let head = (await readCheckpoints(env.db)).get(counts.name)!.position;
+    for (let page = await env.store.readAll({ after: head, limit: 1000 }); page.length > 0; page = await env.store.readAll({ after: head, limit: 1000 })) {
+      head = page[page.length - 1]!.position;
+    }
+
+    const projector = started(new Projector(env.db, env.store, [counts], { batchSize: 7 }));
+    await projector.whenCaughtUp();
+    const [status] = await projector.status();
+    expect(comparePositions(status!.position!, head!)).to.be.at.least(0);
   });
 
   it('advances the checkpoint of a projection past events it does not handle', async () => {
@@ -59,7 +76,7 @@ describe('Projector', () => {
     await migrateAtHead(env.db, [idle]);
     const appended = await appendCounted(env.store, [`${prefix}-a`], 3);
 
-    await new Projector(env.db, env.store, [idle], { batchSize: 2 }).catchUpOnce();
+    await catchUpTo(env.db, env.store, [idle], appended, { batchSize: 2 });
     const checkpoint = (await readCheckpoints(env.db)).get(idle.name)!;
     expect(comparePositions(checkpoint.position!, lastPosition(appended))).to.be.at.least(0);
     expect(await countsOf(env.db, READ_MODEL_SCHEMA, idle.name, prefix)).to.deep.equal({});
@@ -72,18 +89,14 @@ describe('Projector', () => {
     const failing = applyLog(name, (e) => e.id === poisonedId);
     const counts = streamCounts(uniqueName('counts'));
     await migrateAtHead(env.db, [failing, counts]);
-    await appendCounted(env.store, [`${prefix}-a`], 20);
+    const appended = await appendCounted(env.store, [`${prefix}-a`], 20);
     const own = await readOwnEvents(env.db, prefix);
     const poisoned = own[14]!;
     poisonedId = poisoned.id;
 
-    const projector = new Projector(env.db, env.store, [failing, counts], { batchSize: 4 });
-    const err = await projector.catchUpOnce().then(
-      () => expect.fail('catchUpOnce should report the failed projection'),
-      (e: unknown) => e,
-    );
-    expect(err).to.be.instanceOf(ProjectionsFailedError);
-    const status = projector.status();
+    const projector = started(new Projector(env.db, env.store, [failing, counts], { batchSize: 4 }));
+    expect(await rejection(waitForCaughtUp(projector, appended))).to.be.instanceOf(ProjectionsFailedError);
+    const status = await projector.status();
     expect(status[0]).to.include({ name, state: 'failed' });
     expect(status[0]!.error).to.include({ eventId: poisoned.id });
     // The other projection is not stopped by this one's failure.
@@ -92,13 +105,17 @@ describe('Projector', () => {
 
     const checkpoint = (await readCheckpoints(env.db)).get(name)!.position!;
     expect(comparePositions(checkpoint, poisoned.position), 'checkpoint before the failed event').to.equal(-1);
-    const applied = await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix);
     const upToCheckpoint = own.filter((e) => comparePositions(e.position, checkpoint) <= 0);
-    expect(upToCheckpoint.length, 'the three batches before the failed one were committed').to.equal(12);
-    expect(Object.fromEntries(applied)).to.deep.equal(Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])));
+    expect(upToCheckpoint, 'the batches before the failed one were committed').to.not.be.empty;
+    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])));
+
+    // catchUpOnce (the CLIs' way) reports the same failure and changes nothing.
+    const again = new Projector(env.db, env.store, [failing], { batchSize: 4 });
+    expect(await rejection(again.catchUpOnce())).to.be.instanceOf(ProjectionsFailedError);
+    expect((await readCheckpoints(env.db)).get(name)!.position).to.deep.equal(checkpoint);
 
     // Once the fold is fixed, a new projector resumes from the checkpoint: every event exactly once.
-    await new Projector(env.db, env.store, [applyLog(name)], { batchSize: 4 }).catchUpOnce();
+    await catchUpTo(env.db, env.store, [applyLog(name)], appended, { batchSize: 4 });
     expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(own.map((e) => [e.id, 1])));
   });
 
@@ -108,9 +125,11 @@ describe('Projector', () => {
     await migrateAtHead(env.db, [applyLog(name)]);
     const other = await openEnv();
     try {
+      // A backlog first, so both start racing for the same batches, then live appends.
+      await appendConcurrently(env.store, `${prefix}-backlog`, 8, 30);
       const first = started(new Projector(env.db, env.store, [applyLog(name)], { batchSize: 7, pollMs: 20 }));
       const second = started(new Projector(other.db, other.store, [applyLog(name)], { batchSize: 7, pollMs: 20 }));
-      const appended = await appendConcurrently(env.store, prefix, 8, 60);
+      const appended = await appendConcurrently(env.store, `${prefix}-live`, 8, 30);
       await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
 
       const own = await readOwnEvents(env.db, prefix);
@@ -126,7 +145,7 @@ describe('Projector', () => {
     const prefix = uniqueName('stop');
     const name = uniqueName('log');
     await migrateAtHead(env.db, [applyLog(name)]);
-    await appendConcurrently(env.store, prefix, 4, 100);
+    const appended = await appendConcurrently(env.store, prefix, 4, 50);
     const own = await readOwnEvents(env.db, prefix);
 
     const projector = started(new Projector(env.db, env.store, [applyLog(name)], { batchSize: 5 }));
@@ -137,8 +156,7 @@ describe('Projector', () => {
     const upToCheckpoint = own.filter((e) => comparePositions(e.position, checkpoint) <= 0);
     expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])));
 
-    const restarted = started(new Projector(env.db, env.store, [applyLog(name)], { batchSize: 100 }));
-    await restarted.whenCaughtUp();
+    await catchUpTo(env.db, env.store, [applyLog(name)], appended, { batchSize: 100 });
     expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(own.map((e) => [e.id, 1])));
   });
 
@@ -148,11 +166,7 @@ describe('Projector', () => {
     await migrateAtHead(env.db, [applyLog(name)]);
     const projector = started(new Projector(env.db, env.store, [applyLog(name, (e) => e.streamId.startsWith(prefix))]));
     const appended = await appendCounted(env.store, [`${prefix}-a`], 1);
-    const err = await waitForCaughtUp(projector, appended).then(
-      () => expect.fail('whenCaughtUp should reject'),
-      (e: unknown) => e,
-    );
-    expect(err).to.be.instanceOf(ProjectionsFailedError);
-    expect(projector.status()[0]).to.include({ state: 'failed' });
+    expect(await rejection(waitForCaughtUp(projector, appended))).to.be.instanceOf(ProjectionsFailedError);
+    expect((await projector.status())[0]).to.include({ state: 'failed' });
   });
 });

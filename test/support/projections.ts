@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { comparePositions, type AppendResult, type EventStore, type Position, type RecordedEvent } from '../../src/eventstore/port.js';
+import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../../src/eventstore/port.js';
 import { applyEvents } from '../../src/projections/apply.js';
 import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../../src/projections/projection.js';
-import type { Projector } from '../../src/projections/projector.js';
+import { Projector, type ProjectorOptions } from '../../src/projections/projector.js';
 import { buildInto } from '../../src/projections/rebuild.js';
 
 export type TableRows = Record<string, Record<string, unknown>[]>;
@@ -69,8 +69,23 @@ export async function assertRebuildEqualsLive(db: Knex, store: EventStore, proje
   });
 }
 
-/** Waits until the running projector has applied every one of these appends. */
-export async function waitForCaughtUp(projector: Projector, appends: readonly AppendResult[]): Promise<void> {
+/** Waits until the running projector has applied every one of these appends (or events). */
+export async function waitForCaughtUp(projector: Projector, appends: readonly { position: Position }[]): Promise<void> {
   const last = appends.map((a) => a.position).reduce<Position | null>((max, p) => (max && comparePositions(max, p) >= 0 ? max : p), null);
   await projector.whenCaughtUp(last);
+}
+
+/**
+ * Runs a projector until its projections have applied these appends, then stops it. Unlike
+ * `catchUpOnce`, it waits for appends that a transaction still running elsewhere keeps from
+ * `readAll` for now.
+ */
+export async function catchUpTo(db: Knex, store: EventStore, projections: readonly Projection[], appends: readonly { position: Position }[], options?: ProjectorOptions): Promise<void> {
+  const projector = new Projector(db, store, projections, options);
+  projector.start();
+  try {
+    await waitForCaughtUp(projector, appends);
+  } finally {
+    await projector.stop();
+  }
 }

@@ -1,0 +1,193 @@
+import { PassThrough } from 'node:stream';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { readCheckpoints } from '../../src/projections/checkpoints.js';
+import { RebuildInProgressError, withRebuildLock } from '../../src/projections/locks.js';
+import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
+import { Projector } from '../../src/projections/projector.js';
+import { rebuildProjection, rebuildSchemaName } from '../../src/projections/rebuild.js';
+import { runRebuildCommand, UsageError } from '../../src/projections/rebuild-command.js';
+import { migrateProjections } from '../../src/projections/schema.js';
+import { assertRebuildEqualsLive, catchUpTo, waitForCaughtUp } from '../support/projections.js';
+import {
+  appendConcurrently,
+  appendCounted,
+  applicationsOf,
+  applyLog,
+  countsOf,
+  migrateAtHead,
+  openEnv,
+  readOwnEvents,
+  rejection,
+  streamCounts,
+  uniqueName,
+  type TestEnv,
+} from './fixtures.js';
+
+const collect = (stream: PassThrough) => {
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  return () => Buffer.concat(chunks).toString('utf8');
+};
+
+describe('rebuild', () => {
+  let env: TestEnv;
+  let projector: Projector | null = null;
+
+  before(async () => {
+    env = await openEnv();
+  });
+  afterEach(async () => {
+    await projector?.stop();
+    projector = null;
+  });
+  after(async () => {
+    await env.close();
+  });
+
+  it('builds tables equal to the live ones', async () => {
+    const prefix = uniqueName('eq');
+    const counts = streamCounts(uniqueName('counts'));
+    await migrateProjections(env.db, [counts]);
+    const appended = await appendCounted(env.store, [`${prefix}-a`, `${prefix}-b`, `${prefix}-c`], 4);
+    await catchUpTo(env.db, env.store, [counts], appended);
+    await assertRebuildEqualsLive(env.db, env.store, counts);
+  });
+
+  it('swaps in while the live projector runs and writers append: every event applied exactly once', async () => {
+    const prefix = uniqueName('live');
+    const log = applyLog(uniqueName('log'));
+    const counts = streamCounts(uniqueName('counts'));
+    await migrateAtHead(env.db, [log, counts]);
+    projector = new Projector(env.db, env.store, [log, counts], { batchSize: 10, pollMs: 20 });
+    projector.start();
+
+    const writing = appendConcurrently(env.store, prefix, 4, 100);
+    await Promise.all([rebuildProjection(env.db, env.store, log), rebuildProjection(env.db, env.store, counts)]);
+    await waitForCaughtUp(projector, await writing);
+
+    const own = await readOwnEvents(env.db, prefix);
+    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, log.name, prefix))).to.deep.equal(Object.fromEntries(own.map((e) => [e.id, 1])));
+    expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal(Object.fromEntries([0, 1, 2, 3].map((w) => [`${prefix}-w${w}`, 100])));
+    await assertRebuildEqualsLive(env.db, env.store, counts);
+    const leftover = await env.db.raw('select 1 from pg_namespace where nspname in (?, ?)', [rebuildSchemaName(log.name), rebuildSchemaName(counts.name)]);
+    expect(leftover.rows, 'rebuild schemas are dropped after the swap').to.deep.equal([]);
+  });
+
+  it('rebuilds a projection whose version was bumped when the projector starts', async () => {
+    const prefix = uniqueName('bump');
+    const name = uniqueName('counts');
+    await migrateAtHead(env.db, [streamCounts(name, 1)]);
+    const appended = await appendCounted(env.store, [`${prefix}-a`, `${prefix}-b`], 2);
+    await catchUpTo(env.db, env.store, [streamCounts(name, 1)], appended);
+
+    const v2 = streamCounts(name, 2);
+    await migrateProjections(env.db, [v2]);
+    projector = new Projector(env.db, env.store, [v2]);
+    expect((await projector.status())[0]).to.include({ state: 'awaiting_rebuild' });
+    projector.start();
+    await waitForCaughtUp(projector, appended);
+
+    expect((await readCheckpoints(env.db)).get(name)).to.include({ version: 2 });
+    const rows = await env.db.withSchema(READ_MODEL_SCHEMA).table(name).where('stream_id', 'like', `${prefix}-%`).orderBy('stream_id').select('stream_id', 'events', 'last_type');
+    expect(rows).to.deep.equal([
+      { stream_id: `${prefix}-a`, events: 2, last_type: 'ProjectionTest.Counted' },
+      { stream_id: `${prefix}-b`, events: 2, last_type: 'ProjectionTest.Counted' },
+    ]);
+    await assertRebuildEqualsLive(env.db, env.store, v2);
+
+    // A process still running version 1 leaves the newer tables alone.
+    const stale = new Projector(env.db, env.store, [streamCounts(name, 1)]);
+    await appendCounted(env.store, [`${prefix}-a`], 1);
+    await stale.catchUpOnce();
+    expect((await stale.status())[0]).to.include({ state: 'superseded' });
+    expect(await countsOf(env.db, READ_MODEL_SCHEMA, name, prefix)).to.deep.equal({ [`${prefix}-a`]: 2, [`${prefix}-b`]: 2 });
+  });
+
+  it('recreates the views over the swapped tables with their options and grants', async () => {
+    const prefix = uniqueName('views');
+    const counts = streamCounts(uniqueName('counts'));
+    const viewSchema = uniqueName('test_views');
+    const role = uniqueName('test_reader');
+    await migrateAtHead(env.db, [counts]);
+    // Live first: the rebuild then surely sees these appends.
+    await catchUpTo(env.db, env.store, [counts], await appendCounted(env.store, [`${prefix}-a`], 3));
+    await env.db.raw('create schema ??', [viewSchema]);
+    await env.db.raw('create role ?? nologin', [role]);
+    try {
+      // The jsonb '?' operator checks that a definition's question marks survive the swap.
+      await env.db.raw(`create view ??.by_stream with (security_barrier = true) as select stream_id, events from ??.?? where jsonb_build_object(stream_id, 1) \\? stream_id`, [viewSchema, READ_MODEL_SCHEMA, counts.name]);
+      await env.db.raw('create view ??.totals as select sum(events) as events from ??.by_stream', [viewSchema, viewSchema]);
+      await env.db.raw('grant select on ??.by_stream, ??.totals to ??', [viewSchema, viewSchema, role]);
+
+      await rebuildProjection(env.db, env.store, counts);
+
+      const { rows } = await env.db.raw(
+        `select c.relname, c.reloptions, has_table_privilege(?, c.oid, 'select') as readable
+         from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? order by c.relname`,
+        [role, viewSchema],
+      );
+      expect(rows).to.deep.equal([
+        { relname: 'by_stream', reloptions: ['security_barrier=true'], readable: true },
+        { relname: 'totals', reloptions: null, readable: true },
+      ]);
+      const viewed = await env.db.withSchema(viewSchema).table('by_stream').where('stream_id', `${prefix}-a`).select('events');
+      expect(viewed).to.deep.equal([{ events: 3 }]);
+    } finally {
+      await env.db.raw('drop schema ?? cascade', [viewSchema]);
+      await env.db.raw('drop role ??', [role]);
+    }
+  });
+
+  it('refuses to run two rebuilds of one projection at once', async () => {
+    const counts = streamCounts(uniqueName('counts'));
+    await migrateProjections(env.db, [counts]);
+    await withRebuildLock(env.db, counts.name, async () => {
+      expect(await rejection(rebuildProjection(env.db, env.store, counts))).to.be.instanceOf(RebuildInProgressError);
+    });
+  });
+
+  describe('the rebuild command', () => {
+    it('logs progress lines when not on a terminal, and rebuilds every projection with --all', async () => {
+      const prefix = uniqueName('cmd');
+      const counts = streamCounts(uniqueName('counts'));
+      const log = applyLog(uniqueName('log'));
+      await migrateAtHead(env.db, [counts, log]);
+      await catchUpTo(env.db, env.store, [counts, log], await appendCounted(env.store, [`${prefix}-a`], 3));
+      const logs = new PassThrough();
+      const logged = collect(logs);
+
+      await runRebuildCommand(['--all'], { db: env.db, store: env.store, projections: [counts, log], logger: pino(logs), output: new PassThrough() });
+
+      const lines = logged().trim().split('\n').map((l) => JSON.parse(l) as { msg: string; projection?: string });
+      for (const p of [counts.name, log.name]) {
+        expect(lines.some((l) => l.projection === p && /^rebuild .*: \d+\/\d+ events$/.test(l.msg))).to.equal(true);
+        expect(lines.some((l) => l.projection === p && l.msg === 'rebuild swapped in')).to.equal(true);
+      }
+      expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 3 });
+      expect([...(await applicationsOf(env.db, READ_MODEL_SCHEMA, log.name, prefix)).values()]).to.deep.equal([1, 1, 1]);
+    });
+
+    it('draws a progress bar on a terminal', async () => {
+      const counts = streamCounts(uniqueName('counts'));
+      await migrateProjections(env.db, [counts]);
+      await appendCounted(env.store, [`${uniqueName('bar')}-a`], 2);
+      const terminal = Object.assign(new PassThrough(), { isTTY: true });
+      const drawn = collect(terminal);
+
+      await runRebuildCommand([counts.name], { db: env.db, store: env.store, projections: [counts], logger: pino({ level: 'silent' }), output: terminal });
+
+      const last = drawn().split(counts.name).at(-1)!;
+      expect(last).to.match(/100% \| (\d+)\/\1 events/);
+    });
+
+    it('answers bad arguments with a usage error naming the projections', async () => {
+      const deps = { db: env.db, store: env.store, projections: [streamCounts('some_counts')], logger: pino({ level: 'silent' }) };
+      for (const argv of [[], ['nope'], ['some_counts', 'extra']]) {
+        const err = await rejection(runRebuildCommand(argv, deps));
+        expect(err).to.be.instanceOf(UsageError);
+        expect((err as Error).message).to.contain('some_counts');
+      }
+    });
+  });
+});
