@@ -10,7 +10,7 @@ export interface RebuildCommandDeps {
   store: EventStore;
   projections: readonly Projection[];
   logger: Logger;
-  /** a terminal gets a progress bar; anything else gets the logger's progress lines (default: process.stderr) */
+  /** a terminal gets a progress bar, anything else plain progress lines (default: process.stderr) */
   output?: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
@@ -29,12 +29,14 @@ export async function runRebuildCommand(argv: string[], deps: RebuildCommandDeps
   // The port has no count; a rebuild reads the whole log anyway, so one more pass sizes the bar.
   const total = await countEvents(deps.store);
   for (const projection of selected) {
-    const progress = output.isTTY ? barProgress(output, projection.name, total) : logProgress(deps.logger, projection.name, total);
+    const progress = output.isTTY ? barProgress(output, projection.name, total) : lineProgress(output, projection.name, total);
     try {
-      await rebuildProjection(deps.db, deps.store, projection, {
+      // The logger's lines would tear the bar apart; they go along with plain lines only.
+      const { eventsRead } = await rebuildProjection(deps.db, deps.store, projection, {
         onProgress: progress.update,
         ...(output.isTTY ? {} : { logger: deps.logger }),
       });
+      progress.done(eventsRead);
     } finally {
       progress.stop();
     }
@@ -64,6 +66,7 @@ async function countEvents(store: EventStore): Promise<number> {
 
 interface Progress {
   update(eventsRead: number): void;
+  done(eventsRead: number): void;
   stop(): void;
 }
 
@@ -78,17 +81,23 @@ function barProgress(stream: NodeJS.WritableStream, name: string, total: number)
     if (n > bar.getTotal()) bar.setTotal(n);
     bar.update(n);
   };
-  return { update, stop: () => bar.stop() };
+  return { update, done: update, stop: () => bar.stop() };
 }
 
-function logProgress(logger: Logger, projection: string, total: number): Progress {
+/** One line at the start, at every tenth of the log, and at the end. */
+function lineProgress(output: NodeJS.WritableStream, projection: string, total: number): Progress {
+  const line = (text: string) => output.write(`rebuild ${projection}: ${text}\n`);
   let nextPercent = 10;
+  line(`started, ${total} events in the log`);
   return {
     update(eventsRead) {
       const percent = total === 0 ? 100 : Math.floor((eventsRead / total) * 100);
       if (percent < nextPercent) return;
-      logger.info({ projection, eventsRead, total }, `rebuild ${projection}: ${eventsRead}/${total} events`);
+      line(`${eventsRead}/${total} events`);
       nextPercent = Math.floor(percent / 10) * 10 + 10;
+    },
+    done(eventsRead) {
+      line(`swapped in, ${eventsRead} events`);
     },
     stop() {},
   };
