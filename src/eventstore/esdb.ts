@@ -1,0 +1,161 @@
+import {
+  END,
+  EventStoreDBClient,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AllStreamSubscription,
+  type JSONType,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import {
+  WrongExpectedVersion,
+  comparePositions,
+  type AppendResult,
+  type EventData,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type Position,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type Subscription,
+} from './port.js';
+
+const RECONNECT_HINTS_MS = 1000;
+
+function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
+  // Servers before 22.6 leave positions out of stream reads; we need them everywhere.
+  if (!event.position) throw new Error(`EventStoreDB returned ${event.streamId}@${event.revision} without a position: use server 22.6 or later`);
+  return {
+    id: event.id,
+    streamId: event.streamId,
+    revision: event.revision,
+    type: event.type,
+    data: event.data,
+    metadata: (event.metadata ?? {}) as EventMetadata,
+    position: event.position,
+    createdAt: event.created,
+  };
+}
+
+const isUserEvent = (event: EsdbRecordedEvent) => !event.type.startsWith('$');
+
+/**
+ * The EventStoreDB adapter. Revisions and expected-revision constants are EventStoreDB's
+ * own (the port copies them), so appends pass through and only the error is translated.
+ */
+export class EsdbEventStore implements EventStore {
+  private readonly client: EventStoreDBClient;
+  private readonly listeners = new Set<() => void>();
+  private hints: AllStreamSubscription | null = null;
+  private closed = false;
+
+  constructor(connectionString: string) {
+    this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  async appendToStream(stream: string, events: EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    const expected = options.expectedRevision ?? 'any';
+    try {
+      const result = await this.client.appendToStream(
+        stream,
+        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: e.metadata ?? {} })),
+        { expectedRevision: expected },
+      );
+      if (!result.position) throw new Error(`EventStoreDB returned no position for the append to ${stream}`);
+      return { nextExpectedRevision: result.nextExpectedRevision, position: result.position };
+    } catch (err) {
+      if (err instanceof WrongExpectedVersionError) throw new WrongExpectedVersion(stream, expected, err.actualVersion);
+      throw err;
+    }
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    try {
+      const read = this.client.readStream(stream, { fromRevision: options.fromRevision ?? START, maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER });
+      for await (const resolved of read) if (resolved.event) out.push(toRecorded(resolved.event));
+    } catch (err) {
+      if (err instanceof StreamNotFoundError) return [];
+      throw err;
+    }
+    return out;
+  }
+
+  /**
+   * `fromPosition` is inclusive and the client cannot filter `$all` reads, so each page asks
+   * for one event more than still needed, skips what is at or before the cursor, and drops
+   * system events (the `excludeSystemEvents()` rule: event types starting with `$`).
+   */
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    let cursor: Position | null = options.after ?? null;
+    for (;;) {
+      const want = options.limit - out.length + 1;
+      let read = 0;
+      let advanced = false;
+      for await (const resolved of this.client.readAll({ fromPosition: cursor ?? START, maxCount: want })) {
+        read++;
+        const event = resolved.event;
+        if (!event || (cursor && comparePositions(event.position, cursor) <= 0)) continue;
+        cursor = event.position;
+        advanced = true;
+        if (isUserEvent(event)) out.push(toRecorded(event));
+        if (out.length === options.limit) return out;
+      }
+      if (read < want || !advanced) return out;
+    }
+  }
+
+  subscribeToAll(options: { after?: Position | null } = {}): Subscription {
+    const after = options.after ?? null;
+    const subscription = this.client.subscribeToAll({ fromPosition: after ?? START, filter: excludeSystemEvents() });
+    async function* run(): AsyncGenerator<RecordedEvent> {
+      for await (const resolved of subscription) {
+        const event = resolved.event;
+        if (!event || (after && comparePositions(event.position, after) <= 0)) continue;
+        yield toRecorded(event);
+      }
+    }
+    return Object.assign(run(), { unsubscribe: () => subscription.unsubscribe() });
+  }
+
+  /**
+   * EventStoreDB has no NOTIFY; its subscriptions are pushed already. For callers that poll
+   * `readAll`, one live subscription from the end of `$all` (opened on first use) turns every
+   * new user event, from any process, into a hint.
+   */
+  onAppended(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (!this.hints) this.openHints();
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    await this.hints?.unsubscribe();
+    await this.client.dispose();
+  }
+
+  private openHints(): void {
+    const hints = this.client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
+    this.hints = hints;
+    hints.on('data', () => {
+      for (const listener of this.listeners) listener();
+    });
+    hints.on('error', () => {
+      this.hints = null;
+      if (this.closed || this.listeners.size === 0) return;
+      setTimeout(() => {
+        if (!this.closed && !this.hints) this.openHints();
+      }, RECONNECT_HINTS_MS);
+    });
+  }
+}

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import {
+  NO_STREAM,
+  WrongExpectedVersion,
+  type AppendResult,
+  type EventData,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type Position,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type Subscription,
+} from './port.js';
+import { EVENTS_APPENDED_CHANNEL } from './schema.js';
+import { pollingSubscription } from './subscription.js';
+
+export interface PostgresEventStoreOptions {
+  /** connections in the adapter's pool (LISTEN uses one more) */
+  poolSize?: number;
+  /** how often a live subscription polls when no wake-up arrives */
+  pollIntervalMs?: number;
+  /** events per readAll page inside subscribeToAll */
+  subscriptionBatchSize?: number;
+}
+
+const START: Position = { commit: 0n, prepare: 0n };
+// A losing writer on the same stream retries its statement (ANY and STREAM_EXISTS then
+// succeed, NO_STREAM and exact revisions fail the check); each retry means another writer won.
+const MAX_APPEND_ATTEMPTS = 50;
+
+// One statement, so one transaction: read the stream's last revision, check the expectation,
+// insert the batch after it. Concurrent writers that both pass the check collide on
+// unique (stream_id, stream_revision); the loser retries the statement (see appendToStream).
+const APPEND_SQL = `
+  with cur as (
+    select coalesce(l.stream_revision, -1) as rev, l.global_position, l.transaction_id
+    from (values (1)) v
+    left join lateral (
+      select stream_revision, global_position, transaction_id from events
+      where stream_id = $1 order by stream_revision desc limit 1
+    ) l on true
+  ),
+  ok as (
+    select rev from cur
+    where case $2::text
+      when 'any' then true
+      when 'no_stream' then rev = -1
+      when 'stream_exists' then rev >= 0
+      else rev = $3::bigint
+    end
+  ),
+  ins as (
+    insert into events (event_id, stream_id, stream_revision, type, data, metadata)
+    select (e->>'id')::uuid, $1, ok.rev + t.n, e->>'type', e->'data', e->'metadata'
+    from ok, jsonb_array_elements($4::jsonb) with ordinality as t(e, n)
+    order by t.n
+    returning stream_revision, global_position, transaction_id
+  )
+  select cur.rev::text as current_revision,
+         (select count(*) from ok)::int as accepted,
+         coalesce(last.stream_revision, cur.rev)::text as last_revision,
+         coalesce(last.global_position, cur.global_position, 0)::text as global_position,
+         coalesce(last.transaction_id, cur.transaction_id, '0'::xid8)::text as transaction_id
+  from cur
+  left join lateral (select * from ins order by stream_revision desc limit 1) last on true`;
+
+const COLUMNS = 'global_position, transaction_id::text, event_id, stream_id, stream_revision, type, data, metadata, created_at';
+
+// Only transactions below the oldest still running one are read: every event there is
+// committed (or gone), and no later commit can land before the checkpoint pair.
+const READ_ALL_SQL = `
+  select ${COLUMNS} from events
+  where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+    and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
+  order by transaction_id, global_position
+  limit $3`;
+
+const READ_STREAM_SQL = `
+  select ${COLUMNS} from events
+  where stream_id = $1 and stream_revision >= $2
+  order by stream_revision
+  limit $3`;
+
+interface EventRow {
+  global_position: string;
+  transaction_id: string;
+  event_id: string;
+  stream_id: string;
+  stream_revision: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  created_at: Date;
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: BigInt(row.stream_revision),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
+    createdAt: row.created_at,
+  };
+}
+
+function expectationParams(expected: ExpectedRevision): [string, string | null] {
+  return typeof expected === 'bigint' ? ['exact', expected.toString()] : [expected, null];
+}
+
+function isRevisionConflict(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === 'events_stream_id_stream_revision_key';
+}
+
+export class PostgresEventStore implements EventStore {
+  private readonly pool: pg.Pool;
+  private readonly listeners = new Set<() => void>();
+  private listenClient: pg.Client | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private readonly pollIntervalMs: number;
+  private readonly subscriptionBatchSize: number;
+
+  constructor(
+    private readonly connectionString: string,
+    options: PostgresEventStoreOptions = {},
+  ) {
+    this.pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
+    // An idle client's connection error (server restart) is reported here; the pool drops it.
+    this.pool.on('error', () => undefined);
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.subscriptionBatchSize = options.subscriptionBatchSize ?? 500;
+  }
+
+  async appendToStream(stream: string, events: EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    const expected = options.expectedRevision ?? 'any';
+    const [mode, exact] = expectationParams(expected);
+    const payload = JSON.stringify(
+      events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} })),
+    );
+    for (let attempt = 1; ; attempt++) {
+      let row: { current_revision: string; accepted: number; last_revision: string; global_position: string; transaction_id: string };
+      try {
+        const result = await this.pool.query(APPEND_SQL, [stream, mode, exact, payload]);
+        row = result.rows[0];
+      } catch (err) {
+        if (isRevisionConflict(err) && attempt < MAX_APPEND_ATTEMPTS) continue;
+        throw err;
+      }
+      if (row.accepted === 0) {
+        const actual = BigInt(row.current_revision);
+        throw new WrongExpectedVersion(stream, expected, actual < 0n ? NO_STREAM : actual);
+      }
+      if (events.length > 0) this.hint();
+      return {
+        nextExpectedRevision: BigInt(row.last_revision),
+        position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
+      };
+    }
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const { rows } = await this.pool.query<EventRow>(READ_STREAM_SQL, [
+      stream,
+      (options.fromRevision ?? 0n).toString(),
+      options.maxCount ?? null,
+    ]);
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const after = options.after ?? START;
+    const { rows } = await this.pool.query<EventRow>(READ_ALL_SQL, [after.commit.toString(), after.prepare.toString(), options.limit]);
+    return rows.map(toRecorded);
+  }
+
+  subscribeToAll(options: { after?: Position | null } = {}): Subscription {
+    return pollingSubscription(this, {
+      after: options.after ?? null,
+      batchSize: this.subscriptionBatchSize,
+      pollIntervalMs: this.pollIntervalMs,
+    });
+  }
+
+  onAppended(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (!this.listenClient) void this.listen();
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const client = this.listenClient;
+    this.listenClient = null;
+    await client?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private hint(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  // One LISTEN connection per store carries other processes' appends as wake-ups. If it
+  // drops, readers still poll; it reconnects after a poll interval while anyone listens.
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.connectionString });
+    this.listenClient = client;
+    const retry = () => {
+      if (this.listenClient !== client) return;
+      this.listenClient = null;
+      void client.end().catch(() => undefined);
+      if (this.closed || this.listeners.size === 0) return;
+      this.reconnectTimer = setTimeout(() => void this.listen(), this.pollIntervalMs);
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', () => this.hint());
+    try {
+      await client.connect();
+      await client.query(`listen ${EVENTS_APPENDED_CHANNEL}`);
+    } catch {
+      retry();
+    }
+  }
+}

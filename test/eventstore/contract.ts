@@ -1,0 +1,327 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { expect } from 'chai';
+import {
+  ANY,
+  NO_STREAM,
+  STREAM_EXISTS,
+  WrongExpectedVersion,
+  comparePositions,
+  type EventData,
+  type EventStore,
+  type ExpectedRevision,
+  type Position,
+  type RecordedEvent,
+} from '../../src/eventstore/port.js';
+
+// The one contract both adapters must meet. Other test files share the database (and an
+// EventStoreDB server may hold anything), so every test works on streams with its own prefix
+// and reads of the global log keep only those.
+
+const event = (type: string, data: Record<string, unknown> = {}, metadata?: EventData['metadata']): EventData => ({
+  id: randomUUID(),
+  type,
+  data,
+  ...(metadata ? { metadata } : {}),
+});
+
+async function expectWrongVersion(promise: Promise<unknown>, streamId: string, expected: ExpectedRevision, actual: bigint | typeof NO_STREAM) {
+  const err = await promise.then(
+    () => expect.fail('append succeeded, expected WrongExpectedVersion'),
+    (e: unknown) => e,
+  );
+  expect(err).to.be.instanceOf(WrongExpectedVersion);
+  expect(err).to.include({ name: 'WrongExpectedVersion', streamId, expected, actual });
+}
+
+/**
+ * Follows the global log with readAll paging from `after`, checking that it only moves
+ * forward, until `done()` holds after a page.
+ */
+async function follow(store: EventStore, after: Position | null, limit: number, onEvent: (e: RecordedEvent) => void, done: () => boolean) {
+  let cursor = after;
+  for (;;) {
+    const page = await store.readAll({ after: cursor, limit });
+    expect(page.length).to.be.at.most(limit);
+    for (const e of page) {
+      if (cursor) {
+        const at = (p: Position) => `${p.commit}/${p.prepare}`;
+        expect(comparePositions(e.position, cursor), `readAll goes strictly forward: ${at(e.position)} after ${at(cursor)}`).to.equal(1);
+      }
+      cursor = e.position;
+      onEvent(e);
+    }
+    if (done()) return;
+    // Fewer than asked: the log's readable end; a running transaction may still hold events back.
+    if (page.length < limit) await delay(5);
+  }
+}
+
+async function readAllUntil(store: EventStore, after: Position | null, limit: number, done: (seen: RecordedEvent[]) => boolean) {
+  const seen: RecordedEvent[] = [];
+  await follow(store, after, limit, (e) => seen.push(e), () => done(seen));
+  return seen;
+}
+
+export function eventStoreContract(createStore: () => Promise<EventStore>): void {
+  let store: EventStore;
+  let prefix: string;
+  const stream = (name: string) => `${prefix}${name}-${randomUUID().slice(0, 8)}`;
+  const ours = (events: RecordedEvent[]) => events.filter((e) => e.streamId.startsWith(prefix));
+
+  before(async () => {
+    store = await createStore();
+  });
+  after(async () => {
+    await store?.close();
+  });
+  beforeEach(() => {
+    prefix = `t${randomUUID().slice(0, 8)}_`;
+  });
+
+  describe('expected revision', () => {
+    it('NO_STREAM creates a stream at revision 0 and then conflicts with actual 0', async () => {
+      const s = stream('order');
+      const result = await store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM });
+      expect(result.nextExpectedRevision).to.equal(0n);
+      await expectWrongVersion(store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM }), s, NO_STREAM, 0n);
+      expect(await store.readStream(s)).to.have.length(1);
+    });
+
+    it('STREAM_EXISTS conflicts on a missing stream (actual NO_STREAM) and appends to an existing one', async () => {
+      const s = stream('order');
+      await expectWrongVersion(store.appendToStream(s, [event('Updated')], { expectedRevision: STREAM_EXISTS }), s, STREAM_EXISTS, NO_STREAM);
+      expect(await store.readStream(s)).to.deep.equal([]);
+      await store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM });
+      const result = await store.appendToStream(s, [event('Updated'), event('Updated')], { expectedRevision: STREAM_EXISTS });
+      expect(result.nextExpectedRevision).to.equal(2n);
+    });
+
+    it('ANY (also the default) appends to missing and existing streams', async () => {
+      const s = stream('order');
+      expect((await store.appendToStream(s, [event('A')], { expectedRevision: ANY })).nextExpectedRevision).to.equal(0n);
+      expect((await store.appendToStream(s, [event('B')], { expectedRevision: ANY })).nextExpectedRevision).to.equal(1n);
+      expect((await store.appendToStream(s, [event('C')])).nextExpectedRevision).to.equal(2n);
+      expect((await store.readStream(s)).map((e) => [e.type, e.revision])).to.deep.equal([
+        ['A', 0n],
+        ['B', 1n],
+        ['C', 2n],
+      ]);
+    });
+
+    it('an exact revision appends when it is the last revision and conflicts otherwise', async () => {
+      const s = stream('order');
+      await expectWrongVersion(store.appendToStream(s, [event('A')], { expectedRevision: 0n }), s, 0n, NO_STREAM);
+      const first = await store.appendToStream(s, [event('A'), event('B')], { expectedRevision: NO_STREAM });
+      expect(first.nextExpectedRevision).to.equal(1n);
+      await expectWrongVersion(store.appendToStream(s, [event('C')], { expectedRevision: 0n }), s, 0n, 1n);
+      await expectWrongVersion(store.appendToStream(s, [event('C')], { expectedRevision: 5n }), s, 5n, 1n);
+      const second = await store.appendToStream(s, [event('C')], { expectedRevision: first.nextExpectedRevision });
+      expect(second.nextExpectedRevision).to.equal(2n);
+      expect(comparePositions(second.position, first.position)).to.equal(1);
+      expect((await store.readStream(s)).map((e) => e.type)).to.deep.equal(['A', 'B', 'C']);
+    });
+
+    it('of 8 concurrent appends at the same revision exactly one wins; the others get WrongExpectedVersion', async () => {
+      const s = stream('order');
+      await store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM });
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [event('Raced', { i }), event('Raced', { i })], { expectedRevision: 0n })),
+      );
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+      expect(won).to.have.length(1);
+      expect(lost).to.have.length(7);
+      for (const err of lost) {
+        expect(err).to.be.instanceOf(WrongExpectedVersion);
+        expect(err).to.include({ streamId: s, expected: 0n, actual: 2n });
+      }
+      const events = await store.readStream(s);
+      expect(events.map((e) => e.revision)).to.deep.equal([0n, 1n, 2n]);
+      expect(new Set(events.slice(1).map((e) => (e.data as { i: number }).i)).size).to.equal(1);
+    });
+  });
+
+  describe('readStream', () => {
+    it('reads a missing stream as an empty array', async () => {
+      expect(await store.readStream(stream('missing'))).to.deep.equal([]);
+      expect(await store.readStream(stream('missing'), { fromRevision: 3n, maxCount: 2 })).to.deep.equal([]);
+    });
+
+    it('pages with fromRevision and maxCount', async () => {
+      const s = stream('page');
+      await store.appendToStream(s, Array.from({ length: 25 }, (_, i) => event('Numbered', { i })), { expectedRevision: NO_STREAM });
+      const pages: number[][] = [];
+      for (let from = 0n; ; from += 10n) {
+        const page = await store.readStream(s, { fromRevision: from, maxCount: 10 });
+        if (page.length === 0) break;
+        pages.push(page.map((e) => (e.data as { i: number }).i));
+        expect(page.map((e) => e.revision)).to.deep.equal(page.map((_, k) => from + BigInt(k)));
+      }
+      expect(pages.map((p) => p.length)).to.deep.equal([10, 10, 5]);
+      expect(pages.flat()).to.deep.equal(Array.from({ length: 25 }, (_, i) => i));
+      expect(await store.readStream(s, { fromRevision: 24n })).to.have.length(1);
+    });
+
+    it('round-trips id, type, data, metadata and the recorded fields', async () => {
+      const s = stream('meta');
+      const input = event(
+        'ListingPriceChanged',
+        { sku: 'A-1', price: { amount: '19.99', currency: 'EUR' }, tags: ['x', 'y'], note: 'quote " and \\ backslash, ünïcode' },
+        {
+          correlation_id: randomUUID(),
+          causation_id: randomUUID(),
+          actor: { kind: 'automation', id: 'auto-1' },
+          account_id: randomUUID(),
+          at: '2025-01-02T03:04:05.000Z',
+          raw: { nested: [1, 2, { deep: true }] },
+        },
+      );
+      const result = await store.appendToStream(s, [input], { expectedRevision: NO_STREAM });
+      const [read] = await store.readStream(s);
+      expect(read).to.include({ id: input.id, streamId: s, revision: 0n, type: input.type });
+      expect(read!.data).to.deep.equal(input.data);
+      expect(read!.metadata).to.deep.equal(input.metadata);
+      expect(read!.position).to.deep.equal(result.position);
+      expect(read!.createdAt).to.be.instanceOf(Date);
+      expect(Math.abs(read!.createdAt.getTime() - Date.now())).to.be.below(10 * 60_000);
+
+      const bare = await store.appendToStream(s, [{ type: 'NoIdNoMetadata', data: { ok: true } }]);
+      const [, second] = await store.readStream(s);
+      expect(second!.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(second!.metadata).to.deep.equal({});
+      expect(second!.position).to.deep.equal(bare.position);
+    });
+  });
+
+  describe('readAll', () => {
+    it('pages through the global log in order, each event once, with positions from the append', async () => {
+      const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
+      const streams = [stream('a'), stream('b'), stream('c')];
+      const appended: { id: string; position: Position }[] = [];
+      for (let i = 0; i < 12; i++) {
+        const batch = [event('Paged', { i }), event('Paged', { i })];
+        const result = await store.appendToStream(streams[i % 3]!, batch);
+        appended.push(...batch.map((e) => ({ id: e.id!, position: result.position })));
+      }
+      const seen = ours(await readAllUntil(store, marker.position, 5, (all) => ours(all).length >= appended.length));
+      expect(seen.map((e) => e.id)).to.deep.equal(appended.map((e) => e.id));
+      // the append's position is its last event's
+      const last = seen.filter((_, k) => k % 2 === 1).map((e) => e.position);
+      expect(last).to.deep.equal(appended.filter((_, k) => k % 2 === 1).map((e) => e.position));
+    });
+
+    it('reads from the start when after is null', async () => {
+      const s = stream('first');
+      await store.appendToStream(s, [event('Early')]);
+      const page = await store.readAll({ after: null, limit: 1 });
+      expect(page).to.have.length(1);
+      const all = await readAllUntil(store, null, 1000, (seen) => seen.some((e) => e.streamId === s));
+      expect(all[0]).to.deep.equal(page[0]);
+    });
+  });
+
+  describe('subscribeToAll and onAppended', () => {
+    it('catches up, then delivers live events, and ends after unsubscribe', async () => {
+      const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
+      const s = stream('sub');
+      await store.appendToStream(s, [event('Before', { n: 1 }), event('Before', { n: 2 })], { expectedRevision: NO_STREAM });
+      const subscription = store.subscribeToAll({ after: marker.position });
+      const iterator = subscription[Symbol.asyncIterator]();
+      const next = async () => {
+        for (;;) {
+          const r = await iterator.next();
+          if (r.done) throw new Error('subscription ended early');
+          if (r.value.streamId.startsWith(prefix)) return r.value;
+        }
+      };
+      expect([(await next()).type, (await next()).type]).to.deep.equal(['Before', 'Before']);
+      const live = next();
+      await store.appendToStream(s, [event('After', { n: 3 })], { expectedRevision: 1n });
+      const got = await live;
+      expect(got).to.include({ type: 'After', revision: 2n, streamId: s });
+      await subscription.unsubscribe();
+      for (;;) {
+        const r = await iterator.next();
+        if (r.done) break;
+      }
+    });
+
+    it('calls onAppended listeners after an append, until unregistered', async () => {
+      let calls = 0;
+      let resolve!: () => void;
+      const called = new Promise<void>((r) => (resolve = r));
+      const unregister = store.onAppended(() => {
+        calls++;
+        resolve();
+      });
+      try {
+        await store.appendToStream(stream('hint'), [event('Hinted')]);
+        await called;
+        expect(calls).to.be.at.least(1);
+      } finally {
+        unregister();
+      }
+    });
+  });
+
+  describe('concurrency', () => {
+    it('8 writers append 10,000 events to many streams while one reader pages readAll: it sees each exactly once', async function () {
+      this.timeout(300_000);
+      const WRITERS = 8;
+      const TOTAL = 10_000;
+      const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
+      const committed = new Set<string>();
+      let remaining = TOTAL;
+      const hot = [stream('hot'), stream('hot')];
+
+      async function writer(w: number) {
+        const own = Array.from({ length: 20 }, () => ({ name: stream(`w${w}`), revision: NO_STREAM as ExpectedRevision }));
+        for (let k = 0; remaining > 0; k++) {
+          const size = Math.min(remaining, 1 + ((w + k) % 5));
+          remaining -= size;
+          const batch = Array.from({ length: size }, (_, i) => event('Written', { w, k, i }));
+          if (k % 10 === 0) {
+            // contended streams: ANY must still append (the PostgreSQL adapter retries its insert)
+            await store.appendToStream(hot[k % 2]!, batch, { expectedRevision: ANY });
+          } else {
+            const target = own[k % own.length]!;
+            target.revision = (await store.appendToStream(target.name, batch, { expectedRevision: target.revision })).nextExpectedRevision;
+          }
+          for (const e of batch) committed.add(e.id!);
+        }
+      }
+
+      const seen = new Set<string>();
+      let writersDone = false;
+      let writeFailed = false;
+      const reader = follow(
+        store,
+        marker.position,
+        100,
+        (e) => {
+          if (!e.streamId.startsWith(prefix)) return;
+          if (seen.has(e.id)) expect.fail(`event ${e.id} read twice`);
+          seen.add(e.id);
+        },
+        () => writeFailed || (writersDone && seen.size >= committed.size),
+      );
+      const writing = Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w))).then(
+        () => (writersDone = true),
+        (err: unknown) => {
+          writeFailed = writersDone = true;
+          throw err;
+        },
+      );
+      await Promise.all([reader, writing]);
+
+      expect(committed.size).to.equal(TOTAL);
+      expect(seen.size).to.equal(TOTAL);
+      for (const id of committed) expect(seen.has(id), `event ${id} skipped`).to.equal(true);
+      for (const h of hot) {
+        const events = await store.readStream(h);
+        expect(events.map((e) => e.revision)).to.deep.equal(events.map((_, k) => BigInt(k)));
+      }
+    });
+  });
+}
