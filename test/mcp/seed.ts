@@ -1,29 +1,32 @@
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AccountEvent } from '../../src/domain/account/events.js';
 import type { UserEvent } from '../../src/domain/user/events.js';
-import type { RecordedEvent } from '../../src/eventstore/port.js';
+import { ANY, createEventStore, type Position } from '../../src/eventstore/index.js';
 import { migrate } from '../../src/infra/migrate.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
-import { applyEvents } from '../../src/projections/apply.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
-import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
+import { Projector } from '../../src/projections/projector.js';
 
-// Fills the accounts and auth read models by applying events through the projections'
-// own code, as the projector would.
+// Fills the accounts and auth read models the real way: events appended to their streams
+// in the run's event log, then projected, so every read model stays rebuildable from the log.
 const projections = [accountsProjection, authProjection];
-let position = 0n;
 
 export async function prepareReadModels(db: Knex): Promise<void> {
   await migrate(db, projections, { eventStoreInPostgres: true });
 }
 
+const streamOf = (e: AccountEvent | UserEvent) => ('account_id' in e.data ? `account-${e.data.account_id}` : `user-${e.data.user_id}`);
+
 export async function project(db: Knex, events: ReadonlyArray<AccountEvent | UserEvent>): Promise<void> {
-  const recorded: RecordedEvent[] = events.map((e) => {
-    position += 1n;
-    return { id: randomUUID(), streamId: `seed-${randomUUID()}`, revision: 0n, type: e.type, data: e.data, metadata: {}, position: { commit: position, prepare: position }, createdAt: new Date() };
-  });
-  await db.transaction(async (trx) => {
-    for (const p of projections) await applyEvents(trx, p, recorded, READ_MODEL_SCHEMA);
-  });
+  const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
+  const projector = new Projector(db, store, projections, { pollMs: 20 });
+  try {
+    let last: Position | null = null;
+    for (const e of events) last = (await store.appendToStream(streamOf(e), [{ type: e.type, data: e.data }], { expectedRevision: ANY })).position;
+    projector.start();
+    await projector.whenCaughtUp(last);
+  } finally {
+    await projector.stop();
+    await store.close();
+  }
 }
