@@ -1,0 +1,28 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { CommandContext } from '../../commands/handler.js';
+import type { LwaClient } from '../../marketplace/clients/index.js';
+
+/** What every sync job gets: the event log, the read models (to find the account's
+ * marketplaces and profiles), the marketplace endpoints with credentials, a logger. */
+export interface SyncDeps {
+  ctx: CommandContext;
+  db: Knex;
+  lwa: LwaClient;
+  endpoints: { sellingApiUrl: string; adsApiUrl: string };
+  credentials: { selling_refresh_token?: string; ads_refresh_token?: string };
+  logger: Logger;
+  /** the clock of the sync ("today" for trailing windows); tests pin it */
+  now: () => Date;
+}
+
+/**
+ * One kind of sync (e.g. listings, orders, ads entities, a report family). The worker runs
+ * it for an account every `everyMs`; `run` must be idempotent: a second run over unchanged
+ * marketplace data records nothing.
+ */
+export interface SyncJobDefinition {
+  name: string;
+  everyMs: number;
+  run(deps: SyncDeps, account_id: string): Promise<{ recorded: number }>;
+}
