@@ -13,6 +13,8 @@ import { buildHttpServer } from './mcp/server.js';
 import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
 import { connectionsQueue, connectionsWorker, scheduleConnectionSync } from './workers/connections-queue.js';
+import { scheduleSyncs, syncQueue, syncWorker } from './workers/sync/queue.js';
+import { syncJobs } from './workers/sync/registry.js';
 
 export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
@@ -74,19 +76,28 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET });
       const queue = connectionsQueue(redis, config.REDIS_PREFIX);
       stops.push(() => queue.close());
+      const credentials = {
+        ...(config.SELLING_REFRESH_TOKEN ? { selling_refresh_token: config.SELLING_REFRESH_TOKEN } : {}),
+        ...(config.ADS_REFRESH_TOKEN ? { ads_refresh_token: config.ADS_REFRESH_TOKEN } : {}),
+      };
+      const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'sync' } } };
+      const workerLogger = logger.child({ role: 'worker' });
+      const dataQueue = syncQueue(redis, config.REDIS_PREFIX);
+      stops.push(() => dataQueue.close());
+      const dataWorker = syncWorker({ connection: redis, prefix: config.REDIS_PREFIX, ctx, db, lwa, endpoints, credentials, logger: workerLogger, now: () => new Date() }, syncJobs);
+      dataWorker.on('failed', (job, err) => logger.warn({ job: job?.name, account_id: job?.data.account_id, err: err.message }, 'data sync failed'));
+      stops.push(() => dataWorker.close());
       const worker = connectionsWorker({
         connection: redis,
         prefix: config.REDIS_PREFIX,
-        ctx: { store, metadata: { actor: { kind: 'worker', id: 'connections-sync' } } },
+        ctx,
         lwa,
         endpoints,
-        credentials: {
-          ...(config.SELLING_REFRESH_TOKEN ? { selling_refresh_token: config.SELLING_REFRESH_TOKEN } : {}),
-          ...(config.ADS_REFRESH_TOKEN ? { ads_refresh_token: config.ADS_REFRESH_TOKEN } : {}),
-          ...(config.SELLING_PARTNER_ID ? { selling_partner_id: config.SELLING_PARTNER_ID } : {}),
-        },
-        logger: logger.child({ role: 'worker' }),
+        credentials: { ...credentials, ...(config.SELLING_PARTNER_ID ? { selling_partner_id: config.SELLING_PARTNER_ID } : {}) },
+        logger: workerLogger,
       });
+      // a connected account gets its data syncs scheduled (idempotent on every connection sync)
+      worker.on('completed', (job) => void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) => logger.error({ err }, 'scheduling data syncs failed')));
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());
       await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id: DEMO_ACCOUNT_ID });
