@@ -64,11 +64,13 @@ export function createHttp(policy: Partial<RetryPolicy> = {}): Http {
       factor: 2,
       randomize: true,
       shouldRetry: ({ error }) => worthRetrying(error),
-      // p-retry waits its own backoff after this; top it up to what the provider asked for.
+      // Sit out what the provider asked for here, in full: p-retry's own backoff after this
+      // may be shortened by the time spent in this hook, so topping up by the difference
+      // could come out short.
       onFailedAttempt: async ({ error, retriesLeft, retryDelay }) => {
         if (retriesLeft === 0 || !worthRetrying(error)) return;
         const asked = error.retryAfterMs ?? 0;
-        if (asked > retryDelay) await new Promise((resolve) => setTimeout(resolve, asked - retryDelay));
+        if (asked > retryDelay) await new Promise((resolve) => setTimeout(resolve, asked));
       },
     });
   };
