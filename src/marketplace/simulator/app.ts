@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerProfiles } from './ads/profiles.js';
+import { catalogFor, type Catalog, type Scale } from './catalog.js';
 import { createFaults, registerFaults, type Faults } from './faults.js';
 import { registerLwa } from './lwa.js';
 import { createRequestLog, registerRequestLog, type RequestLog } from './request-log.js';
@@ -14,6 +15,8 @@ import { createTokenStore, type LwaCredential } from './tokens.js';
 export interface SimulatorOptions {
   /** Same seed, same seller (ids, names, profiles). Default 42. */
   seed?: number;
+  /** Catalog and order volume; defaults to DEMO_SCALE (BENCH_SCALE for benchmarks). */
+  scale?: Partial<Scale>;
   /** LWA applications allowed to exchange tokens. Default: simulator-client / simulator-secret. */
   lwaClients?: readonly LwaCredential[];
   accessTokenTtlSeconds?: number;
@@ -36,6 +39,8 @@ export const endpointsAt = (baseUrl: string): MarketplaceEndpoints => ({ selling
 export interface Simulator {
   app: FastifyInstance;
   seller: FictionalSeller;
+  /** The seller's listings and products, computed lazily from the seed and scale. */
+  catalog: Catalog;
   faults: Faults;
   requests: RequestLog;
   /** Starts serving; resolves to the base URL, e.g. http://127.0.0.1:39017. */
@@ -49,6 +54,7 @@ export const DEFAULT_LWA_CLIENT: LwaCredential = { clientId: 'simulator-client',
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const seller = createFictionalSeller(options.seed ?? 42);
+  const catalog = catalogFor(options.seed ?? 42, options.scale);
   const tokens = createTokenStore(options.accessTokenTtlSeconds ?? 3600, options.now ?? Date.now);
   const faults = createFaults();
   const requests = createRequestLog(options.requestLogLimit ?? 10_000);
@@ -76,6 +82,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   return {
     app,
     seller,
+    catalog,
     faults,
     requests,
     async listen({ port = 0, host = '127.0.0.1' } = {}) {
