@@ -1,4 +1,5 @@
 import {
+  BACKWARDS,
   END,
   EventStoreDBClient,
   START,
@@ -109,6 +110,14 @@ export class EsdbEventStore implements EventStore {
       }
       if (read < want || !advanced) return out;
     }
+  }
+
+  async headPosition(): Promise<Position | null> {
+    // $all read backwards from the end, past system events, to the newest user event
+    for await (const resolved of this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1000 })) {
+      if (resolved.event && isUserEvent(resolved.event)) return resolved.event.position;
+    }
+    return null;
   }
 
   subscribeToAll(options: { after?: Position | null } = {}): Subscription {

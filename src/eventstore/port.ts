@@ -73,6 +73,11 @@ export interface EventStore {
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Committed events only, in global order, after `after` (exclusive). */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Position of the last committed event, visible to `readAll` yet or not (null for an empty
+   * log): a reader that has passed it has seen everything committed before the call.
+   */
+  headPosition(): Promise<Position | null>;
   /** Catch-up then live, from after `after` (exclusive). */
   subscribeToAll(options?: { after?: Position | null }): Subscription;
   /**

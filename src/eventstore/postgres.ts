@@ -67,6 +67,9 @@ const APPEND_SQL = `
   from cur
   left join lateral (select * from ins order by stream_revision desc limit 1) last on true`;
 
+// A hint only, so its commit need not wait for the WAL flush; one round trip (implicit block).
+const NOTIFY_SQL = `begin; set local synchronous_commit = off; select pg_notify('${EVENTS_APPENDED_CHANNEL}', ''); commit`;
+
 const COLUMNS = 'global_position, transaction_id::text, event_id, stream_id, stream_revision, type, data, metadata, created_at';
 
 // Only transactions below the oldest still running one are read: every event there is
@@ -77,6 +80,9 @@ const READ_ALL_SQL = `
     and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
   order by transaction_id, global_position
   limit $3`;
+
+// Every committed row, including those still hidden from readAll behind an older open transaction.
+const HEAD_SQL = `select transaction_id::text, global_position from events order by transaction_id desc, global_position desc limit 1`;
 
 const READ_STREAM_SQL = `
   select ${COLUMNS} from events
@@ -124,6 +130,9 @@ export class PostgresEventStore implements EventStore {
   private listenClient: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** the NOTIFY in flight, if any, and whether appends committed since it was sent */
+  private notifying: Promise<void> | null = null;
+  private notifyAgain = false;
   private readonly pollIntervalMs: number;
   private readonly subscriptionBatchSize: number;
 
@@ -157,7 +166,7 @@ export class PostgresEventStore implements EventStore {
         const actual = BigInt(row.current_revision);
         throw new WrongExpectedVersion(stream, expected, actual < 0n ? NO_STREAM : actual);
       }
-      if (events.length > 0) this.hint();
+      if (events.length > 0) this.announce();
       return {
         nextExpectedRevision: BigInt(row.last_revision),
         position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
@@ -178,6 +187,11 @@ export class PostgresEventStore implements EventStore {
     const after = options.after ?? START;
     const { rows } = await this.pool.query<EventRow>(READ_ALL_SQL, [after.commit.toString(), after.prepare.toString(), options.limit]);
     return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<Position | null> {
+    const { rows } = await this.pool.query<{ transaction_id: string; global_position: string }>(HEAD_SQL);
+    return rows[0] ? { commit: BigInt(rows[0].transaction_id), prepare: BigInt(rows[0].global_position) } : null;
   }
 
   subscribeToAll(options: { after?: Position | null } = {}): Subscription {
@@ -203,7 +217,27 @@ export class PostgresEventStore implements EventStore {
     const client = this.listenClient;
     this.listenClient = null;
     await client?.end().catch(() => undefined);
+    await this.notifying;
     await this.pool.end();
+  }
+
+  /**
+   * Wakes this process's listeners now and other processes' through NOTIFY. Appends that
+   * commit while a NOTIFY is in flight share the next one, so a burst costs two at most.
+   */
+  private announce(): void {
+    this.hint();
+    if (this.notifying) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.notifying = (async () => {
+      do {
+        this.notifyAgain = false;
+        await this.pool.query(NOTIFY_SQL).catch(() => undefined);
+      } while (this.notifyAgain && !this.closed);
+      this.notifying = null;
+    })();
   }
 
   private hint(): void {

@@ -39,8 +39,6 @@ export class ProjectionsFailedError extends Error {
   }
 }
 
-const HEAD_PAGE = 5000;
-
 type BatchOutcome = 'applied' | 'conflict' | 'paused' | 'failed';
 
 interface Waiter {
@@ -133,7 +131,7 @@ export class Projector {
    */
   async whenCaughtUp(position?: Position | null): Promise<void> {
     if (!this.loop) throw new Error('whenCaughtUp needs a started projector');
-    const target = position === undefined ? await this.logHead() : position;
+    const target = position === undefined ? await this.store.headPosition() : position;
     const done = new Promise<void>((resolve, reject) => this.waiters.add({ target, resolve, reject }));
     this.settleWaiters();
     this.wakeUp();
@@ -228,16 +226,6 @@ export class Projector {
   }
 
   /** The last event `readAll` returns, paging from the least advanced checkpoint. */
-  private async logHead(): Promise<Position | null> {
-    const positions = this.projections.map((p) => this.checkpoints.get(p.name)?.position ?? null);
-    let head = positions.some((x) => x === null) ? null : positions.reduce((a, b) => (comparePositions(a!, b!) <= 0 ? a : b));
-    for (;;) {
-      const page = await this.store.readAll({ after: head, limit: HEAD_PAGE });
-      if (page.length === 0) return head;
-      head = page[page.length - 1]!.position;
-    }
-  }
-
   private wakeUp(): void {
     this.woken = true;
     this.wake?.();
