@@ -6,7 +6,7 @@ import type { Config } from './infra/config.js';
 import { createDb, type Knex } from './infra/db.js';
 import type { Logger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
-import { checkRedis, ensureDatabase } from './infra/reachability.js';
+import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachability.js';
 import { createRedis } from './infra/redis.js';
 import { tokenAuthenticator } from './mcp/auth.js';
 import { buildHttpServer } from './mcp/server.js';
@@ -33,6 +33,15 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+async function checkEventStore(store: EventStore, url: string): Promise<void> {
+  try {
+    await store.headPosition();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw new UnreachableError(`EventStoreDB unreachable at ${url} (${(err as Error).message}); start it with: docker compose up -d eventstore, or unset EVENTSTORE_URL to keep events in PostgreSQL`);
+  }
+}
+
 function marketplaceEndpoints(config: Config, simulator: Simulator | null): MarketplaceEndpoints {
   if (!config.useSimulator) return { sellingApiUrl: config.SELLING_API_URL!, adsApiUrl: config.ADS_API_URL!, lwaTokenUrl: config.LWA_TOKEN_URL! };
   return simulator ? simulator.endpoints() : endpointsAt(`http://127.0.0.1:${config.SIMULATOR_PORT}`);
@@ -47,6 +56,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
   if (roles.has('worker')) await checkRedis(config.REDIS_URL);
   const db = createDb(config.DATABASE_URL);
   const store = createEventStore(config);
+  if (config.EVENTSTORE_URL) await checkEventStore(store, config.EVENTSTORE_URL);
   const stops: Array<() => Promise<unknown>> = [() => db.destroy(), () => store.close()];
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s().catch((err: unknown) => logger.error({ err }, 'error while stopping'));

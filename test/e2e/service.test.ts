@@ -145,6 +145,7 @@ describe('start-up with a service down', function () {
   const cases: Array<{ name: string; env: Record<string, string>; line: RegExp }> = [
     { name: 'PostgreSQL', env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/marketplace' }, line: /^cannot start: PostgreSQL unreachable at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres .*start it with: pg_ctlcluster/ },
     { name: 'Redis', env: { REDIS_URL: 'redis://127.0.0.1:1' }, line: /^cannot start: Redis unreachable at redis:\/\/127\.0\.0\.1:1.*start it with: redis-server/ },
+    { name: 'EventStoreDB', env: { EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false' }, line: /^cannot start: EventStoreDB unreachable at esdb:\/\/127\.0\.0\.1:1\?tls=false .*unset EVENTSTORE_URL/ },
   ];
   for (const c of cases) {
     it(`stops with one line naming ${c.name}, the address and how to start it`, async () => {
