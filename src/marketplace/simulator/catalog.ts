@@ -49,6 +49,9 @@ export interface SimListing {
   price: number;
   /** Business (B2B audience) price in minor units; null when the listing has no B2B offer. */
   b2bPrice: number | null;
+  /** minimum_seller_allowed_price / maximum_seller_allowed_price in minor units; null when unset. */
+  floor: number | null;
+  ceiling: number | null;
   fulfillmentChannel: FulfillmentChannel;
   conditionType: string;
   conditionFamily: ConditionFamily;
@@ -83,10 +86,16 @@ export interface Catalog {
   listingAt(index: number): SimListing;
   /** The listings of one marketplace, in index order, without visiting the others. */
   listingsIn(marketplaceId: string): Iterable<SimListing>;
+  /** How many listings one marketplace has. */
+  marketplaceListingCount(marketplaceId: string): number;
+  /** The k-th listing of one marketplace (in index order), for paging in O(1). */
+  marketplaceListingAt(marketplaceId: string, k: number): SimListing;
   /** A listing by its key, or undefined. */
   findListing(sku: string, marketplaceId: string): SimListing | undefined;
   /** Every product (ASIN) some listing sells, by ASIN; undefined for ASINs not in the catalog. */
   productByAsin(asin: string): CatalogProduct | undefined;
+  /** The marketplaces where some listing sells the product. */
+  productMarketplaces(asin: string): string[];
   readonly productCount: number;
   productAt(index: number): CatalogProduct;
 }
@@ -203,6 +212,7 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
     const createdAt = new Date(CREATED_FROM + skuRng.int(0, CREATED_SPAN_DAYS * 86_400 - 1) * 1000).toISOString();
     const price = localPrice(usdCents, marketplace);
     const b2bPrice = rng.next() < 0.3 ? Math.round(price * 0.95) : null;
+    const bounded = rng.next() < 0.4;
     const status = index % BLOCK === BLOCK - 1 ? STATUS_CYCLE[block % STATUS_CYCLE.length]! : listingStatus(rng);
     const mfn = fulfillmentChannel === 'MFN';
     return {
@@ -215,6 +225,8 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
       productType: product.productType,
       price,
       b2bPrice,
+      floor: bounded ? Math.round(price * 0.8) : null,
+      ceiling: bounded ? Math.round(price * 1.3) : null,
       fulfillmentChannel,
       conditionType,
       conditionFamily,
@@ -226,14 +238,23 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
     };
   }
 
+  const slotsOf = (marketplaceId: string) => SLOTS.flatMap((s, i) => (s.marketplaceId === marketplaceId ? [i] : []));
+
+  function marketplaceListingCount(marketplaceId: string): number {
+    const slots = slotsOf(marketplaceId);
+    const full = Math.floor(listingCount / BLOCK);
+    return full * slots.length + slots.filter((slot) => full * BLOCK + slot < listingCount).length;
+  }
+
+  function marketplaceListingAt(marketplaceId: string, k: number): SimListing {
+    const slots = slotsOf(marketplaceId);
+    if (slots.length === 0) throw new RangeError(`catalog: no listings in ${marketplaceId}`);
+    return listingAt(Math.floor(k / slots.length) * BLOCK + slots[k % slots.length]!);
+  }
+
   function* listingsIn(marketplaceId: string): Iterable<SimListing> {
-    const slots = SLOTS.flatMap((s, i) => (s.marketplaceId === marketplaceId ? [i] : []));
-    for (let block = 0; block < blocks; block++) {
-      for (const slot of slots) {
-        const index = block * BLOCK + slot;
-        if (index < listingCount) yield listingAt(index);
-      }
-    }
+    const count = marketplaceListingCount(marketplaceId);
+    for (let k = 0; k < count; k++) yield marketplaceListingAt(marketplaceId, k);
   }
 
   function findListing(sku: string, marketplaceId: string): SimListing | undefined {
@@ -248,23 +269,39 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
     return listing.sku === sku ? listing : undefined;
   }
 
-  function productByAsin(asin: string): CatalogProduct | undefined {
+  /** The listing indexes selling a product, or [] for an ASIN not in the catalog. */
+  function listingsOfAsin(asin: string): number[] {
     const match = /^B0([0-9A-Z]{8})$/.exec(asin);
-    if (!match) return undefined;
+    if (!match) return [];
     const code = BigInt(parseInt(match[1]!, 36));
-    const index = Number(((((code - asinOffset) % ASIN_SPACE) + ASIN_SPACE) % ASIN_SPACE * asinInverse) % ASIN_SPACE);
-    // Only products some listing sells: a partial last block may leave a product unsold.
-    if (index >= productCount || firstListingOf(index) >= listingCount) return undefined;
-    return productAt(index);
+    const product = Number(((((code - asinOffset) % ASIN_SPACE) + ASIN_SPACE) % ASIN_SPACE * asinInverse) % ASIN_SPACE);
+    if (product >= productCount) return [];
+    const block = Math.floor(product / PRODUCTS_PER_BLOCK);
+    // A partial last block may leave a product unsold.
+    return SLOTS.flatMap((s, slot) => (s.product === product % PRODUCTS_PER_BLOCK ? [block * BLOCK + slot] : [])).filter((i) => i < listingCount);
   }
 
-  return { seed, scale: fullScale, listingCount, listingAt, listingsIn, findListing, productByAsin, productCount, productAt };
-}
+  function productByAsin(asin: string): CatalogProduct | undefined {
+    const [first] = listingsOfAsin(asin);
+    return first === undefined ? undefined : productAt(Math.floor(first / BLOCK) * PRODUCTS_PER_BLOCK + SLOTS[first % BLOCK]!.product);
+  }
 
-/** The first listing index of a product (its lowest slot). */
-function firstListingOf(product: number): number {
-  const block = Math.floor(product / PRODUCTS_PER_BLOCK);
-  return block * BLOCK + SLOTS.findIndex((s) => s.product === product % PRODUCTS_PER_BLOCK);
+  const productMarketplaces = (asin: string) => [...new Set(listingsOfAsin(asin).map((i) => SLOTS[i % BLOCK]!.marketplaceId))];
+
+  return {
+    seed,
+    scale: fullScale,
+    listingCount,
+    listingAt,
+    listingsIn,
+    marketplaceListingCount,
+    marketplaceListingAt,
+    findListing,
+    productByAsin,
+    productMarketplaces,
+    productCount,
+    productAt,
+  };
 }
 
 function listingStatus(rng: Rng): ListingStatus | null {
