@@ -4,10 +4,12 @@ import { registerProfiles } from './ads/profiles.js';
 import { catalogFor, type Catalog, type Scale } from './catalog.js';
 import { createFaults, registerFaults, type Faults } from './faults.js';
 import { registerLwa } from './lwa.js';
+import { registerReports } from './reports/routes.js';
 import { createRequestLog, registerRequestLog, type RequestLog } from './request-log.js';
 import { createFictionalSeller, type FictionalSeller } from './seller.js';
 import { registerSellers } from './selling/sellers.js';
 import { createTokenStore, type LwaCredential } from './tokens.js';
+import { createFictionalVendor, registerVendor, type FictionalVendor } from './vendor.js';
 
 // The marketplace simulator: one fastify app speaking the LWA, selling API and ads API wire
 // shapes for a deterministic fictional seller, with fault injection and a request log.
@@ -41,6 +43,8 @@ export interface Simulator {
   seller: FictionalSeller;
   /** The seller's listings and products, computed lazily from the seed and scale. */
   catalog: Catalog;
+  /** The vendor account (refresh tokens Atzr|demo-vendor and Atzr|demo-vendor-advertiser). */
+  vendor: FictionalVendor;
   faults: Faults;
   requests: RequestLog;
   /** Starts serving; resolves to the base URL, e.g. http://127.0.0.1:39017. */
@@ -55,6 +59,7 @@ export const DEFAULT_LWA_CLIENT: LwaCredential = { clientId: 'simulator-client',
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const seller = createFictionalSeller(options.seed ?? 42);
   const catalog = catalogFor(options.seed ?? 42, options.scale);
+  const vendor = createFictionalVendor(options.seed ?? 42, options.scale);
   const tokens = createTokenStore(options.accessTokenTtlSeconds ?? 3600, options.now ?? Date.now);
   const faults = createFaults();
   const requests = createRequestLog(options.requestLogLimit ?? 10_000);
@@ -77,12 +82,15 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerLwa(app, tokens, options.lwaClients ?? [DEFAULT_LWA_CLIENT]);
   registerSellers(app, seller, tokens);
   registerProfiles(app, seller, tokens);
+  registerVendor(app, vendor, tokens);
+  registerReports(app, { seed: options.seed ?? 42, catalog, vendor, merchantId: seller.merchantId, tokens, now: options.now ?? Date.now });
 
   let baseUrl: string | undefined;
   return {
     app,
     seller,
     catalog,
+    vendor,
     faults,
     requests,
     async listen({ port = 0, host = '127.0.0.1' } = {}) {

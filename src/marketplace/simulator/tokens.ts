@@ -5,17 +5,20 @@ import { adsError, sellingError } from './api-errors.js';
 // Access tokens the simulated LWA issues: opaque, expiring, bound to the API whose refresh
 // token they came from, and checked on every API call.
 
-export type Audience = 'selling' | 'ads';
+/** The vendor's tokens have audiences of their own, so seller-only routes refuse them. */
+export type Audience = 'selling' | 'ads' | 'vendor-selling' | 'vendor-ads';
 
 export interface LwaCredential {
   clientId: string;
   clientSecret: string;
 }
 
-/** The demo seller's refresh tokens, one per connection. */
+/** The demo seller's refresh tokens, one per connection, and the demo vendor's. */
 export const DEMO_REFRESH_TOKENS: Readonly<Record<string, Audience>> = {
   'Atzr|demo-seller': 'selling',
   'Atzr|demo-advertiser': 'ads',
+  'Atzr|demo-vendor': 'vendor-selling',
+  'Atzr|demo-vendor-advertiser': 'vendor-ads',
 };
 
 interface Grant {

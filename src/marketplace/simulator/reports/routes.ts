@@ -1,0 +1,182 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { sellingError } from '../api-errors.js';
+import type { Catalog } from '../catalog.js';
+import type { TokenStore } from '../tokens.js';
+import { sellingPrincipal, type FictionalVendor } from '../vendor.js';
+import { couponPerformance, promotionPerformance } from './deals.js';
+import { ECONOMICS_DATASET, economicsRecords } from './economics.js';
+import { createJobStore, type Job } from './jobs.js';
+import { dateOfDay, dayOf, dayOfWire } from './keyed.js';
+import { searchQueryPerformance } from './search-query.js';
+import { fatal, type Principal, type ReportRequest, type ReportSource, type ReportType } from './types.js';
+import { vendorInventory, vendorSales, vendorTraffic } from './vendor-reports.js';
+
+// Reports API 2021-06-30 (createReport, getReport, cancelReport, getReportDocument) and Data
+// Kiosk 2023-11-15 (createQuery, getQuery, getDocument) over one job store; the documents'
+// presigned URLs point back at this simulator (/report-documents/<id>).
+
+export const REPORT_TYPES: Readonly<Record<string, ReportType>> = {
+  GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT: searchQueryPerformance,
+  GET_COUPON_PERFORMANCE_REPORT: couponPerformance,
+  GET_PROMOTION_PERFORMANCE_REPORT: promotionPerformance,
+  GET_VENDOR_SALES_REPORT: vendorSales,
+  GET_VENDOR_TRAFFIC_REPORT: vendorTraffic,
+  GET_VENDOR_INVENTORY_REPORT: vendorInventory,
+};
+
+export interface ReportsDeps {
+  seed: number;
+  catalog: Catalog;
+  vendor: FictionalVendor;
+  merchantId: string;
+  tokens: TokenStore;
+  now: () => number;
+}
+
+const createReportBody = z.object({
+  reportType: z.string().min(1),
+  marketplaceIds: z.array(z.string()).min(1).max(25),
+  dataStartTime: z.string().optional(),
+  dataEndTime: z.string().optional(),
+  reportOptions: z.record(z.string(), z.string()).optional(),
+});
+
+const createQueryBody = z.object({ query: z.string().min(1).max(8000), paginationToken: z.string().optional() });
+
+/** Data Kiosk queries the simulator answers: the economics dataset, aggregated by day and MSKU. */
+function economicsQuery(query: string, source: ReportSource) {
+  if (!query.includes(ECONOMICS_DATASET) || !/\beconomics\s*\(/.test(query)) return fatal(`The simulator answers ${ECONOMICS_DATASET} economics queries only.`);
+  const arg = (name: string) => new RegExp(`\\b${name}\\s*:\\s*"([^"]*)"`).exec(query)?.[1];
+  const from = dayOfWire(arg('startDate'));
+  const to = dayOfWire(arg('endDate'));
+  const marketplaces = /\bmarketplaceIds\s*:\s*\[([^\]]*)\]/.exec(query)?.[1]?.match(/"[^"]+"/g)?.map((s) => s.slice(1, -1)) ?? [];
+  if (from === undefined || to === undefined || to < from) return fatal('startDate and endDate are required dates, in order.');
+  if (to - from > 31) return fatal('The date range of an economics query must not exceed 31 days.');
+  if (!/\bdate\s*:\s*DAY\b/.test(query) || !/\bproductId\s*:\s*MSKU\b/.test(query)) return fatal('The simulator aggregates economics by date DAY and productId MSKU only.');
+  const lines: string[] = [];
+  const today = dayOf(source.asOf);
+  for (const marketplaceId of marketplaces) {
+    for (const record of economicsRecords(source.catalog, marketplaceId, from, to, today, dateOfDay)) lines.push(JSON.stringify(record));
+  }
+  return lines.length === 0 ? ({ kind: 'empty' } as const) : ({ kind: 'document', body: `${lines.join('\n')}\n` } as const);
+}
+
+export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
+  const jobs = createJobStore();
+  const iso = () => new Date(deps.now()).toISOString();
+  const source = (): ReportSource => ({ seed: deps.seed, catalog: deps.catalog, vendor: deps.vendor, merchantId: deps.merchantId, asOf: deps.now() });
+  const route = { config: { api: 'selling' as const } };
+
+  /** The caller's principal, or a 403 like the selling API's. */
+  const principalOf = (request: FastifyRequest, reply: FastifyReply): Principal | undefined => {
+    const principal = sellingPrincipal(deps.tokens, request);
+    if (!principal) void reply.code(403).send(sellingError('Unauthorized', 'Access to requested resource is denied.', 'The access token you provided is revoked, malformed or invalid.'));
+    return principal;
+  };
+  const notFound = (reply: FastifyReply, what: string) => reply.code(404).send(sellingError('NotFound', `${what} not found.`));
+  const documentUrl = (request: FastifyRequest, id: string) => `${request.protocol}://${request.host}/report-documents/${encodeURIComponent(id)}?X-Amz-Expires=300`;
+
+  const reportOf = (job: Job, spec: ReportRequest) => ({
+    reportId: job.id,
+    reportType: spec.reportType,
+    marketplaceIds: spec.marketplaceIds,
+    ...(spec.dataStartTime ? { dataStartTime: spec.dataStartTime } : {}),
+    ...(spec.dataEndTime ? { dataEndTime: spec.dataEndTime } : {}),
+    createdTime: job.createdAt,
+    processingStatus: job.status,
+    ...(job.processingStartTime ? { processingStartTime: job.processingStartTime } : {}),
+    ...(job.processingEndTime ? { processingEndTime: job.processingEndTime } : {}),
+    ...(job.documentId ? { reportDocumentId: job.documentId } : {}),
+  });
+  const specs = new Map<string, ReportRequest>();
+
+  app.post('/reports/2021-06-30/reports', route, async (request, reply) => {
+    const principal = principalOf(request, reply);
+    if (!principal) return reply;
+    const parsed = createReportBody.safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send(sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.', parsed.error.issues[0]?.message));
+    const spec: ReportRequest = { ...parsed.data, reportOptions: parsed.data.reportOptions ?? {} };
+    const type = REPORT_TYPES[spec.reportType];
+    if (!type) return reply.code(400).send(sellingError('InvalidInput', `Invalid reportType ${spec.reportType}.`));
+    if (type.principal !== principal) return reply.code(403).send(sellingError('Unauthorized', 'Access to requested resource is denied.', `${spec.reportType} is not available to this selling partner.`));
+    const at = source();
+    const job = jobs.create('reports', principal, iso(), () => type.produce(spec, at));
+    specs.set(job.id, spec);
+    if (specs.size > 5_000) specs.delete(specs.keys().next().value!);
+    return reply.code(202).send({ reportId: job.id });
+  });
+
+  app.get<{ Params: { reportId: string } }>('/reports/2021-06-30/reports/:reportId', route, async (request, reply) => {
+    const principal = principalOf(request, reply);
+    if (!principal) return reply;
+    const job = jobs.read(request.params.reportId, principal, iso());
+    const spec = specs.get(request.params.reportId);
+    if (!job || job.api !== 'reports' || !spec) return notFound(reply, 'Report');
+    return reportOf(job, spec);
+  });
+
+  app.delete<{ Params: { reportId: string } }>('/reports/2021-06-30/reports/:reportId', route, async (request, reply) => {
+    const principal = principalOf(request, reply);
+    if (!principal) return reply;
+    if (!jobs.cancel(request.params.reportId, principal)) return notFound(reply, 'Report');
+    return reply.code(200).send();
+  });
+
+  app.get<{ Params: { reportDocumentId: string } }>('/reports/2021-06-30/documents/:reportDocumentId', route, async (request, reply) => {
+    const principal = principalOf(request, reply);
+    if (!principal) return reply;
+    const id = request.params.reportDocumentId;
+    const document = jobs.document(id);
+    if (!document || document.owner !== principal || !document.gzip) return notFound(reply, 'Report document');
+    return { reportDocumentId: id, url: documentUrl(request, id), compressionAlgorithm: 'GZIP' };
+  });
+
+  const queries = new Map<string, string>();
+  app.post('/dataKiosk/2023-11-15/queries', route, async (request, reply) => {
+    const principal = principalOf(request, reply);
+    if (!principal) return reply;
+    const parsed = createQueryBody.safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send(sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.', parsed.error.issues[0]?.message));
+    if (principal !== 'seller') return reply.code(403).send(sellingError('Unauthorized', 'Access to requested resource is denied.', 'The economics dataset is available to sellers only.'));
+    const at = source();
+    const job = jobs.create('dataKiosk', principal, iso(), () => economicsQuery(parsed.data.query, at));
+    queries.set(job.id, parsed.data.query);
+    if (queries.size > 5_000) queries.delete(queries.keys().next().value!);
+    return reply.code(202).send({ queryId: job.id });
+  });
+
+  app.get<{ Params: { queryId: string } }>('/dataKiosk/2023-11-15/queries/:queryId', route, async (request, reply) => {
+    const principal = principalOf(request, reply);
+    if (!principal) return reply;
+    const job = jobs.read(request.params.queryId, principal, iso());
+    const query = queries.get(request.params.queryId);
+    if (!job || job.api !== 'dataKiosk' || query === undefined) return notFound(reply, 'Query');
+    return {
+      queryId: job.id,
+      query,
+      createdTime: job.createdAt,
+      processingStatus: job.status,
+      ...(job.processingStartTime ? { processingStartTime: job.processingStartTime } : {}),
+      ...(job.processingEndTime ? { processingEndTime: job.processingEndTime } : {}),
+      ...(job.documentId ? { dataDocumentId: job.documentId } : {}),
+      ...(job.errorDocumentId ? { errorDocumentId: job.errorDocumentId } : {}),
+    };
+  });
+
+  app.get<{ Params: { documentId: string } }>('/dataKiosk/2023-11-15/documents/:documentId', route, async (request, reply) => {
+    const principal = principalOf(request, reply);
+    if (!principal) return reply;
+    const id = request.params.documentId;
+    const document = jobs.document(id);
+    if (!document || document.owner !== principal || document.gzip) return notFound(reply, 'Document');
+    return { documentId: id, documentUrl: documentUrl(request, id) };
+  });
+
+  // The presigned download: no access token, like an S3 URL.
+  app.get<{ Params: { documentId: string } }>('/report-documents/:documentId', route, async (request, reply) => {
+    const document = jobs.document(request.params.documentId);
+    if (!document) return reply.code(404).type('application/xml').send('<Error><Code>NoSuchKey</Code></Error>');
+    return reply.type(document.gzip ? 'application/octet-stream' : 'application/x-ndjson').send(document.body);
+  });
+}
