@@ -39,6 +39,9 @@ export interface HttpRequest<T> {
   json?: unknown;
   form?: Record<string, string>;
   schema: z.ZodType<T>;
+  /** `bytes`: the answer body is handed to `schema` as a Buffer, not parsed as JSON (report
+   * documents, which are often gzip-compressed). Default `json`. */
+  responseType?: 'json' | 'bytes';
   /** Safe to send again after a lost answer. Defaults to true except for POST and PATCH, which
    * are then retried only on 429 (the provider refused them before doing anything). */
   idempotent?: boolean;
@@ -88,7 +91,7 @@ async function attempt<T>(request: HttpRequest<T>, timeoutMs: number): Promise<T
   }
   const where = `${request.api} ${request.method} ${new URL(request.url).pathname}`;
   let response: Response;
-  let text: string;
+  let bytes: Buffer;
   try {
     response = await fetch(request.url, {
       method: request.method,
@@ -97,16 +100,19 @@ async function attempt<T>(request: HttpRequest<T>, timeoutMs: number): Promise<T
       redirect: 'error',
       signal: AbortSignal.timeout(timeoutMs),
     });
-    text = await response.text();
+    bytes = Buffer.from(await response.arrayBuffer());
   } catch (error) {
     throw transportError(where, error, timeoutMs);
   }
+  const text = request.responseType === 'bytes' && response.ok ? '' : bytes.toString('utf8');
   if (!response.ok) throw answerError(where, response, text);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw invalidResponse(where, response.status, 'the answer is not JSON');
+  let parsed: unknown = bytes;
+  if (request.responseType !== 'bytes') {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw invalidResponse(where, response.status, 'the answer is not JSON');
+    }
   }
   const result = request.schema.safeParse(parsed);
   if (!result.success) {
