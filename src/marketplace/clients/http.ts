@@ -86,7 +86,8 @@ async function attempt<T>(request: HttpRequest<T>, timeoutMs: number): Promise<T
     headers['content-type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(request.form).toString();
   } else if (request.json !== undefined) {
-    headers['content-type'] = 'application/json';
+    // the ads API's v3 resources take vendor types (application/vnd.spCampaign.v3+json)
+    headers['content-type'] ??= 'application/json';
     body = JSON.stringify(request.json);
   }
   const where = `${request.api} ${request.method} ${new URL(request.url).pathname}`;
