@@ -7,6 +7,7 @@ import { registerLwa } from './lwa.js';
 import { registerReports } from './reports/routes.js';
 import { createRequestLog, registerRequestLog, type RequestLog } from './request-log.js';
 import { createFictionalSeller, type FictionalSeller } from './seller.js';
+import { createSellingData, registerSellingData, type SellingData } from './selling/data.js';
 import { registerSellers } from './selling/sellers.js';
 import { createTokenStore, type LwaCredential } from './tokens.js';
 import { createFictionalVendor, registerVendor, type FictionalVendor } from './vendor.js';
@@ -43,6 +44,8 @@ export interface Simulator {
   seller: FictionalSeller;
   /** The seller's listings and products, computed lazily from the seed and scale. */
   catalog: Catalog;
+  /** Listings (with accepted changes and the submission log), orders, inventory. */
+  selling: SellingData;
   /** The vendor account (refresh tokens Atzr|demo-vendor and Atzr|demo-vendor-advertiser). */
   vendor: FictionalVendor;
   faults: Faults;
@@ -59,6 +62,7 @@ export const DEFAULT_LWA_CLIENT: LwaCredential = { clientId: 'simulator-client',
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const seller = createFictionalSeller(options.seed ?? 42);
   const catalog = catalogFor(options.seed ?? 42, options.scale);
+  const selling = createSellingData(catalog, options.now ?? Date.now);
   const vendor = createFictionalVendor(options.seed ?? 42, options.scale);
   const tokens = createTokenStore(options.accessTokenTtlSeconds ?? 3600, options.now ?? Date.now);
   const faults = createFaults();
@@ -81,6 +85,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerFaults(app, faults, requests);
   registerLwa(app, tokens, options.lwaClients ?? [DEFAULT_LWA_CLIENT]);
   registerSellers(app, seller, tokens);
+  registerSellingData(app, seller, tokens, selling, options.now ?? Date.now);
   registerProfiles(app, seller, tokens);
   registerVendor(app, vendor, tokens);
   registerReports(app, { seed: options.seed ?? 42, catalog, vendor, merchantId: seller.merchantId, tokens, now: options.now ?? Date.now });
@@ -90,6 +95,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     app,
     seller,
     catalog,
+    selling,
     vendor,
     faults,
     requests,

@@ -72,6 +72,7 @@ export interface CatalogProduct {
   title: string;
   productType: string;
   brand: string;
+  color: string;
   /** 13-digit EAN/UPC-style code, the catalog's identifier. */
   ean: string;
   /** List price of a new unit in US cents; marketplaces and conditions derive theirs from it. */
@@ -159,8 +160,9 @@ const ASIN_MULTIPLIER = 1_743_541_808_669n;
 const CREATED_FROM = Date.UTC(2023, 0, 1);
 const CREATED_SPAN_DAYS = 540;
 
-/** A generator for one (seed, stream, index), independent of every other index. */
-function rngFor(seed: number, stream: number, index: number): Rng {
+/** A generator for one (seed, stream, index), independent of every other index. Streams
+ * below 16 are the catalog's; other generators of the simulator pick their own. */
+export function rngFor(seed: number, stream: number, index: number): Rng {
   let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(stream + 1, 0xc2b2ae35) ^ Math.imul(index + 1, 0x27d4eb2f);
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
   h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
@@ -188,9 +190,10 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
     const rng = rngFor(seed, STREAM_PRODUCT, index);
     const productType = rng.pick(PRODUCT_TYPES);
     const brand = rng.pick(BRANDS);
-    const title = `${brand} ${rng.pick(ADJECTIVES)} ${rng.pick(NOUNS[productType]!)}, ${rng.pick(COLOURS)}`;
+    const color = rng.pick(COLOURS);
+    const title = `${brand} ${rng.pick(ADJECTIVES)} ${rng.pick(NOUNS[productType]!)}, ${color}`;
     const ean = ean13(`40${rng.chars(10, '0123456789')}`);
-    return { asin: asinOf(index), title, productType, brand, ean, usdCents: rng.int(6, 120) * 100 - 1 };
+    return { asin: asinOf(index), title, productType, brand, color, ean, usdCents: rng.int(6, 120) * 100 - 1 };
   }
 
   function listingAt(index: number): SimListing {
