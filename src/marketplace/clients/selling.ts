@@ -2,6 +2,11 @@ import type { z } from 'zod';
 import { withAccessToken } from './authorized.js';
 import { createHttp, endpointUrl, type RetryPolicy } from './http.js';
 import type { LwaClient } from './lwa.js';
+import { queryString, type SellingCall } from './selling-call.js';
+import { createCatalogItemsClient, type CatalogItemsClient } from './selling-catalog.js';
+import { createInventoryClient, type InventoryClient } from './selling-inventory.js';
+import { createListingsClient, type ListingsClient } from './selling-listings.js';
+import { createOrdersClient, type OrdersClient } from './selling-orders.js';
 import {
   getAccountResponseSchema,
   getMarketplaceParticipationsResponseSchema,
@@ -21,20 +26,28 @@ export interface SellingClientOptions {
 export interface SellingClient {
   getMarketplaceParticipations(): Promise<MarketplaceParticipation[]>;
   getAccount(): Promise<Account>;
+  /** Listings Items 2021-08-01. */
+  listings: ListingsClient;
+  /** Catalog Items 2022-04-01. */
+  catalog: CatalogItemsClient;
+  /** Orders v0. */
+  orders: OrdersClient;
+  /** FBA Inventory v1. */
+  inventory: InventoryClient;
 }
 
 export function createSellingClient(options: SellingClientOptions): SellingClient {
   const http = createHttp(options.retry);
-  const get = <T>(path: string, schema: z.ZodType<T>) =>
+  const call: SellingCall = ({ path, query, ...request }) =>
     withAccessToken(options.lwa, options.refreshToken, (accessToken) =>
       http({
+        ...request,
         api: 'selling API',
-        method: 'GET',
-        url: endpointUrl(options.endpoint, path),
+        url: endpointUrl(options.endpoint, path) + queryString(query),
         headers: { 'x-amz-access-token': accessToken },
-        schema,
       }),
     );
+  const get = <T>(path: string, schema: z.ZodType<T>) => call({ method: 'GET', path, schema });
   return {
     async getMarketplaceParticipations() {
       return (await get('/sellers/v1/marketplaceParticipations', getMarketplaceParticipationsResponseSchema)).payload;
@@ -42,5 +55,9 @@ export function createSellingClient(options: SellingClientOptions): SellingClien
     async getAccount() {
       return (await get('/sellers/v1/account', getAccountResponseSchema)).payload;
     },
+    listings: createListingsClient(call),
+    catalog: createCatalogItemsClient(call),
+    orders: createOrdersClient(call),
+    inventory: createInventoryClient(call),
   };
 }
