@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerProfiles } from './ads/profiles.js';
+import { registerSponsoredAds } from './ads/sponsored-ads.js';
 import { catalogFor, type Catalog, type Scale } from './catalog.js';
 import { createFaults, registerFaults, type Faults } from './faults.js';
 import { registerLwa } from './lwa.js';
@@ -87,6 +88,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerSellers(app, seller, tokens);
   registerSellingData(app, seller, tokens, selling, options.now ?? Date.now);
   registerProfiles(app, seller, tokens);
+  registerSponsoredAds(app, { seller, catalog, tokens, now: options.now ?? Date.now });
   registerVendor(app, vendor, tokens);
   registerReports(app, { seed: options.seed ?? 42, catalog, vendor, merchantId: seller.merchantId, tokens, now: options.now ?? Date.now });
 

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+// Wire shapes of the ads API's asynchronous reporting, version 3: POST /reporting/reports,
+// GET /reporting/reports/{reportId}, and the report document (gzip-compressed JSON rows).
+
+export const REPORT_MEDIA_TYPE = 'application/vnd.createasyncreportrequest.v3+json';
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+export const reportConfigurationSchema = z.object({
+  adProduct: z.literal('SPONSORED_PRODUCTS'),
+  groupBy: z.array(z.string()).min(1),
+  columns: z.array(z.string()).min(1),
+  reportTypeId: z.string(),
+  timeUnit: z.enum(['DAILY', 'SUMMARY']),
+  format: z.literal('GZIP_JSON'),
+  filters: z.array(z.object({ field: z.string(), values: z.array(z.string()) })).nullable().optional(),
+});
+export type ReportConfiguration = z.infer<typeof reportConfigurationSchema>;
+
+export const createReportRequestSchema = z.object({
+  name: z.string().optional(),
+  startDate: isoDate,
+  endDate: isoDate,
+  configuration: reportConfigurationSchema,
+});
+export type CreateReportRequest = z.infer<typeof createReportRequestSchema>;
+
+export const REPORT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
+
+export const reportSchema = z.looseObject({
+  reportId: z.string(),
+  name: z.string().nullable().optional(),
+  status: z.enum(REPORT_STATUSES),
+  startDate: isoDate,
+  endDate: isoDate,
+  configuration: reportConfigurationSchema,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  generatedAt: z.string().nullable(),
+  fileSize: z.number().nullable(),
+  url: z.string().nullable(),
+  urlExpiresAt: z.string().nullable(),
+  failureReason: z.string().nullable(),
+});
+export type Report = z.infer<typeof reportSchema>;
+
+/**
+ * A row of a daily Sponsored Products campaign report. Ids are JSON numbers in report documents
+ * (strings in the v3 entity resources); money is in major units of the profile currency.
+ */
+export const spCampaignDailyRowSchema = z.looseObject({
+  date: isoDate,
+  campaignId: z.number().int(),
+  campaignName: z.string(),
+  campaignStatus: z.string(),
+  campaignBudgetAmount: z.number(),
+  impressions: z.number().int(),
+  clicks: z.number().int(),
+  cost: z.number(),
+  sales7d: z.number(),
+  purchases7d: z.number().int(),
+});
+export type SpCampaignDailyRow = z.infer<typeof spCampaignDailyRowSchema>;
+
+/** The columns the campaign metrics sync asks for. */
+export const SP_CAMPAIGN_DAILY_COLUMNS = [
+  'date', 'campaignId', 'campaignName', 'campaignStatus', 'campaignBudgetAmount',
+  'impressions', 'clicks', 'cost', 'sales7d', 'purchases7d',
+] as const;
+
+/** The longest window one spCampaigns report may cover, in days. */
+export const MAX_REPORT_DAYS = 31;

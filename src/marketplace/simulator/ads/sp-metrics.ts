@@ -1,0 +1,56 @@
+import { daysBetween } from '../../clients/ads-dates.js';
+import { roundMoney, type CampaignMetricsParams } from './sp-generate.js';
+import { rngOf } from './seeded.js';
+
+// A campaign's performance on one profile-local day, as a report generated on `generatedOn`
+// states it. The final figures depend on (seed, campaign, day) alone; a report generated in
+// the first 14 days after the day states them as the provider does while attribution matures:
+// sales and purchases low (rising to the final figure on day 14), clicks and cost slightly high
+// for two days until invalid clicks are filtered out.
+
+export interface DailyFigures {
+  impressions: number;
+  clicks: number;
+  /** major units */
+  cost: number;
+  purchases7d: number;
+  sales7d: number;
+  purchases14d: number;
+  sales14d: number;
+}
+
+/** Days after which a day's figures no longer change. */
+export const RESTATEMENT_DAYS = 14;
+const WEEKDAY = [0.85, 1.05, 1, 1, 1.05, 1.1, 0.9];
+
+const serving = (p: CampaignMetricsParams, date: string) =>
+  date >= p.startDate && !p.stops.some((s) => s.from <= date && (s.to === null || date < s.to));
+
+/** Null when the campaign did not serve that day, or the day had not ended when the report was generated. */
+export function dailyFigures(seed: number, campaignId: string, p: CampaignMetricsParams, date: string, generatedOn: string, digits: number): DailyFigures | null {
+  const age = daysBetween(date, generatedOn);
+  if (age < 1 || !serving(p, date)) return null;
+  const rng = rngOf(seed, campaignId, date);
+  const dayOfYear = daysBetween(`${date.slice(0, 4)}-01-01`, date);
+  const season = 1 + 0.25 * Math.sin((2 * Math.PI * dayOfYear) / 365);
+  const impressions = Math.round(p.baseImpressions * WEEKDAY[new Date(`${date}T00:00:00Z`).getUTCDay()]! * season * (0.7 + 0.6 * rng.next()));
+  const cpc = Math.max(10 ** -digits, p.bid * p.cpcFactor * (0.9 + 0.2 * rng.next()));
+  // the daily budget caps what a day's clicks may cost
+  const clicks = Math.min(Math.round(impressions * p.ctr * (0.75 + 0.5 * rng.next())), Math.floor(p.budget / cpc));
+  const purchases = Math.round(clicks * p.cvr * (0.5 + rng.next()));
+  const sales = purchases * p.unitPrice * (0.9 + 0.2 * rng.next());
+  const lateSales = 1 + 0.1 * rng.next();
+
+  const maturity = age >= RESTATEMENT_DAYS ? 1 : 0.55 + (0.45 * (age - 1)) / (RESTATEMENT_DAYS - 1);
+  const unfiltered = Math.round(clicks * 0.02 * Math.max(0, 3 - age));
+  const reportedClicks = clicks + unfiltered;
+  return {
+    impressions,
+    clicks: reportedClicks,
+    cost: roundMoney(reportedClicks * cpc, digits),
+    purchases7d: Math.floor(purchases * maturity),
+    sales7d: roundMoney(sales * maturity, digits),
+    purchases14d: Math.floor(purchases * maturity * lateSales),
+    sales14d: roundMoney(sales * maturity * lateSales, digits),
+  };
+}
