@@ -5,6 +5,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Knex } from '../infra/db.js';
 import type { Logger } from '../infra/logger.js';
 import { AUTHENTICATION_DOC, type Authenticate, bearerToken, protectedResourceMetadata } from './auth.js';
+import { registerExportRoutes } from './exports.js';
 import { buildMcpServer } from './mcp-server.js';
 import type { Endpoint } from './tool.js';
 
@@ -49,6 +50,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
   const metadata = async (req: FastifyRequest) => protectedResourceMetadata(baseUrl(req));
   app.get(WELL_KNOWN, metadata);
   app.get(`${WELL_KNOWN}/mcp`, metadata);
+  registerExportRoutes(app, { db: deps.db, authenticate: deps.authenticate });
   app.get('/docs/authentication', async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(AUTHENTICATION_DOC));
 
   async function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string) {

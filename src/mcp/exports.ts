@@ -1,0 +1,113 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { stringify } from 'csv-stringify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Knex } from '../infra/db.js';
+import { QUERY_DATA_SCHEMA } from '../projections/views/migrate.js';
+import { type Authenticate, bearerToken } from './auth.js';
+import type { Endpoint } from './tool.js';
+
+// Large query_data results become a gzip-compressed CSV kept in PostgreSQL for an hour and
+// served at /exports/<id>.csv.gz, with the column definitions beside it at
+// /exports/<id>.columns.json. The id is 192 random bits; only its sha256 is stored. On
+// /mcp the download also needs the caller's bearer token (same user); on the demo endpoint
+// the unguessable, expiring URL is the only credential.
+
+export const EXPORT_TTL_SECONDS = 3600;
+
+export interface ExportColumn {
+  name: string;
+  type: string;
+}
+
+export interface SavedExport {
+  download_url: string;
+  columns_url: string;
+  expires_at: string;
+}
+
+const TABLE = `${QUERY_DATA_SCHEMA}.exports`;
+const FILE = /^([A-Za-z0-9_-]{32})\.(csv\.gz|columns\.json)$/;
+
+const hashId = (id: string) => createHash('sha256').update(id).digest('hex');
+
+/** CSV with a header row; SQL NULL is an empty field, an empty string is `""`. */
+export async function gzipCsv(columns: readonly ExportColumn[], rows: ReadonlyArray<ReadonlyArray<string | null>>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await pipeline(
+    Readable.from(rows),
+    stringify({ header: true, columns: columns.map((c) => c.name), quoted_match: [/^$/] }),
+    createGzip(),
+    async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) chunks.push(chunk);
+    },
+  );
+  return Buffer.concat(chunks);
+}
+
+export async function saveExport(
+  db: Knex,
+  owner: { userId: string; endpoint: Endpoint },
+  columns: readonly ExportColumn[],
+  rows: ReadonlyArray<ReadonlyArray<string | null>>,
+): Promise<SavedExport> {
+  const body = await gzipCsv(columns, rows);
+  const id = randomBytes(24).toString('base64url');
+  await db(TABLE).where('expires_at', '<', db.fn.now()).delete();
+  const [saved] = await db(TABLE)
+    .insert({
+      id_hash: hashId(id),
+      user_id: owner.userId,
+      endpoint: owner.endpoint,
+      columns: JSON.stringify(columns),
+      row_count: rows.length,
+      body,
+      expires_at: db.raw(`now() + make_interval(secs => ?)`, [EXPORT_TTL_SECONDS]),
+    })
+    .returning<Array<{ expires_at: Date }>>('expires_at');
+  return { download_url: `/exports/${id}.csv.gz`, columns_url: `/exports/${id}.columns.json`, expires_at: saved!.expires_at.toISOString() };
+}
+
+/** GET /exports/<id>.csv.gz and /exports/<id>.columns.json */
+export function registerExportRoutes<L extends FastifyBaseLogger>(
+  app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, L>,
+  deps: { db: Knex; authenticate: Authenticate },
+): void {
+  app.get<{ Params: { file: string } }>('/exports/:file', async (req, reply) => {
+    const notFound = () => reply.code(404).send({ error: 'not_found', error_description: 'no such export, or it expired' });
+    const match = FILE.exec(req.params.file);
+    if (!match) return notFound();
+    const [, id, kind] = match;
+    const token = bearerToken(req.headers.authorization);
+    const user = token ? await deps.authenticate(token) : null;
+    if (token !== undefined && !user) return refuse(reply, true);
+    const row = await deps
+      .db(TABLE)
+      .where({ id_hash: hashId(id!) })
+      .where('expires_at', '>', deps.db.fn.now())
+      .first<{ user_id: string; endpoint: Endpoint; columns: ExportColumn[]; body: Buffer } | undefined>('user_id', 'endpoint', 'columns', kind === 'csv.gz' ? 'body' : deps.db.raw('null as body'));
+    if (!row) return notFound();
+    if (row.endpoint === 'mcp') {
+      if (!user) return refuse(reply, false);
+      // another user's export reads as missing
+      if (user.userId !== row.user_id) return notFound();
+    }
+    reply.header('cache-control', 'private, no-store');
+    if (kind === 'columns.json') return reply.send({ columns: row.columns });
+    return reply
+      .type('application/gzip')
+      .header('content-disposition', `attachment; filename="query-${id!.slice(0, 8)}.csv.gz"`)
+      .send(row.body);
+  });
+}
+
+function refuse(reply: FastifyReply, tokenGiven: boolean) {
+  const description = tokenGiven ? 'the bearer token is unknown, malformed or revoked' : 'this export needs the bearer token of the user who made it';
+  return reply
+    .code(401)
+    .header('www-authenticate', tokenGiven ? `Bearer error="invalid_token", error_description="${description}"` : 'Bearer')
+    .send({ error: 'invalid_token', error_description: description });
+}

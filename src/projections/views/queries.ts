@@ -1,0 +1,69 @@
+import type { Knex } from 'knex';
+import { VIEW_NAMES, type ViewDefinition } from './definition.js';
+import { VIEWS_SCHEMA } from './migrate.js';
+import { type ResultSet, withQueryRole } from './run.js';
+import { checkQuery } from './validate.js';
+
+/** Names of the views that exist in the database now (a registered view whose tables are missing is not among them). */
+export async function existingViews(db: Knex): Promise<Set<string>> {
+  const { rows } = await db.raw(`select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relkind = 'v'`, [VIEWS_SCHEMA]);
+  return new Set(rows.map((r: { relname: string }) => r.relname));
+}
+
+/** The registered views that exist, in the spec's order. */
+export async function availableViews(db: Knex, definitions: readonly ViewDefinition[]): Promise<ViewDefinition[]> {
+  const existing = await existingViews(db);
+  const order = (d: ViewDefinition) => VIEW_NAMES.indexOf(d.name);
+  return definitions.filter((d) => existing.has(d.name)).sort((a, b) => order(a) - order(b));
+}
+
+/** Most rows a query may return; a larger result is refused rather than held in memory. */
+export const MAX_RESULT_ROWS = 1_000_000;
+
+export class TooManyRows extends Error {}
+
+/**
+ * Runs a caller's SQL over the views as the query role, seeing only `accountIds`' rows.
+ * Throws SqlRefused (parser), TooManyRows, or the engine's error.
+ */
+export async function queryViews(db: Knex, sql: string, accountIds: readonly string[]): Promise<ResultSet> {
+  const { statement } = await checkQuery(sql, await existingViews(db));
+  // The checked statement, wrapped to cap the rows; its own ORDER BY order is kept.
+  const capped = `select * from (\n${statement}\n) as query_data limit ${MAX_RESULT_ROWS + 1}`;
+  const result = await withQueryRole(db, accountIds, (run) => run(capped));
+  if (result.rows.length > MAX_RESULT_ROWS) throw new TooManyRows(`more than ${MAX_RESULT_ROWS.toLocaleString('en-US')} rows; aggregate or narrow the query`);
+  return result;
+}
+
+export interface ViewCoverage {
+  view: string;
+  has_rows: boolean;
+  min_date: string | null;
+  max_date: string | null;
+}
+
+/**
+ * Per account, whether each view has rows and the span of its date column, read through
+ * the views as query_data would (so hidden views read as empty).
+ */
+export async function viewCoverage(db: Knex, accountIds: readonly string[], definitions: readonly ViewDefinition[]): Promise<Map<string, ViewCoverage[]>> {
+  const byAccount = new Map<string, ViewCoverage[]>(accountIds.map((id) => [id, []]));
+  await withQueryRole(db, accountIds, async (run) => {
+    for (const def of definitions) {
+      const view = `${VIEWS_SCHEMA}.${def.name}`;
+      if (def.audience === 'reference') {
+        const { rows } = await run(`select exists (select from ${view})::text`);
+        for (const list of byAccount.values()) list.push({ view: def.name, has_rows: rows[0]![0] === 'true', min_date: null, max_date: null });
+        continue;
+      }
+      const span = def.dateColumn ? `min(d."${def.dateColumn}")::text, max(d."${def.dateColumn}")::text` : 'null, null';
+      const { rows } = await run(`select d.account_id::text, ${span} from ${view} d group by d.account_id`);
+      const found = new Map(rows.map(([id, min, max]) => [id!, { min, max }]));
+      for (const [id, list] of byAccount) {
+        const f = found.get(id);
+        list.push({ view: def.name, has_rows: f !== undefined, min_date: f?.min ?? null, max_date: f?.max ?? null });
+      }
+    }
+  });
+  return byAccount;
+}

@@ -1,0 +1,8 @@
+import type { ViewDefinition } from './definition.js';
+import { vMarketplaces } from './v_marketplaces.js';
+
+/**
+ * Every view `query_data` can query and `describe_data` describes: one import per view
+ * file; add yours to the array. A spec view without a file yet is simply absent.
+ */
+export const viewDefinitions: ViewDefinition[] = [vMarketplaces];

@@ -1,0 +1,82 @@
+import type pg from 'pg';
+import type { Knex } from 'knex';
+import { QUERY_ROLE, VIEWS_SCHEMA } from './migrate.js';
+
+// The second wall of query_data: whatever the parser let through runs in a READ ONLY
+// transaction, under a statement timeout, as a role that can read only the views, with
+// the caller's accounts in `app.account_ids` (the views filter on it). Statements go
+// straight to the pg connection: knex would rewrite every `?` (a jsonb operator) as a
+// binding.
+
+export const STATEMENT_TIMEOUT_MS = 3000;
+
+export interface ResultColumn {
+  name: string;
+  /** the PostgreSQL type as format_type prints it */
+  type: string;
+  /** type oid, for converting text values */
+  oid: number;
+}
+
+export interface ResultSet {
+  columns: ResultColumn[];
+  /** every value in PostgreSQL's text form (UTC, ISO dates), null for SQL NULL */
+  rows: Array<Array<string | null>>;
+}
+
+export type RunInQueryRole = (sql: string, values?: unknown[]) => Promise<ResultSet>;
+
+type PoolClient = { acquireConnection(): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+// Every value stays text: dates are not shifted into the process's time zone, and big
+// numbers keep their digits.
+const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
+
+/**
+ * Runs `fn` in one READ ONLY transaction as the query role, seeing only `accountIds`' rows.
+ * `fn` may run several statements (each under the timeout); the transaction always ends
+ * in a rollback, so nothing it did can last.
+ */
+export async function withQueryRole<T>(db: Knex, accountIds: readonly string[], fn: (run: RunInQueryRole) => Promise<T>, timeoutMs = STATEMENT_TIMEOUT_MS): Promise<T> {
+  for (const id of accountIds) if (!UUID.test(id)) throw new Error(`not an account id: ${id}`);
+  const pool = db.client as PoolClient;
+  const conn = await pool.acquireConnection();
+  try {
+    // One round trip; the values are ours (checked uuids, a number, names).
+    await conn.query(
+      [
+        'begin transaction read only',
+        `set local statement_timeout = ${Math.trunc(timeoutMs)}`,
+        `set local search_path = ${VIEWS_SCHEMA}`,
+        `set local timezone = 'UTC'`,
+        `set local datestyle = 'ISO, YMD'`,
+        `set local app.account_ids = '{${accountIds.join(',')}}'`,
+        `set local role ${QUERY_ROLE}`,
+      ].join('; '),
+    );
+    return await fn((sql, values) => runOne(conn, sql, values));
+  } finally {
+    await conn.query('rollback').catch((err: unknown) => {
+      // a connection that can't even roll back is not handed to anyone else
+      (conn as unknown as { __knex__disposed: unknown }).__knex__disposed = err;
+    });
+    await pool.releaseConnection(conn);
+  }
+}
+
+async function runOne(conn: pg.Client, sql: string, values: unknown[] = []): Promise<ResultSet> {
+  const result = await conn.query({ text: sql, values, rowMode: 'array', types: TEXT_TYPES });
+  const fields = result.fields;
+  const types = fields.length
+    ? await conn.query<{ type: string }>({
+        text: 'select format_type(t.oid, nullif(t.mod, -1)) as type from unnest($1::oid[], $2::int[]) with ordinality t(oid, mod, i) order by t.i',
+        values: [fields.map((f) => f.dataTypeID), fields.map((f) => f.dataTypeModifier)],
+      })
+    : { rows: [] };
+  return {
+    columns: fields.map((f, i) => ({ name: f.name, type: types.rows[i]!.type, oid: f.dataTypeID })),
+    rows: result.rows as Array<Array<string | null>>,
+  };
+}
