@@ -1,13 +1,18 @@
 import type { Knex } from 'knex';
 
-/** The channel a statement-level trigger notifies after every insert into `events`. */
+/**
+ * The channel the PostgreSQL adapter notifies after its appends commit. Not from a trigger:
+ * a transaction that has issued NOTIFY holds a cluster-wide lock through its commit's WAL
+ * flush, so notifying inside every append serializes all appends' commits (measured here:
+ * half the single-event append rate with 8 writers). The adapter notifies from a separate,
+ * asynchronously committed transaction instead, coalescing bursts.
+ */
 export const EVENTS_APPENDED_CHANNEL = 'events_appended';
 
 /**
  * Creates the PostgreSQL event store's table (idempotent). Readers of the global log order
  * by (transaction_id, global_position) and read only transactions below the snapshot's xmin,
- * so the index is on that pair. NOTIFY is delivered at commit, so the trigger's wake-up never
- * reaches a listener before the events are committed.
+ * so the index is on that pair.
  */
 export async function migrateEventStore(db: Knex | Knex.Transaction): Promise<void> {
   await db.raw(`
@@ -24,13 +29,7 @@ export async function migrateEventStore(db: Knex | Knex.Transaction): Promise<vo
       unique (stream_id, stream_revision)
     )`);
   await db.raw('create index if not exists events_transaction_id_global_position_idx on events (transaction_id, global_position)');
-  await db.raw(`
-    create or replace function events_notify_appended() returns trigger language plpgsql as $$
-    begin
-      perform pg_notify('${EVENTS_APPENDED_CHANNEL}', '');
-      return null;
-    end $$`);
-  await db.raw(`
-    create or replace trigger events_notify_appended after insert on events
-    for each statement execute function events_notify_appended()`);
+  // Databases migrated by the first cut notified from a trigger (see above).
+  await db.raw('drop trigger if exists events_notify_appended on events');
+  await db.raw('drop function if exists events_notify_appended()');
 }
