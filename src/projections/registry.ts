@@ -2,9 +2,10 @@ import { accountsProjection } from './accounts/projection.js';
 import { authProjection } from './auth/projection.js';
 import { observationsProjection } from './observations/projection.js';
 import type { Projection } from './projection.js';
+import { economicsProjection } from './observed/economics.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
  * add yours to the array.
  */
-export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection];
+export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection];

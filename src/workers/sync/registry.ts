@@ -1,4 +1,5 @@
 import type { SyncJobDefinition } from './job.js';
+import { economicsSync } from './reports-economics.js';
 
 /** Every data sync the worker schedules per connected account. One import per sync; add yours. */
-export const syncJobs: SyncJobDefinition[] = [];
+export const syncJobs: SyncJobDefinition[] = [economicsSync];

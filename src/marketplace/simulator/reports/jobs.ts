@@ -41,6 +41,8 @@ export interface JobStore {
   /** A status read: advances the job and returns it (undefined if unknown or not the owner's). */
   read(id: string, owner: string, now: string): Job | undefined;
   cancel(id: string, owner: string): Job | undefined;
+  /** While paused, jobs stay IN_PROGRESS (a slow marketplace, for tests of polling). */
+  setPaused(paused: boolean): void;
   document(id: string): StoredDocument | undefined;
 }
 
@@ -48,6 +50,7 @@ export function createJobStore(limit = 5_000, documentLimit = 200): JobStore {
   const jobs = new Map<string, Job>();
   const documents = new Map<string, StoredDocument>();
   let seq = 0;
+  let paused = false;
   const bound = <V>(map: Map<string, V>, max: number) => {
     while (map.size > max) map.delete(map.keys().next().value!);
   };
@@ -68,7 +71,7 @@ export function createJobStore(limit = 5_000, documentLimit = 200): JobStore {
       if (job.status === 'IN_QUEUE') {
         job.status = 'IN_PROGRESS';
         job.processingStartTime = now;
-      } else if (job.status === 'IN_PROGRESS') {
+      } else if (job.status === 'IN_PROGRESS' && !paused) {
         const outcome = job.produce();
         job.processingEndTime = now;
         const gzip = job.api === 'reports';
@@ -99,5 +102,8 @@ export function createJobStore(limit = 5_000, documentLimit = 200): JobStore {
       return job;
     },
     document: (id) => documents.get(id),
+    setPaused(value) {
+      paused = value;
+    },
   };
 }

@@ -173,6 +173,13 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     return { documentId: id, documentUrl: documentUrl(request, id) };
   });
 
+  app.put('/_sim/reports/processing', async (request, reply) => {
+    const parsed = z.object({ paused: z.boolean() }).safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send({ error: 'expected { paused: boolean }' });
+    jobs.setPaused(parsed.data.paused);
+    return { paused: parsed.data.paused };
+  });
+
   // The presigned download: no access token, like an S3 URL.
   app.get<{ Params: { documentId: string } }>('/report-documents/:documentId', route, async (request, reply) => {
     const document = jobs.document(request.params.documentId);

@@ -1,0 +1,46 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import type { RecordedEvent } from '../../eventstore/port.js';
+import type { PageObserved } from '../../domain/observation/events.js';
+
+// Shared by the report-based dataset projections (economics, search queries, coupons,
+// promotions, vendor metrics): money conversion and page replacement.
+
+const digitsCache = new Map<string, number>();
+
+/** Digits of a currency's minor unit (0 for JPY, 2 for USD, 3 for BHD), from ICU. */
+export function minorDigits(currency: string): number {
+  let digits = digitsCache.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    digitsCache.set(currency, digits);
+  }
+  return digits;
+}
+
+/** A major-unit amount as integer minor units of its currency (whole yen for JPY). */
+export const minorUnits = (amount: number, currency: string): number => Math.round(amount * 10 ** minorDigits(currency));
+
+/** The reports' `{ amount, currencyCode }`. */
+export const wireAmount = z.object({ amount: z.number(), currencyCode: z.string().regex(/^[A-Z]{3}$/) });
+
+/** The page event of `dataset`, or null for any other event. */
+export function pageOf(event: RecordedEvent, datasets: readonly string[]): PageObserved | null {
+  if (event.type !== 'PageObserved') return null;
+  const data = event.data as PageObserved;
+  return datasets.includes(data.dataset) ? data : null;
+}
+
+/**
+ * Replaces the rows held for the page's (account_id, dataset, scope, page) with `rows`, each
+ * given those keys and its position in the page (`row`), so applying a page twice is a no-op.
+ */
+export async function replacePage(trx: Knex.Transaction, schema: string, table: string, page: PageObserved, rows: readonly Record<string, unknown>[], withDataset = false): Promise<void> {
+  const keys = { account_id: page.account_id, ...(withDataset ? { dataset: page.dataset } : {}), scope: page.scope, page: page.page };
+  await trx.withSchema(schema).table(table).where(keys).delete();
+  if (rows.length > 0) await trx.withSchema(schema).table(table).insert(rows.map((r, row) => ({ ...keys, row, ...r })));
+}
+
+/** The join that keeps only rows of each scope's last complete read (docs/observed-data.md). */
+export const completeReads = (alias: string, dataset: string | null): string =>
+  `join rm.observed_scopes s on s.account_id = ${alias}.account_id and s.dataset = ${dataset === null ? `${alias}.dataset` : `'${dataset}'`} and s.scope = ${alias}.scope and ${alias}.page < s.pages`;

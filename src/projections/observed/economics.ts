@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import type { Projection } from '../projection.js';
+import { minorUnits, pageOf, replacePage, wireAmount } from './economics-support.js';
+
+// Seller economics per SKU per day (dataset `seller_economics`, Data Kiosk economics records).
+// Fees are stored signed, charges negative. A fee type maps to one of the four named fees;
+// a named fee with no charge that day stays null, and total_fees sums the named ones, so
+// net_proceeds = net_product_sales + total_fees holds on every row by construction.
+
+export const ECONOMICS_TABLE = 'seller_economics';
+
+const FEE_COLUMNS: ReadonlyArray<readonly [column: 'referral_fee' | 'fulfillment_fee' | 'storage_fee', test: RegExp]> = [
+  ['referral_fee', /^ReferralFee$/i],
+  ['fulfillment_fee', /Fulfil+ment/i],
+  ['storage_fee', /Storage/i],
+];
+
+const record = z.object({
+  startDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  marketplaceId: z.string(),
+  childAsin: z.string(),
+  msku: z.string(),
+  sales: z.object({
+    orderedProductSales: wireAmount,
+    netProductSales: wireAmount,
+    unitsOrdered: z.number().int(),
+    unitsRefunded: z.number().int(),
+    netUnitsSold: z.number().int(),
+  }),
+  fees: z.array(z.object({ feeTypeName: z.string(), charges: z.array(z.object({ aggregatedDetail: z.object({ totalAmount: wireAmount }) })) })).default([]),
+});
+
+/** One record as a row: money in minor units of the record's currency. */
+export function economicsRow(raw: unknown): Record<string, unknown> | null {
+  const parsed = record.safeParse(raw);
+  if (!parsed.success) return null;
+  const r = parsed.data;
+  const currency = r.sales.orderedProductSales.currencyCode;
+  const fees: Record<'referral_fee' | 'fulfillment_fee' | 'storage_fee' | 'other_fees', number | null> = { referral_fee: null, fulfillment_fee: null, storage_fee: null, other_fees: null };
+  for (const fee of r.fees) {
+    const column = FEE_COLUMNS.find(([, test]) => test.test(fee.feeTypeName))?.[0] ?? 'other_fees';
+    const charged = fee.charges.reduce((sum, c) => sum + minorUnits(c.aggregatedDetail.totalAmount.amount, currency), 0);
+    fees[column] = (fees[column] ?? 0) - charged;
+  }
+  const total_fees = Object.values(fees).reduce<number>((sum, v) => sum + (v ?? 0), 0);
+  const net_product_sales = minorUnits(r.sales.netProductSales.amount, currency);
+  const net_proceeds = net_product_sales + total_fees;
+  return {
+    marketplace_id: r.marketplaceId,
+    date: r.startDate,
+    sku: r.msku,
+    asin: r.childAsin,
+    currency,
+    ordered_product_sales: minorUnits(r.sales.orderedProductSales.amount, currency),
+    net_product_sales,
+    ...fees,
+    total_fees,
+    net_proceeds,
+    net_proceeds_per_unit: r.sales.netUnitsSold > 0 ? Math.round(net_proceeds / r.sales.netUnitsSold) : null,
+    net_units_sold: r.sales.netUnitsSold,
+    units_ordered: r.sales.unitsOrdered,
+    units_refunded: r.sales.unitsRefunded,
+    raw,
+  };
+}
+
+export const economicsProjection: Projection = {
+  name: 'seller_economics',
+  version: 1,
+  handles: ['PageObserved'],
+  tables: [ECONOMICS_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(ECONOMICS_TABLE, (t) => {
+      t.uuid('account_id').notNullable();
+      t.text('scope').notNullable();
+      t.integer('page').notNullable();
+      t.integer('row').notNullable();
+      t.text('marketplace_id').notNullable();
+      t.date('date').notNullable();
+      t.text('sku').notNullable();
+      t.text('asin').notNullable();
+      t.text('currency').notNullable();
+      for (const column of ['ordered_product_sales', 'net_product_sales']) t.bigInteger(column).notNullable();
+      for (const column of ['referral_fee', 'fulfillment_fee', 'storage_fee', 'other_fees']) t.bigInteger(column);
+      t.bigInteger('total_fees').notNullable();
+      t.bigInteger('net_proceeds').notNullable();
+      t.bigInteger('net_proceeds_per_unit');
+      for (const column of ['net_units_sold', 'units_ordered', 'units_refunded']) t.integer(column).notNullable();
+      t.jsonb('raw').notNullable();
+      t.primary(['account_id', 'scope', 'page', 'row']);
+      t.index(['account_id', 'marketplace_id', 'date']);
+    });
+  },
+  async apply(trx, event, schema) {
+    const page = pageOf(event, ['seller_economics']);
+    if (!page) return;
+    const rows = page.rows.map(economicsRow).filter((r): r is Record<string, unknown> => r !== null);
+    await replacePage(trx, schema, ECONOMICS_TABLE, page, rows.map((r) => ({ ...r, raw: JSON.stringify(r.raw) })));
+  },
+};

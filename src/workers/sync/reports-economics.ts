@@ -1,0 +1,63 @@
+import type { SyncJobDefinition } from './job.js';
+import { accountForReports, asPages, dateOfDay, latestCompleteDay, pagesOf, reportsClientFor, runReports, syncFrom, today, type ReportPlan } from './reports.js';
+import { syncScope } from './scope.js';
+
+// Seller economics per SKU per day, from the Data Kiosk dataset analytics_economics_2024_03_15
+// (aggregated by date DAY and productId MSKU): one query per marketplace per ≤31 days, cut into
+// one scope per day (`<marketplace>/<YYYY-MM-DD>`, dataset `seller_economics`). The first run
+// reads a year; later runs re-read the trailing seven days, which restate.
+
+export const ECONOMICS_DATASET = 'seller_economics';
+const RESTATE_DAYS = 7;
+const QUERY_DAYS = 31;
+const PAGE_ROWS = 500;
+
+const economicsQuery = (marketplaceId: string, from: string, to: string) =>
+  `query SellerEconomics { analytics_economics_2024_03_15 { economics(startDate: "${from}", endDate: "${to}", aggregateBy: { date: DAY, productId: MSKU }, marketplaceIds: ["${marketplaceId}"]) {
+  startDate endDate marketplaceId parentAsin childAsin fnsku msku
+  sales { orderedProductSales { amount currencyCode } netProductSales { amount currencyCode } averageSellingPrice { amount currencyCode } unitsOrdered unitsRefunded netUnitsSold }
+  fees { feeTypeName charges { aggregatedDetail { amount { amount currencyCode } amountPerUnit { amount currencyCode } quantity totalAmount { amount currencyCode } } chargeType } }
+  netProceeds { total { amount currencyCode } perUnit { amount currencyCode } }
+} } }`;
+
+export const economicsSync: SyncJobDefinition = {
+  name: 'seller-economics',
+  everyMs: 6 * 3_600_000,
+  async run(deps, account_id) {
+    const account = await accountForReports(deps.db, account_id);
+    if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
+    const token = deps.credentials.selling_refresh_token;
+    if (account.entity_type !== 'seller' || !token) return { recorded: 0 };
+    const lastDay = today(deps) - 1; // a day is reported from the next day on
+    const plans: ReportPlan[] = [];
+    for (const marketplace_id of account.marketplaces) {
+      const latest = await latestCompleteDay(deps.db, account_id, ECONOMICS_DATASET, marketplace_id);
+      for (let from = syncFrom(latest, lastDay, RESTATE_DAYS); from <= lastDay; from += QUERY_DAYS) {
+        const to = Math.min(lastDay, from + QUERY_DAYS - 1);
+        const [first, last] = [dateOfDay(from), dateOfDay(to)];
+        plans.push({
+          key: `${ECONOMICS_DATASET}/${marketplace_id}/${first}/${last}`,
+          api: 'dataKiosk',
+          create: (client) => client.createQuery(economicsQuery(marketplace_id, first, last)),
+          async handle(content) {
+            const byDay = new Map<string, unknown[]>();
+            for (const record of (content ?? []) as { startDate?: unknown }[]) {
+              const day = String(record.startDate);
+              const rows = byDay.get(day) ?? [];
+              rows.push(record);
+              byDay.set(day, rows);
+            }
+            let recorded = 0;
+            // every day of the range, so a day whose rows vanished reads as empty
+            for (let day = from; day <= to; day++) {
+              const scope = `${marketplace_id}/${dateOfDay(day)}`;
+              recorded += (await syncScope(deps.ctx, { account_id, dataset: ECONOMICS_DATASET, scope }, asPages(pagesOf(byDay.get(dateOfDay(day)) ?? [], PAGE_ROWS)), deps.now)).recorded;
+            }
+            return recorded;
+          },
+        });
+      }
+    }
+    return runReports(deps, account_id, reportsClientFor(deps, token), plans);
+  },
+};

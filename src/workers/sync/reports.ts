@@ -1,0 +1,152 @@
+import type { Knex } from 'knex';
+import { createReportsClient, type ReportsClient } from '../../marketplace/clients/reports.js';
+import type { ProcessingStatus } from '../../marketplace/clients/reports-types.js';
+import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import type { SyncDeps } from './job.js';
+
+// Report-based syncs never wait for a report inside a job: a run creates the reports it needs
+// (or finds the ones an earlier attempt created, kept in `sync.report_requests`), checks
+// them a few times over a few seconds, handles those that are DONE, and, if any is still
+// queued or in progress, fails with ReportNotReady so the queue retries the job later with
+// backoff. A report handled is forgotten; a request older than a day is created again.
+
+export class ReportNotReady extends Error {
+  override readonly name = 'ReportNotReady';
+}
+
+/** One report (Reports API) or query (Data Kiosk) a sync needs, and what to do with it. */
+export interface ReportPlan {
+  /** Unique per account and stable across attempts, e.g. `seller_economics/<marketplace>/<from>/<to>`. */
+  key: string;
+  api: 'reports' | 'dataKiosk';
+  create(client: ReportsClient): Promise<string>;
+  /** The document's content (parsed JSON; for Data Kiosk, its records), or null when the report
+   * has no data (CANCELLED, or a query DONE without a document). Returns events recorded. */
+  handle(content: unknown | null): Promise<number>;
+}
+
+/** Pauses between status rounds within one attempt: short, so a job never holds a worker long. */
+const ROUNDS_MS = [0, 150, 300, 600, 1200];
+const STALE_AFTER_MS = 86_400_000;
+
+let tableReady: Promise<void> | undefined;
+function ensureTable(db: Knex): Promise<void> {
+  tableReady ??= db
+    .transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', ['sync.report_requests']);
+      await trx.raw('create schema if not exists sync');
+      await trx.raw(`create table if not exists sync.report_requests (
+        account_id uuid not null,
+        request_key text not null,
+        provider_id text not null,
+        created_at timestamptz not null,
+        primary key (account_id, request_key))`);
+    })
+    .catch((error: unknown) => {
+      tableReady = undefined;
+      throw error;
+    });
+  return tableReady;
+}
+
+export function reportsClientFor(deps: SyncDeps, refreshToken: string): ReportsClient {
+  return createReportsClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });
+}
+
+/** Runs the plans as described above; returns the events recorded by the handled ones. */
+export async function runReports(deps: SyncDeps, account_id: string, client: ReportsClient, plans: readonly ReportPlan[]): Promise<{ recorded: number }> {
+  await ensureTable(deps.db);
+  const table = () => deps.db.withSchema('sync').table('report_requests');
+  const known = new Map<string, { provider_id: string; created_at: Date }>(
+    (await table().where({ account_id }).select('request_key', 'provider_id', 'created_at')).map((r: { request_key: string; provider_id: string; created_at: Date }) => [r.request_key, r]),
+  );
+  const open = new Map<ReportPlan, string>();
+  for (const plan of plans) {
+    const earlier = known.get(plan.key);
+    if (earlier && deps.now().getTime() - earlier.created_at.getTime() < STALE_AFTER_MS) {
+      open.set(plan, earlier.provider_id);
+      continue;
+    }
+    const provider_id = await plan.create(client);
+    await table().insert({ account_id, request_key: plan.key, provider_id, created_at: deps.now() }).onConflict(['account_id', 'request_key']).merge();
+    open.set(plan, provider_id);
+  }
+
+  let recorded = 0;
+  for (const pause of ROUNDS_MS) {
+    if (open.size === 0) break;
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    for (const [plan, id] of open) {
+      const state = await status(client, plan.api, id);
+      if (state.status === 'IN_QUEUE' || state.status === 'IN_PROGRESS') continue;
+      if (state.status === 'FATAL') {
+        deps.logger.warn({ account_id, report: plan.key, id }, 'report failed at the marketplace (FATAL); not recorded');
+      } else {
+        recorded += await plan.handle(state.documentId ? await download(client, plan.api, state.documentId) : null);
+      }
+      await table().where({ account_id, request_key: plan.key }).delete();
+      open.delete(plan);
+    }
+  }
+  if (open.size > 0) throw new ReportNotReady(`${open.size} of ${plans.length} reports not done yet (${[...open.keys()].slice(0, 3).map((p) => p.key).join(', ')})`);
+  return { recorded };
+}
+
+async function status(client: ReportsClient, api: ReportPlan['api'], id: string): Promise<{ status: ProcessingStatus; documentId?: string }> {
+  if (api === 'reports') {
+    const report = await client.getReport(id);
+    return { status: report.processingStatus, documentId: report.processingStatus === 'DONE' ? report.reportDocumentId : undefined };
+  }
+  const query = await client.getQuery(id);
+  return { status: query.processingStatus, documentId: query.processingStatus === 'DONE' ? query.dataDocumentId : undefined };
+}
+
+async function download(client: ReportsClient, api: ReportPlan['api'], documentId: string): Promise<unknown> {
+  return api === 'reports' ? client.downloadReport(await client.getReportDocument(documentId)) : client.downloadQueryDocument(await client.getQueryDocument(documentId));
+}
+
+/** What a report sync needs to know about the account: its kind and marketplaces (those it
+ * participates in, or, without a selling connection, its advertising profiles'); null when
+ * the read model has no such account yet. */
+export async function accountForReports(db: Knex, account_id: string): Promise<{ entity_type: string; marketplaces: string[] } | null> {
+  const rm = () => db.withSchema(READ_MODEL_SCHEMA);
+  const row = await rm().table('accounts').where({ account_id }).first('entity_type', 'selling');
+  if (!row) return null;
+  const participating = ((row.selling?.marketplaces ?? []) as { marketplace_id: string; participating: boolean }[]).filter((m) => m.participating).map((m) => m.marketplace_id);
+  const marketplaces = row.selling ? participating : (await rm().table('advertising_profiles').where({ account_id }).distinct('marketplace_id')).map((r: { marketplace_id: string }) => r.marketplace_id);
+  return { entity_type: row.entity_type, marketplaces: [...new Set(marketplaces)].sort() };
+}
+
+/** The latest day (YYYY-MM-DD) whose scope `<prefix>/<day>` was read completely, if any. */
+export async function latestCompleteDay(db: Knex, account_id: string, dataset: string, prefix: string): Promise<string | null> {
+  const row = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('observed_scopes')
+    .where({ account_id, dataset })
+    .andWhere('scope', 'like', `${prefix}/%`)
+    .max<{ scope: string | null }>('scope as scope')
+    .first();
+  return row?.scope ? row.scope.slice(prefix.length + 1) : null;
+}
+
+const DAY_MS = 86_400_000;
+export const dayOfDate = (date: string): number => Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+export const dateOfDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+export const today = (deps: SyncDeps): number => Math.floor(deps.now().getTime() / DAY_MS);
+
+/** First run: a year back; later runs: from the day after the latest complete one, and never
+ * less than the trailing `restateDays` (the days that may still restate). */
+export function syncFrom(latest: string | null, lastDay: number, restateDays: number): number {
+  return latest === null ? lastDay - 364 : Math.min(dayOfDate(latest) + 1, lastDay - restateDays + 1);
+}
+
+/** Rows cut into pages of at most `size`; no rows, no pages. */
+export function pagesOf<T>(rows: readonly T[], size: number): T[][] {
+  const pages: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) pages.push(rows.slice(i, i + size));
+  return pages;
+}
+
+export async function* asPages(pages: readonly unknown[][]): AsyncIterable<unknown[]> {
+  yield* pages;
+}
