@@ -70,7 +70,9 @@ const APPEND_SQL = `
 // A hint only, so its commit need not wait for the WAL flush; one round trip (implicit block).
 const NOTIFY_SQL = `begin; set local synchronous_commit = off; select pg_notify('${EVENTS_APPENDED_CHANNEL}', ''); commit`;
 
-const COLUMNS = 'global_position, transaction_id::text, event_id, stream_id, stream_revision, type, data, metadata, created_at';
+// xid8 travels as text under its own name: an output column named transaction_id would be
+// what ORDER BY transaction_id sorts on, as text ('10003' < '9997').
+const COLUMNS = 'global_position, transaction_id::text as commit_position, event_id, stream_id, stream_revision, type, data, metadata, created_at';
 
 // Only transactions below the oldest still running one are read: every event there is
 // committed (or gone), and no later commit can land before the checkpoint pair.
@@ -82,7 +84,7 @@ const READ_ALL_SQL = `
   limit $3`;
 
 // Every committed row, including those still hidden from readAll behind an older open transaction.
-const HEAD_SQL = `select transaction_id::text, global_position from events order by transaction_id desc, global_position desc limit 1`;
+const HEAD_SQL = `select transaction_id::text as commit_position, global_position from events order by transaction_id desc, global_position desc limit 1`;
 
 const READ_STREAM_SQL = `
   select ${COLUMNS} from events
@@ -92,7 +94,7 @@ const READ_STREAM_SQL = `
 
 interface EventRow {
   global_position: string;
-  transaction_id: string;
+  commit_position: string;
   event_id: string;
   stream_id: string;
   stream_revision: string;
@@ -110,7 +112,7 @@ function toRecorded(row: EventRow): RecordedEvent {
     type: row.type,
     data: row.data,
     metadata: row.metadata,
-    position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
+    position: { commit: BigInt(row.commit_position), prepare: BigInt(row.global_position) },
     createdAt: row.created_at,
   };
 }
@@ -190,8 +192,8 @@ export class PostgresEventStore implements EventStore {
   }
 
   async headPosition(): Promise<Position | null> {
-    const { rows } = await this.pool.query<{ transaction_id: string; global_position: string }>(HEAD_SQL);
-    return rows[0] ? { commit: BigInt(rows[0].transaction_id), prepare: BigInt(rows[0].global_position) } : null;
+    const { rows } = await this.pool.query<{ commit_position: string; global_position: string }>(HEAD_SQL);
+    return rows[0] ? { commit: BigInt(rows[0].commit_position), prepare: BigInt(rows[0].global_position) } : null;
   }
 
   subscribeToAll(options: { after?: Position | null } = {}): Subscription {

@@ -1,19 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import pg from 'pg';
 import { createDb } from '../../src/infra/db.js';
 import { PostgresEventStore } from '../../src/eventstore/postgres.js';
 import { migrateEventStore } from '../../src/eventstore/schema.js';
 import { eventStoreContract } from './contract.js';
 
+async function migratedStore(): Promise<PostgresEventStore> {
+  const url = process.env.DATABASE_URL!;
+  const db = createDb(url);
+  try {
+    // twice: the migration is idempotent
+    await migrateEventStore(db);
+    await migrateEventStore(db);
+  } finally {
+    await db.destroy();
+  }
+  return new PostgresEventStore(url, { pollIntervalMs: 50 });
+}
+
 describe('event store contract: PostgreSQL adapter', () => {
-  eventStoreContract(async () => {
-    const url = process.env.DATABASE_URL!;
-    const db = createDb(url);
+  eventStoreContract(migratedStore);
+});
+
+describe('event store: PostgreSQL global order', () => {
+  it('orders transaction ids as numbers across a digit boundary (9 before 10)', async () => {
+    const store = await migratedStore();
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });
+    await client.connect();
     try {
-      // twice: the migration is idempotent
-      await migrateEventStore(db);
-      await migrateEventStore(db);
+      // Long-finished transaction ids, so readAll shows them at once; the later-inserted
+      // row gets the lower transaction id.
+      const streams = [`order-10-${randomUUID()}`, `order-9-${randomUUID()}`];
+      await client.query(
+        `insert into events (event_id, stream_id, stream_revision, type, data, transaction_id)
+         values ($1, $2, 0, 'Old', '{}', '10'), ($3, $4, 0, 'Old', '{}', '9')`,
+        [randomUUID(), streams[0], randomUUID(), streams[1]],
+      );
+      const page = await store.readAll({ after: { commit: 8n, prepare: 0n }, limit: 2 });
+      expect(page.map((e) => [e.position.commit, e.streamId])).to.deep.equal([
+        [9n, streams[1]],
+        [10n, streams[0]],
+      ]);
     } finally {
-      await db.destroy();
+      await client.end();
+      await store.close();
     }
-    return new PostgresEventStore(url, { pollIntervalMs: 50 });
   });
 });
