@@ -3,9 +3,10 @@ import { authProjection } from './auth/projection.js';
 import { observationsProjection } from './observations/projection.js';
 import type { Projection } from './projection.js';
 import { economicsProjection } from './observed/economics.js';
+import { adsProjection } from './observed/ads.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
  * add yours to the array.
  */
-export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection];
+export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, adsProjection];

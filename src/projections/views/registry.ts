@@ -1,9 +1,11 @@
 import type { ViewDefinition } from './definition.js';
 import { vMarketplaces } from './v_marketplaces.js';
 import { vSellerEconomics } from './v_seller_economics.js';
+import { vAdPerformance } from './v_ad_performance.js';
+import { vAdvertisedProducts } from './v_advertised_products.js';
 
 /**
  * Every view `query_data` can query and `describe_data` describes: one import per view
  * file; add yours to the array. A spec view without a file yet is simply absent.
  */
-export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics];
+export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics, vAdPerformance, vAdvertisedProducts];

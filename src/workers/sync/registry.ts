@@ -1,5 +1,7 @@
 import type { SyncJobDefinition } from './job.js';
 import { economicsSync } from './reports-economics.js';
+import { adsCampaignMetrics } from './ads-metrics.js';
+import { adsEntitiesSync } from './ads-entities.js';
 
 /** Every data sync the worker schedules per connected account. One import per sync; add yours. */
-export const syncJobs: SyncJobDefinition[] = [economicsSync];
+export const syncJobs: SyncJobDefinition[] = [economicsSync, adsEntitiesSync, adsCampaignMetrics];

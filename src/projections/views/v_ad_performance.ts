@@ -1,0 +1,56 @@
+import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS } from '../observed/ads-datasets.js';
+import { completeReads } from '../observed/economics-support.js';
+import type { ViewDefinition } from './definition.js';
+
+const count = (name: string, description: string) => ({ name, type: 'integer', unit: 'count', nullable: false, description });
+const money = (name: string, description: string) => ({ name, type: 'integer', unit: 'minor units of currency', nullable: false, description });
+
+export const vAdPerformance: ViewDefinition = {
+  name: 'v_ad_performance',
+  audience: 'advertiser',
+  grain: 'one row per Sponsored Products campaign per profile-local day with activity',
+  columns: [
+    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the advertising account' },
+    { name: 'campaign_id', type: 'uuid', unit: null, nullable: false, description: 'local campaign id (list_campaigns, list_ads_entities; campaign_id of v_advertised_products)' },
+    { name: 'campaign_name', type: 'text', unit: null, nullable: false, description: "the campaign's current name" },
+    { name: 'campaign_state', type: 'text', unit: null, nullable: false, description: "the campaign's current state: enabled, paused or archived" },
+    { name: 'advertising_profile_id', type: 'uuid', unit: null, nullable: false, description: 'local id of the advertising profile (connection_status ads.profiles[].id)' },
+    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: "the profile's marketplace (v_marketplaces)" },
+    { name: 'currency', type: 'text', unit: null, nullable: false, description: "ISO 4217 code of the profile's currency, the unit of cost and attributed_sales_7d" },
+    { name: 'report_date', type: 'date', unit: null, nullable: false, description: "the day in the profile's time zone" },
+    count('impressions', 'impressions that day'),
+    count('clicks', 'clicks that day'),
+    money('cost', 'what the clicks cost that day'),
+    money('attributed_sales_7d', 'sales attributed to ad clicks within 7 days; not comparable to organic revenue'),
+  ],
+  freshness:
+    'From the daily Sponsored Products campaign report, re-read every few hours. Days are profile-local and complete through yesterday. The most recent ~14 days are restated on every sync: they read artificially low (sales still maturing) until then.',
+  joins: [
+    { view: 'v_advertised_products', on: 'account_id, campaign_id', fanOut: 'every product ad of the campaign repeats the campaign-day row: spend is campaign-level, never per product' },
+    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+  ],
+  warnings: [
+    'The most recent ~14 days read artificially low while attribution matures and are restated; exclude them from trends.',
+    'attributed_sales_7d is 7-day ad-attributed sales, not comparable to organic revenue (v_sales_lines, v_seller_economics).',
+    'Joining v_advertised_products repeats each campaign-day for every advertised product: cost is campaign-level.',
+    'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.',
+    'A day without a row means no activity or not synced yet, never confirmed zero spend.',
+  ],
+  dateColumn: 'report_date',
+  // The campaign's current name and state come from the entities read (one indexed lookup per
+  // row, whatever the planner knows about the tables); the report's are the fallback.
+  sql: `select m.account_id, m.campaign_id,
+  coalesce(c.name, m.campaign_name) as campaign_name,
+  lower(coalesce(c.state, m.campaign_status)) as campaign_state,
+  m.profile_id as advertising_profile_id, m.marketplace_id, m.currency, m.report_date,
+  m.impressions, m.clicks, m.cost::integer as cost, m.attributed_sales_7d::integer as attributed_sales_7d
+from rm.ads_campaign_daily m
+${completeReads('m', SP_CAMPAIGN_DAILY)}
+left join lateral (
+  select c.name, c.state from rm.ads_campaigns c
+  ${completeReads('c', SP_ENTITY_DATASETS.campaigns)}
+  where c.account_id = m.account_id and c.id = m.campaign_id
+  order by c.scope, c.page
+  limit 1
+) c on true`,
+};

@@ -1,0 +1,126 @@
+import { addDays, datesFrom, localDate } from '../../marketplace/clients/ads-dates.js';
+import { MAX_REPORT_DAYS, SP_CAMPAIGN_DAILY_COLUMNS, spCampaignDailyRowSchema, type CreateReportRequest } from '../../marketplace/clients/ads-reporting-types.js';
+import { MarketplaceError } from '../../marketplace/clients/index.js';
+import { dailyScope, SP_CAMPAIGN_DAILY } from '../../projections/observed/ads-datasets.js';
+import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import { adsContext, type SyncProfile } from './ads-context.js';
+import type { SyncDeps, SyncJobDefinition } from './job.js';
+import { ReportNotReady } from './reports.js';
+import { syncScope } from './scope.js';
+
+// Daily Sponsored Products campaign metrics, one scope per profile and profile-local day
+// (`<profileId>/<YYYY-MM-DD>`, through yesterday: today isn't over). A run asks for every day of
+// the history not read completely yet (the whole year on the first run) and, always, the
+// trailing days the provider still restates, in reports of at most 31 days. It never waits for
+// a report: it creates them (an identical request still running is adopted), checks them for a
+// few seconds, records the finished ones, and fails with ReportNotReady while any is pending,
+// so the queue retries it later.
+
+export interface AdsMetricsOptions {
+  /** Days of history, yesterday included. */
+  historyDays: number;
+  /** Days re-read every run because the provider restates them. */
+  restatedDays: number;
+  /** Pauses between status rounds within one run. */
+  pollPausesMs: readonly number[];
+}
+
+const DEFAULTS: AdsMetricsOptions = { historyDays: 365, restatedDays: 14, pollPausesMs: [0, 200, 400, 800, 1600] };
+/** Report rows per page event. */
+const PAGE_ROWS = 500;
+/** Day scopes recorded concurrently. */
+const DAYS_AT_ONCE = 8;
+
+interface Window {
+  profile: SyncProfile;
+  startDate: string;
+  endDate: string;
+}
+
+export function adsCampaignMetricsSync(options: Partial<AdsMetricsOptions> = {}): SyncJobDefinition {
+  const o = { ...DEFAULTS, ...options };
+  return {
+    name: 'ads-campaign-metrics',
+    everyMs: 3 * 3_600_000,
+    async run(deps, account_id) {
+      const ads = await adsContext(deps, account_id);
+      if (!ads) return { recorded: 0 };
+      const complete = await completeDays(deps, account_id);
+      const open = new Map<Window, string>();
+      for (const profile of ads.profiles) {
+        const yesterday = addDays(localDate(deps.now(), profile.timezone), -1);
+        const restatedFrom = addDays(yesterday, 1 - o.restatedDays);
+        const wanted = datesFrom(addDays(yesterday, 1 - o.historyDays), yesterday).filter((d) => d >= restatedFrom || !complete.has(dailyScope(profile.provider_profile_id, d)));
+        for (const window of windows(profile, wanted)) {
+          open.set(window, (await ads.client.reporting.createReport(profile.provider_profile_id, reportRequest(window))).reportId);
+        }
+      }
+      let recorded = 0;
+      for (const pause of o.pollPausesMs) {
+        if (open.size === 0) break;
+        if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+        for (const [window, reportId] of open) {
+          const report = await ads.client.reporting.getReport(window.profile.provider_profile_id, reportId);
+          if (report.status === 'FAILED') deps.logger.warn({ account_id, reportId, reason: report.failureReason }, 'ads report failed at the marketplace; its days stay unread');
+          else if (report.status === 'COMPLETED' && report.url) recorded += await recordWindow(deps, account_id, window, await ads.client.reporting.downloadReport(report.url));
+          else continue;
+          open.delete(window);
+        }
+      }
+      if (open.size > 0) throw new ReportNotReady(`${open.size} ads report(s) not done yet (${[...open.values()].slice(0, 3).join(', ')})`);
+      return { recorded };
+    },
+  };
+}
+
+export const adsCampaignMetrics = adsCampaignMetricsSync();
+
+/** Day scopes read completely at least once. */
+async function completeDays(deps: SyncDeps, account_id: string): Promise<Set<string>> {
+  const rows: { scope: string }[] = await deps.db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset: SP_CAMPAIGN_DAILY }).select('scope');
+  return new Set(rows.map((r) => r.scope));
+}
+
+/** Runs of consecutive dates, cut at the longest window a report may cover. */
+function windows(profile: SyncProfile, dates: readonly string[]): Window[] {
+  const out: Window[] = [];
+  for (const date of dates) {
+    const last = out.at(-1);
+    if (last && addDays(last.endDate, 1) === date && datesFrom(last.startDate, date).length <= MAX_REPORT_DAYS) last.endDate = date;
+    else out.push({ profile, startDate: date, endDate: date });
+  }
+  return out;
+}
+
+const reportRequest = (w: Window): CreateReportRequest => ({
+  name: `SP campaigns daily ${w.startDate}..${w.endDate}`,
+  startDate: w.startDate,
+  endDate: w.endDate,
+  configuration: { adProduct: 'SPONSORED_PRODUCTS', groupBy: ['campaign'], columns: [...SP_CAMPAIGN_DAILY_COLUMNS], reportTypeId: 'spCampaigns', timeUnit: 'DAILY', format: 'GZIP_JSON' },
+});
+
+/** Records every day of the window as a complete read of its scope: a day without rows too. */
+async function recordWindow(deps: SyncDeps, account_id: string, w: Window, rows: unknown[]): Promise<number> {
+  const byDate = new Map<string, unknown[]>();
+  for (const row of rows) {
+    const parsed = spCampaignDailyRowSchema.safeParse(row);
+    if (!parsed.success) throw new MarketplaceError({ status: 200, code: 'invalid_response', message: `ads report row: ${parsed.error.issues[0]?.message}`, retryable: false });
+    byDate.set(parsed.data.date, [...(byDate.get(parsed.data.date) ?? []), row]);
+  }
+  // days are separate scopes (separate streams): a few at a time
+  const days = datesFrom(w.startDate, w.endDate);
+  let next = 0;
+  let recorded = 0;
+  const worker = async () => {
+    for (let date = days[next++]; date !== undefined; date = days[next++]) {
+      const rowsOfDay = (byDate.get(date) ?? []).sort((a, b) => (a as { campaignId: number }).campaignId - (b as { campaignId: number }).campaignId);
+      recorded += (await syncScope(deps.ctx, { account_id, dataset: SP_CAMPAIGN_DAILY, scope: dailyScope(w.profile.provider_profile_id, date) }, pagesOf(rowsOfDay), deps.now)).recorded;
+    }
+  };
+  await Promise.all(Array.from({ length: DAYS_AT_ONCE }, worker));
+  return recorded;
+}
+
+async function* pagesOf(rows: unknown[]): AsyncIterable<unknown[]> {
+  for (let i = 0; i < rows.length; i += PAGE_ROWS) yield rows.slice(i, i + PAGE_ROWS);
+}
