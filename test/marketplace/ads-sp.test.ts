@@ -3,7 +3,7 @@ import { SP_RESOURCE_NAMES, type SpCampaign } from '../../src/marketplace/client
 import { MarketplaceError } from '../../src/marketplace/clients/errors.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
-import { clientsFor, rejectionOf, requestsTo, resetSimulator, startSimulator } from './support.js';
+import { clientsFor, injectFault, rejectionOf, requestsTo, resetSimulator, startSimulator } from './support.js';
 
 // Sponsored Products v3 through the real ads client against the simulator over HTTP: the
 // entity lists with their wire shapes, paging and filters, and the 207 create/update/delete.
@@ -172,6 +172,18 @@ describe('ads API: Sponsored Products v3 entities', function () {
     ]);
     expect(changes.at(-2)).to.deep.include({ id: campaignId, before: { ...changes[0]!.after as object } });
     expect(changes.at(-1)!.after).to.include({ state: 'ARCHIVED' });
+  });
+
+  it('a list is retried through 429 and 5xx (it changes nothing); a create only through 429', async () => {
+    const us = profileIn('US');
+    await injectFault(baseUrl, { route: 'POST /sp/campaigns/list', kind: '429', retryAfterSeconds: 0 });
+    await injectFault(baseUrl, { route: 'POST /sp/campaigns/list', kind: '5xx', status: 503 });
+    expect((await ads.sp.list(us, 'campaigns')).items).to.not.be.empty;
+    expect((await requestsTo(baseUrl, 'POST', '/sp/campaigns/list')).map((r) => r.status)).to.deep.equal([429, 503, 200]);
+    await injectFault(baseUrl, { route: 'POST /sp/keywords', kind: '5xx', status: 500 });
+    const error = await rejectionOf(ads.sp.create(us, 'keywords', [{ campaignId: '1', adGroupId: '2', keywordText: 'x', matchType: 'EXACT', state: 'ENABLED' }]));
+    expect(error).to.include({ status: 500, code: 'INTERNAL_ERROR' });
+    expect(await requestsTo(baseUrl, 'POST', '/sp/keywords')).to.have.length(1);
   });
 
   it('refuses a whole request that is not a list of items (400), not retried', async () => {
