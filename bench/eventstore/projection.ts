@@ -1,0 +1,85 @@
+import type { Knex } from 'knex';
+import { PostgresEventStore } from '../../src/eventstore/postgres.js';
+import { NO_STREAM, type ExpectedRevision } from '../../src/eventstore/port.js';
+import { createDb } from '../../src/infra/db.js';
+import { migrate } from '../../src/infra/migrate.js';
+import type { Projection } from '../../src/projections/projection.js';
+import { Projector } from '../../src/projections/projector.js';
+import { BENCH_EVENT_TYPES, benchEvent } from './targets.js';
+
+const APPEND_SIZE = 100;
+const STREAMS_PER_WRITER = 50;
+const PROJECTOR_BATCH = 1000;
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** The trivial read model: one counter row per event type. */
+const counter: Projection = {
+  name: 'bench_event_counts',
+  version: 1,
+  handles: BENCH_EVENT_TYPES,
+  tables: ['bench_event_counts'],
+  async createTables(db, schema) {
+    await db.raw('create table if not exists ??.bench_event_counts (type text primary key, count bigint not null)', [schema]);
+  },
+  async apply(trx, event, schema) {
+    await trx.raw('insert into ??.bench_event_counts as c (type, count) values (?, 1) on conflict (type) do update set count = c.count + 1', [
+      schema,
+      event.type,
+    ]);
+  },
+};
+
+async function counted(db: Knex): Promise<number> {
+  const { rows } = await db.raw<{ rows: { n: string | null }[] }>('select sum(count)::text as n from rm.bench_event_counts');
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Appends `events` with our adapter, then times a projector's catch-up from zero. 0 = counts match. */
+export async function runProjectionBench(url: string, events: number, writers: number): Promise<number> {
+  const db = createDb(url);
+  const store = new PostgresEventStore(url);
+  try {
+    await migrate(db, [counter], { eventStoreInPostgres: true });
+    const appendsPerWriter = Math.ceil(events / APPEND_SIZE / writers);
+    const total = appendsPerWriter * APPEND_SIZE * writers;
+    console.log(`appending ${fmt(total)} events in ${APPEND_SIZE}-event appends ...`);
+    let started = performance.now();
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        const revisions = new Map<string, ExpectedRevision>();
+        for (let k = 0; k < appendsPerWriter; k++) {
+          const stream = `bench-w${w}s${k % STREAMS_PER_WRITER}`;
+          const batch = Array.from({ length: APPEND_SIZE }, (_, i) => benchEvent(w, k * APPEND_SIZE + i));
+          const result = await store.appendToStream(stream, batch, { expectedRevision: revisions.get(stream) ?? NO_STREAM });
+          revisions.set(stream, result.nextExpectedRevision);
+          if (w === 0 && (k + 1) % Math.ceil(appendsPerWriter / 10) === 0) console.log(`  ~${fmt((k + 1) * APPEND_SIZE * writers)} appended`);
+        }
+      }),
+    );
+    const appendSeconds = (performance.now() - started) / 1000;
+    console.log(`appended ${fmt(total)} events in ${appendSeconds.toFixed(1)} s: ${fmt(total / appendSeconds)} events/s`);
+
+    console.log(`projector catching up (batches of ${fmt(PROJECTOR_BATCH)}) ...`);
+    const projector = new Projector(db, store, [counter], { batchSize: PROJECTOR_BATCH });
+    const progress = setInterval(() => void counted(db).then((n) => console.log(`  ${fmt(n)} projected`)), 10_000);
+    started = performance.now();
+    try {
+      await projector.catchUpOnce();
+    } finally {
+      clearInterval(progress);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const projected = await counted(db);
+    console.log('');
+    console.log(`append:   ${fmt(total)} events, ${appendSeconds.toFixed(1)} s, ${fmt(total / appendSeconds)} events/s`);
+    console.log(`catch-up: ${fmt(projected)} events projected, ${seconds.toFixed(1)} s, ${fmt(projected / seconds)} events/s`);
+    if (projected !== total) {
+      console.error(`FAIL: the counters add up to ${fmt(projected)}, not ${fmt(total)}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await store.close();
+    await db.destroy();
+  }
+}
