@@ -1,36 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import pg from 'pg';
 import { createDb } from '../../src/infra/db.js';
-import { PostgresEventStore } from '../../src/eventstore/postgres.js';
-import { migrateEventStore } from '../../src/eventstore/schema.js';
 import { comparePositions } from '../../src/eventstore/port.js';
 import { Projector } from '../../src/projections/projector.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { migrateProjections } from '../../src/projections/schema.js';
+import { usePgEventStore } from '../support/pg-event-store.js';
 
 // headPosition names the last committed event even while readAll still hides it behind an
 // older open transaction, so "caught up to the head" can't be declared before it is applied.
 describe('event store: head position', () => {
-  let url: string;
-  let store: PostgresEventStore;
-  let older: pg.Client;
-
-  before(async () => {
-    url = process.env.DATABASE_URL!;
-    const db = createDb(url);
-    await migrateEventStore(db);
-    await db.destroy();
-    store = new PostgresEventStore(url);
-    older = new pg.Client({ connectionString: url });
-    await older.connect();
-  });
-  after(async () => {
-    await older?.end();
-    await store?.close();
-  });
+  const pgStore = usePgEventStore();
 
   it('is the last committed event, visible to readAll yet or not', async () => {
+    const { store, client: older } = pgStore;
     // an older transaction holds an xid open, so later commits stay hidden from readAll
     await older.query('begin');
     await older.query('select pg_current_xact_id()');
@@ -52,6 +35,7 @@ describe('event store: head position', () => {
   });
 
   it('makes whenCaughtUp() wait for an event readAll was still hiding', async () => {
+    const { store, client: older, url } = pgStore;
     const db = createDb(url);
     const seen: string[] = [];
     const stream = `head-wait-${randomUUID()}`;

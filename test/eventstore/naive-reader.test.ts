@@ -2,35 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import pg from 'pg';
-import { createDb } from '../../src/infra/db.js';
-import { PostgresEventStore } from '../../src/eventstore/postgres.js';
-import { migrateEventStore } from '../../src/eventstore/schema.js';
 import type { Position, RecordedEvent } from '../../src/eventstore/port.js';
+import { usePgEventStore } from '../support/pg-event-store.js';
 
 // Why readers checkpoint on (transaction_id, global_position): a sequence value is taken at
 // insert, but becomes visible at commit. Transaction A takes a lower global_position, B a
 // higher one and commits first; a reader that checkpoints on global_position alone reads B,
 // moves past A's number, and never sees A. The order of commits is forced here, not raced.
 describe('event store: a reader checkpointing on global_position alone', () => {
-  let url: string;
-  let store: PostgresEventStore;
-  let txA: pg.Client;
-
-  before(async () => {
-    url = process.env.DATABASE_URL!;
-    const db = createDb(url);
-    await migrateEventStore(db);
-    await db.destroy();
-    store = new PostgresEventStore(url);
-    txA = new pg.Client({ connectionString: url });
-    await txA.connect();
-  });
-  after(async () => {
-    await txA?.end();
-    await store?.close();
-  });
+  const pgStore = usePgEventStore();
 
   it('loses the event of a transaction that took a lower position but committed later; readAll does not', async () => {
+    const { store, client: txA, url } = pgStore;
     const streamA = `naive-a-${randomUUID()}`;
     const streamB = `naive-b-${randomUUID()}`;
     const ours = (e: { stream_id?: string; streamId?: string }) => [streamA, streamB].includes(e.stream_id ?? e.streamId ?? '');
