@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { stringify } from 'csv-stringify';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Knex } from '../infra/db.js';
 import { QUERY_DATA_SCHEMA } from '../projections/views/migrate.js';
 import { type Authenticate, bearerToken } from './auth.js';

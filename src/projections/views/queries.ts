@@ -35,6 +35,8 @@ export async function queryViews(db: Knex, sql: string, accountIds: readonly str
   return result;
 }
 
+const COVERAGE_TIMEOUT_MS = 10_000;
+
 export interface ViewCoverage {
   view: string;
   has_rows: boolean;
@@ -48,6 +50,7 @@ export interface ViewCoverage {
  */
 export async function viewCoverage(db: Knex, accountIds: readonly string[], definitions: readonly ViewDefinition[]): Promise<Map<string, ViewCoverage[]>> {
   const byAccount = new Map<string, ViewCoverage[]>(accountIds.map((id) => [id, []]));
+  // our own statements, each a scan of the caller's rows of one view: a longer limit than callers get
   await withQueryRole(db, accountIds, async (run) => {
     for (const def of definitions) {
       const view = `${VIEWS_SCHEMA}.${def.name}`;
@@ -64,6 +67,6 @@ export async function viewCoverage(db: Knex, accountIds: readonly string[], defi
         list.push({ view: def.name, has_rows: f !== undefined, min_date: f?.min ?? null, max_date: f?.max ?? null });
       }
     }
-  });
+  }, COVERAGE_TIMEOUT_MS);
   return byAccount;
 }

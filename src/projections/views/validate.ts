@@ -118,6 +118,12 @@ function statementName(type: string | undefined): string {
   return type.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
 }
 
+/** INTO and FOR UPDATE/SHARE, wherever they appear. */
+function refuseWriteClauses(body: Node): void {
+  if (body.intoClause) throw new SqlRefused('no_select_into', 'SELECT ... INTO creates a table; only plain SELECT is allowed');
+  if (body.lockingClause) throw new SqlRefused('no_locking', 'FOR UPDATE / FOR SHARE lock rows; only plain SELECT is allowed');
+}
+
 const names = (list: Json | undefined): string[] => (Array.isArray(list) ? list.map((n) => ((n as Node).String as Node | undefined)?.sval as string) : []);
 
 class Walk {
@@ -125,8 +131,7 @@ class Walk {
 
   /** A SELECT body (a statement, a subquery, a CTE, either side of a UNION): its WITH names are visible inside it only. */
   select(body: Node, scope: ReadonlySet<string>): void {
-    if (body.intoClause) throw new SqlRefused('no_select_into', 'SELECT ... INTO creates a table; only plain SELECT is allowed');
-    if (body.lockingClause) throw new SqlRefused('no_locking', 'FOR UPDATE / FOR SHARE lock rows; only plain SELECT is allowed');
+    refuseWriteClauses(body);
     let inner = scope;
     const withClause = body.withClause as Node | undefined;
     if (withClause) {
@@ -158,7 +163,7 @@ class Walk {
     if (value === null || typeof value !== 'object') return;
     for (const [key, child] of Object.entries(value)) {
       if (/^[A-Z]/.test(key)) this.node(key, child as Node, scope);
-      else if (key === 'intoClause' || key === 'lockingClause') this.select({ [key]: child }, scope);
+      else if (key === 'intoClause' || key === 'lockingClause') refuseWriteClauses({ [key]: child });
       else if (key === 'typeName') this.type(child as Node);
       else this.walk(child, scope);
     }

@@ -1,0 +1,104 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'chai';
+import { VIEW_NAMES, type ViewDefinition } from '../../src/projections/views/definition.js';
+import { existingViews, viewCoverage } from '../../src/projections/views/queries.js';
+import { viewDefinitions } from '../../src/projections/views/registry.js';
+import { call, startWorld, TEST_VIEWS, type World } from '../views/fixtures.js';
+
+// describe_data end to end: the overview, one view in full, unknown and not-yet-available
+// views, and coverage per account (through the views, so hidden views read as empty).
+
+describe('describe_data over HTTP', () => {
+  let world: World;
+  let asA: Client;
+
+  before(async () => {
+    world = await startWorld();
+    asA = await world.connect('/mcp', world.tokens.a);
+  });
+  after(async () => world?.close());
+
+  const describeData = (args: Record<string, unknown> = {}) => call(asA, 'describe_data', args);
+
+  it('is listed, read-only, with view, coverage and account arguments', async () => {
+    const tool = (await asA.listTools()).tools.find((t) => t.name === 'describe_data')!;
+    expect(tool.annotations).to.include({ readOnlyHint: true });
+    expect(Object.keys(tool.inputSchema.properties!)).to.have.members(['view', 'coverage', 'account']);
+  });
+
+  it("without a view: every registered view's grain and the join graph", async () => {
+    const result = await describeData();
+    expect(result.isError).to.not.equal(true);
+    const { views, joins } = result.structuredContent;
+    // registered, and created in this database (a view whose read model isn't migrated here is absent)
+    const created = await existingViews(world.db);
+    expect(views.map((v: { name: string }) => v.name)).to.deep.equal(VIEW_NAMES.filter((n) => viewDefinitions.some((d) => d.name === n) && created.has(n)));
+    expect(views).to.deep.include({ name: 'v_marketplaces', audience: 'reference', grain: 'one row per marketplace (23 rows)', date_column: null });
+    expect(joins).to.be.an('array');
+    for (const j of joins) expect(j).to.have.keys('from', 'to', 'on', 'fan_out');
+  });
+
+  it('with a view: columns with type, unit and nullability, grain, freshness, joins and warnings', async () => {
+    const body = (await describeData({ view: 'v_marketplaces' })).structuredContent;
+    expect(body).to.include({ view: 'v_marketplaces', audience: 'reference', grain: 'one row per marketplace (23 rows)', date_column: null });
+    expect(body.columns.map((c: { name: string }) => c.name)).to.deep.equal(['marketplace_id', 'name', 'country_code', 'domain_name', 'currency']);
+    expect(body.columns[0]).to.include({ name: 'marketplace_id', type: 'text', unit: null, nullable: false });
+    expect(body.columns[0].description).to.contain('ATVPDKIKX0DER');
+    expect(body.freshness).to.contain('static');
+    expect(body.joins).to.be.an('array');
+    expect(body.warnings.join(' ')).to.contain('JPY has no subunit');
+  });
+
+  it('answers invalid with the twelve names for an unknown view', async () => {
+    const result = await describeData({ view: 'v_secret' });
+    expect(result.isError).to.equal(true);
+    expect(result.structuredContent).to.include({ code: 'invalid', argument: 'view' });
+    expect(result.structuredContent.views).to.deep.equal([...VIEW_NAMES]);
+    expect(result.structuredContent.detail).to.contain('v_sales_lines');
+  });
+
+  it('answers invalid, listing what is available, for a spec view not available yet', async function () {
+    const missing = VIEW_NAMES.find((n) => !viewDefinitions.some((d) => d.name === n));
+    if (!missing) this.skip();
+    const result = await describeData({ view: missing });
+    expect(result.structuredContent).to.include({ code: 'invalid' });
+    expect(result.structuredContent.detail).to.contain('not available yet');
+    expect(result.structuredContent.views).to.include('v_marketplaces');
+  });
+
+  it('coverage: per account of the caller, whether each view has rows; account narrows, a foreign account is not found', async () => {
+    const all = (await describeData({ coverage: true })).structuredContent;
+    expect(all.coverage.map((c: { account_id: string }) => c.account_id)).to.have.members([world.accounts.a1, world.accounts.a2]);
+    for (const c of all.coverage) expect(c.views).to.deep.include({ view: 'v_marketplaces', has_rows: true, min_date: null, max_date: null });
+    const one = (await describeData({ view: 'v_marketplaces', coverage: true, account: world.accounts.a2 })).structuredContent;
+    expect(one.view).to.equal('v_marketplaces');
+    expect(one.coverage).to.deep.equal([{ account_id: world.accounts.a2, name: 'South', entity_type: 'vendor', views: [{ view: 'v_marketplaces', has_rows: true, min_date: null, max_date: null }] }]);
+    expect((await describeData({ coverage: true, account: world.accounts.b1 })).structuredContent.code).to.equal('account_not_found');
+  });
+
+  it('coverage of views with dates: the span per account, and nothing for a view hidden from the account kind', async () => {
+    // the test views, registered for this test only
+    viewDefinitions.push(...(TEST_VIEWS as unknown as ViewDefinition[]));
+    try {
+      const { coverage } = (await describeData({ coverage: true })).structuredContent;
+      const of = (account: string) => coverage.find((c: { account_id: string }) => c.account_id === account).views;
+      expect(of(world.accounts.a1)).to.deep.include.members([
+        { view: 'v_test_lines', has_rows: true, min_date: '2024-01-01', max_date: '2024-12-30' },
+        { view: 'v_test_vendor_lines', has_rows: false, min_date: null, max_date: null },
+      ]);
+      expect(of(world.accounts.a2)).to.deep.include.members([
+        { view: 'v_test_lines', has_rows: false, min_date: null, max_date: null },
+        { view: 'v_test_vendor_lines', has_rows: true, min_date: '2024-01-02', max_date: '2024-01-11' },
+      ]);
+    } finally {
+      viewDefinitions.splice(viewDefinitions.length - TEST_VIEWS.length, TEST_VIEWS.length);
+    }
+    expect(viewDefinitions.map((d) => d.name)).to.not.include('v_test_lines');
+  });
+
+  it('viewCoverage reads only through the accounts it is given', async () => {
+    const coverage = await viewCoverage(world.db, [world.accounts.b1], TEST_VIEWS as unknown as ViewDefinition[]);
+    expect([...coverage.keys()]).to.deep.equal([world.accounts.b1]);
+    expect(coverage.get(world.accounts.b1)![0]).to.deep.equal({ view: 'v_test_lines', has_rows: true, min_date: '2024-01-02', max_date: '2024-02-20' });
+  });
+});
