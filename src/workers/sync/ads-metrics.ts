@@ -114,7 +114,8 @@ async function recordWindow(deps: SyncDeps, account_id: string, w: Window, rows:
   const worker = async () => {
     for (let date = days[next++]; date !== undefined; date = days[next++]) {
       const rowsOfDay = (byDate.get(date) ?? []).sort((a, b) => (a as { campaignId: number }).campaignId - (b as { campaignId: number }).campaignId);
-      recorded += (await syncScope(deps.ctx, { account_id, dataset: SP_CAMPAIGN_DAILY, scope: dailyScope(w.profile.provider_profile_id, date) }, pagesOf(rowsOfDay), deps.now)).recorded;
+      const day = await syncScope(deps.ctx, { account_id, dataset: SP_CAMPAIGN_DAILY, scope: dailyScope(w.profile.provider_profile_id, date) }, pagesOf(rowsOfDay), deps.now);
+      recorded += day.recorded;
     }
   };
   await Promise.all(Array.from({ length: DAYS_AT_ONCE }, worker));

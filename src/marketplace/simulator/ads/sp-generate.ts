@@ -87,7 +87,7 @@ function advertisable(catalog: Catalog, marketplaceId: string): SimListing[] {
 }
 
 /** About one campaign per four listings, at least five (every state shows in the demo). */
-export const campaignCount = (poolSize: number): number => Math.min(200, Math.max(5, Math.ceil(poolSize / 4)));
+const campaignCount = (poolSize: number): number => Math.min(200, Math.max(5, Math.ceil(poolSize / 4)));
 
 const major = (listing: SimListing, digits: number) => listing.price / 10 ** digits;
 const shortTitle = (listing: SimListing) => listing.title.split(',')[0]!;

@@ -39,7 +39,7 @@ export function registerSponsoredProductsRoutes(scope: FastifyInstance, state: A
       if (!hasMediaType(request, reply, wire.mediaType)) return reply;
       const parsed = listRequestSchema.safeParse(request.body ?? {});
       if (!parsed.success) return reply.code(400).send(v3Error('INVALID_ARGUMENT', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
-      const body = parsed.data as Record<string, unknown> & typeof parsed.data;
+      const body = parsed.data;
       const maxResults = body.maxResults ?? DEFAULT_PAGE;
       if (maxResults < 1 || maxResults > MAX_PAGE) return reply.code(400).send(v3Error('INVALID_ARGUMENT', `maxResults must be between 1 and ${MAX_PAGE}`));
       const offset = body.nextToken === undefined ? 0 : decodeToken(body.nextToken);
