@@ -3,10 +3,14 @@ import { authProjection } from './auth/projection.js';
 import { observationsProjection } from './observations/projection.js';
 import type { Projection } from './projection.js';
 import { economicsProjection } from './observed/economics.js';
+import { catalogItemsProjection } from './observed/catalog.js';
+import { fbaInventoryProjection } from './observed/inventory.js';
+import { listingsProjection } from './observed/listings.js';
+import { ordersProjection } from './observed/orders.js';
 import { adsProjection } from './observed/ads.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
  * add yours to the array.
  */
-export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, adsProjection];
+export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, listingsProjection, catalogItemsProjection, ordersProjection, fbaInventoryProjection, adsProjection];

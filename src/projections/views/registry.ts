@@ -1,6 +1,9 @@
 import type { ViewDefinition } from './definition.js';
 import { vMarketplaces } from './v_marketplaces.js';
 import { vSellerEconomics } from './v_seller_economics.js';
+import { vCatalogItems } from './v_catalog_items.js';
+import { vListings } from './v_listings.js';
+import { vSalesLines } from './v_sales_lines.js';
 import { vAdPerformance } from './v_ad_performance.js';
 import { vAdvertisedProducts } from './v_advertised_products.js';
 
@@ -8,4 +11,4 @@ import { vAdvertisedProducts } from './v_advertised_products.js';
  * Every view `query_data` can query and `describe_data` describes: one import per view
  * file; add yours to the array. A spec view without a file yet is simply absent.
  */
-export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics, vAdPerformance, vAdvertisedProducts];
+export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics, vSalesLines, vListings, vCatalogItems, vAdPerformance, vAdvertisedProducts];

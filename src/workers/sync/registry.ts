@@ -1,7 +1,11 @@
 import type { SyncJobDefinition } from './job.js';
 import { economicsSync } from './reports-economics.js';
+import { catalogSync } from './catalog.js';
+import { inventorySync } from './inventory.js';
+import { listingsSync } from './listings.js';
+import { ordersSync } from './orders.js';
 import { adsCampaignMetrics } from './ads-metrics.js';
 import { adsEntitiesSync } from './ads-entities.js';
 
 /** Every data sync the worker schedules per connected account. One import per sync; add yours. */
-export const syncJobs: SyncJobDefinition[] = [economicsSync, adsEntitiesSync, adsCampaignMetrics];
+export const syncJobs: SyncJobDefinition[] = [economicsSync, listingsSync, catalogSync, ordersSync, inventorySync, adsEntitiesSync, adsCampaignMetrics];

@@ -90,7 +90,7 @@ export function createOrdersBook(catalog: Catalog): OrdersBook {
     const weekend = [2, 3].includes(day % 7) ? 1.2 : 1; // day 0 was a Thursday
     const expected = ((catalog.scale.orderLines / 365) * (WEIGHT[marketplace.countryCode] ?? 0.1) * weekend) / LINES_PER_ORDER;
     const count = Math.floor(expected * (0.75 + 0.5 * rng.next()) + rng.next());
-    const times = Array.from({ length: count }, () => rng.int(0, DAY_MS - 1)).sort((a, b) => a - b);
+    const times = Array.from({ length: count }, () => rng.int(0, 86_399) * 1000).sort((a, b) => a - b);
     const daySalt = rngFor(seed, STREAM_ORDER_IDS, day + 1).int(0, ID_SPACE - 1);
     return times.map((time, ordinal) => {
       const prefix = (marketplaceIndex + 1) * 100 + ((day * 37 + seed) % 100 + 100) % 100;

@@ -1,0 +1,70 @@
+import type { Projection } from '../projection.js';
+import { pageOf, replacePage } from './economics-support.js';
+import { arr, obj, str, type Json } from './json.js';
+
+// Catalog items (dataset `catalog_items`, scope the marketplace id): one row per ASIN per
+// marketplace, the Catalog Items API item as sent in `data`, and its identifiers there.
+
+export const CATALOG_DATASET = 'catalog_items';
+export const CATALOG_TABLE = 'catalog_items';
+
+const forMarketplace = (v: unknown, marketplaceId: string): Json | undefined => arr(v).map(obj).find((e) => e?.marketplaceId === marketplaceId);
+
+/** Identifier types that are GTINs of some length, each zero-padded to GTIN-14. */
+const GTIN_TYPES = ['GTIN', 'EAN', 'UPC', 'JAN', 'ISBN'];
+
+/** The item's GTIN-14: the first GTIN-family identifier of 8 to 14 digits, zero-padded. */
+export function gtinOf(identifiers: readonly Json[]): string | null {
+  for (const type of GTIN_TYPES) {
+    const value = identifiers.find((i) => String(i.identifierType).toUpperCase() === type)?.identifier;
+    if (typeof value === 'string' && /^\d{8,14}$/.test(value)) return value.padStart(14, '0');
+  }
+  return null;
+}
+
+export function catalogRow(raw: unknown, marketplaceId: string): Record<string, unknown> | null {
+  const item = obj(raw);
+  if (!item || typeof item.asin !== 'string') return null;
+  const identifiers = arr(forMarketplace(item.identifiers, marketplaceId)?.identifiers).map(obj).filter((i): i is Json => i !== undefined);
+  const summary = forMarketplace(item.summaries, marketplaceId);
+  return {
+    asin: item.asin,
+    marketplace_id: marketplaceId,
+    title: str(summary?.itemName) ?? str(obj(arr(obj(item.attributes)?.item_name)[0])?.value),
+    brand: str(summary?.brand),
+    product_type: str(forMarketplace(item.productTypes, marketplaceId)?.productType),
+    gtin: gtinOf(identifiers),
+    identifiers: JSON.stringify(identifiers),
+    data: JSON.stringify(item),
+  };
+}
+
+export const catalogItemsProjection: Projection = {
+  name: 'catalog_items',
+  version: 1,
+  handles: ['PageObserved'],
+  tables: [CATALOG_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(CATALOG_TABLE, (t) => {
+      t.uuid('account_id').notNullable();
+      t.text('scope').notNullable();
+      t.integer('page').notNullable();
+      t.integer('row').notNullable();
+      t.text('asin').notNullable();
+      t.text('marketplace_id').notNullable();
+      t.text('title');
+      t.text('brand');
+      t.text('product_type');
+      t.text('gtin');
+      t.jsonb('identifiers').notNullable();
+      t.jsonb('data').notNullable();
+      t.primary(['account_id', 'scope', 'page', 'row']);
+    });
+  },
+  async apply(trx, event, schema) {
+    const page = pageOf(event, [CATALOG_DATASET]);
+    if (!page) return;
+    const rows = page.rows.map((raw) => catalogRow(raw, page.scope)).filter((r): r is Record<string, unknown> => r !== null);
+    await replacePage(trx, schema, CATALOG_TABLE, page, rows);
+  },
+};

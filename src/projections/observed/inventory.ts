@@ -1,0 +1,68 @@
+import type { Projection } from '../projection.js';
+import { pageOf, replacePage } from './economics-support.js';
+import { int, obj, str } from './json.js';
+
+// FBA inventory (dataset `fba_inventory`, scope the marketplace id): one row per FBA SKU per
+// marketplace, the inventory summary as sent in `data`, and its quantities as columns.
+
+export const INVENTORY_DATASET = 'fba_inventory';
+export const INVENTORY_TABLE = 'fba_inventory';
+
+export function inventoryRow(raw: unknown, marketplaceId: string): Record<string, unknown> | null {
+  const summary = obj(raw);
+  const sku = str(summary?.sellerSku);
+  if (!summary || !sku) return null;
+  const details = obj(summary.inventoryDetails);
+  return {
+    sku,
+    marketplace_id: marketplaceId,
+    asin: str(summary.asin),
+    fn_sku: str(summary.fnSku),
+    condition: str(summary.condition),
+    total_quantity: int(summary.totalQuantity),
+    fulfillable_quantity: int(details?.fulfillableQuantity),
+    inbound_working_quantity: int(details?.inboundWorkingQuantity),
+    inbound_shipped_quantity: int(details?.inboundShippedQuantity),
+    inbound_receiving_quantity: int(details?.inboundReceivingQuantity),
+    reserved_quantity: int(obj(details?.reservedQuantity)?.totalReservedQuantity),
+    researching_quantity: int(obj(details?.researchingQuantity)?.totalResearchingQuantity),
+    unfulfillable_quantity: int(obj(details?.unfulfillableQuantity)?.totalUnfulfillableQuantity),
+    last_updated_at: str(summary.lastUpdatedTime),
+    data: JSON.stringify(summary),
+  };
+}
+
+const QUANTITIES = [
+  'total_quantity', 'fulfillable_quantity', 'inbound_working_quantity', 'inbound_shipped_quantity', 'inbound_receiving_quantity', 'reserved_quantity',
+  'researching_quantity', 'unfulfillable_quantity',
+];
+
+export const fbaInventoryProjection: Projection = {
+  name: 'fba_inventory',
+  version: 1,
+  handles: ['PageObserved'],
+  tables: [INVENTORY_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(INVENTORY_TABLE, (t) => {
+      t.uuid('account_id').notNullable();
+      t.text('scope').notNullable();
+      t.integer('page').notNullable();
+      t.integer('row').notNullable();
+      t.text('sku').notNullable();
+      t.text('marketplace_id').notNullable();
+      t.text('asin');
+      t.text('fn_sku');
+      t.text('condition');
+      for (const column of QUANTITIES) t.integer(column);
+      t.timestamp('last_updated_at', { useTz: true });
+      t.jsonb('data').notNullable();
+      t.primary(['account_id', 'scope', 'page', 'row']);
+    });
+  },
+  async apply(trx, event, schema) {
+    const page = pageOf(event, [INVENTORY_DATASET]);
+    if (!page) return;
+    const rows = page.rows.map((raw) => inventoryRow(raw, page.scope)).filter((r): r is Record<string, unknown> => r !== null);
+    await replacePage(trx, schema, INVENTORY_TABLE, page, rows);
+  },
+};

@@ -1,0 +1,134 @@
+import type { Knex } from 'knex';
+import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
+import { completeReads, minorUnits, pageOf, replacePage } from './economics-support.js';
+import { arr, int, obj, str, type Json } from './json.js';
+
+// Listings (dataset `listings`, scope the marketplace id): one row per SKU per marketplace,
+// the Listings Items API item as sent under `data.listings_item`, and typed columns read
+// from it. Money in minor units of the marketplace currency.
+
+export const LISTINGS_DATASET = 'listings';
+export const LISTINGS_TABLE = 'listings';
+
+
+/** `attributes[name]` values for this marketplace (values without a marketplace apply to all). */
+const attributeValues = (item: Json, name: string, marketplaceId: string): Json[] =>
+  arr(obj(item.attributes)?.[name])
+    .map(obj)
+    .filter((v): v is Json => v !== undefined && (v.marketplace_id === undefined || v.marketplace_id === marketplaceId));
+
+/** `[{ schedule: [{ value_with_tax }] }]` (our_price, minimum/maximum_seller_allowed_price) in major units. */
+const scheduleAmount = (v: unknown): number | null => {
+  const amount = obj(arr(obj(arr(v)[0])?.schedule)[0])?.value_with_tax;
+  const n = typeof amount === 'string' ? Number(amount) : amount;
+  return typeof n === 'number' && Number.isFinite(n) ? n : null;
+};
+
+/** The marketplace's status array reduced to one value: DELETED, BUYABLE, DISCOVERABLE, or null when none is reported. */
+function statusOf(statuses: string[] | null): string | null {
+  if (statuses === null) return null;
+  return ['DELETED', 'BUYABLE', 'DISCOVERABLE'].find((s) => statuses.includes(s)) ?? null;
+}
+
+/** One listings item (of one marketplace's search) as a row; null when it has no SKU. */
+export function listingRow(raw: unknown, marketplaceId: string): Record<string, unknown> | null {
+  const item = obj(raw);
+  const sku = str(item?.sku);
+  if (!item || !sku) return null;
+  const summary = arr(item.summaries).map(obj).find((s) => s?.marketplaceId === marketplaceId);
+  const statuses = Array.isArray(summary?.status) ? (summary.status as unknown[]).filter((s): s is string => typeof s === 'string') : null;
+  const offers = attributeValues(item, 'purchasable_offer', marketplaceId);
+  const consumer = offers.find((o) => o.audience === undefined || o.audience === 'ALL');
+  const business = offers.find((o) => o.audience === 'B2B');
+  const wireOffers = arr(item.offers).map(obj).filter((o) => o?.marketplaceId === marketplaceId);
+  const currency = str(consumer?.currency) ?? str(business?.currency) ?? str(obj(wireOffers[0]?.price)?.currencyCode);
+  const money = (major: number | null) => (major === null || currency === null ? null : minorUnits(major, currency));
+  const wirePrice = (offerType: string) => {
+    const amount = obj(wireOffers.find((o) => o?.offerType === offerType)?.price)?.amount;
+    return typeof amount === 'string' ? Number(amount) : null;
+  };
+  const availability = attributeValues(item, 'fulfillment_availability', marketplaceId)[0];
+  const channelCode = str(availability?.fulfillment_channel_code) ?? str(obj(arr(item.fulfillmentAvailability)[0])?.fulfillmentChannelCode);
+  const conditionType = str(summary?.conditionType) ?? str(attributeValues(item, 'condition_type', marketplaceId)[0]?.value);
+  return {
+    sku,
+    marketplace_id: marketplaceId,
+    asin: str(summary?.asin),
+    title: str(summary?.itemName) ?? str(attributeValues(item, 'item_name', marketplaceId)[0]?.value),
+    product_type: str(summary?.productType),
+    status: statusOf(statuses),
+    statuses: statuses === null ? null : JSON.stringify(statuses),
+    currency,
+    price: money(scheduleAmount(consumer?.our_price) ?? wirePrice('B2C')),
+    b2b_price: money(scheduleAmount(business?.our_price) ?? wirePrice('B2B')),
+    floor: money(scheduleAmount(consumer?.minimum_seller_allowed_price)),
+    ceiling: money(scheduleAmount(consumer?.maximum_seller_allowed_price)),
+    // DEFAULT is the merchant's own network; AMAZON_NA, AMAZON_EU, ... are FBA's.
+    fulfillment_channel: channelCode === null ? (str(summary?.fnSku) ? 'FBA' : null) : channelCode === 'DEFAULT' ? 'MFN' : 'FBA',
+    condition_type: conditionType,
+    condition: conditionType === null ? null : conditionType.split('_')[0]!,
+    handling_time: int(availability?.lead_time_to_ship_max_days),
+    restock_date: str(availability?.restock_date)?.slice(0, 10) ?? null,
+    shipping_group: str(attributeValues(item, 'merchant_shipping_group', marketplaceId)[0]?.value),
+    quantity: int(availability?.quantity),
+    created_at: str(summary?.createdDate),
+    last_updated_at: str(summary?.lastUpdatedDate),
+    data: JSON.stringify({ listings_item: item }),
+  };
+}
+
+export const listingsProjection: Projection = {
+  name: 'listings',
+  version: 1,
+  handles: ['PageObserved'],
+  tables: [LISTINGS_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(LISTINGS_TABLE, (t) => {
+      t.uuid('account_id').notNullable();
+      t.text('scope').notNullable();
+      t.integer('page').notNullable();
+      t.integer('row').notNullable();
+      t.text('sku').notNullable();
+      t.text('marketplace_id').notNullable();
+      t.text('asin');
+      t.text('title');
+      t.text('product_type');
+      t.text('status');
+      t.jsonb('statuses');
+      t.text('currency');
+      for (const column of ['price', 'b2b_price', 'floor', 'ceiling']) t.bigInteger(column);
+      t.text('fulfillment_channel');
+      t.text('condition_type');
+      t.text('condition');
+      t.integer('handling_time');
+      t.date('restock_date');
+      t.text('shipping_group');
+      t.integer('quantity');
+      t.timestamp('created_at', { useTz: true });
+      t.timestamp('last_updated_at', { useTz: true });
+      t.jsonb('data').notNullable();
+      t.primary(['account_id', 'scope', 'page', 'row']);
+    });
+  },
+  async apply(trx, event, schema) {
+    const page = pageOf(event, [LISTINGS_DATASET]);
+    if (!page) return;
+    const rows = page.rows.map((raw) => listingRow(raw, page.scope)).filter((r): r is Record<string, unknown> => r !== null);
+    await replacePage(trx, schema, LISTINGS_TABLE, page, rows);
+  },
+};
+
+/** SQL of the listings of complete reads, one row per (account, marketplace, SKU), deleted ones included. */
+export const currentListingsSql = `select distinct on (l.account_id, l.marketplace_id, l.sku) l.*
+from ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l
+${completeReads('l', LISTINGS_DATASET)}
+order by l.account_id, l.marketplace_id, l.sku, l.scope, l.page desc`;
+
+/** The ASINs the account lists in a marketplace (complete reads, deleted listings included), sorted. */
+export async function listedAsins(db: Knex, account_id: string, marketplace_id: string): Promise<string[]> {
+  const { rows }: { rows: { asin: string }[] } = await db.raw(
+    `select distinct l.asin from (${currentListingsSql}) l where l.account_id = ? and l.marketplace_id = ? and l.asin is not null order by l.asin`,
+    [account_id, marketplace_id],
+  );
+  return rows.map((r) => r.asin);
+}

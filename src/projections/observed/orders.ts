@@ -1,0 +1,142 @@
+import { stableId } from '../../domain/shared/ids.js';
+import type { Projection } from '../projection.js';
+import { minorDigits, pageOf, replacePage } from './economics-support.js';
+import { arr, int, obj, str, type Json } from './json.js';
+
+// Orders (dataset `orders`, scope `<marketplace>/<YYYY-MM-DD>` of purchase): each recorded
+// row is a getOrders order with its getOrderItems answer embedded as `OrderItems`. Two
+// tables: `orders`, one row per order whatever its status (pending ones included, for
+// freshness), and `order_lines`, one row per order item. Money in minor units.
+
+export const ORDERS_DATASET = 'orders';
+export const ORDERS_TABLE = 'orders';
+export const ORDER_LINES_TABLE = 'order_lines';
+
+/** The local id of an order: stable for (account, provider order id). */
+export const orderIdOf = (account_id: string, amazonOrderId: string): string => stableId('order', `${account_id}/${amazonOrderId}`);
+
+/** The orders API's decimal string ("12.34") as exact integer minor units (rounded half up past the minor unit). */
+export function decimalMinor(amount: string, currency: string): number | null {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim());
+  if (!match) return null;
+  const digits = minorDigits(currency);
+  const fraction = match[3] ?? '';
+  const kept = fraction.slice(0, digits).padEnd(digits, '0');
+  const value = Number(match[2]) * 10 ** digits + (digits > 0 ? Number(kept) : 0) + (Number(fraction[digits] ?? 0) >= 5 ? 1 : 0);
+  return match[1] ? -value : value;
+}
+
+/** `{ CurrencyCode, Amount }` as minor units and currency. */
+function money(v: unknown): { currency: string; minor: number } | null {
+  const m = obj(v);
+  const currency = str(m?.CurrencyCode);
+  const amount = str(m?.Amount);
+  const minor = currency && amount ? decimalMinor(amount, currency) : null;
+  return currency && minor !== null ? { currency, minor } : null;
+}
+
+/** An order row and its line rows; `marketplaceId` (the scope's) stands in when the order names none. */
+export function orderRows(raw: unknown, account_id: string, marketplaceId: string): { order: Record<string, unknown>; lines: Record<string, unknown>[] } | null {
+  const order = obj(raw);
+  const amazonOrderId = str(order?.AmazonOrderId);
+  const purchasedAt = str(order?.PurchaseDate);
+  if (!order || !amazonOrderId || !purchasedAt) return null;
+  const { OrderItems: items, ...withoutItems } = order;
+  const order_id = orderIdOf(account_id, amazonOrderId);
+  const total = money(order.OrderTotal);
+  const shared = {
+    order_id,
+    amazon_order_id: amazonOrderId,
+    purchased_at: purchasedAt,
+    order_status: str(order.OrderStatus),
+    is_business_order: order.IsBusinessOrder === true,
+    marketplace_id: str(order.MarketplaceId) ?? marketplaceId,
+  };
+  const lines = arr(items)
+    .map(obj)
+    .filter((item): item is Json => item !== undefined && str(item.OrderItemId) !== null)
+    .map((item) => {
+      const price = money(item.ItemPrice);
+      return {
+        ...shared,
+        order_item_id: item.OrderItemId,
+        currency: price?.currency ?? total?.currency ?? null,
+        asin: str(item.ASIN),
+        sku: str(item.SellerSKU),
+        title: str(item.Title),
+        price: price?.minor ?? null,
+        item_tax: money(item.ItemTax)?.minor ?? null,
+        quantity: int(item.QuantityOrdered) ?? 0,
+        quantity_shipped: int(item.QuantityShipped),
+        data: JSON.stringify(item),
+      };
+    });
+  return {
+    order: {
+      ...shared,
+      last_updated_at: str(order.LastUpdateDate),
+      fulfillment_channel: str(order.FulfillmentChannel),
+      currency: total?.currency ?? lines.find((l) => l.currency)?.currency ?? null,
+      order_total: total?.minor ?? null,
+      items_shipped: int(order.NumberOfItemsShipped),
+      items_unshipped: int(order.NumberOfItemsUnshipped),
+      line_count: lines.length,
+      data: JSON.stringify(withoutItems),
+    },
+    lines,
+  };
+}
+
+export const ordersProjection: Projection = {
+  name: 'orders',
+  version: 1,
+  handles: ['PageObserved'],
+  tables: [ORDERS_TABLE, ORDER_LINES_TABLE],
+  // Only the page key is indexed: an index led by account_id alone lets the planner, while a
+  // fresh table has no statistics, scan all of an account's rows once per observed scope.
+  async createTables(db, schema) {
+    const common = (t: Parameters<Parameters<typeof db.schema.createTable>[1]>[0]) => {
+      t.uuid('account_id').notNullable();
+      t.text('scope').notNullable();
+      t.integer('page').notNullable();
+      t.integer('row').notNullable();
+      t.uuid('order_id').notNullable();
+      t.text('amazon_order_id').notNullable();
+      t.timestamp('purchased_at', { useTz: true }).notNullable();
+      t.text('order_status');
+      t.boolean('is_business_order').notNullable();
+      t.text('marketplace_id').notNullable();
+      t.text('currency');
+      t.primary(['account_id', 'scope', 'page', 'row']);
+    };
+    await db.schema.withSchema(schema).createTable(ORDERS_TABLE, (t) => {
+      common(t);
+      t.timestamp('last_updated_at', { useTz: true });
+      t.text('fulfillment_channel');
+      t.bigInteger('order_total');
+      t.integer('items_shipped');
+      t.integer('items_unshipped');
+      t.integer('line_count').notNullable();
+      t.jsonb('data').notNullable();
+    });
+    await db.schema.withSchema(schema).createTable(ORDER_LINES_TABLE, (t) => {
+      common(t);
+      t.text('order_item_id').notNullable();
+      t.text('asin');
+      t.text('sku');
+      t.text('title');
+      t.bigInteger('price');
+      t.bigInteger('item_tax');
+      t.integer('quantity').notNullable();
+      t.integer('quantity_shipped');
+      t.jsonb('data').notNullable();
+    });
+  },
+  async apply(trx, event, schema) {
+    const page = pageOf(event, [ORDERS_DATASET]);
+    if (!page) return;
+    const parsed = page.rows.map((raw) => orderRows(raw, page.account_id, page.scope.split('/')[0]!)).filter((r) => r !== null);
+    await replacePage(trx, schema, ORDERS_TABLE, page, parsed.map((p) => p.order));
+    await replacePage(trx, schema, ORDER_LINES_TABLE, page, parsed.flatMap((p) => p.lines));
+  },
+};

@@ -1,0 +1,48 @@
+import { completeReads } from '../observed/economics-support.js';
+import { currentListingsSql } from '../observed/listings.js';
+import { ORDER_LINES_TABLE, ORDERS_DATASET } from '../observed/orders.js';
+import type { ViewDefinition } from './definition.js';
+
+/** Order statuses of confirmed orders: Pending has no lines yet, Canceled is excluded. */
+export const CONFIRMED_ORDER_STATUSES = ['Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed'] as const;
+
+export const vSalesLines: ViewDefinition = {
+  name: 'v_sales_lines',
+  audience: 'seller',
+  grain: 'one row per order line of a confirmed order (cancellations excluded; pending orders have no lines)',
+  columns: [
+    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    { name: 'order_id', type: 'uuid', unit: null, nullable: false, description: 'our id of the order, stable for its amazon_order_id' },
+    { name: 'amazon_order_id', type: 'text', unit: null, nullable: false, description: "the marketplace's order id (3-7-7)" },
+    { name: 'sold_at', type: 'timestamptz', unit: null, nullable: false, description: 'when the order was placed (PurchaseDate), UTC' },
+    { name: 'order_status', type: 'text', unit: null, nullable: false, description: 'Unshipped, PartiallyShipped, Shipped or InvoiceUnconfirmed, as last read' },
+    { name: 'is_business_order', type: 'boolean', unit: null, nullable: false, description: 'an Amazon Business (B2B) order' },
+    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: 'the marketplace (v_marketplaces)' },
+    { name: 'currency', type: 'text', unit: null, nullable: true, description: 'ISO 4217 code of price' },
+    { name: 'asin', type: 'text', unit: null, nullable: false, description: 'the ASIN sold' },
+    { name: 'sku', type: 'text', unit: null, nullable: true, description: "the seller's SKU sold" },
+    { name: 'title', type: 'text', unit: null, nullable: true, description: "the listing's current title; null when the listing is gone (deleted or no longer listed)" },
+    { name: 'price', type: 'integer', unit: 'minor units of currency', nullable: true, description: 'the line total (unit price × quantity, ItemPrice), tax and shipping excluded' },
+    { name: 'quantity', type: 'integer', unit: 'count', nullable: false, description: 'units ordered on the line' },
+  ],
+  freshness:
+    'From the Orders API, by day of purchase (UTC): the past year once, then the trailing 14 days re-read about every 30 minutes, so status changes and new orders of today show within the hour.',
+  joins: [
+    { view: 'v_listings', on: 'account_id, marketplace_id, sku', fanOut: null },
+    { view: 'v_catalog_items', on: 'account_id, marketplace_id, asin', fanOut: null },
+    { view: 'v_seller_economics', on: 'account_id, marketplace_id, sku, sold_at::date = date', fanOut: 'each line meets its SKU-day economics row: aggregate the lines per sku and day first' },
+    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+  ],
+  warnings: [
+    'Money is in minor units of the row currency (JPY has no subunit); never sum price across currencies.',
+    'price is the line total, not the unit price: sum(price), not sum(price * quantity).',
+    'Days are UTC, not the marketplace local day.',
+  ],
+  dateColumn: 'sold_at',
+  sql: `select o.account_id, o.order_id, o.amazon_order_id, o.purchased_at as sold_at, o.order_status, o.is_business_order, o.marketplace_id,
+  o.currency, o.asin, o.sku, l.title, o.price::integer as price, o.quantity
+from rm.${ORDER_LINES_TABLE} o
+${completeReads('o', ORDERS_DATASET)}
+left join (${currentListingsSql}) l on l.account_id = o.account_id and l.marketplace_id = o.marketplace_id and l.sku = o.sku and l.status is distinct from 'DELETED'
+where o.order_status in (${CONFIRMED_ORDER_STATUSES.map((s) => `'${s}'`).join(', ')})`,
+};

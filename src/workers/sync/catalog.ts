@@ -1,0 +1,38 @@
+import type { SellingClient } from '../../marketplace/clients/index.js';
+import { MAX_CATALOG_IDENTIFIERS } from '../../marketplace/clients/selling-catalog.js';
+import { CATALOG_DATASET } from '../../projections/observed/catalog.js';
+import { listedAsins } from '../../projections/observed/listings.js';
+import type { SyncJobDefinition } from './job.js';
+import { sellingContext } from './listings-context.js';
+import { syncScope } from './scope.js';
+
+// Catalog items of the ASINs the account lists (dataset `catalog_items`, scope the marketplace
+// id): the listed ASINs in order, 20 per searchCatalogItems request, one recorded page each.
+// It reads the ASINs from the listings read model, so it follows the listings sync.
+
+export const catalogSync: SyncJobDefinition = {
+  name: 'catalog-items',
+  everyMs: 24 * 3_600_000,
+  async run(deps, account_id) {
+    const selling = await sellingContext(deps, account_id);
+    if (!selling) return { recorded: 0 };
+    let recorded = 0;
+    for (const marketplaceId of selling.marketplaces) {
+      const asins = await listedAsins(deps.db, account_id, marketplaceId);
+      const pages = catalogPages(selling.client, marketplaceId, asins);
+      recorded += (await syncScope(deps.ctx, { account_id, dataset: CATALOG_DATASET, scope: marketplaceId }, pages, deps.now)).recorded;
+    }
+    return { recorded };
+  },
+};
+
+async function* catalogPages(client: SellingClient, marketplaceId: string, asins: readonly string[]): AsyncIterable<unknown[]> {
+  for (let i = 0; i < asins.length; i += MAX_CATALOG_IDENTIFIERS) {
+    const identifiers = asins.slice(i, i + MAX_CATALOG_IDENTIFIERS);
+    const items: unknown[] = [];
+    for await (const page of client.catalog.searchCatalogItems({ marketplaceId, identifiers, identifiersType: 'ASIN', includedData: ['summaries', 'identifiers', 'attributes', 'productTypes', 'salesRanks', 'images'] })) {
+      items.push(...page);
+    }
+    yield items;
+  }
+}

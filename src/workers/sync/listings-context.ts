@@ -1,0 +1,31 @@
+import { createSellingClient, type SellingClient } from '../../marketplace/clients/index.js';
+import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import type { SyncDeps } from './job.js';
+
+// What every seller-data sync (listings, catalog items, orders, FBA inventory) starts from:
+// the account's seller id and participating marketplaces as the accounts read model has
+// them, and a selling client with the connection's credentials.
+
+export interface SellingContext {
+  sellerId: string;
+  marketplaces: string[];
+  client: SellingClient;
+}
+
+/**
+ * Null when there is nothing to sync: a vendor account, no selling connection or no
+ * credentials. Throws while the account isn't in the read model yet, so the queue retries.
+ */
+export async function sellingContext(deps: SyncDeps, account_id: string): Promise<SellingContext | null> {
+  const row: { entity_type: string; selling: { provider_id: string; marketplaces?: { marketplace_id: string; participating: boolean }[] } | null } | undefined = await deps.db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('accounts')
+    .where({ account_id })
+    .first('entity_type', 'selling');
+  if (!row) throw new Error(`account ${account_id} is not in the read model yet`);
+  const refreshToken = deps.credentials.selling_refresh_token;
+  if (row.entity_type !== 'seller' || !row.selling || !refreshToken) return null;
+  const marketplaces = (row.selling.marketplaces ?? []).filter((m) => m.participating).map((m) => m.marketplace_id).sort();
+  const client = createSellingClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });
+  return { sellerId: row.selling.provider_id, marketplaces, client };
+}
