@@ -17,9 +17,11 @@ const PREVIEW_ROWS = 5;
 const MAX_SQL_LENGTH = 100_000;
 
 // Engine messages of these SQLSTATE classes name only what the caller wrote or could see
-// (syntax, unknown names, privileges, data conversion of the caller's own rows).
-const SAFE_CLASSES = new Set(['0A', '21', '22', '25', '42', '54']);
-const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58']);
+// (syntax, unknown names, privileges, data conversion of the caller's own rows, a statement
+// too big for memory or disk).
+const SAFE_CLASSES = new Set(['0A', '21', '22', '25', '42', '53', '54']);
+// The database itself is down, restarting or full of connections.
+const UNAVAILABLE = /^(08|57|58)|^53300$/;
 
 export const queryData = defineTool({
   name: 'query_data',
@@ -64,9 +66,8 @@ function queryError(err: unknown): unknown {
   if (err instanceof TooManyRows) return new DomainError('query_failed', `${err.message} (at most ${MAX_RESULT_ROWS} rows)`, { rule: 'max_rows' });
   if (!(err instanceof pg.DatabaseError) || !err.code) return err; // not reachable: `unavailable`
   if (err.code === '57014') return new DomainError('timeout', `the statement ran past its ${STATEMENT_TIMEOUT_MS / 1000} second limit; narrow it (a date range, an aggregate, a LIMIT)`);
-  const sqlClass = err.code.slice(0, 2);
-  if (UNAVAILABLE_CLASSES.has(sqlClass)) return new DomainError('unavailable', 'the query service is not reachable; retry later');
-  if (SAFE_CLASSES.has(sqlClass)) {
+  if (UNAVAILABLE.test(err.code)) return new DomainError('unavailable', 'the query service is not reachable; retry later');
+  if (SAFE_CLASSES.has(err.code.slice(0, 2))) {
     return new DomainError('query_failed', `${err.message}${err.hint ? ` (hint: ${err.hint})` : ''}`, { sqlstate: err.code });
   }
   return new DomainError('query_failed', `the SQL engine refused the statement (SQLSTATE ${err.code})`, { sqlstate: err.code });
