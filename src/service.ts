@@ -96,7 +96,10 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       stops.push(() => dataQueue.close());
       const dataWorker = syncWorker({ connection: redis, prefix: config.REDIS_PREFIX, ctx, db, lwa, endpoints, credentials, logger: workerLogger, now: () => new Date() }, syncJobs);
       dataWorker.on('failed', (job, err) => logger.warn({ job: job?.name, account_id: job?.data.account_id, err: err.message }, 'data sync failed'));
-      stops.push(() => dataWorker.close());
+      // A sync can read a year of history: on shutdown its job is released, not awaited. The
+      // lock lapses and the job runs again later; it is idempotent, pages already recorded are
+      // not recorded twice.
+      stops.push(() => dataWorker.close(true));
       const worker = connectionsWorker({
         connection: redis,
         prefix: config.REDIS_PREFIX,
