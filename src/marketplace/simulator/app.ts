@@ -24,7 +24,7 @@ export interface SimulatorOptions {
   /** LWA applications allowed to exchange tokens. Default: simulator-client / simulator-secret. */
   lwaClients?: readonly LwaCredential[];
   accessTokenTtlSeconds?: number;
-  /** The clock access tokens expire by. */
+  /** The simulator's clock: access tokens expire by it, and orders exist once placed before it. */
   now?: () => number;
   requestLogLimit?: number;
   logger?: FastifyBaseLogger;
