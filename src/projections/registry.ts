@@ -8,9 +8,13 @@ import { fbaInventoryProjection } from './observed/inventory.js';
 import { listingsProjection } from './observed/listings.js';
 import { ordersProjection } from './observed/orders.js';
 import { adsProjection } from './observed/ads.js';
+import { searchQueryProjection } from './observed/search_query.js';
+import { couponsProjection } from './observed/coupons.js';
+import { promotionsProjection } from './observed/promotions.js';
+import { vendorProjection } from './observed/vendor.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
  * add yours to the array.
  */
-export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, listingsProjection, catalogItemsProjection, ordersProjection, fbaInventoryProjection, adsProjection];
+export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, listingsProjection, catalogItemsProjection, ordersProjection, fbaInventoryProjection, adsProjection, searchQueryProjection, couponsProjection, promotionsProjection, vendorProjection];

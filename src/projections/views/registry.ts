@@ -6,9 +6,13 @@ import { vListings } from './v_listings.js';
 import { vSalesLines } from './v_sales_lines.js';
 import { vAdPerformance } from './v_ad_performance.js';
 import { vAdvertisedProducts } from './v_advertised_products.js';
+import { vSearchQueryPerformance } from './v_search_query_performance.js';
+import { vCouponPerformance } from './v_coupon_performance.js';
+import { vPromotionPerformance } from './v_promotion_performance.js';
+import { vVendorMetrics } from './v_vendor_metrics.js';
 
 /**
  * Every view `query_data` can query and `describe_data` describes: one import per view
  * file; add yours to the array. A spec view without a file yet is simply absent.
  */
-export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics, vSalesLines, vListings, vCatalogItems, vAdPerformance, vAdvertisedProducts];
+export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics, vSalesLines, vListings, vCatalogItems, vAdPerformance, vAdvertisedProducts, vSearchQueryPerformance, vCouponPerformance, vPromotionPerformance, vVendorMetrics];

@@ -1,4 +1,5 @@
 import { minorDigits, type Catalog, type SimListing } from '../catalog.js';
+import { MARKETPLACES } from '../marketplaces.js';
 import { dateOfDay, dayOf, dayOfWire, keyedRng } from './keyed.js';
 import { major, share } from './money.js';
 import { fatal, jsonDocument, type ReportRequest, type ReportType } from './types.js';
@@ -111,7 +112,7 @@ export const promotionPerformance: ReportType = {
     const promotions = request.marketplaceIds.flatMap((marketplaceId) =>
       dealsIn(catalog, 'promotion', marketplaceId, PROMOTION_EVERY_DAYS, window.from, window.to, today, 3, 0).map(({ slot, start, end, daysRun, rng, listings }) => {
         const type = rng.pick(PROMOTION_TYPES);
-        const currency = listings[0]?.currency ?? catalog.listingAt(0).currency;
+        const currency = MARKETPLACES.find((m) => m.id === marketplaceId)?.currencyCode ?? 'USD';
         const products = listings.map((l) => {
           const units = daysRun * rng.int(0, 6);
           return {
@@ -125,7 +126,7 @@ export const promotionPerformance: ReportType = {
         });
         const created = start - rng.int(3, 20);
         return {
-          promotionId: String(16_900_000_000 + slot * 7 + rng.int(0, 6)),
+          promotionId: String(keyedRng(catalog.seed, 'promotion-id', marketplaceId, slot).int(10_000_000_000, 19_999_999_999)),
           promotionName: `${type === 'LIGHTNING_DEAL' ? 'Lightning deal' : type === 'BEST_DEAL' ? 'Best deal' : 'Price discount'}: ${listings[0]?.title.split(',')[0] ?? 'selected products'}`,
           merchantId,
           unitsSold: products.reduce((n, p) => n + p.productUnitsSold, 0),

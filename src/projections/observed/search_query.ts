@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import type { Projection } from '../projection.js';
+import { minorUnits, pageOf, replacePage, wireAmount } from './economics-support.js';
+
+// Search query performance (dataset `search_query_performance`): one row per ASIN per search
+// query per closed window. The scope names the marketplace and period
+// (`<marketplace>/<PERIOD>/<start>`); median prices become minor units of their currency.
+
+export const SQP_TABLE = 'search_query_performance';
+
+const count = z.number().int();
+const rate = z.number();
+const row = z.object({
+  startDate: z.string(),
+  endDate: z.string(),
+  asin: z.string(),
+  searchQueryData: z.object({ searchQuery: z.string(), searchQueryScore: count, searchQueryVolume: count }),
+  impressionData: z.object({ totalQueryImpressionCount: count, asinImpressionCount: count, asinImpressionShare: rate }),
+  clickData: z.object({ totalClickCount: count, totalClickRate: rate, asinClickCount: count, asinClickShare: rate, totalMedianClickPrice: wireAmount.optional(), asinMedianClickPrice: wireAmount.optional() }),
+  cartAddData: z.object({ totalCartAddCount: count, totalCartAddRate: rate, asinCartAddCount: count, asinCartAddShare: rate, totalMedianCartAddPrice: wireAmount.optional(), asinMedianCartAddPrice: wireAmount.optional() }),
+  purchaseData: z.object({ totalPurchaseCount: count, totalPurchaseRate: rate, asinPurchaseCount: count, asinPurchaseShare: rate, totalMedianPurchasePrice: wireAmount.optional(), asinMedianPurchasePrice: wireAmount.optional() }),
+});
+
+const price = (a: z.infer<typeof wireAmount> | undefined) => (a ? minorUnits(a.amount, a.currencyCode) : null);
+
+function sqpRow(scope: string, raw: unknown): Record<string, unknown> | null {
+  const parsed = row.safeParse(raw);
+  if (!parsed.success) return null;
+  const { searchQueryData: q, impressionData: i, clickData: c, cartAddData: a, purchaseData: p } = parsed.data;
+  const [marketplace_id, report_period] = scope.split('/');
+  const currency = [c.totalMedianClickPrice, c.asinMedianClickPrice, a.totalMedianCartAddPrice, p.totalMedianPurchasePrice].find(Boolean)?.currencyCode ?? null;
+  return {
+    marketplace_id,
+    report_period,
+    start_date: parsed.data.startDate,
+    end_date: parsed.data.endDate,
+    asin: parsed.data.asin,
+    search_query: q.searchQuery,
+    search_query_score: q.searchQueryScore,
+    search_query_volume: q.searchQueryVolume,
+    currency,
+    total_impressions: i.totalQueryImpressionCount,
+    asin_impressions: i.asinImpressionCount,
+    asin_impression_share: i.asinImpressionShare,
+    total_clicks: c.totalClickCount,
+    total_click_rate: c.totalClickRate,
+    asin_clicks: c.asinClickCount,
+    asin_click_share: c.asinClickShare,
+    total_median_click_price: price(c.totalMedianClickPrice),
+    asin_median_click_price: price(c.asinMedianClickPrice),
+    total_cart_adds: a.totalCartAddCount,
+    total_cart_add_rate: a.totalCartAddRate,
+    asin_cart_adds: a.asinCartAddCount,
+    asin_cart_add_share: a.asinCartAddShare,
+    total_median_cart_add_price: price(a.totalMedianCartAddPrice),
+    asin_median_cart_add_price: price(a.asinMedianCartAddPrice),
+    total_purchases: p.totalPurchaseCount,
+    total_purchase_rate: p.totalPurchaseRate,
+    asin_purchases: p.asinPurchaseCount,
+    asin_purchase_share: p.asinPurchaseShare,
+    total_median_purchase_price: price(p.totalMedianPurchasePrice),
+    asin_median_purchase_price: price(p.asinMedianPurchasePrice),
+    raw: JSON.stringify(raw),
+  };
+}
+
+/** The view's measure columns after the identifying ones: [name, kind]. */
+export const SQP_MEASURES: ReadonlyArray<readonly [string, 'count' | 'rate' | 'price']> = [
+  ['total_impressions', 'count'], ['asin_impressions', 'count'], ['asin_impression_share', 'rate'],
+  ['total_clicks', 'count'], ['total_click_rate', 'rate'], ['asin_clicks', 'count'], ['asin_click_share', 'rate'], ['total_median_click_price', 'price'], ['asin_median_click_price', 'price'],
+  ['total_cart_adds', 'count'], ['total_cart_add_rate', 'rate'], ['asin_cart_adds', 'count'], ['asin_cart_add_share', 'rate'], ['total_median_cart_add_price', 'price'], ['asin_median_cart_add_price', 'price'],
+  ['total_purchases', 'count'], ['total_purchase_rate', 'rate'], ['asin_purchases', 'count'], ['asin_purchase_share', 'rate'], ['total_median_purchase_price', 'price'], ['asin_median_purchase_price', 'price'],
+];
+
+export const searchQueryProjection: Projection = {
+  name: 'search_query_performance',
+  version: 1,
+  handles: ['PageObserved'],
+  tables: [SQP_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(SQP_TABLE, (t) => {
+      t.uuid('account_id').notNullable();
+      t.text('scope').notNullable();
+      t.integer('page').notNullable();
+      t.integer('row').notNullable();
+      for (const c of ['marketplace_id', 'report_period']) t.text(c).notNullable();
+      t.date('start_date').notNullable();
+      t.date('end_date').notNullable();
+      t.text('asin').notNullable();
+      t.text('search_query').notNullable();
+      t.integer('search_query_score').notNullable();
+      t.bigInteger('search_query_volume').notNullable();
+      t.text('currency');
+      for (const [name, kind] of SQP_MEASURES) {
+        if (kind === 'count') t.bigInteger(name).notNullable();
+        else if (kind === 'rate') t.decimal(name, null).notNullable();
+        else t.bigInteger(name);
+      }
+      t.jsonb('raw').notNullable();
+      t.primary(['account_id', 'scope', 'page', 'row']);
+    });
+  },
+  async apply(trx, event, schema) {
+    const page = pageOf(event, ['search_query_performance']);
+    if (!page) return;
+    const rows = page.rows.map((r) => sqpRow(page.scope, r)).filter((r): r is Record<string, unknown> => r !== null);
+    await replacePage(trx, schema, SQP_TABLE, page, rows);
+  },
+};

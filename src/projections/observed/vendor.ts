@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import type { Projection } from '../projection.js';
+import { minorUnits, pageOf, replacePage, wireAmount } from './economics-support.js';
+
+// Vendor metrics (datasets vendor_sales, vendor_traffic, vendor_inventory): one row per report
+// row, keyed by marketplace, view and day from the scope (`<marketplace>/<view>/<date>`); a
+// row without an asin is the catalog-wide aggregate. Each dataset fills its own columns; the
+// view merges the three per (marketplace, view, day, asin).
+
+export const VENDOR_TABLE = 'vendor_metrics';
+const DATASETS = ['vendor_sales', 'vendor_traffic', 'vendor_inventory'];
+
+/** Metric columns the three reports fill, with their SQL kind. */
+export const VENDOR_REPORTED = {
+  ordered_units: 'count',
+  ordered_revenue: 'money',
+  unfilled_ordered_units: 'count',
+  shipped_units: 'count',
+  shipped_revenue: 'money',
+  average_selling_price: 'money',
+  glance_views: 'count',
+  shipped_cogs: 'money',
+  sell_through_rate: 'rate',
+  sellable_on_hand_units: 'count',
+  unsellable_on_hand_units: 'count',
+  sourceable_roos: 'rate',
+  open_purchase_order_units: 'count',
+  net_received_units: 'count',
+  received_fill_rate: 'rate',
+  vendor_confirmation_rate: 'rate',
+  overall_vendor_lead_time: 'days',
+} as const;
+
+const n = z.number().optional();
+const amount = wireAmount.optional();
+const reportRow = z.object({
+  startDate: z.string(),
+  asin: z.string().optional(),
+  orderedUnits: n,
+  orderedRevenue: amount,
+  shippedUnits: n,
+  shippedRevenue: amount,
+  shippedCogs: amount,
+  glanceViews: n,
+  unfilledCustomerOrderedUnits: n,
+  sellThroughRate: n,
+  sellableOnHandInventoryUnits: n,
+  unsellableOnHandInventoryUnits: n,
+  procurableProductOutOfStockRate: n,
+  openPurchaseOrderUnits: n,
+  netReceivedInventoryUnits: n,
+  receiveFillRate: n,
+  vendorConfirmationRate: n,
+  averageVendorLeadTimeDays: n,
+});
+
+function vendorRow(scope: string, raw: unknown): Record<string, unknown> | null {
+  const parsed = reportRow.safeParse(raw);
+  if (!parsed.success) return null;
+  const r = parsed.data;
+  const [marketplace_id, view] = scope.split('/');
+  const currency = [r.orderedRevenue, r.shippedRevenue, r.shippedCogs].find(Boolean)?.currencyCode ?? null;
+  const money = (a: z.infer<typeof wireAmount> | undefined) => (a ? minorUnits(a.amount, a.currencyCode) : null);
+  const ordered_revenue = money(r.orderedRevenue);
+  return {
+    marketplace_id,
+    view,
+    date: r.startDate,
+    asin: r.asin ?? null,
+    currency,
+    ordered_units: r.orderedUnits ?? null,
+    ordered_revenue,
+    unfilled_ordered_units: r.unfilledCustomerOrderedUnits ?? null,
+    shipped_units: r.shippedUnits ?? null,
+    shipped_revenue: money(r.shippedRevenue),
+    // not in the reports: ordered revenue per ordered unit
+    average_selling_price: ordered_revenue !== null && r.orderedUnits ? Math.round(ordered_revenue / r.orderedUnits) : null,
+    glance_views: r.glanceViews ?? null,
+    shipped_cogs: money(r.shippedCogs),
+    sell_through_rate: r.sellThroughRate ?? null,
+    sellable_on_hand_units: r.sellableOnHandInventoryUnits ?? null,
+    unsellable_on_hand_units: r.unsellableOnHandInventoryUnits ?? null,
+    sourceable_roos: r.procurableProductOutOfStockRate ?? null,
+    open_purchase_order_units: r.openPurchaseOrderUnits ?? null,
+    net_received_units: r.netReceivedInventoryUnits ?? null,
+    received_fill_rate: r.receiveFillRate ?? null,
+    vendor_confirmation_rate: r.vendorConfirmationRate ?? null,
+    overall_vendor_lead_time: r.averageVendorLeadTimeDays ?? null,
+    raw: JSON.stringify(raw),
+  };
+}
+
+export const vendorProjection: Projection = {
+  name: 'vendor_metrics',
+  version: 1,
+  handles: ['PageObserved'],
+  tables: [VENDOR_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(VENDOR_TABLE, (t) => {
+      t.uuid('account_id').notNullable();
+      t.text('dataset').notNullable();
+      t.text('scope').notNullable();
+      t.integer('page').notNullable();
+      t.integer('row').notNullable();
+      t.text('marketplace_id').notNullable();
+      t.text('view').notNullable();
+      t.date('date').notNullable();
+      t.text('asin');
+      t.text('currency');
+      for (const [name, kind] of Object.entries(VENDOR_REPORTED)) {
+        if (kind === 'count' || kind === 'money') t.bigInteger(name);
+        else t.decimal(name, null);
+      }
+      t.jsonb('raw').notNullable();
+      t.primary(['account_id', 'dataset', 'scope', 'page', 'row']);
+      t.index(['account_id', 'marketplace_id', 'date']);
+    });
+  },
+  async apply(trx, event, schema) {
+    const page = pageOf(event, DATASETS);
+    if (!page) return;
+    const rows = page.rows.map((r) => vendorRow(page.scope, r)).filter((r): r is Record<string, unknown> => r !== null);
+    await replacePage(trx, schema, VENDOR_TABLE, page, rows, true);
+  },
+};

@@ -1,0 +1,47 @@
+import { completeReads } from '../observed/economics-support.js';
+import type { ViewDefinition } from './definition.js';
+
+// Spec 2.15 shows only the grain; the columns are the promotion report's fields (money in minor units).
+export const vPromotionPerformance: ViewDefinition = {
+  name: 'v_promotion_performance',
+  audience: 'seller',
+  grain: 'one row per promotion per included product (promotion × ASIN), or one row with a null asin for a promotion with none',
+  columns: [
+    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    { name: 'promotion_id', type: 'text', unit: null, nullable: false, description: "the marketplace's promotion id" },
+    { name: 'asin', type: 'text', unit: null, nullable: true, description: 'the included product; null for a promotion without products' },
+    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: 'the marketplace (v_marketplaces)' },
+    { name: 'currency', type: 'text', unit: null, nullable: false, description: 'ISO 4217 code of the revenue columns' },
+    { name: 'promotion_name', type: 'text', unit: null, nullable: false, description: 'the customer-facing name' },
+    { name: 'type', type: 'text', unit: null, nullable: false, description: 'BEST_DEAL, LIGHTNING_DEAL, PRICE_DISCOUNT, ...' },
+    { name: 'status', type: 'text', unit: null, nullable: false, description: 'APPROVED, PENDING_APPROVAL, NEEDS_YOUR_ATTENTION or CANCELED' },
+    { name: 'creation_channel', type: 'text', unit: null, nullable: false, description: 'SELF-SERVICE, FULL-SERVICE, AUTOMATED or MANUAL' },
+    { name: 'starts_at', type: 'timestamptz', unit: null, nullable: false, description: 'start, UTC' },
+    { name: 'ends_at', type: 'timestamptz', unit: null, nullable: false, description: 'scheduled end, UTC' },
+    { name: 'product_name', type: 'text', unit: null, nullable: true, description: "the product's name" },
+    { name: 'product_glance_views', type: 'bigint', unit: 'count', nullable: true, description: "views of this product's detail page during the promotion" },
+    { name: 'product_units_sold', type: 'bigint', unit: 'count', nullable: true, description: 'units of this product sold at the promotional price' },
+    { name: 'product_revenue', type: 'bigint', unit: 'minor units of currency', nullable: true, description: 'revenue of this product in the promotion' },
+    { name: 'promotion_glance_views', type: 'bigint', unit: 'count', nullable: true, description: 'the whole promotion; repeated on each of its rows' },
+    { name: 'promotion_units_sold', type: 'bigint', unit: 'count', nullable: false, description: 'the whole promotion; repeated on each of its rows' },
+    { name: 'promotion_revenue', type: 'bigint', unit: 'minor units of currency', nullable: false, description: 'the whole promotion; repeated on each of its rows' },
+    { name: 'created_at', type: 'timestamptz', unit: null, nullable: false, description: 'when the promotion was created' },
+    { name: 'last_updated_at', type: 'timestamptz', unit: null, nullable: false, description: 'when the marketplace last updated it' },
+    { name: 'reported_at', type: 'timestamptz', unit: null, nullable: false, description: 'when these totals were downloaded' },
+  ],
+  freshness: 'Re-read about twice a day per marketplace; totals are cumulative over the promotion so far.',
+  joins: [
+    { view: 'v_listings', on: 'account_id, marketplace_id, asin', fanOut: 'several SKUs can share the ASIN' },
+    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+  ],
+  warnings: [
+    'promotion_* columns repeat on every product row of a promotion: sum product_* columns, or take promotion_* once per promotion_id.',
+    'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.',
+  ],
+  dateColumn: 'starts_at',
+  sql: `select p.account_id, p.promotion_id, p.asin, p.marketplace_id, p.currency, p.promotion_name, p.type, p.status, p.creation_channel,
+  p.starts_at, p.ends_at, p.product_name, p.product_glance_views, p.product_units_sold, p.product_revenue,
+  p.promotion_glance_views, p.promotion_units_sold, p.promotion_revenue, p.created_at, p.last_updated_at, p.reported_at
+from rm.promotion_performance p
+${completeReads('p', 'promotion_performance')}`,
+};

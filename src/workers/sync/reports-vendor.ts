@@ -1,0 +1,83 @@
+import type { SyncJobDefinition } from './job.js';
+import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import { accountForReports, asPages, dateOfDay, dayOfDate, pagesOf, reportsClientFor, runReports, today, type ReportPlan } from './reports.js';
+import { syncScope } from './scope.js';
+
+// Vendor retail analytics per marketplace, distributor view and day: GET_VENDOR_SALES_REPORT
+// and GET_VENDOR_INVENTORY_REPORT in both views, GET_VENDOR_TRAFFIC_REPORT (no views: it is
+// the manufacturing view's), at reportPeriod DAY, one report per calendar month, which is the
+// scope: `<marketplace>/<manufacturing|sourcing>/<YYYY-MM>` in datasets vendor_sales,
+// vendor_inventory and vendor_traffic, in pages of rows (a month of a few ASINs is one page:
+// per-day scopes would cost two commands per day, view and report). A day lands two days
+// late: the sync reads through the day before yesterday; the first run a year, later runs the
+// months of the trailing week again (a partial current month is a complete read of it).
+
+export const VENDOR_DATASETS = ['vendor_sales', 'vendor_traffic', 'vendor_inventory'] as const;
+const RESTATE_DAYS = 7;
+const PAGE_ROWS = 500;
+
+/** The first and last day of the calendar month containing `day`. */
+function monthOf(day: number): { first: number; last: number } {
+  const date = new Date(day * 86_400_000);
+  const first = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / 86_400_000;
+  return { first, last: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / 86_400_000 - 1 };
+}
+
+const REPORTS = [
+  { dataset: 'vendor_sales', reportType: 'GET_VENDOR_SALES_REPORT', view: 'MANUFACTURING', lists: ['salesAggregate', 'salesByAsin'] },
+  { dataset: 'vendor_sales', reportType: 'GET_VENDOR_SALES_REPORT', view: 'SOURCING', lists: ['salesAggregate', 'salesByAsin'] },
+  { dataset: 'vendor_traffic', reportType: 'GET_VENDOR_TRAFFIC_REPORT', view: null, lists: ['trafficAggregate', 'trafficByAsin'] },
+  { dataset: 'vendor_inventory', reportType: 'GET_VENDOR_INVENTORY_REPORT', view: 'MANUFACTURING', lists: ['inventoryAggregate', 'inventoryByAsin'] },
+  { dataset: 'vendor_inventory', reportType: 'GET_VENDOR_INVENTORY_REPORT', view: 'SOURCING', lists: ['inventoryAggregate', 'inventoryByAsin'] },
+] as const;
+
+export const vendorMetricsSync: SyncJobDefinition = {
+  name: 'vendor-metrics',
+  everyMs: 12 * 3_600_000,
+  async run(deps, account_id) {
+    const account = await accountForReports(deps.db, account_id);
+    if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
+    const token = deps.credentials.selling_refresh_token;
+    if (account.entity_type !== 'vendor' || !token) return { recorded: 0 };
+    const lastDay = today(deps) - 2;
+    const plans: ReportPlan[] = [];
+    for (const marketplace_id of account.marketplaces) {
+      const latest = await deps.db
+        .withSchema(READ_MODEL_SCHEMA)
+        .table('observed_scopes')
+        .where({ account_id, dataset: 'vendor_sales' })
+        .andWhere('scope', 'like', `${marketplace_id}/manufacturing/%`)
+        .max<{ scope: string | null }>('scope as scope')
+        .first();
+      const latestMonth = latest?.scope ? dayOfDate(`${latest.scope.slice(-7)}-01`) : null;
+      const start = latestMonth === null ? lastDay - 364 : Math.min(latestMonth, lastDay - RESTATE_DAYS + 1);
+      for (let month = monthOf(start); month.first <= lastDay; month = monthOf(month.last + 1)) {
+        const from = Math.max(month.first, start);
+        const to = Math.min(month.last, lastDay);
+        const [first, last, yearMonth] = [dateOfDay(from), dateOfDay(to), dateOfDay(month.first).slice(0, 7)];
+        for (const report of REPORTS) {
+          const view = (report.view ?? 'MANUFACTURING').toLowerCase();
+          const scope = `${marketplace_id}/${view}/${yearMonth}`;
+          plans.push({
+            key: `${report.dataset}/${scope}/${first}/${last}`,
+            api: 'reports',
+            create: (client) =>
+              client.createReport({
+                reportType: report.reportType,
+                marketplaceIds: [marketplace_id],
+                dataStartTime: first,
+                dataEndTime: last,
+                reportOptions: { reportPeriod: 'DAY', ...(report.view ? { distributorView: report.view, sellingProgram: 'RETAIL' } : {}) },
+              }),
+            async handle(content) {
+              const document = (content ?? {}) as Record<string, unknown>;
+              const rows = report.lists.flatMap((list) => (document[list] ?? []) as unknown[]);
+              return (await syncScope(deps.ctx, { account_id, dataset: report.dataset, scope }, asPages(pagesOf(rows, PAGE_ROWS)), deps.now)).recorded;
+            },
+          });
+        }
+      }
+    }
+    return runReports(deps, account_id, reportsClientFor(deps, token), plans);
+  },
+};
