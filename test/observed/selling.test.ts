@@ -131,6 +131,12 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
   });
 
   describe('catalog items', () => {
+    it('the catalog sync fails, to be retried, until the listings of the account were read', async () => {
+      const fresh = await h.connect('seller');
+      const error = await h.run(catalogSync, fresh, SELLER).then(() => null, (e: unknown) => e);
+      expect(error).to.be.instanceOf(Error).with.property('message').that.matches(/listings of \w+ have not been read yet/);
+    });
+
     it('v_catalog_items has the listed ASINs before the catalog sync, with gtin null', async () => {
       const { columns, rows } = await query('select * from v_catalog_items');
       expect(columns).to.deep.equal(['account_id', 'asin', 'gtin', 'identifiers', 'marketplace_id', 'title', 'data']);

@@ -124,8 +124,11 @@ from ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l
 ${completeReads('l', LISTINGS_DATASET)}
 order by l.account_id, l.marketplace_id, l.sku, l.scope, l.page desc`;
 
-/** The ASINs the account lists in a marketplace (complete reads, deleted listings included), sorted. */
-export async function listedAsins(db: Knex, account_id: string, marketplace_id: string): Promise<string[]> {
+/** The ASINs the account lists in a marketplace (complete reads, deleted listings included),
+ * sorted; null while the marketplace's listings have no complete read yet. */
+export async function listedAsins(db: Knex, account_id: string, marketplace_id: string): Promise<string[] | null> {
+  const read = await db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset: LISTINGS_DATASET, scope: marketplace_id }).first('pages');
+  if (!read) return null;
   const { rows }: { rows: { asin: string }[] } = await db.raw(
     `select distinct l.asin from (${currentListingsSql}) l where l.account_id = ? and l.marketplace_id = ? and l.asin is not null order by l.asin`,
     [account_id, marketplace_id],

@@ -8,7 +8,8 @@ import { syncScope } from './scope.js';
 
 // Catalog items of the ASINs the account lists (dataset `catalog_items`, scope the marketplace
 // id): the listed ASINs in order, 20 per searchCatalogItems request, one recorded page each.
-// It reads the ASINs from the listings read model, so it follows the listings sync.
+// It reads the ASINs from the listings read model, so it follows the listings sync (and fails,
+// to be retried, until that has read the marketplace once).
 
 export const catalogSync: SyncJobDefinition = {
   name: 'catalog-items',
@@ -19,6 +20,8 @@ export const catalogSync: SyncJobDefinition = {
     let recorded = 0;
     for (const marketplaceId of selling.marketplaces) {
       const asins = await listedAsins(deps.db, account_id, marketplaceId);
+      // Scheduled together with the listings sync: wait for it rather than record an empty catalog.
+      if (asins === null) throw new Error(`the listings of ${marketplaceId} have not been read yet`);
       const pages = catalogPages(selling.client, marketplaceId, asins);
       recorded += (await syncScope(deps.ctx, { account_id, dataset: CATALOG_DATASET, scope: marketplaceId }, pages, deps.now)).recorded;
     }
