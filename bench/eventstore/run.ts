@@ -8,13 +8,15 @@
 // log. Exits non-zero if our reader does not see every event exactly once.
 // projection mode: appends N events (default 1,000,000) with our adapter, then times the
 // projector catching up a counter projection from position zero.
-import os from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { migrateEventStore } from '../../src/eventstore/schema.js';
 import { createDb } from '../../src/infra/db.js';
 import { runProjectionBench } from './projection.js';
 import { benchEvent, emmettTarget, ourTarget, type BenchTarget } from './targets.js';
+import { fmt, printMachine as printMachineOf, withDatabase as withDatabaseOn } from '../support.js';
+
+const withDatabase = <T>(name: string, fn: (url: string) => Promise<T>) => withDatabaseOn(adminUrl, name, fn);
+const printMachine = () => printMachineOf(adminUrl);
 
 const WRITERS = 8;
 const STREAMS_PER_WRITER = 50;
@@ -31,40 +33,6 @@ const { values: args } = parseArgs({
   },
 });
 const adminUrl = args['admin-url']!;
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-function databaseUrl(name: string): string {
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function admin(sql: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function withDatabase<T>(name: string, fn: (url: string) => Promise<T>): Promise<T> {
-  await admin(`create database "${name}"`);
-  try {
-    return await fn(databaseUrl(name));
-  } finally {
-    await admin(`drop database if exists "${name}" with (force)`);
-  }
-}
-
-async function printMachine(): Promise<void> {
-  const cpus = os.cpus();
-  const { rows } = await admin('select version()');
-  console.log(`machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, node ${process.version}`);
-  console.log(`server:  ${String(rows[0].version)}`);
-}
-
 /** Runs `appendsPerWriter` appends of `size` events in each of the 8 writers at once. */
 async function appendPhase(target: BenchTarget, appendsPerWriter: number, size: number): Promise<number> {
   const started = performance.now();

@@ -70,7 +70,8 @@ export async function syncConnections(
     account_id,
     user_id: target.user_id,
     name,
-    entity_type: vendorProfile && !selling ? 'vendor' : 'seller',
+    // a vendor may hold a selling-API authorization too (vendor reports): its ads profile says what it is
+    entity_type: vendorProfile && !sellerProfile ? 'vendor' : 'seller',
   });
   if (selling) {
     const provider_id = target.selling_partner_id ?? sellerProfile?.accountInfo.id ?? account_id;

@@ -89,6 +89,20 @@ describe('accounts and auth read models', function () {
     expect(changed!.timezone).to.equal('Europe/Berlin');
   });
 
+  it('records a vendor as a vendor, even with a selling authorization', async () => {
+    const endpoints = simulator.endpoints();
+    const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: 'simulator-client', clientSecret: 'simulator-secret' });
+    const vendor_id = newId();
+    await syncConnections(
+      { ctx: { store, metadata: { actor: { kind: 'worker', id: 'test' } } }, lwa, endpoints, logger },
+      { user_id, account_id: vendor_id, selling_refresh_token: 'Atzr|demo-vendor', ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
+    );
+    await projector.whenCaughtUp();
+    const vendor = (await loadAccounts(db, user_id)).find((a) => a.id === vendor_id);
+    expect(vendor!.entity_type).to.equal('vendor');
+    expect(vendor!.ads!.profiles.length).to.be.greaterThan(0);
+  });
+
   it('projects issued and revoked tokens', async () => {
     const ctx = { store, metadata: { actor: { kind: 'user' as const, id: 'test' } } };
     const other = newId();

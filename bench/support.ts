@@ -1,0 +1,40 @@
+import os from 'node:os';
+import pg from 'pg';
+
+// What every benchmark shares: a fresh database per run on the given server, and a line
+// naming the machine the figures come from.
+
+export const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+
+export function databaseUrl(adminUrl: string, name: string): string {
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export async function admin(adminUrl: string, sql: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates database `name`, runs `fn` against it, and drops it whatever happens. */
+export async function withDatabase<T>(adminUrl: string, name: string, fn: (url: string) => Promise<T>): Promise<T> {
+  await admin(adminUrl, `create database "${name}"`);
+  try {
+    return await fn(databaseUrl(adminUrl, name));
+  } finally {
+    await admin(adminUrl, `drop database if exists "${name}" with (force)`);
+  }
+}
+
+export async function printMachine(adminUrl: string): Promise<void> {
+  const cpus = os.cpus();
+  const { rows } = await admin(adminUrl, 'select version()');
+  console.log(`machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, node ${process.version}`);
+  console.log(`server:  ${String(rows[0].version)}`);
+}
