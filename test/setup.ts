@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { deleteKeys } from '../src/infra/redis.js';
 import { ADMIN_DATABASE_URL, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './support/env.js';
 
 // Mocha root hooks: a fresh database for the whole run, dropped after; tests read
@@ -17,12 +18,7 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 async function dropRedisKeys(pattern: string): Promise<void> {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteKeys(redis, pattern);
   } finally {
     redis.disconnect();
   }

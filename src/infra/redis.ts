@@ -4,3 +4,13 @@ import { Redis } from 'ioredis';
 export function createRedis(url: string): Redis {
   return new Redis(url, { maxRetriesPerRequest: null });
 }
+
+/** Deletes every key matching `pattern` (a run's queue prefix, say), a page at a time. */
+export async function deleteKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
