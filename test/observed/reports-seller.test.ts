@@ -80,7 +80,8 @@ describe('seller reports: search query performance, coupons, promotions', functi
       const { columns, rows: all } = await h.query([account], 'select * from v_coupon_performance');
       expect(columns).to.deep.equal(vCouponPerformance.columns.map((c) => c.name));
       expect(new Set(all.map((r) => `${r.coupon_id}/${r.marketplace_id}`)).size).to.equal(all.length);
-      const raw = await h.db.withSchema('rm').table('coupon_performance').select('marketplace_id', 'coupon_id', 'raw');
+      // the run's database holds other suites' accounts too
+      const raw = await h.db.withSchema('rm').table('coupon_performance').where({ account_id: account }).select('marketplace_id', 'coupon_id', 'raw');
       for (const [marketplaceId, factor] of [[JP, 1], [US, 100]] as const) {
         const c = raw.find((r: { marketplace_id: string }) => r.marketplace_id === marketplaceId)!;
         const row = all.find((r) => r.coupon_id === c.coupon_id)!;
@@ -94,7 +95,7 @@ describe('seller reports: search query performance, coupons, promotions', functi
       expect(await h.run(promotionsSync, account, SELLER)).to.be.greaterThan(0);
       const { columns, rows: all } = await h.query([account], 'select * from v_promotion_performance');
       expect(columns).to.deep.equal(vPromotionPerformance.columns.map((c) => c.name));
-      const raw = await h.db.withSchema('rm').table('promotion_performance').distinct('promotion_id', 'marketplace_id', 'raw');
+      const raw = await h.db.withSchema('rm').table('promotion_performance').where({ account_id: account }).distinct('promotion_id', 'marketplace_id', 'raw');
       for (const { promotion_id, marketplace_id, raw: p } of raw as { promotion_id: string; marketplace_id: string; raw: { includedProducts: { asin: string }[] } }[]) {
         const mine = all.filter((r) => r.promotion_id === promotion_id && r.marketplace_id === marketplace_id);
         expect(mine.map((r) => r.asin)).to.have.members(p.includedProducts.length ? p.includedProducts.map((i) => i.asin) : [null]);
