@@ -4,6 +4,7 @@ import type { Projection } from '../projection.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS } from './ads-datasets.js';
 import { adGroupRow, campaignDailyRow, campaignRow, productAdRow, TARGET_DATASETS, targetRow, type ProfileContext, type Row } from './ads-rows.js';
 import { pageOf, replacePage } from './economics-support.js';
+import { pageTable } from './page-table.js';
 
 // Observed advertising: Sponsored Products entities per profile and daily campaign metrics per
 // profile-local day, each table holding the rows of the pages it was given (readers keep only
@@ -38,12 +39,7 @@ const DATASETS = PAGE_TABLES.flatMap((t) => t.datasets);
 /** The columns every page table starts with: the page's keys, the row's position, the profile
  * (kept on the rows so the views need no join to the accounts tables). */
 function pageColumns(t: Knex.CreateTableBuilder, withDataset: boolean) {
-  t.uuid('account_id').notNullable();
-  if (withDataset) t.text('dataset').notNullable();
-  t.text('scope').notNullable();
-  t.integer('page').notNullable();
-  t.integer('row').notNullable();
-  t.primary(['account_id', ...(withDataset ? ['dataset'] : []), 'scope', 'page', 'row']);
+  pageTable(t, withDataset);
   t.uuid('profile_id');
   t.text('provider_profile_id').notNullable();
   t.text('marketplace_id');

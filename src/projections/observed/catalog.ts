@@ -1,6 +1,6 @@
 import type { Projection } from '../projection.js';
-import { pageOf, replacePage } from './economics-support.js';
 import { arr, obj, str, type Json } from './json.js';
+import { applyPages, pageTable } from './page-table.js';
 
 // Catalog items (dataset `catalog_items`, scope the marketplace id): one row per ASIN per
 // marketplace, the Catalog Items API item as sent in `data`, and its identifiers there.
@@ -46,10 +46,7 @@ export const catalogItemsProjection: Projection = {
   tables: [CATALOG_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(CATALOG_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+      pageTable(t);
       t.text('asin').notNullable();
       t.text('marketplace_id').notNullable();
       t.text('title');
@@ -58,13 +55,7 @@ export const catalogItemsProjection: Projection = {
       t.text('gtin');
       t.jsonb('identifiers').notNullable();
       t.jsonb('data').notNullable();
-      t.primary(['account_id', 'scope', 'page', 'row']);
     });
   },
-  async apply(trx, event, schema) {
-    const page = pageOf(event, [CATALOG_DATASET]);
-    if (!page) return;
-    const rows = page.rows.map((raw) => catalogRow(raw, page.scope)).filter((r): r is Record<string, unknown> => r !== null);
-    await replacePage(trx, schema, CATALOG_TABLE, page, rows);
-  },
+  apply: applyPages([CATALOG_DATASET], CATALOG_TABLE, (page) => page.rows.map((raw) => catalogRow(raw, page.scope))),
 };

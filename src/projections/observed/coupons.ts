@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Projection } from '../projection.js';
-import { minorUnits, pageOf, replacePage } from './economics-support.js';
+import { minorUnits } from './economics-support.js';
+import { applyPages, pageTable } from './page-table.js';
 
 // Coupon performance (dataset `coupon_performance`, GET_COUPON_PERFORMANCE_REPORT): one row
 // per coupon per marketplace; money (major units in the report) becomes minor units of the
@@ -70,10 +71,7 @@ export const couponsProjection: Projection = {
   tables: [COUPONS_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(COUPONS_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+      pageTable(t);
       for (const c of ['coupon_id', 'marketplace_id', 'currency']) t.text(c).notNullable();
       for (const c of ['name', 'website_message']) t.text(c);
       t.timestamp('starts_at', { useTz: true }).notNullable();
@@ -93,12 +91,7 @@ export const couponsProjection: Projection = {
       t.jsonb('asins').notNullable();
       t.timestamp('reported_at', { useTz: true }).notNullable();
       t.jsonb('raw').notNullable();
-      t.primary(['account_id', 'scope', 'page', 'row']);
     });
   },
-  async apply(trx, event, schema) {
-    const page = pageOf(event, ['coupon_performance']);
-    if (!page) return;
-    await replacePage(trx, schema, COUPONS_TABLE, page, page.rows.map((r) => couponRow(r, page.observed_at)).filter((r): r is Record<string, unknown> => r !== null));
-  },
+  apply: applyPages(['coupon_performance'], COUPONS_TABLE, (page) => page.rows.map((r) => couponRow(r, page.observed_at))),
 };

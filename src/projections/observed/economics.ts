@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Projection } from '../projection.js';
-import { minorUnits, pageOf, replacePage, wireAmount } from './economics-support.js';
+import { minorUnits, wireAmount } from './economics-support.js';
+import { applyPages, pageTable } from './page-table.js';
 
 // Seller economics per SKU per day (dataset `seller_economics`, Data Kiosk economics records).
 // Fees are stored signed, charges negative. A fee type maps to one of the four named fees;
@@ -71,10 +72,7 @@ export const economicsProjection: Projection = {
   tables: [ECONOMICS_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(ECONOMICS_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+      pageTable(t);
       t.text('marketplace_id').notNullable();
       t.date('date').notNullable();
       t.text('sku').notNullable();
@@ -87,14 +85,8 @@ export const economicsProjection: Projection = {
       t.bigInteger('net_proceeds_per_unit');
       for (const column of ['net_units_sold', 'units_ordered', 'units_refunded']) t.integer(column).notNullable();
       t.jsonb('raw').notNullable();
-      t.primary(['account_id', 'scope', 'page', 'row']);
       t.index(['account_id', 'marketplace_id', 'date']);
     });
   },
-  async apply(trx, event, schema) {
-    const page = pageOf(event, ['seller_economics']);
-    if (!page) return;
-    const rows = page.rows.map(economicsRow).filter((r): r is Record<string, unknown> => r !== null);
-    await replacePage(trx, schema, ECONOMICS_TABLE, page, rows.map((r) => ({ ...r, raw: JSON.stringify(r.raw) })));
-  },
+  apply: applyPages(['seller_economics'], ECONOMICS_TABLE, (page) => page.rows.map(economicsRow).map((r) => r && { ...r, raw: JSON.stringify(r.raw) })),
 };

@@ -1,6 +1,6 @@
 import type { Projection } from '../projection.js';
-import { pageOf, replacePage } from './economics-support.js';
 import { int, obj, str } from './json.js';
+import { applyPages, pageTable } from './page-table.js';
 
 // FBA inventory (dataset `fba_inventory`, scope the marketplace id): one row per FBA SKU per
 // marketplace, the inventory summary as sent in `data`, and its quantities as columns.
@@ -44,10 +44,7 @@ export const fbaInventoryProjection: Projection = {
   tables: [INVENTORY_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(INVENTORY_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+      pageTable(t);
       t.text('sku').notNullable();
       t.text('marketplace_id').notNullable();
       t.text('asin');
@@ -56,13 +53,7 @@ export const fbaInventoryProjection: Projection = {
       for (const column of QUANTITIES) t.integer(column);
       t.timestamp('last_updated_at', { useTz: true });
       t.jsonb('data').notNullable();
-      t.primary(['account_id', 'scope', 'page', 'row']);
     });
   },
-  async apply(trx, event, schema) {
-    const page = pageOf(event, [INVENTORY_DATASET]);
-    if (!page) return;
-    const rows = page.rows.map((raw) => inventoryRow(raw, page.scope)).filter((r): r is Record<string, unknown> => r !== null);
-    await replacePage(trx, schema, INVENTORY_TABLE, page, rows);
-  },
+  apply: applyPages([INVENTORY_DATASET], INVENTORY_TABLE, (page) => page.rows.map((raw) => inventoryRow(raw, page.scope))),
 };

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
-import { completeReads, minorUnits, pageOf, replacePage } from './economics-support.js';
+import { completeReads, minorUnits } from './economics-support.js';
 import { arr, int, obj, str, type Json } from './json.js';
+import { applyPages, pageTable } from './page-table.js';
 
 // Listings (dataset `listings`, scope the marketplace id): one row per SKU per marketplace,
 // the Listings Items API item as sent under `data.listings_item`, and typed columns read
@@ -84,10 +85,7 @@ export const listingsProjection: Projection = {
   tables: [LISTINGS_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(LISTINGS_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+      pageTable(t);
       t.text('sku').notNullable();
       t.text('marketplace_id').notNullable();
       t.text('asin');
@@ -107,15 +105,9 @@ export const listingsProjection: Projection = {
       t.timestamp('created_at', { useTz: true });
       t.timestamp('last_updated_at', { useTz: true });
       t.jsonb('data').notNullable();
-      t.primary(['account_id', 'scope', 'page', 'row']);
     });
   },
-  async apply(trx, event, schema) {
-    const page = pageOf(event, [LISTINGS_DATASET]);
-    if (!page) return;
-    const rows = page.rows.map((raw) => listingRow(raw, page.scope)).filter((r): r is Record<string, unknown> => r !== null);
-    await replacePage(trx, schema, LISTINGS_TABLE, page, rows);
-  },
+  apply: applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page) => page.rows.map((raw) => listingRow(raw, page.scope))),
 };
 
 /** SQL of the listings of complete reads, one row per (account, marketplace, SKU), deleted ones included. */

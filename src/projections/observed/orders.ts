@@ -1,7 +1,9 @@
 import { stableId } from '../../domain/shared/ids.js';
+import type { Knex } from 'knex';
 import type { Projection } from '../projection.js';
 import { minorDigits, pageOf, replacePage } from './economics-support.js';
 import { arr, int, obj, str, type Json } from './json.js';
+import { pageTable } from './page-table.js';
 
 // Orders (dataset `orders`, scope `<marketplace>/<YYYY-MM-DD>` of purchase): each recorded
 // row is a getOrders order with its getOrderItems answer embedded as `OrderItems`. Two
@@ -95,11 +97,8 @@ export const ordersProjection: Projection = {
   // Only the page key is indexed: an index led by account_id alone lets the planner, while a
   // fresh table has no statistics, scan all of an account's rows once per observed scope.
   async createTables(db, schema) {
-    const common = (t: Parameters<Parameters<typeof db.schema.createTable>[1]>[0]) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+    const common = (t: Knex.CreateTableBuilder) => {
+      pageTable(t);
       t.uuid('order_id').notNullable();
       t.text('amazon_order_id').notNullable();
       t.timestamp('purchased_at', { useTz: true }).notNullable();
@@ -107,7 +106,6 @@ export const ordersProjection: Projection = {
       t.boolean('is_business_order').notNullable();
       t.text('marketplace_id').notNullable();
       t.text('currency');
-      t.primary(['account_id', 'scope', 'page', 'row']);
     };
     await db.schema.withSchema(schema).createTable(ORDERS_TABLE, (t) => {
       common(t);

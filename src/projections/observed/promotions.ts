@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Projection } from '../projection.js';
-import { minorUnits, pageOf, replacePage } from './economics-support.js';
+import { minorUnits } from './economics-support.js';
+import { applyPages, pageTable } from './page-table.js';
 
 // Promotion performance (dataset `promotion_performance`, GET_PROMOTION_PERFORMANCE_REPORT):
 // one row per promotion per included product, or one row with a null asin for a promotion
@@ -75,10 +76,7 @@ export const promotionsProjection: Projection = {
   tables: [PROMOTIONS_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(PROMOTIONS_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+      pageTable(t);
       for (const c of ['promotion_id', 'marketplace_id', 'promotion_name', 'type', 'status', 'creation_channel', 'currency']) t.text(c).notNullable();
       for (const c of ['starts_at', 'ends_at', 'created_at', 'last_updated_at', 'reported_at']) t.timestamp(c, { useTz: true }).notNullable();
       t.bigInteger('promotion_glance_views');
@@ -90,12 +88,7 @@ export const promotionsProjection: Projection = {
       t.bigInteger('product_units_sold');
       t.bigInteger('product_revenue');
       t.jsonb('raw').notNullable();
-      t.primary(['account_id', 'scope', 'page', 'row']);
     });
   },
-  async apply(trx, event, schema) {
-    const page = pageOf(event, ['promotion_performance']);
-    if (!page) return;
-    await replacePage(trx, schema, PROMOTIONS_TABLE, page, page.rows.flatMap((r) => promotionRows(r, page.observed_at)));
-  },
+  apply: applyPages(['promotion_performance'], PROMOTIONS_TABLE, (page) => page.rows.flatMap((r) => promotionRows(r, page.observed_at))),
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Projection } from '../projection.js';
-import { minorUnits, pageOf, replacePage, wireAmount } from './economics-support.js';
+import { minorUnits, wireAmount } from './economics-support.js';
+import { applyPages, pageTable } from './page-table.js';
 
 // Search query performance (dataset `search_query_performance`): one row per ASIN per search
 // query per closed window. The scope names the marketplace and period
@@ -79,10 +80,7 @@ export const searchQueryProjection: Projection = {
   tables: [SQP_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(SQP_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+      pageTable(t);
       for (const c of ['marketplace_id', 'report_period']) t.text(c).notNullable();
       t.date('start_date').notNullable();
       t.date('end_date').notNullable();
@@ -97,13 +95,7 @@ export const searchQueryProjection: Projection = {
         else t.bigInteger(name);
       }
       t.jsonb('raw').notNullable();
-      t.primary(['account_id', 'scope', 'page', 'row']);
     });
   },
-  async apply(trx, event, schema) {
-    const page = pageOf(event, ['search_query_performance']);
-    if (!page) return;
-    const rows = page.rows.map((r) => sqpRow(page.scope, r)).filter((r): r is Record<string, unknown> => r !== null);
-    await replacePage(trx, schema, SQP_TABLE, page, rows);
-  },
+  apply: applyPages(['search_query_performance'], SQP_TABLE, (page) => page.rows.map((r) => sqpRow(page.scope, r))),
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Projection } from '../projection.js';
-import { minorUnits, pageOf, replacePage, wireAmount } from './economics-support.js';
+import { minorUnits, wireAmount } from './economics-support.js';
+import { applyPages, pageTable } from './page-table.js';
 
 // Vendor metrics (datasets vendor_sales, vendor_traffic, vendor_inventory): one row per report
 // row, keyed by marketplace, view and day from the scope (`<marketplace>/<view>/<date>`); a
@@ -97,11 +98,7 @@ export const vendorProjection: Projection = {
   tables: [VENDOR_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(VENDOR_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('dataset').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
+      pageTable(t, true);
       t.text('marketplace_id').notNullable();
       t.text('view').notNullable();
       t.date('date').notNullable();
@@ -112,14 +109,8 @@ export const vendorProjection: Projection = {
         else t.decimal(name, null);
       }
       t.jsonb('raw').notNullable();
-      t.primary(['account_id', 'dataset', 'scope', 'page', 'row']);
       t.index(['account_id', 'marketplace_id', 'date']);
     });
   },
-  async apply(trx, event, schema) {
-    const page = pageOf(event, DATASETS);
-    if (!page) return;
-    const rows = page.rows.map((r) => vendorRow(page.scope, r)).filter((r): r is Record<string, unknown> => r !== null);
-    await replacePage(trx, schema, VENDOR_TABLE, page, rows, true);
-  },
+  apply: applyPages(DATASETS, VENDOR_TABLE, (page) => page.rows.map((r) => vendorRow(page.scope, r)), true),
 };

@@ -3,8 +3,7 @@ import { MAX_CATALOG_IDENTIFIERS } from '../../marketplace/clients/selling-catal
 import { CATALOG_DATASET } from '../../projections/observed/catalog.js';
 import { listedAsins } from '../../projections/observed/listings.js';
 import type { SyncJobDefinition } from './job.js';
-import { sellingContext } from './listings-context.js';
-import { syncScope } from './scope.js';
+import { syncPerMarketplace } from './listings-context.js';
 
 // Catalog items of the ASINs the account lists (dataset `catalog_items`, scope the marketplace
 // id): the listed ASINs in order, 20 per searchCatalogItems request, one recorded page each.
@@ -14,19 +13,13 @@ import { syncScope } from './scope.js';
 export const catalogSync: SyncJobDefinition = {
   name: 'catalog-items',
   everyMs: 24 * 3_600_000,
-  async run(deps, account_id) {
-    const selling = await sellingContext(deps, account_id);
-    if (!selling) return { recorded: 0 };
-    let recorded = 0;
-    for (const marketplaceId of selling.marketplaces) {
+  run: (deps, account_id) =>
+    syncPerMarketplace(deps, account_id, CATALOG_DATASET, async (selling, marketplaceId) => {
       const asins = await listedAsins(deps.db, account_id, marketplaceId);
       // Scheduled together with the listings sync: wait for it rather than record an empty catalog.
       if (asins === null) throw new Error(`the listings of ${marketplaceId} have not been read yet`);
-      const pages = catalogPages(selling.client, marketplaceId, asins);
-      recorded += (await syncScope(deps.ctx, { account_id, dataset: CATALOG_DATASET, scope: marketplaceId }, pages, deps.now)).recorded;
-    }
-    return { recorded };
-  },
+      return catalogPages(selling.client, marketplaceId, asins);
+    }),
 };
 
 async function* catalogPages(client: SellingClient, marketplaceId: string, asins: readonly string[]): AsyncIterable<unknown[]> {

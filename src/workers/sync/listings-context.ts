@@ -1,6 +1,7 @@
 import { createSellingClient, type SellingClient } from '../../marketplace/clients/index.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import type { SyncDeps } from './job.js';
+import { syncScope } from './scope.js';
 
 // What every seller-data sync (listings, catalog items, orders, FBA inventory) starts from:
 // the account's seller id and participating marketplaces as the accounts read model has
@@ -28,4 +29,25 @@ export async function sellingContext(deps: SyncDeps, account_id: string): Promis
   const marketplaces = (row.selling.marketplaces ?? []).filter((m) => m.participating).map((m) => m.marketplace_id).sort();
   const client = createSellingClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });
   return { sellerId: row.selling.provider_id, marketplaces, client };
+}
+
+/**
+ * One complete read of `dataset` per participating marketplace (scope the marketplace id),
+ * of the pages `pagesOf` gives for it; the number of events recorded, 0 when there is
+ * nothing to sync.
+ */
+export async function syncPerMarketplace(
+  deps: SyncDeps,
+  account_id: string,
+  dataset: string,
+  pagesOf: (selling: SellingContext, marketplaceId: string) => AsyncIterable<unknown[]> | Promise<AsyncIterable<unknown[]>>,
+): Promise<{ recorded: number }> {
+  const selling = await sellingContext(deps, account_id);
+  if (!selling) return { recorded: 0 };
+  let recorded = 0;
+  for (const marketplaceId of selling.marketplaces) {
+    const pages = await pagesOf(selling, marketplaceId);
+    recorded += (await syncScope(deps.ctx, { account_id, dataset, scope: marketplaceId }, pages, deps.now)).recorded;
+  }
+  return { recorded };
 }

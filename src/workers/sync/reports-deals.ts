@@ -1,5 +1,5 @@
 import type { SyncJobDefinition } from './job.js';
-import { accountForReports, asPages, dateOfDay, pagesOf, reportsClientFor, runReports, today } from './reports.js';
+import { asPages, dateOfDay, pagesOf, reportsAccount, reportsClientFor, runReports, today } from './reports.js';
 import { syncScope } from './scope.js';
 
 // Coupons (GET_COUPON_PERFORMANCE_REPORT) and promotions (GET_PROMOTION_PERFORMANCE_REPORT)
@@ -13,17 +13,15 @@ function dealSync(name: string, dataset: string, reportType: string, option: 'co
     name,
     everyMs: 12 * 3_600_000,
     async run(deps, account_id) {
-      const account = await accountForReports(deps.db, account_id);
-      if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
-      const token = deps.credentials.selling_refresh_token;
-      if (account.entity_type !== 'seller' || !token) return { recorded: 0 };
+      const account = await reportsAccount(deps, account_id, 'seller');
+      if (!account) return { recorded: 0 };
       const day = today(deps);
       const from = `${dateOfDay(day - 365)}T00:00:00Z`;
       const to = deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
       return runReports(
         deps,
         account_id,
-        reportsClientFor(deps, token),
+        reportsClientFor(deps, account.token),
         account.marketplaces.map((marketplace_id) => ({
           key: `${dataset}/${marketplace_id}/${dateOfDay(day)}`,
           api: 'reports' as const,

@@ -1,5 +1,5 @@
 import type { SyncJobDefinition } from './job.js';
-import { accountForReports, asPages, dateOfDay, latestCompleteDay, pagesOf, reportsClientFor, runReports, syncFrom, today, type ReportPlan } from './reports.js';
+import { asPages, dateOfDay, latestCompleteDay, pagesOf, reportsAccount, reportsClientFor, runReports, syncFrom, today, type ReportPlan } from './reports.js';
 import { syncScope } from './scope.js';
 
 // Seller economics per SKU per day, from the Data Kiosk dataset analytics_economics_2024_03_15
@@ -24,10 +24,8 @@ export const economicsSync: SyncJobDefinition = {
   name: 'seller-economics',
   everyMs: 6 * 3_600_000,
   async run(deps, account_id) {
-    const account = await accountForReports(deps.db, account_id);
-    if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
-    const token = deps.credentials.selling_refresh_token;
-    if (account.entity_type !== 'seller' || !token) return { recorded: 0 };
+    const account = await reportsAccount(deps, account_id, 'seller');
+    if (!account) return { recorded: 0 };
     const lastDay = today(deps) - 1; // a day is reported from the next day on
     const plans: ReportPlan[] = [];
     for (const marketplace_id of account.marketplaces) {
@@ -58,6 +56,6 @@ export const economicsSync: SyncJobDefinition = {
         });
       }
     }
-    return runReports(deps, account_id, reportsClientFor(deps, token), plans);
+    return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
   },
 };

@@ -1,6 +1,6 @@
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
-import { accountForReports, asPages, dateOfDay, reportsClientFor, runReports, today, type ReportPlan } from './reports.js';
+import { asPages, dateOfDay, reportsAccount, reportsClientFor, runReports, today, type ReportPlan } from './reports.js';
 import { syncScope } from './scope.js';
 
 // Search query performance (GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT) per closed
@@ -54,10 +54,8 @@ export const searchQuerySync: SyncJobDefinition = {
   name: 'search-query-performance',
   everyMs: 24 * 3_600_000,
   async run(deps, account_id) {
-    const account = await accountForReports(deps.db, account_id);
-    if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
-    const token = deps.credentials.selling_refresh_token;
-    if (account.entity_type !== 'seller' || !token) return { recorded: 0 };
+    const account = await reportsAccount(deps, account_id, 'seller');
+    if (!account) return { recorded: 0 };
     const day = today(deps);
     const done = new Set(
       (await deps.db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset: SQP_DATASET }).select('scope')).map((r: { scope: string }) => r.scope),
@@ -90,6 +88,6 @@ export const searchQuerySync: SyncJobDefinition = {
         }
       }
     }
-    return runReports(deps, account_id, reportsClientFor(deps, token), plans);
+    return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
   },
 };

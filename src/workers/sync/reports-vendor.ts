@@ -1,6 +1,6 @@
 import type { SyncJobDefinition } from './job.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
-import { accountForReports, asPages, dateOfDay, dayOfDate, pagesOf, reportsClientFor, runReports, today, type ReportPlan } from './reports.js';
+import { asPages, dateOfDay, dayOfDate, pagesOf, reportsAccount, reportsClientFor, runReports, today, type ReportPlan } from './reports.js';
 import { syncScope } from './scope.js';
 
 // Vendor retail analytics per marketplace, distributor view and day: GET_VENDOR_SALES_REPORT
@@ -35,10 +35,8 @@ export const vendorMetricsSync: SyncJobDefinition = {
   name: 'vendor-metrics',
   everyMs: 12 * 3_600_000,
   async run(deps, account_id) {
-    const account = await accountForReports(deps.db, account_id);
-    if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
-    const token = deps.credentials.selling_refresh_token;
-    if (account.entity_type !== 'vendor' || !token) return { recorded: 0 };
+    const account = await reportsAccount(deps, account_id, 'vendor');
+    if (!account) return { recorded: 0 };
     const lastDay = today(deps) - 2;
     const plans: ReportPlan[] = [];
     for (const marketplace_id of account.marketplaces) {
@@ -78,6 +76,6 @@ export const vendorMetricsSync: SyncJobDefinition = {
         }
       }
     }
-    return runReports(deps, account_id, reportsClientFor(deps, token), plans);
+    return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
   },
 };

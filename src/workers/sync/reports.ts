@@ -108,13 +108,23 @@ async function download(client: ReportsClient, api: ReportPlan['api'], documentI
 /** What a report sync needs to know about the account: its kind and marketplaces (those it
  * participates in, or, without a selling connection, its advertising profiles'); null when
  * the read model has no such account yet. */
-export async function accountForReports(db: Knex, account_id: string): Promise<{ entity_type: string; marketplaces: string[] } | null> {
+async function accountForReports(db: Knex, account_id: string): Promise<{ entity_type: string; marketplaces: string[] } | null> {
   const rm = () => db.withSchema(READ_MODEL_SCHEMA);
   const row = await rm().table('accounts').where({ account_id }).first('entity_type', 'selling');
   if (!row) return null;
   const participating = ((row.selling?.marketplaces ?? []) as { marketplace_id: string; participating: boolean }[]).filter((m) => m.participating).map((m) => m.marketplace_id);
   const marketplaces = row.selling ? participating : (await rm().table('advertising_profiles').where({ account_id }).distinct('marketplace_id')).map((r: { marketplace_id: string }) => r.marketplace_id);
   return { entity_type: row.entity_type, marketplaces: [...new Set(marketplaces)].sort() };
+}
+
+/** The account's marketplaces and selling refresh token when it is an `entityType` with one;
+ * null when there is nothing to sync. Throws while the read model has no such account yet, so
+ * the queue retries. */
+export async function reportsAccount(deps: SyncDeps, account_id: string, entityType: 'seller' | 'vendor'): Promise<{ marketplaces: string[]; token: string } | null> {
+  const account = await accountForReports(deps.db, account_id);
+  if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
+  const token = deps.credentials.selling_refresh_token;
+  return account.entity_type === entityType && token ? { marketplaces: account.marketplaces, token } : null;
 }
 
 /** The latest day (YYYY-MM-DD) whose scope `<prefix>/<day>` was read completely, if any. */
