@@ -1,9 +1,9 @@
-import { Queue, Worker, UnrecoverableError } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CommandContext } from '../commands/handler.js';
-import { DomainError } from '../domain/shared/errors.js';
-import { MarketplaceError, type LwaClient } from '../marketplace/clients/index.js';
+import type { LwaClient } from '../marketplace/clients/index.js';
+import { withRetryPolicy } from './retry-policy.js';
 import { syncConnections, type ConnectionSyncTarget, type MarketplaceEndpoints } from './connections-sync.js';
 
 export const CONNECTIONS_QUEUE = 'connections-sync';
@@ -11,11 +11,7 @@ export const CONNECTIONS_QUEUE = 'connections-sync';
 /** Job data names the account only; the worker adds the configured credentials. */
 export type ConnectionSyncJob = Pick<ConnectionSyncTarget, 'user_id' | 'register_user_as' | 'account_id'>;
 
-export interface Credentials {
-  selling_refresh_token?: string;
-  ads_refresh_token?: string;
-  selling_partner_id?: string;
-}
+export type Credentials = Pick<ConnectionSyncTarget, 'selling_refresh_token' | 'ads_refresh_token' | 'selling_partner_id'>;
 
 export function connectionsQueue(connection: Redis, prefix: string): Queue<ConnectionSyncJob> {
   return new Queue<ConnectionSyncJob>(CONNECTIONS_QUEUE, {
@@ -35,15 +31,7 @@ export function connectionsWorker(
 ): Worker<ConnectionSyncJob> {
   return new Worker<ConnectionSyncJob>(
     CONNECTIONS_QUEUE,
-    async (job) => {
-      try {
-        return await syncConnections(deps, { ...job.data, ...deps.credentials });
-      } catch (err) {
-        // A refused authorization or a domain refusal won't change on retry; throttling and outages will.
-        if (err instanceof DomainError || (err instanceof MarketplaceError && !err.retryable)) throw new UnrecoverableError(err.message);
-        throw err;
-      }
-    },
+    async (job) => withRetryPolicy(() => syncConnections(deps, { ...job.data, ...deps.credentials })),
     { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
   );
 }

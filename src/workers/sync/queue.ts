@@ -1,7 +1,6 @@
 import { Queue, Worker, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DomainError } from '../../domain/shared/errors.js';
-import { MarketplaceError } from '../../marketplace/clients/index.js';
+import { withRetryPolicy } from '../retry-policy.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
 
 export const SYNC_QUEUE = 'data-sync';
@@ -32,16 +31,11 @@ export function syncWorker(deps: SyncDeps & { connection: Redis; prefix: string 
     async (job) => {
       const definition = byName.get(job.name);
       if (!definition) throw new UnrecoverableError(`no sync named ${job.name}`);
-      try {
+      return withRetryPolicy(async () => {
         const result = await definition.run(deps, job.data.account_id);
         deps.logger.info({ sync: job.name, account_id: job.data.account_id, ...result }, 'sync done');
         return result;
-      } catch (err) {
-        // refusals that a retry can't fix stop here; throttling, outages and a read model
-        // that hasn't caught up yet are retried with backoff
-        if (err instanceof DomainError || (err instanceof MarketplaceError && !err.retryable)) throw new UnrecoverableError(err.message);
-        throw err;
-      }
+      });
     },
     { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
   );
