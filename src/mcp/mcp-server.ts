@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { changelogMarkdown, SERVICE_VERSION } from './changelog.js';
+import { isVendorOnly } from '../projections/accounts/queries.js';
 import type { ToolContext } from './tool.js';
 import { TOOLS } from './tools/index.js';
 
@@ -13,7 +14,11 @@ import { TOOLS } from './tools/index.js';
 export function buildMcpServer(context: () => ToolContext): McpServer {
   const server = new McpServer({ name: 'marketplace-automation-service', version: SERVICE_VERSION }, { capabilities: { tools: {} } });
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((t) => t.listing) }));
+  server.server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { db, userId } = context();
+    const vendorOnly = await isVendorOnly(db, userId);
+    return { tools: TOOLS.filter((t) => !(vendorOnly && t.sellerOnly)).map((t) => t.listing) };
+  });
   server.server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool '${request.params.name}'`);

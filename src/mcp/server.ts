@@ -17,6 +17,8 @@ export interface HttpServerDeps {
   demoUserId: string;
   /** e.g. https://mcp.example.com; when absent, each request's own origin is used */
   publicBaseUrl?: string;
+  /** the clock tools read "today" from; the wall clock unless a test sets one */
+  now?: () => Date;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -61,7 +63,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
         .header('allow', 'POST')
         .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless; send each message as a POST' }, id: null });
     }
-    const server = buildMcpServer(() => ({ db: deps.db, userId, endpoint, logger: req.log, requestId: req.id }));
+    const server = buildMcpServer(() => ({ db: deps.db, userId, endpoint, logger: req.log, requestId: req.id, now: deps.now ?? (() => new Date()) }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => void server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the mcp server failed')));

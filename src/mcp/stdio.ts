@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const db = createDb(config.DATABASE_URL, { min: 0, max: 2 });
   const server = buildMcpServer(() => {
     const requestId = randomUUID();
-    return { db, userId, endpoint, logger: logger.child({ reqId: requestId }), requestId };
+    return { db, userId, endpoint, logger: logger.child({ reqId: requestId }), requestId, now: () => new Date() };
   });
   let closing: Promise<void> | undefined;
   const shutdown = () => (closing ??= server.close().then(() => db.destroy()));

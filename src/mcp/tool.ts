@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Knex } from '../infra/db.js';
 import type { Logger } from '../infra/logger.js';
 import { DomainError } from '../domain/shared/errors.js';
+import { isVendorOnly } from '../projections/accounts/queries.js';
 import { errorResult, inputError, jsonResult, unexpectedError } from './errors.js';
 
 export type Endpoint = 'mcp' | 'demo';
@@ -16,12 +17,16 @@ export interface ToolContext {
   /** already carries the request id */
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   requestId: string;
+  /** the service's clock (tests and the simulator's time travel set their own) */
+  now: () => Date;
 }
 
 export interface ToolSpec<Shape extends z.ZodRawShape> {
   name: string;
   description: string;
   annotations: ToolAnnotations;
+  /** spec 1.6: hidden from users whose only accounts are vendor accounts */
+  sellerOnly?: boolean;
   /** the arguments; the object is made strict, so any other key is `unknown_argument` */
   input: Shape;
   handler: (input: z.output<z.ZodObject<Shape, z.core.$strict>>, ctx: ToolContext) => Promise<Record<string, unknown>>;
@@ -29,6 +34,7 @@ export interface ToolSpec<Shape extends z.ZodRawShape> {
 
 export interface Tool {
   name: string;
+  sellerOnly: boolean;
   listing: ToolListing;
   call(args: unknown, ctx: ToolContext): Promise<CallToolResult>;
 }
@@ -39,6 +45,7 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
   const { $schema: _, ...inputSchema } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
   return {
     name: spec.name,
+    sellerOnly: spec.sellerOnly ?? false,
     listing: {
       name: spec.name,
       description: spec.description,
@@ -52,6 +59,9 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
       try {
         const parsed = schema.safeParse(args ?? {});
         if (!parsed.success) throw inputError(parsed.error);
+        if (spec.sellerOnly && (await isVendorOnly(ctx.db, ctx.userId))) {
+          throw new DomainError('not_connected', `${spec.name} reads seller data and every account you have is a vendor account (no selling connection)`);
+        }
         const result = jsonResult(await spec.handler(parsed.data, ctx));
         log('info', { outcome: 'ok' });
         return result;

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { createDb, type Knex } from '../../src/infra/db.js';
-import type { AccountView } from '../../src/projections/accounts/queries.js';
+import { isVendorOnly, type AccountView } from '../../src/projections/accounts/queries.js';
 import { accountForWrite, accountsForRead, selectAccounts } from '../../src/mcp/accounts.js';
-import type { ToolContext } from '../../src/mcp/tool.js';
+import { defineTool, type ToolContext } from '../../src/mcp/tool.js';
 import { prepareReadModels, project } from './seed.js';
 
 const account = (id: string, name: string): AccountView => ({ id, name, entity_type: 'seller', selling: null, ads: null });
@@ -56,6 +56,7 @@ describe('account rules (spec 1.5, 4.2)', () => {
 describe('account rules on the read model', () => {
   const user = randomUUID();
   const [mine1, mine2, foreign] = [randomUUID(), randomUUID(), randomUUID()];
+  const vendorUser = randomUUID();
   let db: Knex;
   let ctx: ToolContext;
 
@@ -66,8 +67,9 @@ describe('account rules on the read model', () => {
       { type: 'AccountRegistered', data: { account_id: mine1, user_id: user, name: 'One', entity_type: 'seller' } },
       { type: 'AccountRegistered', data: { account_id: mine2, user_id: user, name: 'Two', entity_type: 'vendor' } },
       { type: 'AccountRegistered', data: { account_id: foreign, user_id: randomUUID(), name: 'Elsewhere', entity_type: 'seller' } },
+      { type: 'AccountRegistered', data: { account_id: randomUUID(), user_id: vendorUser, name: 'Vendor', entity_type: 'vendor' } },
     ]);
-    ctx = { db, userId: user, endpoint: 'mcp', requestId: 'r', logger: console };
+    ctx = { db, userId: user, endpoint: 'mcp', requestId: 'r', logger: console, now: () => new Date() };
   });
   after(() => db.destroy());
 
@@ -85,5 +87,16 @@ describe('account rules on the read model', () => {
   it('a write needs account with two accounts, and takes the one named', async () => {
     expect((await failure(() => accountForWrite(ctx, undefined))).code).to.equal('account_required');
     expect((await accountForWrite(ctx, mine2)).name).to.equal('Two');
+  });
+
+  it('seller tools: hidden and refused with not_connected only when every account of the user is a vendor account', async () => {
+    expect(await isVendorOnly(db, user), 'a seller and a vendor account').to.equal(false);
+    expect(await isVendorOnly(db, vendorUser)).to.equal(true);
+    expect(await isVendorOnly(db, randomUUID()), 'no account at all').to.equal(false);
+    const sellerTool = defineTool({ name: 'seller_probe', description: 'probe', annotations: {}, sellerOnly: true, input: {}, handler: async () => ({ ok: true }) });
+    const asVendor = await sellerTool.call({}, { ...ctx, userId: vendorUser });
+    expect(asVendor.structuredContent).to.include({ code: 'not_connected' });
+    expect(asVendor.structuredContent!.detail).to.contain('seller_probe');
+    expect((await sellerTool.call({}, ctx)).structuredContent).to.deep.equal({ ok: true });
   });
 });

@@ -18,7 +18,7 @@ describe('defineTool: input validation and the error layer', () => {
   after(() => db.destroy());
   beforeEach(() => {
     lines = [];
-    ctx = { db, userId: 'u', endpoint: 'demo', requestId: 'r1', logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') } as unknown as ToolContext['logger'] };
+    ctx = { db, userId: 'u', endpoint: 'demo', requestId: 'r1', now: () => new Date(), logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') } as unknown as ToolContext['logger'] };
   });
 
   const echo = defineTool({

@@ -89,3 +89,9 @@ export async function loadAccounts(db: Knex, userId: string): Promise<AccountVie
     };
   });
 }
+
+/** Spec 1.6: the user has accounts and every one of them is a vendor account. */
+export async function isVendorOnly(db: Knex, userId: string): Promise<boolean> {
+  const kinds: { entity_type: EntityType }[] = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ user_id: userId }).distinct('entity_type');
+  return kinds.length > 0 && kinds.every((k) => k.entity_type === 'vendor');
+}
