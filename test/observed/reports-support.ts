@@ -30,8 +30,9 @@ export interface Harness {
   /** the simulator's and the sync's clock */
   clock: { ms: number };
   allEvents(): Promise<RecordedEvent[]>;
-  /** Registers an account from the simulator's seller or vendor through the connection sync. */
-  connect(kind: 'seller' | 'vendor'): Promise<string>;
+  /** Registers an account from the simulator's seller or vendor through the connection sync,
+   * for a new user or the one given (several accounts of one user). */
+  connect(kind: 'seller' | 'vendor', user_id?: string): Promise<string>;
   deps(refreshToken: string): SyncDeps;
   /** Runs one sync for the account and waits until the projections caught up. */
   run(job: SyncJobDefinition, account_id: string, refreshToken: string): Promise<number>;
@@ -71,13 +72,13 @@ export async function startHarness(projections: Projection[], views: ViewDefinit
     projector,
     clock,
     allEvents: () => store.readAll({ after: null, limit: 1_000_000 }),
-    async connect(kind) {
+    async connect(kind, user_id = newId()) {
       const account_id = newId();
       await syncConnections(
         { ctx, lwa, endpoints, logger },
         kind === 'seller'
-          ? { user_id: newId(), account_id, selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' }
-          : { user_id: newId(), account_id, ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
+          ? { user_id, account_id, selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' }
+          : { user_id, account_id, ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
       );
       await projector.whenCaughtUp();
       return account_id;

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Knex } from 'knex';
+import { pino } from 'pino';
+import { buildHttpServer } from '../../src/mcp/server.js';
+
+// The real HTTP server and the SDK client for tool tests over read models a test filled
+// itself (for example through the observed-data harness). Authentication has its own tests;
+// here a bearer token `user:<id>` simply stands for that user.
+
+export interface McpServing {
+  base: string;
+  /** an MCP client of /mcp acting as the user, or of /demo/mcp */
+  clientFor(userId: string): Promise<Client>;
+  demoClient(): Promise<Client>;
+  close(): Promise<void>;
+}
+
+export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID()): Promise<McpServing> {
+  const app = buildHttpServer({
+    db,
+    logger: pino({ level: 'silent' }),
+    authenticate: async (token) => (token.startsWith('user:') ? { userId: token.slice('user:'.length) } : null),
+    demoUserId,
+    now,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const clients: Client[] = [];
+  const connect = async (path: string, headers: Record<string, string>) => {
+    const client = new Client({ name: 'tool-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers } }));
+    clients.push(client);
+    return client;
+  };
+  return {
+    base,
+    clientFor: (userId) => connect('/mcp', { authorization: `Bearer user:${userId}` }),
+    demoClient: () => connect('/demo/mcp', {}),
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await app.close();
+    },
+  };
+}
