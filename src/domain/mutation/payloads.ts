@@ -57,10 +57,12 @@ const campaignFields = {
   tags,
 };
 
-// An update names at least one field to change besides the derived ids.
-const DERIVED = new Set(['adProduct', 'marketplaceScope', 'campaignId', 'adGroupId', 'adId', 'targetId']);
+/** Fields derived from the target (its ids, its parents', the ad product, the profile's scope and country). */
+export const DERIVED_FIELDS: readonly string[] = ['adProduct', 'marketplaceScope', 'countries', 'campaignId', 'adGroupId', 'adId', 'targetId'];
+
+// An update names at least one field to change besides the derived ones.
 const changesSomething = <T extends z.ZodObject>(schema: T) =>
-  schema.refine((u) => Object.keys(u).some((k) => !DERIVED.has(k)), { message: 'name at least one field to change' });
+  schema.refine((u) => Object.keys(u).some((k) => !DERIVED_FIELDS.includes(k)), { message: 'name at least one field to change' });
 
 export const campaignUpdate = changesSomething(z.strictObject({ campaignId: providerId('the campaign id').optional(), adProduct, ...partial(campaignFields) }));
 export const adGroupUpdate = changesSomething(
@@ -113,7 +115,8 @@ export const adCreate = z
     sku: z.string().min(1).optional().describe("a SKU the account lists in the profile's marketplace (sellers)"),
     asin: z.string().regex(/^[A-Z0-9]{10}$/).optional().describe("an ASIN the account has in the profile's marketplace (vendors)"),
   })
-  .refine((ad) => (ad.sku === undefined) !== (ad.asin === undefined), { message: 'name the advertised product with exactly one of sku or asin' });
+  .refine((ad) => (ad.sku === undefined) !== (ad.asin === undefined), { message: 'name the advertised product with exactly one of sku or asin' })
+  .describe('a product ad: exactly one of sku or asin');
 
 const keywordTarget = z.strictObject({ keywordTarget: z.strictObject({ keyword: z.string().min(1).max(80), matchType: z.enum(['EXACT', 'PHRASE', 'BROAD']) }) });
 const productTarget = z.strictObject({
