@@ -115,6 +115,15 @@ describe('mutation receipt decider: admission', () => {
     given(mutationDecider, [])
       .when({ ...update, action: 'create_target', payload: { targetType: 'KEYWORD', negative: false, state: 'ENABLED', targetDetails: { keywordTarget: { keyword: 'tea', matchType: 'EXACT' } } } })
       .thenThrows('invalid', /^payload\.negative: /));
+  it('refuses a derived id that disagrees with the target, and accepts the same one', () => {
+    given(mutationDecider, []).when({ ...update, payload: { campaignId: '999', state: 'PAUSED' } }).thenThrows('scope_mismatch', /payload\.campaignId: '999' disagrees with the target's campaignId '111'/);
+    const { type: _, ...data } = { ...update, payload: { campaignId: '111', state: 'PAUSED' } };
+    given(mutationDecider, []).when({ ...update, payload: { campaignId: '111', state: 'PAUSED' } }).then([{ type: 'MutationAdmitted', data }]);
+  });
+  it("refuses a new campaign's countries other than the profile's", () =>
+    given(mutationDecider, [])
+      .when({ ...update, target: { type: 'AdvertisingProfile', id: 'p-1' }, provider: { profileId: '3001', countryCode: 'JP' }, action: 'create_campaign', payload: { name: 'Tea', targetingType: 'AUTO', state: 'ENABLED', budget: { budget: 1000, budgetType: 'DAILY' }, countries: ['US'] } })
+      .thenThrows('scope_mismatch', /only the profile's country JP/));
   it('a queued receipt has no outcome and no answer yet', () => expect(fold([admitted()])).to.include({ status: 'queued', outcome: null, attempts: 0 }));
 });
 

@@ -102,8 +102,25 @@ function admit(command: Extract<MutationCommand, { type: 'AdmitMutation' }>): Mu
     const issue = parsed.error.issues[0]!;
     throw new DomainError('invalid', `payload${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`, { argument: 'payload' });
   }
+  checkDerived(command.payload, command.provider);
   const { type: _, ...data } = command;
   return { type: 'MutationAdmitted', data };
+}
+
+// Provider ids in the payload are derived from the target: one that disagrees is refused (spec 4.8).
+const DERIVED_IDS = ['campaignId', 'adGroupId', 'adId', 'targetId'] as const;
+
+function checkDerived(payload: Record<string, unknown>, provider: Record<string, string>): void {
+  for (const key of DERIVED_IDS) {
+    const given = payload[key];
+    if (given !== undefined && provider[key] !== undefined && given !== provider[key]) {
+      throw new DomainError('scope_mismatch', `payload.${key}: '${String(given)}' disagrees with the target's ${key} '${provider[key]}'; omit it, it is derived`, { argument: 'payload' });
+    }
+  }
+  const countries = payload.countries as string[] | undefined;
+  if (countries && provider.countryCode !== undefined && countries.some((c) => c !== provider.countryCode)) {
+    throw new DomainError('scope_mismatch', `payload.countries: ${countries.join(', ')} must name only the profile's country ${provider.countryCode}`, { argument: 'payload' });
+  }
 }
 
 function checkCreated(command: MutationCommand, state: ReceiptState, created: Created[], refusal: string | null): void {
