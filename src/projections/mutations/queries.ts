@@ -152,7 +152,8 @@ function decodeCursor(cursor: string): [string, string] {
 /** A page of receipts, newest first, without payloads or provider responses. */
 export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<ReceiptPage> {
   if (f.accountIds.length === 0) return { mutations: [], next_cursor: null };
-  const q = receipts(db).select(SUMMARY_COLUMNS).whereIn('account_id', f.accountIds);
+  // per account, a bounded walk down its (created_at, id) index; then the accounts' pages merged
+  const q = db.from(`${READ_MODEL_SCHEMA}.${RECEIPTS_TABLE} as r`).select(SUMMARY_COLUMNS.map((c) => `r.${c}`)).whereRaw('r.account_id = a.account_id');
   if (f.status === 'pending') q.whereIn('status', PENDING_STATUSES);
   else if (f.status) q.where({ status: f.status });
   if (f.targetType) q.where({ target_type: f.targetType });
@@ -163,7 +164,12 @@ export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<Receipt
     const [at, id] = decodeCursor(f.cursor);
     q.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [at, id]);
   }
-  const rows: Row[] = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit + 1);
+  q.orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]).limit(f.limit + 1);
+  const { rows } = (await db.raw(`select x.* from unnest(?::uuid[]) a(account_id) cross join lateral ? x order by x.created_at desc, x.id desc limit ?`, [
+    [...f.accountIds],
+    q,
+    f.limit + 1,
+  ])) as { rows: Row[] };
   const page = rows.slice(0, f.limit);
   return { mutations: page.map(summary), next_cursor: rows.length > f.limit ? encodeCursor(page[page.length - 1]!) : null };
 }
