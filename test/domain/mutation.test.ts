@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { given } from '../support/gwt.js';
 import { mutationDecider, type MutationCommand, type MutationCommandType } from '../../src/domain/mutation/decide.js';
-import { STATUSES, type MutationEvent, type Status } from '../../src/domain/mutation/events.js';
+import { mutationEventSchemas, STATUSES, type MutationEvent, type Status } from '../../src/domain/mutation/events.js';
 import { evolve, initialState } from '../../src/domain/mutation/state.js';
 
 // Spec 3.4 as given/when/then: every state a receipt can be in, times every command, each case
@@ -89,7 +89,12 @@ describe('mutation receipt decider: every state x every command (spec 3.4)', () 
     it(`the history of '${name}' folds to that status`, () => expect(history.reduce(evolve, initialState()).status).to.equal(status));
     for (const [type, command] of Object.entries(COMMANDS) as [MutationCommandType, MutationCommand][]) {
       const expected = LEGAL[name]?.[type];
-      if (expected) it(`${name} + ${type}: records ${expected.map((e) => e.type).join(', ')}`, () => given(mutationDecider, history).when(command).then(expected));
+      if (expected) {
+        it(`${name} + ${type}: records ${expected.map((e) => e.type).join(', ')}`, () => {
+          given(mutationDecider, history).when(command).then(expected);
+          for (const e of expected) expect(mutationEventSchemas[e.type].safeParse(e.data).error, `${e.type} fits its schema`).to.equal(undefined);
+        });
+      }
       else it(`${name} + ${type}: refused`, () => given(mutationDecider, history).when(command).thenThrows('invalid', new RegExp(`is ${name}: ${type} is allowed only when`)));
     }
   }

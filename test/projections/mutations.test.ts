@@ -76,6 +76,7 @@ describe('mutation receipts: command handler and read model', function () {
     ids.blocked = await admit({ blocked: true });
     ids.submitting = await admit({ target: { type: 'Campaign', id: campaignB } });
     await start(ids.submitting);
+    await run({ type: 'RecordTargetDeleted', receipt_id: ids.submitting, recorded_at: iso(clock++) });
 
     ids.retryable = await admit();
     await start(ids.retryable);
@@ -149,6 +150,12 @@ describe('mutation receipts: command handler and read model', function () {
     expect(history.map((h) => h.revision)).to.deep.equal([0, 1, 2]);
     const events = await store.readStream(`mutation-${ids.accepted}`);
     expect(history.map((h) => h.data)).to.deep.equal(events.map((e) => e.data));
+  });
+
+  it('a submission under way when the target was deleted stays submitting, the deletion in its history', async () => {
+    const { receipt, history } = await read(ids.submitting!);
+    expect(receipt.status).to.equal('submitting');
+    expect(history.map((h) => h.type)).to.deep.equal(['MutationAdmitted', 'MutationDispatchStarted', 'MutationTargetDeleted']);
   });
 
   it('a reconciled creation shows created and the reconciliation object', async () => {
