@@ -104,7 +104,7 @@ const fold = (events: MutationEvent[]) => events.reduce(evolve, initialState());
 
 describe('mutation receipt decider: admission', () => {
   it('admits a receipt already blocked when the listing is blocked', () => {
-    const command = { ...update, target: { type: 'Listing' as const, id: 'l-1' }, payload: { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: 'ATVPDKIKX0DER' }] }] }, blocked: { reason: 'listing_blocked' as const, message: 'automated changes are blocked for this listing' } };
+    const command = { ...update, target: { type: 'Listing' as const, id: 'l-1' }, payload: { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: 'ATVPDKIKX0DER', currency: 'USD', audience: 'ALL' }] }] }, blocked: { reason: 'listing_blocked' as const, message: 'automated changes are blocked for this listing' } };
     const { type: _, ...data } = command;
     given(mutationDecider, []).when(command).then([{ type: 'MutationAdmitted', data }]);
     const state = fold([{ type: 'MutationAdmitted', data }]);
@@ -115,6 +115,12 @@ describe('mutation receipt decider: admission', () => {
     given(mutationDecider, []).when({ ...update, action: 'create_ad' }).thenThrows('invalid', /create_ad does not apply to a Campaign target/));
   it('refuses a payload that fails its schema, naming the field', () =>
     given(mutationDecider, []).when({ ...update, payload: { state: 'ARCHIVED' } }).thenThrows('invalid', /^payload\.state: /));
+  it('refuses an offer patch without its selectors, naming the ones missing', () =>
+    given(mutationDecider, [])
+      .when({ ...update, target: { type: 'Listing', id: 'l-1' }, payload: { productType: 'PRODUCT', patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{ marketplace_id: 'ATVPDKIKX0DER', our_price: [] }] }] } })
+      .thenThrows('invalid', /^payload\.patches\.0\.value\.0: a purchasable_offer value needs the selectors currency, audience/));
+  it('refuses flat fields in a listing update', () =>
+    given(mutationDecider, []).when({ ...update, target: { type: 'Listing', id: 'l-1' }, payload: { productType: 'PRODUCT', price: 19.99, patches: [{ op: 'delete', path: '/attributes/bullet_point', value: [] }] } }).thenThrows('invalid', /^payload: .*"price"/));
   it('refuses an update that changes nothing', () => given(mutationDecider, []).when({ ...update, payload: { campaignId: '111' } }).thenThrows('invalid', /at least one field/));
   it('refuses a campaign-level target that is not an exclusion', () =>
     given(mutationDecider, [])

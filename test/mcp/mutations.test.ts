@@ -58,7 +58,7 @@ describe('mutation tools over MCP', function () {
     });
     return receipt_id;
   };
-  const patch = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: 'ATVPDKIKX0DER', currency: 'USD', our_price: [{ schedule: [{ value_with_tax: 19.99 }] }] }] }] };
+  const patch = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: 'ATVPDKIKX0DER', currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 19.99 }] }] }] }] };
 
   before(async () => {
     db = createDb(process.env.DATABASE_URL!);

@@ -32,6 +32,8 @@ const dynamicBidding = z.looseObject({
   placementBidding: z.array(z.strictObject({ placement: z.enum(['PLACEMENT_TOP', 'PLACEMENT_PRODUCT_PAGE', 'PLACEMENT_REST_OF_SEARCH']), percentage: z.number().int().min(0).max(900) })).optional(),
 });
 
+const OFFER_SELECTORS = ['marketplace_id', 'currency', 'audience'] as const;
+
 export const listingUpdate = z.strictObject({
   productType: z.string().min(1).describe("the listing's product type; PRODUCT for offer-only patches to /attributes/purchasable_offer"),
   patches: z
@@ -44,6 +46,15 @@ export const listingUpdate = z.strictObject({
     )
     .min(1)
     .describe('native Listings Items patch operations, applied in order'),
+}).superRefine((update, ctx) => {
+  // spec 4.5: offer values name the offer they change
+  update.patches.forEach((patch, i) => {
+    if (patch.path !== '/attributes/purchasable_offer') return;
+    patch.value.forEach((value, j) => {
+      const missing = OFFER_SELECTORS.filter((k) => typeof value[k] !== 'string');
+      if (missing.length) ctx.addIssue({ code: 'custom', path: ['patches', i, 'value', j], message: `a purchasable_offer value needs the selectors ${missing.join(', ')}` });
+    });
+  });
 });
 
 const campaignFields = {
