@@ -231,6 +231,25 @@ describe('mutation receipts: command handler and read model', function () {
     expect((await receiptsForTargets(db, 'AdGroup', [campaignA])).size, 'another target type').to.equal(0);
   });
 
+  it("an advertising profile's receipts: every pending one plus the latest settled one of each attempted creation", async () => {
+    const profile = { type: 'AdvertisingProfile' as const, id: newId() };
+    const campaign = (name: string) => ({ name, targetingType: 'AUTO', state: 'ENABLED', budget: { budget: 10, budgetType: 'DAILY' } });
+    const settle = async (id: string, accepted: boolean) => {
+      await start(id);
+      await run({ type: 'RecordSubmission', receipt_id: id, ...answer(207), submission_id: null, accepted, created: null });
+    };
+    const teaFirst = await admit({ target: profile, action: 'create_campaign', payload: campaign('Tea') });
+    await settle(teaFirst, false);
+    const coffee = await admit({ target: profile, action: 'create_campaign', payload: campaign('Coffee') });
+    await settle(coffee, true);
+    const teaAgain = await admit({ target: profile, action: 'create_campaign', payload: campaign('Tea') });
+    await settle(teaAgain, true);
+    const queued = await admit({ target: profile, action: 'create_campaign', payload: campaign('Tea') });
+    await projector.whenCaughtUp(last);
+    const map = await receiptsForTargets(db, 'AdvertisingProfile', [profile.id]);
+    expect(map.get(profile.id)!.map((r) => r.id)).to.deep.equal([coffee, teaAgain, queued]);
+  });
+
   it('two workers racing to dispatch the same receipt: one wins, the other is refused', async () => {
     const id = await admit();
     const results = await Promise.allSettled([start(id), start(id)]);

@@ -177,20 +177,26 @@ export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<Receipt
 /**
  * The receipts each target shows under `mutations` (spec 2.5, 2.8): every queued, submitting
  * or uncertain one plus the latest settled one, oldest first, whole (payload and response).
- * Targets without receipts are absent from the map.
+ * An advertising profile (spec 2.7) shows the latest settled receipt of each attempted creation
+ * instead: one per distinct payload. Targets without receipts are absent from the map.
  */
 export async function receiptsForTargets(db: Knex, targetType: TargetType, targetIds: readonly string[]): Promise<Map<string, Receipt[]>> {
   const byTarget = new Map<string, Receipt[]>();
   if (targetIds.length === 0) return byTarget;
   const pending = PENDING_STATUSES.map(() => '?').join(', ');
   const columns = FULL_COLUMNS.map((c) => `r.${c}`).join(', ');
+  const settled =
+    targetType === 'AdvertisingProfile'
+      ? `select distinct on (r.payload) ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status not in (${pending})
+         order by r.payload, r.created_at desc, r.id desc`
+      : `select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status not in (${pending})
+         order by r.created_at desc, r.id desc limit 1`;
   const { rows } = (await db.raw(
     `select x.* from unnest(?::text[]) t(target_id)
      cross join lateral (
        (select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status in (${pending}))
        union all
-       (select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status not in (${pending})
-        order by r.created_at desc, r.id desc limit 1)
+       (${settled})
      ) x
      order by x.target_id, x.created_at, x.id`,
     [[...new Set(targetIds)], READ_MODEL_SCHEMA, RECEIPTS_TABLE, targetType, ...PENDING_STATUSES, READ_MODEL_SCHEMA, RECEIPTS_TABLE, targetType, ...PENDING_STATUSES],
