@@ -1,0 +1,157 @@
+import type { Decider } from '../shared/decider.js';
+import { DomainError } from '../shared/errors.js';
+import type { Created, Idempotency, MutationEvent, MutationEventOf, ReceiptError, Reconciliation, Status } from './events.js';
+import { CREATED_TYPE, isCreation, payloadSchema, type Action, type TargetType } from './payloads.js';
+import { evolve, initialState, type ReceiptState } from './state.js';
+
+/** A creation with no matching entity this long after it became uncertain is settled as absent (spec 8). */
+export const ABSENT_AFTER_MS = 10 * 60_000;
+
+interface ProviderAnswer {
+  http_status: number | null;
+  response: unknown;
+  request_id: string | null;
+  error: ReceiptError | null;
+  recorded_at: string;
+}
+
+export type MutationCommand =
+  | {
+      type: 'AdmitMutation';
+      receipt_id: string;
+      account_id: string;
+      target: { type: TargetType; id: string };
+      provider: Record<string, string>;
+      action: Action;
+      payload: Record<string, unknown>;
+      idempotency: Idempotency | null;
+      created_at: string;
+      blocked: { reason: 'listing_blocked' | 'automation_switch_off'; message: string } | null;
+    }
+  | { type: 'StartDispatch'; receipt_id: string; started_at: string }
+  | ({ type: 'RecordSubmission'; receipt_id: string; submission_id: string | null; accepted: boolean; created: Created | null } & ProviderAnswer)
+  | ({ type: 'RecordRetryableRejection'; receipt_id: string } & ProviderAnswer)
+  | { type: 'BlockMutation'; receipt_id: string; reason: 'listing_blocked' | 'automation_switch_off'; message: string; recorded_at: string }
+  | ({ type: 'RecordUncertain'; receipt_id: string; cause: 'reply_lost' | 'partial' | 'ambiguous' } & ProviderAnswer)
+  | { type: 'ReconcileCreation'; receipt_id: string; candidates: Created[]; checked_at: string; next_at?: string }
+  | { type: 'RecordTargetDeleted'; receipt_id: string; recorded_at: string };
+
+export type MutationCommandType = MutationCommand['type'];
+
+/** The states (null = not admitted) from which each command is legal: spec 3.4. */
+export const LEGAL_FROM: Record<MutationCommandType, readonly (Status | null)[]> = {
+  AdmitMutation: [null],
+  StartDispatch: ['queued'],
+  RecordSubmission: ['submitting'],
+  RecordRetryableRejection: ['submitting'],
+  BlockMutation: ['queued'],
+  RecordUncertain: ['queued', 'submitting'],
+  ReconcileCreation: ['uncertain'],
+  RecordTargetDeleted: ['queued', 'submitting', 'uncertain'],
+};
+
+const refuse = (command: MutationCommand, state: ReceiptState, why?: string): never => {
+  const from = state.status ?? 'not admitted';
+  const legal = LEGAL_FROM[command.type].map((s) => s ?? 'not admitted').join(' or ');
+  throw new DomainError('invalid', `receipt ${command.receipt_id} is ${from}: ${command.type} ${why ?? `is allowed only when ${legal}`}`, {
+    receipt_id: command.receipt_id,
+    status: state.status,
+    command: command.type,
+  });
+};
+
+export function decide(command: MutationCommand, state: ReceiptState): MutationEvent[] {
+  if (!LEGAL_FROM[command.type].includes(state.status)) refuse(command, state);
+  const receipt_id = command.receipt_id;
+  switch (command.type) {
+    case 'AdmitMutation':
+      return [admit(command)];
+    case 'StartDispatch':
+      return [{ type: 'MutationDispatchStarted', data: { receipt_id, attempt: state.attempts + 1, started_at: command.started_at } }];
+    case 'RecordSubmission': {
+      const { type: _, submission_id, accepted, created, ...answer } = command;
+      if (created) checkCreated(command, state, [created], accepted ? null : 'a rejected submission created nothing');
+      return [{ type: 'MutationSubmitted', data: { ...answer, attempt: state.attempts, submission_id, accepted, created } }];
+    }
+    case 'RecordRetryableRejection': {
+      const { type: _, ...answer } = command;
+      return [{ type: 'MutationRetryScheduled', data: { ...answer, receipt_id, attempt: state.attempts } }];
+    }
+    case 'BlockMutation':
+      return [{ type: 'MutationBlocked', data: { receipt_id, reason: command.reason, message: command.message, recorded_at: command.recorded_at } }];
+    case 'RecordUncertain': {
+      const { type: _, ...answer } = command;
+      return [{ type: 'MutationUncertain', data: { ...answer, receipt_id, attempt: state.status === 'submitting' ? state.attempts : null } }];
+    }
+    case 'ReconcileCreation':
+      return [reconcile(command, state)];
+    case 'RecordTargetDeleted':
+      if (state.status === 'queued') {
+        return [{ type: 'MutationBlocked', data: { receipt_id, reason: 'target_deleted', message: 'the marketplace deleted the target before this request was sent', recorded_at: command.recorded_at } }];
+      }
+      // a submission already under way stays as it is until its answer or reconciliation resolves it
+      return state.target_deleted ? [] : [{ type: 'MutationTargetDeleted', data: { receipt_id, recorded_at: command.recorded_at } }];
+  }
+}
+
+function admit(command: Extract<MutationCommand, { type: 'AdmitMutation' }>): MutationEventOf<'MutationAdmitted'> {
+  const schema = payloadSchema(command.target.type, command.action);
+  if (!schema) throw new DomainError('invalid', `action ${command.action} does not apply to a ${command.target.type} target`, { argument: 'action' });
+  const parsed = schema.safeParse(command.payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DomainError('invalid', `payload${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`, { argument: 'payload' });
+  }
+  checkDerived(command.payload, command.provider);
+  const { type: _, ...data } = command;
+  return { type: 'MutationAdmitted', data };
+}
+
+// Provider ids in the payload are derived from the target: one that disagrees is refused (spec 4.8).
+const DERIVED_IDS = ['campaignId', 'adGroupId', 'adId', 'targetId'] as const;
+
+function checkDerived(payload: Record<string, unknown>, provider: Record<string, string>): void {
+  for (const key of DERIVED_IDS) {
+    const given = payload[key];
+    if (given !== undefined && provider[key] !== undefined && given !== provider[key]) {
+      throw new DomainError('scope_mismatch', `payload.${key}: '${String(given)}' disagrees with the target's ${key} '${provider[key]}'; omit it, it is derived`, { argument: 'payload' });
+    }
+  }
+  const countries = payload.countries as string[] | undefined;
+  if (countries && provider.countryCode !== undefined && countries.some((c) => c !== provider.countryCode)) {
+    throw new DomainError('scope_mismatch', `payload.countries: ${countries.join(', ')} must name only the profile's country ${provider.countryCode}`, { argument: 'payload' });
+  }
+}
+
+function checkCreated(command: MutationCommand, state: ReceiptState, created: Created[], refusal: string | null): void {
+  const action = state.action!;
+  if (!isCreation(action)) refuse(command, state, `cannot report a created entity: ${action} creates nothing`);
+  if (refusal) refuse(command, state, `cannot report a created entity: ${refusal}`);
+  const expected = CREATED_TYPE[action as keyof typeof CREATED_TYPE];
+  const wrong = created.find((c) => c.type !== expected);
+  if (wrong) refuse(command, state, `reports a created ${wrong.type}; ${action} creates entities of type ${expected}`);
+}
+
+function reconcile(command: Extract<MutationCommand, { type: 'ReconcileCreation' }>, state: ReceiptState): MutationEvent {
+  const { receipt_id, candidates, checked_at } = command;
+  if (!isCreation(state.action!)) refuse(command, state, `applies to creations only; ${state.action} is not one`);
+  if (candidates.length) checkCreated(command, state, candidates, null);
+  const base = { attempts: (state.reconciliation?.attempts ?? 0) + 1, checkedAt: checked_at, candidates };
+  if (candidates.length === 1) {
+    const reconciliation: Reconciliation = { ...base, result: 'accepted', nextAt: null, cause: 'exactly one matching entity appeared after the attempt' };
+    return { type: 'MutationCreationConfirmed', data: { receipt_id, created: candidates[0]!, reconciliation } };
+  }
+  if (candidates.length > 1) {
+    const reconciliation: Reconciliation = { ...base, result: 'unresolved', nextAt: null, cause: `${candidates.length} entities appeared after the attempt that could each be this creation` };
+    return { type: 'MutationUnresolved', data: { receipt_id, reconciliation } };
+  }
+  const deadline = Date.parse(state.uncertain_since!) + ABSENT_AFTER_MS;
+  if (Date.parse(checked_at) >= deadline) {
+    const reconciliation: Reconciliation = { ...base, result: 'absent', nextAt: null, cause: 'no matching entity appeared within 10 minutes of the attempt' };
+    return { type: 'MutationCreationAbsent', data: { receipt_id, reconciliation } };
+  }
+  const nextAt = command.next_at ?? new Date(deadline).toISOString();
+  return { type: 'MutationReconciliationChecked', data: { receipt_id, reconciliation: { ...base, result: 'pending', nextAt, cause: 'no matching entity has appeared yet' } } };
+}
+
+export const mutationDecider: Decider<MutationCommand, ReceiptState, MutationEvent> = { aggregate: 'mutation', initialState, evolve, decide };

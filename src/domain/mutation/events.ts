@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { ACTIONS, TARGET_TYPES } from './payloads.js';
+
+// Events of a mutation receipt (spec 2.9, 3.4), one stream per receipt: `mutation-<id>`.
+// Every transition that follows a provider call carries the call's raw answer.
+
+export const STATUSES = ['queued', 'submitting', 'submitted', 'blocked', 'uncertain', 'unresolved'] as const;
+export type Status = (typeof STATUSES)[number];
+/** `pending` (list_mutations' status filter) = queued, submitting or uncertain */
+export const PENDING_STATUSES = ['queued', 'submitting', 'uncertain'] as const satisfies readonly Status[];
+
+export const OUTCOMES = ['accepted', 'rejected', 'retryable', 'blocked', 'uncertain', 'absent', 'unresolved'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Why a receipt is withheld: block flag, campaign Automation switch, or the target is gone. */
+export const BLOCK_REASONS = ['listing_blocked', 'automation_switch_off', 'target_deleted'] as const;
+export const UNCERTAIN_CAUSES = ['reply_lost', 'partial', 'ambiguous'] as const;
+
+const instant = z.iso.datetime({ offset: true });
+const TargetType = z.enum(TARGET_TYPES);
+
+export const Target = z.object({ type: TargetType, id: z.string().min(1) });
+/** What the marketplace created, once confirmed: local id and provider id. */
+export const Created = z.object({ type: TargetType, id: z.string().min(1), providerId: z.string().min(1) });
+export type Created = z.infer<typeof Created>;
+/** A provider or service error: `code` is the provider's reason or our own block reason. */
+export const ReceiptError = z.object({ code: z.string(), message: z.string() });
+export type ReceiptError = z.infer<typeof ReceiptError>;
+
+export const Idempotency = z.object({
+  /** the caller's MCP namespace (the user); keys never cross namespaces */
+  namespace: z.string(),
+  key: z.string().min(1),
+  /** SHA-256 of the canonical JSON of the admitted input */
+  fingerprint: z.string(),
+  expires_at: instant,
+});
+export type Idempotency = z.infer<typeof Idempotency>;
+
+/** The provider call a transition answers. */
+const ProviderCall = {
+  attempt: z.number().int().positive(),
+  http_status: z.number().int().nullable(),
+  response: z.unknown(),
+  request_id: z.string().nullable(),
+  error: ReceiptError.nullable(),
+  recorded_at: instant,
+};
+
+export const MutationAdmitted = z.object({
+  receipt_id: z.uuid(),
+  account_id: z.uuid(),
+  target: Target,
+  /** provider ids of the target and its parents, resolved at admission (e.g. profileId, campaignId, sku, marketplaceId) */
+  provider: z.record(z.string(), z.string()),
+  action: z.enum(ACTIONS),
+  payload: z.record(z.string(), z.unknown()),
+  idempotency: Idempotency.nullable(),
+  created_at: instant,
+  /** null: queued; else admitted already blocked (listing blocked or campaign switch off) */
+  blocked: z.object({ reason: z.enum(['listing_blocked', 'automation_switch_off']), message: z.string() }).nullable(),
+});
+export const MutationDispatchStarted = z.object({ receipt_id: z.uuid(), attempt: z.number().int().positive(), started_at: instant });
+export const MutationSubmitted = z.object({
+  receipt_id: z.uuid(),
+  ...ProviderCall,
+  /** listing patches: the Listings Items submission id */
+  submission_id: z.string().nullable(),
+  accepted: z.boolean(),
+  /** a creation the answer already confirms */
+  created: Created.nullable(),
+});
+export const MutationRetryScheduled = z.object({ receipt_id: z.uuid(), ...ProviderCall });
+export const MutationBlocked = z.object({ receipt_id: z.uuid(), reason: z.enum(BLOCK_REASONS), message: z.string(), recorded_at: instant });
+export const MutationUncertain = z.object({
+  receipt_id: z.uuid(),
+  ...ProviderCall,
+  attempt: z.number().int().positive().nullable(),
+  cause: z.enum(UNCERTAIN_CAUSES),
+});
+
+export const Reconciliation = z.object({
+  result: z.enum(['pending', 'accepted', 'absent', 'unresolved']),
+  attempts: z.number().int().nonnegative(),
+  checkedAt: instant,
+  /** when the next check is due; null once settled */
+  nextAt: instant.nullable(),
+  candidates: z.array(Created),
+  cause: z.string(),
+});
+export type Reconciliation = z.infer<typeof Reconciliation>;
+
+/** A reconciliation check found nothing yet: stays uncertain, checked again at nextAt. */
+export const MutationReconciliationChecked = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
+export const MutationCreationConfirmed = z.object({ receipt_id: z.uuid(), created: Created, reconciliation: Reconciliation });
+export const MutationCreationAbsent = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
+export const MutationUnresolved = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
+/** The marketplace deleted the target while a submission was under way: it stays as it is until resolved. */
+export const MutationTargetDeleted = z.object({ receipt_id: z.uuid(), recorded_at: instant });
+
+export const mutationEventSchemas = {
+  MutationAdmitted,
+  MutationDispatchStarted,
+  MutationSubmitted,
+  MutationRetryScheduled,
+  MutationBlocked,
+  MutationUncertain,
+  MutationReconciliationChecked,
+  MutationCreationConfirmed,
+  MutationCreationAbsent,
+  MutationUnresolved,
+  MutationTargetDeleted,
+} as const;
+
+type Schemas = typeof mutationEventSchemas;
+export type MutationEventType = keyof Schemas;
+export type MutationEvent = { [K in MutationEventType]: { type: K; data: z.infer<Schemas[K]> } }[MutationEventType];
+export type MutationEventOf<K extends MutationEventType> = Extract<MutationEvent, { type: K }>;
+export const MUTATION_EVENT_TYPES = Object.keys(mutationEventSchemas) as MutationEventType[];

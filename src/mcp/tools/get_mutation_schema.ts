@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { ACTIONS, allowedActions, DERIVED_FIELDS, payloadSchema, TARGET_TYPES } from '../../domain/mutation/payloads.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { defineTool } from '../tool.js';
+
+// Spec 4.8, 4.12: the JSON Schema of the payload a (target type, action) takes, derived from the
+// same zod schema that validates admissions, so the two can't drift apart.
+export const getMutationSchema = defineTool({
+  name: 'get_mutation_schema',
+  description:
+    'Returns the JSON Schema of the `payload` for a mutation target type and action: Listing update (productType and non-empty native patches), Sponsored Products updates and creations with the keys the entities carry in `data` (money in major units of the profile currency), archive (an empty object). Ids of the target and its parents, adProduct and marketplaceScope are derived from the target: optional, and must match when given.',
+  annotations: { title: 'Get mutation payload schema', readOnlyHint: true, openWorldHint: false },
+  input: {
+    target_type: z.enum(TARGET_TYPES),
+    action: z.enum(ACTIONS),
+  },
+  async handler({ target_type, action }) {
+    const schema = payloadSchema(target_type, action);
+    if (!schema) {
+      const allowed = allowedActions(target_type);
+      const takes = allowed.length ? `a ${target_type} target takes ${allowed.join(', ')}` : `a ${target_type} target takes none of these actions (it names a connection for catalog operations)`;
+      throw new DomainError('invalid', `action: ${action} does not apply to a ${target_type} target; ${takes}`, { argument: 'action', allowed_actions: allowed });
+    }
+    const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown> & { properties?: Record<string, unknown> };
+    const derived = DERIVED_FIELDS.filter((f) => f in (json.properties ?? {}));
+    const money = target_type === 'Listing' ? "as the product type definition's values (for example purchasable_offer amounts in major units with their currency)" : 'major units of the profile currency';
+    return { target_type, action, money, derived, schema: json };
+  },
+});

@@ -1,0 +1,157 @@
+import type { MutationEvent } from '../../domain/mutation/events.js';
+import { MUTATION_EVENT_TYPES, PENDING_STATUSES } from '../../domain/mutation/events.js';
+import type { Projection } from '../projection.js';
+
+// Mutation receipts (spec 2.9): one row per receipt with its current fields, and every event
+// of its stream for auditors. A row remembers the last stream revision it applied, so an event
+// applied twice changes nothing. Receipts outlive their targets: nothing here deletes.
+
+export const RECEIPTS_TABLE = 'mutation_receipts';
+export const RECEIPT_EVENTS_TABLE = 'mutation_receipt_events';
+
+const pendingList = PENDING_STATUSES.map((s) => `'${s}'`).join(', ');
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/** The columns an event sets on its receipt's row. */
+function changes(event: MutationEvent): Record<string, unknown> {
+  switch (event.type) {
+    case 'MutationAdmitted':
+      return {}; // inserted whole by admittedRow
+    case 'MutationDispatchStarted':
+      return { status: 'submitting', attempts: event.data.attempt };
+    case 'MutationSubmitted': {
+      const d = event.data;
+      return {
+        ...answer(d),
+        status: 'submitted',
+        outcome: d.accepted ? 'accepted' : 'rejected',
+        accepted: d.accepted,
+        submission_id: d.submission_id,
+        created: json(d.created),
+      };
+    }
+    case 'MutationRetryScheduled':
+      return { ...answer(event.data), status: 'queued', outcome: 'retryable', accepted: null };
+    case 'MutationBlocked':
+      return { status: 'blocked', outcome: 'blocked', accepted: false, error: json({ code: event.data.reason, message: event.data.message }), recorded_at: event.data.recorded_at };
+    case 'MutationUncertain':
+      return { ...answer(event.data), status: 'uncertain', outcome: 'uncertain', accepted: null };
+    case 'MutationReconciliationChecked':
+      return { reconciliation: json(event.data.reconciliation) };
+    case 'MutationCreationConfirmed': {
+      const { reconciliation, created } = event.data;
+      return { status: 'submitted', outcome: 'accepted', accepted: true, created: json(created), reconciliation: json(reconciliation), recorded_at: reconciliation.checkedAt };
+    }
+    case 'MutationCreationAbsent':
+      return { status: 'submitted', outcome: 'absent', accepted: false, reconciliation: json(event.data.reconciliation), recorded_at: event.data.reconciliation.checkedAt };
+    case 'MutationUnresolved':
+      return { status: 'unresolved', outcome: 'unresolved', accepted: null, reconciliation: json(event.data.reconciliation), recorded_at: event.data.reconciliation.checkedAt };
+    case 'MutationTargetDeleted':
+      return { target_deleted_at: event.data.recorded_at };
+  }
+}
+
+const answer = (d: { http_status: number | null; response: unknown; request_id: string | null; error: unknown; recorded_at: string }) => ({
+  http_status: d.http_status,
+  response: json(d.response),
+  request_id: d.request_id,
+  error: json(d.error),
+  recorded_at: d.recorded_at,
+});
+
+export const mutationsProjection: Projection = {
+  name: 'mutations',
+  version: 1,
+  handles: MUTATION_EVENT_TYPES,
+  tables: [RECEIPTS_TABLE, RECEIPT_EVENTS_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(RECEIPTS_TABLE, (t) => {
+      t.uuid('id').primary();
+      t.uuid('account_id').notNullable();
+      t.text('target_type').notNullable();
+      t.text('target_id').notNullable();
+      t.text('action').notNullable();
+      t.text('status').notNullable();
+      t.text('outcome');
+      t.boolean('accepted');
+      t.integer('http_status');
+      t.jsonb('response');
+      t.jsonb('error');
+      t.text('request_id');
+      t.text('submission_id');
+      t.timestamp('recorded_at', { useTz: true });
+      t.jsonb('created');
+      t.jsonb('reconciliation');
+      t.jsonb('payload').notNullable();
+      t.jsonb('provider').notNullable();
+      t.jsonb('idempotency');
+      t.text('idempotency_namespace');
+      t.text('idempotency_key');
+      t.integer('attempts').notNullable();
+      t.timestamp('target_deleted_at', { useTz: true });
+      t.timestamp('created_at', { useTz: true }).notNullable();
+      /** the last stream revision applied to this row */
+      t.bigInteger('revision').notNullable();
+    });
+    const table = `${schema}.${RECEIPTS_TABLE}`;
+    // list_mutations: an account's receipts newest first (keyset on created_at, id)
+    await db.raw(`create index on ?? (account_id, created_at desc, id desc)`, [table]);
+    await db.raw(`create index on ?? (account_id, created_at desc, id desc) where status in (${pendingList})`, [table]);
+    // a target's receipts: the pending ones, and the latest settled one
+    await db.raw(`create index on ?? (target_type, target_id, created_at, id)`, [table]);
+    await db.raw(`create index on ?? (target_type, target_id, created_at, id) where status in (${pendingList})`, [table]);
+    await db.raw(`create index on ?? (idempotency_namespace, idempotency_key) where idempotency_key is not null`, [table]);
+    await db.schema.withSchema(schema).createTable(RECEIPT_EVENTS_TABLE, (t) => {
+      t.uuid('receipt_id').notNullable();
+      t.bigInteger('revision').notNullable();
+      t.text('type').notNullable();
+      t.jsonb('data').notNullable();
+      t.timestamp('recorded_at', { useTz: true }).notNullable();
+      t.primary(['receipt_id', 'revision']);
+    });
+  },
+  async apply(trx, recorded, schema) {
+    const event = { type: recorded.type, data: recorded.data } as MutationEvent;
+    const receipt_id = event.data.receipt_id;
+    const revision = recorded.revision.toString();
+    await trx
+      .withSchema(schema)
+      .table(RECEIPT_EVENTS_TABLE)
+      .insert({ receipt_id, revision, type: event.type, data: JSON.stringify(event.data), recorded_at: recorded.createdAt })
+      .onConflict(['receipt_id', 'revision'])
+      .ignore();
+    if (event.type === 'MutationAdmitted') {
+      await trx.withSchema(schema).table(RECEIPTS_TABLE).insert(admittedRow(event.data, revision)).onConflict('id').ignore();
+      return;
+    }
+    await trx
+      .withSchema(schema)
+      .table(RECEIPTS_TABLE)
+      .where({ id: receipt_id })
+      .andWhere('revision', '<', revision)
+      .update({ ...changes(event), revision });
+  },
+};
+
+function admittedRow(d: Extract<MutationEvent, { type: 'MutationAdmitted' }>['data'], revision: string): Record<string, unknown> {
+  return {
+    id: d.receipt_id,
+    account_id: d.account_id,
+    target_type: d.target.type,
+    target_id: d.target.id,
+    action: d.action,
+    status: d.blocked ? 'blocked' : 'queued',
+    outcome: d.blocked ? 'blocked' : null,
+    accepted: d.blocked ? false : null,
+    error: d.blocked ? json({ code: d.blocked.reason, message: d.blocked.message }) : null,
+    recorded_at: d.blocked ? d.created_at : null,
+    payload: json(d.payload),
+    provider: json(d.provider),
+    idempotency: json(d.idempotency),
+    idempotency_namespace: d.idempotency?.namespace ?? null,
+    idempotency_key: d.idempotency?.key ?? null,
+    attempts: 0,
+    created_at: d.created_at,
+    revision,
+  };
+}

@@ -1,0 +1,210 @@
+import type { Knex } from 'knex';
+import { PENDING_STATUSES, type Created, type Idempotency, type Outcome, type ReceiptError, type Reconciliation, type Status } from '../../domain/mutation/events.js';
+import type { Action, TargetType } from '../../domain/mutation/payloads.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { READ_MODEL_SCHEMA } from '../projection.js';
+import { RECEIPT_EVENTS_TABLE, RECEIPTS_TABLE } from './projection.js';
+
+// Reads of the receipts read model (spec 2.9, 4.8): one receipt, a page of an account's
+// receipts newest first, and the receipts the read tools attach to each target.
+
+/** A receipt as list_mutations shows it: no payload, no provider response. */
+export interface ReceiptSummary {
+  id: string;
+  account_id: string;
+  status: Status;
+  outcome: Outcome | null;
+  accepted: boolean | null;
+  http_status: number | null;
+  error: ReceiptError | null;
+  request_id: string | null;
+  submission_id: string | null;
+  recorded_at: string | null;
+  target_type: TargetType;
+  target_id: string;
+  action: Action;
+  created: Created | null;
+  /** `{}` when the result was never in doubt */
+  reconciliation: Reconciliation | Record<string, never>;
+  /** present only when the caller's own client admitted the receipt with a key */
+  idempotency?: Omit<Idempotency, 'namespace' | 'fingerprint'>;
+  attempts: number;
+  created_at: string;
+}
+
+/** A whole receipt: with its immutable payload, the raw provider response and the provider ids resolved at admission. */
+export interface Receipt extends ReceiptSummary {
+  payload: Record<string, unknown>;
+  response: unknown;
+  provider: Record<string, string>;
+}
+
+export interface ReceiptHistoryEntry {
+  revision: number;
+  type: string;
+  recorded_at: string;
+  data: Record<string, unknown>;
+}
+
+interface Row {
+  id: string;
+  account_id: string;
+  target_type: TargetType;
+  target_id: string;
+  action: Action;
+  status: Status;
+  outcome: Outcome | null;
+  accepted: boolean | null;
+  http_status: number | null;
+  response?: unknown;
+  error: ReceiptError | null;
+  request_id: string | null;
+  submission_id: string | null;
+  recorded_at: Date | null;
+  created: Created | null;
+  reconciliation: Reconciliation | null;
+  payload?: Record<string, unknown>;
+  provider?: Record<string, string>;
+  idempotency: Idempotency | null;
+  attempts: number;
+  created_at: Date;
+}
+
+const SUMMARY_COLUMNS = [
+  'id', 'account_id', 'target_type', 'target_id', 'action', 'status', 'outcome', 'accepted', 'http_status', 'error', 'request_id',
+  'submission_id', 'recorded_at', 'created', 'reconciliation', 'idempotency', 'attempts', 'created_at',
+];
+const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'payload', 'response', 'provider'];
+
+const receipts = (db: Knex) => db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
+
+function summary(r: Row): ReceiptSummary {
+  return {
+    id: r.id,
+    account_id: r.account_id,
+    status: r.status,
+    outcome: r.outcome,
+    accepted: r.accepted,
+    http_status: r.http_status,
+    error: r.error,
+    request_id: r.request_id,
+    submission_id: r.submission_id,
+    recorded_at: r.recorded_at?.toISOString() ?? null,
+    target_type: r.target_type,
+    target_id: r.target_id,
+    action: r.action,
+    created: r.created,
+    reconciliation: r.reconciliation ?? {},
+    ...(r.idempotency ? { idempotency: { key: r.idempotency.key, expires_at: r.idempotency.expires_at } } : {}),
+    attempts: r.attempts,
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+const full = (r: Row): Receipt => ({ ...summary(r), payload: r.payload!, response: r.response ?? null, provider: r.provider! });
+
+/** One receipt of these accounts, with its event history; null when missing or someone else's. */
+export async function getReceipt(db: Knex, accountIds: readonly string[], id: string): Promise<{ receipt: Receipt; history: ReceiptHistoryEntry[] } | null> {
+  if (!UUID.test(id) || accountIds.length === 0) return null;
+  const row: Row | undefined = await receipts(db).select(FULL_COLUMNS).where({ id: id.toLowerCase() }).whereIn('account_id', accountIds).first();
+  if (!row) return null;
+  const events: { revision: string; type: string; recorded_at: Date; data: Record<string, unknown> }[] = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table(RECEIPT_EVENTS_TABLE)
+    .where({ receipt_id: row.id })
+    .orderBy('revision');
+  return { receipt: full(row), history: events.map((e) => ({ revision: Number(e.revision), type: e.type, recorded_at: e.recorded_at.toISOString(), data: e.data })) };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ReceiptFilters {
+  accountIds: readonly string[];
+  /** a workflow status, or `pending` = queued, submitting or uncertain */
+  status?: Status | 'pending';
+  targetType?: TargetType;
+  targetId?: string;
+  action?: Action;
+  /** matched within the caller's own namespace */
+  idempotency?: { namespace: string; key: string };
+  cursor?: string;
+  limit: number;
+}
+
+export interface ReceiptPage {
+  mutations: ReceiptSummary[];
+  /** null on the last page */
+  next_cursor: string | null;
+}
+
+// The keyset: (created_at, id) of the last row shown, newest first.
+const encodeCursor = (r: Row) => Buffer.from(JSON.stringify([r.created_at.toISOString(), r.id])).toString('base64url');
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
+    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && UUID.test(id)) return [at, id];
+  } catch {
+    // falls through to the refusal
+  }
+  throw new DomainError('invalid_cursor', `cursor: '${cursor}' is not a next_cursor this tool returned`, { argument: 'cursor' });
+}
+
+/** A page of receipts, newest first, without payloads or provider responses. */
+export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<ReceiptPage> {
+  if (f.accountIds.length === 0) return { mutations: [], next_cursor: null };
+  // per account, a bounded walk down its (created_at, id) index; then the accounts' pages merged
+  const q = db.from(`${READ_MODEL_SCHEMA}.${RECEIPTS_TABLE} as r`).select(SUMMARY_COLUMNS.map((c) => `r.${c}`)).whereRaw('r.account_id = a.account_id');
+  if (f.status === 'pending') q.whereIn('status', PENDING_STATUSES);
+  else if (f.status) q.where({ status: f.status });
+  if (f.targetType) q.where({ target_type: f.targetType });
+  if (f.targetId !== undefined) q.where({ target_id: f.targetId });
+  if (f.action) q.where({ action: f.action });
+  if (f.idempotency) q.where({ idempotency_namespace: f.idempotency.namespace, idempotency_key: f.idempotency.key });
+  if (f.cursor !== undefined) {
+    const [at, id] = decodeCursor(f.cursor);
+    q.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [at, id]);
+  }
+  q.orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]).limit(f.limit + 1);
+  const { rows } = (await db.raw(`select x.* from unnest(?::uuid[]) a(account_id) cross join lateral ? x order by x.created_at desc, x.id desc limit ?`, [
+    [...f.accountIds],
+    q,
+    f.limit + 1,
+  ])) as { rows: Row[] };
+  const page = rows.slice(0, f.limit);
+  return { mutations: page.map(summary), next_cursor: rows.length > f.limit ? encodeCursor(page[page.length - 1]!) : null };
+}
+
+/**
+ * The receipts each target shows under `mutations` (spec 2.5, 2.8): every queued, submitting
+ * or uncertain one plus the latest settled one, oldest first, whole (payload and response).
+ * An advertising profile (spec 2.7) shows the latest settled receipt of each attempted creation
+ * instead: one per distinct payload. Targets without receipts are absent from the map.
+ */
+export async function receiptsForTargets(db: Knex, targetType: TargetType, targetIds: readonly string[]): Promise<Map<string, Receipt[]>> {
+  const byTarget = new Map<string, Receipt[]>();
+  if (targetIds.length === 0) return byTarget;
+  const pending = PENDING_STATUSES.map(() => '?').join(', ');
+  const columns = FULL_COLUMNS.map((c) => `r.${c}`).join(', ');
+  const settled =
+    targetType === 'AdvertisingProfile'
+      ? `select distinct on (r.payload) ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status not in (${pending})
+         order by r.payload, r.created_at desc, r.id desc`
+      : `select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status not in (${pending})
+         order by r.created_at desc, r.id desc limit 1`;
+  const { rows } = (await db.raw(
+    `select x.* from unnest(?::text[]) t(target_id)
+     cross join lateral (
+       (select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status in (${pending}))
+       union all
+       (${settled})
+     ) x
+     order by x.target_id, x.created_at, x.id`,
+    [[...new Set(targetIds)], READ_MODEL_SCHEMA, RECEIPTS_TABLE, targetType, ...PENDING_STATUSES, READ_MODEL_SCHEMA, RECEIPTS_TABLE, targetType, ...PENDING_STATUSES],
+  )) as { rows: Row[] };
+  for (const row of rows) {
+    const list = byTarget.get(row.target_id) ?? [];
+    list.push(full(row));
+    byTarget.set(row.target_id, list);
+  }
+  return byTarget;
+}

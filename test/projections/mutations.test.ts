@@ -1,0 +1,273 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { executeMutationCommand } from '../../src/commands/mutations.js';
+import type { MutationCommand } from '../../src/domain/mutation/decide.js';
+import type { Action, TargetType } from '../../src/domain/mutation/payloads.js';
+import { DomainError } from '../../src/domain/shared/errors.js';
+import { newId } from '../../src/domain/shared/ids.js';
+import { createEventStore, type EventStore, type Position } from '../../src/eventstore/index.js';
+import { createDb } from '../../src/infra/db.js';
+import { migrate } from '../../src/infra/migrate.js';
+import { mutationsProjection } from '../../src/projections/mutations/projection.js';
+import { getReceipt, listReceipts, receiptsForTargets, type ReceiptSummary } from '../../src/projections/mutations/queries.js';
+import { Projector } from '../../src/projections/projector.js';
+import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+
+// Receipts driven through the command handler into the real event store, projected by the
+// real projector; the queries are checked against what the commands recorded.
+
+const T0 = Date.parse('2026-11-20T10:00:00.000Z');
+const iso = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
+
+describe('mutation receipts: command handler and read model', function () {
+  this.timeout(60000);
+  let db: Knex;
+  let store: EventStore;
+  let projector: Projector;
+  const ctx = () => ({ store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } });
+  const account = newId();
+  const otherAccount = newId();
+  const campaignA = newId();
+  const campaignB = newId();
+  let clock = 0;
+  let last: Position | null = null;
+
+  const run = async (command: MutationCommand) => {
+    const result = await executeMutationCommand(ctx(), command);
+    last = result.position ?? last;
+    return result;
+  };
+  const admit = async (o: { target?: { type: TargetType; id: string }; action?: Action; payload?: Record<string, unknown>; account?: string; key?: string; namespace?: string; blocked?: boolean } = {}) => {
+    const receipt_id = newId();
+    const created_at = iso(clock++);
+    await run({
+      type: 'AdmitMutation',
+      receipt_id,
+      account_id: o.account ?? account,
+      target: o.target ?? { type: 'Campaign', id: campaignA },
+      provider: { profileId: '3001', campaignId: '111' },
+      action: o.action ?? 'update',
+      payload: o.payload ?? { state: 'PAUSED' },
+      idempotency: o.key ? { namespace: o.namespace ?? 'user-1', key: o.key, fingerprint: 'f', expires_at: iso(86400) } : null,
+      created_at,
+      blocked: o.blocked ? { reason: 'automation_switch_off', message: 'the campaign has its Automation switch off' } : null,
+    });
+    return receipt_id;
+  };
+  const answer = (status: number) => ({ http_status: status, response: { campaigns: { success: [{ index: 0, campaignId: '111' }], error: [] } }, request_id: `req-${status}`, error: null, recorded_at: iso(clock++) });
+  const start = (receipt_id: string) => run({ type: 'StartDispatch', receipt_id, started_at: iso(clock++) });
+  const createGroup = { action: 'create_ad_group' as const, payload: { name: 'Exact', state: 'ENABLED', defaultBid: 0.5 } };
+  const lost = () => ({ http_status: null, response: null, request_id: 'req-lost', error: { code: 'timeout', message: 'no reply' }, recorded_at: iso(clock++) });
+
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    db = createDb(process.env.DATABASE_URL!);
+    store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
+    await migrate(db, [mutationsProjection], { eventStoreInPostgres: true });
+    projector = new Projector(db, store, [mutationsProjection], { pollMs: 50 });
+    projector.start();
+
+    ids.accepted = await admit();
+    await start(ids.accepted);
+    await run({ type: 'RecordSubmission', receipt_id: ids.accepted, ...answer(207), submission_id: null, accepted: true, created: null });
+
+    ids.queued = await admit({ key: 'k-1' });
+    ids.blocked = await admit({ blocked: true });
+    ids.submitting = await admit({ target: { type: 'Campaign', id: campaignB } });
+    await start(ids.submitting);
+    await run({ type: 'RecordTargetDeleted', receipt_id: ids.submitting, recorded_at: iso(clock++) });
+
+    ids.retryable = await admit();
+    await start(ids.retryable);
+    await run({ type: 'RecordRetryableRejection', receipt_id: ids.retryable, http_status: 429, response: { code: 'THROTTLED' }, request_id: 'req-429', error: { code: 'THROTTLED', message: 'slow down' }, recorded_at: iso(clock++) });
+
+    ids.confirmed = await admit(createGroup);
+    await start(ids.confirmed);
+    const uncertainAt = clock;
+    await run({ type: 'RecordUncertain', receipt_id: ids.confirmed, ...lost(), cause: 'reply_lost' });
+    await run({ type: 'ReconcileCreation', receipt_id: ids.confirmed, candidates: [], checked_at: iso(uncertainAt + 60), next_at: iso(uncertainAt + 120) });
+    await run({ type: 'ReconcileCreation', receipt_id: ids.confirmed, candidates: [{ type: 'AdGroup', id: 'ag-1', providerId: '222' }], checked_at: iso(uncertainAt + 120) });
+
+    ids.absent = await admit(createGroup);
+    await start(ids.absent);
+    const absentSince = clock;
+    await run({ type: 'RecordUncertain', receipt_id: ids.absent, ...lost(), cause: 'ambiguous' });
+    await run({ type: 'ReconcileCreation', receipt_id: ids.absent, candidates: [], checked_at: iso(absentSince + 600) });
+
+    ids.unresolved = await admit(createGroup);
+    await start(ids.unresolved);
+    await run({ type: 'RecordUncertain', receipt_id: ids.unresolved, ...lost(), cause: 'partial' });
+    await run({ type: 'ReconcileCreation', receipt_id: ids.unresolved, candidates: [{ type: 'AdGroup', id: 'ag-2', providerId: '223' }, { type: 'AdGroup', id: 'ag-3', providerId: '224' }], checked_at: iso(clock++) });
+
+    ids.uncertain = await admit();
+    await start(ids.uncertain);
+    await run({ type: 'RecordUncertain', receipt_id: ids.uncertain, ...lost(), cause: 'reply_lost' });
+
+    ids.rejected = await admit();
+    await start(ids.rejected);
+    await run({ type: 'RecordSubmission', receipt_id: ids.rejected, ...answer(207), error: { code: 'NAME_NOT_UNIQUE', message: 'a campaign with this name exists' }, submission_id: null, accepted: false, created: null });
+
+    ids.foreign = await admit({ account: otherAccount, target: { type: 'Campaign', id: newId() }, key: 'k-1', namespace: 'user-2' });
+    await projector.whenCaughtUp(last);
+  });
+
+  after(async () => {
+    await projector.stop();
+    await store.close();
+    await db.destroy();
+  });
+
+  const read = async (id: string) => (await getReceipt(db, [account], id))!;
+
+  it('each receipt shows the status, outcome and acceptance its events recorded', async () => {
+    const expected: Record<string, [string, string | null, boolean | null]> = {
+      accepted: ['submitted', 'accepted', true],
+      queued: ['queued', null, null],
+      blocked: ['blocked', 'blocked', false],
+      submitting: ['submitting', null, null],
+      retryable: ['queued', 'retryable', null],
+      confirmed: ['submitted', 'accepted', true],
+      absent: ['submitted', 'absent', false],
+      unresolved: ['unresolved', 'unresolved', null],
+      uncertain: ['uncertain', 'uncertain', null],
+      rejected: ['submitted', 'rejected', false],
+    };
+    for (const [name, [status, outcome, accepted]] of Object.entries(expected)) {
+      const { receipt } = await read(ids[name]!);
+      expect({ status: receipt.status, outcome: receipt.outcome, accepted: receipt.accepted }, name).to.deep.equal({ status, outcome, accepted });
+    }
+  });
+
+  it('a receipt carries its payload, the provider answer and the whole event history', async () => {
+    const { receipt, history } = await read(ids.accepted!);
+    expect(receipt).to.include({ http_status: 207, request_id: 'req-207', target_type: 'Campaign', target_id: campaignA, action: 'update', attempts: 1, account_id: account });
+    expect(receipt.payload).to.deep.equal({ state: 'PAUSED' });
+    expect(receipt.response).to.deep.equal({ campaigns: { success: [{ index: 0, campaignId: '111' }], error: [] } });
+    expect(receipt.reconciliation, 'never in doubt').to.deep.equal({});
+    expect(receipt.created).to.equal(null);
+    expect(history.map((h) => h.type)).to.deep.equal(['MutationAdmitted', 'MutationDispatchStarted', 'MutationSubmitted']);
+    expect(history.map((h) => h.revision)).to.deep.equal([0, 1, 2]);
+    const events = await store.readStream(`mutation-${ids.accepted}`);
+    expect(history.map((h) => h.data)).to.deep.equal(events.map((e) => e.data));
+  });
+
+  it('a submission under way when the target was deleted stays submitting, the deletion in its history', async () => {
+    const { receipt, history } = await read(ids.submitting!);
+    expect(receipt.status).to.equal('submitting');
+    expect(history.map((h) => h.type)).to.deep.equal(['MutationAdmitted', 'MutationDispatchStarted', 'MutationTargetDeleted']);
+  });
+
+  it('a reconciled creation shows created and the reconciliation object', async () => {
+    const { receipt } = await read(ids.confirmed!);
+    expect(receipt.created).to.deep.equal({ type: 'AdGroup', id: 'ag-1', providerId: '222' });
+    expect(receipt.reconciliation).to.deep.include({ result: 'accepted', attempts: 2, nextAt: null });
+    const unresolved = (await read(ids.unresolved!)).receipt;
+    expect((unresolved.reconciliation as { candidates: unknown[] }).candidates).to.have.length(2);
+    expect((await read(ids.absent!)).receipt.reconciliation).to.deep.include({ result: 'absent', attempts: 1 });
+  });
+
+  it('a rejected or blocked receipt carries its error; an idempotent admission its key', async () => {
+    expect((await read(ids.rejected!)).receipt.error).to.deep.equal({ code: 'NAME_NOT_UNIQUE', message: 'a campaign with this name exists' });
+    expect((await read(ids.blocked!)).receipt.error).to.deep.equal({ code: 'automation_switch_off', message: 'the campaign has its Automation switch off' });
+    expect((await read(ids.queued!)).receipt.idempotency).to.deep.equal({ key: 'k-1', expires_at: iso(86400) });
+    expect((await read(ids.accepted!)).receipt).not.to.have.property('idempotency');
+  });
+
+  it("another account's receipt, an unknown id or a malformed id read as missing", async () => {
+    expect(await getReceipt(db, [account], ids.foreign!)).to.equal(null);
+    expect(await getReceipt(db, [account], newId())).to.equal(null);
+    expect(await getReceipt(db, [account], 'not-a-uuid')).to.equal(null);
+    expect(await getReceipt(db, [otherAccount], ids.foreign!)).not.to.equal(null);
+  });
+
+  it('lists newest first and pages with a keyset cursor through every receipt exactly once', async () => {
+    const all = (await listReceipts(db, { accountIds: [account], limit: 100 })).mutations;
+    expect(all.map((r) => r.id)).to.have.members(Object.entries(ids).filter(([k]) => k !== 'foreign').map(([, v]) => v));
+    const createdAts = all.map((r) => r.created_at);
+    expect(createdAts).to.deep.equal([...createdAts].sort().reverse());
+    expect(all[0]).not.to.have.property('payload');
+    expect(all[0]).not.to.have.property('response');
+    const paged: ReceiptSummary[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listReceipts(db, { accountIds: [account], limit: 3, cursor });
+      expect(page.mutations.length).to.be.at.most(3);
+      paged.push(...page.mutations);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(paged.map((r) => r.id)).to.deep.equal(all.map((r) => r.id));
+  });
+
+  it('filters by status, pending, target, action and idempotency key in the caller namespace', async () => {
+    const idsOf = async (f: Partial<Parameters<typeof listReceipts>[1]>) => (await listReceipts(db, { accountIds: [account], limit: 100, ...f })).mutations.map((r) => r.id).sort();
+    expect(await idsOf({ status: 'pending' })).to.deep.equal([ids.queued, ids.submitting, ids.retryable, ids.uncertain].sort());
+    expect(await idsOf({ status: 'submitted' })).to.deep.equal([ids.accepted, ids.confirmed, ids.absent, ids.rejected].sort());
+    expect(await idsOf({ targetType: 'Campaign', targetId: campaignB })).to.deep.equal([ids.submitting]);
+    expect(await idsOf({ targetType: 'AdGroup' })).to.deep.equal([]);
+    expect(await idsOf({ action: 'create_ad_group' })).to.deep.equal([ids.confirmed, ids.absent, ids.unresolved].sort());
+    expect(await idsOf({ idempotency: { namespace: 'user-1', key: 'k-1' } })).to.deep.equal([ids.queued]);
+    expect(await idsOf({ idempotency: { namespace: 'user-2', key: 'k-1' } }), 'another namespace, and not my account').to.deep.equal([]);
+  });
+
+  it('a forged cursor is invalid_cursor', async () => {
+    let error: unknown;
+    try {
+      await listReceipts(db, { accountIds: [account], limit: 5, cursor: 'bm9wZQ' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).to.be.instanceOf(DomainError);
+    expect((error as DomainError).code).to.equal('invalid_cursor');
+  });
+
+  it("a target's receipts: every pending one plus the latest settled one, oldest first", async () => {
+    const map = await receiptsForTargets(db, 'Campaign', [campaignA, campaignB, newId()]);
+    expect([...map.keys()].sort()).to.deep.equal([campaignA, campaignB].sort());
+    // on campaign A, settled in admission order: accepted, blocked, confirmed, absent, unresolved, rejected (the latest)
+    expect(map.get(campaignA)!.map((r) => r.id)).to.deep.equal([ids.queued, ids.retryable, ids.uncertain, ids.rejected]);
+    expect(map.get(campaignA)![0]!.payload).to.deep.equal({ state: 'PAUSED' });
+    expect(map.get(campaignB)!.map((r) => r.id)).to.deep.equal([ids.submitting]);
+    expect((await receiptsForTargets(db, 'AdGroup', [campaignA])).size, 'another target type').to.equal(0);
+  });
+
+  it("an advertising profile's receipts: every pending one plus the latest settled one of each attempted creation", async () => {
+    const profile = { type: 'AdvertisingProfile' as const, id: newId() };
+    const campaign = (name: string) => ({ name, targetingType: 'AUTO', state: 'ENABLED', budget: { budget: 10, budgetType: 'DAILY' } });
+    const settle = async (id: string, accepted: boolean) => {
+      await start(id);
+      await run({ type: 'RecordSubmission', receipt_id: id, ...answer(207), submission_id: null, accepted, created: null });
+    };
+    const teaFirst = await admit({ target: profile, action: 'create_campaign', payload: campaign('Tea') });
+    await settle(teaFirst, false);
+    const coffee = await admit({ target: profile, action: 'create_campaign', payload: campaign('Coffee') });
+    await settle(coffee, true);
+    const teaAgain = await admit({ target: profile, action: 'create_campaign', payload: campaign('Tea') });
+    await settle(teaAgain, true);
+    const queued = await admit({ target: profile, action: 'create_campaign', payload: campaign('Tea') });
+    await projector.whenCaughtUp(last);
+    const map = await receiptsForTargets(db, 'AdvertisingProfile', [profile.id]);
+    expect(map.get(profile.id)!.map((r) => r.id)).to.deep.equal([coffee, teaAgain, queued]);
+  });
+
+  it('two workers racing to dispatch the same receipt: one wins, the other is refused', async () => {
+    const id = await admit();
+    const results = await Promise.allSettled([start(id), start(id)]);
+    expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).to.be.instanceOf(DomainError);
+    expect((refused.reason as DomainError).detail).to.match(/is submitting: StartDispatch/);
+    expect((await store.readStream(`mutation-${id}`)).map((e) => e.type)).to.deep.equal(['MutationAdmitted', 'MutationDispatchStarted']);
+    expect((await store.readStream(`mutation-${id}`))[0]!.metadata.account_id).to.equal(account);
+  });
+
+  it('applying the same events twice changes nothing', async () => {
+    const events = (await store.readAll({ after: null, limit: 100_000 })).filter((e) => mutationsProjection.handles.includes(e.type));
+    await assertApplyTwiceSameResult(db, mutationsProjection, events);
+  });
+
+  it('rebuilt tables equal the live ones', async () => {
+    await projector.whenCaughtUp(last);
+    await assertRebuildEqualsLive(db, store, mutationsProjection);
+  });
+});
