@@ -1,7 +1,9 @@
 import type { Tool } from '../tool.js';
 import { connectionStatus } from './connection_status.js';
 import { describeData } from './describe_data.js';
+import { getSalesSummary } from './get_sales_summary.js';
+import { listSalesByListing } from './list_sales_by_listing.js';
 import { queryData } from './query_data.js';
 
 /** Every tool the MCP endpoints serve, in listing order. */
-export const TOOLS: readonly Tool[] = [connectionStatus, queryData, describeData];
+export const TOOLS: readonly Tool[] = [connectionStatus, queryData, describeData, getSalesSummary, listSalesByListing];
