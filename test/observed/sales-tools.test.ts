@@ -271,19 +271,25 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       }
     });
 
-    it('a confirmed order read without its items shows in orders_without_items (its sales are missing) until it is read again', async () => {
-      const day = utcDate(h.clock.ms - 3 * DAY_MS);
-      const base = h.simulator.endpoints().sellingApiUrl;
-      const selling = createSellingClient({ endpoint: base, lwa: h.deps(SELLER).lwa, refreshToken: SELLER });
-      const target = h.simulator.selling.orders.ordersOn(Math.floor(h.clock.ms / DAY_MS) - 3, US).find((o) => orderAsOf(o, h.clock.ms).status === 'Shipped')!;
-      async function* withoutItems(): AsyncIterable<unknown[]> {
-        for await (const orders of selling.orders.getOrders({ marketplaceIds: [US], createdAfter: `${day}T00:00:00Z`, createdBefore: `${day}T23:59:59Z` })) {
-          yield await Promise.all(orders.map(async (o: Order) => ({ ...o, OrderItems: o.AmazonOrderId === target.amazonOrderId ? [] : await selling.orders.getOrderItems(o.AmazonOrderId) })));
+    /** Records a US day's orders as read now through the real client, each order passed through `change` first. */
+    async function recordUsDay(day: number, change: (order: Order & { OrderItems: unknown[] }) => Order & { OrderItems: unknown[] }): Promise<void> {
+      const date = utcDate(day * DAY_MS);
+      const selling = createSellingClient({ endpoint: h.simulator.endpoints().sellingApiUrl, lwa: h.deps(SELLER).lwa, refreshToken: SELLER });
+      async function* pages(): AsyncIterable<unknown[]> {
+        for await (const orders of selling.orders.getOrders({ marketplaceIds: [US], createdAfter: `${date}T00:00:00Z`, createdBefore: `${date}T23:59:59Z` })) {
+          yield await Promise.all(orders.map(async (o: Order) => change({ ...o, OrderItems: await selling.orders.getOrderItems(o.AmazonOrderId) })));
         }
       }
-      const before = await summary({ marketplace_id: US });
-      await syncScope(h.deps(SELLER).ctx, { account_id: account, dataset: 'orders', scope: `${US}/${day}` }, withoutItems(), () => new Date(h.clock.ms));
+      await syncScope(h.deps(SELLER).ctx, { account_id: account, dataset: 'orders', scope: `${US}/${date}` }, pages(), () => new Date(h.clock.ms));
       await h.projector.whenCaughtUp();
+    }
+    const shippedOn = (day: number) => h.simulator.selling.orders.ordersOn(day, US).filter((o) => orderAsOf(o, h.clock.ms).status === 'Shipped');
+
+    it('a confirmed order read without its items shows in orders_without_items (its sales are missing) until it is read again', async () => {
+      const day = Math.floor(h.clock.ms / DAY_MS) - 3;
+      const target = shippedOn(day)[0]!;
+      const before = await summary({ marketplace_id: US });
+      await recordUsDay(day, (o) => (o.AmazonOrderId === target.amazonOrderId ? { ...o, OrderItems: [] } : o));
       const after = await summary({ marketplace_id: US });
       expect(after.freshness).to.have.length(1);
       expect(after.freshness[0]).to.include({ marketplace_id: US, orders_without_items: 1 });
@@ -294,6 +300,27 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       const healed = await summary({ marketplace_id: US });
       expect(healed.freshness[0].orders_without_items).to.equal(0);
       expect(healed.rows).to.deep.equal(before.rows);
+    });
+
+    it('statuses match whatever their case; a pending order counts in pending_orders, not in sales', async () => {
+      const day = Math.floor(h.clock.ms / DAY_MS) - 4;
+      const [upper, pending] = shippedOn(day);
+      expect(pending, 'two shipped orders that day').to.not.equal(undefined);
+      const before = await summary({ marketplace_id: US });
+      expect(before.freshness[0].pending_orders).to.equal(ordersIn(US, before.windows[0].since, before.windows[0].until).filter((o) => o.status === 'Pending').length);
+      await recordUsDay(day, (o) =>
+        o.AmazonOrderId === upper!.amazonOrderId ? { ...o, OrderStatus: 'SHIPPED' } : o.AmazonOrderId === pending!.amazonOrderId ? { ...o, OrderStatus: 'pending', OrderItems: [] } : o,
+      );
+      const after = await summary({ marketplace_id: US });
+      expect(after.rows[0].revenue).to.equal(before.rows[0].revenue - figures([pending!]).revenue);
+      expect(after.freshness[0]).to.include({ pending_orders: before.freshness[0].pending_orders + 1, orders_without_items: 0 });
+      await h.run(ordersSync, account, SELLER);
+      expect((await summary({ marketplace_id: US })).rows).to.deep.equal(before.rows);
+    });
+
+    it('limit is at most 100; unknown arguments are refused', async () => {
+      expect((await call(client, 'list_sales_by_listing', { order_by: 'units', limit: 101 })).structuredContent).to.include({ code: 'invalid' });
+      expect((await call(client, 'get_sales_summary', { order_by: 'units' })).structuredContent).to.include({ code: 'unknown_argument' });
     });
   });
 
