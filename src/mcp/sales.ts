@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { DomainError } from '../domain/shared/errors.js';
+import { MARKETPLACES, marketplaceById } from '../domain/shared/marketplaces.js';
+import type { AccountView } from '../projections/accounts/queries.js';
+import { ordersFreshness, type SalesScope } from '../projections/observed/sales-queries.js';
+import { accountsForRead } from './accounts.js';
+import type { ToolContext } from './tool.js';
+import { dayWindow, daysBetween, previousWindow, type DayWindow } from './window.js';
+
+// What the two sales reads share (spec 4.2, 4.6): the accounts with a selling connection
+// they cover, each marketplace's window of whole local days, and the `freshness` block.
+
+export const marketplaceArgument = z.string().optional().describe('a marketplace id (see v_marketplaces) to narrow to');
+
+/** One marketplace's window as the response states it: local days, inclusive. */
+export interface MarketplaceWindow {
+  marketplace_id: string;
+  time_zone: string;
+  since: string;
+  until: string;
+  days: number;
+}
+
+export interface SalesReach {
+  /** covered accounts with a selling connection; empty: no `freshness` in the answer */
+  sellers: AccountView[];
+  windows: MarketplaceWindow[];
+  scopes: SalesScope[];
+}
+
+const sells = (a: AccountView) => a.entity_type === 'seller' && a.selling !== null;
+
+/**
+ * The accounts and windows a sales read covers. A named account without a selling
+ * connection is `not_connected`; without `account`, such accounts are skipped.
+ */
+export async function salesReach(
+  ctx: ToolContext,
+  input: { since?: string | undefined; until?: string | undefined; marketplace_id?: string | undefined; account?: string | undefined },
+): Promise<SalesReach> {
+  const wanted = input.marketplace_id?.trim();
+  if (wanted !== undefined && !marketplaceById(wanted)) {
+    throw new DomainError('invalid', `marketplace_id: '${input.marketplace_id}' is not a marketplace id (v_marketplaces lists them, e.g. ATVPDKIKX0DER for amazon.com)`, {
+      argument: 'marketplace_id',
+    });
+  }
+  const accounts = await accountsForRead(ctx, input.account);
+  if (input.account !== undefined && !sells(accounts[0]!)) {
+    throw new DomainError('not_connected', `account ${accounts[0]!.id} (${accounts[0]!.name}) has no selling connection: it has no seller sales`);
+  }
+  const sellers = accounts.filter(sells);
+  const marketplacesOf = (a: AccountView) =>
+    (a.selling?.marketplaces ?? []).filter((m) => m.participating && (wanted === undefined || m.marketplace_id === wanted)).map((m) => m.marketplace_id);
+  const covered = new Set([...sellers.flatMap(marketplacesOf), ...(wanted === undefined ? [] : [wanted])]);
+  const now = ctx.now();
+  const windows = MARKETPLACES.filter((m) => covered.has(m.id)).map((m) => ({ marketplace_id: m.id, time_zone: m.timeZone, ...dayWindow(input.since, input.until, m.timeZone, now) }));
+  // nothing to cover: the arguments are still checked
+  if (windows.length === 0) dayWindow(input.since, input.until, 'UTC', now);
+  return { sellers, windows: windows.map(stated), scopes: scopesOf(sellers, windows, marketplacesOf) };
+}
+
+const stated = (w: { marketplace_id: string; time_zone: string } & DayWindow): MarketplaceWindow => ({
+  marketplace_id: w.marketplace_id,
+  time_zone: w.time_zone,
+  since: w.first,
+  until: w.last,
+  days: w.days,
+});
+
+function scopesOf(sellers: AccountView[], windows: Array<{ marketplace_id: string; time_zone: string } & DayWindow>, marketplacesOf: (a: AccountView) => string[]): SalesScope[] {
+  return sellers.flatMap((a) =>
+    marketplacesOf(a).map((id) => {
+      const w = windows.find((x) => x.marketplace_id === id)!;
+      return { account_id: a.id, marketplace_id: id, time_zone: w.time_zone, first: w.first, last: w.last };
+    }),
+  );
+}
+
+/** The same accounts over the windows of the same length just before (`compare_to_previous`). */
+export function previousReach(reach: SalesReach): SalesReach {
+  const before = (first: string, last: string) => previousWindow({ first, last, days: daysBetween(first, last) + 1 });
+  return {
+    sellers: reach.sellers,
+    windows: reach.windows.map((w) => {
+      const p = before(w.since, w.until);
+      return { ...w, since: p.first, until: p.last };
+    }),
+    scopes: reach.scopes.map((s) => {
+      const p = before(s.first, s.last);
+      return { ...s, first: p.first, last: p.last };
+    }),
+  };
+}
+
+/** `{ account_id, account_name, ...row }` for rows carrying an account_id of the reach. */
+export function withAccountNames<T extends { account_id: string }>(reach: SalesReach, rows: readonly T[]): Array<{ account_id: string; account_name: string } & Omit<T, 'account_id'>> {
+  const names = new Map(reach.sellers.map((a) => [a.id, a.name]));
+  return rows.map(({ account_id, ...rest }) => ({ account_id, account_name: names.get(account_id) ?? '', ...rest }));
+}
+
+/** `freshness` (one entry per account and marketplace covered), or nothing when no covered account has a selling connection. */
+export async function freshnessOf(ctx: ToolContext, reach: SalesReach): Promise<{ freshness?: unknown[] }> {
+  if (reach.sellers.length === 0) return {};
+  return { freshness: withAccountNames(reach, await ordersFreshness(ctx.db, reach.scopes)) };
+}

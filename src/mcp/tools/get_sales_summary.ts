@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { salesTotals } from '../../projections/observed/sales-queries.js';
+import { accountArgument } from '../accounts.js';
+import { freshnessOf, marketplaceArgument, previousReach, salesReach, withAccountNames, type SalesReach } from '../sales.js';
+import { defineTool, type ToolContext } from '../tool.js';
+import { sinceArgument, untilArgument } from '../window.js';
+
+// Spec 4.6: confirmed sales per account and marketplace over whole local days, optionally
+// beside the window of the same length just before.
+export const getSalesSummary = defineTool({
+  name: 'get_sales_summary',
+  description:
+    "Confirmed sales (orders Shipped, Unshipped or PartiallyShipped; canceled and pending orders excluded; refunds not tracked) per account and marketplace: revenue (line prices, tax and shipping excluded, in integer minor units of the row's currency, never summed across currencies), units, orders and order lines. since/until are whole days in each marketplace's local time (default the trailing 30 days, at most 400); `windows` states them per marketplace. No rows means no confirmed sales, not zero sales: check `freshness` (no `freshness` means the selling connection is not set up). compare_to_previous adds `previous` for the window of the same length just before, biased low for the current window's pending and not yet read orders.",
+  annotations: { title: 'Sales summary', readOnlyHint: true, openWorldHint: false },
+  sellerOnly: true,
+  input: {
+    since: sinceArgument,
+    until: untilArgument,
+    marketplace_id: marketplaceArgument,
+    compare_to_previous: z.boolean().default(false).describe('also report the window of the same length just before, as `previous`'),
+    account: accountArgument,
+  },
+  async handler(input, ctx) {
+    const reach = await salesReach(ctx, input);
+    return {
+      ...(await summaryOf(ctx, reach)),
+      ...(input.compare_to_previous ? { previous: await summaryOf(ctx, previousReach(reach)) } : {}),
+      ...(await freshnessOf(ctx, reach)),
+    };
+  },
+});
+
+async function summaryOf(ctx: ToolContext, reach: SalesReach) {
+  return { windows: reach.windows, rows: withAccountNames(reach, await salesTotals(ctx.db, reach.scopes)) };
+}
