@@ -3,6 +3,7 @@ import { vMarketplaces } from './v_marketplaces.js';
 import { vSellerEconomics } from './v_seller_economics.js';
 import { vCatalogItems } from './v_catalog_items.js';
 import { vListings } from './v_listings.js';
+import { vListingMutations } from './v_listing_mutations.js';
 import { vSalesLines } from './v_sales_lines.js';
 import { vAdPerformance } from './v_ad_performance.js';
 import { vAdvertisedProducts } from './v_advertised_products.js';
@@ -15,4 +16,4 @@ import { vVendorMetrics } from './v_vendor_metrics.js';
  * Every view `query_data` can query and `describe_data` describes: one import per view
  * file; add yours to the array. A spec view without a file yet is simply absent.
  */
-export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics, vSalesLines, vListings, vCatalogItems, vAdPerformance, vAdvertisedProducts, vSearchQueryPerformance, vCouponPerformance, vPromotionPerformance, vVendorMetrics];
+export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics, vSalesLines, vListings, vListingMutations, vCatalogItems, vAdPerformance, vAdvertisedProducts, vSearchQueryPerformance, vCouponPerformance, vPromotionPerformance, vVendorMetrics];
