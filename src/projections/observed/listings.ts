@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { stableId } from '../../domain/shared/ids.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
 import { completeReads, minorUnits } from './economics-support.js';
 import { arr, int, obj, str, type Json } from './json.js';
@@ -11,6 +12,8 @@ import { applyPages, pageTable } from './page-table.js';
 export const LISTINGS_DATASET = 'listings';
 export const LISTINGS_TABLE = 'listings';
 
+/** The local id of a listing (target id of type `Listing`): stable for (account, marketplace, SKU). */
+export const listingId = (account_id: string, marketplace_id: string, sku: string): string => stableId('listing', `${account_id}/${marketplace_id}/${sku}`);
 
 /** `attributes[name]` values for this marketplace (values without a marketplace apply to all). */
 const attributeValues = (item: Json, name: string, marketplaceId: string): Json[] =>
@@ -80,7 +83,8 @@ export function listingRow(raw: unknown, marketplaceId: string): Record<string, 
 
 export const listingsProjection: Projection = {
   name: 'listings',
-  version: 1,
+  // 2: indexes for list_listings (a listing's rows by key, created_at windows, ASIN lookups)
+  version: 2,
   handles: ['PageObserved'],
   tables: [LISTINGS_TABLE],
   async createTables(db, schema) {
@@ -105,6 +109,9 @@ export const listingsProjection: Projection = {
       t.timestamp('created_at', { useTz: true });
       t.timestamp('last_updated_at', { useTz: true });
       t.jsonb('data').notNullable();
+      t.index(['account_id', 'marketplace_id', 'sku', 'page']);
+      t.index(['account_id', 'created_at']);
+      t.index(['account_id', 'asin']);
     });
   },
   apply: applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page) => page.rows.map((raw) => listingRow(raw, page.scope))),
