@@ -5,9 +5,10 @@ import type { InventorySummary } from '../../src/marketplace/clients/index.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { listingItem } from '../../src/marketplace/simulator/selling/listings.js';
 import { fbaInventoryProjection } from '../../src/projections/observed/inventory.js';
-import { listingId, listingsProjection } from '../../src/projections/observed/listings.js';
+import { currentListingsSql, listingId, listingsProjection } from '../../src/projections/observed/listings.js';
 import { inventorySync } from '../../src/workers/sync/inventory.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
+import { syncScope } from '../../src/workers/sync/scope.js';
 import { clientsFor } from '../marketplace/support.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
@@ -242,5 +243,37 @@ describe('list_listings', function () {
     const refused = await errorOf({ account: vendorAccount }, mixed);
     expect(refused.code).to.equal('not_connected');
     expect(refused.detail).to.include(vendorAccount);
+  });
+
+  it('a SKU the marketplace returned on two pages of a read is one row, from the later page; a shorter read drops the later page', async () => {
+    const owner = newId();
+    const account = await h.connect('seller', owner);
+    const mine = await mcp.clientFor(owner);
+    const [a, b] = [...h.simulator.catalog.listingsIn(US)].map(live);
+    const item = (l: ReturnType<typeof live>, title: string) => {
+      const raw = JSON.parse(JSON.stringify(listingItem(l, INCLUDED)));
+      raw.summaries[0].itemName = title;
+      return raw;
+    };
+    const read = async (pages: unknown[][]) => {
+      async function* each() {
+        yield* pages;
+      }
+      await syncScope(h.deps(SELLER).ctx, { account_id: account, dataset: 'listings', scope: US }, each(), () => new Date(h.clock.ms));
+      await h.projector.whenCaughtUp();
+    };
+    const titles = async () => {
+      const { listings, total } = await list({ limit: 100 }, mine);
+      const viaViews: { rows: { sku: string; title: string }[] } = await h.db.raw(`select sku, title from (${currentListingsSql}) l where account_id = ? order by sku`, [account]);
+      expect(Object.fromEntries(viaViews.rows.map((r) => [r.sku, r.title])), 'the views pick the same rows').to.deep.equal(Object.fromEntries(listings.map((r) => [r.sku, r.title])));
+      return { total, titles: Object.fromEntries(listings.map((r) => [r.sku, r.title])) };
+    };
+    await read([[item(a!, 'A'), item(b!, 'B on page 0')], [item(b!, 'B on page 1')]]);
+    expect(await titles()).to.deep.equal({ total: 2, titles: { [a!.sku]: 'A', [b!.sku]: 'B on page 1' } });
+    expect((await list({ keyword: 'page 0' }, mine)).total, 'filters apply to the current row only').to.equal(0);
+    await read([[item(a!, 'A'), item(b!, 'B on page 0')]]);
+    expect(await titles()).to.deep.equal({ total: 2, titles: { [a!.sku]: 'A', [b!.sku]: 'B on page 0' } });
+    await read([[item(a!, 'A')]]);
+    expect(await titles()).to.deep.equal({ total: 1, titles: { [a!.sku]: 'A' } });
   });
 });

@@ -1,13 +1,11 @@
 import type { Knex } from 'knex';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { INVENTORY_DATASET, INVENTORY_TABLE } from './inventory.js';
-import { LISTINGS_DATASET, LISTINGS_TABLE } from './listings.js';
+import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE } from './listings.js';
 
-// list_listings' read: the current listings of complete reads (docs/observed-data.md) with the
-// filters in SQL. A SKU can sit on two pages of one read while the pages shift; the row of the
-// later page is the current one (as in `currentListingsSql`). Here that is an anti-join on the
-// listing's key index, so every filter can run before it, and the newest-first page is taken
-// from narrow rows before the wide ones (raw items) are read for that page only.
+// list_listings' read: the current listings of complete reads (`listing_current`), with the
+// filters in SQL. Filtering, counting and ordering run on that narrow table; the wide rows
+// (raw items, FBA inventory) are read for the returned page only.
 
 export interface ListingFilters {
   account_ids: readonly string[];
@@ -52,33 +50,22 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 
 /** One page of matching listings, newest first, and how many match in all. */
 export async function searchListings(db: Knex, f: ListingFilters): Promise<{ rows: ListingRecord[]; total: number }> {
-  const where: string[] = ['l.account_id = any(?::uuid[])'];
+  const where: string[] = ['c.account_id = any(?::uuid[])'];
   const bindings: Knex.RawBinding[] = [[...f.account_ids]];
   const add = (sql: string, ...values: Knex.RawBinding[]) => {
     where.push(sql);
     bindings.push(...values);
   };
-  if (f.marketplace_id !== undefined) add('l.marketplace_id = ?', f.marketplace_id);
-  if (f.sku !== undefined) add('l.sku = ?', f.sku);
-  if (f.asin !== undefined) add('l.asin = upper(?)', f.asin);
-  if (f.keyword !== undefined) add('(l.title ilike ? or l.sku ilike ? or l.asin = upper(?))', likePattern(f.keyword), likePattern(f.keyword), f.keyword);
-  if (f.since) add('l.created_at >= ?', f.since);
-  if (f.until) add('l.created_at < ?', f.until);
+  if (f.marketplace_id !== undefined) add('c.marketplace_id = ?', f.marketplace_id);
+  if (f.sku !== undefined) add('c.sku = ?', f.sku);
+  if (f.asin !== undefined) add('c.asin = upper(?)', f.asin);
+  if (f.keyword !== undefined) add('(c.title ilike ? or c.sku ilike ? or c.asin = upper(?))', likePattern(f.keyword), likePattern(f.keyword), f.keyword);
+  if (f.since) add('c.created_at >= ?', f.since);
+  if (f.until) add('c.created_at < ?', f.until);
   const rm = READ_MODEL_SCHEMA;
   const sql = `
-with matches as (
-  select l.account_id, l.scope, l.page, l.row, l.marketplace_id, l.sku, l.created_at
-  from ${rm}.${LISTINGS_TABLE} l
-  join ${rm}.observed_scopes s on s.account_id = l.account_id and s.dataset = '${LISTINGS_DATASET}' and s.scope = l.scope and l.page < s.pages
-  where ${where.join(' and ')}
-    and not exists (
-      select 1 from ${rm}.${LISTINGS_TABLE} later
-      where later.account_id = l.account_id and later.marketplace_id = l.marketplace_id and later.sku = l.sku
-        and later.scope = l.scope and later.page > l.page and later.page < s.pages)
-),
-page as (
-  select * from matches order by created_at desc nulls last, account_id, marketplace_id, sku limit ?
-)
+with matches as (select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c where ${where.join(' and ')}),
+page as (select * from matches order by created_at desc nulls last, account_id, marketplace_id, sku limit ?)
 select (select count(*) from matches)::int as total,
   l.account_id, l.sku, l.marketplace_id, l.asin, l.title, l.product_type, l.status, l.currency, l.price, l.b2b_price, l.floor, l.ceiling,
   l.fulfillment_channel, l.condition_type, l.condition, l.handling_time, to_char(l.restock_date, 'YYYY-MM-DD') as restock_date,
