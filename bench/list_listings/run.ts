@@ -2,7 +2,7 @@
 // read models by the projections' own apply (pages of 20, as the sync records them; no event
 // store), then the tool's query timed for typical calls.
 //
-//   npm run build && node dist/bench/list_listings/run.js [--listings 100000] [--runs 5] [--keep-database-url URL]
+//   npm run build && npm run bench:list_listings [-- --listings 100000] [-- --runs 5] [-- --keep-database-url URL]
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { createDb } from '../../src/infra/db.js';
