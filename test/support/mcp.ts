@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { buildHttpServer } from '../../src/mcp/server.js';
+import type { MarketplaceAccess } from '../../src/mcp/tool.js';
 
 // The real HTTP server and the SDK client for tool tests over read models a test filled
 // itself (for example through the observed-data harness). Authentication has its own tests;
@@ -18,13 +19,15 @@ export interface McpServing {
   close(): Promise<void>;
 }
 
-export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID()): Promise<McpServing> {
+/** `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator). */
+export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID(), marketplace?: MarketplaceAccess): Promise<McpServing> {
   const app = buildHttpServer({
     db,
     logger: pino({ level: 'silent' }),
     authenticate: async (token) => (token.startsWith('user.') ? { userId: token.slice('user.'.length) } : null),
     demoUserId,
     now,
+    ...(marketplace ? { marketplace } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -3,6 +3,8 @@ import { connectionStatus } from './connection_status.js';
 import { describeData } from './describe_data.js';
 import { getSalesSummary } from './get_sales_summary.js';
 import { listSalesByListing } from './list_sales_by_listing.js';
+import { getProductTypeSchema } from './get_product_type_schema.js';
+import { listListings } from './list_listings.js';
 import { queryData } from './query_data.js';
 import { getMutation } from './get_mutation.js';
 import { getMutationSchema } from './get_mutation_schema.js';
@@ -11,6 +13,8 @@ import { listMutations } from './list_mutations.js';
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
   connectionStatus,
+  listListings,
+  getProductTypeSchema,
   getSalesSummary,
   listSalesByListing,
   queryData,
