@@ -5,6 +5,8 @@ import { marketplaceById } from '../domain/shared/marketplaces.js';
 export const marketplaceIdArgument = z
   .string()
   .trim()
-  .refine((id) => marketplaceById(id) !== undefined, { message: 'not a marketplace id (e.g. ATVPDKIKX0DER for Amazon.com; see v_marketplaces)' })
+  .refine((id) => marketplaceById(id) !== undefined, {
+    error: (issue) => `'${String(issue.input)}' is not a marketplace id (e.g. ATVPDKIKX0DER for Amazon.com; see v_marketplaces)`,
+  })
   .optional()
   .describe('a marketplace id, e.g. ATVPDKIKX0DER (Amazon.com)');
