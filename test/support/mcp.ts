@@ -8,7 +8,7 @@ import { buildHttpServer } from '../../src/mcp/server.js';
 
 // The real HTTP server and the SDK client for tool tests over read models a test filled
 // itself (for example through the observed-data harness). Authentication has its own tests;
-// here a bearer token `user:<id>` simply stands for that user.
+// here a bearer token `user.<id>` (token68 has no colon) simply stands for that user.
 
 export interface McpServing {
   base: string;
@@ -22,7 +22,7 @@ export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = r
   const app = buildHttpServer({
     db,
     logger: pino({ level: 'silent' }),
-    authenticate: async (token) => (token.startsWith('user:') ? { userId: token.slice('user:'.length) } : null),
+    authenticate: async (token) => (token.startsWith('user.') ? { userId: token.slice('user.'.length) } : null),
     demoUserId,
     now,
   });
@@ -37,7 +37,7 @@ export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = r
   };
   return {
     base,
-    clientFor: (userId) => connect('/mcp', { authorization: `Bearer user:${userId}` }),
+    clientFor: (userId) => connect('/mcp', { authorization: `Bearer user.${userId}` }),
     demoClient: () => connect('/demo/mcp', {}),
     async close() {
       await Promise.all(clients.map((c) => c.close()));

@@ -101,6 +101,11 @@ function conditions(f: { accountIds: readonly string[]; windows: readonly Profil
   return { where, bindings, add };
 }
 
+/** Distinct advertised ASINs per entity of relation `of`, by the product-ads column `key` (binds the account ids). */
+const advertisedAsins = (key: string, of: string) =>
+  `select p.account_id, p.${key} as id, count(distinct p.asin) as advertised_asins
+   from (${observed('ads_product_ads', SP_ENTITY_DATASETS.productAds, 'e.account_id = any(?::uuid[])')}) p where p.${key} in (select id from ${of}) group by 1, 2`;
+
 export type MoneyOrder = 'cost' | 'sales';
 
 /**
@@ -145,19 +150,18 @@ export async function campaignRollups(db: Knex, f: CampaignFilter): Promise<Camp
   const { where, bindings, add } = conditions(f);
   if (f.state) add('lower(e.state) = ?', f.state);
   if (f.name) add('e.name ilike ?', containing(f.name));
-  const products = observed('ads_product_ads', SP_ENTITY_DATASETS.productAds, 'e.account_id = any(?::uuid[])');
   // the asin filter picks campaigns; their figures stay the whole campaign's
-  if (f.asin) add(`exists (select 1 from (${products}) a where a.account_id = e.account_id and a.campaign_id = e.id and a.asin = ?)`, [...f.accountIds], f.asin);
+  if (f.asin) add(`exists (select 1 from rm.ads_product_ads a ${completeReads('a', SP_ENTITY_DATASETS.productAds)} where a.account_id = e.account_id and a.campaign_id = e.id and a.asin = ?)`, f.asin);
   const { rows } = await db.raw(
     `with c as (${observed('ads_campaigns', SP_ENTITY_DATASETS.campaigns, where.join(' and '))}),
      m as (select m.account_id, m.campaign_id, ${TOTALS} from ${windowedDaily('ads_campaign_daily', SP_CAMPAIGN_DAILY)}
            where m.campaign_id in (select id from c) group by 1, 2),
-     a as (select p.account_id, p.campaign_id, count(distinct p.asin) as advertised_asins from (${products}) p where p.campaign_id in (select id from c) group by 1, 2),
+     a as (${advertisedAsins('campaign_id', 'c')}),
      r as (select c.account_id, c.id, c.provider_id, c.profile_id, c.provider_profile_id, c.marketplace_id, c.currency, c.name, lower(c.state) as state,
              c.targeting_type, c.budget_amount, c.budget_type, coalesce(a.advertised_asins, 0) as advertised_asins,
              coalesce(m.impressions, 0) as impressions, coalesce(m.clicks, 0) as clicks, coalesce(m.cost, 0) as cost, coalesce(m.sales, 0) as sales, coalesce(m.purchases, 0) as purchases
            from c left join m on m.account_id = c.account_id and m.campaign_id = c.id
-           left join a on a.account_id = c.account_id and a.campaign_id = c.id)
+           left join a on a.account_id = c.account_id and a.id = c.id)
      select * from r ${ranking(f.orderBy, 'id')} limit ?`,
     [...bindings, JSON.stringify(f.windows), [...f.accountIds], f.limit],
   );
@@ -284,20 +288,28 @@ export async function observedEntities(db: Knex, type: EntityType, f: EntityFilt
   const source = ENTITY_SOURCES[type];
   const { where, bindings, add } = conditions(f);
   if (f.campaignId) add(`e.${source.campaignColumn} = ?::uuid`, f.campaignId);
-  const metrics = source.metrics
-    ? `select m.account_id, m.${source.metrics.key} as id, ${TOTALS} from ${windowedDaily(source.metrics.table, source.metrics.dataset)} where m.${source.metrics.key} in (select id from x) group by 1, 2`
-    : `select null::uuid as account_id, null::uuid as id, ${TOTALS} from (select null::bigint as impressions, null::bigint as clicks, null::bigint as cost, null::bigint as attributed_sales_7d, null::bigint as purchases_7d) m where false group by 1, 2`;
-  const asins = source.asins
-    ? `select p.account_id, p.${source.asins} as id, count(distinct p.asin) as advertised_asins from (${observed('ads_product_ads', SP_ENTITY_DATASETS.productAds, 'e.account_id = any(?::uuid[])')}) p where p.${source.asins} in (select id from x) group by 1, 2`
-    : 'select null::uuid as account_id, null::uuid as id, null::bigint as advertised_asins where false';
+  const parts = [`x as (select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?)`];
+  const columns = ['to_jsonb(x) as entity'];
+  const joins: string[] = [];
+  bindings.push(f.limit + 1);
+  if (source.metrics) {
+    const { table, dataset, key } = source.metrics;
+    parts.push(`m as (select m.account_id, m.${key} as id, ${TOTALS} from ${windowedDaily(table, dataset)} where m.${key} in (select id from x) group by 1, 2)`);
+    columns.push('m.impressions, m.clicks, m.cost, m.sales, m.purchases');
+    joins.push('left join m on m.account_id = x.account_id and m.id = x.id');
+    bindings.push(JSON.stringify(f.windows));
+  }
+  if (source.asins) {
+    parts.push(`a as (${advertisedAsins(source.asins, 'x')})`);
+    columns.push('a.advertised_asins');
+    joins.push('left join a on a.account_id = x.account_id and a.id = x.id');
+    bindings.push([...f.accountIds]);
+  }
   const { rows } = await db.raw(
-    `with x as (select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?),
-     m as (${metrics}),
-     a as (${asins})
-     select to_jsonb(x) as entity, m.account_id is not null as has_metrics, m.impressions, m.clicks, m.cost, m.sales, m.purchases, a.advertised_asins
-     from x left join m on m.account_id = x.account_id and m.id = x.id left join a on a.account_id = x.account_id and a.id = x.id
+    `with ${parts.join(',\n')}
+     select ${columns.join(', ')} from x ${joins.join(' ')}
      order by x.account_id, x.provider_profile_id, x.${source.campaignColumn}, x.id`,
-    [...bindings, f.limit + 1, ...(source.metrics ? [JSON.stringify(f.windows)] : []), ...(source.asins ? [[...f.accountIds]] : [])],
+    bindings,
   );
   return rows.map((r: Record<string, unknown>) => ({
     row: r.entity as Record<string, unknown>,

@@ -4,7 +4,7 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { datesFrom, daysBetween } from '../../clients/ads-dates.js';
 import { createReportRequestSchema, MAX_REPORT_DAYS, REPORT_MEDIA_TYPE, type CreateReportRequest, type Report } from '../../clients/ads-reporting-types.js';
 import { roundMoney, type ProfileAds } from './sp-generate.js';
-import { dailyFigures, targetingFigures, type DailyFigures } from './sp-metrics.js';
+import { dailyFigures, positiveTargets, targetingFigures, type DailyFigures, type PositiveTarget } from './sp-metrics.js';
 import type { AdsState } from './sp-state.js';
 import { hasMediaType, scopedProfile } from './scope.js';
 
@@ -223,23 +223,16 @@ const expressionText = (expression: ReadonlyArray<{ type: string; value?: string
     .map((p) => AUTO_TARGETING[p.type] ?? `${p.type === 'ASIN_SAME_AS' ? 'asin' : p.type.replace(/^ASIN_/, '').replace(/_SAME_AS$/, '').toLowerCase()}="${p.value ?? ''}"`)
     .join(' ');
 
-/** Each campaign's positive keywords and targeting clauses as spTargeting rows state them
- * (`keywordId` holds a target's id too), in id order. */
+/** Each campaign's positive targets as spTargeting rows state them (`keywordId` holds a clause's id too). */
 function targetsByCampaign(ads: ProfileAds): Map<string, Row[]> {
-  const adGroupName = (id: string) => ads.entities.adGroups.get(id)?.name ?? '';
-  const rows: Array<Row & { campaignId: string }> = [];
-  for (const k of ads.entities.keywords.values()) {
-    const type = k.matchType;
-    rows.push({ campaignId: k.campaignId, adGroupId: Number(k.adGroupId), adGroupName: adGroupName(k.adGroupId), keywordId: Number(k.keywordId), keyword: k.keywordText, targeting: k.keywordText, keywordType: type, matchType: type, adKeywordStatus: k.state, keywordBid: k.bid ?? ads.entities.adGroups.get(k.adGroupId)?.defaultBid ?? 0 });
-  }
-  for (const t of ads.entities.targets.values()) {
-    const type = t.expressionType === 'AUTO' ? 'TARGETING_EXPRESSION_PREDEFINED' : 'TARGETING_EXPRESSION';
-    const text = expressionText(t.expression);
-    rows.push({ campaignId: t.campaignId, adGroupId: Number(t.adGroupId), adGroupName: adGroupName(t.adGroupId), keywordId: Number(t.targetId), keyword: text, targeting: text, keywordType: type, matchType: type, adKeywordStatus: t.state, keywordBid: t.bid ?? ads.entities.adGroups.get(t.adGroupId)?.defaultBid ?? 0 });
-  }
-  const out = new Map<string, Row[]>();
-  for (const { campaignId, ...row } of rows.sort(byKey((x) => String(x.keywordId).padStart(20, '0')))) out.set(campaignId, [...(out.get(campaignId) ?? []), row]);
-  return out;
+  const adGroup = (id: string) => ads.entities.adGroups.get(id);
+  const row = (t: PositiveTarget): Row => {
+    const e = t.keyword ?? t.clause;
+    const type = t.keyword ? t.keyword.matchType : t.clause.expressionType === 'AUTO' ? 'TARGETING_EXPRESSION_PREDEFINED' : 'TARGETING_EXPRESSION';
+    const text = t.keyword ? t.keyword.keywordText : expressionText(t.clause.expression);
+    return { adGroupId: Number(e.adGroupId), adGroupName: adGroup(e.adGroupId)?.name ?? '', keywordId: Number(t.id), keyword: text, targeting: text, keywordType: type, matchType: type, adKeywordStatus: e.state, keywordBid: e.bid ?? adGroup(e.adGroupId)?.defaultBid ?? 0 };
+  };
+  return new Map([...positiveTargets(ads)].map(([campaignId, targets]) => [campaignId, targets.map(row)]));
 }
 
 function metrics(f: DailyFigures, digits: number) {

@@ -1,5 +1,6 @@
 import { daysBetween } from '../../clients/ads-dates.js';
-import { roundMoney, type CampaignMetricsParams } from './sp-generate.js';
+import type { SpKeyword, SpTargetingClause } from '../../clients/ads-sp-types.js';
+import { roundMoney, type CampaignMetricsParams, type ProfileAds } from './sp-generate.js';
 import { rngOf } from './seeded.js';
 
 // A campaign's performance on one profile-local day, as a report generated on `generatedOn`
@@ -53,6 +54,20 @@ export function dailyFigures(seed: number, campaignId: string, p: CampaignMetric
     purchases14d: Math.floor(purchases * maturity * lateSales),
     sales14d: roundMoney(sales * maturity * lateSales, digits),
   };
+}
+
+export type PositiveTarget = { id: string; keyword: SpKeyword; clause?: never } | { id: string; clause: SpTargetingClause; keyword?: never };
+
+/** Each campaign's positive keywords and targeting clauses, in id order: what its days are shared across. */
+export function positiveTargets(ads: ProfileAds): Map<string, PositiveTarget[]> {
+  const all: Array<PositiveTarget & { campaignId: string }> = [
+    ...[...ads.entities.keywords.values()].map((keyword) => ({ id: keyword.keywordId, campaignId: keyword.campaignId, keyword })),
+    ...[...ads.entities.targets.values()].map((clause) => ({ id: clause.targetId, campaignId: clause.campaignId, clause })),
+  ];
+  const key = (id: string) => id.padStart(20, '0');
+  const out = new Map<string, PositiveTarget[]>();
+  for (const { campaignId, ...t } of all.sort((a, b) => (key(a.id) < key(b.id) ? -1 : key(a.id) > key(b.id) ? 1 : 0))) out.set(campaignId, [...(out.get(campaignId) ?? []), t as PositiveTarget]);
+  return out;
 }
 
 /**
