@@ -11,6 +11,7 @@ import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { adsCampaignMetricsSync, adsTargetingMetricsSync } from '../../src/workers/sync/ads-metrics.js';
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
+import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { call } from '../views/fixtures.js';
 import { startHarness, type Harness } from './reports-support.js';
 
@@ -397,6 +398,33 @@ describe('ads read tools over MCP: get_ads_summary, list_campaigns, list_keyword
       expect(rows[0]).to.include({ currency: 'USD', cost: 0, sales: 0, acos: null, provider_profile_id: String(h.simulator.vendor.profiles.find((p) => p.accountInfo.marketplaceStringId === US)!.profileId) });
       expect(freshness[0].latest_report_date).to.equal(null);
       expect((await ok('list_campaigns', {}, vendor)).rows).to.deep.equal([]);
+    });
+  });
+
+  // last: these move the clock
+  describe('the targeting sync and its projection', () => {
+    it('a second run re-reads only the restated trailing 14 days; a new day arrives when the clock moves on', async () => {
+      const creates = () => h.simulator.requests.list().filter((r) => r.method === 'POST' && r.path === '/reporting/reports' && (r.body as Row).configuration.reportTypeId === 'spTargeting');
+      const before = creates().length;
+      const job = adsTargetingMetricsSync({ historyDays: HISTORY_DAYS });
+      expect(await job.run({ ...h.deps(''), credentials: { ads_refresh_token: ADS_TOKEN } }, a)).to.deep.equal({ recorded: 0 });
+      const again = creates().slice(before);
+      expect(again).to.have.length(h.simulator.seller.profiles.length);
+      for (const r of again) {
+        const body = r.body as Row;
+        expect([body.configuration.groupBy, body.configuration.timeUnit, addDays(body.startDate, 13)]).to.deep.equal([['targeting'], 'DAILY', body.endDate]);
+      }
+      h.clock.ms += 86_400_000;
+      await run(job, a);
+      const { freshness } = await ok('list_keywords', { account: a, marketplace_id: US });
+      expect(freshness[0].latest_report_date).to.equal(addDays(today(US), -1));
+    });
+
+    it('apply twice gives the same rows, and a rebuild equals the live tables', async () => {
+      const events = (await h.allEvents()).filter((e) => adsProjection.handles.includes(e.type));
+      expect(events.some((e) => (e.data as Row).dataset === 'sp_targeting_daily')).to.equal(true);
+      await assertApplyTwiceSameResult(h.db, adsProjection, events);
+      await assertRebuildEqualsLive(h.db, h.store, adsProjection);
     });
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Knex } from '../../infra/db.js';
 import { minorDigits } from '../../projections/observed/economics-support.js';
 import { observedEntities, type EntityRow, type EntityType, type Totals } from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
@@ -28,14 +29,15 @@ export const listAdsEntities = defineTool({
     if (input.target_type === 'AdvertisingProfile') return profiles(ctx.db, covered, input.campaign_id, input.limit);
     const rows = await observedEntities(ctx.db, input.target_type, { accountIds: accountIdsOf(covered), windows: windowsOf(covered), campaignId: input.campaign_id, limit: input.limit });
     const account = accountNames(covered);
+    const type: EntityType = input.target_type;
     return {
-      rows: rows.slice(0, input.limit).map((e) => ({ ...entityCommon(input.target_type as EntityType, e, account), ...SPECIFIC[input.target_type as EntityType](e) })),
+      rows: rows.slice(0, input.limit).map((e) => ({ ...entityCommon(type, e, account), ...SPECIFIC[type](e) })),
       truncated: rows.length > input.limit,
     };
   },
 });
 
-async function profiles(db: Parameters<typeof observedEntities>[0], covered: CoveredProfile[], campaignId: string | undefined, limit: number) {
+async function profiles(db: Knex, covered: CoveredProfile[], campaignId: string | undefined, limit: number) {
   // with a campaign: the one profile that holds it
   const holder = campaignId ? (await observedEntities(db, 'Campaign', { accountIds: accountIdsOf(covered), windows: windowsOf(covered), campaignId, limit: 1 }))[0]?.row : undefined;
   const kept = campaignId ? covered.filter((c) => holder && c.account.id === holder.account_id && c.profile.provider_profile_id === holder.provider_profile_id) : covered;

@@ -28,9 +28,12 @@ const TOTALS = `coalesce(sum(m.impressions), 0) as impressions, coalesce(sum(m.c
 /** The windows as a relation `w` (account_id, provider_profile_id, first, last). */
 const windowsRelation = `jsonb_to_recordset(?::jsonb) as w(account_id uuid, provider_profile_id text, first date, last date)`;
 
-/** Daily rows of `table` inside their profile's window, of complete reads only. */
+/** Daily rows of `table` inside their profile's window, of complete reads only. A day's scope is
+ * `<profile>/<YYYY-MM-DD>`, so a window is a range of the primary key (account_id, scope, …). */
 const windowedDaily = (table: string, dataset: string) => `rm.${table} m
-  join ${windowsRelation} on w.account_id = m.account_id and w.provider_profile_id = m.provider_profile_id and m.report_date between w.first and w.last
+  join ${windowsRelation} on w.account_id = m.account_id
+    and m.scope between w.provider_profile_id || '/' || to_char(w.first, 'YYYY-MM-DD') and w.provider_profile_id || '/' || to_char(w.last, 'YYYY-MM-DD')
+    and w.provider_profile_id = m.provider_profile_id and m.report_date between w.first and w.last
   ${completeReads('m', dataset)}`;
 
 export const toTotals = (r: Record<string, unknown>): Totals => ({

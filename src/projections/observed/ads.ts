@@ -72,8 +72,6 @@ function dailyMetricColumns(t: Knex.CreateTableBuilder) {
   t.integer('purchases_7d').notNullable();
   t.text('currency');
   t.jsonb('data').notNullable();
-  // per-profile windows (summaries, freshness)
-  t.index(['account_id', 'provider_profile_id', 'report_date']);
 }
 
 export const adsProjection: Projection = {
