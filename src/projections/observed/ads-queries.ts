@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from './ads-datasets.js';
-import { completeReads } from './economics-support.js';
+import { completeReads, inCompleteRead } from './economics-support.js';
 
 // Reads over the ads read model for the ads tools: entities of each scope's last complete read
 // (one row per local id), and daily metrics summed in SQL over each profile's own window of
@@ -34,7 +34,7 @@ const windowedDaily = (table: string, dataset: string) => `rm.${table} m
   join ${windowsRelation} on w.account_id = m.account_id
     and m.scope between w.provider_profile_id || '/' || to_char(w.first, 'YYYY-MM-DD') and w.provider_profile_id || '/' || to_char(w.last, 'YYYY-MM-DD')
     and w.provider_profile_id = m.provider_profile_id and m.report_date between w.first and w.last
-  ${completeReads('m', dataset)}`;
+    and ${inCompleteRead('m', dataset)}`;
 
 export const toTotals = (r: Record<string, unknown>): Totals => ({
   impressions: Number(r.impressions ?? 0),
