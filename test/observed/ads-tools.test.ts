@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import { addDays, datesFrom, localDate } from '../../src/marketplace/clients/ads-dates.js';
 import type { Profile } from '../../src/marketplace/clients/ads-types.js';
+import { createAdsClient } from '../../src/marketplace/clients/index.js';
 import { generateProfileAds, type ProfileAds } from '../../src/marketplace/simulator/ads/sp-generate.js';
 import { dailyFigures, positiveTargets, targetingFigures, type DailyFigures } from '../../src/marketplace/simulator/ads/sp-metrics.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
@@ -121,6 +122,27 @@ describe('ads read tools over MCP: get_ads_summary, list_campaigns, list_keyword
         expect(rows.length, `${mk} campaigns served on ${day}`).to.be.greaterThan(3);
         for (const r of rows) expect([r.t_cost, r.t_clicks, r.t_impressions, r.t_sales, r.t_purchases].map(Number)).to.deep.equal([r.cost, r.clicks, r.impressions, r.attributed_sales_7d, r.purchases_7d].map(Number));
       }
+    });
+
+    it('spTargeting through the client: a SUMMARY report with a keywordType filter states the synced days summed per target', async () => {
+      const ads = createAdsClient({ endpoint: h.simulator.endpoints().adsApiUrl, lwa: h.deps('').lwa, refreshToken: ADS_TOKEN });
+      const profileId = String(profile(US).profileId);
+      const [startDate, endDate] = [addDays(today(US), -10), addDays(today(US), -4)];
+      const { reportId } = await ads.reporting.createReport(profileId, {
+        startDate,
+        endDate,
+        configuration: { adProduct: 'SPONSORED_PRODUCTS', groupBy: ['targeting'], columns: ['keywordId', 'targeting', 'keywordType', 'cost', 'clicks'], reportTypeId: 'spTargeting', timeUnit: 'SUMMARY', format: 'GZIP_JSON', filters: [{ field: 'keywordType', values: ['TARGETING_EXPRESSION_PREDEFINED'] }] },
+      });
+      let report = await ads.reporting.getReport(profileId, reportId);
+      while (report.status !== 'COMPLETED') report = await ads.reporting.getReport(profileId, reportId);
+      const rows = (await ads.reporting.downloadReport(report.url!)) as Row[];
+      expect(rows).to.not.be.empty;
+      expect(new Set(rows.map((r) => r.targeting))).to.deep.equal(new Set(['close-match', 'loose-match', 'substitutes', 'complements']));
+      const { rows: synced } = await h.db.raw(
+        `select provider_target_id, sum(cost) as cost, sum(clicks) as clicks from rm.ads_targeting_daily where account_id = ? and provider_profile_id = ? and report_date between ? and ? and keyword_type = 'TARGETING_EXPRESSION_PREDEFINED' group by 1`,
+        [a, profileId, startDate, endDate],
+      );
+      expect(rows.map((r) => [String(r.keywordId), Math.round(r.cost * 100), r.clicks]).sort()).to.deep.equal(synced.map((r: Row) => [r.provider_target_id, Number(r.cost), Number(r.clicks)]).sort());
     });
   });
 
