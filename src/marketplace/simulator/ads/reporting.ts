@@ -10,8 +10,8 @@ import { hasMediaType, scopedProfile } from './scope.js';
 
 // Asynchronous reporting v3 for spCampaigns and spTargeting (a campaign's day shared out across
 // its keywords and targeting clauses, summing to the campaign's row): POST /reporting/reports
-// answers PENDING, status polls move it on (PROCESSING, then COMPLETED with a pre-signed `url`), and the document is
-// gzip-compressed JSON. A report states its days as of the day it was requested (profile-local,
+// answers PENDING, status polls move it on (PROCESSING, then COMPLETED with a pre-signed
+// `url`), and the document is gzip-compressed JSON. A report states its days as of the day it was requested (profile-local,
 // by the simulator's clock), so recent days restate between reports. Identical requests while
 // one is in progress answer 425 naming it, like the provider.
 
