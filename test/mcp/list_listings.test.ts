@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { executeMutationCommand } from '../../src/commands/mutations.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import type { InventorySummary } from '../../src/marketplace/clients/index.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
@@ -111,6 +112,7 @@ describe('list_listings', function () {
           listings_item: JSON.parse(JSON.stringify(listingItem(l, INCLUDED))),
           notifications: null,
         },
+        mutations: [],
       });
     }
     // the cases the spec singles out are all in there
@@ -130,6 +132,45 @@ describe('list_listings', function () {
     expect(unreported).to.include({ status: null, active: false });
     expect(listings.some((r) => r.status === 'DELETED' && r.active === false), 'deleted listings stay listed until they are gone').to.equal(true);
     expect(new Set(listings.map((r) => r.floor === null)).size, 'bounds per listing, some set and some not').to.equal(2);
+  });
+
+  it('mutations: every queued request plus the latest submitted one, oldest first, with payload, acceptance and raw response', async () => {
+    const [row, other] = (await list({ limit: 2 })).listings as [Row, Row];
+    const ctx = { store: h.store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } };
+    const payload = (price: number) => ({
+      productType: 'PRODUCT',
+      patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{ marketplace_id: row.marketplace_id, currency: row.currency, audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] }] }],
+    });
+    const admit = async (price: number, at: string) => {
+      const receipt_id = newId();
+      await executeMutationCommand(ctx, {
+        type: 'AdmitMutation', receipt_id, account_id: row.account_id, target: { type: 'Listing', id: row.id },
+        provider: { sku: row.sku, marketplaceId: row.marketplace_id }, action: 'update', payload: payload(price), idempotency: null, created_at: at, blocked: null,
+      });
+      return receipt_id;
+    };
+    const submit = async (receipt_id: string, accepted: boolean, at: string) => {
+      await executeMutationCommand(ctx, { type: 'StartDispatch', receipt_id, started_at: at });
+      const response = { sku: row.sku, status: accepted ? 'ACCEPTED' : 'INVALID', submissionId: `sub-${receipt_id}`, issues: accepted ? [] : [{ code: '90220', message: 'bad price', severity: 'ERROR' }] };
+      await executeMutationCommand(ctx, {
+        type: 'RecordSubmission', receipt_id, submission_id: response.submissionId, accepted, created: null,
+        http_status: 200, response, request_id: `req-${receipt_id}`, error: null, recorded_at: at,
+      });
+      return response;
+    };
+    const first = await admit(10.5, '2026-03-10T09:00:01.000Z');
+    await submit(first, true, '2026-03-10T09:00:02.000Z');
+    const second = await admit(11.5, '2026-03-10T09:00:03.000Z');
+    const answer = await submit(second, false, '2026-03-10T09:00:04.000Z');
+    const third = await admit(12.5, '2026-03-10T09:00:05.000Z');
+    await h.projector.whenCaughtUp();
+
+    const [again] = (await list({ sku: row.sku, marketplace_id: row.marketplace_id, account: row.account_id })).listings as [Row];
+    expect(again.mutations.map((m: Row) => m.id), 'the latest submitted one, then the queued one').to.deep.equal([second, third]);
+    expect(again.mutations[0]).to.deep.include({ status: 'submitted', accepted: false, http_status: 200, response: answer, payload: payload(11.5) });
+    expect(again.mutations[1]).to.deep.include({ status: 'queued', accepted: null, response: null, payload: payload(12.5) });
+    const [untouched] = (await list({ sku: other.sku, marketplace_id: other.marketplace_id, account: other.account_id })).listings as [Row];
+    expect(untouched.mutations).to.deep.equal([]);
   });
 
   it('total counts every match; limit cuts the page; order_by created_at is newest first', async () => {

@@ -6,6 +6,7 @@ import type { Profile } from '../../src/marketplace/clients/ads-types.js';
 import { createAdsClient } from '../../src/marketplace/clients/index.js';
 import { generateProfileAds, type ProfileAds } from '../../src/marketplace/simulator/ads/sp-generate.js';
 import { dailyFigures, positiveTargets, targetingFigures, type DailyFigures } from '../../src/marketplace/simulator/ads/sp-metrics.js';
+import { executeMutationCommand } from '../../src/commands/mutations.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
 import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
@@ -359,6 +360,34 @@ describe('ads read tools over MCP: get_ads_summary, list_campaigns, list_keyword
       const adsRows = (await ok('list_ads_entities', { target_type: 'Ad', campaign_id: campaignId })).rows;
       expect(adsRows.map((r: Row) => r.data)).to.have.deep.members([...sim(US).entities.productAds.values()].filter((x) => x.campaignId === c.campaignId));
       expect(adsRows.every((r: Row) => r.type === 'Ad' && r.asin === r.data.asin && r.metrics30 === null)).to.equal(true);
+    });
+
+    it("mutations: a campaign shows its pending requests and a creation inside it; a profile its campaign creations", async () => {
+      const c = [...sim(US).entities.campaigns.values()][0]!;
+      const campaignId = campaignIdOf(a, US, c.campaignId);
+      const [profileRow] = (await ok('list_ads_entities', { target_type: 'AdvertisingProfile', campaign_id: campaignId })).rows;
+      const ctx = { store: h.store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } };
+      const admit = async (target: { type: 'Campaign' | 'AdvertisingProfile'; id: string }, action: 'update' | 'create_ad_group' | 'create_campaign', payload: Record<string, unknown>) => {
+        const receipt_id = randomUUID();
+        const provider: Record<string, string> =
+          target.type === 'Campaign' ? { profileId: String(profile(US).profileId), campaignId: String(c.campaignId) } : { profileId: String(profile(US).profileId), countryCode: 'US' };
+        await executeMutationCommand(ctx, { type: 'AdmitMutation', receipt_id, account_id: a, target, provider, action, payload, idempotency: null, created_at: new Date(h.clock.ms).toISOString(), blocked: null });
+        return receipt_id;
+      };
+      const update = await admit({ type: 'Campaign', id: campaignId }, 'update', { state: 'PAUSED' });
+      const creation = await admit({ type: 'Campaign', id: campaignId }, 'create_ad_group', { name: 'Exact', state: 'ENABLED', defaultBid: 0.5 });
+      const launch = await admit({ type: 'AdvertisingProfile', id: profileRow.id }, 'create_campaign', { name: 'Launch', targetingType: 'AUTO', state: 'ENABLED', budget: { budget: 10, budgetType: 'DAILY' } });
+      await h.projector.whenCaughtUp();
+      const [campaign] = (await ok('list_ads_entities', { target_type: 'Campaign', campaign_id: campaignId })).rows;
+      expect(campaign.mutations.map((m: Row) => [m.id, m.action, m.status])).to.deep.equal([
+        [update, 'update', 'queued'],
+        [creation, 'create_ad_group', 'queued'],
+      ]);
+      expect(campaign.mutations[1].payload).to.deep.equal({ name: 'Exact', state: 'ENABLED', defaultBid: 0.5 });
+      const [profileAgain] = (await ok('list_ads_entities', { target_type: 'AdvertisingProfile', campaign_id: campaignId })).rows;
+      expect(profileAgain.mutations.map((m: Row) => m.id)).to.deep.equal([launch]);
+      const others = (await ok('list_ads_entities', { target_type: 'Campaign', account: a, limit: 100 })).rows.filter((r: Row) => r.id !== campaignId);
+      expect(others.every((r: Row) => Array.isArray(r.mutations) && r.mutations.length === 0)).to.equal(true);
     });
 
     it('Target: positives with bid and metrics30, exclusions with negative, level and local parents and no metrics; JPY stays whole yen in data', async () => {

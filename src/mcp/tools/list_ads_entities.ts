@@ -4,6 +4,7 @@ import { minorDigits } from '../../projections/observed/economics-support.js';
 import { observedEntities, type EntityRow, type EntityType, type Totals } from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
 import { accountIdsOf, accountNames, campaignIdArgument, coveredProfiles, windowsOf, type CoveredProfile } from '../ads.js';
+import { withMutations } from '../target-mutations.js';
 import { defineTool } from '../tool.js';
 import { limitArgument } from '../window.js';
 
@@ -26,12 +27,15 @@ export const listAdsEntities = defineTool({
   },
   async handler(input, ctx) {
     const covered = await coveredProfiles(ctx, { account: input.account });
-    if (input.target_type === 'AdvertisingProfile') return profiles(ctx.db, covered, input.campaign_id, input.limit);
+    if (input.target_type === 'AdvertisingProfile') {
+      const { rows, truncated } = await profiles(ctx.db, covered, input.campaign_id, input.limit);
+      return { rows: await withMutations(ctx.db, 'AdvertisingProfile', rows), truncated };
+    }
     const rows = await observedEntities(ctx.db, input.target_type, { accountIds: accountIdsOf(covered), windows: windowsOf(covered), campaignId: input.campaign_id, limit: input.limit });
     const account = accountNames(covered);
     const type: EntityType = input.target_type;
     return {
-      rows: rows.slice(0, input.limit).map((e) => ({ ...entityCommon(type, e, account), ...SPECIFIC[type](e) })),
+      rows: await withMutations(ctx.db, type, rows.slice(0, input.limit).map((e) => ({ ...entityCommon(type, e, account), ...SPECIFIC[type](e) }))),
       truncated: rows.length > input.limit,
     };
   },
@@ -43,7 +47,7 @@ async function profiles(db: Knex, covered: CoveredProfile[], campaignId: string 
   const kept = campaignId ? covered.filter((c) => holder && c.account.id === holder.account_id && c.profile.provider_profile_id === holder.provider_profile_id) : covered;
   return {
     rows: kept.slice(0, limit).map((c) => ({
-      type: 'AdvertisingProfile',
+      type: 'AdvertisingProfile' as const,
       id: c.profile.id,
       account_id: c.account.id,
       account_name: c.account.name,

@@ -3,6 +3,7 @@ import { listingId } from '../../projections/observed/listings.js';
 import { searchListings, type ListingRecord } from '../../projections/observed/listings-search.js';
 import { accountArgument, sellingAccountsForRead } from '../accounts.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
+import { withMutations } from '../target-mutations.js';
 import { defineTool } from '../tool.js';
 import { instantWindow, limitArgument, sinceArgument, untilArgument } from '../window.js';
 
@@ -79,6 +80,6 @@ export const listListings = defineTool({
       until: window.until,
       limit: input.limit,
     });
-    return { listings: rows.map((r) => listingOf(r, names.get(r.account_id)!)), total };
+    return { listings: await withMutations(ctx.db, 'Listing', rows.map((r) => listingOf(r, names.get(r.account_id)!))), total };
   },
 });
