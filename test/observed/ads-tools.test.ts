@@ -367,11 +367,12 @@ describe('ads read tools over MCP: get_ads_summary, list_campaigns, list_keyword
       const campaignId = campaignIdOf(a, US, c.campaignId);
       const [profileRow] = (await ok('list_ads_entities', { target_type: 'AdvertisingProfile', campaign_id: campaignId })).rows;
       const ctx = { store: h.store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } };
+      let tick = 0; // admission times one millisecond apart: receipts are ordered by created_at
       const admit = async (target: { type: 'Campaign' | 'AdvertisingProfile'; id: string }, action: 'update' | 'create_ad_group' | 'create_campaign', payload: Record<string, unknown>) => {
         const receipt_id = randomUUID();
         const provider: Record<string, string> =
           target.type === 'Campaign' ? { profileId: String(profile(US).profileId), campaignId: String(c.campaignId) } : { profileId: String(profile(US).profileId), countryCode: 'US' };
-        await executeMutationCommand(ctx, { type: 'AdmitMutation', receipt_id, account_id: a, target, provider, action, payload, idempotency: null, created_at: new Date(h.clock.ms).toISOString(), blocked: null });
+        await executeMutationCommand(ctx, { type: 'AdmitMutation', receipt_id, account_id: a, target, provider, action, payload, idempotency: null, created_at: new Date(h.clock.ms + ++tick).toISOString(), blocked: null });
         return receipt_id;
       };
       const update = await admit({ type: 'Campaign', id: campaignId }, 'update', { state: 'PAUSED' });
