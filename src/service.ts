@@ -123,6 +123,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         logger: logger.child({ role: 'api' }),
         authenticate: tokenAuthenticator(db),
         demoUserId: DEMO_USER_ID,
+        store,
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
       });
       await app.listen({ port: config.PORT, host: config.HOST });
