@@ -196,6 +196,21 @@ describe('queue_mutations and patch_listing over MCP', function () {
       const own = await call(ada, 'queue_mutations', { account: acc.ada, mutations: [mutation] });
       expect(own.structuredContent.results[0].receipt.status).to.equal('queued');
     });
+    it('takes a confirmed created entity as the next target before the ads sync has seen it', async () => {
+      const worker = { store: h.store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } };
+      const create = { target: targets().profile, action: 'create_campaign', payload: { name: uniqueName(), targetingType: 'MANUAL', state: 'ENABLED', budget: { budget: 7, budgetType: 'DAILY' } } };
+      const receipt = (await queue(ada, { mutations: [create] })).structuredContent.results[0].receipt;
+      const created = { type: 'Campaign' as const, id: randomUUID(), providerId: '998877665544' };
+      const at = new Date(h.clock.ms).toISOString();
+      await executeMutationCommand(worker, { type: 'StartDispatch', receipt_id: receipt.id, started_at: at });
+      await executeMutationCommand(worker, { type: 'RecordSubmission', receipt_id: receipt.id, submission_id: null, accepted: true, created, http_status: 207, response: {}, request_id: 'r', error: null, recorded_at: at });
+      await h.projector.whenCaughtUp();
+      const next = (await queue(ada, { mutations: [{ target: { type: 'Campaign', id: created.id }, action: 'create_ad_group', payload: { name: uniqueName(), state: 'ENABLED', defaultBid: 0.5 } }] })).structuredContent.results[0];
+      expect(next.receipt?.provider, JSON.stringify(next)).to.deep.equal({ profileId: profile.provider_profile_id, countryCode: profile.country_code, marketplaceId: profile.marketplace_id, campaignId: created.providerId });
+      // another user's confirmed creation is not theirs to target
+      const foreign = (await call(bob, 'queue_mutations', { mutations: [{ target: { type: 'Campaign', id: created.id }, action: 'update', payload: { state: 'PAUSED' } }] })).structuredContent.results[0];
+      expect(foreign.error.code).to.equal('target_not_found');
+    });
   });
 
   describe('payload validation', () => {

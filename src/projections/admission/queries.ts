@@ -61,10 +61,36 @@ export async function resolveTarget(db: Knex, accountIds: readonly string[], tar
   if (!sql) return null;
   const { rows } = await db.raw(`${sql} limit 1`, [id, [...accountIds]]);
   const row = rows[0] as Record<string, unknown> | undefined;
-  if (!row) return null;
+  if (!row) return createdByReceipt(db, accountIds, target.type, id);
   const { account_id, negative, ...ids } = row;
   const provider = Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)]));
   return { account_id: account_id as string, provider, facts: negative === undefined ? {} : { negative: negative as boolean } };
+}
+
+/** The provider id key of each created type, and how a created target's kind follows from its request. */
+const CREATED_ID_KEY: Partial<Record<TargetType, string>> = { Campaign: 'campaignId', AdGroup: 'adGroupId', Ad: 'adId', Target: 'targetId' };
+
+function createdTargetKind(payload: Record<string, unknown>, parentType: string): string {
+  const keyword = payload.targetType === 'KEYWORD';
+  if (!payload.negative) return keyword ? 'keyword' : 'target';
+  return `${parentType === 'Campaign' ? 'campaign_' : ''}negative_${keyword ? 'keyword' : 'target'}`;
+}
+
+/**
+ * An entity our own creation made and the marketplace confirmed (`created` on the parent's
+ * receipt), before the ads sync has observed it (spec 4.12.5: the confirmed `created` object is
+ * the next request's target). Its provider ids are the parent's plus its own.
+ */
+async function createdByReceipt(db: Knex, accountIds: readonly string[], type: TargetType, id: string): Promise<ResolvedTarget | null> {
+  const row = await rm(db, RECEIPTS_TABLE)
+    .whereIn('account_id', accountIds)
+    .where({ status: 'submitted', outcome: 'accepted' })
+    .whereRaw(`created->>'type' = ? and created->>'id' = ?`, [type, id])
+    .first('account_id', 'provider', 'created', 'payload', 'target_type');
+  if (!row) return null;
+  const provider: Record<string, string> = { ...row.provider, [CREATED_ID_KEY[type]!]: row.created.providerId };
+  if (type === 'Target') provider.targetKind = createdTargetKind(row.payload, row.target_type);
+  return { account_id: row.account_id, provider, facts: type === 'Target' ? { negative: row.payload.negative === true } : {} };
 }
 
 export interface CurrentListing {
