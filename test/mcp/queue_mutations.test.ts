@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { setAdmissions } from '../../src/commands/admissions-switch.js';
 import { executeMutationCommand } from '../../src/commands/mutations.js';
 import { stableId } from '../../src/domain/shared/ids.js';
 import type { SpResource } from '../../src/marketplace/clients/ads-sp-types.js';
@@ -16,6 +15,7 @@ import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
+import { cli } from '../support/processes.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';
 import { call } from '../views/fixtures.js';
 
@@ -348,10 +348,10 @@ describe('queue_mutations and patch_listing over MCP', function () {
   describe('admissions_disabled', () => {
     it('refuses new admissions while an operator paused them; queued receipts are untouched', async () => {
       const queued = (await queue(ada, { mutations: [{ target: targets().ad, action: 'update', payload: { state: 'ENABLED' } }] })).structuredContent.results[0].receipt;
-      const cli = { store: h.store, metadata: { actor: { kind: 'user' as const, id: 'cli' } } };
-      const off = await setAdmissions(cli, { type: 'disable', reason: 'provider incident', by: 'ops', at: new Date(h.clock.ms).toISOString() });
-      expect(off.changed).to.equal(true);
-      expect((await setAdmissions(cli, { type: 'disable', reason: null, by: 'ops', at: new Date(h.clock.ms).toISOString() })).changed, 'already off').to.equal(false);
+      // the operator's command, as run on a server (it waits until the switch is projected)
+      const env = { DATABASE_URL: process.env.DATABASE_URL! };
+      expect(await cli(['admissions', 'disable', '--reason', 'provider incident'], env)).to.contain('admissions disabled');
+      expect(await cli(['admissions', 'disable'], env), 'already off').to.contain('(already)');
       await h.projector.whenCaughtUp();
       const before = await eventCount();
       const refused = await queue(ada, { mutations: [{ target: targets().ad, action: 'update', payload: { state: 'PAUSED' } }] });
@@ -361,8 +361,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
       expect(patch.structuredContent.code).to.equal('admissions_disabled');
       expect(await eventCount()).to.equal(before);
       expect((await call(ada, 'get_mutation', { id: queued.id })).structuredContent.status).to.equal('queued');
-      await setAdmissions(cli, { type: 'enable', by: 'ops', at: new Date(h.clock.ms).toISOString() });
-      await h.projector.whenCaughtUp();
+      expect(await cli(['admissions', 'enable'], env)).to.contain('admissions enabled');
       const allowed = await queue(ada, { mutations: [{ target: targets().ad, action: 'update', payload: { state: 'PAUSED' } }] });
       expect(allowed.structuredContent.results[0].receipt.status).to.equal('queued');
     });
