@@ -188,32 +188,9 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
     const prepared: Prepared[] = [];
     for (const [i, m] of call.mutations.entries()) prepared.push(await prepare(reads, call, m, i, idempotency, now));
 
-    // identical creations: one guard stream per (account, parent, action, payload)
-    const guards = new Map<number, string>();
-    prepared.forEach((p, i) => {
-      if ('command' in p && isCreation(p.command.action)) guards.set(i, streamName('creation', creationStreamId(p.command.account_id, p.command.target, p.command.action, p.command.payload)));
-    });
+    const guards = creationGuards(prepared);
     if (store) await lock([...guards.values()]);
-    const guardRevisions = new Map<string, bigint | null>();
-    const claimedHere = new Set<string>();
-    for (const [i, guard] of guards) {
-      const p = prepared[i] as { command: Admit };
-      if (claimedHere.has(guard)) {
-        prepared[i] = { error: new DomainError('invalid', `mutations[${i}]: an identical ${p.command.action} on this ${p.command.target.type} comes earlier in this call`, { argument: `mutations[${i}]` }) };
-        continue;
-      }
-      const pending = await pendingCreation(reads, store, guard, p.command, guardRevisions);
-      if (pending) {
-        prepared[i] = {
-          error: new DomainError('invalid', `mutations[${i}]: an identical ${p.command.action} on this ${p.command.target.type} is already ${pending.status} (receipt ${pending.receipt_id}); it is refused until that one settles`, {
-            argument: `mutations[${i}]`,
-            pending_receipt_id: pending.receipt_id,
-          }),
-        };
-        continue;
-      }
-      claimedHere.add(guard);
-    }
+    const guardRevisions = await refuseIdenticalPending(reads, store, prepared, guards);
 
     const results: AdmissionResult[] = prepared.map((p, index) => ('command' in p ? { index, receipt: decidedView(p.command, store === null) } : { index, error: errorBody(p.error) }));
     const outcome: AdmissionOutcome = { results, replayed: false, idempotency: idempotency && { key: idempotency.key, expires_at } };
@@ -237,6 +214,40 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
 
   if (!store) return section(db, async () => undefined);
   return underAdmissionLocks(db, idemStream ? [idemStream] : [], ({ trx, lock }) => section(trx, lock));
+}
+
+/** The guard stream of each creation: one per (account, parent, action, payload). */
+function creationGuards(prepared: readonly Prepared[]): Map<number, string> {
+  const guards = new Map<number, string>();
+  prepared.forEach((p, i) => {
+    if ('command' in p && isCreation(p.command.action)) guards.set(i, streamName('creation', creationStreamId(p.command.account_id, p.command.target, p.command.action, p.command.payload)));
+  });
+  return guards;
+}
+
+/**
+ * Replaces with a refusal each creation identical to a pending one (spec 3.4) or to an earlier one
+ * of the same call; answers the revision each guard stream was read at.
+ */
+async function refuseIdenticalPending(reads: Knex, store: EventStore | null, prepared: Prepared[], guards: ReadonlyMap<number, string>): Promise<Map<string, bigint | null>> {
+  const revisions = new Map<string, bigint | null>();
+  const claimedHere = new Set<string>();
+  for (const [i, guard] of guards) {
+    const { command } = prepared[i] as { command: Admit };
+    const what = `mutations[${i}]: an identical ${command.action} on this ${command.target.type}`;
+    if (claimedHere.has(guard)) {
+      prepared[i] = { error: new DomainError('invalid', `${what} comes earlier in this call`, { argument: `mutations[${i}]` }) };
+      continue;
+    }
+    const pending = await pendingCreation(reads, store, guard, command, revisions);
+    if (pending) {
+      const detail = `${what} is already ${pending.status} (receipt ${pending.receipt_id}); it is refused until that one settles`;
+      prepared[i] = { error: new DomainError('invalid', detail, { argument: `mutations[${i}]`, pending_receipt_id: pending.receipt_id }) };
+      continue;
+    }
+    claimedHere.add(guard);
+  }
+  return revisions;
 }
 
 /** The receipt of the latest identical creation when it is still pending (queued, submitting, uncertain). */
