@@ -110,6 +110,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
         { target: t.adGroup, action: 'update', payload: { defaultBid: 0.8 } },
         { target: t.adGroup, action: 'archive', payload: {} },
         { target: t.adGroup, action: 'create_ad', payload: { state: 'ENABLED', sku: listing.sku } },
+        { target: t.adGroup, action: 'create_ad', payload: { state: 'ENABLED', asin: listing.asin } },
         { target: t.adGroup, action: 'create_target', payload: { ...keywordTarget, negative: false, bid: { bid: 0.6 } } },
         { target: t.ad, action: 'update', payload: { state: 'PAUSED' } },
         { target: t.ad, action: 'archive', payload: {} },

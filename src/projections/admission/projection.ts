@@ -30,6 +30,8 @@ export const admissionProjection: Projection = {
       t.uuid('account_id').notNullable();
       t.text('marketplace_id').notNullable();
       t.text('sku').notNullable();
+      // patch_listing: the marketplaces an account's SKU was seen in
+      t.index(['account_id', 'sku']);
     });
   },
   async apply(trx, recorded, schema) {

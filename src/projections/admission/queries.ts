@@ -3,7 +3,7 @@ import type { TargetType } from '../../domain/mutation/payloads.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { SP_ENTITY_DATASETS } from '../observed/ads-datasets.js';
 import { completeReads } from '../observed/economics-support.js';
-import { currentListingsSql } from '../observed/listings.js';
+import { currentListingsSql, LISTINGS_DATASET, LISTINGS_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPTS_TABLE } from '../mutations/projection.js';
 import { PENDING_STATUSES } from '../../domain/mutation/events.js';
@@ -101,29 +101,38 @@ export interface CurrentListing {
   product_type: string | null;
 }
 
-const LISTING_COLUMNS = 'l.account_id, l.marketplace_id, l.sku, l.asin, l.product_type';
-
 /** A listing of the account's last complete read (deleted ones excluded), or null. */
 export async function currentListing(db: Knex, account_id: string, marketplace_id: string, sku: string): Promise<CurrentListing | null> {
-  return (await listingsBySku(db, account_id, sku)).find((l) => l.marketplace_id === marketplace_id) ?? null;
+  return (await currentListings(db, account_id, [marketplace_id], sku))[0] ?? null;
 }
 
 /** The account's current listings with that SKU, one per marketplace (patch_listing's lookup). */
 export async function listingsBySku(db: Knex, account_id: string, sku: string): Promise<CurrentListing[]> {
+  const seen: { marketplace_id: string }[] = await rm(db, LISTING_TARGETS_TABLE).where({ account_id, sku }).select('marketplace_id');
+  return seen.length ? currentListings(db, account_id, seen.map((s) => s.marketplace_id), sku) : [];
+}
+
+/** Rows of the SKU in these marketplaces (scopes) of the last complete reads, the later page's when on two; by (account, scope, SKU). */
+async function currentListings(db: Knex, account_id: string, marketplaces: readonly string[], sku: string): Promise<CurrentListing[]> {
   const { rows } = await db.raw(
-    `select ${LISTING_COLUMNS} from (${currentListingsSql}) l where l.account_id = ? and l.sku = ? and l.status is distinct from 'DELETED' order by l.marketplace_id`,
-    [account_id, sku],
+    `select * from (
+       select distinct on (l.marketplace_id) l.account_id, l.marketplace_id, l.sku, l.asin, l.product_type, l.status
+       from ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l ${completeReads('l', LISTINGS_DATASET)}
+       where l.account_id = ? and l.scope = any(?) and l.sku = ?
+       order by l.marketplace_id, l.page desc) c
+     where c.status is distinct from 'DELETED' order by c.marketplace_id`,
+    [account_id, [...marketplaces], sku],
   );
-  return rows;
+  return rows.map(({ status: _, ...l }: CurrentListing & { status: string | null }) => l);
 }
 
 /** Whether the account has that SKU or ASIN in the marketplace: among its listings or, for an ASIN, its advertised products there. */
-export async function hasProduct(db: Knex, account_id: string, marketplace_id: string, product: { sku?: string; asin?: string }): Promise<boolean> {
-  const [column, value] = product.sku !== undefined ? ['sku', product.sku] : ['asin', product.asin!];
-  const { rows } = await db.raw(`select 1 from (${currentListingsSql}) l where l.account_id = ? and l.marketplace_id = ? and l.${column} = ? limit 1`, [account_id, marketplace_id, value]);
-  if (rows.length > 0 || column === 'sku') return rows.length > 0;
-  const ads = await rm(db, ADS_TABLES.productAds).where({ account_id, marketplace_id, asin: value }).first('asin');
-  return ads !== undefined;
+export async function hasProduct(db: Knex, account_id: string, marketplace_id: string, product: { sku: string } | { asin: string }): Promise<boolean> {
+  if ('sku' in product) return (await currentListing(db, account_id, marketplace_id, product.sku)) !== null;
+  const advertised = await rm(db, ADS_TABLES.productAds).where({ account_id, marketplace_id, asin: product.asin }).first('asin');
+  if (advertised) return true;
+  const { rows } = await db.raw(`select 1 from (${currentListingsSql}) l where l.account_id = ? and l.marketplace_id = ? and l.asin = ? limit 1`, [account_id, marketplace_id, product.asin]);
+  return rows.length > 0;
 }
 
 /** The operator's switch: whether new admissions are paused. */
