@@ -1,6 +1,7 @@
 import type { AdmissionEvent } from '../../domain/admission/events.js';
 import { ADMISSION_SWITCH_EVENTS } from '../../domain/admission/events.js';
 import { listingId } from '../../domain/admission/rules.js';
+import type { Created } from '../../domain/mutation/events.js';
 import type { PageObserved } from '../../domain/observation/events.js';
 import { str, obj } from '../observed/json.js';
 import { LISTINGS_DATASET } from '../observed/listings.js';
@@ -9,15 +10,20 @@ import type { Projection } from '../projection.js';
 // What admission looks up besides the observed entities: the operator's switch (one row), and
 // the listing behind each local listing id (the id is a hash of account, marketplace and SKU, so
 // it can't be read back). A listing id stays once seen; admission checks the listing is current.
+// And the entity each confirmed creation made, so it can be the next request's target at once.
 
 export const ADMISSION_SWITCH_TABLE = 'admission_switch';
 export const LISTING_TARGETS_TABLE = 'listing_targets';
+/** entities our creations made, by local id: the receipt that made them */
+export const CREATED_TARGETS_TABLE = 'created_targets';
+
+const CREATION_EVENTS = ['MutationSubmitted', 'MutationCreationConfirmed'] as const;
 
 export const admissionProjection: Projection = {
   name: 'admission',
   version: 1,
-  handles: [...ADMISSION_SWITCH_EVENTS, 'PageObserved'],
-  tables: [ADMISSION_SWITCH_TABLE, LISTING_TARGETS_TABLE],
+  handles: [...ADMISSION_SWITCH_EVENTS, 'PageObserved', ...CREATION_EVENTS],
+  tables: [ADMISSION_SWITCH_TABLE, LISTING_TARGETS_TABLE, CREATED_TARGETS_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(ADMISSION_SWITCH_TABLE, (t) => {
       t.boolean('disabled').notNullable();
@@ -33,8 +39,19 @@ export const admissionProjection: Projection = {
       // patch_listing: the marketplaces an account's SKU was seen in
       t.index(['account_id', 'sku']);
     });
+    await db.schema.withSchema(schema).createTable(CREATED_TARGETS_TABLE, (t) => {
+      t.uuid('id').notNullable();
+      t.text('type').notNullable();
+      t.uuid('receipt_id').notNullable();
+      t.primary(['id', 'type']);
+    });
   },
   async apply(trx, recorded, schema) {
+    if ((CREATION_EVENTS as readonly string[]).includes(recorded.type)) {
+      const { receipt_id, created } = recorded.data as { receipt_id: string; created: Created | null };
+      if (created) await trx.withSchema(schema).table(CREATED_TARGETS_TABLE).insert({ id: created.id, type: created.type, receipt_id }).onConflict(['id', 'type']).ignore();
+      return;
+    }
     if (recorded.type === 'PageObserved') {
       const page = recorded.data as PageObserved;
       if (page.dataset !== LISTINGS_DATASET) return;

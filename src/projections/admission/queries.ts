@@ -7,7 +7,7 @@ import { currentListingsSql, LISTINGS_DATASET, LISTINGS_TABLE } from '../observe
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPTS_TABLE } from '../mutations/projection.js';
 import { PENDING_STATUSES } from '../../domain/mutation/events.js';
-import { ADMISSION_SWITCH_TABLE, LISTING_TARGETS_TABLE } from './projection.js';
+import { ADMISSION_SWITCH_TABLE, CREATED_TARGETS_TABLE, LISTING_TARGETS_TABLE } from './projection.js';
 
 // Lookups of admission: a target by its local id among the caller's accounts (one indexed read
 // each), the switch, and what a creation may reference.
@@ -82,11 +82,11 @@ function createdTargetKind(payload: Record<string, unknown>, parentType: string)
  * the next request's target). Its provider ids are the parent's plus its own.
  */
 async function createdByReceipt(db: Knex, accountIds: readonly string[], type: TargetType, id: string): Promise<ResolvedTarget | null> {
-  const row = await rm(db, RECEIPTS_TABLE)
-    .whereIn('account_id', accountIds)
-    .where({ status: 'submitted', outcome: 'accepted' })
-    .whereRaw(`created->>'type' = ? and created->>'id' = ?`, [type, id])
-    .first('account_id', 'provider', 'created', 'payload', 'target_type');
+  const row = await rm(db, `${CREATED_TARGETS_TABLE} as c`)
+    .join(`${RECEIPTS_TABLE} as r`, 'r.id', 'c.receipt_id')
+    .where({ 'c.id': id, 'c.type': type })
+    .whereIn('r.account_id', accountIds)
+    .first('r.account_id', 'r.provider', 'r.created', 'r.payload', 'r.target_type');
   if (!row) return null;
   const provider: Record<string, string> = { ...row.provider, [CREATED_ID_KEY[type]!]: row.created.providerId };
   if (type === 'Target') provider.targetKind = createdTargetKind(row.payload, row.target_type);
