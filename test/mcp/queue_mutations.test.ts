@@ -16,6 +16,7 @@ import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { cli } from '../support/processes.js';
+import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';
 import { call } from '../views/fixtures.js';
 
@@ -429,6 +430,16 @@ describe('queue_mutations and patch_listing over MCP', function () {
       expect(patched).to.deep.include({ simulated: true });
       expect(patched.receipt).to.include({ id: null, status: 'queued', target_id: listingLocalId(acc.bob, listing.marketplaceId, listing.sku) });
       expect(await eventCount()).to.equal(count);
+    });
+  });
+
+  describe('the admission read model', () => {
+    it('applies every event twice to the same rows, and rebuilds equal to the live tables', async () => {
+      await h.projector.whenCaughtUp();
+      const events = (await h.allEvents()).filter((e) => admissionProjection.handles.includes(e.type));
+      expect(events.map((e) => e.type)).to.include.members(['AdmissionsDisabled', 'AdmissionsEnabled', 'PageObserved', 'MutationSubmitted']);
+      await assertApplyTwiceSameResult(h.db, admissionProjection, events);
+      await assertRebuildEqualsLive(h.db, h.store, admissionProjection);
     });
   });
 });
