@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { IdempotencyKeyUsed, RecordedResult } from '../domain/admission/events.js';
-import { creationStreamId, fingerprint, IDEMPOTENCY_TTL_MS, idempotencyStreamId, idempotencyVerdict, isQualifiedAction } from '../domain/admission/rules.js';
+import { creationStreamId, fingerprint, foreignMarketplaceSelector, IDEMPOTENCY_TTL_MS, idempotencyStreamId, idempotencyVerdict, isQualifiedAction } from '../domain/admission/rules.js';
 import { decide, type MutationCommand } from '../domain/mutation/decide.js';
 import { PENDING_STATUSES, type MutationEvent, type MutationEventOf } from '../domain/mutation/events.js';
 import { ACTIONS, allowedActions, isCreation, TARGET_TYPES, type Action, type TargetType } from '../domain/mutation/payloads.js';
@@ -105,25 +105,29 @@ async function prepare(db: Knex, call: AdmissionCall, m: MutationRequest, index:
     const argument = typeof err.extra.argument === 'string' ? `${at}.${err.extra.argument}` : at;
     return { error: new DomainError(err.code, `${at}.${err.detail}`, { ...err.extra, argument }) };
   }
-  const refusal = await creationRules(db, call.account, command, resolved.facts);
-  return refusal ? { error: new DomainError(refusal.code, `${at}.${refusal.detail}`, { argument: `${at}.payload` }) } : { command };
+  const refusal = await rulesBeyondSchema(db, call.account, command, resolved.facts);
+  return refusal ? { error: new DomainError(refusal.code, `${at}.${refusal.detail}`, { argument: `${at}.${refusal.extra.argument as string}` }) } : { command };
 }
 
-/** What the payload schemas can't check alone: the account's ads connection and products, exclusions (spec 4.12.5). */
-async function creationRules(db: Knex, account: AccountView, c: Admit, facts: { negative?: boolean }): Promise<DomainError | null> {
+/** What the payload schemas and decide can't check alone: selectors against the listing, the account's ads connection and products, exclusions (spec 4.5, 4.12.5). */
+async function rulesBeyondSchema(db: Knex, account: AccountView, c: Admit, facts: { negative?: boolean }): Promise<DomainError | null> {
   const p = c.payload;
+  const foreign = c.target.type === 'Listing' ? foreignMarketplaceSelector(p, c.provider.marketplaceId!) : null;
+  if (foreign) {
+    return new DomainError('scope_mismatch', `${foreign.path}: '${foreign.given}' is not the listing's marketplace ${c.provider.marketplaceId}`, { argument: foreign.path });
+  }
   if (c.action === 'create_campaign' && !account.ads?.connected) {
-    return new DomainError('not_connected', `payload: creating a campaign needs an authorized advertising connection; account ${account.id} (${account.name}) has none`);
+    return new DomainError('not_connected', `payload: creating a campaign needs an authorized advertising connection; account ${account.id} (${account.name}) has none`, { argument: 'payload' });
   }
   if (c.action === 'create_ad') {
     const product = p.sku !== undefined ? { sku: p.sku as string } : { asin: p.asin as string };
     if (!(await hasProduct(db, account.id, c.provider.marketplaceId!, product))) {
       const [key, value] = Object.entries(product)[0]!;
-      return new DomainError('invalid', `payload.${key}: the account has no ${key.toUpperCase()} '${value}' in the profile's marketplace ${c.provider.marketplaceId}; an advertised product must be one it already has there`);
+      return new DomainError('invalid', `payload.${key}: the account has no ${key.toUpperCase()} '${value}' in the profile's marketplace ${c.provider.marketplaceId}; an advertised product must be one it already has there`, { argument: `payload.${key}` });
     }
   }
   if (c.action === 'update' && c.target.type === 'Target' && facts.negative && p.bid !== undefined) {
-    return new DomainError('invalid', 'payload.bid: the target is an exclusion (negative), which takes no bid');
+    return new DomainError('invalid', 'payload.bid: the target is an exclusion (negative), which takes no bid', { argument: 'payload.bid' });
   }
   return null;
 }

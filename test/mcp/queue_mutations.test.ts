@@ -178,12 +178,14 @@ describe('queue_mutations and patch_listing over MCP', function () {
           { target: t.adGroup, action: 'update', payload: { adGroupId: `${adGroup.adGroupId}9`, state: 'PAUSED' } },
           { target: t.adGroup, action: 'create_ad', payload: { campaignId: `${adGroup.campaignId}9`, state: 'ENABLED', sku: listing.sku } },
           { target: t.profile, action: 'create_campaign', payload: { countries: ['JP'], name: uniqueName(), targetingType: 'AUTO', state: 'PAUSED', budget: { budget: 5, budgetType: 'DAILY' } } },
+          { target: t.listing, action: 'update', payload: { productType: 'PRODUCT', patches: [{ ...offerPatch(7), value: [{ ...offerPatch(7).value[0], marketplace_id: 'A1VC38T7YXB528' }] }] } },
           // the same ids given right are accepted
           { target: t.adGroup, action: 'update', payload: { adGroupId: adGroup.adGroupId, campaignId: adGroup.campaignId, state: 'PAUSED' } },
         ],
       });
       const results = res.structuredContent.results;
-      expect(results.map((r: any) => r.error?.code ?? 'receipt')).to.deep.equal(['scope_mismatch', 'scope_mismatch', 'scope_mismatch', 'receipt']);
+      expect(results.map((r: any) => r.error?.code ?? 'receipt')).to.deep.equal(['scope_mismatch', 'scope_mismatch', 'scope_mismatch', 'scope_mismatch', 'receipt']);
+      expect(results[3].error.argument).to.equal('mutations[3].payload.patches.0.value.0.marketplace_id');
       expect(results[0].error.detail).to.contain(adGroup.adGroupId);
       expect(results[2].error.detail).to.contain(profile.country_code);
     });

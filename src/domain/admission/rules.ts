@@ -62,3 +62,19 @@ export const isQualifiedAction = (action: string): boolean => action.split(':').
  * one of the two goes when the branches meet.
  */
 export const listingId = (account_id: string, marketplace_id: string, sku: string): string => stableId('listing', `${account_id}/${marketplace_id}/${sku}`);
+
+/**
+ * A listing patch value naming another marketplace than the listing's (spec 4.5 selectors are
+ * derived from the target): its path in the payload, or null when every named one agrees.
+ */
+export function foreignMarketplaceSelector(payload: { patches?: unknown }, marketplaceId: string): { path: string; given: string } | null {
+  const patches = Array.isArray(payload.patches) ? (payload.patches as { value?: unknown }[]) : [];
+  for (const [i, patch] of patches.entries()) {
+    const values = Array.isArray(patch?.value) ? (patch.value as Record<string, unknown>[]) : [];
+    for (const [j, value] of values.entries()) {
+      const given = value?.marketplace_id;
+      if (typeof given === 'string' && given !== marketplaceId) return { path: `payload.patches.${i}.value.${j}.marketplace_id`, given };
+    }
+  }
+  return null;
+}
