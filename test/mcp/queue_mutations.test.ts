@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import { executeMutationCommand } from '../../src/commands/mutations.js';
+import { fingerprint, idempotencyStreamId } from '../../src/domain/admission/rules.js';
 import { stableId } from '../../src/domain/shared/ids.js';
+import { NO_STREAM } from '../../src/eventstore/index.js';
 import type { SpResource } from '../../src/marketplace/clients/ads-sp-types.js';
 import { createAdsClient } from '../../src/marketplace/clients/index.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
@@ -302,6 +304,24 @@ describe('queue_mutations and patch_listing over MCP', function () {
       expect(later.replayed).to.equal(false);
       expect(later.results[0].receipt.id).to.not.equal(first.results[0].receipt.id);
       expect(Date.parse(later.idempotency.expires_at)).to.equal(h.clock.ms + DAY);
+    });
+
+    it('a replay completes an admission its first call recorded but could not finish (a crash between the two)', async () => {
+      const input = [{ target: targets().ad, action: 'update', payload: { state: 'PAUSED' } }];
+      const receipt_id = randomUUID();
+      const expires_at = new Date(h.clock.ms + DAY).toISOString();
+      const idempotency = { namespace: users.ada, key: 'cut-short', fingerprint: fingerprint({ account: acc.ada, mutations: input, catalog_revision: null }), expires_at };
+      const admission = {
+        type: 'AdmitMutation', receipt_id, account_id: acc.ada, target: input[0]!.target, action: 'update', payload: input[0]!.payload, idempotency, created_at: new Date(h.clock.ms).toISOString(), blocked: null,
+        provider: { profileId: profile.provider_profile_id, countryCode: profile.country_code, marketplaceId: profile.marketplace_id, campaignId: ad.campaignId, adGroupId: ad.adGroupId, adId: ad.adId },
+      };
+      const used = { ...idempotency, results: [{ receipt_id }], admissions: [admission] };
+      await h.store.appendToStream(`idempotency-${idempotencyStreamId(users.ada, 'cut-short')}`, [{ type: 'IdempotencyKeyUsed', data: used, metadata: { at: expires_at } }], { expectedRevision: NO_STREAM });
+      expect(await h.store.readStream(`mutation-${receipt_id}`)).to.have.length(0);
+      const retry = (await queue(ada, { mutations: input, idempotency_key: 'cut-short' })).structuredContent;
+      expect(retry.replayed).to.equal(true);
+      expect(retry.results[0].receipt).to.include({ id: receipt_id, status: 'queued' });
+      expect((await h.store.readStream(`mutation-${receipt_id}`)).map((e) => e.type)).to.deep.equal(['MutationAdmitted']);
     });
 
     it('20 concurrent identical calls on one key: exactly one admission and 19 replays', async () => {
