@@ -118,12 +118,20 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
 
     let url: string | null = null;
     if (roles.has('api')) {
+      const endpoints = marketplaceEndpoints(config, simulator);
       const app = buildHttpServer({
         db,
         logger: logger.child({ role: 'api' }),
         authenticate: tokenAuthenticator(db),
         demoUserId: DEMO_USER_ID,
         store,
+        marketplace: {
+          sellingApiUrl: endpoints.sellingApiUrl,
+          lwa: createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }),
+          ...(config.SELLING_REFRESH_TOKEN ? { sellingRefreshToken: config.SELLING_REFRESH_TOKEN } : {}),
+          // a user waits on these calls: three quick attempts, not the workers' patient five
+          retry: { attempts: 3, minDelayMs: 300, maxDelayMs: 2_000, maxRetryAfterMs: 5_000 },
+        },
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
       });
       await app.listen({ port: config.PORT, host: config.HOST });

@@ -43,3 +43,15 @@ export async function accountsForRead(ctx: ToolContext, account: string | undefi
 export async function accountForWrite(ctx: ToolContext, account: string | undefined): Promise<AccountView> {
   return selectAccounts(await loadAccounts(ctx.db, ctx.userId), account, 'write')[0]!;
 }
+
+/** Accounts a seller-data read covers (listings, sales): seller accounts with a selling
+ * connection; a named account without one is `not_connected`. */
+export async function sellingAccountsForRead(ctx: ToolContext, account: string | undefined): Promise<AccountView[]> {
+  const accounts = await accountsForRead(ctx, account);
+  const selling = accounts.filter((a) => a.entity_type === 'seller' && a.selling !== null);
+  if (account !== undefined && selling.length === 0) {
+    const a = accounts[0]!;
+    throw new DomainError('not_connected', `account ${a.id} (${a.name}) has no selling connection${a.entity_type === 'vendor' ? ' (it is a vendor account)' : ''}`, { account: a.id });
+  }
+  return selling;
+}

@@ -1,16 +1,12 @@
-import { z } from 'zod';
-import { DomainError } from '../domain/shared/errors.js';
-import { MARKETPLACES, marketplaceById } from '../domain/shared/marketplaces.js';
+import { MARKETPLACES } from '../domain/shared/marketplaces.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { ordersFreshness, type SalesScope } from '../projections/observed/sales-queries.js';
-import { accountsForRead } from './accounts.js';
+import { sellingAccountsForRead } from './accounts.js';
 import type { ToolContext } from './tool.js';
 import { dayWindow, daysBetween, previousWindow, type DayWindow } from './window.js';
 
 // What the two sales reads share (spec 4.2, 4.6): the accounts with a selling connection
 // they cover, each marketplace's window of whole local days, and the `freshness` block.
-
-export const marketplaceArgument = z.string().optional().describe('a marketplace id (see v_marketplaces) to narrow to');
 
 /** One marketplace's window as the response states it: local days, inclusive. */
 export interface MarketplaceWindow {
@@ -28,8 +24,6 @@ export interface SalesReach {
   scopes: SalesScope[];
 }
 
-const sells = (a: AccountView) => a.entity_type === 'seller' && a.selling !== null;
-
 /**
  * The accounts and windows a sales read covers. A named account without a selling
  * connection is `not_connected`; without `account`, such accounts are skipped.
@@ -38,17 +32,8 @@ export async function salesReach(
   ctx: ToolContext,
   input: { since?: string | undefined; until?: string | undefined; marketplace_id?: string | undefined; account?: string | undefined },
 ): Promise<SalesReach> {
-  const wanted = input.marketplace_id?.trim();
-  if (wanted !== undefined && !marketplaceById(wanted)) {
-    throw new DomainError('invalid', `marketplace_id: '${input.marketplace_id}' is not a marketplace id (v_marketplaces lists them, e.g. ATVPDKIKX0DER for amazon.com)`, {
-      argument: 'marketplace_id',
-    });
-  }
-  const accounts = await accountsForRead(ctx, input.account);
-  if (input.account !== undefined && !sells(accounts[0]!)) {
-    throw new DomainError('not_connected', `account ${accounts[0]!.id} (${accounts[0]!.name}) has no selling connection: it has no seller sales`);
-  }
-  const sellers = accounts.filter(sells);
+  const wanted = input.marketplace_id;
+  const sellers = await sellingAccountsForRead(ctx, input.account);
   const marketplacesOf = (a: AccountView) =>
     (a.selling?.marketplaces ?? []).filter((m) => m.participating && (wanted === undefined || m.marketplace_id === wanted)).map((m) => m.marketplace_id);
   const covered = new Set([...sellers.flatMap(marketplacesOf), ...(wanted === undefined ? [] : [wanted])]);

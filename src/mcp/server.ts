@@ -8,7 +8,7 @@ import type { Logger } from '../infra/logger.js';
 import { AUTHENTICATION_DOC, type Authenticate, bearerToken, protectedResourceMetadata } from './auth.js';
 import { registerExportRoutes } from './exports.js';
 import { buildMcpServer } from './mcp-server.js';
-import type { Endpoint } from './tool.js';
+import type { Endpoint, MarketplaceAccess } from './tool.js';
 
 export interface HttpServerDeps {
   db: Knex;
@@ -22,6 +22,8 @@ export interface HttpServerDeps {
   now?: () => Date;
   /** the event store write tools append to */
   store?: EventStore;
+  /** the marketplace tools that read it live call */
+  marketplace?: MarketplaceAccess;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -66,7 +68,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
         .header('allow', 'POST')
         .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless; send each message as a POST' }, id: null });
     }
-    const server = buildMcpServer(() => ({ db: deps.db, userId, endpoint, logger: req.log, requestId: req.id, now: deps.now ?? (() => new Date()), ...(deps.store ? { store: deps.store } : {}) }));
+    const server = buildMcpServer(() => ({ db: deps.db, userId, endpoint, logger: req.log, requestId: req.id, now: deps.now ?? (() => new Date()), ...(deps.store ? { store: deps.store } : {}), ...(deps.marketplace ? { marketplace: deps.marketplace } : {}) }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => void server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the mcp server failed')));

@@ -3,12 +3,24 @@ import type { CallToolResult, Tool as ToolListing, ToolAnnotations } from '@mode
 import { z } from 'zod';
 import type { Knex } from '../infra/db.js';
 import type { EventStore } from '../eventstore/port.js';
+import type { LwaClient, RetryPolicy } from '../marketplace/clients/index.js';
 import type { Logger } from '../infra/logger.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { isVendorOnly } from '../projections/accounts/queries.js';
 import { errorResult, inputError, jsonResult, unexpectedError } from './errors.js';
 
 export type Endpoint = 'mcp' | 'demo';
+
+/** How tools that call the marketplace live reach it: the same endpoints and credentials the
+ * sync workers use (SyncDeps). */
+export interface MarketplaceAccess {
+  sellingApiUrl: string;
+  lwa: LwaClient;
+  /** the selling connection's refresh token; absent when none is configured */
+  sellingRefreshToken?: string;
+  /** the clients' retry policy, shortened for calls a user waits on */
+  retry?: Partial<RetryPolicy>;
+}
 
 /** What a tool handler gets besides its input: who calls, through which endpoint. */
 export interface ToolContext {
@@ -22,6 +34,8 @@ export interface ToolContext {
   now: () => Date;
   /** where write tools record their events; absent where the service serves reads only */
   store?: EventStore;
+  /** absent where the service has no marketplace to call */
+  marketplace?: MarketplaceAccess;
 }
 
 export interface ToolSpec<Shape extends z.ZodRawShape> {
@@ -30,6 +44,8 @@ export interface ToolSpec<Shape extends z.ZodRawShape> {
   annotations: ToolAnnotations;
   /** spec 1.6: hidden from users whose only accounts are vendor accounts */
   sellerOnly?: boolean;
+  /** spec 4.1 availability: `not_on_demo` tools are neither listed nor callable on /demo/mcp */
+  availability?: 'everywhere' | 'not_on_demo';
   /** the arguments; the object is made strict, so any other key is `unknown_argument` */
   input: Shape;
   handler: (input: z.output<z.ZodObject<Shape, z.core.$strict>>, ctx: ToolContext) => Promise<Record<string, unknown>>;
@@ -38,6 +54,7 @@ export interface ToolSpec<Shape extends z.ZodRawShape> {
 export interface Tool {
   name: string;
   sellerOnly: boolean;
+  notOnDemo: boolean;
   listing: ToolListing;
   call(args: unknown, ctx: ToolContext): Promise<CallToolResult>;
 }
@@ -49,6 +66,7 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
   return {
     name: spec.name,
     sellerOnly: spec.sellerOnly ?? false,
+    notOnDemo: spec.availability === 'not_on_demo',
     listing: {
       name: spec.name,
       description: spec.description,

@@ -10,7 +10,6 @@ import { createAdsClient } from '../../src/marketplace/clients/index.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { loadAccounts, type ProfileView } from '../../src/projections/accounts/queries.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
-import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
 import { adsEntityId, type AdsEntityKind } from '../../src/projections/observed/ads-datasets.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
@@ -59,7 +58,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
   const uniqueName = () => `admission test ${++clientCounter}`;
 
   before(async () => {
-    h = await startHarness([listingsProjection, adsProjection, mutationsProjection, admissionProjection], [], Date.parse('2026-11-20T10:00:00Z'), 17);
+    h = await startHarness([listingsProjection, adsProjection, admissionProjection], [], Date.parse('2026-11-20T10:00:00Z'), 17);
     acc.ada = await h.connect('seller', users.ada);
     acc.bob = await h.connect('seller', users.bob);
     for (const account of [acc.ada, acc.bob]) {

@@ -8,6 +8,7 @@ import { createSimulator, DEFAULT_LWA_CLIENT, type Simulator } from '../../src/m
 import { Projector } from '../../src/projections/projector.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { observationsProjection } from '../../src/projections/observations/projection.js';
+import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import type { Projection } from '../../src/projections/projection.js';
 import type { ViewDefinition } from '../../src/projections/views/definition.js';
 import { migrateViews } from '../../src/projections/views/migrate.js';
@@ -44,7 +45,8 @@ export interface Harness {
 export async function startHarness(projections: Projection[], views: ViewDefinition[], startMs: number, seed = 11): Promise<Harness> {
   const db = createDb(process.env.DATABASE_URL!);
   const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-  const all = [accountsProjection, observationsProjection, ...projections];
+  // receipts too: the read tools show each target's mutations
+  const all = [accountsProjection, observationsProjection, mutationsProjection, ...projections];
   await migrate(db, all, { eventStoreInPostgres: true });
   await db.transaction((trx) => migrateViews(trx, [...viewDefinitions, ...views.filter((v) => !viewDefinitions.some((d) => d.name === v.name))]));
   const clock = { ms: startMs };

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createEventStore } from '../../src/eventstore/index.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
+import type { MarketplaceAccess } from '../../src/mcp/tool.js';
 
 // The real HTTP server and the SDK client for tool tests over read models a test filled
 // itself (for example through the observed-data harness). Authentication has its own tests;
@@ -19,7 +20,8 @@ export interface McpServing {
   close(): Promise<void>;
 }
 
-export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID()): Promise<McpServing> {
+/** `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator). */
+export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID(), marketplace?: MarketplaceAccess): Promise<McpServing> {
   // write tools append to the test database's event store (DATABASE_URL, set by test/setup.ts)
   const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
   const app = buildHttpServer({
@@ -29,6 +31,7 @@ export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = r
     authenticate: async (token) => (token.startsWith('user.') ? { userId: token.slice('user.'.length) } : null),
     demoUserId,
     now,
+    ...(marketplace ? { marketplace } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../shared/errors.js';
-import { stableId } from '../shared/ids.js';
 import type { AdmissionEvent, IdempotencyKeyUsed } from './events.js';
 
 /** How long an idempotency key answers with its first call's results (spec 4.8 `idempotency.expires_at`). */
@@ -55,13 +54,6 @@ export function defaultProductType(patches: readonly { path: string }[], known: 
 
 /** A qualified catalog operation key (`<provider>:<family>:<version>:<operationId>`), as opposed to one of the six actions. */
 export const isQualifiedAction = (action: string): boolean => action.split(':').length === 4;
-
-/**
- * The local id of a listing (target type `Listing`): stable for (account, marketplace, SKU).
- * The same derivation as list_listings' (wt-listings: projections/observed/listings.ts `listingId`);
- * one of the two goes when the branches meet.
- */
-export const listingId = (account_id: string, marketplace_id: string, sku: string): string => stableId('listing', `${account_id}/${marketplace_id}/${sku}`);
 
 /**
  * A listing patch value naming another marketplace than the listing's (spec 4.5 selectors are

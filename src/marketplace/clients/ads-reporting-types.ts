@@ -69,5 +69,33 @@ export const SP_CAMPAIGN_DAILY_COLUMNS = [
   'impressions', 'clicks', 'cost', 'sales7d', 'purchases7d',
 ] as const;
 
-/** The longest window one spCampaigns report may cover, in days. */
+/**
+ * A row of a daily Sponsored Products targeting report (groupBy targeting): one keyword or
+ * targeting clause per day. `keywordId` carries a targeting clause's id too; `keywordType` tells
+ * them apart (BROAD, PHRASE, EXACT for keywords; TARGETING_EXPRESSION, or
+ * TARGETING_EXPRESSION_PREDEFINED for the auto buckets).
+ */
+export const spTargetingDailyRowSchema = z.looseObject({
+  date: isoDate,
+  campaignId: z.number().int(),
+  adGroupId: z.number().int(),
+  keywordId: z.number().int(),
+  targeting: z.string(),
+  keywordType: z.string(),
+  matchType: z.string(),
+  impressions: z.number().int(),
+  clicks: z.number().int(),
+  cost: z.number(),
+  sales7d: z.number(),
+  purchases7d: z.number().int(),
+});
+export type SpTargetingDailyRow = z.infer<typeof spTargetingDailyRowSchema>;
+
+/** The columns the targeting metrics sync asks for. */
+export const SP_TARGETING_DAILY_COLUMNS = [
+  'date', 'campaignId', 'adGroupId', 'keywordId', 'targeting', 'keywordType', 'matchType',
+  'impressions', 'clicks', 'cost', 'sales7d', 'purchases7d',
+] as const;
+
+/** The longest window one spCampaigns or spTargeting report may cover, in days. */
 export const MAX_REPORT_DAYS = 31;

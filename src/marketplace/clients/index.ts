@@ -13,3 +13,5 @@ export type { ListingsClient } from './selling-listings.js';
 export type { ListingIncludedData, ListingItem, ListingPatchOperation, ListingsItemPatchRequest, ListingSubmissionResponse } from './selling-listings-types.js';
 export type { OrdersClient, OrdersWindow } from './selling-orders.js';
 export type { Order, OrderItem, OrderMoney } from './selling-orders-types.js';
+export type { DefinitionsClient } from './selling-definitions.js';
+export type { ProductTypeDefinition, ProductTypeList } from './selling-definitions-types.js';

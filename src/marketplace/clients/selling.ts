@@ -3,6 +3,7 @@ import { withAccessToken } from './authorized.js';
 import { createHttp, endpointUrl, type RetryPolicy } from './http.js';
 import type { LwaClient } from './lwa.js';
 import { queryString, type SellingCall } from './selling-call.js';
+import { createDefinitionsClient, type DefinitionsClient } from './selling-definitions.js';
 import { createCatalogItemsClient, type CatalogItemsClient } from './selling-catalog.js';
 import { createInventoryClient, type InventoryClient } from './selling-inventory.js';
 import { createListingsClient, type ListingsClient } from './selling-listings.js';
@@ -34,6 +35,8 @@ export interface SellingClient {
   orders: OrdersClient;
   /** FBA Inventory v1. */
   inventory: InventoryClient;
+  /** Product Type Definitions 2020-09-01. */
+  definitions: DefinitionsClient;
 }
 
 export function createSellingClient(options: SellingClientOptions): SellingClient {
@@ -59,5 +62,6 @@ export function createSellingClient(options: SellingClientOptions): SellingClien
     catalog: createCatalogItemsClient(call),
     orders: createOrdersClient(call),
     inventory: createInventoryClient(call),
+    definitions: createDefinitionsClient(call, http),
   };
 }

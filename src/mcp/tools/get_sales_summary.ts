@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { salesTotals } from '../../projections/observed/sales-queries.js';
 import { accountArgument } from '../accounts.js';
-import { freshnessOf, marketplaceArgument, previousReach, salesReach, withAccountNames, type SalesReach } from '../sales.js';
+import { marketplaceIdArgument } from '../marketplace-argument.js';
+import { freshnessOf, previousReach, salesReach, withAccountNames, type SalesReach } from '../sales.js';
 import { defineTool, type ToolContext } from '../tool.js';
 import { sinceArgument, untilArgument } from '../window.js';
 
@@ -16,7 +17,7 @@ export const getSalesSummary = defineTool({
   input: {
     since: sinceArgument,
     until: untilArgument,
-    marketplace_id: marketplaceArgument,
+    marketplace_id: marketplaceIdArgument,
     compare_to_previous: z.boolean().default(false).describe('also report the window of the same length just before, as `previous`'),
     account: accountArgument,
   },

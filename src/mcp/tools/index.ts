@@ -3,6 +3,13 @@ import { connectionStatus } from './connection_status.js';
 import { describeData } from './describe_data.js';
 import { getSalesSummary } from './get_sales_summary.js';
 import { listSalesByListing } from './list_sales_by_listing.js';
+import { getProductTypeSchema } from './get_product_type_schema.js';
+import { listListings } from './list_listings.js';
+import { getAdsSummary } from './get_ads_summary.js';
+import { listAdsEntities } from './list_ads_entities.js';
+import { listCampaigns } from './list_campaigns.js';
+import { listKeywords } from './list_keywords.js';
+import { listTargets } from './list_targets.js';
 import { queryData } from './query_data.js';
 import { getMutation } from './get_mutation.js';
 import { getMutationSchema } from './get_mutation_schema.js';
@@ -13,8 +20,15 @@ import { queueMutations } from './queue_mutations.js';
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
   connectionStatus,
+  listListings,
+  getProductTypeSchema,
   getSalesSummary,
   listSalesByListing,
+  getAdsSummary,
+  listCampaigns,
+  listKeywords,
+  listTargets,
+  listAdsEntities,
   queryData,
   describeData,
   getMutation,

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { DomainError } from '../../domain/shared/errors.js';
 import { salesByListing } from '../../projections/observed/sales-queries.js';
 import { accountArgument } from '../accounts.js';
-import { freshnessOf, marketplaceArgument, salesReach, withAccountNames } from '../sales.js';
+import { marketplaceIdArgument } from '../marketplace-argument.js';
+import { freshnessOf, salesReach, withAccountNames } from '../sales.js';
 import { defineTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
 
@@ -16,7 +17,7 @@ export const listSalesByListing = defineTool({
   input: {
     since: sinceArgument,
     until: untilArgument,
-    marketplace_id: marketplaceArgument,
+    marketplace_id: marketplaceIdArgument,
     asin: z.string().trim().min(1).optional().describe('exact ASIN'),
     sku: z.string().trim().min(1).optional().describe('exact SKU'),
     order_by: z.enum(['revenue', 'units']).default('revenue').describe('revenue (default) or units, descending'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { admitMutations } from '../../commands/admission.js';
-import { defaultProductType, listingId } from '../../domain/admission/rules.js';
+import { defaultProductType } from '../../domain/admission/rules.js';
+import { listingId } from '../../projections/observed/listings.js';
 import { listingUpdate } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';

@@ -1,10 +1,9 @@
 import type { AdmissionEvent } from '../../domain/admission/events.js';
 import { ADMISSION_SWITCH_EVENTS } from '../../domain/admission/events.js';
-import { listingId } from '../../domain/admission/rules.js';
 import type { Created } from '../../domain/mutation/events.js';
 import type { PageObserved } from '../../domain/observation/events.js';
 import { str, obj } from '../observed/json.js';
-import { LISTINGS_DATASET } from '../observed/listings.js';
+import { listingId, LISTINGS_DATASET } from '../observed/listings.js';
 import type { Projection } from '../projection.js';
 
 // What admission looks up besides the observed entities: the operator's switch (one row), and

@@ -3,7 +3,7 @@ import type { TargetType } from '../../domain/mutation/payloads.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { SP_ENTITY_DATASETS } from '../observed/ads-datasets.js';
 import { completeReads } from '../observed/economics-support.js';
-import { currentListingsSql, LISTINGS_DATASET, LISTINGS_TABLE } from '../observed/listings.js';
+import { CURRENT_LISTINGS_TABLE, currentListingsSql, LISTINGS_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPTS_TABLE } from '../mutations/projection.js';
 import { PENDING_STATUSES } from '../../domain/mutation/events.js';
@@ -112,18 +112,17 @@ export async function listingsBySku(db: Knex, account_id: string, sku: string): 
   return seen.length ? currentListings(db, account_id, seen.map((s) => s.marketplace_id), sku) : [];
 }
 
-/** Rows of the SKU in these marketplaces (scopes) of the last complete reads, the later page's when on two; by (account, scope, SKU). */
+/** The SKU's current rows (list_listings' listing_current) in these marketplaces, deleted ones excluded; by primary keys. */
 async function currentListings(db: Knex, account_id: string, marketplaces: readonly string[], sku: string): Promise<CurrentListing[]> {
   const { rows } = await db.raw(
-    `select * from (
-       select distinct on (l.marketplace_id) l.account_id, l.marketplace_id, l.sku, l.asin, l.product_type, l.status
-       from ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l ${completeReads('l', LISTINGS_DATASET)}
-       where l.account_id = ? and l.scope = any(?) and l.sku = ?
-       order by l.marketplace_id, l.page desc) c
-     where c.status is distinct from 'DELETED' order by c.marketplace_id`,
+    `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type
+     from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
+     join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
+     where c.account_id = ? and c.marketplace_id = any(?) and c.sku = ? and l.status is distinct from 'DELETED'
+     order by c.marketplace_id`,
     [account_id, [...marketplaces], sku],
   );
-  return rows.map(({ status: _, ...l }: CurrentListing & { status: string | null }) => l);
+  return rows;
 }
 
 /** Whether the account has that SKU or ASIN in the marketplace: among its listings or, for an ASIN, its advertised products there. */

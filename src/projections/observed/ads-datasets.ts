@@ -1,7 +1,7 @@
 import { stableId } from '../../domain/shared/ids.js';
 
 // The advertising datasets (docs/observed-data.md): one per Sponsored Products v3 resource,
-// scope = the provider profile id; and the daily campaign report, scope = `<profileId>/<date>`.
+// scope = the provider profile id; and the daily campaign and targeting reports, scope = `<profileId>/<date>`.
 
 /** Dataset of each Sponsored Products resource (keys are the API's resource names). */
 export const SP_ENTITY_DATASETS = {
@@ -20,6 +20,9 @@ export type SpEntityDataset = (typeof SP_ENTITY_DATASETS)[keyof typeof SP_ENTITY
 
 /** Daily spCampaigns report rows, one scope per profile and profile-local day. */
 export const SP_CAMPAIGN_DAILY = 'sp_campaign_daily';
+
+/** Daily spTargeting report rows (one per keyword or targeting clause), scoped like the campaign report. */
+export const SP_TARGETING_DAILY = 'sp_targeting_daily';
 
 export const dailyScope = (providerProfileId: string, date: string): string => `${providerProfileId}/${date}`;
 

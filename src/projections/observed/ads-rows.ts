@@ -137,12 +137,24 @@ export function targetRow(dataset: string, raw: Raw, ctx: ProfileContext): Row |
   };
 }
 
+const count = (v: unknown) => Math.round(num(v) ?? 0);
+
+/** The figures both daily reports carry. */
+function dailyMetrics(raw: Raw, ctx: ProfileContext) {
+  return {
+    impressions: count(raw.impressions),
+    clicks: count(raw.clicks),
+    cost: money(raw.cost ?? 0, ctx.currency),
+    attributed_sales_7d: money(raw.sales7d ?? 0, ctx.currency),
+    purchases_7d: count(raw.purchases7d),
+  };
+}
+
 /** A daily spCampaigns report row (ids are numbers there, strings in the entity resources). */
 export function campaignDailyRow(raw: Raw, ctx: ProfileContext): Row | null {
   const campaign = str(raw.campaignId);
   const date = str(raw.date);
   if (!campaign || !date) return null;
-  const count = (v: unknown) => Math.round(num(v) ?? 0);
   return {
     campaign_id: adsEntityId('campaign', ctx.account_id, ctx.provider_profile_id, campaign),
     provider_campaign_id: campaign,
@@ -150,11 +162,27 @@ export function campaignDailyRow(raw: Raw, ctx: ProfileContext): Row | null {
     campaign_name: str(raw.campaignName),
     campaign_status: str(raw.campaignStatus),
     campaign_budget_amount: money(raw.campaignBudgetAmount, ctx.currency),
-    impressions: count(raw.impressions),
-    clicks: count(raw.clicks),
-    cost: money(raw.cost ?? 0, ctx.currency),
-    attributed_sales_7d: money(raw.sales7d ?? 0, ctx.currency),
-    purchases_7d: count(raw.purchases7d),
+    ...dailyMetrics(raw, ctx),
+    ...common(ctx, raw),
+  };
+}
+
+const KEYWORD_TYPES = ['BROAD', 'PHRASE', 'EXACT'];
+
+/** A daily spTargeting report row: `keywordId` names a keyword or, by its keywordType, a targeting clause. */
+export function targetingDailyRow(raw: Raw, ctx: ProfileContext): Row | null {
+  const id = str(raw.keywordId);
+  const date = str(raw.date);
+  if (!id || !date || !str(raw.campaignId) || !str(raw.adGroupId)) return null;
+  const kind = KEYWORD_TYPES.includes(String(raw.keywordType).toUpperCase()) ? 'keyword' : 'target';
+  return {
+    target_id: adsEntityId(kind, ctx.account_id, ctx.provider_profile_id, id),
+    provider_target_id: id,
+    ...parents(ctx, raw),
+    report_date: date,
+    targeting: str(raw.targeting),
+    keyword_type: str(raw.keywordType),
+    ...dailyMetrics(raw, ctx),
     ...common(ctx, raw),
   };
 }

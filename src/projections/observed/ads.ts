@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import type { AccountEvent } from '../../domain/account/events.js';
 import type { Projection } from '../projection.js';
-import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS } from './ads-datasets.js';
-import { adGroupRow, campaignDailyRow, campaignRow, productAdRow, TARGET_DATASETS, targetRow, type ProfileContext, type Row } from './ads-rows.js';
+import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from './ads-datasets.js';
+import { adGroupRow, campaignDailyRow, campaignRow, productAdRow, TARGET_DATASETS, targetingDailyRow, targetRow, type ProfileContext, type Row } from './ads-rows.js';
 import { pageOf, replacePage } from './economics-support.js';
 import { pageTable } from './page-table.js';
 
-// Observed advertising: Sponsored Products entities per profile and daily campaign metrics per
-// profile-local day, each table holding the rows of the pages it was given (readers keep only
+// Observed advertising: Sponsored Products entities per profile and daily campaign and targeting
+// (keyword / targeting clause) metrics per profile-local day, each table holding the rows of the pages it was given (readers keep only
 // pages of the last complete read: completeReads in economics-support.ts). A restated day is a
 // re-read of its scope, so its new page replaces the old figures.
 //
@@ -23,6 +23,7 @@ export const ADS_TABLES = {
   productAds: 'ads_product_ads',
   targets: 'ads_targets',
   daily: 'ads_campaign_daily',
+  targetingDaily: 'ads_targeting_daily',
 } as const;
 
 type Mapper = (raw: Record<string, unknown>, ctx: ProfileContext, dataset: string) => Row | null;
@@ -33,6 +34,7 @@ const PAGE_TABLES: ReadonlyArray<{ datasets: readonly string[]; table: string; m
   { datasets: [SP_ENTITY_DATASETS.productAds], table: ADS_TABLES.productAds, map: productAdRow, withDataset: false },
   { datasets: TARGET_DATASETS, table: ADS_TABLES.targets, map: (raw, ctx, dataset) => targetRow(dataset, raw, ctx), withDataset: true },
   { datasets: [SP_CAMPAIGN_DAILY], table: ADS_TABLES.daily, map: campaignDailyRow, withDataset: false },
+  { datasets: [SP_TARGETING_DAILY], table: ADS_TABLES.targetingDaily, map: targetingDailyRow, withDataset: false },
 ];
 const DATASETS = PAGE_TABLES.flatMap((t) => t.datasets);
 
@@ -60,9 +62,21 @@ function parentColumns(t: Knex.CreateTableBuilder, adGroupNullable: boolean) {
   }
 }
 
+/** What both daily report tables hold per row. */
+function dailyMetricColumns(t: Knex.CreateTableBuilder) {
+  t.date('report_date').notNullable();
+  t.integer('impressions').notNullable();
+  t.integer('clicks').notNullable();
+  t.bigInteger('cost');
+  t.bigInteger('attributed_sales_7d');
+  t.integer('purchases_7d').notNullable();
+  t.text('currency');
+  t.jsonb('data').notNullable();
+}
+
 export const adsProjection: Projection = {
   name: 'ads',
-  version: 1,
+  version: 2,
   handles: ['AdvertisingProfilesObserved', 'PageObserved'],
   tables: Object.values(ADS_TABLES),
   async createTables(db, schema) {
@@ -123,18 +137,21 @@ export const adsProjection: Projection = {
       pageColumns(t, false);
       t.uuid('campaign_id').notNullable();
       t.text('provider_campaign_id').notNullable();
-      t.date('report_date').notNullable();
       t.text('campaign_name');
       t.text('campaign_status');
       t.bigInteger('campaign_budget_amount');
-      t.integer('impressions').notNullable();
-      t.integer('clicks').notNullable();
-      t.bigInteger('cost');
-      t.bigInteger('attributed_sales_7d');
-      t.integer('purchases_7d').notNullable();
-      t.text('currency');
-      t.jsonb('data').notNullable();
+      dailyMetricColumns(t);
       t.index(['account_id', 'campaign_id', 'report_date']);
+    });
+    await create(ADS_TABLES.targetingDaily, (t) => {
+      pageColumns(t, false);
+      t.uuid('target_id').notNullable();
+      t.text('provider_target_id').notNullable();
+      parentColumns(t, false);
+      t.text('targeting');
+      t.text('keyword_type');
+      dailyMetricColumns(t);
+      t.index(['account_id', 'target_id', 'report_date']);
     });
   },
   async apply(trx, event, schema) {

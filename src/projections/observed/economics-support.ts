@@ -41,6 +41,14 @@ export async function replacePage(trx: Knex.Transaction, schema: string, table: 
   if (rows.length > 0) await trx.withSchema(schema).table(table).insert(rows.map((r, row) => ({ ...keys, row, ...r })));
 }
 
+/**
+ * The same rule as a condition on one row (`page` below its scope's page count): the rows are
+ * selected first and each looks its scope up by primary key, whatever the planner guesses about
+ * tables it has no statistics for yet.
+ */
+export const inCompleteRead = (alias: string, dataset: string): string =>
+  `${alias}.page < (select s.pages from rm.observed_scopes s where s.account_id = ${alias}.account_id and s.dataset = '${dataset}' and s.scope = ${alias}.scope)`;
+
 /** The join that keeps only rows of each scope's last complete read (docs/observed-data.md). */
 export const completeReads = (alias: string, dataset: string | null): string =>
   `join rm.observed_scopes s on s.account_id = ${alias}.account_id and s.dataset = ${dataset === null ? `${alias}.dataset` : `'${dataset}'`} and s.scope = ${alias}.scope and ${alias}.page < s.pages`;

@@ -39,7 +39,8 @@ const QUANTITIES = [
 
 export const fbaInventoryProjection: Projection = {
   name: 'fba_inventory',
-  version: 1,
+  // 2: index for a listing's inventory row (list_listings)
+  version: 2,
   handles: ['PageObserved'],
   tables: [INVENTORY_TABLE],
   async createTables(db, schema) {
@@ -53,6 +54,7 @@ export const fbaInventoryProjection: Projection = {
       for (const column of QUANTITIES) t.integer(column);
       t.timestamp('last_updated_at', { useTz: true });
       t.jsonb('data').notNullable();
+      t.index(['account_id', 'marketplace_id', 'sku', 'page']);
     });
   },
   apply: applyPages([INVENTORY_DATASET], INVENTORY_TABLE, (page) => page.rows.map((raw) => inventoryRow(raw, page.scope))),

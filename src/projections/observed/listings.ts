@@ -1,16 +1,30 @@
 import type { Knex } from 'knex';
+import type { SyncCompleted } from '../../domain/observation/events.js';
+import { stableId } from '../../domain/shared/ids.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
-import { completeReads, minorUnits } from './economics-support.js';
+import { completeReads, minorUnits, pageOf } from './economics-support.js';
 import { arr, int, obj, str, type Json } from './json.js';
 import { applyPages, pageTable } from './page-table.js';
 
 // Listings (dataset `listings`, scope the marketplace id): one row per SKU per marketplace,
 // the Listings Items API item as sent under `data.listings_item`, and typed columns read
 // from it. Money in minor units of the marketplace currency.
+//
+// `listing_current` is the narrow index of the listings of complete reads
+// (docs/observed-data.md): one row per (account, marketplace, SKU) pointing at its row in
+// `listings` (a SKU on two pages of a read: the later page), with what list_listings filters
+// and sorts on. The projection keeps its own page count per scope (`listing_scopes`, from
+// SyncCompleted), so the index follows the event order exactly; a page re-picks the current
+// row of the SKUs it held or holds, a new page count re-picks the whole scope.
 
 export const LISTINGS_DATASET = 'listings';
 export const LISTINGS_TABLE = 'listings';
+export const CURRENT_LISTINGS_TABLE = 'listing_current';
+const SCOPES_TABLE = 'listing_scopes';
+const CURRENT_COLUMNS = ['account_id', 'marketplace_id', 'sku', 'scope', 'page', 'row', 'created_at', 'asin', 'title'];
 
+/** The local id of a listing (target id of type `Listing`): stable for (account, marketplace, SKU). */
+export const listingId = (account_id: string, marketplace_id: string, sku: string): string => stableId('listing', `${account_id}/${marketplace_id}/${sku}`);
 
 /** `attributes[name]` values for this marketplace (values without a marketplace apply to all). */
 const attributeValues = (item: Json, name: string, marketplaceId: string): Json[] =>
@@ -78,11 +92,30 @@ export function listingRow(raw: unknown, marketplaceId: string): Record<string, 
   };
 }
 
+/** Re-picks the current row of the scope's SKUs (all of them, or those given) from the rows
+ * of pages below the scope's complete read. */
+async function repickCurrent(trx: Knex.Transaction, schema: string, account_id: string, scope: string, skus: readonly string[] | null): Promise<void> {
+  const current = trx.withSchema(schema).table(CURRENT_LISTINGS_TABLE).where({ account_id, marketplace_id: scope });
+  await (skus === null ? current : current.whereIn('sku', skus)).delete();
+  const columns = CURRENT_COLUMNS.map((c) => `l.${c}`).join(', ');
+  await trx.raw(
+    `insert into ??.${CURRENT_LISTINGS_TABLE} (${CURRENT_COLUMNS.join(', ')})
+     select distinct on (l.sku) ${columns}
+     from ??.${LISTINGS_TABLE} l join ??.${SCOPES_TABLE} s on s.account_id = l.account_id and s.scope = l.scope and l.page < s.pages
+     where l.account_id = ? and l.scope = ?${skus === null ? '' : ' and l.sku = any(?)'}
+     order by l.sku, l.page desc`,
+    [schema, schema, schema, account_id, scope, ...(skus === null ? [] : [[...skus]])],
+  );
+}
+
+const replaceListingsPage = applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page) => page.rows.map((raw) => listingRow(raw, page.scope)));
+
 export const listingsProjection: Projection = {
   name: 'listings',
-  version: 1,
-  handles: ['PageObserved'],
-  tables: [LISTINGS_TABLE],
+  // 2: listing_current and listing_scopes (list_listings)
+  version: 2,
+  handles: ['PageObserved', 'SyncCompleted'],
+  tables: [LISTINGS_TABLE, CURRENT_LISTINGS_TABLE, SCOPES_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(LISTINGS_TABLE, (t) => {
       pageTable(t);
@@ -105,12 +138,47 @@ export const listingsProjection: Projection = {
       t.timestamp('created_at', { useTz: true });
       t.timestamp('last_updated_at', { useTz: true });
       t.jsonb('data').notNullable();
+      t.index(['account_id', 'scope', 'sku', 'page']);
+    });
+    await db.schema.withSchema(schema).createTable(SCOPES_TABLE, (t) => {
+      t.uuid('account_id').notNullable();
+      t.text('scope').notNullable();
+      t.integer('pages').notNullable();
+      t.primary(['account_id', 'scope']);
+    });
+    await db.schema.withSchema(schema).createTable(CURRENT_LISTINGS_TABLE, (t) => {
+      t.uuid('account_id').notNullable();
+      t.text('marketplace_id').notNullable();
+      t.text('sku').notNullable();
+      t.text('scope').notNullable();
+      t.integer('page').notNullable();
+      t.integer('row').notNullable();
+      t.timestamp('created_at', { useTz: true });
+      t.text('asin');
+      t.text('title');
+      t.primary(['account_id', 'marketplace_id', 'sku']);
+      t.index(['account_id', 'created_at']);
     });
   },
-  apply: applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page) => page.rows.map((raw) => listingRow(raw, page.scope))),
+  async apply(trx, event, schema) {
+    if (event.type === 'SyncCompleted') {
+      const { account_id, dataset, scope, pages } = event.data as SyncCompleted;
+      if (dataset !== LISTINGS_DATASET) return;
+      await trx.withSchema(schema).table(SCOPES_TABLE).insert({ account_id, scope, pages }).onConflict(['account_id', 'scope']).merge();
+      return repickCurrent(trx, schema, account_id, scope, null);
+    }
+    const page = pageOf(event, [LISTINGS_DATASET]);
+    if (!page) return;
+    const before: { sku: string }[] = await trx.withSchema(schema).table(LISTINGS_TABLE).where({ account_id: page.account_id, scope: page.scope, page: page.page }).select('sku');
+    await replaceListingsPage(trx, event, schema);
+    const after: { sku: string }[] = await trx.withSchema(schema).table(LISTINGS_TABLE).where({ account_id: page.account_id, scope: page.scope, page: page.page }).select('sku');
+    await repickCurrent(trx, schema, page.account_id, page.scope, [...new Set([...before, ...after].map((r) => r.sku))]);
+  },
 };
 
-/** SQL of the listings of complete reads, one row per (account, marketplace, SKU), deleted ones included. */
+/** SQL of the listings of complete reads, one row per (account, marketplace, SKU), deleted ones
+ * included: the rows `listing_current` points at. The views pick them from the rows themselves:
+ * joined to order lines, this form plans well even before the tables have statistics. */
 export const currentListingsSql = `select distinct on (l.account_id, l.marketplace_id, l.sku) l.*
 from ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l
 ${completeReads('l', LISTINGS_DATASET)}

@@ -1,14 +1,23 @@
 import { addDays, datesFrom, localDate } from '../../marketplace/clients/ads-dates.js';
-import { MAX_REPORT_DAYS, SP_CAMPAIGN_DAILY_COLUMNS, spCampaignDailyRowSchema, type CreateReportRequest } from '../../marketplace/clients/ads-reporting-types.js';
+import type { z } from 'zod';
+import {
+  MAX_REPORT_DAYS,
+  SP_CAMPAIGN_DAILY_COLUMNS,
+  SP_TARGETING_DAILY_COLUMNS,
+  spCampaignDailyRowSchema,
+  spTargetingDailyRowSchema,
+  type CreateReportRequest,
+} from '../../marketplace/clients/ads-reporting-types.js';
 import { MarketplaceError } from '../../marketplace/clients/index.js';
-import { dailyScope, SP_CAMPAIGN_DAILY } from '../../projections/observed/ads-datasets.js';
+import { dailyScope, SP_CAMPAIGN_DAILY, SP_TARGETING_DAILY } from '../../projections/observed/ads-datasets.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { adsContext, type SyncProfile } from './ads-context.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
 import { ReportNotReady } from './reports.js';
 import { syncScope } from './scope.js';
 
-// Daily Sponsored Products campaign metrics, one scope per profile and profile-local day
+// Daily Sponsored Products metrics, per campaign (spCampaigns) or per keyword and targeting
+// clause (spTargeting), one scope per profile and profile-local day
 // (`<profileId>/<YYYY-MM-DD>`, through yesterday: today isn't over). A run asks for every day of
 // the history not read completely yet (the whole year on the first run) and, always, the
 // trailing days the provider still restates, in reports of at most 31 days. It never waits for
@@ -31,28 +40,63 @@ const PAGE_ROWS = 500;
 /** Day scopes recorded concurrently. */
 const DAYS_AT_ONCE = 8;
 
+/** A daily report family: what to ask for, where its days are recorded, how its rows are ordered. */
+interface DailyReport {
+  job: string;
+  dataset: string;
+  title: string;
+  configuration: Pick<CreateReportRequest['configuration'], 'groupBy' | 'columns' | 'reportTypeId'>;
+  row: z.ZodType<{ date: string }>;
+  /** the order of a day's rows, so an unchanged day pages (and hashes) the same */
+  order: (row: Record<string, number>) => number[];
+}
+
+const SP_CAMPAIGNS: DailyReport = {
+  job: 'ads-campaign-metrics',
+  dataset: SP_CAMPAIGN_DAILY,
+  title: 'SP campaigns daily',
+  configuration: { groupBy: ['campaign'], columns: [...SP_CAMPAIGN_DAILY_COLUMNS], reportTypeId: 'spCampaigns' },
+  row: spCampaignDailyRowSchema,
+  order: (r) => [r.campaignId!],
+};
+
+const SP_TARGETING: DailyReport = {
+  job: 'ads-targeting-metrics',
+  dataset: SP_TARGETING_DAILY,
+  title: 'SP targeting daily',
+  configuration: { groupBy: ['targeting'], columns: [...SP_TARGETING_DAILY_COLUMNS], reportTypeId: 'spTargeting' },
+  row: spTargetingDailyRowSchema,
+  order: (r) => [r.campaignId!, r.adGroupId!, r.keywordId!],
+};
+
 interface Window {
   profile: SyncProfile;
   startDate: string;
   endDate: string;
 }
 
-export function adsCampaignMetricsSync(options: Partial<AdsMetricsOptions> = {}): SyncJobDefinition {
+export const adsCampaignMetricsSync = (options: Partial<AdsMetricsOptions> = {}) => dailyReportSync(SP_CAMPAIGNS, options);
+export const adsTargetingMetricsSync = (options: Partial<AdsMetricsOptions> = {}) => dailyReportSync(SP_TARGETING, options);
+
+export const adsCampaignMetrics = adsCampaignMetricsSync();
+export const adsTargetingMetrics = adsTargetingMetricsSync();
+
+function dailyReportSync(report: DailyReport, options: Partial<AdsMetricsOptions>): SyncJobDefinition {
   const o = { ...DEFAULTS, ...options };
   return {
-    name: 'ads-campaign-metrics',
+    name: report.job,
     everyMs: 3 * 3_600_000,
     async run(deps, account_id) {
       const ads = await adsContext(deps, account_id);
       if (!ads) return { recorded: 0 };
-      const complete = await completeDays(deps, account_id);
+      const complete = await completeDays(deps, account_id, report.dataset);
       const open = new Map<Window, string>();
       for (const profile of ads.profiles) {
         const yesterday = addDays(localDate(deps.now(), profile.timezone), -1);
         const restatedFrom = addDays(yesterday, 1 - o.restatedDays);
         const wanted = datesFrom(addDays(yesterday, 1 - o.historyDays), yesterday).filter((d) => d >= restatedFrom || !complete.has(dailyScope(profile.provider_profile_id, d)));
         for (const window of windows(profile, wanted)) {
-          open.set(window, (await ads.client.reporting.createReport(profile.provider_profile_id, reportRequest(window))).reportId);
+          open.set(window, (await ads.client.reporting.createReport(profile.provider_profile_id, reportRequest(report, window))).reportId);
         }
       }
       let recorded = 0;
@@ -60,9 +104,9 @@ export function adsCampaignMetricsSync(options: Partial<AdsMetricsOptions> = {})
         if (open.size === 0) break;
         if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
         for (const [window, reportId] of open) {
-          const report = await ads.client.reporting.getReport(window.profile.provider_profile_id, reportId);
-          if (report.status === 'FAILED') deps.logger.warn({ account_id, reportId, reason: report.failureReason }, 'ads report failed at the marketplace; its days stay unread');
-          else if (report.status === 'COMPLETED' && report.url) recorded += await recordWindow(deps, account_id, window, await ads.client.reporting.downloadReport(report.url));
+          const status = await ads.client.reporting.getReport(window.profile.provider_profile_id, reportId);
+          if (status.status === 'FAILED') deps.logger.warn({ account_id, reportId, reason: status.failureReason }, 'ads report failed at the marketplace; its days stay unread');
+          else if (status.status === 'COMPLETED' && status.url) recorded += await recordWindow(deps, account_id, report, window, await ads.client.reporting.downloadReport(status.url));
           else continue;
           open.delete(window);
         }
@@ -73,11 +117,9 @@ export function adsCampaignMetricsSync(options: Partial<AdsMetricsOptions> = {})
   };
 }
 
-export const adsCampaignMetrics = adsCampaignMetricsSync();
-
 /** Day scopes read completely at least once. */
-async function completeDays(deps: SyncDeps, account_id: string): Promise<Set<string>> {
-  const rows: { scope: string }[] = await deps.db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset: SP_CAMPAIGN_DAILY }).select('scope');
+async function completeDays(deps: SyncDeps, account_id: string, dataset: string): Promise<Set<string>> {
+  const rows: { scope: string }[] = await deps.db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset }).select('scope');
   return new Set(rows.map((r) => r.scope));
 }
 
@@ -92,18 +134,23 @@ function windows(profile: SyncProfile, dates: readonly string[]): Window[] {
   return out;
 }
 
-const reportRequest = (w: Window): CreateReportRequest => ({
-  name: `SP campaigns daily ${w.startDate}..${w.endDate}`,
+const reportRequest = (report: DailyReport, w: Window): CreateReportRequest => ({
+  name: `${report.title} ${w.startDate}..${w.endDate}`,
   startDate: w.startDate,
   endDate: w.endDate,
-  configuration: { adProduct: 'SPONSORED_PRODUCTS', groupBy: ['campaign'], columns: [...SP_CAMPAIGN_DAILY_COLUMNS], reportTypeId: 'spCampaigns', timeUnit: 'DAILY', format: 'GZIP_JSON' },
+  configuration: { adProduct: 'SPONSORED_PRODUCTS', ...report.configuration, timeUnit: 'DAILY', format: 'GZIP_JSON' },
 });
 
+function compareKeys(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
 /** Records every day of the window as a complete read of its scope: a day without rows too. */
-async function recordWindow(deps: SyncDeps, account_id: string, w: Window, rows: unknown[]): Promise<number> {
+async function recordWindow(deps: SyncDeps, account_id: string, report: DailyReport, w: Window, rows: unknown[]): Promise<number> {
   const byDate = new Map<string, unknown[]>();
   for (const row of rows) {
-    const parsed = spCampaignDailyRowSchema.safeParse(row);
+    const parsed = report.row.safeParse(row);
     if (!parsed.success) throw new MarketplaceError({ status: 200, code: 'invalid_response', message: `ads report row: ${parsed.error.issues[0]?.message}`, retryable: false });
     byDate.set(parsed.data.date, [...(byDate.get(parsed.data.date) ?? []), row]);
   }
@@ -113,8 +160,8 @@ async function recordWindow(deps: SyncDeps, account_id: string, w: Window, rows:
   let recorded = 0;
   const worker = async () => {
     for (let date = days[next++]; date !== undefined; date = days[next++]) {
-      const rowsOfDay = (byDate.get(date) ?? []).sort((a, b) => (a as { campaignId: number }).campaignId - (b as { campaignId: number }).campaignId);
-      const day = await syncScope(deps.ctx, { account_id, dataset: SP_CAMPAIGN_DAILY, scope: dailyScope(w.profile.provider_profile_id, date) }, pagesOf(rowsOfDay), deps.now);
+      const rowsOfDay = (byDate.get(date) ?? []).sort((a, b) => compareKeys(report.order(a as Record<string, number>), report.order(b as Record<string, number>)));
+      const day = await syncScope(deps.ctx, { account_id, dataset: report.dataset, scope: dailyScope(w.profile.provider_profile_id, date) }, pagesOf(rowsOfDay), deps.now);
       recorded += day.recorded;
     }
   };

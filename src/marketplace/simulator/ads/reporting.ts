@@ -4,20 +4,28 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { datesFrom, daysBetween } from '../../clients/ads-dates.js';
 import { createReportRequestSchema, MAX_REPORT_DAYS, REPORT_MEDIA_TYPE, type CreateReportRequest, type Report } from '../../clients/ads-reporting-types.js';
 import { roundMoney, type ProfileAds } from './sp-generate.js';
-import { dailyFigures, type DailyFigures } from './sp-metrics.js';
+import { dailyFigures, positiveTargets, targetingFigures, type DailyFigures, type PositiveTarget } from './sp-metrics.js';
 import type { AdsState } from './sp-state.js';
 import { hasMediaType, scopedProfile } from './scope.js';
 
-// Asynchronous reporting v3 for spCampaigns: POST /reporting/reports answers PENDING, status
-// polls move it on (PROCESSING, then COMPLETED with a pre-signed `url`), and the document is
-// gzip-compressed JSON. A report states its days as of the day it was requested (profile-local,
+// Asynchronous reporting v3 for spCampaigns and spTargeting (a campaign's day shared out across
+// its keywords and targeting clauses, summing to the campaign's row): POST /reporting/reports
+// answers PENDING, status polls move it on (PROCESSING, then COMPLETED with a pre-signed
+// `url`), and the document is gzip-compressed JSON. A report states its days as of the day it was requested (profile-local,
 // by the simulator's clock), so recent days restate between reports. Identical requests while
 // one is in progress answer 425 naming it, like the provider.
 
-const COLUMNS = [
-  'date', 'startDate', 'endDate', 'campaignId', 'campaignName', 'campaignStatus', 'campaignBudgetAmount', 'campaignBudgetType', 'campaignBudgetCurrencyCode',
-  'impressions', 'clicks', 'cost', 'spend', 'costPerClick', 'clickThroughRate', 'purchases7d', 'sales7d', 'purchases14d', 'sales14d',
-];
+const METRIC_COLUMNS = ['impressions', 'clicks', 'cost', 'spend', 'costPerClick', 'clickThroughRate', 'purchases7d', 'sales7d', 'purchases14d', 'sales14d'];
+const CAMPAIGN_COLUMNS = ['campaignId', 'campaignName', 'campaignStatus', 'campaignBudgetAmount', 'campaignBudgetType', 'campaignBudgetCurrencyCode'];
+/** Each report type this simulator serves: its one groupBy and the columns it may ask for. */
+const REPORT_TYPES: Readonly<Record<string, { groupBy: string; columns: readonly string[]; filters: readonly string[] }>> = {
+  spCampaigns: { groupBy: 'campaign', columns: ['date', 'startDate', 'endDate', ...CAMPAIGN_COLUMNS, ...METRIC_COLUMNS], filters: ['campaignStatus'] },
+  spTargeting: {
+    groupBy: 'targeting',
+    columns: ['date', 'startDate', 'endDate', ...CAMPAIGN_COLUMNS, 'adGroupId', 'adGroupName', 'keywordId', 'keyword', 'targeting', 'keywordType', 'matchType', 'adKeywordStatus', 'keywordBid', ...METRIC_COLUMNS],
+    filters: ['keywordType'],
+  },
+};
 const URL_TTL_MS = 3_600_000;
 
 /** How reports progress; tests change it through /_sim/ads/reporting. */
@@ -134,28 +142,35 @@ export function registerReportingRoutes(scope: FastifyInstance, state: AdsState,
 
 function validate(request: CreateReportRequest): string | null {
   const c = request.configuration;
-  if (c.reportTypeId !== 'spCampaigns') return `reportTypeId ${c.reportTypeId} is not supported here; use spCampaigns`;
-  if (c.groupBy.length !== 1 || c.groupBy[0] !== 'campaign') return 'groupBy must be ["campaign"]';
-  const allowed = COLUMNS.filter((col) => (c.timeUnit === 'DAILY' ? col !== 'startDate' && col !== 'endDate' : col !== 'date'));
+  const type = REPORT_TYPES[c.reportTypeId];
+  if (!type) return `reportTypeId ${c.reportTypeId} is not supported here; use ${Object.keys(REPORT_TYPES).join(' or ')}`;
+  if (c.groupBy.length !== 1 || c.groupBy[0] !== type.groupBy) return `groupBy must be ["${type.groupBy}"]`;
+  const allowed = type.columns.filter((col) => (c.timeUnit === 'DAILY' ? col !== 'startDate' && col !== 'endDate' : col !== 'date'));
   const bad = c.columns.filter((col) => !allowed.includes(col));
   if (bad.length) return `configuration columns includes invalid values: (${bad.join(', ')}). Allowed values: (${allowed.join(', ')})`;
   const span = daysBetween(request.startDate, request.endDate);
   if (span < 0) return 'startDate must not be after endDate';
   if (span >= MAX_REPORT_DAYS) return `the date range may cover at most ${MAX_REPORT_DAYS} days`;
-  const unknownFilter = (c.filters ?? []).find((f) => f.field !== 'campaignStatus');
+  const unknownFilter = (c.filters ?? []).find((f) => !type.filters.includes(f.field));
   if (unknownFilter) return `filter field ${unknownFilter.field} is not supported`;
   return null;
 }
 
 type Row = Record<string, string | number>;
 
+/** One row of the report before grouping by time: what identifies it, and its figures per day. */
+interface Unit {
+  base: Row;
+  days: Array<{ date: string; figures: DailyFigures }>;
+}
+
 function documentRows(state: AdsState, ads: ProfileAds, r: SimReport): Row[] {
   const { configuration: c, startDate, endDate } = r.request;
   const statuses = c.filters?.find((f) => f.field === 'campaignStatus')?.values;
-  const campaigns = [...ads.entities.campaigns.values()]
-    .filter((campaign) => !statuses || statuses.includes(campaign.state))
-    .sort((a, b) => (a.campaignId < b.campaignId ? -1 : a.campaignId > b.campaignId ? 1 : 0));
-  const rows: Row[] = [];
+  const campaigns = [...ads.entities.campaigns.values()].filter((campaign) => !statuses || statuses.includes(campaign.state)).sort(byKey((x) => x.campaignId));
+  const targets = c.reportTypeId === 'spTargeting' ? targetsByCampaign(ads) : null;
+  const keywordTypes = c.filters?.find((f) => f.field === 'keywordType')?.values;
+  const units: Unit[] = [];
   for (const campaign of campaigns) {
     const params = ads.metrics.get(campaign.campaignId);
     if (!params) continue;
@@ -163,7 +178,7 @@ function documentRows(state: AdsState, ads: ProfileAds, r: SimReport): Row[] {
       const figures = dailyFigures(state.seed, campaign.campaignId, params, date, r.generatedOn, ads.digits);
       return figures ? [{ date, figures }] : [];
     });
-    const base = {
+    const base: Row = {
       campaignId: Number(campaign.campaignId),
       campaignName: campaign.name,
       campaignStatus: campaign.state,
@@ -171,10 +186,53 @@ function documentRows(state: AdsState, ads: ProfileAds, r: SimReport): Row[] {
       campaignBudgetType: campaign.budget.budgetType,
       campaignBudgetCurrencyCode: ads.currency,
     };
+    if (!targets) {
+      units.push({ base, days });
+      continue;
+    }
+    // the day is shared across every target of the campaign, whatever the filter keeps
+    const all = targets.get(campaign.campaignId) ?? [];
+    const shares = days.map((d) => targetingFigures(state.seed, campaign.campaignId, d.date, d.figures, all.map((t) => String(t.keywordId)), ads.digits));
+    all.forEach((t, i) => {
+      if (!keywordTypes || keywordTypes.includes(String(t.keywordType))) units.push({ base: { ...base, ...t }, days: days.map((d, k) => ({ date: d.date, figures: shares[k]![i]! })) });
+    });
+  }
+  const rows: Row[] = [];
+  for (const { base, days } of units) {
     const grouped = c.timeUnit === 'DAILY' ? days.map((d) => ({ ...base, date: d.date, ...metrics(d.figures, ads.digits) })) : days.length ? [{ ...base, startDate, endDate, ...metrics(sum(days.map((d) => d.figures)), ads.digits) }] : [];
     for (const full of grouped) rows.push(Object.fromEntries(c.columns.map((col) => [col, (full as Row)[col]!])));
   }
-  return c.timeUnit === 'DAILY' ? rows.sort((a, b) => (a.date! < b.date! ? -1 : a.date! > b.date! ? 1 : 0)) : rows;
+  return c.timeUnit === 'DAILY' ? rows.sort(byKey((x) => x.date as string)) : rows;
+}
+
+const byKey =
+  <T>(key: (x: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+
+/** The provider's names for the auto-targeting buckets, as the targeting column states them. */
+const AUTO_TARGETING: Readonly<Record<string, string>> = {
+  QUERY_HIGH_REL_MATCHES: 'close-match',
+  QUERY_BROAD_REL_MATCHES: 'loose-match',
+  ASIN_SUBSTITUTE_RELATED: 'substitutes',
+  ASIN_ACCESSORY_RELATED: 'complements',
+};
+
+const expressionText = (expression: ReadonlyArray<{ type: string; value?: string }>) =>
+  expression
+    .map((p) => AUTO_TARGETING[p.type] ?? `${p.type === 'ASIN_SAME_AS' ? 'asin' : p.type.replace(/^ASIN_/, '').replace(/_SAME_AS$/, '').toLowerCase()}="${p.value ?? ''}"`)
+    .join(' ');
+
+/** Each campaign's positive targets as spTargeting rows state them (`keywordId` holds a clause's id too). */
+function targetsByCampaign(ads: ProfileAds): Map<string, Row[]> {
+  const adGroup = (id: string) => ads.entities.adGroups.get(id);
+  const row = (t: PositiveTarget): Row => {
+    const e = t.keyword ?? t.clause;
+    const type = t.keyword ? t.keyword.matchType : t.clause.expressionType === 'AUTO' ? 'TARGETING_EXPRESSION_PREDEFINED' : 'TARGETING_EXPRESSION';
+    const text = t.keyword ? t.keyword.keywordText : expressionText(t.clause.expression);
+    return { adGroupId: Number(e.adGroupId), adGroupName: adGroup(e.adGroupId)?.name ?? '', keywordId: Number(t.id), keyword: text, targeting: text, keywordType: type, matchType: type, adKeywordStatus: e.state, keywordBid: e.bid ?? adGroup(e.adGroupId)?.defaultBid ?? 0 };
+  };
+  return new Map([...positiveTargets(ads)].map(([campaignId, targets]) => [campaignId, targets.map(row)]));
 }
 
 function metrics(f: DailyFigures, digits: number) {

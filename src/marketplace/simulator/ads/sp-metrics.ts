@@ -1,5 +1,6 @@
 import { daysBetween } from '../../clients/ads-dates.js';
-import { roundMoney, type CampaignMetricsParams } from './sp-generate.js';
+import type { SpKeyword, SpTargetingClause } from '../../clients/ads-sp-types.js';
+import { roundMoney, type CampaignMetricsParams, type ProfileAds } from './sp-generate.js';
 import { rngOf } from './seeded.js';
 
 // A campaign's performance on one profile-local day, as a report generated on `generatedOn`
@@ -53,4 +54,65 @@ export function dailyFigures(seed: number, campaignId: string, p: CampaignMetric
     purchases14d: Math.floor(purchases * maturity * lateSales),
     sales14d: roundMoney(sales * maturity * lateSales, digits),
   };
+}
+
+export type PositiveTarget = { id: string; keyword: SpKeyword; clause?: never } | { id: string; clause: SpTargetingClause; keyword?: never };
+
+/** Each campaign's positive keywords and targeting clauses, in id order: what its days are shared across. */
+export function positiveTargets(ads: ProfileAds): Map<string, PositiveTarget[]> {
+  const all: Array<PositiveTarget & { campaignId: string }> = [
+    ...[...ads.entities.keywords.values()].map((keyword) => ({ id: keyword.keywordId, campaignId: keyword.campaignId, keyword })),
+    ...[...ads.entities.targets.values()].map((clause) => ({ id: clause.targetId, campaignId: clause.campaignId, clause })),
+  ];
+  const key = (id: string) => id.padStart(20, '0');
+  const out = new Map<string, PositiveTarget[]>();
+  for (const { campaignId, ...t } of all.sort((a, b) => (key(a.id) < key(b.id) ? -1 : key(a.id) > key(b.id) ? 1 : 0))) out.set(campaignId, [...(out.get(campaignId) ?? []), t as PositiveTarget]);
+  return out;
+}
+
+/**
+ * A campaign's day shared out across its positive keywords and targeting clauses (the
+ * spTargeting report). Each target's share of traffic, clicks and conversions is drawn from
+ * (seed, campaign, target, day); every count and every amount in minor units is apportioned by
+ * largest remainder, so the targets' rows add up exactly to the campaign's row. Cost follows the
+ * clicks, so a target without clicks costs nothing.
+ */
+export function targetingFigures(seed: number, campaignId: string, date: string, day: DailyFigures, targetIds: readonly string[], digits: number): DailyFigures[] {
+  const weights = targetIds.map((targetId) => {
+    const rng = rngOf(seed, campaignId, targetId, date, 'targeting');
+    const traffic = 0.2 + rng.next();
+    const clicks = traffic * (0.5 + rng.next());
+    return { traffic, clicks, conversions: clicks * (0.3 + rng.next()) };
+  });
+  const unit = 10 ** digits;
+  const split = (total: number, w: readonly number[]) => apportion(total, w);
+  const money = (amount: number, w: readonly number[]) => apportion(Math.round(amount * unit), w).map((minor) => minor / unit);
+  const traffic = weights.map((w) => w.traffic);
+  const conversions = weights.map((w) => w.conversions);
+  const clicks = split(day.clicks, weights.map((w) => w.clicks));
+  const parts = {
+    impressions: split(day.impressions, traffic),
+    clicks,
+    cost: money(day.cost, clicks),
+    purchases7d: split(day.purchases7d, conversions),
+    sales7d: money(day.sales7d, conversions),
+    purchases14d: split(day.purchases14d, conversions),
+    sales14d: money(day.sales14d, conversions),
+  };
+  return targetIds.map((_, i) => Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, v[i]!])) as unknown as DailyFigures);
+}
+
+/** Whole `total` shared in proportion to `weights` (largest remainder; equal shares when every weight is zero). */
+function apportion(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const exact = weights.map((w) => (sum > 0 ? (total * w) / sum : total / weights.length));
+  const out = exact.map(Math.floor);
+  let left = total - out.reduce((a, b) => a + b, 0);
+  const byRemainder = exact.map((x, i) => ({ i, r: x - Math.floor(x) })).sort((a, b) => b.r - a.r || a.i - b.i);
+  for (const { i } of byRemainder) {
+    if (left <= 0) break;
+    out[i]! += 1;
+    left -= 1;
+  }
+  return out;
 }

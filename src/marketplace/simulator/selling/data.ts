@@ -8,9 +8,11 @@ import { registerListings } from './listings.js';
 import { createListingsState, type ListingsState } from './listings-state.js';
 import { registerOrders } from './orders.js';
 import { createOrdersBook, type OrdersBook } from './orders-book.js';
+import { registerProductTypes } from './product-types.js';
 
 // The seller's observed data the simulator serves: listings (with the seller's accepted
-// changes), catalog items, orders and FBA inventory, all derived from the catalog.
+// changes), catalog items, orders and FBA inventory, all derived from the catalog; and the
+// product type definitions listings are written against.
 
 export interface SellingData {
   listings: ListingsState;
@@ -27,4 +29,5 @@ export function registerSellingData(app: FastifyInstance, seller: FictionalSelle
   registerCatalogItems(app, tokens, data.listings.catalog);
   registerOrders(app, tokens, data.orders, now);
   registerInventory(app, tokens, data.listings);
+  registerProductTypes(app, tokens);
 }

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { DomainError } from '../domain/shared/errors.js';
+import { marketplaceById } from '../domain/shared/marketplaces.js';
+import type { AccountView, ProfileView } from '../projections/accounts/queries.js';
+import { profileFreshness, targetRollups, type ProfileWindow, type Totals } from '../projections/observed/ads-queries.js';
+import { accountsForRead } from './accounts.js';
+import type { ToolContext } from './tool.js';
+import { dayWindow, type DayWindow } from './window.js';
+
+// What the ads read tools share (spec 4.2, 4.6): the profiles a call covers, each with its own
+// window of profile-local report dates, the freshness of what was synced, and acos.
+
+export const marketplaceArgument = z.string().optional().describe('a marketplace id (v_marketplaces) to narrow to, e.g. ATVPDKIKX0DER');
+export const stateArgument = z.enum(['enabled', 'paused', 'archived']).optional().describe('keep only rows in this state');
+
+/** An advertising profile a read covers, with its account. */
+export interface CoveredProfile {
+  account: AccountView;
+  profile: ProfileView;
+  window: DayWindow;
+}
+
+/**
+ * The advertising profiles of the accounts a read covers (narrowed to `marketplace_id`), each
+ * with the window cut on its own time zone. The window is checked even when no profile is
+ * covered, so a bad window is `invalid_window` whatever is connected.
+ */
+export async function coveredProfiles(
+  ctx: ToolContext,
+  input: { account?: string | undefined; marketplace_id?: string | undefined; since?: string | undefined; until?: string | undefined },
+): Promise<CoveredProfile[]> {
+  const wanted = input.marketplace_id?.trim();
+  if (wanted !== undefined && !marketplaceById(wanted)) {
+    throw new DomainError('invalid', `marketplace_id: '${input.marketplace_id}' is not a marketplace id (v_marketplaces lists them, e.g. ATVPDKIKX0DER for amazon.com)`, { argument: 'marketplace_id' });
+  }
+  const now = ctx.now();
+  dayWindow(input.since, input.until, 'UTC', now);
+  const accounts = await accountsForRead(ctx, input.account);
+  return accounts.flatMap((account) =>
+    (account.ads?.profiles ?? [])
+      .filter((p) => wanted === undefined || p.marketplace_id === wanted)
+      .map((profile) => ({ account, profile, window: dayWindow(input.since, input.until, profile.timezone, now) })),
+  );
+}
+
+export const profileKey = (accountId: string, providerProfileId: string) => `${accountId}/${providerProfileId}`;
+
+export const windowsOf = (covered: readonly CoveredProfile[]): ProfileWindow[] =>
+  covered.map((c) => ({ account_id: c.account.id, provider_profile_id: c.profile.provider_profile_id, first: c.window.first, last: c.window.last }));
+
+export const accountIdsOf = (covered: readonly CoveredProfile[]): string[] => [...new Set(covered.map((c) => c.account.id))];
+
+/**
+ * Per covered profile: the window applied and what was synced. Zeros with a null or old
+ * `latest_report_date` mean unsynced data, not zero spend.
+ */
+export async function freshnessOf(ctx: ToolContext, covered: readonly CoveredProfile[], metrics: 'campaigns' | 'targeting') {
+  const synced = await profileFreshness(ctx.db, accountIdsOf(covered), metrics);
+  return covered.map((c) => ({
+    account_id: c.account.id,
+    advertising_profile_id: c.profile.id,
+    marketplace_id: c.profile.marketplace_id,
+    time_zone: c.profile.timezone,
+    since: c.window.first,
+    until: c.window.last,
+    ...(synced.get(profileKey(c.account.id, c.profile.provider_profile_id)) ?? { latest_report_date: null, metrics_synced_at: null, entities_synced_at: null }),
+  }));
+}
+
+/** cost / sales, null when sales is zero (rounded to 4 decimals). */
+export const acos = (t: Pick<Totals, 'cost' | 'sales'>): number | null => (t.sales === 0 ? null : Math.round((t.cost / t.sales) * 10_000) / 10_000);
+
+/** The figures of a row as the tools state them: minor units, 7-day attributed sales, acos. */
+export const figures = (t: Totals) => ({ impressions: t.impressions, clicks: t.clicks, cost: t.cost, sales: t.sales, purchases: t.purchases, acos: acos(t) });
+
+/** The account's id and name for a row, by account id. */
+export const accountNames = (covered: readonly CoveredProfile[]) => {
+  const names = new Map(covered.map((c) => [c.account.id, c.account.name]));
+  return (accountId: string) => ({ account_id: accountId, account_name: names.get(accountId) ?? null });
+};
+
+export const SALES_NOTE =
+  'sales is 7-day attributed; the latest ~14 days are still maturing (they read low and acos high, not a trend). Money is integer minor units of the row currency, never summed across currencies.';
+
+export const campaignIdArgument = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a local campaign id (a uuid from list_campaigns)')
+  .transform((v) => v.toLowerCase())
+  .optional()
+  .describe('local campaign id (list_campaigns campaign_id)');
+
+/** Positive keywords and targeting clauses (`categories` narrows them) with their window's figures. */
+export async function targetRows(
+  ctx: ToolContext,
+  input: { account?: string | undefined; marketplace_id?: string | undefined; since?: string | undefined; until?: string | undefined; campaign_id?: string | undefined; state?: string | undefined; match_type?: string | undefined; order_by: 'cost' | 'sales' | 'clicks'; limit: number },
+  categories: readonly string[] | undefined,
+) {
+  const covered = await coveredProfiles(ctx, input);
+  const rows = await targetRollups(ctx.db, {
+    accountIds: accountIdsOf(covered),
+    windows: windowsOf(covered),
+    campaignId: input.campaign_id,
+    state: input.state,
+    categories,
+    matchType: input.match_type,
+    orderBy: input.order_by,
+    limit: input.limit,
+  });
+  const account = accountNames(covered);
+  return {
+    rows: rows.map((r) => ({
+      row: r,
+      common: {
+        ...account(r.account_id),
+        campaign_id: r.campaign_id,
+        campaign_name: r.campaign_name,
+        ad_group_id: r.ad_group_id,
+        ad_group_name: r.ad_group_name,
+        state: r.state,
+        // a target without a bid of its own bids its ad group's default
+        bid: r.bid ?? r.default_bid,
+        advertising_profile_id: r.profile_id,
+        marketplace_id: r.marketplace_id,
+        currency: r.currency,
+        ...figures(r),
+      },
+    })),
+    freshness: await freshnessOf(ctx, covered, 'targeting'),
+  };
+}

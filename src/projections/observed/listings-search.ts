@@ -1,0 +1,85 @@
+import type { Knex } from 'knex';
+import { READ_MODEL_SCHEMA } from '../projection.js';
+import { INVENTORY_DATASET, INVENTORY_TABLE } from './inventory.js';
+import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE } from './listings.js';
+
+// list_listings' read: the current listings of complete reads (`listing_current`), with the
+// filters in SQL. Filtering, counting and ordering run on that narrow table; the wide rows
+// (raw items, FBA inventory) are read for the returned page only.
+
+export interface ListingFilters {
+  account_ids: readonly string[];
+  /** substring of title or SKU (case-insensitive), or the exact ASIN */
+  keyword?: string | undefined;
+  asin?: string | undefined;
+  sku?: string | undefined;
+  marketplace_id?: string | undefined;
+  /** created_at at or after */
+  since?: Date | null;
+  /** created_at before */
+  until?: Date | null;
+  limit: number;
+}
+
+export interface ListingRecord {
+  account_id: string;
+  sku: string;
+  marketplace_id: string;
+  asin: string | null;
+  title: string | null;
+  product_type: string | null;
+  status: string | null;
+  currency: string | null;
+  price: string | null;
+  b2b_price: string | null;
+  floor: string | null;
+  ceiling: string | null;
+  fulfillment_channel: string | null;
+  condition_type: string | null;
+  condition: string | null;
+  handling_time: number | null;
+  restock_date: string | null;
+  shipping_group: string | null;
+  created_at: Date | null;
+  data: { listings_item?: unknown };
+  /** the FBA inventory summary of the inventory sync's last complete read; null when none */
+  fba_inventory: unknown;
+}
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** One page of matching listings, newest first, and how many match in all. */
+export async function searchListings(db: Knex, f: ListingFilters): Promise<{ rows: ListingRecord[]; total: number }> {
+  const where: string[] = ['c.account_id = any(?::uuid[])'];
+  const bindings: Knex.RawBinding[] = [[...f.account_ids]];
+  const add = (sql: string, ...values: Knex.RawBinding[]) => {
+    where.push(sql);
+    bindings.push(...values);
+  };
+  if (f.marketplace_id !== undefined) add('c.marketplace_id = ?', f.marketplace_id);
+  if (f.sku !== undefined) add('c.sku = ?', f.sku);
+  if (f.asin !== undefined) add('c.asin = upper(?)', f.asin);
+  if (f.keyword !== undefined) add('(c.title ilike ? or c.sku ilike ? or c.asin = upper(?))', likePattern(f.keyword), likePattern(f.keyword), f.keyword);
+  if (f.since) add('c.created_at >= ?', f.since);
+  if (f.until) add('c.created_at < ?', f.until);
+  const rm = READ_MODEL_SCHEMA;
+  const sql = `
+with matches as (select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c where ${where.join(' and ')}),
+page as (select * from matches order by created_at desc nulls last, account_id, marketplace_id, sku limit ?)
+select (select count(*) from matches)::int as total,
+  l.account_id, l.sku, l.marketplace_id, l.asin, l.title, l.product_type, l.status, l.currency, l.price, l.b2b_price, l.floor, l.ceiling,
+  l.fulfillment_channel, l.condition_type, l.condition, l.handling_time, to_char(l.restock_date, 'YYYY-MM-DD') as restock_date,
+  l.shipping_group, l.created_at, l.data, inv.data as fba_inventory
+from page p
+join ${rm}.${LISTINGS_TABLE} l on (l.account_id, l.scope, l.page, l.row) = (p.account_id, p.scope, p.page, p.row)
+left join lateral (
+  select i.data from ${rm}.${INVENTORY_TABLE} i
+  join ${rm}.observed_scopes si on si.account_id = i.account_id and si.dataset = '${INVENTORY_DATASET}' and si.scope = i.scope and i.page < si.pages
+  where i.account_id = l.account_id and i.marketplace_id = l.marketplace_id and i.sku = l.sku
+  order by i.page desc limit 1
+) inv on true
+order by p.created_at desc nulls last, p.account_id, p.marketplace_id, p.sku`;
+  const { rows }: { rows: Array<ListingRecord & { total: number }> } = await db.raw(sql, [...bindings, f.limit]);
+  // limit ≥ 1, so an empty page means nothing matched
+  return { rows: rows.map(({ total: _, ...r }) => r), total: rows[0]?.total ?? 0 };
+}
