@@ -10,7 +10,9 @@ import { createLogger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
 import { checkRedis, ensureDatabase } from './infra/reachability.js';
 import { createRedis } from './infra/redis.js';
+import { admissionProjection } from './projections/admission/projection.js';
 import { authProjection } from './projections/auth/projection.js';
+import { setAdmissions } from './commands/admissions-switch.js';
 import { findUser, listTokens } from './projections/auth/queries.js';
 import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
@@ -26,6 +28,9 @@ const USAGE = `usage: npm run cli -- <command>
   accounts connect --user <user id>
                                               connect the configured marketplace seller to a new
                                               account of the user (a running worker syncs it)
+  admissions disable [--reason <text>] | admissions enable
+                                              pause or allow new marketplace write requests
+                                              (queue_mutations, patch_listing); queued ones go on
   rebuild <projection> | rebuild --all        rebuild read models from the event log`;
 
 async function main(argv: string[]): Promise<void> {
@@ -37,14 +42,14 @@ async function main(argv: string[]): Promise<void> {
   const store = createEventStore(config);
   const ctx: CommandContext = { store, metadata: { actor: { kind: 'user', id: 'cli' } } };
   const option = (name: string, required = true): string | undefined => {
-    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' }, reason: { type: 'string' } }, strict: true });
     const value = values[name as keyof typeof values];
     if (required && !value) throw new UsageError(`--${name} is required\n${USAGE}`);
     return value;
   };
   // Users and tokens must work the moment the command returns, running service or not.
-  const project = async (position: Position | null) => {
-    const projector = new Projector(db, store, [authProjection], { logger, pollMs: 50 });
+  const project = async (position: Position | null, which = [authProjection]) => {
+    const projector = new Projector(db, store, which, { logger, pollMs: 50 });
     projector.start();
     try {
       await projector.whenCaughtUp(position);
@@ -90,6 +95,15 @@ async function main(argv: string[]): Promise<void> {
           await queue.close();
           await redis.quit();
         }
+        return;
+      }
+      case 'admissions disable':
+      case 'admissions enable': {
+        const by = process.env.USER ?? 'operator';
+        const command = action === 'disable' ? { type: 'disable' as const, reason: option('reason', false) ?? null, by, at: new Date().toISOString() } : { type: 'enable' as const, by, at: new Date().toISOString() };
+        const { changed, position } = await setAdmissions(ctx, command);
+        if (changed) await project(position, [admissionProjection]);
+        console.log(`admissions ${action}d${changed ? '' : ' (already)'}`);
         return;
       }
       default:

@@ -124,6 +124,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         logger: logger.child({ role: 'api' }),
         authenticate: tokenAuthenticator(db),
         demoUserId: DEMO_USER_ID,
+        store,
         marketplace: {
           sellingApiUrl: endpoints.sellingApiUrl,
           lwa: createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }),

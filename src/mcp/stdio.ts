@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { DEMO_USER_ID } from '../domain/shared/ids.js';
 import { loadConfig } from '../infra/config.js';
 import { createDb } from '../infra/db.js';
+import { createEventStore } from '../eventstore/index.js';
 import { buildMcpServer } from './mcp-server.js';
 
 // The same tools over stdio for a local agent, as the user named by MCP_USER_ID (the
@@ -14,12 +15,13 @@ async function main(): Promise<void> {
   const userId = config.MCP_USER_ID ?? DEMO_USER_ID;
   const endpoint = userId === DEMO_USER_ID ? 'demo' : 'mcp';
   const db = createDb(config.DATABASE_URL, { min: 0, max: 2 });
+  const store = createEventStore(config);
   const server = buildMcpServer(() => {
     const requestId = randomUUID();
-    return { db, userId, endpoint, logger: logger.child({ reqId: requestId }), requestId, now: () => new Date() };
+    return { db, userId, endpoint, logger: logger.child({ reqId: requestId }), requestId, now: () => new Date(), store };
   });
   let closing: Promise<void> | undefined;
-  const shutdown = () => (closing ??= server.close().then(() => db.destroy()));
+  const shutdown = () => (closing ??= server.close().then(() => Promise.all([db.destroy(), store.close()])).then(() => undefined));
   // the agent closing our stdin ends the session like a signal does
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown());
   process.stdin.once('end', () => void shutdown());

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { CallToolResult, Tool as ToolListing, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Knex } from '../infra/db.js';
+import type { EventStore } from '../eventstore/port.js';
 import type { LwaClient, RetryPolicy } from '../marketplace/clients/index.js';
 import type { Logger } from '../infra/logger.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -31,6 +32,8 @@ export interface ToolContext {
   requestId: string;
   /** the service's clock (tests and the simulator's time travel set their own) */
   now: () => Date;
+  /** where write tools record their events; absent where the service serves reads only */
+  store?: EventStore;
   /** absent where the service has no marketplace to call */
   marketplace?: MarketplaceAccess;
 }

@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
+import { createEventStore } from '../../src/eventstore/index.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
 import type { MarketplaceAccess } from '../../src/mcp/tool.js';
 
@@ -21,7 +22,10 @@ export interface McpServing {
 
 /** `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator). */
 export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID(), marketplace?: MarketplaceAccess): Promise<McpServing> {
+  // write tools append to the test database's event store (DATABASE_URL, set by test/setup.ts)
+  const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
   const app = buildHttpServer({
+    store,
     db,
     logger: pino({ level: 'silent' }),
     authenticate: async (token) => (token.startsWith('user.') ? { userId: token.slice('user.'.length) } : null),
@@ -45,6 +49,7 @@ export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = r
     async close() {
       await Promise.all(clients.map((c) => c.close()));
       await app.close();
+      await store.close();
     },
   };
 }

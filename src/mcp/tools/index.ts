@@ -14,6 +14,8 @@ import { queryData } from './query_data.js';
 import { getMutation } from './get_mutation.js';
 import { getMutationSchema } from './get_mutation_schema.js';
 import { listMutations } from './list_mutations.js';
+import { patchListing } from './patch_listing.js';
+import { queueMutations } from './queue_mutations.js';
 
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
@@ -32,4 +34,6 @@ export const TOOLS: readonly Tool[] = [
   getMutation,
   listMutations,
   getMutationSchema,
+  queueMutations,
+  patchListing,
 ];

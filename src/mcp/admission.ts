@@ -1,0 +1,15 @@
+import type { AdmissionDeps } from '../commands/admission.js';
+import { DomainError } from '../domain/shared/errors.js';
+import type { ToolContext } from './tool.js';
+
+// The write tools' side of admission: on the demo endpoint (spec 1.4) writes are validated and
+// simulated (no store: nothing is recorded, nothing is sent); elsewhere they go to the event store.
+
+export function admissionDeps(ctx: ToolContext): AdmissionDeps {
+  if (ctx.endpoint === 'demo') return { db: ctx.db, store: null, now: ctx.now() };
+  if (!ctx.store) throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
+  return { db: ctx.db, store: ctx.store, now: ctx.now() };
+}
+
+/** Marks a demo answer: what would have happened, recorded nowhere. */
+export const simulation = (ctx: ToolContext): { simulated: true } | Record<string, never> => (ctx.endpoint === 'demo' ? { simulated: true } : {});

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { admitMutations } from '../../commands/admission.js';
+import { defaultProductType } from '../../domain/admission/rules.js';
+import { listingId } from '../../projections/observed/listings.js';
+import { listingUpdate } from '../../domain/mutation/payloads.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { loadAccounts } from '../../projections/accounts/queries.js';
+import { listingsBySku } from '../../projections/admission/queries.js';
+import { accountArgument, selectAccounts } from '../accounts.js';
+import { admissionDeps, simulation } from '../admission.js';
+import { defineTool } from '../tool.js';
+
+// Spec 4.5: a listing's attribute patches as one immutable receipt (a Listing `update`), admitted
+// like queue_mutations' so the same rules and records apply.
+
+const patches = listingUpdate.shape.patches;
+
+export const patchListing = defineTool({
+  name: 'patch_listing',
+  description:
+    "Queues native Listings Items patches for one listing (by SKU) as one immutable mutation receipt, patches kept in order; a worker sends it. Use it for every attribute change: prices, price bounds, quantity, handling time. Offer patches to /attributes/purchasable_offer carry marketplace_id, currency and audience selectors; merge updates one pricing sub-attribute without resending the others. Read the receipt's outcome later with get_mutation.",
+  annotations: { title: 'Patch listing', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  sellerOnly: true,
+  input: {
+    account: accountArgument,
+    sku: z.string().trim().min(1).describe("the listing's SKU"),
+    marketplace_id: z.string().trim().min(1).optional().describe('required only when the SKU sells in several marketplaces'),
+    product_type: z.string().trim().min(1).optional().describe("defaults to PRODUCT when every patch targets purchasable_offer, else the listing's known product type, else PRODUCT"),
+    patches,
+  },
+  async handler(input, ctx) {
+    const deps = admissionDeps(ctx);
+    const accounts = await loadAccounts(ctx.db, ctx.userId);
+    const account = selectAccounts(accounts, input.account, 'write')[0]!;
+    const found = await listingsBySku(ctx.db, account.id, input.sku);
+    const listing = input.marketplace_id === undefined ? found[0] : found.find((l) => l.marketplace_id === input.marketplace_id);
+    if (!listing) {
+      const where = input.marketplace_id === undefined ? '' : ` in marketplace ${input.marketplace_id}${found.length ? ` (it sells in ${found.map((l) => l.marketplace_id).join(', ')})` : ''}`;
+      throw new DomainError('listing_not_found', `sku: account ${account.id} (${account.name}) has no listing with SKU '${input.sku}'${where}`, { argument: 'sku' });
+    }
+    if (input.marketplace_id === undefined && found.length > 1) {
+      throw new DomainError('ambiguous_sku', `sku: '${input.sku}' sells in ${found.length} marketplaces (${found.map((l) => l.marketplace_id).join(', ')}); pass marketplace_id`, {
+        argument: 'marketplace_id',
+        marketplace_ids: found.map((l) => l.marketplace_id),
+      });
+    }
+    const productType = input.product_type ?? defaultProductType(input.patches, listing.product_type);
+    const target = { type: 'Listing', id: listingId(account.id, listing.marketplace_id, listing.sku) };
+    const outcome = await admitMutations(deps, {
+      userId: ctx.userId,
+      accounts,
+      account,
+      mutations: [{ target, action: 'update', payload: { productType, patches: input.patches } }],
+      input: null,
+    });
+    const result = outcome.results[0]!;
+    if ('error' in result) {
+      const { code, detail, ...extra } = result.error;
+      throw new DomainError(code as DomainError['code'], detail.replace(/^mutations\[0\]\./, ''), { ...extra, argument: typeof extra.argument === 'string' ? extra.argument.replace(/^mutations\[0\]\./, '') : undefined });
+    }
+    return { ...simulation(ctx), receipt: result.receipt };
+  },
+});

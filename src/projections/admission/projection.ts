@@ -1,0 +1,69 @@
+import type { AdmissionEvent } from '../../domain/admission/events.js';
+import { ADMISSION_SWITCH_EVENTS } from '../../domain/admission/events.js';
+import type { Created } from '../../domain/mutation/events.js';
+import type { PageObserved } from '../../domain/observation/events.js';
+import { str, obj } from '../observed/json.js';
+import { listingId, LISTINGS_DATASET } from '../observed/listings.js';
+import type { Projection } from '../projection.js';
+
+// What admission looks up besides the observed entities: the operator's switch (one row), and
+// the listing behind each local listing id (the id is a hash of account, marketplace and SKU, so
+// it can't be read back). A listing id stays once seen; admission checks the listing is current.
+// And the entity each confirmed creation made, so it can be the next request's target at once.
+
+export const ADMISSION_SWITCH_TABLE = 'admission_switch';
+export const LISTING_TARGETS_TABLE = 'listing_targets';
+/** entities our creations made, by local id: the receipt that made them */
+export const CREATED_TARGETS_TABLE = 'created_targets';
+
+const CREATION_EVENTS = ['MutationSubmitted', 'MutationCreationConfirmed'] as const;
+
+export const admissionProjection: Projection = {
+  name: 'admission',
+  version: 1,
+  handles: [...ADMISSION_SWITCH_EVENTS, 'PageObserved', ...CREATION_EVENTS],
+  tables: [ADMISSION_SWITCH_TABLE, LISTING_TARGETS_TABLE, CREATED_TARGETS_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(ADMISSION_SWITCH_TABLE, (t) => {
+      t.boolean('disabled').notNullable();
+      t.text('reason');
+      t.text('by').notNullable();
+      t.timestamp('at', { useTz: true }).notNullable();
+    });
+    await db.schema.withSchema(schema).createTable(LISTING_TARGETS_TABLE, (t) => {
+      t.uuid('listing_id').primary();
+      t.uuid('account_id').notNullable();
+      t.text('marketplace_id').notNullable();
+      t.text('sku').notNullable();
+      // patch_listing: the marketplaces an account's SKU was seen in
+      t.index(['account_id', 'sku']);
+    });
+    await db.schema.withSchema(schema).createTable(CREATED_TARGETS_TABLE, (t) => {
+      t.uuid('id').notNullable();
+      t.text('type').notNullable();
+      t.uuid('receipt_id').notNullable();
+      t.primary(['id', 'type']);
+    });
+  },
+  async apply(trx, recorded, schema) {
+    if ((CREATION_EVENTS as readonly string[]).includes(recorded.type)) {
+      const { receipt_id, created } = recorded.data as { receipt_id: string; created: Created | null };
+      if (created) await trx.withSchema(schema).table(CREATED_TARGETS_TABLE).insert({ id: created.id, type: created.type, receipt_id }).onConflict(['id', 'type']).ignore();
+      return;
+    }
+    if (recorded.type === 'PageObserved') {
+      const page = recorded.data as PageObserved;
+      if (page.dataset !== LISTINGS_DATASET) return;
+      const skus = [...new Set(page.rows.map((raw) => str(obj(raw)?.sku)).filter((s): s is string => s !== null))];
+      if (skus.length === 0) return;
+      const rows = skus.map((sku) => ({ listing_id: listingId(page.account_id, page.scope, sku), account_id: page.account_id, marketplace_id: page.scope, sku }));
+      await trx.withSchema(schema).table(LISTING_TARGETS_TABLE).insert(rows).onConflict('listing_id').ignore();
+      return;
+    }
+    const event = { type: recorded.type, data: recorded.data } as AdmissionEvent;
+    if (event.type !== 'AdmissionsDisabled' && event.type !== 'AdmissionsEnabled') return;
+    const row = { disabled: event.type === 'AdmissionsDisabled', reason: event.type === 'AdmissionsDisabled' ? event.data.reason : null, by: event.data.by, at: event.data.at };
+    await trx.withSchema(schema).table(ADMISSION_SWITCH_TABLE).delete();
+    await trx.withSchema(schema).table(ADMISSION_SWITCH_TABLE).insert(row);
+  },
+};

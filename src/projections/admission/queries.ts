@@ -1,0 +1,151 @@
+import type { Knex } from 'knex';
+import type { TargetType } from '../../domain/mutation/payloads.js';
+import { ADS_TABLES } from '../observed/ads.js';
+import { SP_ENTITY_DATASETS } from '../observed/ads-datasets.js';
+import { completeReads } from '../observed/economics-support.js';
+import { CURRENT_LISTINGS_TABLE, currentListingsSql, LISTINGS_TABLE } from '../observed/listings.js';
+import { READ_MODEL_SCHEMA } from '../projection.js';
+import { RECEIPTS_TABLE } from '../mutations/projection.js';
+import { PENDING_STATUSES } from '../../domain/mutation/events.js';
+import { ADMISSION_SWITCH_TABLE, CREATED_TARGETS_TABLE, LISTING_TARGETS_TABLE } from './projection.js';
+
+// Lookups of admission: a target by its local id among the caller's accounts (one indexed read
+// each), the switch, and what a creation may reference.
+
+/** A target found on one of the caller's accounts, with the provider ids of it and its parents. */
+export interface ResolvedTarget {
+  account_id: string;
+  /** the names decide.ts checks: profileId, campaignId, adGroupId, adId, targetId, countryCode, sku, marketplaceId */
+  provider: Record<string, string>;
+  /** what admission rules need beyond the ids */
+  facts: { product_type?: string | null; negative?: boolean };
+}
+
+const rm = (db: Knex, table: string) => db.withSchema(READ_MODEL_SCHEMA).table(table);
+
+const entity = (table: string, dataset: string | null, alias: string) =>
+  `from ${READ_MODEL_SCHEMA}.${table} ${alias} ${completeReads(alias, dataset)}
+   join ${READ_MODEL_SCHEMA}.advertising_profiles p on p.account_id = ${alias}.account_id and p.provider_profile_id = ${alias}.provider_profile_id`;
+
+/** The SQL of each ads target type: one row by local id (indexed), its profile's country and marketplace. */
+const ADS_LOOKUPS: Partial<Record<TargetType, string>> = {
+  Campaign: `select c.account_id, c.provider_profile_id as "profileId", p.country_code as "countryCode", p.marketplace_id as "marketplaceId", c.provider_id as "campaignId"
+    ${entity(ADS_TABLES.campaigns, SP_ENTITY_DATASETS.campaigns, 'c')} where c.id = ? and c.account_id = any(?)`,
+  AdGroup: `select g.account_id, g.provider_profile_id as "profileId", p.country_code as "countryCode", p.marketplace_id as "marketplaceId", g.provider_campaign_id as "campaignId", g.provider_id as "adGroupId"
+    ${entity(ADS_TABLES.adGroups, SP_ENTITY_DATASETS.adGroups, 'g')} where g.id = ? and g.account_id = any(?)`,
+  Ad: `select a.account_id, a.provider_profile_id as "profileId", p.country_code as "countryCode", p.marketplace_id as "marketplaceId", a.provider_campaign_id as "campaignId", a.provider_ad_group_id as "adGroupId", a.provider_id as "adId"
+    ${entity(ADS_TABLES.productAds, SP_ENTITY_DATASETS.productAds, 'a')} where a.id = ? and a.account_id = any(?)`,
+  Target: `select t.account_id, t.provider_profile_id as "profileId", p.country_code as "countryCode", p.marketplace_id as "marketplaceId", t.provider_campaign_id as "campaignId", t.provider_ad_group_id as "adGroupId", t.provider_id as "targetId", t.kind as "targetKind", t.negative
+    ${entity(ADS_TABLES.targets, null, 't')} where t.id = ? and t.account_id = any(?)`,
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The target of that type and local id on one of these accounts; null when there is none. */
+export async function resolveTarget(db: Knex, accountIds: readonly string[], target: { type: TargetType; id: string }): Promise<ResolvedTarget | null> {
+  if (!UUID.test(target.id) || accountIds.length === 0) return null;
+  const id = target.id.toLowerCase();
+  if (target.type === 'Listing') {
+    const found = await rm(db, LISTING_TARGETS_TABLE).where({ listing_id: id }).whereIn('account_id', accountIds).first();
+    if (!found) return null;
+    const listing = await currentListing(db, found.account_id, found.marketplace_id, found.sku);
+    if (!listing) return null;
+    return { account_id: found.account_id, provider: { sku: found.sku, marketplaceId: found.marketplace_id }, facts: { product_type: listing.product_type } };
+  }
+  if (target.type === 'AdvertisingProfile') {
+    const p = await rm(db, 'advertising_profiles').where({ profile_id: id }).whereIn('account_id', accountIds).first();
+    if (!p) return null;
+    return { account_id: p.account_id, provider: { profileId: p.provider_profile_id, countryCode: p.country_code, marketplaceId: p.marketplace_id }, facts: {} };
+  }
+  const sql = ADS_LOOKUPS[target.type];
+  if (!sql) return null;
+  const { rows } = await db.raw(`${sql} limit 1`, [id, [...accountIds]]);
+  const row = rows[0] as Record<string, unknown> | undefined;
+  if (!row) return createdByReceipt(db, accountIds, target.type, id);
+  const { account_id, negative, ...ids } = row;
+  const provider = Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)]));
+  return { account_id: account_id as string, provider, facts: negative === undefined ? {} : { negative: negative as boolean } };
+}
+
+/** The provider id key of each created type, and how a created target's kind follows from its request. */
+const CREATED_ID_KEY: Partial<Record<TargetType, string>> = { Campaign: 'campaignId', AdGroup: 'adGroupId', Ad: 'adId', Target: 'targetId' };
+
+function createdTargetKind(payload: Record<string, unknown>, parentType: string): string {
+  const keyword = payload.targetType === 'KEYWORD';
+  if (!payload.negative) return keyword ? 'keyword' : 'target';
+  return `${parentType === 'Campaign' ? 'campaign_' : ''}negative_${keyword ? 'keyword' : 'target'}`;
+}
+
+/**
+ * An entity our own creation made and the marketplace confirmed (`created` on the parent's
+ * receipt), before the ads sync has observed it (spec 4.12.5: the confirmed `created` object is
+ * the next request's target). Its provider ids are the parent's plus its own.
+ */
+async function createdByReceipt(db: Knex, accountIds: readonly string[], type: TargetType, id: string): Promise<ResolvedTarget | null> {
+  const row = await rm(db, `${CREATED_TARGETS_TABLE} as c`)
+    .join(`${RECEIPTS_TABLE} as r`, 'r.id', 'c.receipt_id')
+    .where({ 'c.id': id, 'c.type': type })
+    .whereIn('r.account_id', accountIds)
+    .first('r.account_id', 'r.provider', 'r.created', 'r.payload', 'r.target_type');
+  if (!row) return null;
+  const provider: Record<string, string> = { ...row.provider, [CREATED_ID_KEY[type]!]: row.created.providerId };
+  if (type === 'Target') provider.targetKind = createdTargetKind(row.payload, row.target_type);
+  return { account_id: row.account_id, provider, facts: type === 'Target' ? { negative: row.payload.negative === true } : {} };
+}
+
+export interface CurrentListing {
+  account_id: string;
+  marketplace_id: string;
+  sku: string;
+  asin: string | null;
+  product_type: string | null;
+}
+
+/** A listing of the account's last complete read (deleted ones excluded), or null. */
+export async function currentListing(db: Knex, account_id: string, marketplace_id: string, sku: string): Promise<CurrentListing | null> {
+  return (await currentListings(db, account_id, [marketplace_id], sku))[0] ?? null;
+}
+
+/** The account's current listings with that SKU, one per marketplace (patch_listing's lookup). */
+export async function listingsBySku(db: Knex, account_id: string, sku: string): Promise<CurrentListing[]> {
+  const seen: { marketplace_id: string }[] = await rm(db, LISTING_TARGETS_TABLE).where({ account_id, sku }).select('marketplace_id');
+  return seen.length ? currentListings(db, account_id, seen.map((s) => s.marketplace_id), sku) : [];
+}
+
+/** The SKU's current rows (list_listings' listing_current) in these marketplaces, deleted ones excluded; by primary keys. */
+async function currentListings(db: Knex, account_id: string, marketplaces: readonly string[], sku: string): Promise<CurrentListing[]> {
+  const { rows } = await db.raw(
+    `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type
+     from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
+     join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
+     where c.account_id = ? and c.marketplace_id = any(?) and c.sku = ? and l.status is distinct from 'DELETED'
+     order by c.marketplace_id`,
+    [account_id, [...marketplaces], sku],
+  );
+  return rows;
+}
+
+/** Whether the account has that SKU or ASIN in the marketplace: among its listings or, for an ASIN, its advertised products there. */
+export async function hasProduct(db: Knex, account_id: string, marketplace_id: string, product: { sku: string } | { asin: string }): Promise<boolean> {
+  if ('sku' in product) return (await currentListing(db, account_id, marketplace_id, product.sku)) !== null;
+  const advertised = await rm(db, ADS_TABLES.productAds).where({ account_id, marketplace_id, asin: product.asin }).first('asin');
+  if (advertised) return true;
+  const { rows } = await db.raw(`select 1 from (${currentListingsSql}) l where l.account_id = ? and l.marketplace_id = ? and l.asin = ? limit 1`, [account_id, marketplace_id, product.asin]);
+  return rows.length > 0;
+}
+
+/** The operator's switch: whether new admissions are paused. */
+export async function admissionsPaused(db: Knex): Promise<{ disabled: boolean; reason: string | null }> {
+  const row = await rm(db, ADMISSION_SWITCH_TABLE).first('disabled', 'reason');
+  return { disabled: row?.disabled ?? false, reason: row?.reason ?? null };
+}
+
+/** A pending receipt of the same creation on the same parent (the demo's check; live admission reads the guard stream). */
+export async function pendingIdentical(db: Knex, account_id: string, target: { type: string; id: string }, action: string, payload: unknown): Promise<{ receipt_id: string; status: string } | null> {
+  const row = await rm(db, RECEIPTS_TABLE)
+    .where({ account_id, target_type: target.type, target_id: target.id, action })
+    .whereIn('status', [...PENDING_STATUSES])
+    .whereRaw('payload = ?::jsonb', [JSON.stringify(payload)])
+    .first('id', 'status');
+  return row ? { receipt_id: row.id, status: row.status } : null;
+}
