@@ -113,10 +113,9 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       worker.on('completed', (job) => void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) => logger.error({ err }, 'scheduling data syncs failed')));
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());
-      // the demo user's accounts: the configured seller and, when configured, the vendor
-      await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id: DEMO_ACCOUNT_ID, credentials: SELLER_CREDENTIALS });
-      if (sets.has(VENDOR_CREDENTIALS)) {
-        await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id: DEMO_VENDOR_ACCOUNT_ID, credentials: VENDOR_CREDENTIALS });
+      // the demo user's accounts: one per configured credential set, the seller and the vendor
+      for (const [account_id, set] of [[DEMO_ACCOUNT_ID, SELLER_CREDENTIALS], [DEMO_VENDOR_ACCOUNT_ID, VENDOR_CREDENTIALS]] as const) {
+        if (sets.has(set)) await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id, credentials: set });
       }
     }
 
