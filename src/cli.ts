@@ -18,6 +18,7 @@ import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
 import { runRebuildCommand, UsageError } from './projections/rebuild-command.js';
 import { connectionsQueue, scheduleConnectionSync } from './workers/connections-queue.js';
+import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 
 const USAGE = `usage: npm run cli -- <command>
   users create --name <name>                  register a user; prints its id
@@ -25,9 +26,9 @@ const USAGE = `usage: npm run cli -- <command>
                                               issue an API token for /mcp; prints it once
   tokens list --user <user id>                list a user's tokens (never the tokens themselves)
   tokens revoke --user <user id> --token <token id>
-  accounts connect --user <user id>
-                                              connect the configured marketplace seller to a new
-                                              account of the user (a running worker syncs it)
+  accounts connect --user <user id> [--credentials seller|vendor]
+                                              connect a configured credential set (default seller)
+                                              to a new account of the user (a running worker syncs it)
   admissions disable [--reason <text>] | admissions enable
                                               pause or allow new marketplace write requests
                                               (queue_mutations, patch_listing); queued ones go on
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<void> {
   const store = createEventStore(config);
   const ctx: CommandContext = { store, metadata: { actor: { kind: 'user', id: 'cli' } } };
   const option = (name: string, required = true): string | undefined => {
-    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' }, reason: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' }, reason: { type: 'string' }, credentials: { type: 'string' } }, strict: true });
     const value = values[name as keyof typeof values];
     if (required && !value) throw new UsageError(`--${name} is required\n${USAGE}`);
     return value;
@@ -88,8 +89,10 @@ async function main(argv: string[]): Promise<void> {
         try {
           const user_id = option('user')!;
           if (!(await findUser(db, user_id))) throw new UsageError(`no user ${user_id}; create one with: users create --name <name>`);
+          const credentials = option('credentials', false) ?? SELLER_CREDENTIALS;
+          if (!credentialSets(config).has(credentials)) throw new UsageError(`no credential set named ${credentials} is configured (seller: SELLING_*/ADS_*, vendor: VENDOR_*)`);
           const account_id = newId();
-          await scheduleConnectionSync(queue, { user_id, account_id });
+          await scheduleConnectionSync(queue, { user_id, account_id, credentials });
           console.log(account_id);
         } finally {
           await queue.close();

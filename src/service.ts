@@ -15,12 +15,14 @@ import { projections } from './projections/registry.js';
 import { connectionsQueue, connectionsWorker, scheduleConnectionSync } from './workers/connections-queue.js';
 import { scheduleSyncs, syncQueue, syncWorker } from './workers/sync/queue.js';
 import { syncJobs } from './workers/sync/registry.js';
+import { credentialSets, SELLER_CREDENTIALS, VENDOR_CREDENTIALS } from './workers/credentials.js';
 
 export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** The demo endpoint's account: the configured seller (the simulator's by default). */
+/** The demo endpoint's accounts: the configured seller and vendor (the simulator's by default). */
 export const DEMO_ACCOUNT_ID = stableId('account', 'demo');
+export const DEMO_VENDOR_ACCOUNT_ID = stableId('account', 'demo-vendor');
 
 export interface RunningService {
   db: Knex;
@@ -86,10 +88,8 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET });
       const queue = connectionsQueue(redis, config.REDIS_PREFIX);
       stops.push(() => queue.close());
-      const credentials = {
-        ...(config.SELLING_REFRESH_TOKEN ? { selling_refresh_token: config.SELLING_REFRESH_TOKEN } : {}),
-        ...(config.ADS_REFRESH_TOKEN ? { ads_refresh_token: config.ADS_REFRESH_TOKEN } : {}),
-      };
+      const sets = credentialSets(config);
+      const credentials = (name: string) => sets.get(name);
       const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'sync' } } };
       const workerLogger = logger.child({ role: 'worker' });
       const dataQueue = syncQueue(redis, config.REDIS_PREFIX);
@@ -106,14 +106,17 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         ctx,
         lwa,
         endpoints,
-        credentials: { ...credentials, ...(config.SELLING_PARTNER_ID ? { selling_partner_id: config.SELLING_PARTNER_ID } : {}) },
+        credentials,
         logger: workerLogger,
       });
       // a connected account gets its data syncs scheduled (idempotent on every connection sync)
       worker.on('completed', (job) => void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) => logger.error({ err }, 'scheduling data syncs failed')));
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());
-      await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id: DEMO_ACCOUNT_ID });
+      // the demo user's accounts: one per configured credential set, the seller and the vendor
+      for (const [account_id, set] of [[DEMO_ACCOUNT_ID, SELLER_CREDENTIALS], [DEMO_VENDOR_ACCOUNT_ID, VENDOR_CREDENTIALS]] as const) {
+        if (sets.has(set)) await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id, credentials: set });
+      }
     }
 
     let url: string | null = null;

@@ -24,6 +24,12 @@ const schema = z.object({
   SELLING_REFRESH_TOKEN: z.string().default('Atzr|demo-seller'),
   ADS_REFRESH_TOKEN: z.string().default('Atzr|demo-advertiser'),
   SELLING_PARTNER_ID: z.string().optional(),
+  // A second, optional credential set: a vendor authorization, connected as the demo user's
+  // second account. Unset means the simulator's fictional vendor when the simulator runs,
+  // and no vendor account against real endpoints; empty disables that connection.
+  VENDOR_SELLING_REFRESH_TOKEN: z.string().optional(),
+  VENDOR_ADS_REFRESH_TOKEN: z.string().optional(),
+  VENDOR_SELLING_PARTNER_ID: z.string().optional(),
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
   SIMULATOR_SEED: z.coerce.number().int().default(42),
   /** the user the stdio entry serves; unset = the demo user */
@@ -32,7 +38,11 @@ const schema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
 });
 
-export type Config = z.infer<typeof schema> & { useSimulator: boolean };
+export type Config = Omit<z.infer<typeof schema>, 'VENDOR_SELLING_REFRESH_TOKEN' | 'VENDOR_ADS_REFRESH_TOKEN'> & {
+  VENDOR_SELLING_REFRESH_TOKEN: string;
+  VENDOR_ADS_REFRESH_TOKEN: string;
+  useSimulator: boolean;
+};
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
@@ -45,7 +55,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (realEndpoints !== 0 && realEndpoints !== 3) {
     throw new ConfigError('invalid configuration: set all of SELLING_API_URL, ADS_API_URL and LWA_TOKEN_URL, or none (none runs the built-in simulator)');
   }
-  return { ...c, useSimulator: realEndpoints === 0 };
+  const useSimulator = realEndpoints === 0;
+  return {
+    ...c,
+    VENDOR_SELLING_REFRESH_TOKEN: c.VENDOR_SELLING_REFRESH_TOKEN ?? (useSimulator ? 'Atzr|demo-vendor' : ''),
+    VENDOR_ADS_REFRESH_TOKEN: c.VENDOR_ADS_REFRESH_TOKEN ?? (useSimulator ? 'Atzr|demo-vendor-advertiser' : ''),
+    useSimulator,
+  };
 }
 
 export class ConfigError extends Error {}

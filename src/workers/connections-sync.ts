@@ -4,6 +4,7 @@ import { registerUser } from '../commands/users.js';
 import type { CommandContext } from '../commands/handler.js';
 import type { ObservedProfile } from '../domain/account/decide.js';
 import type { Marketplace } from '../domain/account/events.js';
+import type { Credentials } from './credentials.js';
 import { createAdsClient, createSellingClient, type LwaClient, type MarketplaceParticipation, type Profile } from '../marketplace/clients/index.js';
 
 export interface MarketplaceEndpoints {
@@ -11,16 +12,14 @@ export interface MarketplaceEndpoints {
   adsApiUrl: string;
 }
 
-/** What a connection sync needs to know about one account; credentials come from config. */
-export interface ConnectionSyncTarget {
+/** What a connection sync needs to know about one account: the credentials of the configured
+ * set named `credentials`, the name the connection events record. */
+export interface ConnectionSyncTarget extends Credentials {
   user_id: string;
   /** registers the user under this name first (the demo user); others are registered already */
   register_user_as?: string;
   account_id: string;
-  selling_refresh_token?: string;
-  ads_refresh_token?: string;
-  /** known from the authorization; falls back to the seller profiles' accountInfo.id */
-  selling_partner_id?: string;
+  credentials: string;
 }
 
 const toMarketplace = (p: MarketplaceParticipation): Marketplace => ({
@@ -64,7 +63,7 @@ export async function syncConnections(
   const name = sellerAccount?.business?.name ?? participations[0]?.storeName ?? sellerProfile?.accountInfo.name ?? vendorProfile?.accountInfo.name ?? target.account_id;
 
   if (target.register_user_as) await registerUser(ctx, target.user_id, target.register_user_as);
-  const { account_id } = target;
+  const { account_id, credentials } = target;
   let recorded = await executeAccountCommand(ctx, {
     type: 'RegisterAccount',
     account_id,
@@ -75,12 +74,12 @@ export async function syncConnections(
   });
   if (selling) {
     const provider_id = target.selling_partner_id ?? sellerProfile?.accountInfo.id ?? account_id;
-    recorded += await executeAccountCommand(ctx, { type: 'ConnectSelling', account_id, provider_id });
+    recorded += await executeAccountCommand(ctx, { type: 'ConnectSelling', account_id, provider_id, credentials });
     recorded += await executeAccountCommand(ctx, { type: 'ObserveSellingParticipations', account_id, marketplaces: participations.map(toMarketplace) });
   }
   if (target.ads_refresh_token) {
     const provider_id = (sellerProfile ?? vendorProfile ?? profiles[0])?.accountInfo.id ?? account_id;
-    recorded += await executeAccountCommand(ctx, { type: 'ConnectAdvertising', account_id, provider_id });
+    recorded += await executeAccountCommand(ctx, { type: 'ConnectAdvertising', account_id, provider_id, credentials });
     recorded += await executeAccountCommand(ctx, { type: 'ObserveAdvertisingProfiles', account_id, profiles: profiles.map(toObservedProfile) });
   }
   deps.logger.info({ account_id, recorded }, 'connections synced');

@@ -8,11 +8,11 @@ const user_id = '7e57a000-0000-4000-8000-0000000000aa';
 const registered: AccountEvent = { type: 'AccountRegistered', data: { account_id, user_id, name: 'Northwind', entity_type: 'seller' } };
 const sellingConnected: AccountEvent = {
   type: 'SellingConnected',
-  data: { account_id, connection_id: stableId(`selling:${account_id}`, 'A1SELLER'), provider_id: 'A1SELLER' },
+  data: { account_id, connection_id: stableId(`selling:${account_id}`, 'A1SELLER'), provider_id: 'A1SELLER', credentials: 'seller' },
 };
 const adsConnected: AccountEvent = {
   type: 'AdvertisingConnected',
-  data: { account_id, connection_id: stableId(`ads:${account_id}`, 'ENTITY1'), provider_id: 'ENTITY1' },
+  data: { account_id, connection_id: stableId(`ads:${account_id}`, 'ENTITY1'), provider_id: 'ENTITY1', credentials: 'seller' },
 };
 const us: Marketplace = { marketplace_id: 'ATVPDKIKX0DER', country_code: 'US', name: 'Amazon.com', currency: 'USD', domain_name: 'www.amazon.com', participating: true };
 const jp: Marketplace = { marketplace_id: 'A1VC38T7YXB528', country_code: 'JP', name: 'Amazon.co.jp', currency: 'JPY', domain_name: 'www.amazon.co.jp', participating: true };
@@ -29,11 +29,18 @@ describe('account decider', () => {
       .when({ type: 'RegisterAccount', account_id, user_id: '7e57a000-0000-4000-8000-0000000000bb', name: 'Northwind', entity_type: 'seller' })
       .thenThrows('conflict'));
   it('connects selling with a stable connection id', () =>
-    given(accountDecider, [registered]).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER' }).then([sellingConnected]));
+    given(accountDecider, [registered]).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' }).then([sellingConnected]));
   it('reconnecting the same selling partner is a no-op', () =>
-    given(accountDecider, [registered, sellingConnected]).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER' }).then([]));
+    given(accountDecider, [registered, sellingConnected]).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' }).then([]));
+  it('records the connection again when it is made with another credential set, and one recorded before sets were named', () => {
+    given(accountDecider, [registered, sellingConnected])
+      .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'vendor' })
+      .then([{ type: 'SellingConnected', data: { ...sellingConnected.data, credentials: 'vendor' } } as AccountEvent]);
+    const unnamed = { type: 'SellingConnected', data: { account_id, connection_id: stableId(`selling:${account_id}`, 'A1SELLER'), provider_id: 'A1SELLER' } } as AccountEvent;
+    given(accountDecider, [registered, unnamed]).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' }).then([sellingConnected]);
+  });
   it('refuses a connection on an unregistered account', () =>
-    given(accountDecider, []).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER' }).thenThrows('account_not_found'));
+    given(accountDecider, []).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' }).thenThrows('account_not_found'));
   it('records participations sorted by marketplace id', () =>
     given(accountDecider, [registered, sellingConnected])
       .when({ type: 'ObserveSellingParticipations', account_id, marketplaces: [us, jp] })

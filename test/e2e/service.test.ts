@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createSimulator } from '../../src/marketplace/simulator/index.js';
 import { cli, eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
 
 interface AccountOut {
@@ -33,6 +34,8 @@ describe('service end to end (npm start)', function () {
   let service: Spawned;
   let base: string;
   let env: Record<string, string>;
+  // what the service's built-in simulator serves (the default seed, not listening)
+  const sim = createSimulator({ seed: 42 });
 
   before(async () => {
     env = {
@@ -56,28 +59,56 @@ describe('service end to end (npm start)', function () {
     }
   });
 
-  it('lists the tools on /demo/mcp and shows the fictional seller from projections', async () => {
+  it('lists the tools on /demo/mcp and shows the fictional seller and vendor from projections', async () => {
     const client = await connect(`${base}/demo/mcp`);
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === 'connection_status');
     expect(tool, 'connection_status is listed').to.exist;
     expect(tool!.inputSchema.additionalProperties).to.equal(false);
-    // the demo account is connected by the worker's first sync, then projected
+    // the demo accounts are connected by the worker's first syncs, then projected
+    const connected = (a: AccountOut | undefined) => Boolean(a?.selling?.marketplaces.length && a.ads?.profiles.length);
     const out = await eventually(async () => {
-      const res = await status(client);
-      const body = res.structuredContent as unknown as StatusOut;
-      return body.accounts[0]?.selling?.marketplaces.length && body.accounts[0].ads?.profiles.length ? body : undefined;
-    }, 'the demo account to be connected');
-    expect(out.accounts).to.have.length(1);
-    const [account] = out.accounts;
-    expect(account!.entity_type).to.equal('seller');
-    expect(account!.selling).to.include({ connected: true, active: true, type: 'SellingPartner' });
-    expect(account!.ads).to.include({ connected: true, active: true, type: 'Advertiser' });
-    const currencies = account!.selling!.marketplaces.map((m) => m.currency).sort();
+      const body = (await status(client)).structuredContent as unknown as StatusOut;
+      return body.accounts.length === 2 && body.accounts.every(connected) ? body : undefined;
+    }, 'both demo accounts to be connected');
+    const seller = out.accounts.find((a) => a.entity_type === 'seller');
+    const vendor = out.accounts.find((a) => a.entity_type === 'vendor');
+    expect(seller!.name).to.equal(sim.seller.account.business!.name);
+    expect(seller!.selling).to.include({ connected: true, active: true, type: 'SellingPartner' });
+    expect(seller!.ads).to.include({ connected: true, active: true, type: 'Advertiser' });
+    const currencies = seller!.selling!.marketplaces.map((m) => m.currency).sort();
     expect(currencies).to.deep.equal(['CAD', 'EUR', 'GBP', 'JPY', 'USD']);
-    const jp = account!.ads!.profiles.find((p) => p.country_code === 'JP');
+    const jp = seller!.ads!.profiles.find((p) => p.country_code === 'JP');
     expect(jp).to.include({ currency: 'JPY', timezone: 'Asia/Tokyo' });
+    // the vendor, connected with the configured vendor credential set (the simulator's vendor)
+    expect(vendor!.name).to.equal(sim.vendor.name);
+    expect(vendor!.selling).to.include({ connected: true, type: 'SellingPartner' });
+    expect(vendor!.ads).to.include({ connected: true, type: 'Advertiser' });
     expect(out.changelog).to.be.an('array').that.is.not.empty;
+    await client.close();
+  });
+
+  it("fills the vendor views for the demo vendor through its own credentials, and only for it", async function () {
+    this.timeout(400000);
+    const client = await connect(`${base}/demo/mcp`);
+    const accounts = ((await status(client)).structuredContent as unknown as StatusOut).accounts;
+    const vendor = accounts.find((a) => a.entity_type === 'vendor')!;
+    const sql = 'select account_id, count(distinct asin) as asins, count(distinct date) as days from v_vendor_metrics group by account_id';
+    const rows = await eventually(
+      async () => {
+        const res = await client.callTool({ name: 'query_data', arguments: { sql } });
+        if (res.isError) throw new Error(`query_data refused: ${JSON.stringify(res.structuredContent)}`);
+        const body = res.structuredContent as { rows: unknown[][] };
+        // a year of days is read in one run: done once its days are all there
+        if (body.rows.length > 0 && Number(body.rows[0]![2]) === 365) return body.rows;
+        // query_data allows 300 calls an hour per user: poll gently
+        await new Promise((r) => setTimeout(r, 3000));
+        return undefined;
+      },
+      'the vendor metrics of the demo vendor',
+      390000,
+    );
+    expect(rows).to.deep.equal([[vendor.id, sim.vendor.asins().length, 365]]);
     await client.close();
   });
 

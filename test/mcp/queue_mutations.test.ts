@@ -63,7 +63,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
     acc.bob = await h.connect('seller', users.bob);
     for (const account of [acc.ada, acc.bob]) {
       await h.run(listingsSync, account, SELLER);
-      await adsEntitiesSync.run({ ...h.deps(''), credentials: { ads_refresh_token: ADS_TOKEN } }, account);
+      await adsEntitiesSync.run({ ...h.deps(''), credentials: () => ({ ads_refresh_token: ADS_TOKEN }) }, account);
     }
     await h.projector.whenCaughtUp();
     mcp = await serveMcp(h.db, () => new Date(h.clock.ms), users.bob);

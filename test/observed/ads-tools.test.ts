@@ -44,7 +44,7 @@ describe('ads read tools over MCP: get_ads_summary, list_campaigns, list_keyword
   let a: string;
   let b: string;
   const run = async (job: SyncJobDefinition, account: string) => {
-    await job.run({ ...h.deps(''), credentials: { ads_refresh_token: ADS_TOKEN } }, account);
+    await job.run({ ...h.deps(''), credentials: () => ({ ads_refresh_token: ADS_TOKEN }) }, account);
     await h.projector.whenCaughtUp();
   };
   const profile = (marketplaceId: string): Profile => h.simulator.seller.profiles.find((p) => p.accountInfo.marketplaceStringId === marketplaceId)!;
@@ -459,7 +459,7 @@ describe('ads read tools over MCP: get_ads_summary, list_campaigns, list_keyword
       const creates = () => h.simulator.requests.list().filter((r) => r.method === 'POST' && r.path === '/reporting/reports' && (r.body as Row).configuration.reportTypeId === 'spTargeting');
       const before = creates().length;
       const job = adsTargetingMetricsSync({ historyDays: HISTORY_DAYS });
-      expect(await job.run({ ...h.deps(''), credentials: { ads_refresh_token: ADS_TOKEN } }, a)).to.deep.equal({ recorded: 0 });
+      expect(await job.run({ ...h.deps(''), credentials: () => ({ ads_refresh_token: ADS_TOKEN }) }, a)).to.deep.equal({ recorded: 0 });
       const again = creates().slice(before);
       expect(again).to.have.length(h.simulator.seller.profiles.length);
       for (const r of again) {

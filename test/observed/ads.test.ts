@@ -27,7 +27,7 @@ describe('advertising: SP entities and daily campaign metrics → rm.ads_* → v
   let h: Harness;
   let account: string;
   const metrics = adsCampaignMetricsSync();
-  const deps = (): SyncDeps => ({ ...h.deps(''), credentials: { ads_refresh_token: ADS_TOKEN } });
+  const deps = (): SyncDeps => ({ ...h.deps(''), credentials: () => ({ ads_refresh_token: ADS_TOKEN }) });
   const run = async (job: SyncJobDefinition) => {
     const { recorded } = await job.run(deps(), account);
     await h.projector.whenCaughtUp();

@@ -63,7 +63,8 @@ export async function startHarness(projections: Projection[], views: ViewDefinit
     db,
     lwa,
     endpoints,
-    credentials: { selling_refresh_token: refreshToken },
+    // the test's token, whatever credential set the account names
+    credentials: () => ({ selling_refresh_token: refreshToken }),
     logger,
     now: () => new Date(clock.ms),
   });
@@ -79,8 +80,8 @@ export async function startHarness(projections: Projection[], views: ViewDefinit
       await syncConnections(
         { ctx, lwa, endpoints, logger },
         kind === 'seller'
-          ? { user_id, account_id, selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' }
-          : { user_id, account_id, ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
+          ? { user_id, account_id, credentials: 'seller', selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' }
+          : { user_id, account_id, credentials: 'vendor', ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
       );
       await projector.whenCaughtUp();
       return account_id;

@@ -35,7 +35,7 @@ describe('accounts and auth read models', function () {
     const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: 'simulator-client', clientSecret: 'simulator-secret' });
     return syncConnections(
       { ctx: { store, metadata: { actor: { kind: 'worker', id: 'test' } } }, lwa, endpoints, logger },
-      { user_id, register_user_as: 'Grace', account_id, selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' },
+      { user_id, register_user_as: 'Grace', account_id, credentials: 'seller', selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' },
     );
   };
   const allEvents = async (): Promise<RecordedEvent[]> => store.readAll({ after: null, limit: 100_000 });
@@ -95,7 +95,7 @@ describe('accounts and auth read models', function () {
     const vendor_id = newId();
     await syncConnections(
       { ctx: { store, metadata: { actor: { kind: 'worker', id: 'test' } } }, lwa, endpoints, logger },
-      { user_id, account_id: vendor_id, selling_refresh_token: 'Atzr|demo-vendor', ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
+      { user_id, account_id: vendor_id, credentials: 'vendor', selling_refresh_token: 'Atzr|demo-vendor', ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
     );
     await projector.whenCaughtUp();
     const vendor = (await loadAccounts(db, user_id)).find((a) => a.id === vendor_id);

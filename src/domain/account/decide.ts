@@ -9,14 +9,18 @@ export type ObservedProfile = Omit<AdvertisingProfile, 'id'>;
 
 export type AccountCommand =
   | { type: 'RegisterAccount'; account_id: string; user_id: string; name: string; entity_type: EntityType }
-  | { type: 'ConnectSelling'; account_id: string; provider_id: string }
+  | { type: 'ConnectSelling'; account_id: string; provider_id: string; credentials: string }
   | { type: 'ObserveSellingParticipations'; account_id: string; marketplaces: Marketplace[] }
-  | { type: 'ConnectAdvertising'; account_id: string; provider_id: string }
+  | { type: 'ConnectAdvertising'; account_id: string; provider_id: string; credentials: string }
   | { type: 'ObserveAdvertisingProfiles'; account_id: string; profiles: ObservedProfile[] };
 
 function requireRegistered(state: AccountState, accountId: string): void {
   if (!state.registered) throw new DomainError('account_not_found', `account ${accountId} is not registered`);
 }
+
+/** A connection is made again when the provider account or the credential set it uses changed. */
+const sameConnection = (current: { provider_id: string; credentials: string | null } | null, command: { provider_id: string; credentials: string }) =>
+  current?.provider_id === command.provider_id && current.credentials === command.credentials;
 
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => key(a).localeCompare(key(b));
 
@@ -33,8 +37,8 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
       return [{ type: 'AccountRegistered', data: { account_id, user_id: command.user_id, name: command.name, entity_type: command.entity_type } }];
     case 'ConnectSelling':
       requireRegistered(state, account_id);
-      if (state.selling?.provider_id === command.provider_id) return [];
-      return [{ type: 'SellingConnected', data: { account_id, connection_id: stableId(`selling:${account_id}`, command.provider_id), provider_id: command.provider_id } }];
+      if (sameConnection(state.selling, command)) return [];
+      return [{ type: 'SellingConnected', data: { account_id, connection_id: stableId(`selling:${account_id}`, command.provider_id), provider_id: command.provider_id, credentials: command.credentials } }];
     case 'ObserveSellingParticipations': {
       requireRegistered(state, account_id);
       if (!state.selling) throw new DomainError('not_connected', `account ${account_id} has no selling connection`);
@@ -44,8 +48,8 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
     }
     case 'ConnectAdvertising':
       requireRegistered(state, account_id);
-      if (state.ads?.provider_id === command.provider_id) return [];
-      return [{ type: 'AdvertisingConnected', data: { account_id, connection_id: stableId(`ads:${account_id}`, command.provider_id), provider_id: command.provider_id } }];
+      if (sameConnection(state.ads, command)) return [];
+      return [{ type: 'AdvertisingConnected', data: { account_id, connection_id: stableId(`ads:${account_id}`, command.provider_id), provider_id: command.provider_id, credentials: command.credentials } }];
     case 'ObserveAdvertisingProfiles': {
       requireRegistered(state, account_id);
       if (!state.ads) throw new DomainError('owner_not_connected', `account ${account_id} has no advertising connection`);

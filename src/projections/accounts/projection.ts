@@ -7,7 +7,7 @@ import type { Projection } from '../projection.js';
 // what was observed.
 export const accountsProjection: Projection = {
   name: 'accounts',
-  version: 1,
+  version: 2,
   handles: ['AccountRegistered', 'SellingConnected', 'SellingParticipationsObserved', 'AdvertisingConnected', 'AdvertisingProfilesObserved'],
   tables: ['accounts', 'advertising_profiles'],
   async createTables(db, schema) {
@@ -46,12 +46,13 @@ export const accountsProjection: Projection = {
       case 'SellingConnected':
       case 'AdvertisingConnected': {
         const column = event.type === 'SellingConnected' ? 'selling' : 'ads';
-        const { account_id, connection_id, provider_id } = event.data;
-        // jsonb || keeps observed marketplaces when a connection is re-made
+        const { account_id, connection_id, provider_id, credentials = null } = event.data;
+        // jsonb || keeps observed marketplaces when a connection is re-made; `credentials` is
+        // the name of the configured credential set the syncs use for this connection
         await accounts()
           .where({ account_id })
           .update({
-            [column]: trx.raw(`coalesce(??, '{}'::jsonb) || ?::jsonb`, [column, JSON.stringify({ id: connection_id, provider_id })]),
+            [column]: trx.raw(`coalesce(??, '{}'::jsonb) || ?::jsonb`, [column, JSON.stringify({ id: connection_id, provider_id, credentials })]),
             updated_at: at,
           });
         return;

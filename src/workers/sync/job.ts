@@ -2,15 +2,17 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { CommandContext } from '../../commands/handler.js';
 import type { LwaClient } from '../../marketplace/clients/index.js';
+import type { CredentialsLookup } from '../credentials.js';
 
 /** What every sync job gets: the event log, the read models (to find the account's
- * marketplaces and profiles), the marketplace endpoints with credentials, a logger. */
+ * marketplaces, profiles and the credential set its connections name), the marketplace
+ * endpoints, the configured credential sets, a logger. */
 export interface SyncDeps {
   ctx: CommandContext;
   db: Knex;
   lwa: LwaClient;
   endpoints: { sellingApiUrl: string; adsApiUrl: string };
-  credentials: { selling_refresh_token?: string; ads_refresh_token?: string };
+  credentials: CredentialsLookup;
   logger: Logger;
   /** the clock of the sync ("today" for trailing windows); tests pin it */
   now: () => Date;

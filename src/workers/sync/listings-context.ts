@@ -1,5 +1,6 @@
 import { createSellingClient, type SellingClient } from '../../marketplace/clients/index.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import { connectionCredentials } from '../credentials.js';
 import type { SyncDeps } from './job.js';
 import { syncScope } from './scope.js';
 
@@ -18,13 +19,13 @@ export interface SellingContext {
  * credentials. Throws while the account isn't in the read model yet, so the queue retries.
  */
 export async function sellingContext(deps: SyncDeps, account_id: string): Promise<SellingContext | null> {
-  const row: { entity_type: string; selling: { provider_id: string; marketplaces?: { marketplace_id: string; participating: boolean }[] } | null } | undefined = await deps.db
+  const row: { entity_type: string; selling: { provider_id: string; credentials?: string | null; marketplaces?: { marketplace_id: string; participating: boolean }[] } | null } | undefined = await deps.db
     .withSchema(READ_MODEL_SCHEMA)
     .table('accounts')
     .where({ account_id })
     .first('entity_type', 'selling');
   if (!row) throw new Error(`account ${account_id} is not in the read model yet`);
-  const refreshToken = deps.credentials.selling_refresh_token;
+  const refreshToken = connectionCredentials(deps.credentials, row.selling).selling_refresh_token;
   if (row.entity_type !== 'seller' || !row.selling || !refreshToken) return null;
   const marketplaces = (row.selling.marketplaces ?? []).filter((m) => m.participating).map((m) => m.marketplace_id).sort();
   const client = createSellingClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });

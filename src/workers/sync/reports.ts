@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { createReportsClient, type ReportsClient } from '../../marketplace/clients/reports.js';
 import type { ProcessingStatus } from '../../marketplace/clients/reports-types.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import { connectionCredentials } from '../credentials.js';
 import type { SyncDeps } from './job.js';
 
 // Report-based syncs never wait for a report inside a job: a run creates the reports it needs
@@ -108,13 +109,13 @@ async function download(client: ReportsClient, api: ReportPlan['api'], documentI
 /** What a report sync needs to know about the account: its kind and marketplaces (those it
  * participates in, or, without a selling connection, its advertising profiles'); null when
  * the read model has no such account yet. */
-async function accountForReports(db: Knex, account_id: string): Promise<{ entity_type: string; marketplaces: string[] } | null> {
+async function accountForReports(db: Knex, account_id: string): Promise<{ entity_type: string; marketplaces: string[]; connection: { credentials?: string | null } | null } | null> {
   const rm = () => db.withSchema(READ_MODEL_SCHEMA);
-  const row = await rm().table('accounts').where({ account_id }).first('entity_type', 'selling');
+  const row = await rm().table('accounts').where({ account_id }).first('entity_type', 'selling', 'ads');
   if (!row) return null;
   const participating = ((row.selling?.marketplaces ?? []) as { marketplace_id: string; participating: boolean }[]).filter((m) => m.participating).map((m) => m.marketplace_id);
   const marketplaces = row.selling ? participating : (await rm().table('advertising_profiles').where({ account_id }).distinct('marketplace_id')).map((r: { marketplace_id: string }) => r.marketplace_id);
-  return { entity_type: row.entity_type, marketplaces: [...new Set(marketplaces)].sort() };
+  return { entity_type: row.entity_type, marketplaces: [...new Set(marketplaces)].sort(), connection: row.selling ?? row.ads };
 }
 
 /** The account's marketplaces and selling refresh token when it is an `entityType` with one;
@@ -123,7 +124,8 @@ async function accountForReports(db: Knex, account_id: string): Promise<{ entity
 export async function reportsAccount(deps: SyncDeps, account_id: string, entityType: 'seller' | 'vendor'): Promise<{ marketplaces: string[]; token: string } | null> {
   const account = await accountForReports(deps.db, account_id);
   if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
-  const token = deps.credentials.selling_refresh_token;
+  // the selling token of the credential set the account was connected with
+  const token = connectionCredentials(deps.credentials, account.connection).selling_refresh_token;
   return account.entity_type === entityType && token ? { marketplaces: account.marketplaces, token } : null;
 }
 
