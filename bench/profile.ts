@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/infra/config.js';
 import { createRedis, deleteKeys } from '../src/infra/redis.js';
 import { createSimulator } from '../src/marketplace/simulator/index.js';
-import { startService, type RunningService } from '../src/service.js';
+import { DEMO_ACCOUNT_ID, startService, type RunningService } from '../src/service.js';
 import { syncQueue } from '../src/workers/sync/queue.js';
 import { syncJobs } from '../src/workers/sync/registry.js';
 import { admin, databaseUrl, fmt } from './support.js';
@@ -75,13 +75,15 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
   }
 }
 
-/** Done when every sync has completed once and nothing is running or waiting, then the projector catches up. */
+/** Done when every sync of the demo seller has completed once and nothing is running or waiting, then the projector catches up. */
 async function waitForSync(service: RunningService, redis: ReturnType<typeof createRedis>, prefix: string, started: number): Promise<SyncFigures> {
   const queue = syncQueue(redis, prefix);
   try {
     const names = new Set(syncJobs.map((j) => j.name));
     for (;;) {
-      const done = new Set((await queue.getJobs(['completed'], 0, 10_000)).map((j) => j.name));
+      // the demo seller holds the profile; the demo vendor's seller syncs finish at once
+      const completed = await queue.getJobs(['completed'], 0, 10_000);
+      const done = new Set(completed.filter((j) => j.data.account_id === DEMO_ACCOUNT_ID).map((j) => j.name));
       const counts = await queue.getJobCounts('active', 'waiting', 'prioritized');
       const busy = (counts.active ?? 0) + (counts.waiting ?? 0) + (counts.prioritized ?? 0);
       if ([...names].every((n) => done.has(n)) && busy === 0) break;
