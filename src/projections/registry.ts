@@ -13,9 +13,10 @@ import { couponsProjection } from './observed/coupons.js';
 import { promotionsProjection } from './observed/promotions.js';
 import { vendorProjection } from './observed/vendor.js';
 import { mutationsProjection } from './mutations/projection.js';
+import { dispatchControlsProjection } from './dispatch-controls/projection.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
  * add yours to the array.
  */
-export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, listingsProjection, catalogItemsProjection, ordersProjection, fbaInventoryProjection, adsProjection, searchQueryProjection, couponsProjection, promotionsProjection, vendorProjection, mutationsProjection];
+export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, listingsProjection, catalogItemsProjection, ordersProjection, fbaInventoryProjection, adsProjection, searchQueryProjection, couponsProjection, promotionsProjection, vendorProjection, mutationsProjection, dispatchControlsProjection];
