@@ -1,0 +1,202 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { CommandContext } from '../../commands/handler.js';
+import { executeMutationCommand } from '../../commands/mutations.js';
+import { ABSENT_AFTER_MS, type MutationCommand } from '../../domain/mutation/decide.js';
+import { nextDispatch, type Backoff } from '../../domain/mutation/dispatch-order.js';
+import type { Created } from '../../domain/mutation/events.js';
+import { CREATED_TYPE, isCreation } from '../../domain/mutation/payloads.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { AdsClient } from '../../marketplace/clients/index.js';
+import { SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
+import { adsEntityId } from '../../projections/observed/ads-datasets.js';
+import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
+import { withheldReason } from './controls.js';
+import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
+import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
+import { send, type Clients } from './send.js';
+
+// The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
+// advisory lock held for the whole send; the block flag and Automation switch are re-read under
+// it; StartDispatch is recorded before the HTTP call, the answer after. Reconciliation asks the
+// marketplace what an uncertain creation made.
+
+export interface DispatcherDeps {
+  db: Knex;
+  ctx: CommandContext;
+  /** clients with the account's credentials; resolving them (token included) happens before StartDispatch */
+  clientsFor(r: DispatchReceipt): Promise<Clients>;
+  /** adsClient only, for reconciliation */
+  adsFor(r: DispatchReceipt): Promise<AdsClient>;
+  /** the service clock, ms */
+  now(): number;
+  backoff: Backoff;
+  /** how often an uncertain creation is looked for again, until its 10 minutes are up */
+  reconcileEveryMs: number;
+  /** later work: a retry after its backoff, a reconciliation check */
+  later(job: { name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string; at: number }): Promise<void>;
+  logger: Logger;
+}
+
+/** Creations found at most this long before the attempt started still count (clock skew with the marketplace). */
+const CLOCK_SKEW_MS = 60_000;
+const LOCK_CLASS = 0x6d7574; // 'mut'
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class Dispatcher {
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  private run(command: MutationCommand) {
+    return executeMutationCommand(this.deps.ctx, command);
+  }
+
+  /** Works through the target of this receipt until nothing more may go now. */
+  async dispatchFor(receipt_id: string): Promise<void> {
+    const receipt = await loadReceipt(this.deps.ctx.store, receipt_id);
+    if (!receipt) return;
+    const target = receipt.target;
+    await this.deps.db.transaction(async (trx) => {
+      // held until commit: a worker that dies mid-send releases it with its connection
+      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, `${target.type}:${target.id}`]);
+      await this.drain(target, receipt_id);
+    });
+  }
+
+  private async drain(target: { type: string; id: string }, receipt_id: string): Promise<void> {
+    for (;;) {
+      const receipts = await pendingOfTarget(this.deps.db, this.deps.ctx.store, target, [receipt_id]);
+      const step = nextDispatch(receipts, this.deps.now(), this.deps.backoff);
+      const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
+      switch (step.kind) {
+        case 'idle':
+        case 'held':
+          return;
+        case 'wait':
+          await this.deps.later({ name: 'dispatch', receipt_id: step.receipt_id, jobId: `${step.receipt_id}-retry-${r!.attempts}`, at: step.until });
+          return;
+        case 'interrupted':
+          await this.interrupted(r!);
+          break;
+        case 'send':
+          await this.sendOne(r!);
+          break;
+      }
+    }
+  }
+
+  private async interrupted(r: DispatchReceipt): Promise<void> {
+    const now = this.deps.now();
+    this.deps.logger.warn({ receipt_id: r.id }, 'receipt found submitting with no sender: uncertain, never resent');
+    await this.run({
+      type: 'RecordUncertain',
+      receipt_id: r.id,
+      cause: 'ambiguous',
+      http_status: null,
+      response: null,
+      request_id: null,
+      error: { code: 'interrupted', message: 'the dispatcher stopped while sending; the marketplace may or may not have applied the request' },
+      recorded_at: iso(now),
+    });
+    if (isCreation(r.action)) await this.scheduleCheck(r.id, 0, now);
+  }
+
+  private async sendOne(r: DispatchReceipt): Promise<void> {
+    const withheld = await withheldReason(this.deps.db, r);
+    if (withheld) {
+      await this.run({ type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) });
+      return;
+    }
+    let request: MarketplaceRequest | null = null;
+    let unsendable: string | null = null;
+    try {
+      request = marketplaceRequest(r);
+    } catch (err) {
+      if (!(err instanceof UnsendableReceipt)) throw err;
+      unsendable = err.message;
+    }
+    const clients = request ? await this.deps.clientsFor(r) : null;
+    await this.run({ type: 'StartDispatch', receipt_id: r.id, started_at: iso(this.deps.now()) });
+    if (!request || !clients) {
+      await this.run({ type: 'RecordSubmission', receipt_id: r.id, http_status: null, response: null, request_id: null, error: { code: 'unsendable', message: unsendable! }, submission_id: null, accepted: false, created: null, recorded_at: iso(this.deps.now()) });
+      return;
+    }
+    const verdict = await send(clients, request, r);
+    const recorded_at = iso(this.deps.now());
+    const { http_status, response, request_id, error } = verdict;
+    const answer = { receipt_id: r.id, http_status, response, request_id, error, recorded_at };
+    switch (verdict.kind) {
+      case 'submitted':
+        await this.run({ type: 'RecordSubmission', ...answer, submission_id: verdict.submission_id, accepted: verdict.accepted, created: verdict.created });
+        return;
+      case 'retryable':
+        await this.run({ type: 'RecordRetryableRejection', ...answer });
+        return;
+      case 'uncertain':
+        await this.run({ type: 'RecordUncertain', ...answer, cause: verdict.cause });
+        if (isCreation(r.action)) await this.scheduleCheck(r.id, 0, Date.parse(recorded_at));
+    }
+  }
+
+  private async scheduleCheck(receipt_id: string, checks: number, from: number): Promise<void> {
+    await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${checks}`, at: from + this.deps.reconcileEveryMs });
+  }
+
+  /** One reconciliation check of an uncertain creation (spec 3.4, 8). */
+  async reconcile(receipt_id: string): Promise<void> {
+    const r = await loadReceipt(this.deps.ctx.store, receipt_id);
+    if (!r || r.status !== 'uncertain' || !isCreation(r.action)) return;
+    const request = marketplaceRequest(r);
+    if (request.api !== 'sp' || request.operation !== 'create') return;
+    const ads = await this.deps.adsFor(r);
+    const since = Date.parse(r.started_at ?? r.uncertain_since!) - CLOCK_SKEW_MS;
+    const filter = {
+      ...(typeof request.item.campaignId === 'string' ? { campaignIdFilter: { include: [request.item.campaignId] } } : {}),
+      ...(typeof request.item.adGroupId === 'string' ? { adGroupIdFilter: { include: [request.item.adGroupId] } } : {}),
+      includeExtendedDataFields: true,
+    };
+    const candidates: Created[] = [];
+    const idKey = SP_RESOURCES[request.resource].idKey;
+    for await (const page of ads.sp.pages(request.profileId, request.resource, filter)) {
+      for (const entity of page as unknown as Record<string, unknown>[]) {
+        const createdAt = Date.parse(String((entity.extendedData as { creationDateTime?: string } | undefined)?.creationDateTime ?? ''));
+        if (!(createdAt >= since) || !matchesCreation(request.resource, request.item, entity)) continue;
+        const providerId = String(entity[idKey]);
+        candidates.push({ type: CREATED_TYPE[r.action], id: adsEntityId(request.creates!, r.account_id, request.profileId, providerId), providerId });
+      }
+    }
+    const now = this.deps.now();
+    const deadline = Date.parse(r.uncertain_since!) + ABSENT_AFTER_MS;
+    const next = Math.min(now + this.deps.reconcileEveryMs, deadline);
+    try {
+      const { events } = await this.run({ type: 'ReconcileCreation', receipt_id, candidates, checked_at: iso(now), next_at: iso(next) });
+      if (events[0]?.type === 'MutationReconciliationChecked') await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${r.checks + 1}`, at: next });
+    } catch (err) {
+      // a concurrent check settled it first
+      if (!(err instanceof DomainError)) throw err;
+    }
+  }
+
+  /**
+   * Redis holds only work: every queued or submitting receipt gets a dispatch job and every
+   * uncertain creation whose next check is due a reconciliation job, keyed so a job already
+   * waiting isn't added twice. Run at start-up and periodically.
+   */
+  async sweep(enqueue: (jobs: Array<{ name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string }>) => Promise<void>): Promise<number> {
+    const rm = () => this.deps.db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
+    const queued: { id: string }[] = await rm().whereIn('status', ['queued', 'submitting']).select('id');
+    const creations = Object.keys(CREATED_TYPE);
+    const uncertain: { id: string; reconciliation: { attempts: number; nextAt: string | null } | null }[] = await rm()
+      .where({ status: 'uncertain' })
+      .whereIn('action', creations)
+      .andWhere((q) => q.whereNull('reconciliation').orWhereRaw(`(reconciliation->>'nextAt')::timestamptz <= ?`, [iso(this.deps.now())]))
+      .select('id', 'reconciliation');
+    const jobs = [
+      ...queued.map((r) => ({ name: 'dispatch' as const, receipt_id: r.id, jobId: r.id })),
+      ...uncertain.map((r) => ({ name: 'reconcile' as const, receipt_id: r.id, jobId: `${r.id}-sweep-check-${r.reconciliation?.attempts ?? 0}` })),
+    ];
+    if (jobs.length) await enqueue(jobs);
+    return jobs.length;
+  }
+}
