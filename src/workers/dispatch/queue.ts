@@ -53,6 +53,8 @@ export async function startDispatch(o: DispatchWorkerOptions): Promise<RunningDi
     async (job) => (job.name === 'reconcile' ? dispatcher.reconcile(job.data.receipt_id) : dispatcher.dispatchFor(job.data.receipt_id)),
     { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 4 },
   );
+  // e.g. a job whose keys were flushed from Redis mid-run: the sweep adds it again
+  worker.on('error', (err) => o.logger.warn({ err: err.message }, 'dispatch worker error'));
   worker.on('failed', (job, err) => o.logger.warn({ job: job?.name, receipt_id: job?.data.receipt_id, err: err.message }, 'dispatch job failed'));
   const sweep = () => dispatcher.sweep((jobs) => queue.addBulk(jobs.map((j) => ({ name: j.name, data: { receipt_id: j.receipt_id }, opts: { jobId: j.jobId } }))).then(() => undefined));
   let sweeping: Promise<unknown> = sweep().catch((err: unknown) => o.logger.error({ err }, 'dispatch sweep failed'));
