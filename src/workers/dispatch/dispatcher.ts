@@ -185,7 +185,7 @@ export class Dispatcher {
    */
   async sweep(enqueue: (jobs: Array<{ name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string }>) => Promise<void>): Promise<number> {
     const rm = () => this.deps.db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
-    const queued: { id: string }[] = await rm().whereIn('status', ['queued', 'submitting']).select('id');
+    const queued: { id: string; status: string; attempts: number }[] = await rm().whereIn('status', ['queued', 'submitting']).select('id', 'status', 'attempts');
     const creations = Object.keys(CREATED_TYPE);
     const uncertain: { id: string; reconciliation: { attempts: number; nextAt: string | null } | null }[] = await rm()
       .where({ status: 'uncertain' })
@@ -193,7 +193,8 @@ export class Dispatcher {
       .andWhere((q) => q.whereNull('reconciliation').orWhereRaw(`(reconciliation->>'nextAt')::timestamptz <= ?`, [iso(this.deps.now())]))
       .select('id', 'reconciliation');
     const jobs = [
-      ...queued.map((r) => ({ name: 'dispatch' as const, receipt_id: r.id, jobId: r.id })),
+      // a submitting receipt's own job may still be held by a killed worker until BullMQ sees it stalled
+      ...queued.map((r) => ({ name: 'dispatch' as const, receipt_id: r.id, jobId: r.status === 'submitting' ? `${r.id}-submitting-${r.attempts}` : r.id })),
       ...uncertain.map((r) => ({ name: 'reconcile' as const, receipt_id: r.id, jobId: `${r.id}-sweep-check-${r.reconciliation?.attempts ?? 0}` })),
     ];
     if (jobs.length) await enqueue(jobs);

@@ -51,7 +51,8 @@ export async function startDispatch(o: DispatchWorkerOptions): Promise<RunningDi
   const worker = new Worker<DispatchJob>(
     DISPATCH_QUEUE,
     async (job) => (job.name === 'reconcile' ? dispatcher.reconcile(job.data.receipt_id) : dispatcher.dispatchFor(job.data.receipt_id)),
-    { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 4 },
+    // a killed worker's jobs come back after about 15 s (a live worker renews its locks)
+    { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 4, lockDuration: 10_000, stalledInterval: 5_000 },
   );
   // e.g. a job whose keys were flushed from Redis mid-run: the sweep adds it again
   worker.on('error', (err) => o.logger.warn({ err: err.message }, 'dispatch worker error'));
