@@ -28,7 +28,9 @@ describe('mutation dispatch against the simulator', function () {
     campaigns = (await ads.sp.list(profileId, 'campaigns', { stateFilter: { include: ['ENABLED', 'PAUSED'] } })).items;
     adGroups = [];
     for (const p of b.simulator.seller.profiles.filter((x) => x.countryCode !== 'JP')) {
-      const items = (await ads.sp.list(String(p.profileId), 'adGroups', { stateFilter: { include: ['ENABLED', 'PAUSED'] } })).items;
+      const live = { stateFilter: { include: ['ENABLED' as const, 'PAUSED' as const] } };
+      const open = new Set((await ads.sp.list(String(p.profileId), 'campaigns', live)).items.map((c) => c.campaignId));
+      const items = (await ads.sp.list(String(p.profileId), 'adGroups', live)).items.filter((g) => open.has(g.campaignId));
       adGroups.push(...items.map((g) => ({ adGroupId: g.adGroupId, campaignId: g.campaignId, profileId: String(p.profileId) })));
     }
   });
@@ -127,6 +129,37 @@ describe('mutation dispatch against the simulator', function () {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect((await b.receipt(id)).status).to.equal('blocked');
     expect(await changesOf(group.adGroupId)).to.deep.equal([]);
+  });
+
+  it('target creations land on the v3 keyword, targeting clause and negative resources, and are archived there', async () => {
+    const { group } = freshAdGroup();
+    const groupTarget = { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, group.profileId, group.adGroupId) };
+    const groupProvider = { profileId: group.profileId, campaignId: group.campaignId, adGroupId: group.adGroupId };
+    const campaignTarget = { type: 'Campaign' as const, id: adsEntityId('campaign', b.account, group.profileId, group.campaignId) };
+    const campaignProvider = { profileId: group.profileId, campaignId: group.campaignId };
+    const keyword = (negative: boolean, matchType: string) => ({ targetType: 'KEYWORD', negative, state: 'ENABLED', targetDetails: { keywordTarget: { keyword: `tea ${matchType} ${negative}`, matchType } } });
+    const cases = [
+      { target: groupTarget, provider: groupProvider, payload: { ...keyword(false, 'EXACT'), bid: { bid: 0.45 } }, resource: 'keywords', kind: 'keyword' },
+      { target: groupTarget, provider: groupProvider, payload: keyword(true, 'PHRASE'), resource: 'negativeKeywords', kind: 'negative_keyword' },
+      { target: groupTarget, provider: groupProvider, payload: { targetType: 'PRODUCT', negative: false, state: 'ENABLED', targetDetails: { productTarget: { product: { productId: 'B000000001' }, productIdType: 'ASIN' } } }, resource: 'targets', kind: 'target' },
+      { target: groupTarget, provider: groupProvider, payload: { targetType: 'PRODUCT_CATEGORY', negative: true, state: 'ENABLED', targetDetails: { productCategoryTarget: { productCategoryRefinement: { productCategoryId: '12345' } } } }, resource: 'negativeTargets', kind: 'negative_target' },
+      { target: campaignTarget, provider: campaignProvider, payload: keyword(true, 'EXACT'), resource: 'campaignNegativeKeywords', kind: 'campaign_negative_keyword' },
+    ];
+    for (const c of cases) {
+      const id = await b.admit({ target: c.target, provider: c.provider, action: 'create_target', payload: c.payload });
+      const r = await b.until(id, ['submitted']);
+      expect(r.outcome, `${c.resource}: ${JSON.stringify(r.error)}`).to.equal('accepted');
+      const [change] = (await b.adsChanges()).filter((x) => x.id === r.created!.providerId && x.operation === 'create');
+      expect(change!.resource).to.equal(c.resource);
+      expect(r.created!.id).to.equal(adsEntityId(c.kind as 'keyword', b.account, group.profileId, change!.id));
+      // the created target, archived through its own resource
+      const archive = await b.admit({ target: { type: 'Target', id: r.created!.id }, provider: { ...c.provider, targetId: change!.id, targetKind: c.kind }, action: 'archive', payload: {} });
+      expect((await b.until(archive, ['submitted'])).outcome).to.equal('accepted');
+      const [archived] = (await b.adsChanges()).filter((x) => x.id === change!.id && x.operation === 'delete');
+      expect([archived!.resource, (archived!.after as { state: string }).state]).to.deep.equal([c.resource, 'ARCHIVED']);
+    }
+    const keywordChange = (await b.adsChanges()).find((x) => x.resource === 'keywords' && x.operation === 'create' && (x.after as { keywordText: string }).keywordText === 'tea EXACT false');
+    expect(keywordChange!.after).to.deep.include({ matchType: 'EXACT', bid: 0.45, adGroupId: group.adGroupId });
   });
 
   describe('creation reconciliation', () => {
