@@ -60,14 +60,16 @@ export class Dispatcher {
     await this.deps.db.transaction(async (trx) => {
       // held until commit: a worker that dies mid-send releases it with its connection
       await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, `${target.type}:${target.id}`]);
-      await this.drain(target, receipt_id);
+      await this.drain(receipt);
     });
   }
 
-  private async drain(target: { type: string; id: string }, receipt_id: string): Promise<void> {
+  private async drain(receipt: DispatchReceipt): Promise<void> {
     for (;;) {
-      const receipts = await pendingOfTarget(this.deps.db, this.deps.ctx.store, target, [receipt_id]);
-      const step = nextDispatch(receipts, this.deps.now(), this.deps.backoff);
+      const now = this.deps.now();
+      const decided = (prefix: readonly DispatchReceipt[]) => nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
+      const receipts = await pendingOfTarget(this.deps.db, this.deps.ctx.store, receipt.target, receipt, decided);
+      const step = nextDispatch(receipts, now, this.deps.backoff);
       const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
       switch (step.kind) {
         case 'idle':

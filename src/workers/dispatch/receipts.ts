@@ -55,16 +55,35 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
   };
 }
 
-/** The target's pending receipts oldest first, with `also` (a receipt the read model may not show yet). */
-export async function pendingOfTarget(db: Knex, store: EventStore, target: { type: string; id: string }, also: readonly string[] = []): Promise<DispatchReceipt[]> {
-  const rows: { id: string }[] = await db
+/**
+ * The target's pending receipts oldest first, each folded from its stream, loaded only as far as
+ * `enough` needs (the first request that may go, or that holds the rest back, settles it): a
+ * target with a long queue costs a few stream reads per send, not one per queued receipt.
+ * `also` is a receipt the read model may not show yet.
+ */
+export async function pendingOfTarget(
+  db: Knex,
+  store: EventStore,
+  target: { type: string; id: string },
+  also: DispatchReceipt,
+  enough: (prefix: readonly DispatchReceipt[]) => boolean,
+): Promise<DispatchReceipt[]> {
+  const rows: { id: string; created_at: Date }[] = await db
     .withSchema(READ_MODEL_SCHEMA)
     .table(RECEIPTS_TABLE)
     .where({ target_type: target.type, target_id: target.id })
     .whereIn('status', PENDING_STATUSES)
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id');
-  const ids = [...new Set([...rows.map((r) => r.id), ...also])];
-  const loaded = (await Promise.all(ids.map((id) => loadReceipt(store, id)))).filter((r): r is DispatchReceipt => r !== null);
-  return loaded.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    .select('id', 'created_at');
+  const order = rows.filter((r) => r.id !== also.id).map((r) => ({ id: r.id, created_at: r.created_at.toISOString() }));
+  order.push({ id: also.id, created_at: also.created_at });
+  order.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  const loaded: DispatchReceipt[] = [];
+  for (const { id } of order) {
+    const r = await loadReceipt(store, id);
+    if (!r) continue;
+    loaded.push(r);
+    if (enough(loaded)) break;
+  }
+  return loaded;
 }
