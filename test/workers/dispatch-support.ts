@@ -49,6 +49,7 @@ export interface Bench {
   listingSubmissions(): Promise<Submission[]>;
   fault(rule: Record<string, unknown>): Promise<void>;
   setAutomation(campaignLocalId: string, enabled: boolean): Promise<void>;
+  setListingBlock(listingId: string, blocked: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -126,6 +127,10 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
     },
     async setAutomation(campaign_id, enabled) {
       const result = await executeDispatchControlCommand(ctx, { type: 'SetCampaignAutomation', account_id: account, campaign_id, enabled, at: new Date(clock.now()).toISOString() });
+      last = result.position ?? last;
+    },
+    async setListingBlock(listing_id, blocked) {
+      const result = await executeDispatchControlCommand(ctx, { type: 'SetListingBlock', account_id: account, listing_id, blocked, at: new Date(clock.now()).toISOString() });
       last = result.position ?? last;
     },
     async close() {

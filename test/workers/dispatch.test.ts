@@ -85,6 +85,22 @@ describe('mutation dispatch against the simulator', function () {
     expect(applied[0]!.patches).to.deep.equal(payload.patches);
   });
 
+  it('a blocked listing withholds its patch under the lock; unblocking does not replay it', async () => {
+    const listing = b.simulator.catalog.marketplaceListingAt(US, 1);
+    const listingId = `listing-${listing.sku}`;
+    await b.setListingBlock(listingId, true);
+    await b.caughtUp();
+    const payload = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 9.99 }] }] }] }] };
+    const id = await b.admit({ target: { type: 'Listing', id: listingId }, provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId }, action: 'update', payload });
+    expect((await b.until(id, ['blocked'])).error).to.deep.include({ code: 'listing_blocked' });
+    await b.setListingBlock(listingId, false);
+    await b.caughtUp();
+    await b.dispatch!.sweep();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await b.receipt(id)).status).to.equal('blocked');
+    expect((await b.listingSubmissions()).filter((s) => s.sku === listing.sku)).to.deep.equal([]);
+  });
+
   it('a reply lost after the change was applied: uncertain, never resent, later requests for the target held', async () => {
     const { target, provider, group } = freshAdGroup();
     await b.fault({ route: 'PUT /sp/adGroups', kind: 'lost_reply', times: 1 });
