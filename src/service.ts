@@ -23,6 +23,8 @@ export type Role = (typeof ROLES)[number];
 
 /** Retryable rejections (429, 5xx) are sent again after 1 s, 2 s, 4 s ... at most a minute. */
 const DISPATCH_BACKOFF = { baseMs: 1000, maxMs: 60_000 };
+/** Up to this many requests of different targets share one Sponsored Products call. */
+const DISPATCH_BATCH = 10;
 /** An uncertain creation is looked for every minute until its 10 minutes are up. */
 const RECONCILE_EVERY_MS = 60_000;
 
@@ -128,6 +130,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         ...dispatchClients({ db, lwa, endpoints, credentials, timeoutMs: config.DISPATCH_TIMEOUT_MS }),
         now: Date.now,
         backoff: DISPATCH_BACKOFF,
+        batchSize: DISPATCH_BATCH,
         reconcileEveryMs: RECONCILE_EVERY_MS,
         sweepEveryMs: config.DISPATCH_SWEEP_MS,
         logger: workerLogger.child({ worker: 'dispatch' }),

@@ -86,6 +86,7 @@ async function run(url: string, targets: number): Promise<boolean> {
       ...dispatchClients({ db, lwa, endpoints: simulator.endpoints(), credentials: { selling_refresh_token: 'Atzr|demo-seller' }, timeoutMs: 10_000 }),
       now: Date.now,
       backoff: { baseMs: 100, maxMs: 2000 },
+      batchSize: 10,
       reconcileEveryMs: 60_000,
       sweepEveryMs: 1000,
       concurrency,

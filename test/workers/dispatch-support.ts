@@ -38,7 +38,7 @@ export interface Bench {
   account: string;
   clock: { offset: number; now(): number };
   dispatch: RunningDispatch | null;
-  startWorker(): Promise<RunningDispatch>;
+  startWorker(options?: { concurrency?: number }): Promise<RunningDispatch>;
   admit(o: { target: { type: TargetType; id: string }; provider: Record<string, string>; action: Action; payload: Record<string, unknown> }): Promise<string>;
   /** waits until the read model shows every receipt admitted so far */
   caughtUp(): Promise<void>;
@@ -79,7 +79,7 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
     account,
     clock,
     dispatch: null,
-    async startWorker() {
+    async startWorker({ concurrency = 4 } = {}) {
       bench.dispatch = await startDispatch({
         connection: redis,
         prefix,
@@ -88,9 +88,10 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
         ...dispatchClients({ db, lwa, endpoints: simulator.endpoints(), credentials: { selling_refresh_token: SELLING_TOKEN, ads_refresh_token: ADS_TOKEN }, timeoutMs: 1000 }),
         now: clock.now,
         backoff: { baseMs: 20, maxMs: 200 },
+        batchSize: 10,
         reconcileEveryMs: 60_000,
         sweepEveryMs: 250,
-        concurrency: 4,
+        concurrency,
         logger: pino({ level: process.env.DISPATCH_TEST_LOG ?? 'silent' }),
       });
       return bench.dispatch;

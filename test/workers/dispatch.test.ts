@@ -85,6 +85,37 @@ describe('mutation dispatch against the simulator', function () {
     expect(applied[0]!.patches).to.deep.equal(payload.patches);
   });
 
+  it('requests of several targets share one 207 call; a rejected item rejects only its own receipt', async () => {
+    // three fresh ad groups of one profile, admitted while the worker is stopped so they go together
+    const profileOf = adGroups[used]!.profileId;
+    const picks = [];
+    while (picks.length < 3 && used < adGroups.length) {
+      if (adGroups[used]!.profileId === profileOf) picks.push(freshAdGroup());
+      else used++;
+    }
+    expect(picks.length).to.equal(3);
+    await b.dispatch!.close();
+    const bids = [0.41, 0.0001, 0.43];
+    const ids = [];
+    for (const [i, p] of picks.entries()) ids.push(await b.admit({ target: p.target, provider: p.provider, action: 'update', payload: { defaultBid: bids[i] } }));
+    await b.caughtUp();
+    const before = await requestsTo('PUT', '/sp/adGroups');
+    // one job at a time: the first takes the others along (with more jobs than workers, so does any)
+    await b.startWorker({ concurrency: 1 });
+    const receipts = [];
+    for (const id of ids) receipts.push(await b.until(id, ['submitted']));
+    expect(await requestsTo('PUT', '/sp/adGroups'), 'one call for the three').to.equal(before + 1);
+    expect(receipts.map((r) => r.outcome)).to.deep.equal(['accepted', 'rejected', 'accepted']);
+    expect(receipts[1]!.error!.code).to.equal('BID_OUT_OF_MARKET_PLACE_RANGE');
+    expect(new Set(receipts.map((r) => r.request_id)).size, 'the same answer').to.equal(1);
+    for (const [i, p] of picks.entries()) {
+      const applied = (await changesOf(p.group.adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid);
+      expect(applied).to.deep.equal(i === 1 ? [] : [bids[i]]);
+    }
+    await b.dispatch!.close();
+    await b.startWorker();
+  });
+
   it('a blocked listing withholds its patch under the lock; unblocking does not replay it', async () => {
     const listing = b.simulator.catalog.marketplaceListingAt(US, 1);
     const listingId = `listing-${listing.sku}`;
@@ -254,7 +285,8 @@ describe('mutation dispatch against the simulator', function () {
     const { executeMutationCommand } = await import('../../src/commands/mutations.js');
     await executeMutationCommand({ store: b.store, metadata: { actor: { kind: 'worker', id: 'dead' } } }, { type: 'StartDispatch', receipt_id: id, started_at: new Date(b.clock.now()).toISOString() });
     const before = await requestsTo('PUT', '/sp/adGroups');
-    await b.startWorker();
+    // one job at a time: the first takes the others along (with more jobs than workers, so does any)
+    await b.startWorker({ concurrency: 1 });
     const r = await b.until(id, ['uncertain']);
     expect(r.error).to.deep.include({ code: 'interrupted' });
     expect(await requestsTo('PUT', '/sp/adGroups')).to.equal(before);

@@ -15,7 +15,7 @@ import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
 import { withheldReason } from './controls.js';
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
-import { send, type Clients } from './send.js';
+import { send, type Clients, type Verdict } from './send.js';
 
 // The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
 // advisory lock held for the whole send; the block flag and Automation switch are re-read under
@@ -32,6 +32,8 @@ export interface DispatcherDeps {
   /** the service clock, ms */
   now(): number;
   backoff: Backoff;
+  /** at most this many receipts of different targets share one Sponsored Products call (1: no batching) */
+  batchSize: number;
   /** how often an uncertain creation is looked for again, until its 10 minutes are up */
   reconcileEveryMs: number;
   /** later work: a retry after its backoff, a reconciliation check */
@@ -60,11 +62,11 @@ export class Dispatcher {
     await this.deps.db.transaction(async (trx) => {
       // held until commit: a worker that dies mid-send releases it with its connection
       await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, `${target.type}:${target.id}`]);
-      await this.drain(receipt);
+      await this.drain(trx, receipt);
     });
   }
 
-  private async drain(receipt: DispatchReceipt): Promise<void> {
+  private async drain(trx: Knex.Transaction, receipt: DispatchReceipt): Promise<void> {
     for (;;) {
       const now = this.deps.now();
       const decided = (prefix: readonly DispatchReceipt[]) => nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
@@ -82,7 +84,7 @@ export class Dispatcher {
           await this.interrupted(r!);
           break;
         case 'send':
-          await this.sendOne(r!);
+          await this.sendNext(trx, r!);
           break;
       }
     }
@@ -104,28 +106,71 @@ export class Dispatcher {
     if (isCreation(r.action)) await this.scheduleCheck(r.id, 0, now);
   }
 
-  private async sendOne(r: DispatchReceipt): Promise<void> {
+  private async sendNext(trx: Knex.Transaction, r: DispatchReceipt): Promise<void> {
     const withheld = await withheldReason(this.deps.db, r);
     if (withheld) {
       await this.run({ type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) });
       return;
     }
-    let request: MarketplaceRequest | null = null;
-    let unsendable: string | null = null;
+    let request: MarketplaceRequest;
     try {
       request = marketplaceRequest(r);
     } catch (err) {
       if (!(err instanceof UnsendableReceipt)) throw err;
-      unsendable = err.message;
-    }
-    const clients = request ? await this.deps.clientsFor(r) : null;
-    await this.run({ type: 'StartDispatch', receipt_id: r.id, started_at: iso(this.deps.now()) });
-    if (!request || !clients) {
-      await this.run({ type: 'RecordSubmission', receipt_id: r.id, http_status: null, response: null, request_id: null, error: { code: 'unsendable', message: unsendable! }, submission_id: null, accepted: false, created: null, recorded_at: iso(this.deps.now()) });
+      await this.run({ type: 'StartDispatch', receipt_id: r.id, started_at: iso(this.deps.now()) });
+      await this.run({ type: 'RecordSubmission', receipt_id: r.id, http_status: null, response: null, request_id: null, error: { code: 'unsendable', message: err.message }, submission_id: null, accepted: false, created: null, recorded_at: iso(this.deps.now()) });
       return;
     }
-    const verdict = await send(clients, request, r);
+    const clients = await this.deps.clientsFor(r);
+    const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
+    for (const b of batch) await this.run({ type: 'StartDispatch', receipt_id: b.receipt.id, started_at: iso(this.deps.now()) });
+    const verdicts = await send(clients, batch);
     const recorded_at = iso(this.deps.now());
+    for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at);
+  }
+
+  /**
+   * Other targets' next requests that can share this one's HTTP call (same profile, resource and
+   * operation): each under its own target lock, taken only if free, and only when it is that
+   * target's next request and nothing withholds it.
+   */
+  private async companions(trx: Knex.Transaction, r: DispatchReceipt, request: MarketplaceRequest): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
+    if (request.api !== 'sp' || this.deps.batchSize <= 1) return [];
+    const rows: { id: string }[] = await this.deps.db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table(RECEIPTS_TABLE)
+      .where({ account_id: r.account_id, status: 'queued', action: r.action, target_type: r.target.type })
+      .whereNot({ target_id: r.target.id })
+      .whereRaw(`provider->>'profileId' = ?`, [request.profileId])
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(this.deps.batchSize * 4)
+      .select('id');
+    const found: Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }> = [];
+    const seen = new Set<string>();
+    const now = this.deps.now();
+    for (const { id } of rows) {
+      if (found.length >= this.deps.batchSize - 1) break;
+      const c = await loadReceipt(this.deps.ctx.store, id);
+      const key = c && `${c.target.type}:${c.target.id}`;
+      if (!c || seen.has(key!)) continue;
+      seen.add(key!);
+      const { rows: locked } = (await trx.raw('select pg_try_advisory_xact_lock(?, hashtext(?)) as ok', [LOCK_CLASS, key])) as { rows: { ok: boolean }[] };
+      if (!locked[0]!.ok) continue;
+      const prefix = await pendingOfTarget(this.deps.db, this.deps.ctx.store, c.target, c, (p) => nextDispatch(p, now, this.deps.backoff).kind !== 'idle');
+      const step = nextDispatch(prefix, now, this.deps.backoff);
+      if (step.kind !== 'send' || step.receipt_id !== c.id || (await withheldReason(this.deps.db, c))) continue;
+      let companion: MarketplaceRequest;
+      try {
+        companion = marketplaceRequest(c);
+      } catch {
+        continue;
+      }
+      if (companion.api === 'sp' && companion.resource === request.resource && companion.operation === request.operation) found.push({ receipt: c, request: companion });
+    }
+    return found;
+  }
+
+  private async record(r: DispatchReceipt, verdict: Verdict, recorded_at: string): Promise<void> {
     const { http_status, response, request_id, error } = verdict;
     const answer = { receipt_id: r.id, http_status, response, request_id, error, recorded_at };
     switch (verdict.kind) {

@@ -28,41 +28,62 @@ export interface Clients {
   sellerId: string;
 }
 
-export async function send(clients: Clients, request: MarketplaceRequest, receipt: { account_id: string; action: Action }): Promise<Verdict> {
+export interface Sendable {
+  request: MarketplaceRequest;
+  receipt: { account_id: string; action: Action };
+}
+
+/**
+ * Sends one request carrying every item of `batch` (a listing patch is always alone; Sponsored
+ * Products items share profile, resource and operation) and gives each receipt its own verdict:
+ * its own 207 item, or the whole answer's fate when there is no item-by-item answer.
+ */
+export async function send(clients: Clients, batch: readonly Sendable[]): Promise<Verdict[]> {
   let answer: HttpAnswer = { status: 0, requestId: null };
+  const first = batch[0]!.request;
   try {
-    if (request.api === 'listings') {
-      const body = await clients.selling.listings.patchListingsItem(clients.sellerId, request.sku, request.marketplaceId, request.body, { onAnswer: (a) => (answer = a) });
+    if (first.api === 'listings') {
+      const body = await clients.selling.listings.patchListingsItem(clients.sellerId, first.sku, first.marketplaceId, first.body, { onAnswer: (a) => (answer = a) });
       const accepted = body.status === 'ACCEPTED';
       const issue = body.issues?.find((i) => i.severity === 'ERROR');
       const error = accepted ? null : { code: issue?.code ?? body.status, message: issue?.message ?? `the submission is ${body.status}` };
-      return { kind: 'submitted', accepted, submission_id: body.submissionId, created: null, http_status: answer.status, response: body, request_id: answer.requestId, error };
+      return [{ kind: 'submitted', accepted, submission_id: body.submissionId, created: null, http_status: answer.status, response: body, request_id: answer.requestId, error }];
     }
     const sp = clients.ads.sp;
+    const requests = batch.map((b) => b.request as Extract<MarketplaceRequest, { api: 'sp' }>);
+    const items = requests.map((r) => (r.operation === 'delete' ? r.id : r.item));
     const result =
-      request.operation === 'delete'
-        ? await sp.delete(request.profileId, request.resource, [request.id])
-        : request.operation === 'update'
-          ? await sp.update(request.profileId, request.resource, [request.item])
-          : await sp.create(request.profileId, request.resource, [request.item]);
+      first.operation === 'delete'
+        ? await sp.delete(first.profileId, first.resource, items as string[])
+        : first.operation === 'update'
+          ? await sp.update(first.profileId, first.resource, items as object[])
+          : await sp.create(first.profileId, first.resource, items as object[]);
     const call = { http_status: result.status, response: result.raw, request_id: result.requestId };
-    const success = result.success.find((s) => s.index === 0);
-    if (success) {
-      const created = request.creates && isCreation(receipt.action)
-        ? { type: CREATED_TYPE[receipt.action], id: adsEntityId(request.creates, receipt.account_id, request.profileId, success.id), providerId: success.id }
-        : null;
-      return { kind: 'submitted', accepted: true, submission_id: null, created, ...call, error: null };
-    }
-    const failure = result.error.find((e) => e.index === 0);
-    if (failure) return { kind: 'submitted', accepted: false, submission_id: null, created: null, ...call, error: itemError(failure.errors) };
-    return { kind: 'uncertain', cause: 'ambiguous', ...call, error: { code: 'ambiguous', message: 'the multi-status answer names neither a success nor an error for the request' } };
+    return requests.map((request, index): Verdict => {
+      const { receipt } = batch[index]!;
+      const success = result.success.find((s) => s.index === index);
+      if (success) {
+        const created = request.creates && isCreation(receipt.action)
+          ? { type: CREATED_TYPE[receipt.action], id: adsEntityId(request.creates, receipt.account_id, first.profileId, success.id), providerId: success.id }
+          : null;
+        return { kind: 'submitted', accepted: true, submission_id: null, created, ...call, error: null };
+      }
+      const failure = result.error.find((e) => e.index === index);
+      if (failure) return { kind: 'submitted', accepted: false, submission_id: null, created: null, ...call, error: itemError(failure.errors) };
+      return { kind: 'uncertain', cause: 'ambiguous', ...call, error: { code: 'ambiguous', message: `the multi-status answer names neither a success nor an error for item ${index}` } };
+    });
   } catch (err) {
     if (!(err instanceof MarketplaceError)) throw err;
     const call = { http_status: err.status, response: err.body ?? null, request_id: err.requestId, error: { code: err.code, message: err.message } };
-    if (err.status === null) return { kind: 'uncertain', cause: 'reply_lost', ...call };
-    if (err.code === 'invalid_response') return { kind: 'uncertain', cause: 'ambiguous', ...call };
-    if (err.retryable) return { kind: 'retryable', ...call };
-    return { kind: 'submitted', accepted: false, submission_id: null, created: null, ...call };
+    const verdict: Verdict =
+      err.status === null
+        ? { kind: 'uncertain', cause: 'reply_lost', ...call }
+        : err.code === 'invalid_response'
+          ? { kind: 'uncertain', cause: 'ambiguous', ...call }
+          : err.retryable
+            ? { kind: 'retryable', ...call }
+            : { kind: 'submitted', accepted: false, submission_id: null, created: null, ...call };
+    return batch.map(() => verdict);
   }
 }
 
