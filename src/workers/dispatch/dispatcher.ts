@@ -54,39 +54,45 @@ export class Dispatcher {
     return executeMutationCommand(this.deps.ctx, command);
   }
 
-  /** Works through the target of this receipt until nothing more may go now. */
+  /**
+   * Works through the target of this receipt until nothing more may go now, one step per
+   * transaction: the target lock (and the locks of targets sent along in a batch) is held from
+   * the decision until the answer is recorded, then released.
+   */
   async dispatchFor(receipt_id: string): Promise<void> {
     const receipt = await loadReceipt(this.deps.ctx.store, receipt_id);
     if (!receipt) return;
-    const target = receipt.target;
-    await this.deps.db.transaction(async (trx) => {
-      // held until commit: a worker that dies mid-send releases it with its connection
-      await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, `${target.type}:${target.id}`]);
-      await this.drain(trx, receipt);
-    });
+    const key = `${receipt.target.type}:${receipt.target.id}`;
+    let more = true;
+    while (more) {
+      more = await this.deps.db.transaction(async (trx) => {
+        // a worker that dies mid-send releases it with its connection
+        await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, key]);
+        return this.step(trx, receipt);
+      });
+    }
   }
 
-  private async drain(trx: Knex.Transaction, receipt: DispatchReceipt): Promise<void> {
-    for (;;) {
-      const now = this.deps.now();
-      const decided = (prefix: readonly DispatchReceipt[]) => nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
-      const receipts = await pendingOfTarget(this.deps.db, this.deps.ctx.store, receipt.target, receipt, decided);
-      const step = nextDispatch(receipts, now, this.deps.backoff);
-      const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
-      switch (step.kind) {
-        case 'idle':
-        case 'held':
-          return;
-        case 'wait':
-          await this.deps.later({ name: 'dispatch', receipt_id: step.receipt_id, jobId: `${step.receipt_id}-retry-${r!.attempts}`, at: step.until });
-          return;
-        case 'interrupted':
-          await this.interrupted(r!);
-          break;
-        case 'send':
-          await this.sendNext(trx, r!);
-          break;
-      }
+  /** One step for the target; true when there may be more to do now. */
+  private async step(trx: Knex.Transaction, receipt: DispatchReceipt): Promise<boolean> {
+    const now = this.deps.now();
+    const decided = (prefix: readonly DispatchReceipt[]) => nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
+    const receipts = await pendingOfTarget(this.deps.db, this.deps.ctx.store, receipt.target, receipt, decided);
+    const step = nextDispatch(receipts, now, this.deps.backoff);
+    const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
+    switch (step.kind) {
+      case 'idle':
+      case 'held':
+        return false;
+      case 'wait':
+        await this.deps.later({ name: 'dispatch', receipt_id: step.receipt_id, jobId: `${step.receipt_id}-retry-${r!.attempts}`, at: step.until });
+        return false;
+      case 'interrupted':
+        await this.interrupted(r!);
+        return true;
+      case 'send':
+        await this.sendNext(trx, r!);
+        return true;
     }
   }
 
