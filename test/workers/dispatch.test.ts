@@ -116,6 +116,20 @@ describe('mutation dispatch against the simulator', function () {
     await b.startWorker();
   });
 
+  it('a whole request refused (400) settles its receipt rejected, never resent', async () => {
+    const { target, provider, group } = freshAdGroup();
+    await b.fault({ route: 'PUT /sp/adGroups', kind: 'reject', times: 1 });
+    const before = await requestsTo('PUT', '/sp/adGroups');
+    const id = await b.admit({ target, provider, action: 'update', payload: { state: 'PAUSED' } });
+    const r = await b.until(id, ['submitted']);
+    expect(r).to.include({ outcome: 'rejected', accepted: false, http_status: 400, attempts: 1 });
+    expect(r.response, 'the provider body as sent').to.be.an('object');
+    await b.dispatch!.sweep();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await requestsTo('PUT', '/sp/adGroups')).to.equal(before + 1);
+    expect(await changesOf(group.adGroupId)).to.deep.equal([]);
+  });
+
   it('a blocked listing withholds its patch under the lock; unblocking does not replay it', async () => {
     const listing = b.simulator.catalog.marketplaceListingAt(US, 1);
     const listingId = `listing-${listing.sku}`;
