@@ -14,11 +14,20 @@ import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
 import { connectionsQueue, connectionsWorker, scheduleConnectionSync } from './workers/connections-queue.js';
 import { scheduleSyncs, syncQueue, syncWorker } from './workers/sync/queue.js';
+import { dispatchClients } from './workers/dispatch/clients.js';
+import { startDispatch } from './workers/dispatch/queue.js';
 import { syncJobs } from './workers/sync/registry.js';
 import { credentialSets, SELLER_CREDENTIALS, VENDOR_CREDENTIALS } from './workers/credentials.js';
 
 export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** Retryable rejections (429, 5xx) are sent again after 1 s, 2 s, 4 s ... at most a minute. */
+const DISPATCH_BACKOFF = { baseMs: 1000, maxMs: 60_000 };
+/** Up to this many requests of different targets share one Sponsored Products call. */
+const DISPATCH_BATCH = 10;
+/** An uncertain creation is looked for every minute until its 10 minutes are up. */
+const RECONCILE_EVERY_MS = 60_000;
 
 /** The demo endpoint's accounts: the configured seller and vendor (the simulator's by default). */
 export const DEMO_ACCOUNT_ID = stableId('account', 'demo');
@@ -113,6 +122,20 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       worker.on('completed', (job) => void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) => logger.error({ err }, 'scheduling data syncs failed')));
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());
+      const dispatch = await startDispatch({
+        connection: redis,
+        prefix: config.REDIS_PREFIX,
+        db,
+        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'dispatch' } } },
+        ...dispatchClients({ db, lwa, endpoints, credentials, timeoutMs: config.DISPATCH_TIMEOUT_MS }),
+        now: Date.now,
+        backoff: DISPATCH_BACKOFF,
+        batchSize: DISPATCH_BATCH,
+        reconcileEveryMs: RECONCILE_EVERY_MS,
+        sweepEveryMs: config.DISPATCH_SWEEP_MS,
+        logger: workerLogger.child({ worker: 'dispatch' }),
+      });
+      stops.push(() => dispatch.close());
       // the demo user's accounts: one per configured credential set, the seller and the vendor
       for (const [account_id, set] of [[DEMO_ACCOUNT_ID, SELLER_CREDENTIALS], [DEMO_VENDOR_ACCOUNT_ID, VENDOR_CREDENTIALS]] as const) {
         if (sets.has(set)) await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id, credentials: set });

@@ -36,6 +36,10 @@ const schema = z.object({
   MCP_USER_ID: z.uuid().optional(),
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
+  /** how often the dispatcher re-enqueues pending receipts from the read model */
+  DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(5000),
+  /** deadline of one dispatched request; past it the receipt is uncertain */
+  DISPATCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'VENDOR_SELLING_REFRESH_TOKEN' | 'VENDOR_ADS_REFRESH_TOKEN'> & {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AdsCall } from './ads.js';
+import type { HttpAnswer } from './http.js';
 import { multiStatusSchema, SP_RESOURCES, type SpEntities, type SpListRequest, type SpMultiStatus, type SpResource } from './ads-sp-types.js';
 
 // Sponsored Products v3 through the one HTTP layer: list pages, and create / update / delete
@@ -24,8 +25,8 @@ export interface SpClient {
   delete<R extends SpResource>(profileId: string, resource: R, ids: readonly string[]): Promise<SpResult<SpEntities[R]>>;
 }
 
-/** A 207 answer item by item, plus the body exactly as the provider sent it. */
-export type SpResult<E> = SpMultiStatus<E> & { raw: unknown };
+/** A 207 answer item by item, plus the body exactly as the provider sent it, its HTTP status and request id. */
+export type SpResult<E> = SpMultiStatus<E> & { raw: unknown; status: number; requestId: string | null };
 
 export function createSpClient(call: AdsCall): SpClient {
   async function list<R extends SpResource>(profileId: string, resource: R, request: SpListRequest = {}): Promise<SpListPage<SpEntities[R]>> {
@@ -49,7 +50,9 @@ export function createSpClient(call: AdsCall): SpClient {
       for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
       return z.NEVER;
     });
+    let meta: HttpAnswer = { status: 0, requestId: null };
     const { raw, answer } = await call({
+      onAnswer: (a) => (meta = a),
       method,
       path,
       profileId,
@@ -65,6 +68,7 @@ export function createSpClient(call: AdsCall): SpClient {
       }),
       error: answer.error.map(({ index, errors }) => ({ index, errors })),
       raw,
+      ...meta,
     };
   }
 

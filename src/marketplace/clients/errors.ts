@@ -11,6 +11,10 @@ export interface MarketplaceErrorInit {
   retryable: boolean;
   /** The wait the provider asked for (Retry-After, or derived from x-amzn-RateLimit-Limit). */
   retryAfterMs?: number;
+  /** The provider's request id of the answer, when one arrived. */
+  requestId?: string | null;
+  /** The answer's body as sent (parsed JSON, else text), when one arrived. */
+  body?: unknown;
 }
 
 export class MarketplaceError extends Error {
@@ -19,6 +23,8 @@ export class MarketplaceError extends Error {
   readonly code: string;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
+  readonly requestId: string | null;
+  readonly body: unknown;
 
   constructor(init: MarketplaceErrorInit) {
     super(init.message);
@@ -26,6 +32,8 @@ export class MarketplaceError extends Error {
     this.code = init.code;
     this.retryable = init.retryable;
     this.retryAfterMs = init.retryAfterMs;
+    this.requestId = init.requestId ?? null;
+    this.body = init.body;
   }
 
   toJSON() {

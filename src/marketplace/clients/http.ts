@@ -45,6 +45,14 @@ export interface HttpRequest<T> {
   /** Safe to send again after a lost answer. Defaults to true except for POST and PATCH, which
    * are then retried only on 429 (the provider refused them before doing anything). */
   idempotent?: boolean;
+  /** Told the HTTP status and request id of every answer that arrives (receipts record them). */
+  onAnswer?: (answer: HttpAnswer) => void;
+}
+
+export interface HttpAnswer {
+  status: number;
+  /** x-amzn-RequestId (selling API) or Amazon-Advertising-API-Request-Id / x-amzn-RequestId (ads API) */
+  requestId: string | null;
 }
 
 export type Http = <T>(request: HttpRequest<T>) => Promise<T>;
@@ -105,20 +113,22 @@ async function attempt<T>(request: HttpRequest<T>, timeoutMs: number): Promise<T
   } catch (error) {
     throw transportError(where, error, timeoutMs);
   }
+  const requestId = response.headers.get('x-amzn-requestid') ?? response.headers.get('amazon-advertising-api-request-id');
+  request.onAnswer?.({ status: response.status, requestId });
   const text = request.responseType === 'bytes' && response.ok ? '' : bytes.toString('utf8');
-  if (!response.ok) throw answerError(where, response, text);
+  if (!response.ok) throw answerError(where, response, text, requestId);
   let parsed: unknown = bytes;
   if (request.responseType !== 'bytes') {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw invalidResponse(where, response.status, 'the answer is not JSON');
+      throw invalidResponse(where, response.status, 'the answer is not JSON', requestId, text);
     }
   }
   const result = request.schema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw invalidResponse(where, response.status, `unexpected shape at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+    throw invalidResponse(where, response.status, `unexpected shape at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`, requestId, parsed);
   }
   return result.data;
 }
@@ -132,7 +142,7 @@ function transportError(where: string, error: unknown, timeoutMs: number): Marke
   return new MarketplaceError({ status: null, code: 'network_error', message: `${where}: ${reason}`, retryable: true });
 }
 
-function answerError(where: string, response: Response, text: string): MarketplaceError {
+function answerError(where: string, response: Response, text: string, requestId: string | null): MarketplaceError {
   const status = response.status;
   const { code, message } = providerError(text) ?? { code: `http_${status}`, message: response.statusText };
   const retryable = status === 408 || status === 429 || status >= 500;
@@ -142,8 +152,18 @@ function answerError(where: string, response: Response, text: string): Marketpla
     message: `${where}: ${status} ${code}${message ? `: ${message}` : ''}`,
     retryable,
     retryAfterMs: status === 429 ? requestedWaitMs(response.headers) : undefined,
+    requestId,
+    body: parseOrText(text),
   });
 }
+
+const parseOrText = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
 
 /** The error code and message of any of the three error dialects (selling, ads, LWA). */
 function providerError(text: string): { code: string; message: string } | undefined {
@@ -178,8 +198,8 @@ function requestedWaitMs(headers: Headers): number | undefined {
   return rate > 0 ? 1000 / rate : undefined;
 }
 
-function invalidResponse(where: string, status: number, why: string): MarketplaceError {
-  return new MarketplaceError({ status, code: 'invalid_response', message: `${where}: ${why}`, retryable: false });
+function invalidResponse(where: string, status: number, why: string, requestId: string | null, body: unknown): MarketplaceError {
+  return new MarketplaceError({ status, code: 'invalid_response', message: `${where}: ${why}`, retryable: false, requestId, body: Buffer.isBuffer(body) ? undefined : body });
 }
 
 /** Joins an endpoint (which may carry a path prefix) and an API path. */

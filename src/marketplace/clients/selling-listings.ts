@@ -1,3 +1,4 @@
+import type { HttpAnswer } from './http.js';
 import { pages, segment, type SellingCall } from './selling-call.js';
 import {
   listingItemSchema,
@@ -14,7 +15,13 @@ export interface ListingsClient {
   /** searchListingsItems for one marketplace, one array of items per API page (pageSize ≤ 20). */
   searchListingsItems(sellerId: string, marketplaceId: string, options?: { includedData?: readonly ListingIncludedData[]; pageSize?: number }): AsyncIterable<ListingItem[]>;
   /** patchListingsItem. Not idempotent: retried only when throttled (nothing was applied). */
-  patchListingsItem(sellerId: string, sku: string, marketplaceId: string, request: ListingsItemPatchRequest, options?: { mode?: 'VALIDATION_PREVIEW' }): Promise<ListingSubmissionResponse>;
+  patchListingsItem(
+    sellerId: string,
+    sku: string,
+    marketplaceId: string,
+    request: ListingsItemPatchRequest,
+    options?: { mode?: 'VALIDATION_PREVIEW'; onAnswer?: (answer: HttpAnswer) => void },
+  ): Promise<ListingSubmissionResponse>;
 }
 
 export function createListingsClient(call: SellingCall): ListingsClient {
@@ -32,7 +39,7 @@ export function createListingsClient(call: SellingCall): ListingsClient {
         });
         return { rows: page.items, next: page.pagination?.nextToken };
       }),
-    patchListingsItem: (sellerId, sku, marketplaceId, request, { mode } = {}) =>
-      call({ method: 'PATCH', path: itemPath(sellerId, sku), query: { marketplaceIds: [marketplaceId], mode }, json: request, schema: listingSubmissionResponseSchema }),
+    patchListingsItem: (sellerId, sku, marketplaceId, request, { mode, onAnswer } = {}) =>
+      call({ method: 'PATCH', path: itemPath(sellerId, sku), query: { marketplaceIds: [marketplaceId], mode }, json: request, schema: listingSubmissionResponseSchema, ...(onAnswer ? { onAnswer } : {}) }),
   };
 }

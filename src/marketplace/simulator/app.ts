@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerProfiles } from './ads/profiles.js';
 import { registerSponsoredAds } from './ads/sponsored-ads.js';
@@ -28,6 +29,8 @@ export interface SimulatorOptions {
   now?: () => number;
   requestLogLimit?: number;
   logger?: FastifyBaseLogger;
+  /** Delay before every API answer (control routes excluded); also set by PUT /_sim/latency { ms }. */
+  latencyMs?: number;
 }
 
 /** The URLs the clients take from configuration (SELLING_API_URL, ADS_API_URL, LWA_TOKEN_URL). */
@@ -58,6 +61,19 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
+function registerLatency(app: FastifyInstance, initialMs: number): void {
+  let ms = initialMs;
+  app.addHook('onRequest', async (request) => {
+    if (ms > 0 && !request.url.startsWith('/_sim/')) await new Promise((resolve) => setTimeout(resolve, ms));
+  });
+  app.put('/_sim/latency', async (request, reply) => {
+    const parsed = z.strictObject({ ms: z.number().int().min(0).max(60_000) }).safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send({ error: 'invalid_latency', issues: parsed.error.issues });
+    ms = parsed.data.ms;
+    return { ms };
+  });
+}
+
 export const DEFAULT_LWA_CLIENT: LwaCredential = { clientId: 'simulator-client', clientSecret: 'simulator-secret' };
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
@@ -83,6 +99,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   });
   // Order matters: the log records a request before a fault can answer it.
   registerRequestLog(app, requests);
+  registerLatency(app, options.latencyMs ?? 0);
   registerFaults(app, faults, requests);
   registerLwa(app, tokens, options.lwaClients ?? [DEFAULT_LWA_CLIENT]);
   registerSellers(app, seller, tokens);

@@ -93,6 +93,9 @@ function create(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unk
   }
   if ('expression' in entity) entity.resolvedExpression = entity.expression;
   if (errors.length) return { errors };
+  // list answers show it only with includeExtendedDataFields; reconciliation finds what appeared after an attempt by it
+  const at = new Date(state.now()).toISOString();
+  entity.extendedData = { creationDateTime: at, lastUpdateDateTime: at };
   map(ads, resource).set(id, entity);
   if (resource === 'campaigns') startMetrics(state, ads, entity);
   const auto = resource === 'adGroups' && map(ads, 'campaigns').get(String(entity.campaignId))?.targetingType === 'AUTO';

@@ -56,7 +56,7 @@ export function registerSponsoredProductsRoutes(scope: FastifyInstance, state: A
             (!matchTypes || matchTypes.includes(e.matchType)),
         )
         .sort((a, b) => compareIds(String(a[wire.idKey]), String(b[wire.idKey])));
-      const page = all.slice(offset, offset + maxResults);
+      const page = all.slice(offset, offset + maxResults).map((e) => (body.includeExtendedDataFields || !('extendedData' in e) ? e : withoutExtendedData(e)));
       const next = offset + maxResults < all.length ? { nextToken: encodeToken(offset + maxResults) } : {};
       return answer(reply, 200, { [wire.key]: page, totalResults: all.length, ...next });
     });
@@ -80,3 +80,5 @@ export function registerSponsoredProductsRoutes(scope: FastifyInstance, state: A
 
 /** Numeric ids in numeric order (generated ids all have 15 digits; created ones may not). */
 const compareIds = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+const withoutExtendedData = ({ extendedData: _, ...rest }: Entity): Entity => rest;

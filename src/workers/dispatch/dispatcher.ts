@@ -1,0 +1,256 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { CommandContext } from '../../commands/handler.js';
+import { executeMutationCommand } from '../../commands/mutations.js';
+import { ABSENT_AFTER_MS, type MutationCommand } from '../../domain/mutation/decide.js';
+import { nextDispatch, type Backoff } from '../../domain/mutation/dispatch-order.js';
+import type { Created } from '../../domain/mutation/events.js';
+import { CREATED_TYPE, isCreation } from '../../domain/mutation/payloads.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { AdsClient } from '../../marketplace/clients/index.js';
+import { SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
+import { adsEntityId } from '../../projections/observed/ads-datasets.js';
+import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
+import { withheldReason } from './controls.js';
+import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
+import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
+import { send, type Clients, type Verdict } from './send.js';
+
+// The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
+// advisory lock held for the whole send; the block flag and Automation switch are re-read under
+// it; StartDispatch is recorded before the HTTP call, the answer after. Reconciliation asks the
+// marketplace what an uncertain creation made.
+
+export interface DispatcherDeps {
+  db: Knex;
+  ctx: CommandContext;
+  /** clients with the account's credentials; resolving them (token included) happens before StartDispatch */
+  clientsFor(r: DispatchReceipt): Promise<Clients>;
+  /** adsClient only, for reconciliation */
+  adsFor(r: DispatchReceipt): Promise<AdsClient>;
+  /** the service clock, ms */
+  now(): number;
+  backoff: Backoff;
+  /** at most this many receipts of different targets share one Sponsored Products call (1: no batching) */
+  batchSize: number;
+  /** how often an uncertain creation is looked for again, until its 10 minutes are up */
+  reconcileEveryMs: number;
+  /** later work: a retry after its backoff, a reconciliation check */
+  later(job: { name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string; at: number }): Promise<void>;
+  logger: Logger;
+}
+
+/** Creations found at most this long before the attempt started still count (clock skew with the marketplace). */
+const CLOCK_SKEW_MS = 60_000;
+const LOCK_CLASS = 0x6d7574; // 'mut'
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class Dispatcher {
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  private run(command: MutationCommand) {
+    return executeMutationCommand(this.deps.ctx, command);
+  }
+
+  /**
+   * Works through the target of this receipt until nothing more may go now, one step per
+   * transaction: the target lock (and the locks of targets sent along in a batch) is held from
+   * the decision until the answer is recorded, then released.
+   */
+  async dispatchFor(receipt_id: string): Promise<void> {
+    const receipt = await loadReceipt(this.deps.ctx.store, receipt_id);
+    if (!receipt) return;
+    const key = `${receipt.target.type}:${receipt.target.id}`;
+    let more = true;
+    while (more) {
+      more = await this.deps.db.transaction(async (trx) => {
+        // a worker that dies mid-send releases it with its connection
+        await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, key]);
+        return this.step(trx, receipt);
+      });
+    }
+  }
+
+  /** One step for the target; true when there may be more to do now. */
+  private async step(trx: Knex.Transaction, receipt: DispatchReceipt): Promise<boolean> {
+    const now = this.deps.now();
+    const decided = (prefix: readonly DispatchReceipt[]) => nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
+    const receipts = await pendingOfTarget(this.deps.db, this.deps.ctx.store, receipt.target, receipt, decided);
+    const step = nextDispatch(receipts, now, this.deps.backoff);
+    const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
+    switch (step.kind) {
+      case 'idle':
+      case 'held':
+        return false;
+      case 'wait':
+        await this.deps.later({ name: 'dispatch', receipt_id: step.receipt_id, jobId: `${step.receipt_id}-retry-${r!.attempts}`, at: step.until });
+        return false;
+      case 'interrupted':
+        await this.interrupted(r!);
+        return true;
+      case 'send':
+        await this.sendNext(trx, r!);
+        return true;
+    }
+  }
+
+  private async interrupted(r: DispatchReceipt): Promise<void> {
+    const now = this.deps.now();
+    this.deps.logger.warn({ receipt_id: r.id }, 'receipt found submitting with no sender: uncertain, never resent');
+    await this.run({
+      type: 'RecordUncertain',
+      receipt_id: r.id,
+      cause: 'ambiguous',
+      http_status: null,
+      response: null,
+      request_id: null,
+      error: { code: 'interrupted', message: 'the dispatcher stopped while sending; the marketplace may or may not have applied the request' },
+      recorded_at: iso(now),
+    });
+    if (isCreation(r.action)) await this.scheduleCheck(r.id, 0, now);
+  }
+
+  private async sendNext(trx: Knex.Transaction, r: DispatchReceipt): Promise<void> {
+    const withheld = await withheldReason(this.deps.db, r);
+    if (withheld) {
+      await this.run({ type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) });
+      return;
+    }
+    let request: MarketplaceRequest;
+    try {
+      request = marketplaceRequest(r);
+    } catch (err) {
+      if (!(err instanceof UnsendableReceipt)) throw err;
+      await this.run({ type: 'StartDispatch', receipt_id: r.id, started_at: iso(this.deps.now()) });
+      await this.run({ type: 'RecordSubmission', receipt_id: r.id, http_status: null, response: null, request_id: null, error: { code: 'unsendable', message: err.message }, submission_id: null, accepted: false, created: null, recorded_at: iso(this.deps.now()) });
+      return;
+    }
+    const clients = await this.deps.clientsFor(r);
+    const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
+    for (const b of batch) await this.run({ type: 'StartDispatch', receipt_id: b.receipt.id, started_at: iso(this.deps.now()) });
+    const verdicts = await send(clients, batch);
+    const recorded_at = iso(this.deps.now());
+    for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at);
+  }
+
+  /**
+   * Other targets' next requests that can share this one's HTTP call (same profile, resource and
+   * operation): each under its own target lock, taken only if free, and only when it is that
+   * target's next request and nothing withholds it.
+   */
+  private async companions(trx: Knex.Transaction, r: DispatchReceipt, request: MarketplaceRequest): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
+    if (request.api !== 'sp' || this.deps.batchSize <= 1) return [];
+    const rows: { id: string }[] = await this.deps.db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table(RECEIPTS_TABLE)
+      .where({ account_id: r.account_id, status: 'queued', action: r.action, target_type: r.target.type })
+      .whereNot({ target_id: r.target.id })
+      .whereRaw(`provider->>'profileId' = ?`, [request.profileId])
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(this.deps.batchSize * 4)
+      .select('id');
+    const found: Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }> = [];
+    const seen = new Set<string>();
+    const now = this.deps.now();
+    for (const { id } of rows) {
+      if (found.length >= this.deps.batchSize - 1) break;
+      const c = await loadReceipt(this.deps.ctx.store, id);
+      const key = c && `${c.target.type}:${c.target.id}`;
+      if (!c || seen.has(key!)) continue;
+      seen.add(key!);
+      const { rows: locked } = (await trx.raw('select pg_try_advisory_xact_lock(?, hashtext(?)) as ok', [LOCK_CLASS, key])) as { rows: { ok: boolean }[] };
+      if (!locked[0]!.ok) continue;
+      const prefix = await pendingOfTarget(this.deps.db, this.deps.ctx.store, c.target, c, (p) => nextDispatch(p, now, this.deps.backoff).kind !== 'idle');
+      const step = nextDispatch(prefix, now, this.deps.backoff);
+      if (step.kind !== 'send' || step.receipt_id !== c.id || (await withheldReason(this.deps.db, c))) continue;
+      let companion: MarketplaceRequest;
+      try {
+        companion = marketplaceRequest(c);
+      } catch {
+        continue;
+      }
+      if (companion.api === 'sp' && companion.resource === request.resource && companion.operation === request.operation) found.push({ receipt: c, request: companion });
+    }
+    return found;
+  }
+
+  private async record(r: DispatchReceipt, verdict: Verdict, recorded_at: string): Promise<void> {
+    const { http_status, response, request_id, error } = verdict;
+    const answer = { receipt_id: r.id, http_status, response, request_id, error, recorded_at };
+    switch (verdict.kind) {
+      case 'submitted':
+        await this.run({ type: 'RecordSubmission', ...answer, submission_id: verdict.submission_id, accepted: verdict.accepted, created: verdict.created });
+        return;
+      case 'retryable':
+        await this.run({ type: 'RecordRetryableRejection', ...answer });
+        return;
+      case 'uncertain':
+        await this.run({ type: 'RecordUncertain', ...answer, cause: verdict.cause });
+        if (isCreation(r.action)) await this.scheduleCheck(r.id, 0, Date.parse(recorded_at));
+    }
+  }
+
+  private async scheduleCheck(receipt_id: string, checks: number, from: number): Promise<void> {
+    await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${checks}`, at: from + this.deps.reconcileEveryMs });
+  }
+
+  /** One reconciliation check of an uncertain creation (spec 3.4, 8). */
+  async reconcile(receipt_id: string): Promise<void> {
+    const r = await loadReceipt(this.deps.ctx.store, receipt_id);
+    if (!r || r.status !== 'uncertain' || !isCreation(r.action)) return;
+    const request = marketplaceRequest(r);
+    if (request.api !== 'sp' || request.operation !== 'create') return;
+    const ads = await this.deps.adsFor(r);
+    const since = Date.parse(r.started_at ?? r.uncertain_since!) - CLOCK_SKEW_MS;
+    const filter = {
+      ...(typeof request.item.campaignId === 'string' ? { campaignIdFilter: { include: [request.item.campaignId] } } : {}),
+      ...(typeof request.item.adGroupId === 'string' ? { adGroupIdFilter: { include: [request.item.adGroupId] } } : {}),
+      includeExtendedDataFields: true,
+    };
+    const candidates: Created[] = [];
+    const idKey = SP_RESOURCES[request.resource].idKey;
+    for await (const page of ads.sp.pages(request.profileId, request.resource, filter)) {
+      for (const entity of page as unknown as Record<string, unknown>[]) {
+        const createdAt = Date.parse(String((entity.extendedData as { creationDateTime?: string } | undefined)?.creationDateTime ?? ''));
+        if (!(createdAt >= since) || !matchesCreation(request.resource, request.item, entity)) continue;
+        const providerId = String(entity[idKey]);
+        candidates.push({ type: CREATED_TYPE[r.action], id: adsEntityId(request.creates!, r.account_id, request.profileId, providerId), providerId });
+      }
+    }
+    const now = this.deps.now();
+    const deadline = Date.parse(r.uncertain_since!) + ABSENT_AFTER_MS;
+    const next = Math.min(now + this.deps.reconcileEveryMs, deadline);
+    try {
+      const { events } = await this.run({ type: 'ReconcileCreation', receipt_id, candidates, checked_at: iso(now), next_at: iso(next) });
+      if (events[0]?.type === 'MutationReconciliationChecked') await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${r.checks + 1}`, at: next });
+    } catch (err) {
+      // a concurrent check settled it first
+      if (!(err instanceof DomainError)) throw err;
+    }
+  }
+
+  /**
+   * Redis holds only work: every queued or submitting receipt gets a dispatch job and every
+   * uncertain creation whose next check is due a reconciliation job, keyed so a job already
+   * waiting isn't added twice. Run at start-up and periodically.
+   */
+  async sweep(enqueue: (jobs: Array<{ name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string }>) => Promise<void>): Promise<number> {
+    const rm = () => this.deps.db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
+    const queued: { id: string; status: string; attempts: number }[] = await rm().whereIn('status', ['queued', 'submitting']).select('id', 'status', 'attempts');
+    const creations = Object.keys(CREATED_TYPE);
+    const uncertain: { id: string; reconciliation: { attempts: number; nextAt: string | null } | null }[] = await rm()
+      .where({ status: 'uncertain' })
+      .whereIn('action', creations)
+      .andWhere((q) => q.whereNull('reconciliation').orWhereRaw(`(reconciliation->>'nextAt')::timestamptz <= ?`, [iso(this.deps.now())]))
+      .select('id', 'reconciliation');
+    const jobs = [
+      // a submitting receipt's own job may still be held by a killed worker until BullMQ sees it stalled
+      ...queued.map((r) => ({ name: 'dispatch' as const, receipt_id: r.id, jobId: r.status === 'submitting' ? `${r.id}-submitting-${r.attempts}` : r.id })),
+      ...uncertain.map((r) => ({ name: 'reconcile' as const, receipt_id: r.id, jobId: `${r.id}-sweep-check-${r.reconciliation?.attempts ?? 0}` })),
+    ];
+    if (jobs.length) await enqueue(jobs);
+    return jobs.length;
+  }
+}

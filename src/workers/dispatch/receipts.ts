@@ -1,0 +1,89 @@
+import type { Knex } from 'knex';
+import type { EventStore } from '../../eventstore/index.js';
+import { streamName } from '../../commands/handler.js';
+import type { PendingReceipt } from '../../domain/mutation/dispatch-order.js';
+import type { MutationEvent } from '../../domain/mutation/events.js';
+import { evolve, initialState } from '../../domain/mutation/state.js';
+import { PENDING_STATUSES } from '../../domain/mutation/events.js';
+import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
+import type { ReceiptToSend } from './requests.js';
+
+// Receipts as the dispatcher sees them: the read model says which receipts a target has
+// pending; each one's state comes from its own stream, so a lagging projection can never
+// make the dispatcher send a request twice (the state machine refuses a second start anyway).
+
+export interface DispatchReceipt extends PendingReceipt, ReceiptToSend {
+  account_id: string;
+  created_at: string;
+  /** when the latest dispatch started */
+  started_at: string | null;
+  uncertain_since: string | null;
+  /** reconciliation checks so far */
+  checks: number;
+}
+
+export async function loadReceipt(store: EventStore, id: string): Promise<DispatchReceipt | null> {
+  const events = await store.readStream(streamName('mutation', id));
+  const first = events[0];
+  if (!first || first.type !== 'MutationAdmitted') return null;
+  const admitted = (first as unknown as { data: Extract<MutationEvent, { type: 'MutationAdmitted' }>['data'] }).data;
+  let state = initialState();
+  let recorded_at: string | null = null;
+  let started_at: string | null = null;
+  for (const e of events) {
+    const event = { type: e.type, data: e.data } as MutationEvent;
+    state = evolve(state, event);
+    if (event.type === 'MutationDispatchStarted') started_at = event.data.started_at;
+    if ('recorded_at' in event.data) recorded_at = event.data.recorded_at;
+  }
+  return {
+    id,
+    status: state.status!,
+    outcome: state.outcome,
+    action: admitted.action,
+    attempts: state.attempts,
+    recorded_at,
+    target: admitted.target,
+    payload: admitted.payload,
+    provider: admitted.provider,
+    account_id: admitted.account_id,
+    created_at: admitted.created_at,
+    started_at,
+    uncertain_since: state.uncertain_since,
+    checks: state.reconciliation?.attempts ?? 0,
+  };
+}
+
+/**
+ * The target's pending receipts oldest first, each folded from its stream, loaded only as far as
+ * `enough` needs (the first request that may go, or that holds the rest back, settles it): a
+ * target with a long queue costs a few stream reads per send, not one per queued receipt.
+ * `also` is a receipt the read model may not show yet.
+ */
+export async function pendingOfTarget(
+  db: Knex,
+  store: EventStore,
+  target: { type: string; id: string },
+  also: DispatchReceipt,
+  enough: (prefix: readonly DispatchReceipt[]) => boolean,
+): Promise<DispatchReceipt[]> {
+  const rows: { id: string; created_at: Date }[] = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table(RECEIPTS_TABLE)
+    .where({ target_type: target.type, target_id: target.id })
+    .whereIn('status', PENDING_STATUSES)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('id', 'created_at');
+  const order = rows.filter((r) => r.id !== also.id).map((r) => ({ id: r.id, created_at: r.created_at.toISOString() }));
+  order.push({ id: also.id, created_at: also.created_at });
+  order.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  const loaded: DispatchReceipt[] = [];
+  for (const { id } of order) {
+    const r = await loadReceipt(store, id);
+    if (!r) continue;
+    loaded.push(r);
+    if (enough(loaded)) break;
+  }
+  return loaded;
+}

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
+import { clientsFor } from '../marketplace/support.js';
+import { eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
+import { startBench, type Bench } from './dispatch-support.js';
+
+// A worker process killed in the middle of a send, then a new one started: the receipt found
+// submitting becomes uncertain and is never sent again; later requests for its target wait.
+
+describe('dispatch worker killed mid-send', function () {
+  this.timeout(90000);
+  let b: Bench;
+  const processes: Spawned[] = [];
+
+  before(async () => {
+    b = await startBench({ worker: false });
+  });
+  after(async () => {
+    for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await Promise.all(processes.map((p) => p.exit));
+    await b.close();
+  });
+
+  const worker = () => {
+    const s = runEntry('main.js', ['--role', 'worker'], {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_PREFIX: b.prefix,
+      SIMULATOR_PORT: new URL(b.baseUrl).port,
+      LOG_LEVEL: 'info',
+      DISPATCH_SWEEP_MS: '200',
+    });
+    processes.push(s);
+    return s;
+  };
+  const latency = (ms: number) => fetch(`${b.baseUrl}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms }) });
+  const requests = async () => ((await (await fetch(`${b.baseUrl}/_sim/requests?${new URLSearchParams({ method: 'PUT', path: '/sp/adGroups' })}`)).json()) as { requests: unknown[] }).requests.length;
+
+  it('the receipt left submitting is uncertain after the restart, the request was sent once', async () => {
+    const profile = b.simulator.seller.profiles.find((p) => p.countryCode === 'US')!;
+    const profileId = String(profile.profileId);
+    const group = (await clientsFor(b.simulator).ads.sp.list(profileId, 'adGroups', { stateFilter: { include: ['ENABLED'] } })).items[0]!;
+    const target = { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, profileId, group.adGroupId) };
+    const provider = { profileId, campaignId: group.campaignId, adGroupId: group.adGroupId };
+
+    await latency(3000);
+    const first = await b.admit({ target, provider, action: 'update', payload: { state: 'PAUSED' } });
+    const second = await b.admit({ target, provider, action: 'update', payload: { state: 'ENABLED' } });
+    await b.caughtUp();
+    const dying = worker();
+    await b.until(first, ['submitting'], 30000);
+    await eventually(async () => ((await requests()) === 1 ? true : undefined), 'the request to reach the marketplace');
+    dying.child.kill('SIGKILL');
+    await dying.exit;
+    await latency(0);
+
+    const restarted = worker();
+    await waitForLog(restarted, (r) => r.msg === 'service started');
+    const r = await b.until(first, ['uncertain'], 30000);
+    expect(r.error).to.deep.include({ code: 'interrupted' });
+    // a few sweeps later: nothing resent, the later request for the target held
+    await waitForLog(restarted, (l) => l.msg === 'receipt found submitting with no sender: uncertain, never resent');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await requests()).to.equal(1);
+    expect((await b.receipt(second)).status).to.equal('queued');
+    // the simulator drops a request whose client went away during its latency: applied at most once
+    const changes = (await b.adsChanges()).filter((x) => x.id === group.adGroupId);
+    expect(changes.length).to.be.at.most(1);
+    restarted.child.kill('SIGTERM');
+    expect(await restarted.exit).to.equal(0);
+  });
+});
