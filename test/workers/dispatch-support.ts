@@ -15,6 +15,7 @@ import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
 import type { Submission } from '../../src/marketplace/simulator/selling/listings-state.js';
+import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { dispatchControlsProjection } from '../../src/projections/dispatch-controls/projection.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { getReceipt, type Receipt } from '../../src/projections/mutations/queries.js';
@@ -57,7 +58,8 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
   const clock = { offset: 0, now: () => Date.now() + clock.offset };
   const db = createDb(process.env.DATABASE_URL!);
   const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-  await migrate(db, [mutationsProjection, dispatchControlsProjection], { eventStoreInPostgres: true });
+  // accounts too: the dispatcher reads which credential set an account's connections name
+  await migrate(db, [accountsProjection, mutationsProjection, dispatchControlsProjection], { eventStoreInPostgres: true });
   const projector = new Projector(db, store, [mutationsProjection, dispatchControlsProjection], { pollMs: 20 });
   projector.start();
   const { simulator, baseUrl } = await startSimulator({ now: clock.now, ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}) });

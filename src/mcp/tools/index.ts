@@ -16,6 +16,7 @@ import { getMutationSchema } from './get_mutation_schema.js';
 import { listMutations } from './list_mutations.js';
 import { patchListing } from './patch_listing.js';
 import { queueMutations } from './queue_mutations.js';
+import { updateListing } from './update_listing.js';
 
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
@@ -36,4 +37,5 @@ export const TOOLS: readonly Tool[] = [
   getMutationSchema,
   queueMutations,
   patchListing,
+  updateListing,
 ];

@@ -5,9 +5,9 @@ import { listingId } from '../../projections/observed/listings.js';
 import { listingUpdate } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
-import { listingsBySku } from '../../projections/admission/queries.js';
 import { accountArgument, selectAccounts } from '../accounts.js';
 import { admissionDeps, simulation } from '../admission.js';
+import { listingBySku } from '../listing-by-sku.js';
 import { defineTool } from '../tool.js';
 
 // Spec 4.5: a listing's attribute patches as one immutable receipt (a Listing `update`), admitted
@@ -32,18 +32,7 @@ export const patchListing = defineTool({
     const deps = admissionDeps(ctx);
     const accounts = await loadAccounts(ctx.db, ctx.userId);
     const account = selectAccounts(accounts, input.account, 'write')[0]!;
-    const found = await listingsBySku(ctx.db, account.id, input.sku);
-    const listing = input.marketplace_id === undefined ? found[0] : found.find((l) => l.marketplace_id === input.marketplace_id);
-    if (!listing) {
-      const where = input.marketplace_id === undefined ? '' : ` in marketplace ${input.marketplace_id}${found.length ? ` (it sells in ${found.map((l) => l.marketplace_id).join(', ')})` : ''}`;
-      throw new DomainError('listing_not_found', `sku: account ${account.id} (${account.name}) has no listing with SKU '${input.sku}'${where}`, { argument: 'sku' });
-    }
-    if (input.marketplace_id === undefined && found.length > 1) {
-      throw new DomainError('ambiguous_sku', `sku: '${input.sku}' sells in ${found.length} marketplaces (${found.map((l) => l.marketplace_id).join(', ')}); pass marketplace_id`, {
-        argument: 'marketplace_id',
-        marketplace_ids: found.map((l) => l.marketplace_id),
-      });
-    }
+    const listing = await listingBySku(ctx.db, account, input.sku, input.marketplace_id);
     const productType = input.product_type ?? defaultProductType(input.patches, listing.product_type);
     const target = { type: 'Listing', id: listingId(account.id, listing.marketplace_id, listing.sku) };
     const outcome = await admitMutations(deps, {

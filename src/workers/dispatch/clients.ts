@@ -29,14 +29,14 @@ interface AccountClients {
 
 type ConnectionRow = { credentials?: string | null; provider_id: string } | null;
 
-export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: DispatchReceipt): Promise<Clients>; adsFor(r: DispatchReceipt): Promise<AdsClient> } {
+export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients>; adsFor(r: DispatchReceipt): Promise<AdsClient> } {
   const retry = { attempts: 1, timeoutMs: o.timeoutMs };
   const byAccount = new Map<string, AccountClients>();
 
-  async function of(account_id: string): Promise<AccountClients> {
+  async function of(account_id: string, db: Knex = o.db): Promise<AccountClients> {
     const known = byAccount.get(account_id);
     if (known) return known;
-    const row: { selling: ConnectionRow; ads: ConnectionRow } | undefined = await o.db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id }).first('selling', 'ads');
+    const row: { selling: ConnectionRow; ads: ConnectionRow } | undefined = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id }).first('selling', 'ads');
     // connections that name no credential set were made with the seller's
     const sellingToken = connectionCredentials(o.credentials, row?.selling).selling_refresh_token ?? '';
     const adsToken = connectionCredentials(o.credentials, row?.ads).ads_refresh_token ?? '';
@@ -52,8 +52,8 @@ export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: Dispa
   }
 
   return {
-    async clientsFor(r) {
-      const c = await of(r.account_id);
+    async clientsFor(r, trx) {
+      const c = await of(r.account_id, trx);
       const listing = r.target.type === 'Listing';
       await o.lwa.getAccessToken(listing ? c.sellingToken : c.adsToken);
       if (!listing) return { selling: c.selling, ads: c.ads, sellerId: '' };

@@ -25,8 +25,10 @@ import { send, type Clients, type Verdict } from './send.js';
 export interface DispatcherDeps {
   db: Knex;
   ctx: CommandContext;
-  /** clients with the account's credentials; resolving them (token included) happens before StartDispatch */
-  clientsFor(r: DispatchReceipt): Promise<Clients>;
+  /** clients with the account's credentials; resolving them (token included) happens before
+   * StartDispatch, inside the target's lock transaction (`trx`: reads go through it, since the
+   * pool's other connections may all be held by other targets' locks) */
+  clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients>;
   /** adsClient only, for reconciliation */
   adsFor(r: DispatchReceipt): Promise<AdsClient>;
   /** the service clock, ms */
@@ -127,7 +129,7 @@ export class Dispatcher {
       await this.run({ type: 'RecordSubmission', receipt_id: r.id, http_status: null, response: null, request_id: null, error: { code: 'unsendable', message: err.message }, submission_id: null, accepted: false, created: null, recorded_at: iso(this.deps.now()) });
       return;
     }
-    const clients = await this.deps.clientsFor(r);
+    const clients = await this.deps.clientsFor(r, trx);
     const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
     for (const b of batch) await this.run({ type: 'StartDispatch', receipt_id: b.receipt.id, started_at: iso(this.deps.now()) });
     const verdicts = await send(clients, batch);

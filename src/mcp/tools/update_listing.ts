@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { executeDispatchControlCommand } from '../../commands/dispatch-control.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { WrongExpectedVersion } from '../../eventstore/port.js';
+import { listingId } from '../../projections/observed/listings.js';
+import { accountArgument, accountForWrite } from '../accounts.js';
+import { simulation } from '../admission.js';
+import { listingBySku } from '../listing-by-sku.js';
+import { marketplaceIdArgument } from '../marketplace-argument.js';
+import { defineTool, type ToolContext } from '../tool.js';
+
+// Spec 3.5, 4.5: block or allow automated changes per listing. Each row is independent and says
+// whether it was `saved`; blocking withholds the listing's queued and future requests (and its
+// advertising requests) from the marketplace; allowing never replays what was blocked.
+
+export const MAX_UPDATE_ROWS = 50;
+
+const row = z.strictObject({
+  sku: z.string().trim().min(1).describe("the listing's SKU"),
+  marketplace_id: marketplaceIdArgument.describe('required only when the SKU sells in several marketplaces'),
+  blocked: z.boolean().optional().describe('true stops sending the listing’s changes and its advertising changes; false allows them again (nothing blocked is replayed)'),
+});
+
+type Row = z.output<typeof row>;
+
+export const updateListing = defineTool({
+  name: 'update_listing',
+  description:
+    'Blocks or allows automated changes per listing (by SKU). Rows are independent; each reports `saved`. A blocked listing keeps recording requests but none is sent to the marketplace (its advertising requests neither); unblocking allows new ones and never releases those blocked earlier. At most 50 rows. Use patch_listing for attribute changes.',
+  annotations: { title: 'Update listing block flags', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  sellerOnly: true,
+  input: {
+    account: accountArgument,
+    updates: z.array(row).describe(`rows of { sku, blocked, marketplace_id? }; at most ${MAX_UPDATE_ROWS}`),
+  },
+  async handler(input, ctx) {
+    if (input.updates.length === 0) throw new DomainError('no_updates', 'updates: no rows; pass at least one { sku, blocked }', { argument: 'updates' });
+    if (input.updates.length > MAX_UPDATE_ROWS) {
+      throw new DomainError('too_many_updates', `updates: ${input.updates.length} rows; at most ${MAX_UPDATE_ROWS} per call`, { argument: 'updates', max: MAX_UPDATE_ROWS });
+    }
+    const account = await accountForWrite(ctx, input.account);
+    const results = [];
+    for (const [index, update] of input.updates.entries()) results.push(await saveRow(ctx, account, update, index));
+    return { ...simulation(ctx), account_id: account.id, updates: results };
+  },
+});
+
+async function saveRow(ctx: ToolContext, account: Awaited<ReturnType<typeof accountForWrite>>, update: Row, index: number) {
+  const where = { sku: update.sku, marketplace_id: update.marketplace_id ?? null };
+  try {
+    if (update.blocked === undefined) throw new DomainError('no_fields', `updates[${index}]: nothing to change; pass blocked: true or false`, { argument: `updates[${index}]` });
+    const listing = await listingBySku(ctx.db, account, update.sku, update.marketplace_id);
+    const id = listingId(account.id, listing.marketplace_id, listing.sku);
+    const saved = { sku: listing.sku, marketplace_id: listing.marketplace_id, listing_id: id, blocked: update.blocked, saved: true };
+    if (ctx.endpoint === 'demo' || !ctx.store) return saved; // the demo records nothing
+    try {
+      const command = { type: 'SetListingBlock' as const, account_id: account.id, listing_id: id, blocked: update.blocked, at: ctx.now().toISOString() };
+      await executeDispatchControlCommand({ store: ctx.store, metadata: { actor: { kind: 'user', id: ctx.userId }, correlation_id: ctx.requestId }, maxAttempts: 3 }, command);
+    } catch (err) {
+      if (err instanceof WrongExpectedVersion) throw new DomainError('conflict', `updates[${index}]: listing ${update.sku} changed while saving; retry`);
+      throw err;
+    }
+    return saved;
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    return { ...where, saved: false, error: { code: err.code, detail: err.detail.replace(/^sku:/, `updates[${index}].sku:`) } };
+  }
+}
