@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'chai';
+import { stableId } from '../../src/domain/shared/ids.js';
+import type { SimListing } from '../../src/marketplace/simulator/index.js';
+import { admissionProjection } from '../../src/projections/admission/projection.js';
+import { DISPATCH_CONTROLS_TABLE, dispatchControlsProjection } from '../../src/projections/dispatch-controls/projection.js';
+import { listingsProjection } from '../../src/projections/observed/listings.js';
+import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
+import { listingsSync } from '../../src/workers/sync/listings.js';
+import { startHarness, type Harness } from '../observed/reports-support.js';
+import { serveMcp, type McpServing } from '../support/mcp.js';
+import { call } from '../views/fixtures.js';
+
+// update_listing over MCP on listings synced from the simulator: block flags per row, each row
+// independent with `saved`, the spec's errors, idempotent re-blocking, and the demo recording nothing.
+
+const SELLER = 'Atzr|demo-seller';
+
+describe('update_listing', function () {
+  this.timeout(120_000);
+  let h: Harness;
+  let mcp: McpServing;
+  let client: Client;
+  let demo: Client;
+  const user = randomUUID();
+  let account: string;
+  let several: SimListing[];
+  let single: SimListing[];
+  const localId = (l: SimListing) => stableId('listing', `${account}/${l.marketplaceId}/${l.sku}`);
+  const eventCount = async () => Number((await h.db('events').count<{ count: string }[]>())[0]!.count);
+  const controls = () => h.db.withSchema(READ_MODEL_SCHEMA).table(DISPATCH_CONTROLS_TABLE).where({ target_type: 'Listing' }).select('target_id', 'withheld');
+
+  before(async () => {
+    h = await startHarness([listingsProjection, admissionProjection, dispatchControlsProjection], [], Date.parse('2026-03-10T09:00:00Z'));
+    account = await h.connect('seller', user);
+    await h.run(listingsSync, account, SELLER);
+    const bySku = new Map<string, SimListing[]>();
+    for (const p of h.simulator.seller.participations) {
+      for (const l of h.simulator.catalog.listingsIn(p.marketplace.id)) if (l.status !== 'DELETED') bySku.set(l.sku, [...(bySku.get(l.sku) ?? []), l]);
+    }
+    several = [...bySku.values()].find((ls) => ls.length > 1)!;
+    single = [...bySku.values()].filter((ls) => ls.length === 1).map((ls) => ls[0]!);
+    mcp = await serveMcp(h.db, () => new Date(h.clock.ms), user);
+    client = await mcp.clientFor(user);
+    demo = await mcp.demoClient();
+  });
+  after(async () => {
+    await mcp?.close();
+    await h?.close();
+  });
+
+  it('each row is independent and says whether it was saved; blocking records the flag the dispatcher reads', async () => {
+    const [a, b] = single as [SimListing, SimListing];
+    const result = await call(client, 'update_listing', {
+      updates: [
+        { sku: a.sku, blocked: true },
+        { sku: 'NO-SUCH-SKU', blocked: true },
+        { sku: b.sku },
+        { sku: several[0]!.sku, blocked: true },
+        { sku: several[1]!.sku, marketplace_id: several[1]!.marketplaceId, blocked: true },
+      ],
+    });
+    expect(result.isError, JSON.stringify(result.structuredContent)).to.equal(undefined);
+    const rows = result.structuredContent.updates;
+    expect(rows[0]).to.deep.equal({ sku: a.sku, marketplace_id: a.marketplaceId, listing_id: localId(a), blocked: true, saved: true });
+    expect(rows[1]).to.include({ sku: 'NO-SUCH-SKU', saved: false });
+    expect(rows[1].error.code).to.equal('listing_not_found');
+    expect(rows[2].error).to.deep.include({ code: 'no_fields' });
+    expect(rows[3].error.code).to.equal('ambiguous_sku');
+    expect(rows[3].error.detail).to.contain(several[0]!.sku);
+    expect(rows[4]).to.include({ listing_id: localId(several[1]!), saved: true });
+    await h.projector.whenCaughtUp();
+    expect(await controls()).to.have.deep.members([
+      { target_id: localId(a), withheld: true },
+      { target_id: localId(several[1]!), withheld: true },
+    ]);
+  });
+
+  it('blocking a blocked listing records nothing; allowing it again clears the flag', async () => {
+    const a = single[0]!;
+    const before = await eventCount();
+    expect((await call(client, 'update_listing', { updates: [{ sku: a.sku, blocked: true }] })).structuredContent.updates[0].saved).to.equal(true);
+    expect(await eventCount()).to.equal(before);
+    await call(client, 'update_listing', { updates: [{ sku: a.sku, blocked: false }] });
+    expect(await eventCount()).to.equal(before + 1);
+    await h.projector.whenCaughtUp();
+    expect((await controls()).find((c) => c.target_id === localId(a))).to.deep.equal({ target_id: localId(a), withheld: false });
+  });
+
+  it('no_updates, too_many_updates, unknown_argument in a row, a bad marketplace id', async () => {
+    expect((await call(client, 'update_listing', { updates: [] })).structuredContent.code).to.equal('no_updates');
+    const many = Array.from({ length: 51 }, () => ({ sku: single[0]!.sku, blocked: true }));
+    const tooMany = await call(client, 'update_listing', { updates: many });
+    expect(tooMany.structuredContent).to.include({ code: 'too_many_updates' });
+    expect(tooMany.structuredContent.detail).to.contain('51 rows; at most 50');
+    expect((await call(client, 'update_listing', { updates: [{ sku: 'X', blocked: true, price: 3 }] })).structuredContent.code).to.equal('unknown_argument');
+    expect((await call(client, 'update_listing', { updates: [{ sku: 'X', blocked: true, marketplace_id: 'NOPE' }] })).structuredContent.detail).to.contain("'NOPE' is not a marketplace id");
+  });
+
+  it('on the demo endpoint a row is validated and simulated, and nothing is recorded', async () => {
+    const before = await eventCount();
+    const result = await call(demo, 'update_listing', { updates: [{ sku: single[1]!.sku, blocked: true }] });
+    expect(result.structuredContent).to.include({ simulated: true });
+    expect(result.structuredContent.updates[0]).to.include({ saved: true, blocked: true });
+    expect(await eventCount()).to.equal(before);
+  });
+});
