@@ -112,7 +112,7 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
     async receipt(id) {
       return (await getReceipt(db, [account], id))!.receipt;
     },
-    async until(id, statuses, timeoutMs = 20000) {
+    async until(id, statuses, timeoutMs = 60_000) {
       return eventually(async () => {
         const r = await getReceipt(db, [account], id);
         return r && statuses.includes(r.receipt.status) ? r.receipt : undefined;
