@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/infra/config.js';
 import { createRedis, deleteKeys } from '../../src/infra/redis.js';
 import { Worker } from 'node:worker_threads';
 import { BENCH_SCALE } from '../../src/marketplace/simulator/index.js';
-import { startService } from '../../src/service.js';
+import { DEMO_ACCOUNT_ID, startService } from '../../src/service.js';
 import { syncQueue } from '../../src/workers/sync/queue.js';
 import { syncJobs } from '../../src/workers/sync/registry.js';
 import { fmt, printMachine, withDatabase } from '../support.js';
@@ -67,11 +67,14 @@ async function main(): Promise<void> {
       const redis = createRedis(config.REDIS_URL);
       const queue = syncQueue(redis, config.REDIS_PREFIX);
       try {
-        // done when every sync has completed once and nothing is running or waiting
+        // done when every sync of the demo seller (the profile) has completed once and nothing
+        // is running or waiting: the demo vendor's seller syncs finish at once, so completions
+        // are counted per account (retries and next runs are delayed jobs, not counted)
         const names = new Set(syncJobs.map((j) => j.name));
         let reported = performance.now();
         for (;;) {
-          const done = new Set((await queue.getJobs(['completed'], 0, 10_000)).map((j) => j.name));
+          const completed = await queue.getJobs(['completed'], 0, 10_000);
+          const done = new Set(completed.filter((j) => j.data.account_id === DEMO_ACCOUNT_ID).map((j) => j.name));
           const counts = await queue.getJobCounts('active', 'waiting', 'prioritized');
           const busy = (counts.active ?? 0) + (counts.waiting ?? 0) + (counts.prioritized ?? 0);
           if ([...names].every((n) => done.has(n)) && busy === 0) break;
