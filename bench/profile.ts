@@ -1,16 +1,17 @@
+import { Worker } from 'node:worker_threads';
 import { pino } from 'pino';
 import { loadConfig } from '../src/infra/config.js';
 import { createRedis, deleteKeys } from '../src/infra/redis.js';
-import { createSimulator } from '../src/marketplace/simulator/index.js';
 import { DEMO_ACCOUNT_ID, startService, type RunningService } from '../src/service.js';
 import { syncQueue } from '../src/workers/sync/queue.js';
 import { syncJobs } from '../src/workers/sync/registry.js';
 import { admin, databaseUrl, fmt } from './support.js';
 
 // A simulator profile synced through the service's real path (clients, sync jobs, event log,
-// projector), for the benchmarks that read it. Syncing the bench profile takes long, so a run
-// can keep its database (`keep`) and a later run, of this or another benchmark, reuse it: a
-// database that already exists is served as it is, by the api role alone.
+// projector), for the benchmarks that read it. The simulator runs on a thread of its own, as a
+// remote marketplace would: its work is not the service's. Syncing the bench profile takes
+// long, so a run can keep its database (`keep`) and a later run, of this or another benchmark,
+// reuse it: a database that already exists is served as it is, by the api role alone.
 
 export interface ProfileOptions {
   adminUrl: string;
@@ -19,26 +20,19 @@ export interface ProfileOptions {
   keep?: string;
 }
 
-export interface SyncFigures {
-  syncSeconds: number;
-  projectionSeconds: number;
-  events: number;
-}
-
 export interface Profile {
   service: RunningService & { url: string };
-  /** null when an existing database was reused */
-  synced: SyncFigures | null;
 }
 
 const SEED = 42;
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Profile) => Promise<void>): Promise<void> {
   const name = opts.keep ?? `bench_profile_${Date.now()}`;
   const exists = (await admin(opts.adminUrl, `select 1 from pg_database where datname = '${name.replace(/'/g, "''")}'`)).rowCount === 1;
   if (!exists) await admin(opts.adminUrl, `create database "${name}"`);
-  const simulator = createSimulator({ seed: SEED, scale: opts.scale });
-  const base = await simulator.listen();
+  const simulator = new Worker(new URL('./simulator-thread.js', import.meta.url), { workerData: { seed: SEED, scale: opts.scale } });
+  const { base } = await new Promise<{ base: string }>((resolve, reject) => simulator.once('message', resolve).once('error', reject));
   const config = loadConfig({
     ...process.env,
     DATABASE_URL: databaseUrl(opts.adminUrl, name),
@@ -56,44 +50,52 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     const roles = exists ? new Set(['api'] as const) : new Set(['api', 'projector', 'worker'] as const);
     const service = await startService(config, roles, pino({ level: 'silent' }));
     try {
-      const synced = exists ? null : await waitForSync(service, redis, config.REDIS_PREFIX, started);
-      if (synced) {
-        console.log(`sync of the whole profile: ${(synced.syncSeconds).toFixed(1)} s; projection caught up ${synced.projectionSeconds.toFixed(1)} s later; ${fmt(synced.events)} events`);
-      } else {
-        console.log(`reusing the synced database ${name}`);
-      }
-      await fn({ service: service as RunningService & { url: string }, synced });
+      if (exists) console.log(`reusing the synced database ${name}`);
+      else await waitForSync(service, redis, config.REDIS_PREFIX, started);
+      await fn({ service: service as RunningService & { url: string } });
     } finally {
       await service.stop();
     }
   } finally {
     await deleteKeys(redis, `${config.REDIS_PREFIX}:*`);
     await redis.quit();
-    await simulator.close();
+    simulator.postMessage('close');
+    await new Promise((resolve) => simulator.once('exit', resolve));
     if (opts.keep === undefined) await admin(opts.adminUrl, `drop database if exists "${name}" with (force)`);
     else console.log(`kept database ${name}: pass --keep ${name} to reuse it`);
   }
 }
 
-/** Done when every sync of the demo seller has completed once and nothing is running or waiting, then the projector catches up. */
-async function waitForSync(service: RunningService, redis: ReturnType<typeof createRedis>, prefix: string, started: number): Promise<SyncFigures> {
+/**
+ * Done when every sync of the demo seller (the profile) has completed once and nothing is
+ * running or waiting (the demo vendor's seller syncs finish at once; retries and next runs are
+ * delayed jobs, not counted), then the projector catches up. A progress line each minute.
+ */
+async function waitForSync(service: RunningService, redis: ReturnType<typeof createRedis>, prefix: string, started: number): Promise<void> {
   const queue = syncQueue(redis, prefix);
   try {
     const names = new Set(syncJobs.map((j) => j.name));
+    let reported = performance.now();
     for (;;) {
-      // the demo seller holds the profile; the demo vendor's seller syncs finish at once
       const completed = await queue.getJobs(['completed'], 0, 10_000);
       const done = new Set(completed.filter((j) => j.data.account_id === DEMO_ACCOUNT_ID).map((j) => j.name));
       const counts = await queue.getJobCounts('active', 'waiting', 'prioritized');
       const busy = (counts.active ?? 0) + (counts.waiting ?? 0) + (counts.prioritized ?? 0);
       if ([...names].every((n) => done.has(n)) && busy === 0) break;
+      if (performance.now() - reported >= 60_000) {
+        reported = performance.now();
+        const active = (await queue.getJobs(['active'])).map((j) => j.name);
+        const progress = (await service.db.raw(`select (select count(*) from events)::int as events,
+          (select count(*) from rm.order_lines)::int as lines, (select count(*) from rm.listings)::int as listings`)).rows[0] as Record<string, number>;
+        console.log(`  ${seconds(reported - started)} s: done ${[...names].filter((n) => done.has(n)).join(', ') || 'nothing yet'}; running ${active.join(', ')}; ${fmt(progress.events!)} events, ${fmt(progress.lines!)} order lines and ${fmt(progress.listings!)} listing rows projected`);
+      }
       await new Promise((r) => setTimeout(r, 1000));
     }
     const synced = performance.now();
     await service.projector!.whenCaughtUp();
     const projected = performance.now();
     const events = (await service.db.raw('select count(*)::int as n from events')).rows[0].n as number;
-    return { syncSeconds: (synced - started) / 1000, projectionSeconds: (projected - synced) / 1000, events };
+    console.log(`sync of the whole profile: ${seconds(synced - started)} s; projection caught up ${seconds(projected - synced)} s later; ${fmt(events)} events`);
   } finally {
     await queue.close();
   }

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { createSimulator, type Scale } from '../../src/marketplace/simulator/index.js';
+import { createSimulator, type Scale } from '../src/marketplace/simulator/index.js';
 
 // The bench's marketplace on its own thread: in production the marketplace is remote, so its
 // work (routing, generating, serializing answers) must not share the service's event loop.
