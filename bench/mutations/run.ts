@@ -18,6 +18,7 @@ import { migrate } from '../../src/infra/migrate.js';
 import { deleteKeys } from '../../src/infra/redis.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { createSimulator, DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
+import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { dispatchControlsProjection } from '../../src/projections/dispatch-controls/projection.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { Projector } from '../../src/projections/projector.js';
@@ -43,7 +44,8 @@ const concurrency = Number(args.concurrency);
 async function run(url: string, targets: number): Promise<boolean> {
   const db = createDb(url, { min: 0, max: concurrency * 2 + 5 });
   const store = createEventStore({ DATABASE_URL: url });
-  await migrate(db, [mutationsProjection, dispatchControlsProjection], { eventStoreInPostgres: true });
+  // accounts too: the dispatcher reads which credential set an account's connections name
+  await migrate(db, [accountsProjection, mutationsProjection, dispatchControlsProjection], { eventStoreInPostgres: true });
   const projector = new Projector(db, store, [mutationsProjection, dispatchControlsProjection], { pollMs: 20 });
   projector.start();
   const simulator = createSimulator({ latencyMs, scale: { listings: 1000, orderLines: 1000 } });
