@@ -10,7 +10,6 @@ import { dayWindow, type DayWindow } from './window.js';
 // What the ads read tools share (spec 4.2, 4.6): the profiles a call covers, each with its own
 // window of profile-local report dates, the freshness of what was synced, and acos.
 
-export const marketplaceArgument = z.string().optional().describe('a marketplace id (v_marketplaces) to narrow to, e.g. ATVPDKIKX0DER');
 export const stateArgument = z.enum(['enabled', 'paused', 'archived']).optional().describe('keep only rows in this state');
 
 /** An advertising profile a read covers, with its account. */

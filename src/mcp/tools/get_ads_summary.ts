@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { profileTotals, type Totals } from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
-import { coveredProfiles, figures, freshnessOf, marketplaceArgument, profileKey, SALES_NOTE, windowsOf, type CoveredProfile } from '../ads.js';
+import { coveredProfiles, figures, freshnessOf, profileKey, SALES_NOTE, windowsOf, type CoveredProfile } from '../ads.js';
+import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool } from '../tool.js';
 import { previousWindow, sinceArgument, untilArgument } from '../window.js';
 
@@ -16,7 +17,7 @@ export const getAdsSummary = defineTool({
   input: {
     since: sinceArgument,
     until: untilArgument,
-    marketplace_id: marketplaceArgument,
+    marketplace_id: marketplaceIdArgument,
     compare_to_previous: z.boolean().default(false).describe('add a `previous` block over the window of the same length just before'),
     account: accountArgument,
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { accountArgument } from '../accounts.js';
-import { campaignIdArgument, marketplaceArgument, SALES_NOTE, stateArgument, targetRows } from '../ads.js';
+import { campaignIdArgument, SALES_NOTE, stateArgument, targetRows } from '../ads.js';
+import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
 
@@ -13,7 +14,7 @@ export const listKeywords = defineTool({
     campaign_id: campaignIdArgument,
     state: stateArgument,
     match_type: z.enum(['exact', 'phrase', 'broad']).optional().describe('keep keywords of this match type'),
-    marketplace_id: marketplaceArgument,
+    marketplace_id: marketplaceIdArgument,
     since: sinceArgument,
     until: untilArgument,
     order_by: z.enum(['cost', 'sales', 'clicks']).default('cost').describe('descending; cost (default), sales or clicks'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { accountArgument } from '../accounts.js';
-import { campaignIdArgument, marketplaceArgument, SALES_NOTE, stateArgument, targetRows } from '../ads.js';
+import { campaignIdArgument, SALES_NOTE, stateArgument, targetRows } from '../ads.js';
+import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
 
@@ -13,7 +14,7 @@ export const listTargets = defineTool({
     campaign_id: campaignIdArgument,
     state: stateArgument,
     target_type: z.enum(['keyword', 'auto', 'product', 'product_category']).optional().describe('keep targets of this type'),
-    marketplace_id: marketplaceArgument,
+    marketplace_id: marketplaceIdArgument,
     since: sinceArgument,
     until: untilArgument,
     order_by: z.enum(['cost', 'sales', 'clicks']).default('cost').describe('descending; cost (default), sales or clicks'),
