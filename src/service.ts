@@ -10,6 +10,7 @@ import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachabili
 import { createRedis } from './infra/redis.js';
 import { tokenAuthenticator } from './mcp/auth.js';
 import { buildHttpServer } from './mcp/server.js';
+import { startTableMaintenance } from './projections/maintenance.js';
 import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
 import { connectionsQueue, connectionsWorker, scheduleConnectionSync } from './workers/connections-queue.js';
@@ -88,6 +89,8 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       projector = new Projector(db, store, projections, { pollMs: config.PROJECTOR_POLL_MS, logger: logger.child({ role: 'projector' }) });
       projector.start();
       stops.push(() => projector!.stop());
+      const maintenance = startTableMaintenance(db, logger.child({ role: 'projector' }), config.ANALYZE_EVERY_MS);
+      stops.push(() => maintenance.stop());
     }
 
     if (roles.has('worker')) {

@@ -35,6 +35,8 @@ const schema = z.object({
   /** the user the stdio entry serves; unset = the demo user */
   MCP_USER_ID: z.uuid().optional(),
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),
+  /** how often the projector role analyzes read-model tables whose statistics went stale */
+  ANALYZE_EVERY_MS: z.coerce.number().int().positive().default(60_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
   /** how often the dispatcher re-enqueues pending receipts from the read model */
   DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(5000),
