@@ -1,16 +1,19 @@
-// Dispatch throughput: receipts admitted up front (straight through the command handler; the
-// queue_mutations tool will be timed here once it exists), then the real dispatch worker sends
-// them to the simulator answering after a fixed latency, one request at a time per target.
+// Mutations: admissions per second through queue_mutations (MCP over HTTP, `concurrency` calls
+// at a time, one listing patch each), then dispatch throughput: the real dispatch worker sends the
+// receipts to the simulator answering after a fixed latency, one request at a time per target.
 //
 //   npm run build && npm run bench:mutations [-- --latency 50 --receipts 200 --concurrency 8]
 //
 // Two runs: every receipt on 1 listing, then the same number spread over 100 listings. Prints
-// receipts per second from the worker's start until the read model shows all submitted, and
-// exits non-zero if any listing's applied changes are not its receipts in admission order.
+// admissions per second, receipts per second from the worker's start until the read model shows
+// all submitted, and exits non-zero if any listing's applied changes are not its receipts in
+// admission order.
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { createEventStore } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';
@@ -18,11 +21,17 @@ import { migrate } from '../../src/infra/migrate.js';
 import { deleteKeys } from '../../src/infra/redis.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { createSimulator, DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
+import { buildHttpServer } from '../../src/mcp/server.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
+import { admissionProjection } from '../../src/projections/admission/projection.js';
+import { observationsProjection } from '../../src/projections/observations/projection.js';
+import { listingId, listingsProjection } from '../../src/projections/observed/listings.js';
 import { dispatchControlsProjection } from '../../src/projections/dispatch-controls/projection.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { Projector } from '../../src/projections/projector.js';
+import { syncConnections } from '../../src/workers/connections-sync.js';
 import { dispatchClients } from '../../src/workers/dispatch/clients.js';
+import { listingsSync } from '../../src/workers/sync/listings.js';
 import { startDispatch } from '../../src/workers/dispatch/queue.js';
 import { fmt, printMachine, withDatabase } from '../support.js';
 
@@ -37,6 +46,7 @@ const { values: args } = parseArgs({
 });
 const adminUrl = args['admin-url']!;
 const US = 'ATVPDKIKX0DER';
+const SELLER = 'Atzr|demo-seller';
 const latencyMs = Number(args.latency);
 const total = Number(args.receipts);
 const concurrency = Number(args.concurrency);
@@ -44,48 +54,72 @@ const concurrency = Number(args.concurrency);
 async function run(url: string, targets: number): Promise<boolean> {
   const db = createDb(url, { min: 0, max: concurrency * 2 + 5 });
   const store = createEventStore({ DATABASE_URL: url });
-  // accounts too: the dispatcher reads which credential set an account's connections name
-  await migrate(db, [accountsProjection, mutationsProjection, dispatchControlsProjection], { eventStoreInPostgres: true });
-  const projector = new Projector(db, store, [mutationsProjection, dispatchControlsProjection], { pollMs: 20 });
+  const projections = [accountsProjection, observationsProjection, listingsProjection, admissionProjection, mutationsProjection, dispatchControlsProjection];
+  await migrate(db, projections, { eventStoreInPostgres: true });
+  const projector = new Projector(db, store, projections, { pollMs: 20 });
   projector.start();
   const simulator = createSimulator({ latencyMs, scale: { listings: 1000, orderLines: 1000 } });
   await simulator.listen();
   const redis = new Redis(args['redis-url']!, { maxRetriesPerRequest: null });
   const prefix = `bench-mutations-${process.pid}-${targets}`;
-  const account = newId();
   const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'bench' } } };
+  const lwa = createLwaClient({ tokenUrl: simulator.endpoints().lwaTokenUrl, ...DEFAULT_LWA_CLIENT });
+  const logger = pino({ level: 'silent' });
+  // a user with the simulator's seller, its listings synced: what queue_mutations resolves targets in
+  const user = newId();
+  const account = newId();
+  await syncConnections({ ctx, lwa, endpoints: simulator.endpoints(), logger }, { user_id: user, account_id: account, credentials: 'seller', selling_refresh_token: SELLER, selling_partner_id: simulator.seller.merchantId });
+  await projector.whenCaughtUp();
+  await listingsSync.run({ ctx, db, lwa, endpoints: simulator.endpoints(), credentials: () => ({ selling_refresh_token: SELLER }), logger, now: () => new Date() }, account);
+  await projector.whenCaughtUp();
+  const app = buildHttpServer({ db, store, logger, authenticate: async (token) => (token === user ? { userId: user } : null), demoUserId: newId() });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const client = new Client({ name: 'bench-mutations', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${user}` } } }));
   try {
-    const listings = Array.from({ length: targets }, (_, i) => simulator.catalog.marketplaceListingAt(US, i));
-    let last = null;
+    // listings the marketplace still has (a deleted one is no target)
+    const listings = [...simulator.catalog.listingsIn(US)].map((l) => simulator.selling.listings.live(l)).filter((l) => l.status !== 'DELETED').slice(0, targets);
     const admitted: Array<{ id: string; sku: string; price: number }> = [];
-    for (let i = 0; i < total; i++) {
-      const listing = listings[i % targets]!;
-      const price = 10 + i / 100;
-      const id = newId();
-      const result = await executeMutationCommand(ctx, {
-        type: 'AdmitMutation',
-        receipt_id: id,
-        account_id: account,
-        target: { type: 'Listing', id: `listing-${listing.sku}` },
-        provider: { sku: listing.sku, marketplaceId: US, sellerId: simulator.seller.merchantId },
-        action: 'update',
-        payload: { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] },
-        idempotency: null,
-        blocked: null,
-        created_at: new Date(Date.now() + i).toISOString(),
-      });
-      last = result.position ?? last;
-      admitted.push({ id, sku: listing.sku, price });
-    }
-    await projector.whenCaughtUp(last);
-    const lwa = createLwaClient({ tokenUrl: simulator.endpoints().lwaTokenUrl, ...DEFAULT_LWA_CLIENT });
+    const admitStarted = performance.now();
+    let next = 0;
+    // queue_mutations calls, `concurrency` at a time, one listing patch each
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let i = next++; i < total; i = next++) {
+          const listing = listings[i % targets]!;
+          const price = 10 + i / 100;
+          const res = await client.callTool({
+            name: 'queue_mutations',
+            arguments: {
+              account,
+              mutations: [
+                {
+                  target: { type: 'Listing', id: listingId(account, US, listing.sku) },
+                  action: 'update',
+                  payload: { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] },
+                },
+              ],
+            },
+          });
+          const result = (res.structuredContent as { results: Array<{ receipt?: { id: string }; error?: unknown }> }).results[0]!;
+          if (!result.receipt) throw new Error(`admission refused: ${JSON.stringify(result)}`);
+          admitted[i] = { id: result.receipt.id, sku: listing.sku, price };
+        }
+      }),
+    );
+    const admitSeconds = (performance.now() - admitStarted) / 1000;
+    console.log(`${String(targets).padStart(3)} target(s): ${fmt(total)} queue_mutations calls (${concurrency} at a time) in ${admitSeconds.toFixed(2)} s = ${(total / admitSeconds).toFixed(1)} admissions/s`);
+    // admission order per target is created_at order: receipts are compared in that order below
+    await projector.whenCaughtUp();
+    const created = new Map((await db.withSchema('rm').table('mutation_receipts').where({ account_id: account }).select('id', 'created_at')).map((r: { id: string; created_at: Date }) => [r.id, r.created_at.getTime()]));
+    admitted.sort((a, b) => created.get(a.id)! - created.get(b.id)! || a.id.localeCompare(b.id));
     const started = performance.now();
     const dispatch = await startDispatch({
       connection: redis,
       prefix,
       db,
       ctx: { store, metadata: { actor: { kind: 'worker', id: 'dispatch' } } },
-      ...dispatchClients({ db, lwa, endpoints: simulator.endpoints(), credentials: () => ({ selling_refresh_token: 'Atzr|demo-seller' }), timeoutMs: 10_000 }),
+      ...dispatchClients({ db, lwa, endpoints: simulator.endpoints(), credentials: () => ({ selling_refresh_token: SELLER }), timeoutMs: 10_000 }),
       now: Date.now,
       backoff: { baseMs: 100, maxMs: 2000 },
       batchSize: 10,
@@ -110,6 +144,8 @@ async function run(url: string, targets: number): Promise<boolean> {
     console.log(`${String(targets).padStart(3)} target(s): ${fmt(total)} receipts in ${seconds.toFixed(2)} s = ${(total / seconds).toFixed(1)} receipts/s; ${accepted.length} accepted, ${applied.length} applied, each target's changes = its accepted receipts in admission order: ${inOrder}`);
     return inOrder && applied.length === accepted.length;
   } finally {
+    await client.close();
+    await app.close();
     await deleteKeys(redis, `${prefix}:*`);
     redis.disconnect();
     await projector.stop();
