@@ -54,10 +54,11 @@ export interface Bench {
   close(): Promise<void>;
 }
 
-export async function startBench(options: { worker?: boolean; latencyMs?: number } = {}): Promise<Bench> {
+export async function startBench(options: { worker?: boolean; latencyMs?: number; databaseUrl?: string } = {}): Promise<Bench> {
   const clock = { offset: 0, now: () => Date.now() + clock.offset };
-  const db = createDb(process.env.DATABASE_URL!);
-  const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
+  const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL!;
+  const db = createDb(databaseUrl);
+  const store = createEventStore({ DATABASE_URL: databaseUrl });
   // accounts too: the dispatcher reads which credential set an account's connections name
   await migrate(db, [accountsProjection, mutationsProjection, dispatchControlsProjection], { eventStoreInPostgres: true });
   const projector = new Projector(db, store, [mutationsProjection, dispatchControlsProjection], { pollMs: 20 });
