@@ -1,20 +1,9 @@
-import pg from 'pg';
 import { Redis } from 'ioredis';
 import { deleteKeys } from '../src/infra/redis.js';
-import { ADMIN_DATABASE_URL, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './support/env.js';
+import { admin, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './support/env.js';
 
 // Mocha root hooks: a fresh database for the whole run, dropped after; tests read
 // DATABASE_URL and REDIS_PREFIX from the environment like the service does.
-async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 async function dropRedisKeys(pattern: string): Promise<void> {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   try {

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import pg from 'pg';
 import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import { clientsFor } from '../marketplace/support.js';
 import { eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
-import { ADMIN_DATABASE_URL, TEST_DB_NAME } from '../support/env.js';
+import { admin, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
 import { startBench, type Bench } from './dispatch-support.js';
 
 // A worker process killed in the middle of a send, then a new one started: the receipt found
@@ -16,30 +15,17 @@ describe('dispatch worker killed mid-send', function () {
   // a database of its own: a whole worker process would otherwise also sweep, sync and dispatch
   // everything the suite's other tests left in the shared one
   const database = `${TEST_DB_NAME}_killed`;
-  const databaseUrl = (() => {
-    const u = new URL(ADMIN_DATABASE_URL);
-    u.pathname = `/${database}`;
-    return u.toString();
-  })();
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const databaseUrl = testDatabaseUrl(database);
 
   before(async () => {
-    await admin(`create database "${database}"`);
+    await admin((c) => c.query(`create database "${database}"`));
     b = await startBench({ worker: false, databaseUrl });
   });
   after(async () => {
     for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
     await Promise.all(processes.map((p) => p.exit));
     await b?.close();
-    if (!process.env.KEEP_TEST_DB) await admin(`drop database if exists "${database}" with (force)`);
+    if (!process.env.KEEP_TEST_DB) await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
   });
 
   const worker = () => {
