@@ -10,6 +10,7 @@ import { newId } from '../domain/shared/ids.js';
 import { NO_STREAM, type EventStore } from '../eventstore/port.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { admissionsPaused, hasProduct, pendingIdentical, resolveTarget } from '../projections/admission/queries.js';
+import { withheldReason } from '../projections/dispatch-controls/queries.js';
 import { underAdmissionLocks } from './admission-locks.js';
 import { streamName, type CommandContext } from './handler.js';
 import { executeMutationCommand } from './mutations.js';
@@ -52,6 +53,8 @@ export interface ReceiptView {
   status: string;
   outcome: string | null;
   accepted: boolean | null;
+  /** why a blocked receipt is withheld, or the last provider error of a replayed one */
+  error: { code: string; message: string } | null;
   target_type: TargetType;
   target_id: string;
   action: Action;
@@ -106,7 +109,9 @@ async function prepare(db: Knex, call: AdmissionCall, m: MutationRequest, index:
     return { error: new DomainError(err.code, `${at}.${err.detail}`, { ...err.extra, argument }) };
   }
   const refusal = await rulesBeyondSchema(db, call.account, command, resolved.facts);
-  return refusal ? { error: new DomainError(refusal.code, `${at}.${refusal.detail}`, { argument: `${at}.${refusal.extra.argument as string}` }) } : { command };
+  if (refusal) return { error: new DomainError(refusal.code, `${at}.${refusal.detail}`, { argument: `${at}.${refusal.extra.argument as string}` }) };
+  // a blocked listing or a campaign with its Automation switch off: recorded, never sent (spec 3.3)
+  return { command: { ...command, blocked: await withheldReason(db, command) } };
 }
 
 /** What the payload schemas and decide can't check alone: selectors against the listing, the account's ads connection and products, exclusions (spec 4.5, 4.12.5). */
@@ -141,6 +146,7 @@ function receiptView(admitted: MutationEventOf<'MutationAdmitted'>['data'], stat
     status: state.status!,
     outcome: state.outcome,
     accepted: state.outcome === null || state.status === 'uncertain' ? null : (ACCEPTED[state.outcome] ?? null),
+    error: state.error,
     target_type: admitted.target.type,
     target_id: admitted.target.id,
     action: admitted.action,

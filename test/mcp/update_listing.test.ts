@@ -88,6 +88,21 @@ describe('update_listing', function () {
     expect((await controls()).find((c) => c.target_id === localId(a))).to.deep.equal({ target_id: localId(a), withheld: false });
   });
 
+  it('a request for a blocked listing is admitted blocked (recorded, never sent); after allowing, new requests queue', async () => {
+    const l = single[2]!;
+    const patch = { op: 'replace', path: '/attributes/item_name', value: [{ value: 'Held back', marketplace_id: l.marketplaceId }] };
+    await call(client, 'update_listing', { updates: [{ sku: l.sku, blocked: true }] });
+    await h.projector.whenCaughtUp();
+    const blocked = (await call(client, 'patch_listing', { sku: l.sku, patches: [patch] })).structuredContent;
+    expect(blocked.receipt).to.include({ status: 'blocked', outcome: 'blocked', accepted: false });
+    expect(blocked.receipt.error.code).to.equal('listing_blocked');
+    await call(client, 'update_listing', { updates: [{ sku: l.sku, blocked: false }] });
+    await h.projector.whenCaughtUp();
+    const queued = (await call(client, 'patch_listing', { sku: l.sku, patches: [patch] })).structuredContent;
+    expect(queued.receipt).to.include({ status: 'queued' });
+    expect((await call(client, 'get_mutation', { id: blocked.receipt.id })).structuredContent.status, 'a later unblock never releases it').to.equal('blocked');
+  });
+
   it('no_updates, too_many_updates, unknown_argument in a row, a bad marketplace id', async () => {
     expect((await call(client, 'update_listing', { updates: [] })).structuredContent.code).to.equal('no_updates');
     const many = Array.from({ length: 51 }, () => ({ sku: single[0]!.sku, blocked: true }));

@@ -12,7 +12,7 @@ import { SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
 import { adsEntityId } from '../../projections/observed/ads-datasets.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
-import { withheldReason } from './controls.js';
+import { withheldReason } from '../../projections/dispatch-controls/queries.js';
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';

@@ -1,21 +1,27 @@
 import type { Knex } from 'knex';
-import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
-import { DISPATCH_CONTROLS_TABLE } from '../../projections/dispatch-controls/projection.js';
-import { adsEntityId } from '../../projections/observed/ads-datasets.js';
-import type { DispatchReceipt } from './receipts.js';
+import { READ_MODEL_SCHEMA } from '../projection.js';
+import { adsEntityId } from '../observed/ads-datasets.js';
+import { DISPATCH_CONTROLS_TABLE } from './projection.js';
 
 export interface Withheld {
   reason: 'listing_blocked' | 'automation_switch_off';
   message: string;
 }
 
+/** What decides whether a request may go: its account, target and the target's provider ids. */
+export interface Withholdable {
+  account_id: string;
+  target: { type: string; id: string };
+  provider: Record<string, string>;
+}
+
 /**
- * Why this receipt must not be sent now, or null (spec 3.4, 3.5): its listing is blocked (a
+ * Why this request must not be sent, or null (spec 3.3, 3.4, 3.5): its listing is blocked (a
  * Listing target, or the listing an ads request was made for, provider id `listingId`), or the
- * campaign it touches has its Automation switch off. Checked under the target lock just before
- * sending; a later unblock never releases a receipt blocked here.
+ * campaign it touches has its Automation switch off. Checked at admission and again under the
+ * target lock just before sending; a later unblock never releases a receipt blocked either way.
  */
-export async function withheldReason(db: Knex, r: DispatchReceipt): Promise<Withheld | null> {
+export async function withheldReason(db: Knex, r: Withholdable): Promise<Withheld | null> {
   const listings = [...(r.target.type === 'Listing' ? [r.target.id] : []), ...(r.provider.listingId ? [r.provider.listingId] : [])];
   const campaign =
     r.target.type === 'Campaign' ? r.target.id : r.provider.campaignId && r.provider.profileId ? adsEntityId('campaign', r.account_id, r.provider.profileId, r.provider.campaignId) : null;
