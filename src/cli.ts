@@ -13,6 +13,10 @@ import { createRedis } from './infra/redis.js';
 import { admissionProjection } from './projections/admission/projection.js';
 import { authProjection } from './projections/auth/projection.js';
 import { setAdmissions } from './commands/admissions-switch.js';
+import { executeDispatchControlCommand } from './commands/dispatch-control.js';
+import { resolveTarget } from './projections/admission/queries.js';
+import { dispatchControlsProjection } from './projections/dispatch-controls/projection.js';
+import { READ_MODEL_SCHEMA } from './projections/projection.js';
 import { findUser, listTokens } from './projections/auth/queries.js';
 import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
@@ -32,6 +36,9 @@ const USAGE = `usage: npm run cli -- <command>
   admissions disable [--reason <text>] | admissions enable
                                               pause or allow new marketplace write requests
                                               (queue_mutations, patch_listing); queued ones go on
+  campaigns automation --campaign <local id> --switch on|off
+                                              a campaign's Automation switch: off withholds every
+                                              request that touches it (recorded, never sent)
   rebuild <projection> | rebuild --all        rebuild read models from the event log`;
 
 async function main(argv: string[]): Promise<void> {
@@ -43,7 +50,7 @@ async function main(argv: string[]): Promise<void> {
   const store = createEventStore(config);
   const ctx: CommandContext = { store, metadata: { actor: { kind: 'user', id: 'cli' } } };
   const option = (name: string, required = true): string | undefined => {
-    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' }, reason: { type: 'string' }, credentials: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' }, reason: { type: 'string' }, credentials: { type: 'string' }, campaign: { type: 'string' }, switch: { type: 'string' } }, strict: true });
     const value = values[name as keyof typeof values];
     if (required && !value) throw new UsageError(`--${name} is required\n${USAGE}`);
     return value;
@@ -107,6 +114,19 @@ async function main(argv: string[]): Promise<void> {
         const { changed, position } = await setAdmissions(ctx, command);
         if (changed) await project(position, [admissionProjection]);
         console.log(`admissions ${action}d${changed ? '' : ' (already)'}`);
+        return;
+      }
+      case 'campaigns automation': {
+        const campaign_id = option('campaign')!.trim().toLowerCase();
+        const state = option('switch')!;
+        if (state !== 'on' && state !== 'off') throw new UsageError(`--switch: '${state}' is neither on nor off\n${USAGE}`);
+        const accounts: { account_id: string }[] = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').select('account_id');
+        const found = await resolveTarget(db, accounts.map((a) => a.account_id), { type: 'Campaign', id: campaign_id });
+        if (!found) throw new UsageError(`no campaign with local id ${campaign_id} (use an id from list_campaigns or list_ads_entities)`);
+        const command = { type: 'SetCampaignAutomation' as const, account_id: found.account_id, campaign_id, enabled: state === 'on', at: new Date().toISOString() };
+        const { position } = await executeDispatchControlCommand(ctx, command);
+        if (position) await project(position, [dispatchControlsProjection]);
+        console.log(`campaign ${campaign_id}: Automation switch ${state}${position ? '' : ' (already)'}`);
         return;
       }
       default:

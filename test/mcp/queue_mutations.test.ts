@@ -18,6 +18,7 @@ import { listingsSync } from '../../src/workers/sync/listings.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { cli } from '../support/processes.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+import { dispatchControlsProjection } from '../../src/projections/dispatch-controls/projection.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';
 import { call } from '../views/fixtures.js';
 
@@ -58,7 +59,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
   const uniqueName = () => `admission test ${++clientCounter}`;
 
   before(async () => {
-    h = await startHarness([listingsProjection, adsProjection, admissionProjection], [], Date.parse('2026-11-20T10:00:00Z'), 17);
+    h = await startHarness([listingsProjection, adsProjection, admissionProjection, dispatchControlsProjection], [], Date.parse('2026-11-20T10:00:00Z'), 17);
     acc.ada = await h.connect('seller', users.ada);
     acc.bob = await h.connect('seller', users.bob);
     for (const account of [acc.ada, acc.bob]) {
@@ -365,6 +366,26 @@ describe('queue_mutations and patch_listing over MCP', function () {
       const results = answers.map((a) => a.structuredContent.results[0]);
       expect(results.filter((r: any) => r.receipt)).to.have.length(1);
       expect(results.filter((r: any) => r.error?.code === 'invalid')).to.have.length(9);
+    });
+  });
+
+  describe('the campaign Automation switch (operator CLI)', () => {
+    it('off: requests touching the campaign are admitted blocked, never sent; on again: new ones queue', async () => {
+      const env = { DATABASE_URL: process.env.DATABASE_URL! };
+      const t = targets();
+      expect(await cli(['campaigns', 'automation', '--campaign', t.campaign.id, '--switch', 'off'], env)).to.contain('Automation switch off');
+      expect(await cli(['campaigns', 'automation', '--campaign', t.campaign.id, '--switch', 'off'], env), 'already off').to.contain('(already)');
+      await h.projector.whenCaughtUp();
+      const update = { target: t.campaign, action: 'update', payload: { state: 'ENABLED' } };
+      const blocked = (await queue(ada, { mutations: [update] })).structuredContent.results[0].receipt;
+      expect(blocked).to.include({ status: 'blocked', outcome: 'blocked' });
+      expect(blocked.error.code).to.equal('automation_switch_off');
+      expect(await cli(['campaigns', 'automation', '--campaign', t.campaign.id, '--switch', 'on'], env)).to.contain('Automation switch on');
+      await h.projector.whenCaughtUp();
+      expect((await queue(ada, { mutations: [update] })).structuredContent.results[0].receipt.status).to.equal('queued');
+      expect((await call(ada, 'get_mutation', { id: blocked.id })).structuredContent.status, 'never released').to.equal('blocked');
+      const unknown = await cli(['campaigns', 'automation', '--campaign', t.adGroup.id, '--switch', 'off'], env).catch((err: Error) => err.message);
+      expect(unknown).to.contain('no campaign with local id');
     });
   });
 
