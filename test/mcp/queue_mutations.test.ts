@@ -369,6 +369,21 @@ describe('queue_mutations and patch_listing over MCP', function () {
     });
   });
 
+  describe('an advertised ASIN (spec 4.12.5)', () => {
+    it('must be one the account has in the marketplace: the ASIN of a deleted listing (and of no other) is refused', async () => {
+      const advertised = new Set((await sp('productAds')).map((a) => a.asin));
+      const listings = [...h.simulator.catalog.listingsIn(profile.marketplace_id)].map((l) => h.simulator.selling.listings.live(l));
+      const alive = new Set(listings.filter((l) => l.status !== 'DELETED').map((l) => l.asin));
+      const deletedOnly = listings.find((l) => l.status === 'DELETED' && l.asin && !advertised.has(l.asin) && !alive.has(l.asin))!;
+      expect(deletedOnly, 'the simulator has a deleted listing whose ASIN is nowhere else').to.not.equal(undefined);
+      const create = (asin: string) => ({ target: targets().adGroup, action: 'create_ad', payload: { state: 'PAUSED', asin } });
+      const [ok, refused] = (await queue(ada, { mutations: [create(listing.asin!), create(deletedOnly.asin!)] })).structuredContent.results;
+      expect(ok.receipt?.status, JSON.stringify(ok)).to.equal('queued');
+      expect(refused.error.code).to.equal('invalid');
+      expect(refused.error.detail).to.contain(`'${deletedOnly.asin}'`);
+    });
+  });
+
   describe('the campaign Automation switch (operator CLI)', () => {
     it('off: requests touching the campaign are admitted blocked, never sent; on again: new ones queue', async () => {
       const env = { DATABASE_URL: process.env.DATABASE_URL! };

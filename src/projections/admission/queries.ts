@@ -3,7 +3,7 @@ import type { TargetType } from '../../domain/mutation/payloads.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { SP_ENTITY_DATASETS } from '../observed/ads-datasets.js';
 import { completeReads } from '../observed/economics-support.js';
-import { CURRENT_LISTINGS_TABLE, currentListingsSql, LISTINGS_TABLE } from '../observed/listings.js';
+import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPTS_TABLE } from '../mutations/projection.js';
 import { PENDING_STATUSES } from '../../domain/mutation/events.js';
@@ -130,7 +130,12 @@ export async function hasProduct(db: Knex, account_id: string, marketplace_id: s
   if ('sku' in product) return (await currentListing(db, account_id, marketplace_id, product.sku)) !== null;
   const advertised = await rm(db, ADS_TABLES.productAds).where({ account_id, marketplace_id, asin: product.asin }).first('asin');
   if (advertised) return true;
-  const { rows } = await db.raw(`select 1 from (${currentListingsSql}) l where l.account_id = ? and l.marketplace_id = ? and l.asin = ? limit 1`, [account_id, marketplace_id, product.asin]);
+  const { rows } = await db.raw(
+    `select 1 from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
+     join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
+     where c.account_id = ? and c.marketplace_id = ? and c.asin = ? and l.status is distinct from 'DELETED' limit 1`,
+    [account_id, marketplace_id, product.asin],
+  );
   return rows.length > 0;
 }
 

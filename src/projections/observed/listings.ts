@@ -113,7 +113,7 @@ const replaceListingsPage = applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page
 export const listingsProjection: Projection = {
   name: 'listings',
   // 2: listing_current and listing_scopes (list_listings)
-  version: 2,
+  version: 3,
   handles: ['PageObserved', 'SyncCompleted'],
   tables: [LISTINGS_TABLE, CURRENT_LISTINGS_TABLE, SCOPES_TABLE],
   async createTables(db, schema) {
@@ -158,6 +158,8 @@ export const listingsProjection: Projection = {
       t.text('title');
       t.primary(['account_id', 'marketplace_id', 'sku']);
       t.index(['account_id', 'created_at']);
+      // admission: does the account list this ASIN in the marketplace (spec 4.12.5)
+      t.index(['account_id', 'marketplace_id', 'asin']);
     });
   },
   async apply(trx, event, schema) {
