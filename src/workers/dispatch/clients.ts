@@ -31,24 +31,25 @@ type ConnectionRow = { credentials?: string | null; provider_id: string } | null
 
 export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients>; adsFor(r: DispatchReceipt): Promise<AdsClient> } {
   const retry = { attempts: 1, timeoutMs: o.timeoutMs };
-  const byAccount = new Map<string, AccountClients>();
+  // by credentials, not by account: an account reconnected with another credential set gets new
+  // clients at its next request (its row is read every time: one primary-key lookup)
+  const byCredentials = new Map<string, Pick<AccountClients, 'selling' | 'ads'>>();
 
   async function of(account_id: string, db: Knex = o.db): Promise<AccountClients> {
-    const known = byAccount.get(account_id);
-    if (known) return known;
     const row: { selling: ConnectionRow; ads: ConnectionRow } | undefined = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id }).first('selling', 'ads');
     // connections that name no credential set were made with the seller's
     const sellingToken = connectionCredentials(o.credentials, row?.selling).selling_refresh_token ?? '';
     const adsToken = connectionCredentials(o.credentials, row?.ads).ads_refresh_token ?? '';
-    const clients: AccountClients = {
-      selling: createSellingClient({ endpoint: o.endpoints.sellingApiUrl, lwa: o.lwa, refreshToken: sellingToken, retry }),
-      ads: createAdsClient({ endpoint: o.endpoints.adsApiUrl, lwa: o.lwa, refreshToken: adsToken, retry }),
-      sellingToken,
-      adsToken,
-      sellerId: row?.selling?.provider_id ?? null,
-    };
-    byAccount.set(account_id, clients);
-    return clients;
+    const key = JSON.stringify([sellingToken, adsToken]);
+    let clients = byCredentials.get(key);
+    if (!clients) {
+      clients = {
+        selling: createSellingClient({ endpoint: o.endpoints.sellingApiUrl, lwa: o.lwa, refreshToken: sellingToken, retry }),
+        ads: createAdsClient({ endpoint: o.endpoints.adsApiUrl, lwa: o.lwa, refreshToken: adsToken, retry }),
+      };
+      byCredentials.set(key, clients);
+    }
+    return { ...clients, sellingToken, adsToken, sellerId: row?.selling?.provider_id ?? null };
   }
 
   return {
