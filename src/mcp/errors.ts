@@ -39,3 +39,19 @@ export function inputError(error: z.ZodError): DomainError {
   const argument = formatPath(issue.path) || '(arguments)';
   return new DomainError('invalid', `${argument}: ${issue.message}`, { argument });
 }
+
+/**
+ * The path of the first string (value or key) holding a NUL character: PostgreSQL text and jsonb
+ * cannot store it, so such input is refused whole before anything is recorded.
+ */
+export function nulCharacterAt(value: unknown, path: PropertyKey[] = []): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? formatPath(path) || '(arguments)' : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [k, v] of Object.entries(value)) {
+    const key = Array.isArray(value) ? Number(k) : k;
+    if (k.includes('\u0000')) return formatPath([...path, key]);
+    const found = nulCharacterAt(v, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}

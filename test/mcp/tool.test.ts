@@ -85,4 +85,11 @@ describe('defineTool: input validation and the error layer', () => {
     expect(logged).to.include({ tool: 'echo', outcome: 'error', code: 'unavailable' });
     expect((logged.err as Error).stack).to.contain('connection refused');
   });
+
+  it('a NUL character in any string (PostgreSQL cannot store it) is invalid, naming where, before the handler runs', async () => {
+    const result = await echo.call({ n: 7, filter: { sku: 'A\u0000B' } }, ctx);
+    expect(result.isError).to.equal(true);
+    expect(result.structuredContent).to.deep.include({ code: 'invalid', argument: 'filter.sku' });
+    expect(String(result.structuredContent!.detail)).to.match(/^filter\.sku: holds a NUL character/);
+  });
 });
