@@ -174,6 +174,7 @@ describe('mutation tools over MCP', function () {
       expect(await ids({ status: 'pending' })).to.deep.equal(expectIds(adas.slice(2)));
       expect(await ids({ target_type: 'Campaign', target_id: campaign })).to.deep.equal(expectIds(adas.filter((r) => r.target.type === 'Campaign')));
       expect(await ids({ target_type: 'Listing', target_id: campaign })).to.deep.equal([]);
+      expect(await ids({ target_type: 'Campaign', target_id: ` ${campaign.toUpperCase()}` }), 'ids are matched as admission stored them').to.deep.equal(expectIds(adas.filter((r) => r.target.type === 'Campaign')));
       expect(await ids({ operation: 'archive' })).to.deep.equal(expectIds(adas.filter((r) => r.action === 'archive')));
       expect(await ids({ idempotency_key: 'price-run-1' })).to.deep.equal(expectIds(adas.filter((r) => r.key === 'price-run-1')));
       expect(await ids({ idempotency_key: 'price-run-1' }, bob)).to.deep.equal([bobsReceipt]);

@@ -33,7 +33,8 @@ export const listMutations = defineTool({
       accountIds: accounts.map((a) => a.id),
       status: input.status,
       targetType: input.target_type,
-      targetId: input.target_id,
+      // stored as admission normalized it (trimmed, lower case), like every local id
+      targetId: input.target_id?.trim().toLowerCase(),
       action: input.operation,
       idempotency: input.idempotency_key === undefined ? undefined : { namespace: ctx.userId, key: input.idempotency_key },
       cursor: input.cursor,
