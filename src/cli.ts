@@ -15,7 +15,6 @@ import { authProjection } from './projections/auth/projection.js';
 import { setAdmissions } from './commands/admissions-switch.js';
 import { executeDispatchControlCommand } from './commands/dispatch-control.js';
 import { resolveTarget } from './projections/admission/queries.js';
-import { dispatchControlsProjection } from './projections/dispatch-controls/projection.js';
 import { READ_MODEL_SCHEMA } from './projections/projection.js';
 import { findUser, listTokens } from './projections/auth/queries.js';
 import { Projector } from './projections/projector.js';
@@ -124,8 +123,8 @@ async function main(argv: string[]): Promise<void> {
         const found = await resolveTarget(db, accounts.map((a) => a.account_id), { type: 'Campaign', id: campaign_id });
         if (!found) throw new UsageError(`no campaign with local id ${campaign_id} (use an id from list_campaigns or list_ads_entities)`);
         const command = { type: 'SetCampaignAutomation' as const, account_id: found.account_id, campaign_id, enabled: state === 'on', at: new Date().toISOString() };
+        // in force at once: admission and the dispatcher read the flag's own stream
         const { position } = await executeDispatchControlCommand(ctx, command);
-        if (position) await project(position, [dispatchControlsProjection]);
         console.log(`campaign ${campaign_id}: Automation switch ${state}${position ? '' : ' (already)'}`);
         return;
       }

@@ -26,7 +26,6 @@ import { accountsProjection } from '../../src/projections/accounts/projection.js
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { observationsProjection } from '../../src/projections/observations/projection.js';
 import { listingId, listingsProjection } from '../../src/projections/observed/listings.js';
-import { dispatchControlsProjection } from '../../src/projections/dispatch-controls/projection.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
@@ -54,7 +53,7 @@ const concurrency = Number(args.concurrency);
 async function run(url: string, targets: number): Promise<boolean> {
   const db = createDb(url, { min: 0, max: concurrency * 2 + 5 });
   const store = createEventStore({ DATABASE_URL: url });
-  const projections = [accountsProjection, observationsProjection, listingsProjection, admissionProjection, mutationsProjection, dispatchControlsProjection];
+  const projections = [accountsProjection, observationsProjection, listingsProjection, admissionProjection, mutationsProjection];
   await migrate(db, projections, { eventStoreInPostgres: true });
   const projector = new Projector(db, store, projections, { pollMs: 20 });
   projector.start();

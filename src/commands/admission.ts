@@ -6,11 +6,12 @@ import { PENDING_STATUSES, type MutationEvent, type MutationEventOf } from '../d
 import { ACTIONS, allowedActions, isCreation, TARGET_TYPES, type Action, type TargetType } from '../domain/mutation/payloads.js';
 import { evolve, initialState, type ReceiptState } from '../domain/mutation/state.js';
 import { DomainError } from '../domain/shared/errors.js';
-import { newId } from '../domain/shared/ids.js';
+import { newOrderedId } from '../domain/shared/ids.js';
 import { NO_STREAM, type EventStore } from '../eventstore/port.js';
 import type { AccountView } from '../projections/accounts/queries.js';
-import { admissionsPaused, hasProduct, pendingIdentical, resolveTarget } from '../projections/admission/queries.js';
-import { withheldReason } from '../projections/dispatch-controls/queries.js';
+import { admissionsPaused, advertisedListing, hasProduct, pendingIdentical, resolveTarget } from '../projections/admission/queries.js';
+import { listingId } from '../projections/observed/listings.js';
+import { withheldReason } from './dispatch-control.js';
 import { underAdmissionLocks } from './admission-locks.js';
 import { streamName, type CommandContext } from './handler.js';
 import { executeMutationCommand } from './mutations.js';
@@ -78,7 +79,7 @@ type Prepared = { command: Admit } | { error: DomainError };
 const fail = (code: DomainError['code'], detail: string, extra: Record<string, unknown> = {}): { error: DomainError } => ({ error: new DomainError(code, detail, extra) });
 
 /** Resolves and checks one request; never throws for the request's own faults. */
-async function prepare(db: Knex, call: AdmissionCall, m: MutationRequest, index: number, idempotency: Admit['idempotency'], now: Date): Promise<Prepared> {
+async function prepare(db: Knex, store: EventStore | null, call: AdmissionCall, m: MutationRequest, index: number, idempotency: Admit['idempotency'], now: Date): Promise<Prepared> {
   const at = `mutations[${index}]`;
   const type = m.target.type as TargetType;
   if (!TARGET_TYPES.includes(type)) return fail('invalid', `${at}.target.type: '${m.target.type}' is not a target type; one of ${TARGET_TYPES.join(', ')}`, { argument: `${at}.target.type` });
@@ -100,7 +101,7 @@ async function prepare(db: Knex, call: AdmissionCall, m: MutationRequest, index:
   }
   const provider = { ...resolved.provider };
   if (type === 'Listing' && call.account.selling) provider.sellerId = call.account.selling.provider_id;
-  const command: Admit = { type: 'AdmitMutation', receipt_id: newId(), account_id: call.account.id, target, provider, action, payload: m.payload, idempotency, created_at: now.toISOString(), blocked: null };
+  const command: Admit = { type: 'AdmitMutation', receipt_id: newOrderedId(), account_id: call.account.id, target, provider, action, payload: m.payload, idempotency, created_at: now.toISOString(), blocked: null };
   try {
     decide(command, initialState());
   } catch (err) {
@@ -110,8 +111,13 @@ async function prepare(db: Knex, call: AdmissionCall, m: MutationRequest, index:
   }
   const refusal = await rulesBeyondSchema(db, call.account, command, resolved.facts);
   if (refusal) return { error: new DomainError(refusal.code, `${at}.${refusal.detail}`, { argument: `${at}.${refusal.extra.argument as string}` }) };
-  // a blocked listing or a campaign with its Automation switch off: recorded, never sent (spec 3.3)
-  return { command: { ...command, blocked: await withheldReason(db, command) } };
+  // an ad's requests are its listing's advertising changes (spec 3.5): that listing's flag holds them too
+  const advertised = type === 'Ad' ? resolved.facts.advertised : action === 'create_ad' ? { sku: (m.payload.sku as string | undefined) ?? null, asin: (m.payload.asin as string | undefined) ?? null } : undefined;
+  const listing = advertised && (await advertisedListing(db, call.account.id, provider.marketplaceId!, advertised));
+  if (listing) provider.listingId = listingId(listing.account_id, listing.marketplace_id, listing.sku);
+  // a blocked listing or a campaign with its Automation switch off: recorded, never sent (spec 3.3);
+  // the demo records no flags, so nothing is withheld there
+  return { command: { ...command, blocked: store && (await withheldReason(store, command)) } };
 }
 
 /** What the payload schemas and decide can't check alone: selectors against the listing, the account's ads connection and products, exclusions (spec 4.5, 4.12.5). */
@@ -196,7 +202,7 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
     const expires_at = new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString();
     const idempotency = key === undefined ? null : { namespace: call.userId, key, fingerprint: fp, expires_at };
     const prepared: Prepared[] = [];
-    for (const [i, m] of call.mutations.entries()) prepared.push(await prepare(reads, call, m, i, idempotency, now));
+    for (const [i, m] of call.mutations.entries()) prepared.push(await prepare(reads, store, call, m, i, idempotency, now));
 
     const guards = creationGuards(prepared);
     if (store) await lock([...guards.values()]);

@@ -1,9 +1,47 @@
 import { controlStreamId, dispatchControlDecider, type DispatchControlCommand } from '../domain/dispatch-control/decide.js';
 import type { DispatchControlEvent } from '../domain/dispatch-control/events.js';
-import { handleCommand, type CommandContext, type CommandResult } from './handler.js';
+import type { EventStore } from '../eventstore/port.js';
+import { adsEntityId } from '../projections/observed/ads-datasets.js';
+import { handleCommand, streamName, type CommandContext, type CommandResult } from './handler.js';
 
-/** Sets a listing's block flag or a campaign's Automation switch (update_listing and the ads tools call this). */
+/** Sets a listing's block flag or a campaign's Automation switch (update_listing and the operator CLI call this). */
 export async function executeDispatchControlCommand(ctx: CommandContext, command: DispatchControlCommand): Promise<CommandResult<DispatchControlEvent>> {
   const id = command.type === 'SetListingBlock' ? controlStreamId('Listing', command.listing_id) : controlStreamId('Campaign', command.campaign_id);
   return handleCommand(dispatchControlDecider, id, command, { ...ctx, metadata: { ...ctx.metadata, account_id: command.account_id } });
+}
+
+export interface Withheld {
+  reason: 'listing_blocked' | 'automation_switch_off';
+  message: string;
+}
+
+/** What decides whether a request may go: its account, target and the target's provider ids. */
+export interface Withholdable {
+  account_id: string;
+  target: { type: string; id: string };
+  provider: Record<string, string>;
+}
+
+/** The flag as its stream has it now (never a lagging read model: this is the check under the lock). */
+async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: string): Promise<boolean> {
+  const recorded = await store.readStream(streamName(dispatchControlDecider.aggregate, controlStreamId(type, id)));
+  const state = recorded.reduce((s, e) => dispatchControlDecider.evolve(s, { type: e.type, data: e.data } as DispatchControlEvent), dispatchControlDecider.initialState());
+  return state.withheld ?? false;
+}
+
+/**
+ * Why this request must not be sent, or null (spec 3.3, 3.4, 3.5): its listing is blocked (a
+ * Listing target, or the listing an ads request was made for, provider id `listingId`), or the
+ * campaign it touches has its Automation switch off. Checked at admission and again under the
+ * target lock just before sending; a later unblock never releases a receipt blocked either way.
+ */
+export async function withheldReason(store: EventStore, r: Withholdable): Promise<Withheld | null> {
+  const listings = [...(r.target.type === 'Listing' ? [r.target.id] : []), ...(r.provider.listingId ? [r.provider.listingId] : [])];
+  for (const listing of listings) {
+    if (await withheld(store, 'Listing', listing)) return { reason: 'listing_blocked', message: `listing ${listing} is blocked; allow it with update_listing (blocked requests are not replayed)` };
+  }
+  const campaign =
+    r.target.type === 'Campaign' ? r.target.id : r.provider.campaignId && r.provider.profileId ? adsEntityId('campaign', r.account_id, r.provider.profileId, r.provider.campaignId) : null;
+  if (campaign && (await withheld(store, 'Campaign', campaign))) return { reason: 'automation_switch_off', message: `campaign ${campaign} has its Automation switch off` };
+  return null;
 }

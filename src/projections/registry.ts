@@ -14,10 +14,9 @@ import { promotionsProjection } from './observed/promotions.js';
 import { vendorProjection } from './observed/vendor.js';
 import { mutationsProjection } from './mutations/projection.js';
 import { admissionProjection } from './admission/projection.js';
-import { dispatchControlsProjection } from './dispatch-controls/projection.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
  * add yours to the array.
  */
-export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, listingsProjection, catalogItemsProjection, ordersProjection, fbaInventoryProjection, adsProjection, searchQueryProjection, couponsProjection, promotionsProjection, vendorProjection, mutationsProjection, admissionProjection, dispatchControlsProjection];
+export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, listingsProjection, catalogItemsProjection, ordersProjection, fbaInventoryProjection, adsProjection, searchQueryProjection, couponsProjection, promotionsProjection, vendorProjection, mutationsProjection, admissionProjection];

@@ -18,7 +18,6 @@ import { listingsSync } from '../../src/workers/sync/listings.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { cli } from '../support/processes.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { dispatchControlsProjection } from '../../src/projections/dispatch-controls/projection.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';
 import { call } from '../views/fixtures.js';
 
@@ -59,7 +58,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
   const uniqueName = () => `admission test ${++clientCounter}`;
 
   before(async () => {
-    h = await startHarness([listingsProjection, adsProjection, admissionProjection, dispatchControlsProjection], [], Date.parse('2026-11-20T10:00:00Z'), 17);
+    h = await startHarness([listingsProjection, adsProjection, admissionProjection], [], Date.parse('2026-11-20T10:00:00Z'), 17);
     acc.ada = await h.connect('seller', users.ada);
     acc.bob = await h.connect('seller', users.bob);
     for (const account of [acc.ada, acc.bob]) {
@@ -135,11 +134,18 @@ describe('queue_mutations and patch_listing over MCP', function () {
         Ad: { ...where, campaignId: ad.campaignId, adGroupId: ad.adGroupId, adId: ad.adId },
         Target: { ...where, campaignId: keyword.campaignId, adGroupId: keyword.adGroupId, targetId: keyword.keywordId, targetKind: 'keyword' },
       } as Record<string, Record<string, string>>;
+      // an ad's requests (and a new ad's) name the listing they advertise: its block flag holds them
+      const advertised = (p: { sku?: string; asin?: string }) => {
+        const live = [...h.simulator.catalog.listingsIn(profile.marketplace_id)].filter((l) => l.status !== 'DELETED' && (p.sku ? l.sku === p.sku : l.asin === p.asin));
+        return live.length === 1 ? { listingId: listingLocalId(acc.ada, profile.marketplace_id, live[0]!.sku) } : {};
+      };
+      expect(advertised({ sku: listing.sku }), 'the SKU is a listing').to.have.property('listingId');
       body.results.forEach((r: any, i: number) => {
         const m = mutations[i]!;
         expect(r.index).to.equal(i);
         expect(r.receipt, `${m.target.type} ${m.action}`).to.include({ status: 'queued', outcome: null, accepted: null, target_type: m.target.type, target_id: m.target.id, action: m.action, account_id: acc.ada });
-        expect(r.receipt.provider, `${m.target.type} ${m.action}`).to.deep.equal(expected[m.target.type]);
+        const listingOf = m.action === 'create_ad' ? advertised(m.payload as { sku?: string; asin?: string }) : m.target.type === 'Ad' ? advertised(ad) : {};
+        expect(r.receipt.provider, `${m.target.type} ${m.action}`).to.deep.equal({ ...expected[m.target.type], ...listingOf });
         expect(r.receipt.payload).to.deep.equal(m.payload);
       });
       // durable: each receipt reads back through get_mutation once projected
@@ -149,6 +155,9 @@ describe('queue_mutations and patch_listing over MCP', function () {
         expect(got.structuredContent).to.include({ id: r.receipt.id, status: 'queued', action: r.receipt.action });
         expect(got.structuredContent.provider).to.deep.equal(r.receipt.provider);
       }
+      // one call's receipts of a target keep the call's order (the dispatcher's order too): newest first here
+      const listed = await call(ada, 'list_mutations', { target_type: 'Campaign', target_id: t.campaign.id });
+      expect(listed.structuredContent.mutations.map((r: any) => r.action)).to.deep.equal(['create_target', 'create_ad_group', 'archive', 'update']);
     });
 
     it('answers target_not_found for another user\'s target and unknown ids, each result on its own', async () => {
@@ -390,17 +399,33 @@ describe('queue_mutations and patch_listing over MCP', function () {
       const t = targets();
       expect(await cli(['campaigns', 'automation', '--campaign', t.campaign.id, '--switch', 'off'], env)).to.contain('Automation switch off');
       expect(await cli(['campaigns', 'automation', '--campaign', t.campaign.id, '--switch', 'off'], env), 'already off').to.contain('(already)');
-      await h.projector.whenCaughtUp();
       const update = { target: t.campaign, action: 'update', payload: { state: 'ENABLED' } };
       const blocked = (await queue(ada, { mutations: [update] })).structuredContent.results[0].receipt;
       expect(blocked).to.include({ status: 'blocked', outcome: 'blocked' });
       expect(blocked.error.code).to.equal('automation_switch_off');
       expect(await cli(['campaigns', 'automation', '--campaign', t.campaign.id, '--switch', 'on'], env)).to.contain('Automation switch on');
-      await h.projector.whenCaughtUp();
       expect((await queue(ada, { mutations: [update] })).structuredContent.results[0].receipt.status).to.equal('queued');
       expect((await call(ada, 'get_mutation', { id: blocked.id })).structuredContent.status, 'never released').to.equal('blocked');
       const unknown = await cli(['campaigns', 'automation', '--campaign', t.adGroup.id, '--switch', 'off'], env).catch((err: Error) => err.message);
       expect(unknown).to.contain('no campaign with local id');
+    });
+  });
+
+  describe("a blocked listing's advertising changes (spec 3.5)", () => {
+    it('a new ad for its SKU is admitted blocked, naming the listing; allowed again, new ones queue', async () => {
+      const t = targets();
+      const block = (blocked: boolean) => call(ada, 'update_listing', { account: acc.ada, updates: [{ sku: listing.sku, marketplace_id: listing.marketplaceId, blocked }] });
+      expect((await block(true)).structuredContent.updates[0]).to.include({ saved: true, blocked: true });
+      try {
+        const newAd = { target: t.adGroup, action: 'create_ad', payload: { state: 'PAUSED', sku: listing.sku } };
+        const held = (await queue(ada, { mutations: [newAd] })).structuredContent.results[0].receipt;
+        expect(held).to.include({ status: 'blocked', outcome: 'blocked', accepted: false });
+        expect(held.error).to.deep.equal({ code: 'listing_blocked', message: `listing ${t.listing.id} is blocked; allow it with update_listing (blocked requests are not replayed)` });
+        await block(false);
+        expect((await queue(ada, { mutations: [newAd] })).structuredContent.results[0].receipt.status).to.equal('queued');
+      } finally {
+        await block(false);
+      }
     });
   });
 

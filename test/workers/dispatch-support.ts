@@ -16,7 +16,6 @@ import type { Simulator } from '../../src/marketplace/simulator/app.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
 import type { Submission } from '../../src/marketplace/simulator/selling/listings-state.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
-import { dispatchControlsProjection } from '../../src/projections/dispatch-controls/projection.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { getReceipt, type Receipt } from '../../src/projections/mutations/queries.js';
 import { Projector } from '../../src/projections/projector.js';
@@ -60,8 +59,8 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
   const db = createDb(databaseUrl);
   const store = createEventStore({ DATABASE_URL: databaseUrl });
   // accounts too: the dispatcher reads which credential set an account's connections name
-  await migrate(db, [accountsProjection, mutationsProjection, dispatchControlsProjection], { eventStoreInPostgres: true });
-  const projector = new Projector(db, store, [mutationsProjection, dispatchControlsProjection], { pollMs: 20 });
+  await migrate(db, [accountsProjection, mutationsProjection], { eventStoreInPostgres: true });
+  const projector = new Projector(db, store, [mutationsProjection], { pollMs: 20 });
   projector.start();
   const { simulator, baseUrl } = await startSimulator({ now: clock.now, ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}) });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });

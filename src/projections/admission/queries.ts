@@ -17,8 +17,8 @@ export interface ResolvedTarget {
   account_id: string;
   /** the names decide.ts checks: profileId, campaignId, adGroupId, adId, targetId, countryCode, sku, marketplaceId */
   provider: Record<string, string>;
-  /** what admission rules need beyond the ids */
-  facts: { product_type?: string | null; negative?: boolean };
+  /** what admission rules need beyond the ids: an ad's advertised product, a target's polarity */
+  facts: { product_type?: string | null; negative?: boolean; advertised?: { sku: string | null; asin: string | null } };
 }
 
 const rm = (db: Knex, table: string) => db.withSchema(READ_MODEL_SCHEMA).table(table);
@@ -33,7 +33,7 @@ const ADS_LOOKUPS: Partial<Record<TargetType, string>> = {
     ${entity(ADS_TABLES.campaigns, SP_ENTITY_DATASETS.campaigns, 'c')} where c.id = ? and c.account_id = any(?)`,
   AdGroup: `select g.account_id, g.provider_profile_id as "profileId", p.country_code as "countryCode", p.marketplace_id as "marketplaceId", g.provider_campaign_id as "campaignId", g.provider_id as "adGroupId"
     ${entity(ADS_TABLES.adGroups, SP_ENTITY_DATASETS.adGroups, 'g')} where g.id = ? and g.account_id = any(?)`,
-  Ad: `select a.account_id, a.provider_profile_id as "profileId", p.country_code as "countryCode", p.marketplace_id as "marketplaceId", a.provider_campaign_id as "campaignId", a.provider_ad_group_id as "adGroupId", a.provider_id as "adId"
+  Ad: `select a.account_id, a.provider_profile_id as "profileId", p.country_code as "countryCode", p.marketplace_id as "marketplaceId", a.provider_campaign_id as "campaignId", a.provider_ad_group_id as "adGroupId", a.provider_id as "adId", a.sku, a.asin
     ${entity(ADS_TABLES.productAds, SP_ENTITY_DATASETS.productAds, 'a')} where a.id = ? and a.account_id = any(?)`,
   Target: `select t.account_id, t.provider_profile_id as "profileId", p.country_code as "countryCode", p.marketplace_id as "marketplaceId", t.provider_campaign_id as "campaignId", t.provider_ad_group_id as "adGroupId", t.provider_id as "targetId", t.kind as "targetKind", t.negative
     ${entity(ADS_TABLES.targets, null, 't')} where t.id = ? and t.account_id = any(?)`,
@@ -62,9 +62,10 @@ export async function resolveTarget(db: Knex, accountIds: readonly string[], tar
   const { rows } = await db.raw(`${sql} limit 1`, [id, [...accountIds]]);
   const row = rows[0] as Record<string, unknown> | undefined;
   if (!row) return createdByReceipt(db, accountIds, target.type, id);
-  const { account_id, negative, ...ids } = row;
+  const { account_id, negative, sku, asin, ...ids } = row;
   const provider = Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)]));
-  return { account_id: account_id as string, provider, facts: negative === undefined ? {} : { negative: negative as boolean } };
+  const facts = target.type === 'Ad' ? { advertised: { sku: (sku as string | null) ?? null, asin: (asin as string | null) ?? null } } : negative === undefined ? {} : { negative: negative as boolean };
+  return { account_id: account_id as string, provider, facts };
 }
 
 /** The provider id key of each created type, and how a created target's kind follows from its request. */
@@ -90,7 +91,8 @@ async function createdByReceipt(db: Knex, accountIds: readonly string[], type: T
   if (!row) return null;
   const provider: Record<string, string> = { ...row.provider, [CREATED_ID_KEY[type]!]: row.created.providerId };
   if (type === 'Target') provider.targetKind = createdTargetKind(row.payload, row.target_type);
-  return { account_id: row.account_id, provider, facts: type === 'Target' ? { negative: row.payload.negative === true } : {} };
+  const facts = type === 'Target' ? { negative: row.payload.negative === true } : type === 'Ad' ? { advertised: { sku: row.payload.sku ?? null, asin: row.payload.asin ?? null } } : {};
+  return { account_id: row.account_id, provider, facts };
 }
 
 export interface CurrentListing {
@@ -112,31 +114,41 @@ export async function listingsBySku(db: Knex, account_id: string, sku: string): 
   return seen.length ? currentListings(db, account_id, seen.map((s) => s.marketplace_id), sku) : [];
 }
 
-/** The SKU's current rows (list_listings' listing_current) in these marketplaces, deleted ones excluded; by primary keys. */
+/** The account's current listings (its last complete read, list_listings' listing_current), deleted ones excluded. */
+const CURRENT_LISTINGS = `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type
+  from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
+  join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
+  where l.status is distinct from 'DELETED' and c.account_id = ?`;
+
+/** The SKU's current rows in these marketplaces; by primary keys. */
 async function currentListings(db: Knex, account_id: string, marketplaces: readonly string[], sku: string): Promise<CurrentListing[]> {
-  const { rows } = await db.raw(
-    `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type
-     from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
-     join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-     where c.account_id = ? and c.marketplace_id = any(?) and c.sku = ? and l.status is distinct from 'DELETED'
-     order by c.marketplace_id`,
-    [account_id, [...marketplaces], sku],
-  );
+  const { rows } = await db.raw(`${CURRENT_LISTINGS} and c.marketplace_id = any(?) and c.sku = ? order by c.marketplace_id`, [account_id, [...marketplaces], sku]);
   return rows;
+}
+
+/** Up to `limit` current listings with that ASIN in the marketplace (indexed by account, marketplace, ASIN). */
+async function listingsByAsin(db: Knex, account_id: string, marketplace_id: string, asin: string, limit: number): Promise<CurrentListing[]> {
+  const { rows } = await db.raw(`${CURRENT_LISTINGS} and c.marketplace_id = ? and c.asin = ? limit ${limit}`, [account_id, marketplace_id, asin]);
+  return rows;
+}
+
+/**
+ * The one current listing an ad advertises in the marketplace: by its SKU, else by its ASIN when
+ * exactly one of the account's listings there has it. Blocking that listing withholds the ad's
+ * requests too (spec 3.5).
+ */
+export async function advertisedListing(db: Knex, account_id: string, marketplace_id: string, product: { sku: string | null; asin: string | null }): Promise<CurrentListing | null> {
+  if (product.sku) return currentListing(db, account_id, marketplace_id, product.sku);
+  if (!product.asin) return null;
+  const found = await listingsByAsin(db, account_id, marketplace_id, product.asin, 2);
+  return found.length === 1 ? found[0]! : null;
 }
 
 /** Whether the account has that SKU or ASIN in the marketplace: among its listings or, for an ASIN, its advertised products there. */
 export async function hasProduct(db: Knex, account_id: string, marketplace_id: string, product: { sku: string } | { asin: string }): Promise<boolean> {
   if ('sku' in product) return (await currentListing(db, account_id, marketplace_id, product.sku)) !== null;
   const advertised = await rm(db, ADS_TABLES.productAds).where({ account_id, marketplace_id, asin: product.asin }).first('asin');
-  if (advertised) return true;
-  const { rows } = await db.raw(
-    `select 1 from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
-     join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-     where c.account_id = ? and c.marketplace_id = ? and c.asin = ? and l.status is distinct from 'DELETED' limit 1`,
-    [account_id, marketplace_id, product.asin],
-  );
-  return rows.length > 0;
+  return advertised !== undefined || (await listingsByAsin(db, account_id, marketplace_id, product.asin, 1)).length > 0;
 }
 
 /** The operator's switch: whether new admissions are paused. */
