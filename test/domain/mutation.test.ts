@@ -43,6 +43,7 @@ const STATES: Record<string, { status: Status | null; history: MutationEvent[] }
   submitted: { status: 'submitted', history: [admitted(), started(), submitted] },
   blocked: { status: 'blocked', history: [admitted(), blocked] },
   uncertain: { status: 'uncertain', history: [admitted(creation), started(), uncertain] },
+  'uncertain change': { status: 'uncertain', history: [admitted(), started(), uncertain] },
   unresolved: { status: 'unresolved', history: [admitted(creation), started(), uncertain, unresolved] },
 };
 
@@ -53,7 +54,8 @@ const COMMANDS: Record<MutationCommandType, MutationCommand> = {
   RecordRetryableRejection: { type: 'RecordRetryableRejection', receipt_id, http_status: 429, response: { code: 'TOO_MANY_REQUESTS' }, request_id: 'req-1', error: { code: '429', message: 'throttled' }, recorded_at: t2 },
   BlockMutation: { type: 'BlockMutation', receipt_id, reason: 'automation_switch_off', message: 'the campaign has its Automation switch off', recorded_at: t1 },
   RecordUncertain: { type: 'RecordUncertain', receipt_id, ...lost, cause: 'reply_lost' },
-  ReconcileCreation: { type: 'ReconcileCreation', receipt_id, candidates: [adGroup(1)], checked_at: at(1) },
+  ReconcileCreation: { type: 'ReconcileCreation', receipt_id, checks: 0, candidates: [adGroup(1)], checked_at: at(1) },
+  ReconcileChange: { type: 'ReconcileChange', receipt_id, checks: 0, shows: true, observed: { campaignId: '111', state: 'PAUSED' }, checked_at: at(1) },
   RecordTargetDeleted: { type: 'RecordTargetDeleted', receipt_id, recorded_at: t2 },
 };
 
@@ -81,10 +83,19 @@ const LEGAL: Partial<Record<string, Partial<Record<MutationCommandType, Mutation
     ],
     RecordTargetDeleted: [{ type: 'MutationTargetDeleted', data: { receipt_id, recorded_at: t2 } }],
   },
+  'uncertain change': {
+    ReconcileChange: [
+      {
+        type: 'MutationChangeConfirmed',
+        data: { receipt_id, observed: { campaignId: '111', state: 'PAUSED' }, reconciliation: { result: 'accepted', attempts: 1, checkedAt: at(1), nextAt: null, candidates: [], cause: 'the target read back shows every requested value' } },
+      },
+    ],
+    RecordTargetDeleted: [{ type: 'MutationTargetDeleted', data: { receipt_id, recorded_at: t2 } }],
+  },
 };
 
 describe('mutation receipt decider: every state x every command (spec 3.4)', () => {
-  it('covers every workflow status', () => expect(Object.values(STATES).map((s) => s.status).filter(Boolean)).to.have.members([...STATUSES]));
+  it('covers every workflow status', () => expect([...new Set(Object.values(STATES).map((s) => s.status).filter(Boolean))]).to.have.members([...STATUSES]));
   for (const [name, { status, history }] of Object.entries(STATES)) {
     it(`the history of '${name}' folds to that status`, () => expect(history.reduce(evolve, initialState()).status).to.equal(status));
     for (const [type, command] of Object.entries(COMMANDS) as [MutationCommandType, MutationCommand][]) {
@@ -95,7 +106,8 @@ describe('mutation receipt decider: every state x every command (spec 3.4)', () 
           for (const e of expected) expect(mutationEventSchemas[e.type].safeParse(e.data).error, `${e.type} fits its schema`).to.equal(undefined);
         });
       }
-      else it(`${name} + ${type}: refused`, () => given(mutationDecider, history).when(command).thenThrows('invalid', new RegExp(`is ${name}: ${type} is allowed only when`)));
+      // a creation and a change are reconciled differently: the other command is refused too
+      else it(`${name} + ${type}: refused`, () => given(mutationDecider, history).when(command).thenThrows('invalid', new RegExp(`is ${status ?? 'not admitted'}: ${type} (is allowed only when|applies to)`)));
     }
   }
 });
@@ -170,7 +182,7 @@ describe('mutation receipt decider: dispatch', () => {
 
 describe('mutation receipt decider: creation reconciliation', () => {
   const history = [admitted(creation), started(), uncertain];
-  const reconcile = (candidates: ReturnType<typeof adGroup>[], minutes: number, next_at?: string): MutationCommand => ({ type: 'ReconcileCreation', receipt_id, candidates, checked_at: at(minutes), ...(next_at ? { next_at } : {}) });
+  const reconcile = (candidates: ReturnType<typeof adGroup>[], minutes: number, next_at?: string, checks = 0): MutationCommand => ({ type: 'ReconcileCreation', receipt_id, checks, candidates, checked_at: at(minutes), ...(next_at ? { next_at } : {}) });
 
   it('exactly one match settles as submitted with outcome accepted and created filled', () => {
     const [event] = mutationDecider.decide(reconcile([adGroup(1)], 1), fold(history));
@@ -189,7 +201,7 @@ describe('mutation receipt decider: creation reconciliation', () => {
     expect(fold([...history, first])).to.include({ status: 'uncertain', outcome: 'uncertain' });
     // without a next_at the check is due when the 10 minutes are up
     given(mutationDecider, [...history, first])
-      .when(reconcile([], 9.5))
+      .when(reconcile([], 9.5, undefined, 1))
       .then([{ type: 'MutationReconciliationChecked', data: { receipt_id, reconciliation: { result: 'pending', attempts: 2, checkedAt: at(9.5), nextAt: at(10), candidates: [], cause: 'no matching entity has appeared yet' } } }]);
   });
   it('no match 10 minutes after it became uncertain: settled as absent (status submitted, outcome absent)', () => {
@@ -202,8 +214,42 @@ describe('mutation receipt decider: creation reconciliation', () => {
   });
   it('an uncertain non-creation is not reconciled', () =>
     given(mutationDecider, [admitted(), started(), uncertain]).when(reconcile([], 10)).thenThrows('invalid', /applies to creations only/));
+  it('a check that began before another one was recorded is stale: refused, the recorded one stands', () => {
+    const first = mutationDecider.decide(reconcile([], 2, at(3)), fold(history));
+    given(mutationDecider, [...history, ...first]).when(reconcile([], 2.5, at(3.5))).thenThrows('invalid', /is stale: it began after 0 checks and the receipt has had 1/);
+  });
   it('a candidate of the wrong type is refused', () =>
     given(mutationDecider, history).when(reconcile([{ ...adGroup(1), type: 'Campaign' } as never], 1)).thenThrows('invalid', /creates entities of type AdGroup/));
+});
+
+describe('mutation receipt decider: verifying an uncertain change', () => {
+  const history = [admitted(), started(), uncertain];
+  const verify = (shows: boolean, minutes: number, next_at?: string): MutationCommand => ({ type: 'ReconcileChange', receipt_id, checks: 0, shows, observed: { campaignId: '111', state: shows ? 'PAUSED' : 'ENABLED' }, checked_at: at(minutes), ...(next_at ? { next_at } : {}) });
+
+  it('the target shows every requested value: settled as submitted with outcome accepted, what was seen kept', () => {
+    const [event] = mutationDecider.decide(verify(true, 1), fold(history));
+    expect(event).to.deep.include({ type: 'MutationChangeConfirmed' });
+    expect(event!.data).to.deep.include({ observed: { campaignId: '111', state: 'PAUSED' } });
+    expect(fold([...history, event!])).to.deep.include({ status: 'submitted', outcome: 'accepted', created: null });
+  });
+  it('not shown yet: stays uncertain (still holding the target), checked again at nextAt', () => {
+    given(mutationDecider, history)
+      .when(verify(false, 1, at(2)))
+      .then([
+        {
+          type: 'MutationReconciliationChecked',
+          data: { receipt_id, observed: { campaignId: '111', state: 'ENABLED' }, reconciliation: { result: 'pending', attempts: 1, checkedAt: at(1), nextAt: at(2), candidates: [], cause: 'the target does not show the requested values yet' } },
+        },
+      ]);
+  });
+  it('still not shown 10 minutes after it became uncertain: settled as absent, accepted false', () => {
+    const [event] = mutationDecider.decide(verify(false, 10), fold(history));
+    expect(event).to.deep.include({ type: 'MutationChangeAbsent' });
+    expect((event!.data as { reconciliation: unknown }).reconciliation).to.deep.include({ result: 'absent', nextAt: null });
+    expect(fold([...history, event!])).to.include({ status: 'submitted', outcome: 'absent' });
+  });
+  it('a creation is reconciled by what it made, not verified', () =>
+    given(mutationDecider, [admitted(creation), started(), uncertain]).when(verify(true, 1)).thenThrows('invalid', /is a creation \(use ReconcileCreation\)/));
 });
 
 describe('mutation receipt decider: target deleted by the marketplace', () => {

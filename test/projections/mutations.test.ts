@@ -86,23 +86,36 @@ describe('mutation receipts: command handler and read model', function () {
     await start(ids.confirmed);
     const uncertainAt = clock;
     await run({ type: 'RecordUncertain', receipt_id: ids.confirmed, ...lost(), cause: 'reply_lost' });
-    await run({ type: 'ReconcileCreation', receipt_id: ids.confirmed, candidates: [], checked_at: iso(uncertainAt + 60), next_at: iso(uncertainAt + 120) });
-    await run({ type: 'ReconcileCreation', receipt_id: ids.confirmed, candidates: [{ type: 'AdGroup', id: 'ag-1', providerId: '222' }], checked_at: iso(uncertainAt + 120) });
+    await run({ type: 'ReconcileCreation', receipt_id: ids.confirmed, checks: 0, candidates: [], checked_at: iso(uncertainAt + 60), next_at: iso(uncertainAt + 120) });
+    await run({ type: 'ReconcileCreation', receipt_id: ids.confirmed, checks: 1, candidates: [{ type: 'AdGroup', id: 'ag-1', providerId: '222' }], checked_at: iso(uncertainAt + 120) });
 
     ids.absent = await admit(createGroup);
     await start(ids.absent);
     const absentSince = clock;
     await run({ type: 'RecordUncertain', receipt_id: ids.absent, ...lost(), cause: 'ambiguous' });
-    await run({ type: 'ReconcileCreation', receipt_id: ids.absent, candidates: [], checked_at: iso(absentSince + 600) });
+    await run({ type: 'ReconcileCreation', receipt_id: ids.absent, checks: 0, candidates: [], checked_at: iso(absentSince + 600) });
 
     ids.unresolved = await admit(createGroup);
     await start(ids.unresolved);
     await run({ type: 'RecordUncertain', receipt_id: ids.unresolved, ...lost(), cause: 'partial' });
-    await run({ type: 'ReconcileCreation', receipt_id: ids.unresolved, candidates: [{ type: 'AdGroup', id: 'ag-2', providerId: '223' }, { type: 'AdGroup', id: 'ag-3', providerId: '224' }], checked_at: iso(clock++) });
+    await run({ type: 'ReconcileCreation', receipt_id: ids.unresolved, checks: 0, candidates: [{ type: 'AdGroup', id: 'ag-2', providerId: '223' }, { type: 'AdGroup', id: 'ag-3', providerId: '224' }], checked_at: iso(clock++) });
 
     ids.uncertain = await admit();
     await start(ids.uncertain);
     await run({ type: 'RecordUncertain', receipt_id: ids.uncertain, ...lost(), cause: 'reply_lost' });
+
+    ids.verified = await admit();
+    await start(ids.verified);
+    const verifiedSince = clock;
+    await run({ type: 'RecordUncertain', receipt_id: ids.verified, ...lost(), cause: 'reply_lost' });
+    await run({ type: 'ReconcileChange', receipt_id: ids.verified, checks: 0, shows: false, observed: { state: 'ENABLED' }, checked_at: iso(verifiedSince + 60), next_at: iso(verifiedSince + 120) });
+    await run({ type: 'ReconcileChange', receipt_id: ids.verified, checks: 1, shows: true, observed: { state: 'PAUSED' }, checked_at: iso(verifiedSince + 120) });
+
+    ids.changeAbsent = await admit();
+    await start(ids.changeAbsent);
+    const changeSince = clock;
+    await run({ type: 'RecordUncertain', receipt_id: ids.changeAbsent, ...lost(), cause: 'reply_lost' });
+    await run({ type: 'ReconcileChange', receipt_id: ids.changeAbsent, checks: 0, shows: false, observed: null, checked_at: iso(changeSince + 600) });
 
     ids.rejected = await admit();
     await start(ids.rejected);
@@ -131,6 +144,8 @@ describe('mutation receipts: command handler and read model', function () {
       absent: ['submitted', 'absent', false],
       unresolved: ['unresolved', 'unresolved', null],
       uncertain: ['uncertain', 'uncertain', null],
+      verified: ['submitted', 'accepted', true],
+      changeAbsent: ['submitted', 'absent', false],
       rejected: ['submitted', 'rejected', false],
     };
     for (const [name, [status, outcome, accepted]] of Object.entries(expected)) {
@@ -165,6 +180,13 @@ describe('mutation receipts: command handler and read model', function () {
     const unresolved = (await read(ids.unresolved!)).receipt;
     expect((unresolved.reconciliation as { candidates: unknown[] }).candidates).to.have.length(2);
     expect((await read(ids.absent!)).receipt.reconciliation).to.deep.include({ result: 'absent', attempts: 1 });
+  });
+
+  it('a verified change shows the reconciliation object; what each check saw is in its history', async () => {
+    const { receipt, history } = await read(ids.verified!);
+    expect(receipt).to.deep.include({ created: null, reconciliation: { result: 'accepted', attempts: 2, checkedAt: receipt.recorded_at, nextAt: null, candidates: [], cause: 'the target read back shows every requested value' } });
+    expect(history.slice(-2).map((h) => [h.type, h.data.observed])).to.deep.equal([['MutationReconciliationChecked', { state: 'ENABLED' }], ['MutationChangeConfirmed', { state: 'PAUSED' }]]);
+    expect((await read(ids.changeAbsent!)).receipt.reconciliation).to.deep.include({ result: 'absent', attempts: 1, nextAt: null });
   });
 
   it('a rejected or blocked receipt carries its error; an idempotent admission its key', async () => {
@@ -202,7 +224,7 @@ describe('mutation receipts: command handler and read model', function () {
   it('filters by status, pending, target, action and idempotency key in the caller namespace', async () => {
     const idsOf = async (f: Partial<Parameters<typeof listReceipts>[1]>) => (await listReceipts(db, { accountIds: [account], limit: 100, ...f })).mutations.map((r) => r.id).sort();
     expect(await idsOf({ status: 'pending' })).to.deep.equal([ids.queued, ids.submitting, ids.retryable, ids.uncertain].sort());
-    expect(await idsOf({ status: 'submitted' })).to.deep.equal([ids.accepted, ids.confirmed, ids.absent, ids.rejected].sort());
+    expect(await idsOf({ status: 'submitted' })).to.deep.equal([ids.accepted, ids.confirmed, ids.absent, ids.verified, ids.changeAbsent, ids.rejected].sort());
     expect(await idsOf({ targetType: 'Campaign', targetId: campaignB })).to.deep.equal([ids.submitting]);
     expect(await idsOf({ targetType: 'AdGroup' })).to.deep.equal([]);
     expect(await idsOf({ action: 'create_ad_group' })).to.deep.equal([ids.confirmed, ids.absent, ids.unresolved].sort());

@@ -59,6 +59,8 @@ describe('dispatch worker killed mid-send', function () {
     dying.child.kill('SIGKILL');
     await dying.exit;
     await latency(0);
+    // reads back fail: nothing can settle the first request, so the later one must stay held
+    await b.fault({ route: 'POST /sp/adGroups/list', kind: '5xx', status: 503, times: 1_000_000 });
 
     const restarted = worker();
     await waitForLog(restarted, (r) => r.msg === 'service started');

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
 import { deleteKeys } from '../../src/infra/redis.js';
+import { getReceipt } from '../../src/projections/mutations/queries.js';
 import { clientsFor } from '../marketplace/support.js';
 import { eventually } from '../support/processes.js';
 import { startBench, type Bench } from './dispatch-support.js';
@@ -45,6 +46,14 @@ describe('mutation dispatch against the simulator', function () {
     return { target: { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, g.profileId, g.adGroupId) }, provider: { profileId: g.profileId, campaignId: g.campaignId, adGroupId: g.adGroupId }, group: g };
   };
   const changesOf = async (id: string) => (await b.adsChanges()).filter((c) => c.id === id);
+  const history = async (id: string) => (await getReceipt(b.db, [b.account], id))!.history;
+  /** a receipt settled after it was uncertain (its first check runs at once, maybe before a poll could see it uncertain) */
+  const settledAfterDoubt = async (id: string, statuses = ['submitted']) => {
+    const r = await b.until(id, statuses);
+    const types = (await history(id)).map((h) => h.type);
+    expect(types.indexOf('MutationUncertain'), types.join(', ')).to.be.greaterThan(types.indexOf('MutationDispatchStarted'));
+    return r;
+  };
   const requestsTo = async (method: string, path: string) =>
     ((await (await fetch(`${b.baseUrl}/_sim/requests?${new URLSearchParams({ method, path })}`)).json()) as { requests: unknown[] }).requests.length;
 
@@ -146,21 +155,82 @@ describe('mutation dispatch against the simulator', function () {
     expect((await b.listingSubmissions()).filter((s) => s.sku === listing.sku)).to.deep.equal([]);
   });
 
-  it('a reply lost after the change was applied: uncertain, never resent, later requests for the target held', async () => {
-    const { target, provider, group } = freshAdGroup();
-    await b.fault({ route: 'PUT /sp/adGroups', kind: 'lost_reply', times: 1 });
-    const first = await b.admit({ target, provider, action: 'update', payload: { state: 'PAUSED' } });
-    const second = await b.admit({ target, provider, action: 'update', payload: { state: 'ENABLED' } });
-    const r = await b.until(first, ['uncertain']);
-    expect(r).to.include({ outcome: 'uncertain', accepted: null, http_status: null });
-    expect(r.error!.code).to.equal('network_error');
-    // several sweeps later: still one request, one change; the second request waits
-    for (let i = 0; i < 3; i++) await b.dispatch!.sweep();
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect((await b.receipt(first)).status).to.equal('uncertain');
-    expect((await b.receipt(second)).status).to.equal('queued');
-    const changes = await changesOf(group.adGroupId);
-    expect(changes.map((c) => (c.after as { state: string }).state)).to.deep.equal(['PAUSED']);
+  describe('an uncertain change (not a creation)', () => {
+    const bidsOf = async (adGroupId: string) => (await changesOf(adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid);
+
+    it('reply lost after the change was applied: uncertain, never resent, the next request held until a read-back shows the change', async () => {
+      const { target, provider, group } = freshAdGroup();
+      await b.fault({ route: 'PUT /sp/adGroups', kind: 'lost_reply', times: 1 });
+      // the read-back fails for now: nothing can settle the first request
+      await b.fault({ route: 'POST /sp/adGroups/list', kind: '5xx', status: 503, times: 1_000_000 });
+      const first = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.83 } });
+      const second = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.84 } });
+      const r = await b.until(first, ['uncertain']);
+      expect(r).to.include({ outcome: 'uncertain', accepted: null, http_status: null });
+      expect(r.error!.code).to.equal('network_error');
+      // several sweeps later: still one request, one change; the second request waits
+      for (let i = 0; i < 3; i++) await b.dispatch!.sweep();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect((await b.receipt(first)).status).to.equal('uncertain');
+      expect((await b.receipt(second)).status).to.equal('queued');
+      expect(await bidsOf(group.adGroupId)).to.deep.equal([0.83]);
+      // the marketplace answers reads again: the first is settled by what it shows, then the second goes
+      await fetch(`${b.baseUrl}/_sim/faults`, { method: 'DELETE' });
+      await b.dispatch!.sweep();
+      const settled = await b.until(first, ['submitted']);
+      expect(settled).to.deep.include({ outcome: 'accepted', accepted: true, attempts: 1, created: null });
+      expect(settled.reconciliation).to.deep.include({ result: 'accepted', candidates: [], cause: 'the target read back shows every requested value' });
+      expect((await history(first)).at(-1)!.data.observed).to.deep.include({ adGroupId: group.adGroupId, defaultBid: 0.83 });
+      expect((await b.until(second, ['submitted'])).outcome).to.equal('accepted');
+      expect(await bidsOf(group.adGroupId), 'each applied once, in order').to.deep.equal([0.83, 0.84]);
+    });
+
+    it('never answered and not applied: held, settled absent after 10 minutes of simulated time, then the next request goes', async () => {
+      const { target, provider, group } = freshAdGroup();
+      await b.fault({ route: 'PUT /sp/adGroups', kind: 'timeout', times: 1 });
+      const first = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.93 } });
+      const second = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.94 } });
+      expect((await b.until(first, ['uncertain'])).error!.code).to.equal('timeout');
+      await b.dispatch!.sweep();
+      const checked = await eventually(async () => {
+        const rec = await b.receipt(first);
+        return (rec.reconciliation as { attempts?: number }).attempts === 1 ? rec : undefined;
+      }, 'the first read-back');
+      expect(checked).to.deep.include({ status: 'uncertain' });
+      expect(checked.reconciliation).to.deep.include({ result: 'pending', cause: 'the target does not show the requested values yet' });
+      expect((await b.receipt(second)).status).to.equal('queued');
+      b.clock.offset += 10 * 60_000;
+      await b.dispatch!.sweep();
+      const r = await b.until(first, ['submitted']);
+      expect(r).to.include({ outcome: 'absent', accepted: false, attempts: 1 });
+      expect(r.reconciliation).to.deep.include({ result: 'absent', attempts: 2, nextAt: null });
+      expect((await b.until(second, ['submitted'])).outcome).to.equal('accepted');
+      expect(await bidsOf(group.adGroupId), 'only the second was ever applied').to.deep.equal([0.94]);
+    });
+
+    it('a listing patch whose reply was lost is settled by reading the listing back; submitted once', async () => {
+      // one no other test patches, and live (a deleted listing refuses patches)
+      const listing = [...b.simulator.catalog.listingsIn(US)].filter((l) => l.status === 'BUYABLE').at(-1)!;
+      await b.fault({ route: 'PATCH /listings/2021-08-01/items/**', kind: 'lost_reply', times: 1 });
+      const payload = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 23.45 }] }] }] }] };
+      const id = await b.admit({ target: { type: 'Listing', id: `listing-${listing.sku}` }, provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId }, action: 'update', payload });
+      const r = await settledAfterDoubt(id);
+      expect(r).to.deep.include({ outcome: 'accepted', accepted: true, submission_id: null, attempts: 1 });
+      expect(r.reconciliation).to.deep.include({ result: 'accepted' });
+      const seen = (await history(id)).at(-1)!.data.observed as { purchasable_offer: Array<{ our_price: unknown }> };
+      expect(Object.keys(seen)).to.deep.equal(['purchasable_offer']);
+      expect(seen.purchasable_offer[0]!.our_price).to.deep.equal([{ schedule: [{ value_with_tax: 23.45 }] }]);
+      const applied = (await b.listingSubmissions()).filter((s) => s.sku === listing.sku && s.mode === 'APPLY');
+      expect(applied.map((s) => [s.status, s.patches])).to.deep.equal([['ACCEPTED', payload.patches]]);
+    });
+
+    it('an archive whose reply was lost is settled by the entity showing ARCHIVED', async () => {
+      const { group } = freshAdGroup();
+      await b.fault({ route: 'POST /sp/adGroups/delete', kind: 'lost_reply', times: 1 });
+      const id = await b.admit({ target: { type: 'AdGroup', id: adsEntityId('ad_group', b.account, group.profileId, group.adGroupId) }, provider: { profileId: group.profileId, campaignId: group.campaignId, adGroupId: group.adGroupId }, action: 'archive', payload: {} });
+      expect(await settledAfterDoubt(id)).to.deep.include({ outcome: 'accepted', attempts: 1 });
+      expect((await changesOf(group.adGroupId)).map((c) => c.operation)).to.deep.equal(['delete']);
+    });
   });
 
   it('429 storms and 5xx keep the receipt queued; it is submitted in the end and applied exactly once', async () => {
@@ -170,8 +240,7 @@ describe('mutation dispatch against the simulator', function () {
     const id = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.77 } });
     const r = await b.until(id, ['submitted']);
     expect(r).to.include({ outcome: 'accepted', attempts: 7 });
-    const { history } = (await import('../../src/projections/mutations/queries.js').then((q) => q.getReceipt(b.db, [b.account], id)))!;
-    const statuses = history.filter((h) => h.type === 'MutationRetryScheduled').map((h) => h.data.http_status);
+    const statuses = (await history(id)).filter((h) => h.type === 'MutationRetryScheduled').map((h) => h.data.http_status);
     expect(statuses).to.deep.equal([429, 429, 429, 429, 503, 503]);
     const changes = await changesOf(group.adGroupId);
     expect(changes.map((c) => (c.after as { defaultBid: number }).defaultBid)).to.deep.equal([0.77]);
@@ -238,9 +307,7 @@ describe('mutation dispatch against the simulator', function () {
     it('reply lost, exactly one matching entity appeared: settled accepted with created filled', async () => {
       await b.fault({ route: 'POST /sp/adGroups', kind: 'lost_reply', times: 1 });
       const id = await b.admit(createGroup('Recon one'));
-      await b.until(id, ['uncertain']);
-      await b.dispatch!.sweep();
-      const r = await b.until(id, ['submitted']);
+      const r = await settledAfterDoubt(id);
       const [change] = await created('Recon one');
       expect(r).to.include({ outcome: 'accepted', accepted: true });
       expect(r.created).to.deep.equal({ type: 'AdGroup', id: adsEntityId('ad_group', b.account, profileId, change!.id), providerId: change!.id });
@@ -269,11 +336,14 @@ describe('mutation dispatch against the simulator', function () {
 
     it('reply lost and two matching entities appeared: unresolved with both as candidates', async () => {
       await b.fault({ route: 'POST /sp/adGroups', kind: 'lost_reply', times: 1 });
+      // the checks fail until the look-alike exists
+      await b.fault({ route: 'POST /sp/adGroups/list', kind: '5xx', status: 503, times: 1_000_000 });
       const spec = createGroup('Recon two');
       const id = await b.admit(spec);
       await b.until(id, ['uncertain']);
       // someone else creates a look-alike before the check
       await clientsFor(b.simulator).ads.sp.create(profileId, 'adGroups', [{ campaignId: spec.provider.campaignId, name: 'Recon two', state: 'ENABLED', defaultBid: 0.5 }]);
+      await fetch(`${b.baseUrl}/_sim/faults`, { method: 'DELETE' });
       await b.dispatch!.sweep();
       const r = await b.until(id, ['unresolved']);
       const made = await created('Recon two');
@@ -293,7 +363,8 @@ describe('mutation dispatch against the simulator', function () {
 
   it('a receipt left submitting by a sender that died is uncertain on the next pass, never resent', async () => {
     const { target, provider, group } = freshAdGroup();
-    const id = await b.admit({ target, provider, action: 'update', payload: { state: 'PAUSED' } });
+    // a bid no ad group has: the read-back that follows cannot find it already in place
+    const id = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.71 } });
     // the sweep could pick it up at once: stop the worker, start the dispatch "by hand", restart
     await b.dispatch!.close();
     const { executeMutationCommand } = await import('../../src/commands/mutations.js');

@@ -4,7 +4,7 @@ import type { Created, Idempotency, MutationEvent, MutationEventOf, ReceiptError
 import { CREATED_TYPE, isCreation, payloadSchema, type Action, type TargetType } from './payloads.js';
 import { evolve, initialState, type ReceiptState } from './state.js';
 
-/** A creation with no matching entity this long after it became uncertain is settled as absent (spec 8). */
+/** An uncertain request whose effect is not seen this long after it became uncertain is settled as absent (spec 8). */
 export const ABSENT_AFTER_MS = 10 * 60_000;
 
 interface ProviderAnswer {
@@ -33,7 +33,10 @@ export type MutationCommand =
   | ({ type: 'RecordRetryableRejection'; receipt_id: string } & ProviderAnswer)
   | { type: 'BlockMutation'; receipt_id: string; reason: 'listing_blocked' | 'automation_switch_off'; message: string; recorded_at: string }
   | ({ type: 'RecordUncertain'; receipt_id: string; cause: 'reply_lost' | 'partial' | 'ambiguous' } & ProviderAnswer)
-  | { type: 'ReconcileCreation'; receipt_id: string; candidates: Created[]; checked_at: string; next_at?: string }
+  /** `checks`: how many checks the receipt had when this one began (a concurrent check makes it stale) */
+  | { type: 'ReconcileCreation'; receipt_id: string; checks: number; candidates: Created[]; checked_at: string; next_at?: string }
+  /** a verification read of an uncertain non-creation's target: `shows` = every requested value is there */
+  | { type: 'ReconcileChange'; receipt_id: string; checks: number; shows: boolean; observed: unknown; checked_at: string; next_at?: string }
   | { type: 'RecordTargetDeleted'; receipt_id: string; recorded_at: string };
 
 export type MutationCommandType = MutationCommand['type'];
@@ -47,6 +50,7 @@ export const LEGAL_FROM: Record<MutationCommandType, readonly (Status | null)[]>
   BlockMutation: ['queued'],
   RecordUncertain: ['queued', 'submitting'],
   ReconcileCreation: ['uncertain'],
+  ReconcileChange: ['uncertain'],
   RecordTargetDeleted: ['queued', 'submitting', 'uncertain'],
 };
 
@@ -85,6 +89,8 @@ export function decide(command: MutationCommand, state: ReceiptState): MutationE
     }
     case 'ReconcileCreation':
       return [reconcile(command, state)];
+    case 'ReconcileChange':
+      return [verify(command, state)];
     case 'RecordTargetDeleted':
       if (state.status === 'queued') {
         return [{ type: 'MutationBlocked', data: { receipt_id, reason: 'target_deleted', message: 'the marketplace deleted the target before this request was sent', recorded_at: command.recorded_at } }];
@@ -132,26 +138,57 @@ function checkCreated(command: MutationCommand, state: ReceiptState, created: Cr
   if (wrong) refuse(command, state, `reports a created ${wrong.type}; ${action} creates entities of type ${expected}`);
 }
 
+/** The reconciliation record of a check: counted, and due again by the 10-minute mark at the latest. */
+function checked(command: Extract<MutationCommand, { type: 'ReconcileCreation' | 'ReconcileChange' }>, state: ReceiptState, candidates: Created[]) {
+  const attempts = state.reconciliation?.attempts ?? 0;
+  if (command.checks !== attempts) refuse(command, state, `is stale: it began after ${command.checks} checks and the receipt has had ${attempts}`);
+  const base = { attempts: attempts + 1, checkedAt: command.checked_at, candidates };
+  const deadline = Date.parse(state.uncertain_since!) + ABSENT_AFTER_MS;
+  const settled = (result: Reconciliation['result'], cause: string): Reconciliation => ({ ...base, result, nextAt: null, cause });
+  return {
+    settled,
+    /** none seen yet: absent once the 10 minutes are up, else pending until `next_at` */
+    unseen(absentCause: string, pendingCause: string): Reconciliation {
+      if (Date.parse(command.checked_at) >= deadline) return settled('absent', absentCause);
+      return { ...base, result: 'pending', nextAt: command.next_at ?? new Date(deadline).toISOString(), cause: pendingCause };
+    },
+  };
+}
+
 function reconcile(command: Extract<MutationCommand, { type: 'ReconcileCreation' }>, state: ReceiptState): MutationEvent {
-  const { receipt_id, candidates, checked_at } = command;
-  if (!isCreation(state.action!)) refuse(command, state, `applies to creations only; ${state.action} is not one`);
+  const { receipt_id, candidates } = command;
+  if (!isCreation(state.action!)) refuse(command, state, `applies to creations only; ${state.action} is not one (use ReconcileChange)`);
   if (candidates.length) checkCreated(command, state, candidates, null);
-  const base = { attempts: (state.reconciliation?.attempts ?? 0) + 1, checkedAt: checked_at, candidates };
+  const check = checked(command, state, candidates);
   if (candidates.length === 1) {
-    const reconciliation: Reconciliation = { ...base, result: 'accepted', nextAt: null, cause: 'exactly one matching entity appeared after the attempt' };
-    return { type: 'MutationCreationConfirmed', data: { receipt_id, created: candidates[0]!, reconciliation } };
+    return { type: 'MutationCreationConfirmed', data: { receipt_id, created: candidates[0]!, reconciliation: check.settled('accepted', 'exactly one matching entity appeared after the attempt') } };
   }
   if (candidates.length > 1) {
-    const reconciliation: Reconciliation = { ...base, result: 'unresolved', nextAt: null, cause: `${candidates.length} entities appeared after the attempt that could each be this creation` };
-    return { type: 'MutationUnresolved', data: { receipt_id, reconciliation } };
+    return { type: 'MutationUnresolved', data: { receipt_id, reconciliation: check.settled('unresolved', `${candidates.length} entities appeared after the attempt that could each be this creation`) } };
   }
-  const deadline = Date.parse(state.uncertain_since!) + ABSENT_AFTER_MS;
-  if (Date.parse(checked_at) >= deadline) {
-    const reconciliation: Reconciliation = { ...base, result: 'absent', nextAt: null, cause: 'no matching entity appeared within 10 minutes of the attempt' };
-    return { type: 'MutationCreationAbsent', data: { receipt_id, reconciliation } };
+  const reconciliation = check.unseen('no matching entity appeared within 10 minutes of the attempt', 'no matching entity has appeared yet');
+  return reconciliation.result === 'absent'
+    ? { type: 'MutationCreationAbsent', data: { receipt_id, reconciliation } }
+    : { type: 'MutationReconciliationChecked', data: { receipt_id, reconciliation } };
+}
+
+/**
+ * An uncertain update, archive or listing patch (spec 3.4 "other transitions: not shown"): the
+ * target read back shows every requested value, so the change is in effect: settled accepted.
+ * Still not shown 10 minutes after it became uncertain: settled absent, which releases the
+ * requests held behind it (request again if still wanted).
+ */
+function verify(command: Extract<MutationCommand, { type: 'ReconcileChange' }>, state: ReceiptState): MutationEvent {
+  const { receipt_id, observed } = command;
+  if (isCreation(state.action!)) refuse(command, state, `applies to updates, archives and listing patches only; ${state.action} is a creation (use ReconcileCreation)`);
+  const check = checked(command, state, []);
+  if (command.shows) {
+    return { type: 'MutationChangeConfirmed', data: { receipt_id, observed, reconciliation: check.settled('accepted', 'the target read back shows every requested value') } };
   }
-  const nextAt = command.next_at ?? new Date(deadline).toISOString();
-  return { type: 'MutationReconciliationChecked', data: { receipt_id, reconciliation: { ...base, result: 'pending', nextAt, cause: 'no matching entity has appeared yet' } } };
+  const reconciliation = check.unseen('the target still did not show the requested values 10 minutes after the attempt', 'the target does not show the requested values yet');
+  return reconciliation.result === 'absent'
+    ? { type: 'MutationChangeAbsent', data: { receipt_id, observed, reconciliation } }
+    : { type: 'MutationReconciliationChecked', data: { receipt_id, observed, reconciliation } };
 }
 
 export const mutationDecider: Decider<MutationCommand, ReceiptState, MutationEvent> = { aggregate: 'mutation', initialState, evolve, decide };

@@ -82,7 +82,8 @@ export const MutationUncertain = z.object({
 export const Reconciliation = z.object({
   result: z.enum(['pending', 'accepted', 'absent', 'unresolved']),
   attempts: z.number().int().nonnegative(),
-  checkedAt: instant,
+  /** null until the first check */
+  checkedAt: instant.nullable(),
   /** when the next check is due; null once settled */
   nextAt: instant.nullable(),
   candidates: z.array(Created),
@@ -90,11 +91,28 @@ export const Reconciliation = z.object({
 });
 export type Reconciliation = z.infer<typeof Reconciliation>;
 
+/** An uncertain receipt's reconciliation before its first check: in doubt, due now (spec 2.9: empty only when never in doubt). */
+export const awaitingCheck = (uncertain: { cause: (typeof UNCERTAIN_CAUSES)[number]; recorded_at: string }): Reconciliation => ({
+  result: 'pending',
+  attempts: 0,
+  checkedAt: null,
+  nextAt: uncertain.recorded_at,
+  candidates: [],
+  cause: `${uncertain.cause.replace('_', ' ')}: not checked yet`,
+});
+
+/** What a verification read of a changed target showed (the entity, or the listing attributes the patches name; null when gone). */
+const Observed = z.unknown();
+
 /** A reconciliation check found nothing yet: stays uncertain, checked again at nextAt. */
-export const MutationReconciliationChecked = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
+export const MutationReconciliationChecked = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation, observed: Observed.optional() });
 export const MutationCreationConfirmed = z.object({ receipt_id: z.uuid(), created: Created, reconciliation: Reconciliation });
 export const MutationCreationAbsent = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
 export const MutationUnresolved = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
+/** An uncertain update, archive or listing patch whose target was read back showing every requested value. */
+export const MutationChangeConfirmed = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation, observed: Observed });
+/** An uncertain update, archive or listing patch whose target still did not show it 10 minutes later. */
+export const MutationChangeAbsent = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation, observed: Observed });
 /** The marketplace deleted the target while a submission was under way: it stays as it is until resolved. */
 export const MutationTargetDeleted = z.object({ receipt_id: z.uuid(), recorded_at: instant });
 
@@ -109,6 +127,8 @@ export const mutationEventSchemas = {
   MutationCreationConfirmed,
   MutationCreationAbsent,
   MutationUnresolved,
+  MutationChangeConfirmed,
+  MutationChangeAbsent,
   MutationTargetDeleted,
 } as const;
 

@@ -1,5 +1,5 @@
 import type { Action } from './payloads.js';
-import type { Created, MutationEvent, Outcome, Reconciliation, ReceiptError, Status } from './events.js';
+import { awaitingCheck, type Created, type MutationEvent, type Outcome, type Reconciliation, type ReceiptError, type Status } from './events.js';
 
 // A receipt's state: its workflow status, the last recorded outcome, and what the decider needs
 // to refuse illegal transitions (attempts, when it became uncertain, whether it is a creation).
@@ -52,12 +52,16 @@ export function evolve(state: ReceiptState, event: MutationEvent): ReceiptState 
     case 'MutationBlocked':
       return { ...state, status: 'blocked', outcome: 'blocked', error: { code: event.data.reason, message: event.data.message } };
     case 'MutationUncertain':
-      return { ...state, status: 'uncertain', outcome: 'uncertain', error: event.data.error, uncertain_since: event.data.recorded_at };
+      return { ...state, status: 'uncertain', outcome: 'uncertain', error: event.data.error, uncertain_since: event.data.recorded_at, reconciliation: awaitingCheck(event.data) };
     case 'MutationReconciliationChecked':
       return { ...state, reconciliation: event.data.reconciliation };
     case 'MutationCreationConfirmed':
       return { ...state, status: 'submitted', outcome: 'accepted', created: event.data.created, reconciliation: event.data.reconciliation };
     case 'MutationCreationAbsent':
+      return { ...state, status: 'submitted', outcome: 'absent', reconciliation: event.data.reconciliation };
+    case 'MutationChangeConfirmed':
+      return { ...state, status: 'submitted', outcome: 'accepted', reconciliation: event.data.reconciliation };
+    case 'MutationChangeAbsent':
       return { ...state, status: 'submitted', outcome: 'absent', reconciliation: event.data.reconciliation };
     case 'MutationUnresolved':
       return { ...state, status: 'unresolved', outcome: 'unresolved', reconciliation: event.data.reconciliation };

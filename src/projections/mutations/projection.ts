@@ -1,5 +1,5 @@
 import type { MutationEvent } from '../../domain/mutation/events.js';
-import { MUTATION_EVENT_TYPES, PENDING_STATUSES } from '../../domain/mutation/events.js';
+import { awaitingCheck, MUTATION_EVENT_TYPES, PENDING_STATUSES } from '../../domain/mutation/events.js';
 import type { Projection } from '../projection.js';
 
 // Mutation receipts (spec 2.9): one row per receipt with its current fields, and every event
@@ -35,14 +35,17 @@ function changes(event: MutationEvent): Record<string, unknown> {
     case 'MutationBlocked':
       return { status: 'blocked', outcome: 'blocked', accepted: false, error: json({ code: event.data.reason, message: event.data.message }), recorded_at: event.data.recorded_at };
     case 'MutationUncertain':
-      return { ...answer(event.data), status: 'uncertain', outcome: 'uncertain', accepted: null };
+      return { ...answer(event.data), status: 'uncertain', outcome: 'uncertain', accepted: null, reconciliation: json(awaitingCheck(event.data)) };
     case 'MutationReconciliationChecked':
       return { reconciliation: json(event.data.reconciliation) };
     case 'MutationCreationConfirmed': {
       const { reconciliation, created } = event.data;
       return { status: 'submitted', outcome: 'accepted', accepted: true, created: json(created), reconciliation: json(reconciliation), recorded_at: reconciliation.checkedAt };
     }
+    case 'MutationChangeConfirmed':
+      return { status: 'submitted', outcome: 'accepted', accepted: true, reconciliation: json(event.data.reconciliation), recorded_at: event.data.reconciliation.checkedAt };
     case 'MutationCreationAbsent':
+    case 'MutationChangeAbsent':
       return { status: 'submitted', outcome: 'absent', accepted: false, reconciliation: json(event.data.reconciliation), recorded_at: event.data.reconciliation.checkedAt };
     case 'MutationUnresolved':
       return { status: 'unresolved', outcome: 'unresolved', accepted: null, reconciliation: json(event.data.reconciliation), recorded_at: event.data.reconciliation.checkedAt };

@@ -29,13 +29,13 @@ interface AccountClients {
 
 type ConnectionRow = { credentials?: string | null; provider_id: string } | null;
 
-export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients>; adsFor(r: DispatchReceipt): Promise<AdsClient> } {
+export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients> } {
   const retry = { attempts: 1, timeoutMs: o.timeoutMs };
   // by credentials, not by account: an account reconnected with another credential set gets new
   // clients at its next request (its row is read every time: one primary-key lookup)
   const byCredentials = new Map<string, Pick<AccountClients, 'selling' | 'ads'>>();
 
-  async function of(account_id: string, db: Knex = o.db): Promise<AccountClients> {
+  async function of(account_id: string, db: Knex): Promise<AccountClients> {
     const row: { selling: ConnectionRow; ads: ConnectionRow } | undefined = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id }).first('selling', 'ads');
     // connections that name no credential set were made with the seller's
     const sellingToken = connectionCredentials(o.credentials, row?.selling).selling_refresh_token ?? '';
@@ -61,9 +61,6 @@ export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: Dispa
       const sellerId = r.provider.sellerId ?? c.sellerId;
       if (!sellerId) throw new Error(`account ${r.account_id} has no selling connection in the read model`);
       return { selling: c.selling, ads: c.ads, sellerId };
-    },
-    async adsFor(r) {
-      return (await of(r.account_id)).ads;
     },
   };
 }

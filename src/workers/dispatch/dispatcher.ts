@@ -1,26 +1,27 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { CommandContext } from '../../commands/handler.js';
+import { withheldReason } from '../../commands/dispatch-control.js';
 import { executeMutationCommand } from '../../commands/mutations.js';
 import { ABSENT_AFTER_MS, type MutationCommand } from '../../domain/mutation/decide.js';
 import { nextDispatch, type Backoff } from '../../domain/mutation/dispatch-order.js';
 import type { Created } from '../../domain/mutation/events.js';
 import { CREATED_TYPE, isCreation } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import type { AdsClient } from '../../marketplace/clients/index.js';
-import { SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
+import { MarketplaceError, type AdsClient } from '../../marketplace/clients/index.js';
+import { ENTITY_STATES, SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
 import { adsEntityId } from '../../projections/observed/ads-datasets.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
-import { withheldReason } from '../../projections/dispatch-controls/queries.js';
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
+import { patchedAttributes, showsAdsChange, showsListingPatches } from './verify.js';
 
 // The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
 // advisory lock held for the whole send; the block flag and Automation switch are re-read under
 // it; StartDispatch is recorded before the HTTP call, the answer after. Reconciliation asks the
-// marketplace what an uncertain creation made.
+// marketplace what an uncertain creation made, or whether an uncertain change took effect.
 
 export interface DispatcherDeps {
   db: Knex;
@@ -29,14 +30,12 @@ export interface DispatcherDeps {
    * StartDispatch, inside the target's lock transaction (`trx`: reads go through it, since the
    * pool's other connections may all be held by other targets' locks) */
   clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients>;
-  /** adsClient only, for reconciliation */
-  adsFor(r: DispatchReceipt): Promise<AdsClient>;
   /** the service clock, ms */
   now(): number;
   backoff: Backoff;
   /** at most this many receipts of different targets share one Sponsored Products call (1: no batching) */
   batchSize: number;
-  /** how often an uncertain creation is looked for again, until its 10 minutes are up */
+  /** how often an uncertain receipt's effect is looked for again, until its 10 minutes are up */
   reconcileEveryMs: number;
   /** later work: a retry after its backoff, a reconciliation check */
   later(job: { name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string; at: number }): Promise<void>;
@@ -59,7 +58,8 @@ export class Dispatcher {
   /**
    * Works through the target of this receipt until nothing more may go now, one step per
    * transaction: the target lock (and the locks of targets sent along in a batch) is held from
-   * the decision until the answer is recorded, then released.
+   * the decision until the answer is recorded, then released. Reads under the lock go through
+   * its transaction, so a lock holder never waits for a pool connection that waiting jobs hold.
    */
   async dispatchFor(receipt_id: string): Promise<void> {
     const receipt = await loadReceipt(this.deps.ctx.store, receipt_id);
@@ -79,7 +79,7 @@ export class Dispatcher {
   private async step(trx: Knex.Transaction, receipt: DispatchReceipt): Promise<boolean> {
     const now = this.deps.now();
     const decided = (prefix: readonly DispatchReceipt[]) => nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
-    const receipts = await pendingOfTarget(this.deps.db, this.deps.ctx.store, receipt.target, receipt, decided);
+    const receipts = await pendingOfTarget(trx, this.deps.ctx.store, receipt.target, receipt, decided);
     const step = nextDispatch(receipts, now, this.deps.backoff);
     const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
     switch (step.kind) {
@@ -111,11 +111,11 @@ export class Dispatcher {
       error: { code: 'interrupted', message: 'the dispatcher stopped while sending; the marketplace may or may not have applied the request' },
       recorded_at: iso(now),
     });
-    if (isCreation(r.action)) await this.scheduleCheck(r.id, 0, now);
+    await this.checkSoon(r.id, now);
   }
 
   private async sendNext(trx: Knex.Transaction, r: DispatchReceipt): Promise<void> {
-    const withheld = await withheldReason(this.deps.db, r);
+    const withheld = await withheldReason(this.deps.ctx.store, r);
     if (withheld) {
       await this.run({ type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) });
       return;
@@ -144,7 +144,7 @@ export class Dispatcher {
    */
   private async companions(trx: Knex.Transaction, r: DispatchReceipt, request: MarketplaceRequest): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
     if (request.api !== 'sp' || this.deps.batchSize <= 1) return [];
-    const rows: { id: string }[] = await this.deps.db
+    const rows: { id: string }[] = await trx
       .withSchema(READ_MODEL_SCHEMA)
       .table(RECEIPTS_TABLE)
       .where({ account_id: r.account_id, status: 'queued', action: r.action, target_type: r.target.type })
@@ -164,9 +164,9 @@ export class Dispatcher {
       seen.add(key!);
       const { rows: locked } = (await trx.raw('select pg_try_advisory_xact_lock(?, hashtext(?)) as ok', [LOCK_CLASS, key])) as { rows: { ok: boolean }[] };
       if (!locked[0]!.ok) continue;
-      const prefix = await pendingOfTarget(this.deps.db, this.deps.ctx.store, c.target, c, (p) => nextDispatch(p, now, this.deps.backoff).kind !== 'idle');
+      const prefix = await pendingOfTarget(trx, this.deps.ctx.store, c.target, c, (p) => nextDispatch(p, now, this.deps.backoff).kind !== 'idle');
       const step = nextDispatch(prefix, now, this.deps.backoff);
-      if (step.kind !== 'send' || step.receipt_id !== c.id || (await withheldReason(this.deps.db, c))) continue;
+      if (step.kind !== 'send' || step.receipt_id !== c.id || (await withheldReason(this.deps.ctx.store, c))) continue;
       let companion: MarketplaceRequest;
       try {
         companion = marketplaceRequest(c);
@@ -190,25 +190,46 @@ export class Dispatcher {
         return;
       case 'uncertain':
         await this.run({ type: 'RecordUncertain', ...answer, cause: verdict.cause });
-        if (isCreation(r.action)) await this.scheduleCheck(r.id, 0, Date.parse(recorded_at));
+        await this.checkSoon(r.id, Date.parse(recorded_at));
     }
   }
 
-  private async scheduleCheck(receipt_id: string, checks: number, from: number): Promise<void> {
-    await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${checks}`, at: from + this.deps.reconcileEveryMs });
+  /** The first reconciliation check of a receipt that just became uncertain: at once. */
+  private async checkSoon(receipt_id: string, at: number): Promise<void> {
+    await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-0`, at });
   }
 
-  /** One reconciliation check of an uncertain creation (spec 3.4, 8). */
+  /**
+   * One reconciliation check of an uncertain receipt (spec 3.4, 8): what a creation made, or
+   * whether an update, archive or listing patch shows on its target. Settled, or checked again
+   * every `reconcileEveryMs` until the 10-minute mark.
+   */
   async reconcile(receipt_id: string): Promise<void> {
     const r = await loadReceipt(this.deps.ctx.store, receipt_id);
-    if (!r || r.status !== 'uncertain' || !isCreation(r.action)) return;
+    // not due: another job checked it already (a sweep may add one from a lagging read model)
+    if (!r || r.status !== 'uncertain' || (r.next_check_at !== null && Date.parse(r.next_check_at) > this.deps.now())) return;
     const request = marketplaceRequest(r);
-    if (request.api !== 'sp' || request.operation !== 'create') return;
-    const ads = await this.deps.adsFor(r);
+    const clients = await this.deps.clientsFor(r, this.deps.db);
+    const found = isCreation(r.action) && request.api === 'sp' ? { candidates: await this.candidates(r, request, clients.ads) } : await observe(request, clients);
+    const now = this.deps.now();
+    const next = Math.min(now + this.deps.reconcileEveryMs, Date.parse(r.uncertain_since!) + ABSENT_AFTER_MS);
+    const check = { receipt_id, checks: r.checks, checked_at: iso(now), next_at: iso(next) };
+    try {
+      const { events } = await this.run('candidates' in found ? { type: 'ReconcileCreation', ...check, ...found } : { type: 'ReconcileChange', ...check, ...found });
+      if (events[0]?.type === 'MutationReconciliationChecked') await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${r.checks + 1}`, at: next });
+    } catch (err) {
+      // a concurrent check recorded first (its answer stands)
+      if (!(err instanceof DomainError)) throw err;
+    }
+  }
+
+  /** Entities like the one an uncertain creation asked for that appeared after its attempt. */
+  private async candidates(r: DispatchReceipt, request: Extract<MarketplaceRequest, { api: 'sp' }>, ads: AdsClient): Promise<Created[]> {
     const since = Date.parse(r.started_at ?? r.uncertain_since!) - CLOCK_SKEW_MS;
+    const item = request.operation === 'create' ? request.item : {};
     const filter = {
-      ...(typeof request.item.campaignId === 'string' ? { campaignIdFilter: { include: [request.item.campaignId] } } : {}),
-      ...(typeof request.item.adGroupId === 'string' ? { adGroupIdFilter: { include: [request.item.adGroupId] } } : {}),
+      ...(typeof item.campaignId === 'string' ? { campaignIdFilter: { include: [item.campaignId] } } : {}),
+      ...(typeof item.adGroupId === 'string' ? { adGroupIdFilter: { include: [item.adGroupId] } } : {}),
       includeExtendedDataFields: true,
     };
     const candidates: Created[] = [];
@@ -216,35 +237,24 @@ export class Dispatcher {
     for await (const page of ads.sp.pages(request.profileId, request.resource, filter)) {
       for (const entity of page as unknown as Record<string, unknown>[]) {
         const createdAt = Date.parse(String((entity.extendedData as { creationDateTime?: string } | undefined)?.creationDateTime ?? ''));
-        if (!(createdAt >= since) || !matchesCreation(request.resource, request.item, entity)) continue;
+        if (!(createdAt >= since) || !matchesCreation(request.resource, item, entity)) continue;
         const providerId = String(entity[idKey]);
-        candidates.push({ type: CREATED_TYPE[r.action], id: adsEntityId(request.creates!, r.account_id, request.profileId, providerId), providerId });
+        candidates.push({ type: CREATED_TYPE[r.action as keyof typeof CREATED_TYPE], id: adsEntityId(request.creates!, r.account_id, request.profileId, providerId), providerId });
       }
     }
-    const now = this.deps.now();
-    const deadline = Date.parse(r.uncertain_since!) + ABSENT_AFTER_MS;
-    const next = Math.min(now + this.deps.reconcileEveryMs, deadline);
-    try {
-      const { events } = await this.run({ type: 'ReconcileCreation', receipt_id, candidates, checked_at: iso(now), next_at: iso(next) });
-      if (events[0]?.type === 'MutationReconciliationChecked') await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${r.checks + 1}`, at: next });
-    } catch (err) {
-      // a concurrent check settled it first
-      if (!(err instanceof DomainError)) throw err;
-    }
+    return candidates;
   }
 
   /**
    * Redis holds only work: every queued or submitting receipt gets a dispatch job and every
-   * uncertain creation whose next check is due a reconciliation job, keyed so a job already
+   * uncertain receipt whose next check is due a reconciliation job, keyed so a job already
    * waiting isn't added twice. Run at start-up and periodically.
    */
   async sweep(enqueue: (jobs: Array<{ name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string }>) => Promise<void>): Promise<number> {
     const rm = () => this.deps.db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
     const queued: { id: string; status: string; attempts: number }[] = await rm().whereIn('status', ['queued', 'submitting']).select('id', 'status', 'attempts');
-    const creations = Object.keys(CREATED_TYPE);
     const uncertain: { id: string; reconciliation: { attempts: number; nextAt: string | null } | null }[] = await rm()
       .where({ status: 'uncertain' })
-      .whereIn('action', creations)
       .andWhere((q) => q.whereNull('reconciliation').orWhereRaw(`(reconciliation->>'nextAt')::timestamptz <= ?`, [iso(this.deps.now())]))
       .select('id', 'reconciliation');
     const jobs = [
@@ -255,4 +265,23 @@ export class Dispatcher {
     if (jobs.length) await enqueue(jobs);
     return jobs.length;
   }
+}
+
+/** Reads back the target of an uncertain change: what it shows now, and whether that is what was asked. */
+async function observe(request: MarketplaceRequest, clients: Clients): Promise<{ shows: boolean; observed: unknown }> {
+  if (request.api === 'listings') {
+    let attributes: Record<string, unknown> | null = null;
+    try {
+      attributes = (await clients.selling.listings.getListingsItem(clients.sellerId, request.sku, request.marketplaceId, ['attributes'])).attributes ?? {};
+    } catch (err) {
+      if (!(err instanceof MarketplaceError && err.status === 404)) throw err;
+    }
+    return { shows: showsListingPatches(request.body, attributes), observed: patchedAttributes(request.body, attributes) };
+  }
+  const wire = SP_RESOURCES[request.resource];
+  const id = request.operation === 'delete' ? request.id : String(request.item[wire.idKey]);
+  // every state: an archived entity is what an archive asked for
+  const { items } = await clients.ads.sp.list(request.profileId, request.resource, { [wire.idFilter]: { include: [id] }, stateFilter: { include: [...ENTITY_STATES] } });
+  const entity = (items as unknown as Record<string, unknown>[]).find((e) => String(e[wire.idKey]) === id) ?? null;
+  return { shows: showsAdsChange(request, entity), observed: entity };
 }

@@ -21,6 +21,8 @@ export interface DispatchReceipt extends PendingReceipt, ReceiptToSend {
   uncertain_since: string | null;
   /** reconciliation checks so far */
   checks: number;
+  /** when the next reconciliation check is due (null: none) */
+  next_check_at: string | null;
 }
 
 export async function loadReceipt(store: EventStore, id: string): Promise<DispatchReceipt | null> {
@@ -52,6 +54,7 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
     started_at,
     uncertain_since: state.uncertain_since,
     checks: state.reconciliation?.attempts ?? 0,
+    next_check_at: state.reconciliation?.nextAt ?? null,
   };
 }
 

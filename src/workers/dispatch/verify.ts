@@ -1,0 +1,58 @@
+import type { ListingsItemPatchRequest } from '../../marketplace/clients/index.js';
+import { SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
+import type { MarketplaceRequest } from './requests.js';
+
+// Whether a target read back shows what an uncertain update, archive or listing patch asked for
+// (its reply was lost: did it take effect?). Pure: the dispatcher reads the target, this compares.
+// The comparison is containment: every requested value must be there; anything else the
+// marketplace shows (other fields, other offers, its own additions) is ignored.
+
+/** Numbers compare by value whether sent as numbers or decimal strings ("0.50" = 0.5). */
+const numeric = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+
+/** `actual` holds `expected`: same scalars, every expected key held, every expected array element held by some element. */
+export function contains(expected: unknown, actual: unknown): boolean {
+  if (expected === null || expected === undefined) return actual === null || actual === undefined;
+  if (Array.isArray(expected)) return Array.isArray(actual) && expected.every((e) => actual.some((a) => contains(e, a)));
+  if (typeof expected === 'object') {
+    if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return false;
+    return Object.entries(expected).every(([k, v]) => contains(v, (actual as Record<string, unknown>)[k]));
+  }
+  const [e, a] = [numeric(expected), numeric(actual)];
+  if (e !== null && a !== null) return Math.abs(e - a) < 1e-9;
+  return expected === actual;
+}
+
+/** A Sponsored Products update or archive, against the entity listed now (null: not found). */
+export function showsAdsChange(request: Extract<MarketplaceRequest, { api: 'sp' }>, entity: Record<string, unknown> | null): boolean {
+  if (!entity) return false;
+  if (request.operation === 'delete') return entity.state === 'ARCHIVED';
+  if (request.operation !== 'update') throw new Error('creations are reconciled, not verified');
+  const { [SP_RESOURCES[request.resource].idKey]: _, ...fields } = request.item;
+  return contains(fields, entity);
+}
+
+/**
+ * A Listings Items patch, against the listing's attributes now (null: no such listing): each
+ * `add`, `replace` or `merge` value is held by the attribute; a `delete` of values leaves none
+ * of them, a `delete` of a whole attribute leaves it empty.
+ */
+export function showsListingPatches(body: ListingsItemPatchRequest, attributes: Record<string, unknown> | null): boolean {
+  if (!attributes) return false;
+  return body.patches.every((patch) => {
+    const name = /^\/attributes\/(.+)$/.exec(patch.path)?.[1];
+    if (!name) return false;
+    const current = attributes[name];
+    const values = (patch.value ?? []) as unknown[];
+    if (patch.op !== 'delete') return contains(values, current);
+    if (values.length === 0) return !Array.isArray(current) || current.length === 0;
+    return !Array.isArray(current) || values.every((v) => !current.some((c) => contains(v, c)));
+  });
+}
+
+/** The part of a listing's attributes a patch request names: what the receipt records it saw. */
+export function patchedAttributes(body: ListingsItemPatchRequest, attributes: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!attributes) return null;
+  const names = body.patches.map((p) => /^\/attributes\/(.+)$/.exec(p.path)?.[1]).filter((n): n is string => !!n);
+  return Object.fromEntries(names.map((n) => [n, attributes[n] ?? null]));
+}
