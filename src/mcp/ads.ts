@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../domain/shared/errors.js';
+import { UUID_PATTERN } from '../domain/shared/ids.js';
 import { marketplaceById } from '../domain/shared/marketplaces.js';
 import type { AccountView, ProfileView } from '../projections/accounts/queries.js';
 import { profileFreshness, targetRollups, type ProfileWindow, type Totals } from '../projections/observed/ads-queries.js';
@@ -83,7 +84,7 @@ export const SALES_NOTE =
 
 export const campaignIdArgument = z
   .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a local campaign id (a uuid from list_campaigns)')
+  .regex(UUID_PATTERN, 'must be a local campaign id (a uuid from list_campaigns)')
   .transform((v) => v.toLowerCase())
   .optional()
   .describe('local campaign id (list_campaigns campaign_id)');

@@ -6,7 +6,8 @@ import { admin, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
 import { startBench, type Bench } from './dispatch-support.js';
 
 // A worker process killed in the middle of a send, then a new one started: the receipt found
-// submitting becomes uncertain and is never sent again; later requests for its target wait.
+// submitting becomes uncertain and is never sent again; later requests for its target wait until
+// reading the target back settles it.
 
 describe('dispatch worker killed mid-send', function () {
   this.timeout(90000);
@@ -39,7 +40,7 @@ describe('dispatch worker killed mid-send', function () {
     processes.push(s);
     return s;
   };
-  const latency = (ms: number) => fetch(`${b.baseUrl}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms }) });
+  const latency = (ms: number, when: 'before' | 'after' = 'before') => fetch(`${b.baseUrl}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms, when }) });
   const requests = async () => ((await (await fetch(`${b.baseUrl}/_sim/requests?${new URLSearchParams({ method: 'PUT', path: '/sp/adGroups' })}`)).json()) as { requests: unknown[] }).requests.length;
 
   it('the receipt left submitting is uncertain after the restart, the request was sent once', async () => {
@@ -74,6 +75,38 @@ describe('dispatch worker killed mid-send', function () {
     // the simulator drops a request whose client went away during its latency: applied at most once
     const changes = (await b.adsChanges()).filter((x) => x.id === group.adGroupId);
     expect(changes.length).to.be.at.most(1);
+    restarted.child.kill('SIGTERM');
+    expect(await restarted.exit).to.equal(0);
+  });
+
+  it('killed after the marketplace applied the change: settled accepted by reading it back, then the next request goes; each applied once', async () => {
+    await fetch(`${b.baseUrl}/_sim/faults`, { method: 'DELETE' });
+    const profileId = String(b.simulator.seller.profiles.find((p) => p.countryCode === 'US')!.profileId);
+    const group = (await clientsFor(b.simulator).ads.sp.list(profileId, 'adGroups', { stateFilter: { include: ['ENABLED'] } })).items[1]!;
+    const target = { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, profileId, group.adGroupId) };
+    const provider = { profileId, campaignId: group.campaignId, adGroupId: group.adGroupId };
+    const bids = async () => (await b.adsChanges()).filter((x) => x.id === group.adGroupId).map((x) => (x.after as { defaultBid: number }).defaultBid);
+    const sent = await requests();
+
+    // the marketplace makes the change, then answers late: the worker dies waiting for the answer
+    await latency(3000, 'after');
+    const first = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.57 } });
+    const second = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.58 } });
+    await b.caughtUp();
+    const dying = worker();
+    await eventually(async () => ((await bids()).length === 1 ? true : undefined), 'the change to be applied');
+    dying.child.kill('SIGKILL');
+    await dying.exit;
+    await latency(0);
+
+    const restarted = worker();
+    const r = await b.until(first, ['submitted'], 60000);
+    expect(r).to.deep.include({ outcome: 'accepted', accepted: true, attempts: 1 });
+    expect(r.reconciliation).to.deep.include({ result: 'accepted', cause: 'the target read back shows every requested value' });
+    expect(r.error).to.deep.include({ code: 'interrupted' });
+    expect((await b.until(second, ['submitted'], 30000)).outcome).to.equal('accepted');
+    expect(await bids(), 'each request applied once, in order').to.deep.equal([0.57, 0.58]);
+    expect(await requests(), 'one PUT each').to.equal(sent + 2);
     restarted.child.kill('SIGTERM');
     expect(await restarted.exit).to.equal(0);
   });

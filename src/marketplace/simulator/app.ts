@@ -29,7 +29,7 @@ export interface SimulatorOptions {
   now?: () => number;
   requestLogLimit?: number;
   logger?: FastifyBaseLogger;
-  /** Delay before every API answer (control routes excluded); also set by PUT /_sim/latency { ms }. */
+  /** Delay before every API answer (control routes excluded); also set by PUT /_sim/latency { ms, when: before|after }. */
   latencyMs?: number;
 }
 
@@ -61,16 +61,27 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
+/**
+ * Latency of every API answer (control routes excluded): `before` the request is handled (a
+ * client that goes away meanwhile changes nothing), or `after` it (the change is made, the
+ * answer is late: a client that goes away meanwhile never learns it).
+ */
 function registerLatency(app: FastifyInstance, initialMs: number): void {
-  let ms = initialMs;
+  let latency = { ms: initialMs, when: 'before' as 'before' | 'after' };
+  const wait = (request: { url: string }, when: 'before' | 'after') =>
+    latency.ms > 0 && latency.when === when && !request.url.startsWith('/_sim/') ? new Promise((resolve) => setTimeout(resolve, latency.ms)) : undefined;
   app.addHook('onRequest', async (request) => {
-    if (ms > 0 && !request.url.startsWith('/_sim/')) await new Promise((resolve) => setTimeout(resolve, ms));
+    await wait(request, 'before');
+  });
+  app.addHook('onSend', async (request, _reply, payload) => {
+    await wait(request, 'after');
+    return payload;
   });
   app.put('/_sim/latency', async (request, reply) => {
-    const parsed = z.strictObject({ ms: z.number().int().min(0).max(60_000) }).safeParse(request.body);
+    const parsed = z.strictObject({ ms: z.number().int().min(0).max(60_000), when: z.enum(['before', 'after']).default('before') }).safeParse(request.body);
     if (!parsed.success) return reply.code(400).send({ error: 'invalid_latency', issues: parsed.error.issues });
-    ms = parsed.data.ms;
-    return { ms };
+    latency = parsed.data;
+    return latency;
   });
 }
 

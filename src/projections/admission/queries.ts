@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { TargetType } from '../../domain/mutation/payloads.js';
+import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { SP_ENTITY_DATASETS } from '../observed/ads-datasets.js';
 import { completeReads } from '../observed/economics-support.js';
@@ -39,11 +40,9 @@ const ADS_LOOKUPS: Partial<Record<TargetType, string>> = {
     ${entity(ADS_TABLES.targets, null, 't')} where t.id = ? and t.account_id = any(?)`,
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The target of that type and local id on one of these accounts; null when there is none. */
 export async function resolveTarget(db: Knex, accountIds: readonly string[], target: { type: TargetType; id: string }): Promise<ResolvedTarget | null> {
-  if (!UUID.test(target.id) || accountIds.length === 0) return null;
+  if (!UUID_PATTERN.test(target.id) || accountIds.length === 0) return null;
   const id = target.id.toLowerCase();
   if (target.type === 'Listing') {
     const found = await rm(db, LISTING_TARGETS_TABLE).where({ listing_id: id }).whereIn('account_id', accountIds).first();

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { PENDING_STATUSES, type Created, type Idempotency, type Outcome, type ReceiptError, type Reconciliation, type Status } from '../../domain/mutation/events.js';
 import type { Action, TargetType } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPT_EVENTS_TABLE, RECEIPTS_TABLE } from './projection.js';
 
@@ -105,7 +106,7 @@ const full = (r: Row): Receipt => ({ ...summary(r), payload: r.payload!, respons
 
 /** One receipt of these accounts, with its event history; null when missing or someone else's. */
 export async function getReceipt(db: Knex, accountIds: readonly string[], id: string): Promise<{ receipt: Receipt; history: ReceiptHistoryEntry[] } | null> {
-  if (!UUID.test(id) || accountIds.length === 0) return null;
+  if (!UUID_PATTERN.test(id) || accountIds.length === 0) return null;
   const row: Row | undefined = await receipts(db).select(FULL_COLUMNS).where({ id: id.toLowerCase() }).whereIn('account_id', accountIds).first();
   if (!row) return null;
   const events: { revision: string; type: string; recorded_at: Date; data: Record<string, unknown> }[] = await db
@@ -115,8 +116,6 @@ export async function getReceipt(db: Knex, accountIds: readonly string[], id: st
     .orderBy('revision');
   return { receipt: full(row), history: events.map((e) => ({ revision: Number(e.revision), type: e.type, recorded_at: e.recorded_at.toISOString(), data: e.data })) };
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ReceiptFilters {
   accountIds: readonly string[];
@@ -142,7 +141,7 @@ const encodeCursor = (r: Row) => Buffer.from(JSON.stringify([r.created_at.toISOS
 function decodeCursor(cursor: string): [string, string] {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && UUID.test(id)) return [at, id];
+    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && UUID_PATTERN.test(id)) return [at, id];
   } catch {
     // falls through to the refusal
   }
@@ -207,4 +206,49 @@ export async function receiptsForTargets(db: Knex, targetType: TargetType, targe
     byTarget.set(row.target_id, list);
   }
   return byTarget;
+}
+
+// The dispatcher's lookups: which receipts are pending where. Each receipt's state is then folded
+// from its own stream; these only say which receipts to look at.
+
+/** A target's pending receipts, oldest first (admission order). */
+export async function pendingOfTargetIds(db: Knex, target: { type: string; id: string }): Promise<Array<{ id: string; created_at: string }>> {
+  const rows: { id: string; created_at: Date }[] = await receipts(db)
+    .where({ target_type: target.type, target_id: target.id })
+    .whereIn('status', PENDING_STATUSES)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('id', 'created_at');
+  return rows.map((r) => ({ id: r.id, created_at: r.created_at.toISOString() }));
+}
+
+/** Queued receipts of other targets that could share one Sponsored Products call with this one. */
+export async function queuedAlike(db: Knex, r: { account_id: string; action: string; target: { type: string; id: string } }, profileId: string, limit: number): Promise<string[]> {
+  const rows: { id: string }[] = await receipts(db)
+    .where({ account_id: r.account_id, status: 'queued', action: r.action, target_type: r.target.type })
+    .whereNot({ target_id: r.target.id })
+    .whereRaw(`provider->>'profileId' = ?`, [profileId])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .limit(limit)
+    .select('id');
+  return rows.map((row) => row.id);
+}
+
+/** What the sweep re-enqueues: queued and submitting receipts, and uncertain ones whose check is due. */
+export async function receiptsToSweep(db: Knex, now: string): Promise<{ sending: Array<{ id: string; status: string; attempts: number }>; due: Array<{ id: string; checks: number }> }> {
+  const sending: { id: string; status: string; attempts: number }[] = await receipts(db).whereIn('status', ['queued', 'submitting']).select('id', 'status', 'attempts');
+  const uncertain: { id: string; reconciliation: { attempts: number } | null }[] = await receipts(db)
+    .where({ status: 'uncertain' })
+    .andWhere((q) => q.whereNull('reconciliation').orWhereRaw(`(reconciliation->>'nextAt')::timestamptz <= ?`, [now]))
+    .select('id', 'reconciliation');
+  return { sending, due: uncertain.map((r) => ({ id: r.id, checks: r.reconciliation?.attempts ?? 0 })) };
+}
+
+/** The account's pending receipts of Listing targets in a marketplace, with their SKUs, oldest first. */
+export async function pendingListingReceipts(db: Knex, account_id: string, marketplaceId: string): Promise<Array<{ id: string; sku: string }>> {
+  return receipts(db)
+    .where({ account_id, target_type: 'Listing' })
+    .whereIn('status', PENDING_STATUSES)
+    .whereRaw(`provider->>'marketplaceId' = ?`, [marketplaceId])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('id', db.raw(`provider->>'sku' as sku`));
 }

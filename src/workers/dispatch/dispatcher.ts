@@ -11,8 +11,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { MarketplaceError, type AdsClient } from '../../marketplace/clients/index.js';
 import { ENTITY_STATES, SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
 import { adsEntityId } from '../../projections/observed/ads-datasets.js';
-import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
-import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
+import { queuedAlike, receiptsToSweep } from '../../projections/mutations/queries.js';
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
@@ -144,19 +143,11 @@ export class Dispatcher {
    */
   private async companions(trx: Knex.Transaction, r: DispatchReceipt, request: MarketplaceRequest): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
     if (request.api !== 'sp' || this.deps.batchSize <= 1) return [];
-    const rows: { id: string }[] = await trx
-      .withSchema(READ_MODEL_SCHEMA)
-      .table(RECEIPTS_TABLE)
-      .where({ account_id: r.account_id, status: 'queued', action: r.action, target_type: r.target.type })
-      .whereNot({ target_id: r.target.id })
-      .whereRaw(`provider->>'profileId' = ?`, [request.profileId])
-      .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .limit(this.deps.batchSize * 4)
-      .select('id');
+    const ids = await queuedAlike(trx, r, request.profileId, this.deps.batchSize * 4);
     const found: Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }> = [];
     const seen = new Set<string>();
     const now = this.deps.now();
-    for (const { id } of rows) {
+    for (const id of ids) {
       if (found.length >= this.deps.batchSize - 1) break;
       const c = await loadReceipt(this.deps.ctx.store, id);
       const key = c && `${c.target.type}:${c.target.id}`;
@@ -251,16 +242,11 @@ export class Dispatcher {
    * waiting isn't added twice. Run at start-up and periodically.
    */
   async sweep(enqueue: (jobs: Array<{ name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string }>) => Promise<void>): Promise<number> {
-    const rm = () => this.deps.db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
-    const queued: { id: string; status: string; attempts: number }[] = await rm().whereIn('status', ['queued', 'submitting']).select('id', 'status', 'attempts');
-    const uncertain: { id: string; reconciliation: { attempts: number; nextAt: string | null } | null }[] = await rm()
-      .where({ status: 'uncertain' })
-      .andWhere((q) => q.whereNull('reconciliation').orWhereRaw(`(reconciliation->>'nextAt')::timestamptz <= ?`, [iso(this.deps.now())]))
-      .select('id', 'reconciliation');
+    const { sending, due } = await receiptsToSweep(this.deps.db, iso(this.deps.now()));
     const jobs = [
       // a submitting receipt's own job may still be held by a killed worker until BullMQ sees it stalled
-      ...queued.map((r) => ({ name: 'dispatch' as const, receipt_id: r.id, jobId: r.status === 'submitting' ? `${r.id}-submitting-${r.attempts}` : r.id })),
-      ...uncertain.map((r) => ({ name: 'reconcile' as const, receipt_id: r.id, jobId: `${r.id}-sweep-check-${r.reconciliation?.attempts ?? 0}` })),
+      ...sending.map((r) => ({ name: 'dispatch' as const, receipt_id: r.id, jobId: r.status === 'submitting' ? `${r.id}-submitting-${r.attempts}` : r.id })),
+      ...due.map((r) => ({ name: 'reconcile' as const, receipt_id: r.id, jobId: `${r.id}-sweep-check-${r.checks}` })),
     ];
     if (jobs.length) await enqueue(jobs);
     return jobs.length;

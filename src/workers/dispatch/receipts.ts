@@ -4,9 +4,7 @@ import { streamName } from '../../commands/handler.js';
 import type { PendingReceipt } from '../../domain/mutation/dispatch-order.js';
 import type { MutationEvent } from '../../domain/mutation/events.js';
 import { evolve, initialState } from '../../domain/mutation/state.js';
-import { PENDING_STATUSES } from '../../domain/mutation/events.js';
-import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
-import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
+import { pendingOfTargetIds } from '../../projections/mutations/queries.js';
 import type { ReceiptToSend } from './requests.js';
 
 // Receipts as the dispatcher sees them: the read model says which receipts a target has
@@ -71,14 +69,7 @@ export async function pendingOfTarget(
   also: DispatchReceipt,
   enough: (prefix: readonly DispatchReceipt[]) => boolean,
 ): Promise<DispatchReceipt[]> {
-  const rows: { id: string; created_at: Date }[] = await db
-    .withSchema(READ_MODEL_SCHEMA)
-    .table(RECEIPTS_TABLE)
-    .where({ target_type: target.type, target_id: target.id })
-    .whereIn('status', PENDING_STATUSES)
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id', 'created_at');
-  const order = rows.filter((r) => r.id !== also.id).map((r) => ({ id: r.id, created_at: r.created_at.toISOString() }));
+  const order = (await pendingOfTargetIds(db, target)).filter((r) => r.id !== also.id);
   order.push({ id: also.id, created_at: also.created_at });
   order.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   const loaded: DispatchReceipt[] = [];

@@ -1,12 +1,10 @@
 import type { CommandContext } from '../../commands/handler.js';
 import { executeMutationCommand } from '../../commands/mutations.js';
-import { PENDING_STATUSES } from '../../domain/mutation/events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { RECEIPTS_TABLE } from '../../projections/mutations/projection.js';
+import { pendingListingReceipts } from '../../projections/mutations/queries.js';
 import { listingRow } from '../../projections/observed/listings.js';
-import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 
 // A listing the marketplace deleted takes its pending requests with it (spec 3.4): queued ones
 // become `blocked`, a submission under way stays as it is until resolved. The evidence is the
@@ -36,14 +34,7 @@ export async function retireDeletedListingTargets(
   marketplaceId: string,
   live: ReadonlySet<string>,
 ): Promise<number> {
-  const pending: { id: string; sku: string }[] = await deps.db
-    .withSchema(READ_MODEL_SCHEMA)
-    .table(RECEIPTS_TABLE)
-    .where({ account_id, target_type: 'Listing' })
-    .whereIn('status', PENDING_STATUSES)
-    .whereRaw(`provider->>'marketplaceId' = ?`, [marketplaceId])
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id', deps.db.raw(`provider->>'sku' as sku`));
+  const pending = await pendingListingReceipts(deps.db, account_id, marketplaceId);
   let changed = 0;
   for (const r of pending.filter((p) => !live.has(p.sku))) {
     try {
