@@ -7,7 +7,7 @@ import { createDb, type Knex } from './infra/db.js';
 import type { Logger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
 import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachability.js';
-import { createRedis } from './infra/redis.js';
+import { createProducerRedis, createRedis } from './infra/redis.js';
 import { tokenAuthenticator } from './mcp/auth.js';
 import { buildHttpServer } from './mcp/server.js';
 import { startTableMaintenance } from './projections/maintenance.js';
@@ -16,7 +16,7 @@ import { projections } from './projections/registry.js';
 import { connectionsQueue, connectionsWorker, scheduleConnectionSync } from './workers/connections-queue.js';
 import { scheduleSyncs, syncQueue, syncWorker } from './workers/sync/queue.js';
 import { dispatchClients } from './workers/dispatch/clients.js';
-import { startDispatch } from './workers/dispatch/queue.js';
+import { dispatchQueue, enqueueDispatch, startDispatch } from './workers/dispatch/queue.js';
 import { syncJobs } from './workers/sync/registry.js';
 import { credentialSets, SELLER_CREDENTIALS, VENDOR_CREDENTIALS } from './workers/credentials.js';
 
@@ -65,7 +65,8 @@ function marketplaceEndpoints(config: Config, simulator: Simulator | null): Mark
  */
 export async function startService(config: Config, roles: ReadonlySet<Role>, logger: Logger): Promise<RunningService> {
   await ensureDatabase(config.DATABASE_URL);
-  if (roles.has('worker')) await checkRedis(config.REDIS_URL);
+  // the worker's queues live there, and the api adds the dispatch jobs of what it admits
+  if (roles.has('worker') || roles.has('api')) await checkRedis(config.REDIS_URL);
   const db = createDb(config.DATABASE_URL);
   const store = createEventStore(config);
   if (config.EVENTSTORE_URL) await checkEventStore(store, config.EVENTSTORE_URL);
@@ -148,12 +149,20 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
     let url: string | null = null;
     if (roles.has('api')) {
       const endpoints = marketplaceEndpoints(config, simulator);
+      const apiLogger = logger.child({ role: 'api' });
+      const producer = createProducerRedis(config.REDIS_URL);
+      stops.push(() => producer.quit());
+      const dispatch = dispatchQueue(producer, config.REDIS_PREFIX);
+      // e.g. Redis went away: admission goes on, the workers' sweep finds its receipts
+      dispatch.on('error', (err) => apiLogger.warn({ err: err.message }, 'dispatch queue error'));
+      stops.push(() => dispatch.close());
       const app = buildHttpServer({
         db,
-        logger: logger.child({ role: 'api' }),
+        logger: apiLogger,
         authenticate: tokenAuthenticator(db),
         demoUserId: DEMO_USER_ID,
         store,
+        dispatch: { queued: (receiptIds) => enqueueDispatch(dispatch, receiptIds) },
         marketplace: {
           sellingApiUrl: endpoints.sellingApiUrl,
           lwa: createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }),

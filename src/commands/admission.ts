@@ -11,8 +11,10 @@ import { NO_STREAM, type EventStore } from '../eventstore/port.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { admissionsPaused, advertisedListing, hasProduct, pendingIdentical, resolveTarget } from '../projections/admission/queries.js';
 import { listingId } from '../projections/observed/listings.js';
+import type { Logger } from '../infra/logger.js';
 import { withheldReason } from './dispatch-control.js';
 import { underAdmissionLocks } from './admission-locks.js';
+import { notifyQueued, type DispatchNotifier } from './dispatch-notifier.js';
 import { streamName, type CommandContext } from './handler.js';
 import { executeMutationCommand } from './mutations.js';
 
@@ -46,6 +48,9 @@ export interface AdmissionDeps {
   /** null: simulate (the demo endpoint): validate and decide, record nothing */
   store: EventStore | null;
   now: Date;
+  /** hands newly queued receipts to the dispatch workers; absent, they wait for the workers' sweep */
+  notifier?: DispatchNotifier;
+  logger: Pick<Logger, 'warn'>;
 }
 
 export interface ReceiptView {
@@ -229,7 +234,28 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
   };
 
   if (!store) return section(db, async () => undefined);
-  return underAdmissionLocks(db, idemStream ? [idemStream] : [], ({ trx, lock }) => section(trx, lock));
+  const outcome = await underAdmissionLocks(db, idemStream ? [idemStream] : [], ({ trx, lock }) => section(trx, lock));
+  // a replay's receipts were handed over when first admitted (and the sweep has them anyway)
+  if (deps.notifier && !outcome.replayed) await notifyQueued(deps.notifier, firstQueuedOfEachTarget(outcome.results), deps.logger);
+  return outcome;
+}
+
+/**
+ * The receipt each target's queue goes on with, among those this call queued: the first in the
+ * dispatcher's order (created_at, then id; one call's receipts share created_at and their ids
+ * rise in call order). A dispatch job works through its receipt's whole target, so one job per
+ * target is enough; two jobs of one target racing for its lock before the read model shows both
+ * receipts could send them out of order.
+ */
+function firstQueuedOfEachTarget(results: readonly AdmissionResult[]): string[] {
+  const first = new Map<string, string>();
+  for (const r of results) {
+    if (!('receipt' in r) || r.receipt.status !== 'queued') continue;
+    const target = `${r.receipt.target_type}:${r.receipt.target_id}`;
+    const id = r.receipt.id!;
+    if (!first.has(target) || id < first.get(target)!) first.set(target, id);
+  }
+  return [...first.values()];
 }
 
 /** The guard stream of each creation: one per (account, parent, action, payload). */

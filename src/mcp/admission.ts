@@ -3,12 +3,13 @@ import { DomainError } from '../domain/shared/errors.js';
 import type { ToolContext } from './tool.js';
 
 // The write tools' side of admission: on the demo endpoint (spec 1.4) writes are validated and
-// simulated (no store: nothing is recorded, nothing is sent); elsewhere they go to the event store.
+// simulated (no store: nothing is recorded, nothing is sent); elsewhere they go to the event store,
+// and the receipts admitted queued to the dispatch queue.
 
 export function admissionDeps(ctx: ToolContext): AdmissionDeps {
-  if (ctx.endpoint === 'demo') return { db: ctx.db, store: null, now: ctx.now() };
+  if (ctx.endpoint === 'demo') return { db: ctx.db, store: null, now: ctx.now(), logger: ctx.logger };
   if (!ctx.store) throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
-  return { db: ctx.db, store: ctx.store, now: ctx.now() };
+  return { db: ctx.db, store: ctx.store, now: ctx.now(), logger: ctx.logger, ...(ctx.dispatch ? { notifier: ctx.dispatch } : {}) };
 }
 
 /** Marks a demo answer: what would have happened, recorded nowhere. */

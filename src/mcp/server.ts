@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import type { DispatchNotifier } from '../commands/dispatch-notifier.js';
 import type { Knex } from '../infra/db.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
@@ -22,6 +23,8 @@ export interface HttpServerDeps {
   now?: () => Date;
   /** the event store write tools append to */
   store?: EventStore;
+  /** where write tools hand the receipts they queued to the dispatch workers */
+  dispatch?: DispatchNotifier;
   /** the marketplace tools that read it live call */
   marketplace?: MarketplaceAccess;
 }
@@ -68,7 +71,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
         .header('allow', 'POST')
         .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless; send each message as a POST' }, id: null });
     }
-    const server = buildMcpServer(() => ({ db: deps.db, userId, endpoint, logger: req.log, requestId: req.id, now: deps.now ?? (() => new Date()), ...(deps.store ? { store: deps.store } : {}), ...(deps.marketplace ? { marketplace: deps.marketplace } : {}) }));
+    const server = buildMcpServer(() => ({ db: deps.db, userId, endpoint, logger: req.log, requestId: req.id, now: deps.now ?? (() => new Date()), ...(deps.store ? { store: deps.store } : {}), ...(deps.dispatch ? { dispatch: deps.dispatch } : {}), ...(deps.marketplace ? { marketplace: deps.marketplace } : {}) }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
     reply.raw.on('close', () => void server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the mcp server failed')));

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { CallToolResult, Tool as ToolListing, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Knex } from '../infra/db.js';
+import type { DispatchNotifier } from '../commands/dispatch-notifier.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { LwaClient, RetryPolicy } from '../marketplace/clients/index.js';
 import type { Logger } from '../infra/logger.js';
@@ -34,6 +35,8 @@ export interface ToolContext {
   now: () => Date;
   /** where write tools record their events; absent where the service serves reads only */
   store?: EventStore;
+  /** where write tools hand the receipts they queued; absent, the dispatch workers' sweep finds them */
+  dispatch?: DispatchNotifier;
   /** absent where the service has no marketplace to call */
   marketplace?: MarketplaceAccess;
 }

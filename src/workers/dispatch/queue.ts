@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import { Dispatcher, type DispatcherDeps } from './dispatcher.js';
 
 // The dispatch queue on BullMQ: `dispatch` jobs (one per receipt, jobId = receipt id) work
-// through the receipt's target; `reconcile` jobs check an uncertain creation. Redis holds only
-// work: a sweep over the read model re-enqueues whatever is pending, at start-up and every
-// `sweepEveryMs`, so flushing Redis loses nothing.
+// through the receipt's target; `reconcile` jobs check an uncertain creation. Admission adds a
+// receipt's job as soon as it is queued. Redis holds only work: a sweep over the read model
+// re-enqueues whatever is pending, at start-up and every `sweepEveryMs`, so flushing Redis (or a
+// notice admission could not deliver) loses nothing.
 
 export const DISPATCH_QUEUE = 'mutation-dispatch';
 
@@ -29,6 +30,17 @@ export interface RunningDispatch {
   /** Re-enqueues every pending receipt now (also done periodically). */
   sweep(): Promise<number>;
   close(): Promise<void>;
+}
+
+type Work = { name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string };
+
+const addAll = async (queue: Queue<DispatchJob>, jobs: readonly Work[]) => {
+  await queue.addBulk(jobs.map((j) => ({ name: j.name, data: { receipt_id: j.receipt_id }, opts: { jobId: j.jobId } })));
+};
+
+/** Dispatch jobs for receipts just admitted queued, keyed as the sweep keys them, so adding one twice is a no-op. */
+export function enqueueDispatch(queue: Queue<DispatchJob>, receiptIds: readonly string[]): Promise<void> {
+  return addAll(queue, receiptIds.map((id) => ({ name: 'dispatch', receipt_id: id, jobId: id })));
 }
 
 export function dispatchQueue(connection: Redis, prefix: string): Queue<DispatchJob> {
@@ -57,7 +69,7 @@ export async function startDispatch(o: DispatchWorkerOptions): Promise<RunningDi
   // e.g. a job whose keys were flushed from Redis mid-run: the sweep adds it again
   worker.on('error', (err) => o.logger.warn({ err: err.message }, 'dispatch worker error'));
   worker.on('failed', (job, err) => o.logger.warn({ job: job?.name, receipt_id: job?.data.receipt_id, err: err.message }, 'dispatch job failed'));
-  const sweep = () => dispatcher.sweep((jobs) => queue.addBulk(jobs.map((j) => ({ name: j.name, data: { receipt_id: j.receipt_id }, opts: { jobId: j.jobId } }))).then(() => undefined));
+  const sweep = () => dispatcher.sweep((jobs) => addAll(queue, jobs));
   let sweeping: Promise<unknown> = sweep().catch((err: unknown) => o.logger.error({ err }, 'dispatch sweep failed'));
   const timer = setInterval(() => {
     sweeping = sweep().catch((err: unknown) => o.logger.error({ err }, 'dispatch sweep failed'));
