@@ -50,10 +50,12 @@ describe('get_product_type_schema', function () {
     account = await h.connect('seller', user);
     const endpoints = h.simulator.endpoints();
     mcp = await serveMcp(h.db, () => new Date(clock.ms), newId(), {
-      sellingApiUrl: endpoints.sellingApiUrl,
-      lwa: createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT }),
-      sellingRefreshToken: SELLING_TOKEN,
-      retry: QUICK_RETRY,
+      marketplace: {
+        sellingApiUrl: endpoints.sellingApiUrl,
+        lwa: createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT }),
+        sellingRefreshToken: SELLING_TOKEN,
+        retry: QUICK_RETRY,
+      },
     });
     client = await mcp.clientFor(user);
   });

@@ -499,6 +499,61 @@ describe('queue_mutations and patch_listing over MCP', function () {
     });
   });
 
+  describe('dispatch at admission', () => {
+    let serving: McpServing;
+    let client: Client;
+    const notices: string[][] = [];
+    let queueDown = false;
+
+    before(async () => {
+      const dispatch = {
+        async queued(ids: readonly string[]) {
+          if (queueDown) throw new Error('Redis is away');
+          notices.push([...ids]);
+        },
+      };
+      serving = await serveMcp(h.db, () => new Date(h.clock.ms), users.bob, { dispatch });
+      client = await serving.clientFor(users.ada);
+    });
+    after(async () => serving?.close());
+    beforeEach(() => {
+      notices.length = 0;
+    });
+
+    it("hands over each target's first queued receipt (the dispatcher's order), never a rejection, a replay or a demo call", async () => {
+      const t = targets();
+      const mutations = [
+        { target: t.adGroup, action: 'update', payload: { defaultBid: 0.7 } },
+        { target: t.ad, action: 'update', payload: { state: 'PAUSED' } },
+        { target: t.adGroup, action: 'update', payload: { state: 'PAUSED' } },
+        { target: t.ad, action: 'update', payload: {} },
+      ];
+      const first = (await call(client, 'queue_mutations', { account: acc.ada, mutations, idempotency_key: 'notice-1' })).structuredContent;
+      const [group1, ad, group2] = [0, 1, 2].map((i) => first.results[i].receipt.id as string);
+      expect(first.results[3].error.code).to.equal('invalid');
+      // one call's receipts share created_at: the dispatcher takes the smaller id first
+      const groupFirst = [group1!, group2!].sort()[0];
+      expect(notices).to.deep.equal([[groupFirst, ad]]);
+      expect((await call(client, 'queue_mutations', { account: acc.ada, mutations, idempotency_key: 'notice-1' })).structuredContent.replayed).to.equal(true);
+      const patched = (await call(client, 'patch_listing', { account: acc.ada, sku: listing.sku, marketplace_id: listing.marketplaceId, patches: [offerPatch(11)] })).structuredContent;
+      expect(notices).to.deep.equal([[groupFirst, ad], [patched.receipt.id]]);
+      const demo = await serving.demoClient();
+      expect((await call(demo, 'patch_listing', { sku: listing.sku, marketplace_id: listing.marketplaceId, patches: [offerPatch(11)] })).structuredContent.simulated).to.equal(true);
+      expect(notices).to.have.length(2);
+    });
+
+    it('admits as usual when the queue fails: the receipt is durable and the sweep finds it', async () => {
+      queueDown = true;
+      try {
+        const out = (await call(client, 'queue_mutations', { account: acc.ada, mutations: [{ target: targets().ad, action: 'update', payload: { state: 'ENABLED' } }] })).structuredContent;
+        expect(out.results[0].receipt.status).to.equal('queued');
+        expect(notices).to.deep.equal([]);
+      } finally {
+        queueDown = false;
+      }
+    });
+  });
+
   describe('the demo endpoint', () => {
     it('validates and simulates queue_mutations and patch_listing, recording nothing', async () => {
       const bobsAd = { type: 'Ad', id: localId('product_ad', acc.bob, ad.adId) };

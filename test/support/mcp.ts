@@ -5,8 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createEventStore } from '../../src/eventstore/index.js';
-import { buildHttpServer } from '../../src/mcp/server.js';
-import type { MarketplaceAccess } from '../../src/mcp/tool.js';
+import { buildHttpServer, type HttpServerDeps } from '../../src/mcp/server.js';
 
 // The real HTTP server and the SDK client for tool tests over read models a test filled
 // itself (for example through the observed-data harness). Authentication has its own tests;
@@ -20,8 +19,11 @@ export interface McpServing {
   close(): Promise<void>;
 }
 
-/** `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator). */
-export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID(), marketplace?: MarketplaceAccess): Promise<McpServing> {
+/**
+ * `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator);
+ * `dispatch`: where write tools hand the receipts they queued.
+ */
+export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID(), extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch'> = {}): Promise<McpServing> {
   // write tools append to the test database's event store (DATABASE_URL, set by test/setup.ts)
   const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
   const app = buildHttpServer({
@@ -31,7 +33,7 @@ export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = r
     authenticate: async (token) => (token.startsWith('user.') ? { userId: token.slice('user.'.length) } : null),
     demoUserId,
     now,
-    ...(marketplace ? { marketplace } : {}),
+    ...extra,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
