@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createSimulator } from '../../src/marketplace/simulator/index.js';
-import { cli, eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
+import { cli, eventually, runEntry, type Spawned } from '../support/processes.js';
+import { connectMcp, createUserWithToken, killIfRunning, startServiceProcess } from '../support/service.js';
 
 interface AccountOut {
   id: string;
@@ -14,13 +14,6 @@ interface AccountOut {
 interface StatusOut {
   accounts: AccountOut[];
   changelog: unknown[];
-}
-
-async function connect(url: string, token?: string): Promise<Client> {
-  const client = new Client({ name: 'e2e', version: '1.0.0' });
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-  return client;
 }
 
 async function status(client: Client, args: Record<string, unknown> = {}) {
@@ -46,21 +39,14 @@ describe('service end to end (npm start)', function () {
       LOG_LEVEL: 'info',
       PROJECTOR_POLL_MS: '100',
     };
-    service = runEntry('main.js', [], env);
-    const started = await waitForLog(service, (r) => r.msg === 'service started');
-    base = started.url as string;
+    ({ spawned: service, base } = await startServiceProcess(env));
     expect(base).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
-  after(async () => {
-    if (service.child.exitCode === null) {
-      service.child.kill('SIGKILL');
-      await service.exit;
-    }
-  });
+  after(async () => killIfRunning(service));
 
   it('lists the tools on /demo/mcp and shows the fictional seller and vendor from projections', async () => {
-    const client = await connect(`${base}/demo/mcp`);
+    const client = await connectMcp(`${base}/demo/mcp`);
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === 'connection_status');
     expect(tool, 'connection_status is listed').to.exist;
@@ -90,7 +76,7 @@ describe('service end to end (npm start)', function () {
 
   it("fills the vendor views for the demo vendor through its own credentials, and only for it", async function () {
     this.timeout(400000);
-    const client = await connect(`${base}/demo/mcp`);
+    const client = await connectMcp(`${base}/demo/mcp`);
     const accounts = ((await status(client)).structuredContent as unknown as StatusOut).accounts;
     const vendor = accounts.find((a) => a.entity_type === 'vendor')!;
     const sql = 'select account_id, count(distinct asin) as asins, count(distinct date) as days from v_vendor_metrics group by account_id';
@@ -113,7 +99,7 @@ describe('service end to end (npm start)', function () {
   });
 
   it('answers an extra argument with unknown_argument and keeps serving', async () => {
-    const client = await connect(`${base}/demo/mcp`);
+    const client = await connectMcp(`${base}/demo/mcp`);
     const bad = await status(client, { foo: 1 });
     expect(bad.isError).to.equal(true);
     expect(bad.structuredContent).to.include({ code: 'unknown_argument' });
@@ -138,9 +124,8 @@ describe('service end to end (npm start)', function () {
   });
 
   it('serves a CLI-made user on /mcp with a token, and only that user\'s accounts', async () => {
-    const userId = (await cli(['users', 'create', '--name', 'Ada'], env)).trim();
-    const token = /token \(shown once\): (\S+)/.exec(await cli(['tokens', 'create', '--user', userId], env))![1]!;
-    const client = await connect(`${base}/mcp`, token);
+    const { userId, token } = await createUserWithToken(env, 'Ada');
+    const client = await connectMcp(`${base}/mcp`, token);
     const empty = (await status(client)).structuredContent as unknown as StatusOut;
     expect(empty.accounts, 'a new user has no accounts, and never sees the demo account').to.deep.equal([]);
 
@@ -173,14 +158,17 @@ describe('service end to end (npm start)', function () {
 
 describe('start-up with a service down', function () {
   this.timeout(30000);
-  const cases: Array<{ name: string; env: Record<string, string>; line: RegExp }> = [
+  const redisDown = /^cannot start: Redis unreachable at redis:\/\/127\.0\.0\.1:1.*start it with: redis-server/;
+  const cases: Array<{ name: string; env: Record<string, string>; roles?: string[]; line: RegExp }> = [
     { name: 'PostgreSQL', env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/marketplace' }, line: /^cannot start: PostgreSQL unreachable at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres .*start it with: pg_ctlcluster/ },
-    { name: 'Redis', env: { REDIS_URL: 'redis://127.0.0.1:1' }, line: /^cannot start: Redis unreachable at redis:\/\/127\.0\.0\.1:1.*start it with: redis-server/ },
+    { name: 'Redis', env: { REDIS_URL: 'redis://127.0.0.1:1' }, line: redisDown },
+    // the api adds the dispatch jobs of the receipts it admits
+    { name: 'Redis (the api role alone)', env: { REDIS_URL: 'redis://127.0.0.1:1' }, roles: ['--role', 'api'], line: redisDown },
     { name: 'EventStoreDB', env: { EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false' }, line: /^cannot start: EventStoreDB unreachable at esdb:\/\/127\.0\.0\.1:1\?tls=false .*unset EVENTSTORE_URL/ },
   ];
   for (const c of cases) {
     it(`stops with one line naming ${c.name}, the address and how to start it`, async () => {
-      const s = runEntry('main.js', [], { DATABASE_URL: process.env.DATABASE_URL!, PORT: '0', SIMULATOR_PORT: '0', ...c.env });
+      const s = runEntry('main.js', c.roles ?? [], { DATABASE_URL: process.env.DATABASE_URL!, PORT: '0', SIMULATOR_PORT: '0', ...c.env });
       expect(await s.exit).to.equal(1);
       const lines = s.stderr().trim().split('\n');
       expect(lines, s.stderr()).to.have.length(1);

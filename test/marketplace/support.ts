@@ -5,6 +5,8 @@ import { createSellingClient } from '../../src/marketplace/clients/selling.js';
 import { createSimulator, DEFAULT_LWA_CLIENT, type Simulator, type SimulatorOptions } from '../../src/marketplace/simulator/app.js';
 import type { FaultRuleInput } from '../../src/marketplace/simulator/faults.js';
 import type { LoggedRequest } from '../../src/marketplace/simulator/request-log.js';
+import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
+import type { Submission } from '../../src/marketplace/simulator/selling/listings-state.js';
 
 // Tests talk to a simulator on a loopback port through the real clients, and read its
 // request log and fault API over HTTP like any other test would.
@@ -38,6 +40,16 @@ export async function requestsTo(baseUrl: string, method: string, path: string):
   const query = new URLSearchParams({ method, path });
   const response = await fetch(`${baseUrl}/_sim/requests?${query}`);
   return ((await response.json()) as { requests: LoggedRequest[] }).requests;
+}
+
+/** Every change the simulator's Sponsored Products create/update/delete endpoints applied. */
+export async function adsChanges(baseUrl: string): Promise<AppliedChange[]> {
+  return ((await (await fetch(`${baseUrl}/_sim/ads/changes`)).json()) as { changes: AppliedChange[] }).changes;
+}
+
+/** Every Listings Items submission the simulator took. */
+export async function listingSubmissions(baseUrl: string): Promise<Submission[]> {
+  return ((await (await fetch(`${baseUrl}/_sim/listings/submissions`)).json()) as { submissions: Submission[] }).submissions;
 }
 
 export async function injectFault(baseUrl: string, rule: FaultRuleInput): Promise<Response> {

@@ -22,7 +22,7 @@ import { Projector } from '../../src/projections/projector.js';
 import { dispatchClients } from '../../src/workers/dispatch/clients.js';
 import { startDispatch, type RunningDispatch } from '../../src/workers/dispatch/queue.js';
 import { eventually } from '../support/processes.js';
-import { ADS_TOKEN, SELLING_TOKEN, startSimulator } from '../marketplace/support.js';
+import { ADS_TOKEN, adsChanges, listingSubmissions, SELLING_TOKEN, startSimulator } from '../marketplace/support.js';
 
 // A dispatch test bench: the real event store, projector, Redis/BullMQ and dispatch worker
 // against the simulator over HTTP. `clock` is the service's and the simulator's clock; tests
@@ -118,12 +118,8 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
         return r && statuses.includes(r.receipt.status) ? r.receipt : undefined;
       }, `receipt ${id} to be ${statuses.join(' or ')}`, timeoutMs);
     },
-    async adsChanges() {
-      return ((await (await fetch(`${baseUrl}/_sim/ads/changes`)).json()) as { changes: AppliedChange[] }).changes;
-    },
-    async listingSubmissions() {
-      return ((await (await fetch(`${baseUrl}/_sim/listings/submissions`)).json()) as { submissions: Submission[] }).submissions;
-    },
+    adsChanges: () => adsChanges(baseUrl),
+    listingSubmissions: () => listingSubmissions(baseUrl),
     async fault(rule) {
       const response = await fetch(`${baseUrl}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
       if (response.status !== 201) throw new Error(`fault refused: ${await response.text()}`);

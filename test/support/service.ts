@@ -1,0 +1,51 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cli, runEntry, waitForLog, type Spawned } from './processes.js';
+
+// The service as `npm start` runs it, in a process of its own, and what end-to-end tests do
+// with it: speak MCP to it with the SDK's client, and make users and tokens with the CLI.
+
+export interface RunningServiceProcess {
+  spawned: Spawned;
+  /** base URL of its HTTP server */
+  base: string;
+}
+
+/** Starts every role (or `roles`) and waits until it serves; a process that doesn't start is killed. */
+export async function startServiceProcess(env: Record<string, string>, roles: string[] = []): Promise<RunningServiceProcess> {
+  const spawned = runEntry('main.js', roles.flatMap((r) => ['--role', r]), env);
+  try {
+    const started = await waitForLog(spawned, (r) => r.msg === 'service started');
+    return { spawned, base: started.url as string };
+  } catch (err) {
+    await killIfRunning(spawned);
+    throw err;
+  }
+}
+
+/** The built-in simulator's base URL, from the service's log (it may listen on any port). */
+export async function simulatorUrl(service: Spawned): Promise<string> {
+  const line = await waitForLog(service, (r) => r.msg === 'marketplace simulator listening');
+  return (line.endpoints as { sellingApiUrl: string }).sellingApiUrl;
+}
+
+export async function killIfRunning(s: Spawned): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  s.child.kill('SIGKILL');
+  await s.exit;
+}
+
+/** An MCP client of `url` (/mcp with a bearer token, or /demo/mcp). */
+export async function connectMcp(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** A user made with the operator CLI, and a bearer token for /mcp. */
+export async function createUserWithToken(env: Record<string, string>, name: string): Promise<{ userId: string; token: string }> {
+  const userId = (await cli(['users', 'create', '--name', name], env)).trim();
+  const token = /token \(shown once\): (\S+)/.exec(await cli(['tokens', 'create', '--user', userId], env))![1]!;
+  return { userId, token };
+}
