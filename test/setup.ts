@@ -1,17 +1,7 @@
-import { Redis } from 'ioredis';
-import { deleteKeys } from '../src/infra/redis.js';
-import { admin, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './support/env.js';
+import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './support/env.js';
 
 // Mocha root hooks: a fresh database for the whole run, dropped after; tests read
 // DATABASE_URL and REDIS_PREFIX from the environment like the service does.
-async function dropRedisKeys(pattern: string): Promise<void> {
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  try {
-    await deleteKeys(redis, pattern);
-  } finally {
-    redis.disconnect();
-  }
-}
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call } from '../views/fixtures.js';
 import { adsChanges, listingSubmissions } from '../marketplace/support.js';
-import { admin, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
+import { admin, dropRedisKeys, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
 import { cli, eventually, type Spawned } from '../support/processes.js';
 import { connectMcp, createUserWithToken, killIfRunning, simulatorUrl, startServiceProcess } from '../support/service.js';
 
@@ -24,6 +24,7 @@ describe('mutations end to end (npm start)', function () {
   this.timeout(300_000);
   // a database of its own: the sweep at start-up would otherwise find what other tests left queued
   const database = `${TEST_DB_NAME}_e2e_mutations`;
+  const prefix = `${process.env.REDIS_PREFIX}-e2e-mutations`;
   let service: Spawned;
   let simulator: string;
   let client: Client;
@@ -33,7 +34,7 @@ describe('mutations end to end (npm start)', function () {
     await admin((c) => c.query(`create database "${database}"`));
     const env = {
       DATABASE_URL: testDatabaseUrl(database),
-      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-e2e-mutations`,
+      REDIS_PREFIX: prefix,
       PORT: '0',
       SIMULATOR_PORT: '0',
       LOG_LEVEL: 'info',
@@ -54,6 +55,7 @@ describe('mutations end to end (npm start)', function () {
   after(async () => {
     await client?.close();
     if (service) await killIfRunning(service);
+    await dropRedisKeys(`${prefix}:*`);
     if (!process.env.KEEP_TEST_DB) await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
   });
 

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import pg from 'pg';
+import { deleteKeys } from '../../src/infra/redis.js';
 
 // Each test run gets its own database and Redis key prefix, named once per process.
 const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
@@ -23,5 +25,15 @@ export async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
     return await fn(client);
   } finally {
     await client.end();
+  }
+}
+
+/** Deletes the Redis keys matching `pattern` (a queue prefix a test used, say). */
+export async function dropRedisKeys(pattern: string): Promise<void> {
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  try {
+    await deleteKeys(redis, pattern);
+  } finally {
+    redis.disconnect();
   }
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { notifyQueued } from '../../src/commands/dispatch-notifier.js';
-import { createProducerRedis, deleteKeys } from '../../src/infra/redis.js';
+import { createProducerRedis } from '../../src/infra/redis.js';
 import { dispatchQueue, enqueueDispatch } from '../../src/workers/dispatch/queue.js';
+import { dropRedisKeys } from '../support/env.js';
 import { eventually } from '../support/processes.js';
 
 // Admission's notice to the dispatch workers through the real BullMQ queue: the job the sweep
@@ -77,11 +77,7 @@ async function listening(server: Server, destroyAll: () => void): Promise<{ url:
 describe('dispatch notice at admission', function () {
   this.timeout(20000);
   const prefix = `${process.env.REDIS_PREFIX}-notice-${randomUUID().slice(0, 8)}`;
-  after(async () => {
-    const redis = new Redis(REDIS_URL);
-    await deleteKeys(redis, `${prefix}:*`);
-    redis.disconnect();
-  });
+  after(async () => dropRedisKeys(`${prefix}:*`));
 
   it("adds the sweep's job for each receipt: name dispatch, jobId the receipt id; a second notice adds nothing", async () => {
     const n = notifierOn(REDIS_URL, prefix);
