@@ -38,6 +38,8 @@ export interface Bench {
   account: string;
   clock: { offset: number; now(): number };
   dispatch: RunningDispatch | null;
+  /** the receipts read model's projector (a test may stop it to hold the read model back) */
+  projector: Projector;
   startWorker(options?: { concurrency?: number }): Promise<RunningDispatch>;
   admit(o: { target: { type: TargetType; id: string }; provider: Record<string, string>; action: Action; payload: Record<string, unknown> }): Promise<string>;
   /** waits until the read model shows every receipt admitted so far */
@@ -81,6 +83,7 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
     account,
     clock,
     dispatch: null,
+    projector,
     async startWorker({ concurrency = 4 } = {}) {
       bench.dispatch = await startDispatch({
         connection: redis,

@@ -3,6 +3,7 @@ import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
 import { deleteKeys } from '../../src/infra/redis.js';
 import { getReceipt } from '../../src/projections/mutations/queries.js';
+import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 import { clientsFor } from '../marketplace/support.js';
 import { eventually } from '../support/processes.js';
 import { startBench, type Bench } from './dispatch-support.js';
@@ -231,6 +232,21 @@ describe('mutation dispatch against the simulator', function () {
       expect(await settledAfterDoubt(id)).to.deep.include({ outcome: 'accepted', attempts: 1 });
       expect((await changesOf(group.adGroupId)).map((c) => c.operation)).to.deep.equal(['delete']);
     });
+  });
+
+  it('a job added before the read model shows its receipt waits for it, so an earlier request of the target still goes first', async () => {
+    const { target, provider, group } = freshAdGroup();
+    await b.projector.stop();
+    const first = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.41 } });
+    const second = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.42 } });
+    // as admission hands over a later call's receipt while the projector is behind
+    await enqueueDispatch(b.dispatch!.queue, [second]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await changesOf(group.adGroupId), 'nothing sent while the read model lags').to.deep.equal([]);
+    b.projector.start();
+    await b.until(second, ['submitted']);
+    expect((await b.receipt(first)).status).to.equal('submitted');
+    expect((await changesOf(group.adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid), 'admission order').to.deep.equal([0.41, 0.42]);
   });
 
   it('429 storms and 5xx keep the receipt queued; it is submitted in the end and applied exactly once', async () => {

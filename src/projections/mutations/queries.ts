@@ -211,6 +211,11 @@ export async function receiptsForTargets(db: Knex, targetType: TargetType, targe
 // The dispatcher's lookups: which receipts are pending where. Each receipt's state is then folded
 // from its own stream; these only say which receipts to look at.
 
+/** Whether the read model shows the receipt yet. */
+export async function receiptShown(db: Knex, id: string): Promise<boolean> {
+  return (await receipts(db).where({ id }).first('id')) !== undefined;
+}
+
 /** A target's pending receipts, oldest first (admission order). */
 export async function pendingOfTargetIds(db: Knex, target: { type: string; id: string }): Promise<Array<{ id: string; created_at: string }>> {
   const rows: { id: string; created_at: Date }[] = await receipts(db)

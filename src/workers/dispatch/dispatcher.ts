@@ -11,7 +11,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { MarketplaceError, type AdsClient } from '../../marketplace/clients/index.js';
 import { ENTITY_STATES, SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
 import { adsEntityId } from '../../projections/observed/ads-datasets.js';
-import { queuedAlike, receiptsToSweep } from '../../projections/mutations/queries.js';
+import { queuedAlike, receiptShown, receiptsToSweep } from '../../projections/mutations/queries.js';
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
@@ -36,6 +36,8 @@ export interface DispatcherDeps {
   batchSize: number;
   /** how often an uncertain receipt's effect is looked for again, until its 10 minutes are up */
   reconcileEveryMs: number;
+  /** how long a job waits for the read model to show its receipt before leaving it to the sweep */
+  shownWithinMs?: number;
   /** later work: a retry after its backoff, a reconciliation check */
   later(job: { name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string; at: number }): Promise<void>;
   logger: Logger;
@@ -44,6 +46,7 @@ export interface DispatcherDeps {
 /** Creations found at most this long before the attempt started still count (clock skew with the marketplace). */
 const CLOCK_SKEW_MS = 60_000;
 const LOCK_CLASS = 0x6d7574; // 'mut'
+const SHOWN_WITHIN_MS = 30_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -62,7 +65,7 @@ export class Dispatcher {
    */
   async dispatchFor(receipt_id: string): Promise<void> {
     const receipt = await loadReceipt(this.deps.ctx.store, receipt_id);
-    if (!receipt) return;
+    if (!receipt || !(await this.shown(receipt_id))) return;
     const key = `${receipt.target.type}:${receipt.target.id}`;
     let more = true;
     while (more) {
@@ -71,6 +74,21 @@ export class Dispatcher {
         await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, key]);
         return this.step(trx, receipt);
       });
+    }
+  }
+
+  /**
+   * The target's earlier requests are found through the read model, so a job (added at admission,
+   * maybe before the projector got there) waits until it shows the job's own receipt: the log is
+   * projected in order, so it then shows every request admitted before it, and those go first.
+   * Not shown in time: left to the sweep, which enqueues only what the read model shows.
+   */
+  private async shown(receipt_id: string): Promise<boolean> {
+    const deadline = Date.now() + (this.deps.shownWithinMs ?? SHOWN_WITHIN_MS);
+    for (;;) {
+      if (await receiptShown(this.deps.db, receipt_id)) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
