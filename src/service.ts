@@ -27,7 +27,7 @@ export type Role = (typeof ROLES)[number];
 const DISPATCH_BACKOFF = { baseMs: 1000, maxMs: 60_000 };
 /** Up to this many requests of different targets share one Sponsored Products call. */
 const DISPATCH_BATCH = 10;
-/** An uncertain creation is looked for every minute until its 10 minutes are up. */
+/** An uncertain receipt's effect is looked for at once, then every minute until its 10 minutes are up. */
 const RECONCILE_EVERY_MS = 60_000;
 
 /** The demo endpoint's accounts: the configured seller and vendor (the simulator's by default). */

@@ -236,26 +236,25 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
   if (!store) return section(db, async () => undefined);
   const outcome = await underAdmissionLocks(db, idemStream ? [idemStream] : [], ({ trx, lock }) => section(trx, lock));
   // a replay's receipts were handed over when first admitted (and the sweep has them anyway)
-  if (deps.notifier && !outcome.replayed) await notifyQueued(deps.notifier, firstQueuedOfEachTarget(outcome.results), deps.logger);
+  if (deps.notifier && !outcome.replayed) await notifyQueued(deps.notifier, lastQueuedOfEachTarget(outcome.results), deps.logger);
   return outcome;
 }
 
 /**
- * The receipt each target's queue goes on with, among those this call queued: the first in the
- * dispatcher's order (created_at, then id; one call's receipts share created_at and their ids
- * rise in call order). A dispatch job works through its receipt's whole target, so one job per
- * target is enough; two jobs of one target racing for its lock before the read model shows both
- * receipts could send them out of order.
+ * The last receipt of each target among those this call queued (in the dispatcher's order:
+ * created_at, then id; one call's receipts share created_at and their ids rise in call order).
+ * Its job waits until the read model shows it, and so every earlier request of the target, then
+ * works through the target's whole queue in order: one job per target is enough.
  */
-function firstQueuedOfEachTarget(results: readonly AdmissionResult[]): string[] {
-  const first = new Map<string, string>();
+function lastQueuedOfEachTarget(results: readonly AdmissionResult[]): string[] {
+  const last = new Map<string, string>();
   for (const r of results) {
     if (!('receipt' in r) || r.receipt.status !== 'queued') continue;
     const target = `${r.receipt.target_type}:${r.receipt.target_id}`;
     const id = r.receipt.id!;
-    if (!first.has(target) || id < first.get(target)!) first.set(target, id);
+    if (!last.has(target) || id > last.get(target)!) last.set(target, id);
   }
-  return [...first.values()];
+  return [...last.values()];
 }
 
 /** The guard stream of each creation: one per (account, parent, action, payload). */

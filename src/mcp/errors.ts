@@ -40,17 +40,20 @@ export function inputError(error: z.ZodError): DomainError {
   return new DomainError('invalid', `${argument}: ${issue.message}`, { argument });
 }
 
+/** A NUL character, or half of a surrogate pair without the other half. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
- * The path of the first string (value or key) holding a NUL character: PostgreSQL text and jsonb
- * cannot store it, so such input is refused whole before anything is recorded.
+ * The path of the first string (value or key) PostgreSQL text and jsonb cannot store (a NUL
+ * character, a lone surrogate): such input is refused whole before anything is recorded.
  */
-export function nulCharacterAt(value: unknown, path: PropertyKey[] = []): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? formatPath(path) || '(arguments)' : null;
+export function unstorableTextAt(value: unknown, path: PropertyKey[] = []): string | null {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? formatPath(path) || '(arguments)' : null;
   if (typeof value !== 'object' || value === null) return null;
   for (const [k, v] of Object.entries(value)) {
     const key = Array.isArray(value) ? Number(k) : k;
-    if (k.includes('\u0000')) return formatPath([...path, key]);
-    const found = nulCharacterAt(v, [...path, key]);
+    if (UNSTORABLE.test(k)) return formatPath([...path, key]);
+    const found = unstorableTextAt(v, [...path, key]);
     if (found) return found;
   }
   return null;

@@ -8,7 +8,7 @@ import type { LwaClient, RetryPolicy } from '../marketplace/clients/index.js';
 import type { Logger } from '../infra/logger.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { isVendorOnly } from '../projections/accounts/queries.js';
-import { errorResult, inputError, jsonResult, nulCharacterAt, unexpectedError } from './errors.js';
+import { errorResult, inputError, jsonResult, unexpectedError, unstorableTextAt } from './errors.js';
 
 export type Endpoint = 'mcp' | 'demo';
 
@@ -83,8 +83,8 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
       try {
         const parsed = schema.safeParse(args ?? {});
         if (!parsed.success) throw inputError(parsed.error);
-        const nul = nulCharacterAt(parsed.data);
-        if (nul) throw new DomainError('invalid', `${nul}: holds a NUL character (\\u0000), which cannot be stored; remove it`, { argument: nul });
+        const unstorable = unstorableTextAt(parsed.data);
+        if (unstorable) throw new DomainError('invalid', `${unstorable}: holds a NUL character (\\u0000) or a lone UTF-16 surrogate, which cannot be stored; remove it`, { argument: unstorable });
         if (spec.sellerOnly && (await isVendorOnly(ctx.db, ctx.userId))) {
           throw new DomainError('not_connected', `${spec.name} reads seller data and every account you have is a vendor account (no selling connection)`);
         }

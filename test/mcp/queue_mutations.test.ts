@@ -520,7 +520,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
       notices.length = 0;
     });
 
-    it("hands over each target's first queued receipt (the dispatcher's order), never a rejection, a replay or a demo call", async () => {
+    it("hands over each target's last queued receipt (its job waits until the read model shows it, then sends the target's requests in order), never a rejection, a replay or a demo call", async () => {
       const t = targets();
       const mutations = [
         { target: t.adGroup, action: 'update', payload: { defaultBid: 0.7 } },
@@ -529,9 +529,9 @@ describe('queue_mutations and patch_listing over MCP', function () {
         { target: t.ad, action: 'update', payload: {} },
       ];
       const first = (await call(client, 'queue_mutations', { account: acc.ada, mutations, idempotency_key: 'notice-1' })).structuredContent;
-      const [group, ad] = [0, 1].map((i) => first.results[i].receipt.id as string);
+      const [ad, group] = [1, 2].map((i) => first.results[i].receipt.id as string);
       expect(first.results[3].error.code).to.equal('invalid');
-      // the ad group's second request goes after its first, in the same job
+      // the ad group's job goes through both its requests, in order
       expect(notices).to.deep.equal([[group, ad]]);
       expect((await call(client, 'queue_mutations', { account: acc.ada, mutations, idempotency_key: 'notice-1' })).structuredContent.replayed).to.equal(true);
       const patched = (await call(client, 'patch_listing', { account: acc.ada, sku: listing.sku, marketplace_id: listing.marketplaceId, patches: [offerPatch(11)] })).structuredContent;

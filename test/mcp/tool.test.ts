@@ -86,10 +86,13 @@ describe('defineTool: input validation and the error layer', () => {
     expect((logged.err as Error).stack).to.contain('connection refused');
   });
 
-  it('a NUL character in any string (PostgreSQL cannot store it) is invalid, naming where, before the handler runs', async () => {
-    const result = await echo.call({ n: 7, filter: { sku: 'A\u0000B' } }, ctx);
-    expect(result.isError).to.equal(true);
-    expect(result.structuredContent).to.deep.include({ code: 'invalid', argument: 'filter.sku' });
-    expect(String(result.structuredContent!.detail)).to.match(/^filter\.sku: holds a NUL character/);
+  it('a NUL character or a lone surrogate in any string (PostgreSQL cannot store them) is invalid, naming where, before the handler runs', async () => {
+    for (const sku of ['A\u0000B', 'A\ud800B', '\udc00']) {
+      const result = await echo.call({ n: 7, filter: { sku } }, ctx);
+      expect(result.isError).to.equal(true);
+      expect(result.structuredContent).to.deep.include({ code: 'invalid', argument: 'filter.sku' });
+      expect(String(result.structuredContent!.detail)).to.match(/^filter\.sku: holds a NUL character/);
+    }
+    expect((await echo.call({ n: 1, filter: { sku: 'tea \ud83c\udf75' } }, ctx)).structuredContent, 'a whole pair is fine').to.deep.equal({ next: 2 });
   });
 });

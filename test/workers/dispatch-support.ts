@@ -40,7 +40,7 @@ export interface Bench {
   dispatch: RunningDispatch | null;
   /** the receipts read model's projector (a test may stop it to hold the read model back) */
   projector: Projector;
-  startWorker(options?: { concurrency?: number }): Promise<RunningDispatch>;
+  startWorker(options?: { concurrency?: number; sweepEveryMs?: number }): Promise<RunningDispatch>;
   admit(o: { target: { type: TargetType; id: string }; provider: Record<string, string>; action: Action; payload: Record<string, unknown> }): Promise<string>;
   /** waits until the read model shows every receipt admitted so far */
   caughtUp(): Promise<void>;
@@ -84,7 +84,7 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
     clock,
     dispatch: null,
     projector,
-    async startWorker({ concurrency = 4 } = {}) {
+    async startWorker({ concurrency = 4, sweepEveryMs = 250 } = {}) {
       bench.dispatch = await startDispatch({
         connection: redis,
         prefix,
@@ -95,7 +95,7 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
         backoff: { baseMs: 20, maxMs: 200 },
         batchSize: 10,
         reconcileEveryMs: 60_000,
-        sweepEveryMs: 250,
+        sweepEveryMs,
         concurrency,
         logger: pino({ level: process.env.DISPATCH_TEST_LOG ?? 'silent' }),
       });

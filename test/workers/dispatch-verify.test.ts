@@ -17,7 +17,10 @@ describe('dispatch verification: does the target show the change?', () => {
     expect(contains([{ a: 1 }, { b: 2 }], [{ b: 2, c: 3 }, { a: 1 }])).to.equal(true);
     expect(contains([{ a: 1 }], [{ a: 2 }])).to.equal(false);
     expect(contains('1', 'one')).to.equal(false);
+    expect(contains('0123', '123'), 'two strings are text, never numbers').to.equal(false);
     expect(contains(null, undefined)).to.equal(true);
+    expect(contains([{ a: 1 }], [{ a: 1 }, { b: 2 }]), 'a replaced list has no other elements').to.equal(false);
+    expect(contains([{ a: 1 }], [{ a: 1 }, { b: 2 }], false), 'unless only held values count').to.equal(true);
   });
 
   it('an ads update shows when every field it sets is on the entity; its id is not a field', () => {
@@ -36,10 +39,14 @@ describe('dispatch verification: does the target show the change?', () => {
   it('listing patches: each value held by its attribute; a deleted value gone; the whole request or nothing', () => {
     const attributes = { purchasable_offer: [offer(19.99), offer(17.5, 'B2B')], fulfillment_availability: [{ fulfillment_channel_code: 'DEFAULT', quantity: 4, marketplace_id: US }] };
     const replace = { op: 'replace' as const, path: '/attributes/purchasable_offer', value: [offer(19.99)] };
-    expect(showsListingPatches({ productType: 'PRODUCT', patches: [replace] }, attributes)).to.equal(true);
-    expect(showsListingPatches({ productType: 'PRODUCT', patches: [{ ...replace, value: [offer(21)] }] }, attributes)).to.equal(false);
+    expect(showsListingPatches({ productType: 'PRODUCT', patches: [replace] }, attributes), 'a replace leaves no offer it does not name').to.equal(false);
+    expect(showsListingPatches({ productType: 'PRODUCT', patches: [replace] }, { purchasable_offer: [offer(19.99)] })).to.equal(true);
+    expect(showsListingPatches({ productType: 'PRODUCT', patches: [{ ...replace, op: 'merge' }] }, attributes), 'a merge may leave the others').to.equal(true);
+    expect(showsListingPatches({ productType: 'PRODUCT', patches: [{ ...replace, value: [offer(21), offer(17.5, 'B2B')] }] }, attributes)).to.equal(false);
+    const bullets = (...b: string[]) => b.map((value) => ({ value, marketplace_id: US }));
+    expect(showsListingPatches({ productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/bullet_point', value: bullets('A', 'B') }] }, { bullet_point: bullets('A', 'B', 'C') }), 'C would be gone').to.equal(false);
     const quantity = { op: 'replace' as const, path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 5 }] };
-    expect(showsListingPatches({ productType: 'PRODUCT', patches: [replace, quantity] }, attributes), 'one of two not applied').to.equal(false);
+    expect(showsListingPatches({ productType: 'PRODUCT', patches: [{ ...replace, value: [offer(19.99), offer(17.5, 'B2B')] }, quantity] }, attributes), 'one of two not applied').to.equal(false);
     const dropB2b = { op: 'delete' as const, path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, audience: 'B2B' }] };
     expect(showsListingPatches({ productType: 'PRODUCT', patches: [dropB2b] }, attributes)).to.equal(false);
     expect(showsListingPatches({ productType: 'PRODUCT', patches: [dropB2b] }, { purchasable_offer: [offer(19.99)] })).to.equal(true);

@@ -186,6 +186,27 @@ describe('mutation dispatch against the simulator', function () {
       expect(await bidsOf(group.adGroupId), 'each applied once, in order').to.deep.equal([0.83, 0.84]);
     });
 
+    it('settling it releases the requests it held at once, with no sweep to help', async () => {
+      const { target, provider, group } = freshAdGroup();
+      await b.dispatch!.close();
+      await b.startWorker({ sweepEveryMs: 3_600_000 });
+      try {
+        await b.fault({ route: 'PUT /sp/adGroups', kind: 'lost_reply', times: 1 });
+        await b.fault({ route: 'POST /sp/adGroups/list', kind: '5xx', status: 503, times: 1 });
+        const first = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.87 } });
+        const second = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.88 } });
+        // as admission hands the call over: the target's last receipt
+        await enqueueDispatch(b.dispatch!.queue, [second]);
+        // the first read-back fails; its retry shows the change and settles it, which sends the second
+        expect((await settledAfterDoubt(first)).outcome).to.equal('accepted');
+        expect((await b.until(second, ['submitted'], 30000)).outcome).to.equal('accepted');
+        expect(await bidsOf(group.adGroupId)).to.deep.equal([0.87, 0.88]);
+      } finally {
+        await b.dispatch!.close();
+        await b.startWorker();
+      }
+    });
+
     it('never answered and not applied: held, settled absent after 10 minutes of simulated time, then the next request goes', async () => {
       const { target, provider, group } = freshAdGroup();
       await b.fault({ route: 'PUT /sp/adGroups', kind: 'timeout', times: 1 });

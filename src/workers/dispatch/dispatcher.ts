@@ -225,7 +225,10 @@ export class Dispatcher {
     const check = { receipt_id, checks: r.checks, checked_at: iso(now), next_at: iso(next) };
     try {
       const { events } = await this.run('candidates' in found ? { type: 'ReconcileCreation', ...check, ...found } : { type: 'ReconcileChange', ...check, ...found });
-      if (events[0]?.type === 'MutationReconciliationChecked') await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${r.checks + 1}`, at: next });
+      const settled = events[0]?.type;
+      if (settled === 'MutationReconciliationChecked') await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${r.checks + 1}`, at: next });
+      // a settled change no longer holds its target: what waited behind it goes now
+      if (settled === 'MutationChangeConfirmed' || settled === 'MutationChangeAbsent') await this.deps.later({ name: 'dispatch', receipt_id, jobId: `${receipt_id}-released`, at: now });
     } catch (err) {
       // a concurrent check recorded first (its answer stands)
       if (!(err instanceof DomainError)) throw err;

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { Dispatcher, type DispatcherDeps } from './dispatcher.js';
 
 // The dispatch queue on BullMQ: `dispatch` jobs (one per receipt, jobId = receipt id) work
-// through the receipt's target; `reconcile` jobs check an uncertain creation. Admission adds a
+// through the receipt's target; `reconcile` jobs check an uncertain receipt. Admission adds a
 // receipt's job as soon as it is queued. Redis holds only work: a sweep over the read model
 // re-enqueues whatever is pending, at start-up and every `sweepEveryMs`, so flushing Redis (or a
 // notice admission could not deliver) loses nothing.

@@ -4,22 +4,31 @@ import type { MarketplaceRequest } from './requests.js';
 
 // Whether a target read back shows what an uncertain update, archive or listing patch asked for
 // (its reply was lost: did it take effect?). Pure: the dispatcher reads the target, this compares.
-// The comparison is containment: every requested value must be there; anything else the
-// marketplace shows (other fields, other offers, its own additions) is ignored.
+// Every requested value must be there; keys the request didn't name (other fields, the
+// marketplace's own additions) are ignored. A value that replaces a list must match it whole:
+// a list that still has elements the request dropped was not replaced.
 
-/** Numbers compare by value whether sent as numbers or decimal strings ("0.50" = 0.5). */
+/** A decimal string sent for a number, or a number shown for one ("0.50" = 0.5); never two strings ("0123" is not "123"). */
 const numeric = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
 
-/** `actual` holds `expected`: same scalars, every expected key held, every expected array element held by some element. */
-export function contains(expected: unknown, actual: unknown): boolean {
+/**
+ * `actual` holds `expected`: equal scalars, every expected key held; an expected list's every
+ * element held by some element, and (`exact`) no more elements than expected.
+ */
+export function contains(expected: unknown, actual: unknown, exact = true): boolean {
   if (expected === null || expected === undefined) return actual === null || actual === undefined;
-  if (Array.isArray(expected)) return Array.isArray(actual) && expected.every((e) => actual.some((a) => contains(e, a)));
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual) || (exact && actual.length !== expected.length)) return false;
+    return expected.every((e) => actual.some((a) => contains(e, a, exact)));
+  }
   if (typeof expected === 'object') {
     if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) return false;
-    return Object.entries(expected).every(([k, v]) => contains(v, (actual as Record<string, unknown>)[k]));
+    return Object.entries(expected).every(([k, v]) => contains(v, (actual as Record<string, unknown>)[k], exact));
   }
-  const [e, a] = [numeric(expected), numeric(actual)];
-  if (e !== null && a !== null) return Math.abs(e - a) < 1e-9;
+  if (typeof expected === 'number' || typeof actual === 'number') {
+    const [e, a] = [numeric(expected), numeric(actual)];
+    return e !== null && a !== null && Math.abs(e - a) < 1e-9;
+  }
   return expected === actual;
 }
 
@@ -33,9 +42,10 @@ export function showsAdsChange(request: Extract<MarketplaceRequest, { api: 'sp' 
 }
 
 /**
- * A Listings Items patch, against the listing's attributes now (null: no such listing): each
- * `add`, `replace` or `merge` value is held by the attribute; a `delete` of values leaves none
- * of them, a `delete` of a whole attribute leaves it empty.
+ * A Listings Items patch, against the listing's attributes now (null: no such listing): a
+ * `replace` value is the attribute's whole value now; an `add` or `merge` value is held by it
+ * (other elements may stay); a `delete` of values leaves none of them, a `delete` of a whole
+ * attribute leaves it empty.
  */
 export function showsListingPatches(body: ListingsItemPatchRequest, attributes: Record<string, unknown> | null): boolean {
   if (!attributes) return false;
@@ -44,9 +54,9 @@ export function showsListingPatches(body: ListingsItemPatchRequest, attributes: 
     if (!name) return false;
     const current = attributes[name];
     const values = (patch.value ?? []) as unknown[];
-    if (patch.op !== 'delete') return contains(values, current);
+    if (patch.op !== 'delete') return contains(values, current, patch.op === 'replace');
     if (values.length === 0) return !Array.isArray(current) || current.length === 0;
-    return !Array.isArray(current) || values.every((v) => !current.some((c) => contains(v, c)));
+    return !Array.isArray(current) || values.every((v) => !current.some((c) => contains(v, c, false)));
   });
 }
 

@@ -139,6 +139,8 @@ function planPatches(listing: LiveListing, request: { productType: string; patch
     }
     switch (attribute) {
       case 'purchasable_offer':
+        // a replace is the attribute's whole value: a B2B offer it doesn't name is gone
+        if (patch.op === 'replace' && listing.b2bPrice !== null && !values.some((o) => o.audience === 'B2B')) changed.b2bPrice = null;
         for (const offer of values) {
           if (offer.currency !== undefined && offer.currency !== listing.currency) {
             issues.push(issue('INVALID_CURRENCY', `Offers in this marketplace are in ${listing.currency}.`, [attribute]));
