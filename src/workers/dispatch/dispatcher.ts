@@ -230,8 +230,10 @@ export class Dispatcher {
       // a settled change no longer holds its target: what waited behind it goes now
       if (settled === 'MutationChangeConfirmed' || settled === 'MutationChangeAbsent') await this.deps.later({ name: 'dispatch', receipt_id, jobId: `${receipt_id}-released`, at: now });
     } catch (err) {
-      // a concurrent check recorded first (its answer stands)
+      // usually a concurrent check recorded first (its answer stands); anything else is worth a look
       if (!(err instanceof DomainError)) throw err;
+      const stale = / is stale: |is allowed only when/.test(err.detail);
+      this.deps.logger[stale ? 'debug' : 'warn']({ receipt_id, detail: err.detail }, 'reconciliation check not recorded');
     }
   }
 
