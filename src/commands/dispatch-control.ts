@@ -1,13 +1,22 @@
 import { controlStreamId, dispatchControlDecider, type DispatchControlCommand } from '../domain/dispatch-control/decide.js';
 import type { DispatchControlEvent } from '../domain/dispatch-control/events.js';
-import type { EventStore } from '../eventstore/port.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { WrongExpectedVersion, type EventStore } from '../eventstore/port.js';
 import { adsEntityId } from '../projections/observed/ads-datasets.js';
 import { handleCommand, streamName, type CommandContext, type CommandResult } from './handler.js';
 
-/** Sets a listing's block flag or a campaign's Automation switch (update_listing and the operator CLI call this). */
+/**
+ * Sets a listing's block flag or a campaign's Automation switch (update_listing and the operator
+ * CLI call this). A flag that other writers keep changing past the handler's retries is `conflict`.
+ */
 export async function executeDispatchControlCommand(ctx: CommandContext, command: DispatchControlCommand): Promise<CommandResult<DispatchControlEvent>> {
   const id = command.type === 'SetListingBlock' ? controlStreamId('Listing', command.listing_id) : controlStreamId('Campaign', command.campaign_id);
-  return handleCommand(dispatchControlDecider, id, command, { ...ctx, metadata: { ...ctx.metadata, account_id: command.account_id } });
+  try {
+    return await handleCommand(dispatchControlDecider, id, command, { ...ctx, metadata: { ...ctx.metadata, account_id: command.account_id } });
+  } catch (err) {
+    if (err instanceof WrongExpectedVersion) throw new DomainError('conflict', `${id.replace(':', ' ')} changed while saving; retry`);
+    throw err;
+  }
 }
 
 export interface Withheld {

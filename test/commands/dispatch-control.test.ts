@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { executeDispatchControlCommand, withheldReason } from '../../src/commands/dispatch-control.js';
 import { dispatchControlDecider } from '../../src/domain/dispatch-control/decide.js';
+import { DomainError } from '../../src/domain/shared/errors.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import { given } from '../support/gwt.js';
@@ -57,6 +58,34 @@ describe('dispatch controls: block flag and Automation switch', () => {
       expect(await withheldReason(es.store, elsewhere)).to.equal(null);
       await executeDispatchControlCommand(ctx(), { type: 'SetCampaignAutomation', account_id: account, campaign_id: campaign, enabled: true, at });
       expect(await withheldReason(es.store, underIt)).to.equal(null);
+    });
+
+    it('a flag other writers keep changing past the retries is a conflict, nothing of ours recorded', async () => {
+      const flag = newId();
+      // every time we are about to append, another writer (on the real store too) blocks and allows it again first
+      const racing = new Proxy(es.store, {
+        get(target, prop) {
+          if (prop === 'appendToStream') {
+            return async (...args: Parameters<typeof target.appendToStream>) => {
+              for (const blocked of [true, false]) await executeDispatchControlCommand(ctx(), { type: 'SetListingBlock', account_id: account, listing_id: flag, blocked, at });
+              return target.appendToStream(...args);
+            };
+          }
+          const value = Reflect.get(target, prop) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      let error: unknown;
+      try {
+        await executeDispatchControlCommand({ ...ctx(), store: racing, maxAttempts: 2 }, { type: 'SetListingBlock', account_id: account, listing_id: flag, blocked: true, at });
+      } catch (err) {
+        error = err;
+      }
+      expect(error).to.be.instanceOf(DomainError);
+      expect(error).to.deep.include({ code: 'conflict' });
+      expect((error as DomainError).detail).to.equal(`Listing ${flag} changed while saving; retry`);
+      const recorded = (await es.store.readStream(`dispatch-control-Listing:${flag}`)).map((e) => (e.data as { blocked: boolean }).blocked);
+      expect(recorded, 'only the other writer recorded, once per attempt of ours').to.deep.equal([true, false, true, false]);
     });
   });
 });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { dropRedisKeys } from '../support/env.js';
 import { eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
 
 async function freePort(): Promise<number> {
@@ -21,6 +22,8 @@ describe('process roles', function () {
   after(async () => {
     for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
     await Promise.all(processes.map((p) => p.exit));
+    // the run's own keys are dropped by prefix; these processes used a prefix of their own
+    await dropRedisKeys(`${process.env.REDIS_PREFIX}-roles:*`);
   });
 
   it('serves connection_status with each role in its own process, and each drains on SIGTERM', async () => {

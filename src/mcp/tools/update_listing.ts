@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { executeDispatchControlCommand } from '../../commands/dispatch-control.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import { WrongExpectedVersion } from '../../eventstore/port.js';
 import { listingId } from '../../projections/observed/listings.js';
 import { accountArgument, accountForWrite } from '../accounts.js';
 import { simulation } from '../admission.js';
@@ -57,7 +56,7 @@ async function saveRow(ctx: ToolContext, account: Awaited<ReturnType<typeof acco
       const command = { type: 'SetListingBlock' as const, account_id: account.id, listing_id: id, blocked: update.blocked, at: ctx.now().toISOString() };
       await executeDispatchControlCommand({ store: ctx.store, metadata: { actor: { kind: 'user', id: ctx.userId }, correlation_id: ctx.requestId }, maxAttempts: 3 }, command);
     } catch (err) {
-      if (err instanceof WrongExpectedVersion) throw new DomainError('conflict', `updates[${index}]: listing ${update.sku} changed while saving; retry`);
+      if (err instanceof DomainError && err.code === 'conflict') throw new DomainError('conflict', `updates[${index}]: listing ${update.sku} changed while saving; retry`);
       throw err;
     }
     return saved;

@@ -68,6 +68,7 @@ export async function startDispatch(o: DispatchWorkerOptions): Promise<RunningDi
   );
   // e.g. a job whose keys were flushed from Redis mid-run: the sweep adds it again
   worker.on('error', (err) => o.logger.warn({ err: err.message }, 'dispatch worker error'));
+  queue.on('error', (err) => o.logger.warn({ err: err.message }, 'dispatch queue error'));
   worker.on('failed', (job, err) => o.logger.warn({ job: job?.name, receipt_id: job?.data.receipt_id, err: err.message }, 'dispatch job failed'));
   const sweep = () => dispatcher.sweep((jobs) => addAll(queue, jobs));
   let sweeping: Promise<unknown> = sweep().catch((err: unknown) => o.logger.error({ err }, 'dispatch sweep failed'));
