@@ -119,10 +119,10 @@ async function prepare(db: Knex, store: EventStore | null, call: AdmissionCall, 
   // an ad's requests are its listing's advertising changes (spec 3.5): that listing's flag holds them too
   const advertised = type === 'Ad' ? resolved.facts.advertised : action === 'create_ad' ? { sku: (m.payload.sku as string | undefined) ?? null, asin: (m.payload.asin as string | undefined) ?? null } : undefined;
   const listing = advertised && (await advertisedListing(db, call.account.id, provider.marketplaceId!, advertised));
-  if (listing) provider.listingId = listingId(listing.account_id, listing.marketplace_id, listing.sku);
+  const admitted = listing ? { ...command, provider: { ...provider, listingId: listingId(listing.account_id, listing.marketplace_id, listing.sku) } } : command;
   // a blocked listing or a campaign with its Automation switch off: recorded, never sent (spec 3.3);
   // the demo records no flags, so nothing is withheld there
-  return { command: { ...command, blocked: store && (await withheldReason(store, command)) } };
+  return { command: { ...admitted, blocked: store && (await withheldReason(store, admitted)) } };
 }
 
 /** What the payload schemas and decide can't check alone: selectors against the listing, the account's ads connection and products, exclusions (spec 4.5, 4.12.5). */
