@@ -116,13 +116,15 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const worker = connectionsWorker({
         connection: redis,
         prefix: config.REDIS_PREFIX,
+        db,
         ctx,
         lwa,
         endpoints,
         credentials,
         logger: workerLogger,
       });
-      // a connected account gets its data syncs scheduled (idempotent on every connection sync)
+      // a connected account, once the read model shows it, gets its data syncs scheduled
+      // (idempotent on every connection sync)
       worker.on('completed', (job) => void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) => logger.error({ err }, 'scheduling data syncs failed')));
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());

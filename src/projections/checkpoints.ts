@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Position } from '../eventstore/port.js';
+import { comparePositions, type Position } from '../eventstore/port.js';
 import { READ_MODEL_SCHEMA } from './projection.js';
 
 // One row per projection: the version its live tables were built with and the position of
@@ -70,4 +70,10 @@ export async function setCheckpoint(db: Knex | Knex.Transaction, name: string, v
        prepare_position = excluded.prepare_position, updated_at = now()`,
     [name, version, ...positionParams(position)],
   );
+}
+
+/** True once projection `name` has applied the log through `position`. */
+export async function hasApplied(db: Knex | Knex.Transaction, name: string, position: Position): Promise<boolean> {
+  const applied = (await readCheckpoints(db)).get(name)?.position;
+  return applied != null && comparePositions(applied, position) >= 0;
 }

@@ -93,7 +93,11 @@ describe('service end to end (npm start)', function () {
       },
       'the vendor metrics of the demo vendor',
       390000,
-    );
+    ).catch((err: Error) => {
+      // what the service's vendor syncs did, to tell a failed sync from one that read nothing
+      const syncs = service.logs.filter((l) => l.job === 'vendor-metrics' || l.sync === 'vendor-metrics');
+      throw new Error(`${err.message}; the service's vendor-metrics log: ${JSON.stringify(syncs.slice(-10))}`);
+    });
     expect(rows).to.deep.equal([[vendor.id, sim.vendor.asins().length, 365]]);
     await client.close();
   });
