@@ -54,13 +54,14 @@ export const LEGAL_FROM: Record<MutationCommandType, readonly (Status | null)[]>
   RecordTargetDeleted: ['queued', 'submitting', 'uncertain'],
 };
 
-const refuse = (command: MutationCommand, state: ReceiptState, why?: string): never => {
+const refuse = (command: MutationCommand, state: ReceiptState, why?: string, extra: Record<string, unknown> = {}): never => {
   const from = state.status ?? 'not admitted';
   const legal = LEGAL_FROM[command.type].map((s) => s ?? 'not admitted').join(' or ');
   throw new DomainError('invalid', `receipt ${command.receipt_id} is ${from}: ${command.type} ${why ?? `is allowed only when ${legal}`}`, {
     receipt_id: command.receipt_id,
     status: state.status,
     command: command.type,
+    ...extra,
   });
 };
 
@@ -141,7 +142,7 @@ function checkCreated(command: MutationCommand, state: ReceiptState, created: Cr
 /** The reconciliation record of a check: counted, and due again by the 10-minute mark at the latest. */
 function checked(command: Extract<MutationCommand, { type: 'ReconcileCreation' | 'ReconcileChange' }>, state: ReceiptState, candidates: Created[]) {
   const attempts = state.reconciliation?.attempts ?? 0;
-  if (command.checks !== attempts) refuse(command, state, `is stale: it began after ${command.checks} checks and the receipt has had ${attempts}`);
+  if (command.checks !== attempts) refuse(command, state, `is stale: it began after ${command.checks} checks and the receipt has had ${attempts}`, { stale: true });
   const base = { attempts: attempts + 1, checkedAt: command.checked_at, candidates };
   const deadline = Date.parse(state.uncertain_since!) + ABSENT_AFTER_MS;
   const settled = (result: Reconciliation['result'], cause: string): Reconciliation => ({ ...base, result, nextAt: null, cause });

@@ -230,10 +230,11 @@ export class Dispatcher {
       // a settled change no longer holds its target: what waited behind it goes now
       if (settled === 'MutationChangeConfirmed' || settled === 'MutationChangeAbsent') await this.deps.later({ name: 'dispatch', receipt_id, jobId: `${receipt_id}-released`, at: now });
     } catch (err) {
-      // usually a concurrent check recorded first (its answer stands); anything else is worth a look
+      // usually a concurrent check recorded first or settled the receipt (its answer stands);
+      // anything else is worth a look
       if (!(err instanceof DomainError)) throw err;
-      const stale = / is stale: |is allowed only when/.test(err.detail);
-      this.deps.logger[stale ? 'debug' : 'warn']({ receipt_id, detail: err.detail }, 'reconciliation check not recorded');
+      const raced = err.extra.stale === true || (err.extra.command !== undefined && err.extra.status !== 'uncertain');
+      this.deps.logger[raced ? 'debug' : 'warn']({ receipt_id, detail: err.detail }, 'reconciliation check not recorded');
     }
   }
 
