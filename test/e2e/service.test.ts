@@ -127,17 +127,19 @@ describe('service end to end (npm start)', function () {
     expect(meta.resource).to.equal(`${base}/mcp`);
   });
 
-  it('serves a CLI-made user on /mcp with a token, and only that user\'s accounts', async () => {
+  it('serves a CLI-made user on /mcp with a token, and only that user\'s accounts', async function () {
+    this.timeout(180_000);
     const { userId, token } = await createUserWithToken(env, 'Ada');
     const client = await connectMcp(`${base}/mcp`, token);
     const empty = (await status(client)).structuredContent as unknown as StatusOut;
     expect(empty.accounts, 'a new user has no accounts, and never sees the demo account').to.deep.equal([]);
 
     const accountId = (await cli(['accounts', 'connect', '--user', userId], env)).trim();
+    // the projector may still be working through the demo accounts' year of data (tens of seconds)
     const connected = await eventually(async () => {
       const body = (await status(client)).structuredContent as unknown as StatusOut;
       return body.accounts[0]?.selling?.marketplaces.length && body.accounts[0].ads?.profiles.length ? body : undefined;
-    }, "the user's account to be connected");
+    }, "the user's account to be connected", 120_000);
     expect(connected.accounts.map((a) => a.id)).to.deep.equal([accountId]);
     expect(connected.accounts[0]!.selling!.marketplaces).to.have.length(5);
     await client.close();

@@ -96,7 +96,10 @@ describe('rebuild', () => {
     ]);
     await assertRebuildEqualsLive(env.db, env.store, v2);
 
-    // A process still running version 1 leaves the newer tables alone.
+    // A process still running version 1 leaves the newer tables alone (the version 2 projector
+    // is stopped first: the event appended here is its to apply).
+    await projector.stop();
+    projector = null;
     const stale = new Projector(env.db, env.store, [streamCounts(name, 1)]);
     await appendCounted(env.store, [`${prefix}-a`], 1);
     await stale.catchUpOnce();
