@@ -23,7 +23,7 @@ import { syncScope } from './scope.js';
 // trailing days the provider still restates, in reports of at most 31 days. It never waits for
 // a report: it creates them (an identical request still running is adopted), checks them for a
 // few seconds, records the finished ones, and fails with ReportNotReady while any is pending,
-// so the queue retries it later.
+// so the sync worker runs it again later.
 
 export interface AdsMetricsOptions {
   /** Days of history, yesterday included. */

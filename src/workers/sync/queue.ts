@@ -1,13 +1,20 @@
-import { Queue, Worker, UnrecoverableError } from 'bullmq';
+import { DelayedError, Queue, Worker, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { withRetryPolicy } from '../retry-policy.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
+import { ReportNotReady } from './reports.js';
 
 export const SYNC_QUEUE = 'data-sync';
 
 export interface SyncJobData {
   account_id: string;
+  /** while its reports aren't done: since when the job waits for them (ms), and how often it has */
+  waiting_since?: number;
+  waits?: number;
 }
+
+/** The waits of a job whose reports aren't done: doubling from the first, up to the longest. */
+export const REPORT_WAITS_MS = { first: 1_000, longest: 60_000 };
 
 export function syncQueue(connection: Redis, prefix: string): Queue<SyncJobData> {
   return new Queue<SyncJobData>(SYNC_QUEUE, {
@@ -28,14 +35,27 @@ export function syncWorker(deps: SyncDeps & { connection: Redis; prefix: string 
   const byName = new Map(jobs.map((j) => [j.name, j]));
   return new Worker<SyncJobData>(
     SYNC_QUEUE,
-    async (job) => {
+    async (job, token) => {
       const definition = byName.get(job.name);
       if (!definition) throw new UnrecoverableError(`no sync named ${job.name}`);
-      return withRetryPolicy(async () => {
-        const result = await definition.run(deps, job.data.account_id);
-        deps.logger.info({ sync: job.name, account_id: job.data.account_id, ...result }, 'sync done');
-        return result;
-      });
+      try {
+        return await withRetryPolicy(async () => {
+          const result = await definition.run(deps, job.data.account_id);
+          deps.logger.info({ sync: job.name, account_id: job.data.account_id, ...result }, 'sync done');
+          return result;
+        });
+      } catch (err) {
+        if (!(err instanceof ReportNotReady) || !token) throw err;
+        // Reports take minutes at the marketplace, more than the attempts' backoff covers: the
+        // job waits for them in the delayed set (no worker slot, no attempt spent), up to its
+        // own interval; then the next run takes over the same requests.
+        const since = job.data.waiting_since ?? Date.now();
+        if (Date.now() - since >= definition.everyMs) throw new UnrecoverableError(`${err.message} after ${Math.round((Date.now() - since) / 1000)} s of waiting; the next run picks them up`);
+        const waits = job.data.waits ?? 0;
+        await job.updateData({ ...job.data, waiting_since: since, waits: waits + 1 });
+        await job.moveToDelayed(Date.now() + Math.min(REPORT_WAITS_MS.longest, REPORT_WAITS_MS.first * 2 ** waits), token);
+        throw new DelayedError();
+      }
     },
     { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
   );

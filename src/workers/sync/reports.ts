@@ -8,8 +8,9 @@ import type { SyncDeps } from './job.js';
 // Report-based syncs never wait for a report inside a job: a run creates the reports it needs
 // (or finds the ones an earlier attempt created, kept in `sync.report_requests`), checks
 // them a few times over a few seconds, handles those that are DONE, and, if any is still
-// queued or in progress, fails with ReportNotReady so the queue retries the job later with
-// backoff. A report handled is forgotten; a request older than a day is created again.
+// queued or in progress, fails with ReportNotReady: the sync worker puts the job back in the
+// delayed set to run again later. A report handled is forgotten; a request older than a day is
+// created again.
 
 export class ReportNotReady extends Error {
   override readonly name = 'ReportNotReady';

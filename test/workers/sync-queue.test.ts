@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import type { Job, Queue, Worker } from 'bullmq';
+import { economicsProjection } from '../../src/projections/observed/economics.js';
+import { vSellerEconomics } from '../../src/projections/views/v_seller_economics.js';
+import { economicsSync } from '../../src/workers/sync/reports-economics.js';
+import { syncQueue, syncWorker, type SyncJobData } from '../../src/workers/sync/queue.js';
+import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
+import { dropRedisKeys } from '../support/env.js';
+import { eventually } from '../support/processes.js';
+import { startHarness, type Harness } from '../observed/reports-support.js';
+
+// A report sync through the real queue and worker: while the marketplace hasn't finished its
+// reports the job waits in the delayed set without spending its attempts, and completes once
+// they are done; a job that waited as long as its own interval gives up to the next run.
+
+const SELLER = 'Atzr|demo-seller';
+
+describe('sync worker: a report sync waiting for its reports', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let redis: Redis;
+  let account: string;
+  let base: string;
+  const prefix = `${process.env.REDIS_PREFIX}-sync-queue`;
+
+  const setPaused = (paused: boolean) =>
+    fetch(`${base}/_sim/reports/processing`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paused }) });
+
+  before(async () => {
+    h = await startHarness([economicsProjection], [vSellerEconomics], Date.parse('2026-03-10T09:00:00Z'));
+    account = await h.connect('seller');
+    base = h.simulator.endpoints().sellingApiUrl;
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  });
+  after(async () => {
+    redis?.disconnect();
+    await h?.close();
+    await dropRedisKeys(`${prefix}:*`);
+  });
+
+  async function withWorker(definition: SyncJobDefinition, body: (queue: Queue<SyncJobData>, worker: Worker<SyncJobData>) => Promise<void>) {
+    const queue = syncQueue(redis, `${prefix}-${definition.everyMs}`);
+    const worker = syncWorker({ ...h.deps(SELLER), connection: redis, prefix: `${prefix}-${definition.everyMs}` }, [definition]);
+    try {
+      await body(queue, worker);
+    } finally {
+      await setPaused(false);
+      await worker.close();
+      await queue.close();
+    }
+  }
+
+  const stateOf = async (queue: Queue<SyncJobData>, id: string) => {
+    const job = (await queue.getJob(id))!;
+    return { state: await job.getState(), job };
+  };
+
+  it('waits in the delayed set, spending no attempt, and completes once the reports are done', async () => {
+    await setPaused(true);
+    await withWorker(economicsSync, async (queue) => {
+      const added = await queue.add(economicsSync.name, { account_id: account });
+      const waiting = await eventually(async () => {
+        const { state, job } = await stateOf(queue, added.id!);
+        return state === 'delayed' && (job.data.waits ?? 0) >= 2 ? job : undefined;
+      }, 'the job to have waited twice');
+      expect(waiting.attemptsMade, 'a wait is not an attempt').to.equal(0);
+      expect(waiting.data.waiting_since).to.be.a('number');
+
+      await setPaused(false);
+      const done = await eventually(async () => {
+        const { state, job } = await stateOf(queue, added.id!);
+        return state === 'completed' ? job : state === 'failed' ? Promise.reject(new Error(job.failedReason)) : undefined;
+      }, 'the job to complete');
+      expect(done.returnvalue.recorded).to.be.greaterThan(0);
+      expect(done.attemptsMade).to.equal(1);
+      await h.projector.whenCaughtUp();
+      const [rows] = await h.db.withSchema('rm').table('seller_economics').where({ account_id: account }).count<{ n: string }[]>('* as n');
+      expect(Number(rows!.n)).to.be.greaterThan(0);
+    });
+  });
+
+  it('gives up to the next run once it has waited as long as its interval, saying so', async () => {
+    await setPaused(true);
+    const impatient = { ...economicsSync, everyMs: 2_500 };
+    await withWorker(impatient, async (queue) => {
+      const added = await queue.add(impatient.name, { account_id: account });
+      const failed: Job<SyncJobData> = await eventually(async () => {
+        const { state, job } = await stateOf(queue, added.id!);
+        return state === 'failed' ? job : undefined;
+      }, 'the job to give up');
+      expect(failed.failedReason).to.match(/not done yet .* s of waiting; the next run picks them up$/);
+      expect(failed.data.waits).to.be.at.least(1);
+    });
+  });
+});
