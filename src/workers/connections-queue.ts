@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -14,7 +14,12 @@ export const CONNECTIONS_QUEUE = 'connections-sync';
 
 /** Job data names the account and the configured credential set to connect it with (no
  * secrets in Redis); the worker looks the set up. Jobs without one connect the seller's. */
-export type ConnectionSyncJob = Pick<ConnectionSyncTarget, 'user_id' | 'register_user_as' | 'account_id'> & { credentials?: string };
+export type ConnectionSyncJob = Pick<ConnectionSyncTarget, 'user_id' | 'register_user_as' | 'account_id'> & {
+  credentials?: string;
+  /** set while the job waits for the read model: what it recorded, and since when it waits (ms) */
+  recorded?: number;
+  shown_wait_since?: number;
+};
 
 export function connectionsQueue(connection: Redis, prefix: string): Queue<ConnectionSyncJob> {
   return new Queue<ConnectionSyncJob>(CONNECTIONS_QUEUE, {
@@ -29,39 +34,48 @@ export async function scheduleConnectionSync(queue: Queue<ConnectionSyncJob>, jo
   await queue.upsertJobScheduler(`connections-${job.account_id}`, { every: 15 * 60_000 }, { name: 'sync', data: job });
 }
 
-/** How long a connection job waits for the accounts read model to show what it recorded. */
-const SHOWN_WITHIN_MS = 60_000;
+/** A connection job's wait for the accounts read model: polled in the job, then rechecked from
+ * BullMQ's delayed set (no worker slot held, no attempt spent), given up after `givenUpAfterMs`. */
+export const SHOWN_WAIT = { inJobMs: 2_000, recheckMs: 1_000, givenUpAfterMs: 5 * 60_000 };
 
 /**
- * Resolves once the accounts projection has applied the account stream's last event. The data
- * syncs scheduled when a connection job completes read the account's marketplaces and profiles
- * from there: one that ran while only part of the connection was projected (selling connected,
- * marketplaces not yet) would find nothing to read and wait for its next run, hours later.
+ * Whether the accounts projection has applied the account stream's last event, polled for up to
+ * `withinMs`. The data syncs scheduled when a connection job completes read the account's
+ * marketplaces and profiles from there: one that ran while only part of the connection was
+ * projected (selling connected, marketplaces not yet) found nothing to read and waited for its
+ * next run, hours later.
  */
-export async function whenAccountShown(db: Knex, ctx: CommandContext, account_id: string, withinMs = SHOWN_WITHIN_MS): Promise<void> {
+export async function accountShown(db: Knex, ctx: CommandContext, account_id: string, withinMs: number): Promise<boolean> {
   const last = (await ctx.store.readStream(streamName('account', account_id))).at(-1);
-  if (!last) return;
+  if (!last) return true;
   const deadline = Date.now() + withinMs;
-  while (!(await hasApplied(db, accountsProjection.name, last.position))) {
-    if (Date.now() >= deadline) throw new Error(`the accounts read model has not shown account ${account_id}'s connections after ${withinMs / 1000} s (is the projector running?)`);
+  for (;;) {
+    if (await hasApplied(db, accountsProjection.name, last.position)) return true;
+    if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 export function connectionsWorker(
-  deps: { connection: Redis; prefix: string; db: Knex; ctx: CommandContext; lwa: LwaClient; endpoints: MarketplaceEndpoints; credentials: CredentialsLookup; logger: Logger },
+  deps: { connection: Redis; prefix: string; db: Knex; ctx: CommandContext; lwa: LwaClient; endpoints: MarketplaceEndpoints; credentials: CredentialsLookup; logger: Logger; shownWait?: typeof SHOWN_WAIT },
 ): Worker<ConnectionSyncJob> {
+  const wait = deps.shownWait ?? SHOWN_WAIT;
   return new Worker<ConnectionSyncJob>(
     CONNECTIONS_QUEUE,
-    async (job) => {
+    async (job, token) => {
       const name = job.data.credentials ?? SELLER_CREDENTIALS;
       const credentials = deps.credentials(name);
       if (!credentials) throw new UnrecoverableError(`no credential set named ${name} is configured`);
-      return withRetryPolicy(async () => {
-        const result = await syncConnections(deps, { ...job.data, ...credentials, credentials: name });
-        await whenAccountShown(deps.db, deps.ctx, job.data.account_id);
-        return result;
-      });
+      // a job back from waiting for the read model has read the marketplace already
+      const recorded = job.data.recorded ?? (await withRetryPolicy(() => syncConnections(deps, { ...job.data, ...credentials, credentials: name }))).recorded;
+      if (await accountShown(deps.db, deps.ctx, job.data.account_id, wait.inJobMs)) return { recorded };
+      const since = job.data.shown_wait_since ?? Date.now();
+      if (Date.now() - since >= wait.givenUpAfterMs) {
+        throw new UnrecoverableError(`the accounts read model has not shown account ${job.data.account_id}'s connections after ${wait.givenUpAfterMs / 1000} s (is the projector running?); the next connection sync tries again`);
+      }
+      await job.updateData({ ...job.data, recorded, shown_wait_since: since });
+      await job.moveToDelayed(Date.now() + wait.recheckMs, token);
+      throw new DelayedError();
     },
     { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
   );

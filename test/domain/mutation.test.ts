@@ -111,6 +111,8 @@ describe('mutation receipt decider: every state x every command (spec 3.4)', () 
         it(`${name} + ${type}: refused`, () => {
           const refusal = given(mutationDecider, history).when(command).thenThrows('invalid', new RegExp(`is ${status ?? 'not admitted'}: ${type} (is allowed only when|applies to)`));
           expect(refusal.extra).to.include({ command: type }).and.not.have.property('stale');
+          // a status that doesn't allow the command says so in a field (a creation's command on a change doesn't)
+          expect(refusal.extra.illegal_transition).to.equal(/is allowed only when/.test(refusal.detail) ? true : undefined);
         });
     }
   }

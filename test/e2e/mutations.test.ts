@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call } from '../views/fixtures.js';
 import { adsChanges, listingSubmissions } from '../marketplace/support.js';
-import { admin, dropRedisKeys, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
+import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { cli, eventually, type Spawned } from '../support/processes.js';
 import { connectMcp, createUserWithToken, killIfRunning, simulatorUrl, startServiceProcess } from '../support/service.js';
 
@@ -24,7 +24,7 @@ describe('mutations end to end (npm start)', function () {
   this.timeout(300_000);
   // a database of its own: the sweep at start-up would otherwise find what other tests left queued
   const database = `${TEST_DB_NAME}_e2e_mutations`;
-  const prefix = `${process.env.REDIS_PREFIX}-e2e-mutations`;
+  const prefix = `${TEST_REDIS_PREFIX}-e2e-mutations`;
   let service: Spawned;
   let simulator: string;
   let client: Client;

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { notifyQueued } from '../../src/commands/dispatch-notifier.js';
 import { createProducerRedis } from '../../src/infra/redis.js';
 import { dispatchQueue, enqueueDispatch } from '../../src/workers/dispatch/queue.js';
-import { dropRedisKeys } from '../support/env.js';
+import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
 import { eventually } from '../support/processes.js';
 
 // Admission's notice to the dispatch workers through the real BullMQ queue: the job the sweep
@@ -76,7 +76,7 @@ async function listening(server: Server, destroyAll: () => void): Promise<{ url:
 
 describe('dispatch notice at admission', function () {
   this.timeout(20000);
-  const prefix = `${process.env.REDIS_PREFIX}-notice-${randomUUID().slice(0, 8)}`;
+  const prefix = `${TEST_REDIS_PREFIX}-notice-${randomUUID().slice(0, 8)}`;
   after(async () => dropRedisKeys(`${prefix}:*`));
 
   it("adds the sweep's job for each receipt: name dispatch, jobId the receipt id; a second notice adds nothing", async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { Job, Queue, Worker } from 'bullmq';
@@ -6,9 +7,9 @@ import { vSellerEconomics } from '../../src/projections/views/v_seller_economics
 import { economicsSync } from '../../src/workers/sync/reports-economics.js';
 import { syncQueue, syncWorker, type SyncJobData } from '../../src/workers/sync/queue.js';
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
-import { dropRedisKeys } from '../support/env.js';
+import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
 import { eventually } from '../support/processes.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { DAY_MS, startHarness, type Harness } from '../observed/reports-support.js';
 
 // A report sync through the real queue and worker: while the marketplace hasn't finished its
 // reports the job waits in the delayed set without spending its attempts, and completes once
@@ -22,21 +23,24 @@ describe('sync worker: a report sync waiting for its reports', function () {
   let redis: Redis;
   let account: string;
   let base: string;
-  const prefix = `${process.env.REDIS_PREFIX}-sync-queue`;
+  const prefix = `${TEST_REDIS_PREFIX}-sync-queue-${randomUUID().slice(0, 8)}`;
 
   const setPaused = (paused: boolean) =>
     fetch(`${base}/_sim/reports/processing`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paused }) });
 
-  before(async () => {
+  before(async function () {
+    this.timeout(120_000);
     h = await startHarness([economicsProjection], [vSellerEconomics], Date.parse('2026-03-10T09:00:00Z'));
     account = await h.connect('seller');
+    // the year a first run reads, read now: the runs below read only the trailing week again
+    await h.run(economicsSync, account, SELLER);
     base = h.simulator.endpoints().sellingApiUrl;
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   });
   after(async () => {
     redis?.disconnect();
     await h?.close();
-    await dropRedisKeys(`${prefix}:*`);
+    await dropRedisKeys(`${prefix}*`);
   });
 
   async function withWorker(definition: SyncJobDefinition, body: (queue: Queue<SyncJobData>, worker: Worker<SyncJobData>) => Promise<void>) {
@@ -57,6 +61,10 @@ describe('sync worker: a report sync waiting for its reports', function () {
   };
 
   it('waits in the delayed set, spending no attempt, and completes once the reports are done', async () => {
+    // a day later: the trailing week read again holds a new day
+    h.clock.ms += DAY_MS;
+    const creates = () => h.simulator.requests.list().filter((r) => r.method === 'POST' && r.path === '/dataKiosk/2023-11-15/queries').length;
+    const createdBefore = creates();
     await setPaused(true);
     await withWorker(economicsSync, async (queue) => {
       const added = await queue.add(economicsSync.name, { account_id: account });
@@ -65,7 +73,7 @@ describe('sync worker: a report sync waiting for its reports', function () {
         return state === 'delayed' && (job.data.waits ?? 0) >= 2 ? job : undefined;
       }, 'the job to have waited twice');
       expect(waiting.attemptsMade, 'a wait is not an attempt').to.equal(0);
-      expect(waiting.data.waiting_since).to.be.a('number');
+      expect(waiting.data.give_up_at).to.be.a('number');
 
       await setPaused(false);
       const done = await eventually(async () => {
@@ -74,23 +82,31 @@ describe('sync worker: a report sync waiting for its reports', function () {
       }, 'the job to complete');
       expect(done.returnvalue.recorded).to.be.greaterThan(0);
       expect(done.attemptsMade).to.equal(1);
+      // one query per marketplace, polled through every wait, never created again (the first
+      // create after the day's jump is sent twice: it renews the expired access token)
+      expect(creates() - createdBefore).to.be.within(5, 6);
       await h.projector.whenCaughtUp();
-      const [rows] = await h.db.withSchema('rm').table('seller_economics').where({ account_id: account }).count<{ n: string }[]>('* as n');
-      expect(Number(rows!.n)).to.be.greaterThan(0);
+      const newDay = new Date(h.clock.ms - DAY_MS).toISOString().slice(0, 10);
+      const [rows] = await h.db.withSchema('rm').table('seller_economics').where({ account_id: account, date: newDay }).count<{ n: string }[]>('* as n');
+      expect(Number(rows!.n), `rows of ${newDay}`).to.be.greaterThan(0);
     });
   });
 
-  it('gives up to the next run once it has waited as long as its interval, saying so', async () => {
+  it('gives up to the next run before that is due, saying so', async () => {
     await setPaused(true);
-    const impatient = { ...economicsSync, everyMs: 2_500 };
+    // a run polls its reports for about 2.5 s: 10 s leaves room for a wait or two
+    const impatient = { ...economicsSync, everyMs: 10_000 };
     await withWorker(impatient, async (queue) => {
       const added = await queue.add(impatient.name, { account_id: account });
       const failed: Job<SyncJobData> = await eventually(async () => {
         const { state, job } = await stateOf(queue, added.id!);
         return state === 'failed' ? job : undefined;
       }, 'the job to give up');
-      expect(failed.failedReason).to.match(/not done yet .* s of waiting; the next run picks them up$/);
+      expect(failed.failedReason).to.match(/not done yet .* after \d+ waits; the next run, due at \S+Z, picks them up$/);
       expect(failed.data.waits).to.be.at.least(1);
+      // its last run began before its give-up point, which is before the next run is due
+      expect(failed.processedOn!).to.be.below(failed.data.give_up_at!);
+      expect(failed.data.give_up_at!).to.be.below(failed.timestamp + impatient.everyMs);
     });
   });
 });

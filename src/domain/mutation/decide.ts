@@ -66,7 +66,7 @@ const refuse = (command: MutationCommand, state: ReceiptState, why?: string, ext
 };
 
 export function decide(command: MutationCommand, state: ReceiptState): MutationEvent[] {
-  if (!LEGAL_FROM[command.type].includes(state.status)) refuse(command, state);
+  if (!LEGAL_FROM[command.type].includes(state.status)) refuse(command, state, undefined, { illegal_transition: true });
   const receipt_id = command.receipt_id;
   switch (command.type) {
     case 'AdmitMutation':

@@ -233,7 +233,7 @@ export class Dispatcher {
       // usually a concurrent check recorded first or settled the receipt (its answer stands);
       // anything else is worth a look
       if (!(err instanceof DomainError)) throw err;
-      const raced = err.extra.stale === true || (err.extra.command !== undefined && err.extra.status !== 'uncertain');
+      const raced = err.extra.stale === true || err.extra.illegal_transition === true;
       this.deps.logger[raced ? 'debug' : 'warn']({ receipt_id, detail: err.detail }, 'reconciliation check not recorded');
     }
   }

@@ -8,8 +8,8 @@ export const SYNC_QUEUE = 'data-sync';
 
 export interface SyncJobData {
   account_id: string;
-  /** while its reports aren't done: since when the job waits for them (ms), and how often it has */
-  waiting_since?: number;
+  /** while its reports aren't done: when it stops waiting for them (ms), and how often it has */
+  give_up_at?: number;
   waits?: number;
 }
 
@@ -47,13 +47,17 @@ export function syncWorker(deps: SyncDeps & { connection: Redis; prefix: string 
       } catch (err) {
         if (!(err instanceof ReportNotReady) || !token) throw err;
         // Reports take minutes at the marketplace, more than the attempts' backoff covers: the
-        // job waits for them in the delayed set (no worker slot, no attempt spent), up to its
-        // own interval; then the next run takes over the same requests.
-        const since = job.data.waiting_since ?? Date.now();
-        if (Date.now() - since >= definition.everyMs) throw new UnrecoverableError(`${err.message} after ${Math.round((Date.now() - since) / 1000)} s of waiting; the next run picks them up`);
+        // job waits for them in the delayed set (no worker slot, no attempt spent). It stops
+        // before the next run is due (a tenth of its interval earlier), which picks up the same
+        // requests.
+        const due = job.timestamp + (job.delay ?? 0);
+        const giveUpAt = job.data.give_up_at ?? due + definition.everyMs * 0.9;
         const waits = job.data.waits ?? 0;
-        await job.updateData({ ...job.data, waiting_since: since, waits: waits + 1 });
-        await job.moveToDelayed(Date.now() + Math.min(REPORT_WAITS_MS.longest, REPORT_WAITS_MS.first * 2 ** waits), token);
+        const wait = Math.min(REPORT_WAITS_MS.longest, REPORT_WAITS_MS.first * 2 ** waits, giveUpAt - Date.now());
+        if (wait <= 0) throw new UnrecoverableError(`${err.message} after ${waits} waits; the next run, due at ${new Date(due + definition.everyMs).toISOString()}, picks them up`);
+        deps.logger.debug({ sync: job.name, account_id: job.data.account_id, waits, wait }, 'sync waits for its reports');
+        await job.updateData({ ...job.data, give_up_at: giveUpAt, waits: waits + 1 });
+        await job.moveToDelayed(Date.now() + wait, token);
         throw new DelayedError();
       }
     },
