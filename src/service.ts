@@ -128,6 +128,13 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       worker.on('completed', (job) => void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) => logger.error({ err }, 'scheduling data syncs failed')));
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());
+      // BullMQ's own errors (a lost Redis connection, a next run it could not add on shutdown)
+      // go to the log; without a listener BullMQ prints them to stderr
+      const warn = (what: string) => (err: Error) => workerLogger.warn({ err: err.message }, `${what} error`);
+      queue.on('error', warn('connection sync queue'));
+      worker.on('error', warn('connection sync worker'));
+      dataQueue.on('error', warn('data sync queue'));
+      dataWorker.on('error', warn('data sync worker'));
       const dispatch = await startDispatch({
         connection: redis,
         prefix: config.REDIS_PREFIX,
