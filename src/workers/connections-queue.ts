@@ -1,4 +1,4 @@
-import { DelayedError, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -6,7 +6,7 @@ import { streamName, type CommandContext } from '../commands/handler.js';
 import { accountsProjection } from '../projections/accounts/projection.js';
 import { hasApplied } from '../projections/checkpoints.js';
 import type { LwaClient } from '../marketplace/clients/index.js';
-import { withRetryPolicy } from './retry-policy.js';
+import { waitInDelayedSet, withRetryPolicy } from './retry-policy.js';
 import { syncConnections, type ConnectionSyncTarget, type MarketplaceEndpoints } from './connections-sync.js';
 import { SELLER_CREDENTIALS, type CredentialsLookup } from './credentials.js';
 
@@ -73,9 +73,7 @@ export function connectionsWorker(
       if (Date.now() - since >= wait.givenUpAfterMs) {
         throw new UnrecoverableError(`the accounts read model has not shown account ${job.data.account_id}'s connections after ${wait.givenUpAfterMs / 1000} s (is the projector running?); the next connection sync tries again`);
       }
-      await job.updateData({ ...job.data, recorded, shown_wait_since: since });
-      await job.moveToDelayed(Date.now() + wait.recheckMs, token);
-      throw new DelayedError();
+      return waitInDelayedSet(job, token, { ...job.data, recorded, shown_wait_since: since }, wait.recheckMs);
     },
     { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
   );

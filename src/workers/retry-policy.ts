@@ -1,4 +1,4 @@
-import { UnrecoverableError } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { DomainError } from '../domain/shared/errors.js';
 import { MarketplaceError } from '../marketplace/clients/index.js';
 
@@ -14,4 +14,14 @@ export async function withRetryPolicy<T>(work: () => Promise<T>): Promise<T> {
     if (err instanceof DomainError || (err instanceof MarketplaceError && !err.retryable)) throw new UnrecoverableError(err.message);
     throw err;
   }
+}
+
+/**
+ * Puts the active job back in BullMQ's delayed set for `ms`, with `data` saying what its next run
+ * needs to know of the wait: no attempt spent, no worker slot held meanwhile.
+ */
+export async function waitInDelayedSet<T>(job: Job<T>, token: string | undefined, data: T, ms: number): Promise<never> {
+  await job.updateData(data);
+  await job.moveToDelayed(Date.now() + ms, token);
+  throw new DelayedError();
 }

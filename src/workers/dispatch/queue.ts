@@ -1,6 +1,7 @@
-import { DelayedError, Queue, Worker } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { waitInDelayedSet } from '../retry-policy.js';
 import { Dispatcher, type DispatcherDeps } from './dispatcher.js';
 
 // The dispatch queue on BullMQ: `dispatch` jobs (one per receipt, jobId = receipt id) work
@@ -80,9 +81,7 @@ export async function startDispatch(o: DispatchWorkerOptions): Promise<RunningDi
         o.logger.warn({ receipt_id }, `the read model has not shown the receipt after ${SHOWN_WAIT.leftToSweepAfterMs / 1000} s; left to the sweep`);
         return;
       }
-      await job.updateData({ ...job.data, unshown_since: since });
-      await job.moveToDelayed(Date.now() + SHOWN_WAIT.recheckMs, token);
-      throw new DelayedError();
+      return waitInDelayedSet(job, token, { ...job.data, unshown_since: since }, SHOWN_WAIT.recheckMs);
     },
     // a killed worker's jobs come back after about 15 s (a live worker renews its locks)
     { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 4, lockDuration: 10_000, stalledInterval: 5_000 },

@@ -1,6 +1,6 @@
-import { DelayedError, Queue, Worker, UnrecoverableError } from 'bullmq';
+import { Queue, Worker, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { withRetryPolicy } from '../retry-policy.js';
+import { waitInDelayedSet, withRetryPolicy } from '../retry-policy.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
 import { ReportNotReady } from './reports.js';
 
@@ -8,8 +8,8 @@ export const SYNC_QUEUE = 'data-sync';
 
 export interface SyncJobData {
   account_id: string;
-  /** while its reports aren't done: when it stops waiting for them (ms), and how often it has */
-  give_up_at?: number;
+  /** while its reports aren't done: when its next run is due (ms), and how often it has waited */
+  next_due?: number;
   waits?: number;
 }
 
@@ -50,15 +50,12 @@ export function syncWorker(deps: SyncDeps & { connection: Redis; prefix: string 
         // job waits for them in the delayed set (no worker slot, no attempt spent). It stops
         // before the next run is due (a tenth of its interval earlier), which picks up the same
         // requests.
-        const due = job.timestamp + (job.delay ?? 0);
-        const giveUpAt = job.data.give_up_at ?? due + definition.everyMs * 0.9;
+        const nextDue = job.data.next_due ?? job.timestamp + (job.delay ?? 0) + definition.everyMs;
         const waits = job.data.waits ?? 0;
-        const wait = Math.min(REPORT_WAITS_MS.longest, REPORT_WAITS_MS.first * 2 ** waits, giveUpAt - Date.now());
-        if (wait <= 0) throw new UnrecoverableError(`${err.message} after ${waits} waits; the next run, due at ${new Date(due + definition.everyMs).toISOString()}, picks them up`);
+        const wait = Math.min(REPORT_WAITS_MS.longest, REPORT_WAITS_MS.first * 2 ** waits, nextDue - definition.everyMs / 10 - Date.now());
+        if (wait <= 0) throw new UnrecoverableError(`${err.message} after ${waits} waits; the next run, due at ${new Date(nextDue).toISOString()}, picks them up`);
         deps.logger.debug({ sync: job.name, account_id: job.data.account_id, waits, wait }, 'sync waits for its reports');
-        await job.updateData({ ...job.data, give_up_at: giveUpAt, waits: waits + 1 });
-        await job.moveToDelayed(Date.now() + wait, token);
-        throw new DelayedError();
+        return waitInDelayedSet(job, token, { ...job.data, next_due: nextDue, waits: waits + 1 }, wait);
       }
     },
     { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
