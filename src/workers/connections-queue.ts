@@ -36,7 +36,7 @@ export async function scheduleConnectionSync(queue: Queue<ConnectionSyncJob>, jo
 
 /** A connection job's wait for the accounts read model: polled in the job, then rechecked from
  * BullMQ's delayed set (no worker slot held, no attempt spent), given up after `givenUpAfterMs`. */
-export const SHOWN_WAIT = { inJobMs: 2_000, recheckMs: 1_000, givenUpAfterMs: 5 * 60_000 };
+export const ACCOUNT_SHOWN_WAIT = { inJobMs: 2_000, recheckMs: 1_000, givenUpAfterMs: 5 * 60_000 };
 
 /**
  * Whether the accounts projection has applied the account stream's last event, polled for up to
@@ -57,9 +57,9 @@ export async function accountShown(db: Knex, ctx: CommandContext, account_id: st
 }
 
 export function connectionsWorker(
-  deps: { connection: Redis; prefix: string; db: Knex; ctx: CommandContext; lwa: LwaClient; endpoints: MarketplaceEndpoints; credentials: CredentialsLookup; logger: Logger; shownWait?: typeof SHOWN_WAIT },
+  deps: { connection: Redis; prefix: string; db: Knex; ctx: CommandContext; lwa: LwaClient; endpoints: MarketplaceEndpoints; credentials: CredentialsLookup; logger: Logger; shownWait?: typeof ACCOUNT_SHOWN_WAIT },
 ): Worker<ConnectionSyncJob> {
-  const wait = deps.shownWait ?? SHOWN_WAIT;
+  const wait = deps.shownWait ?? ACCOUNT_SHOWN_WAIT;
   return new Worker<ConnectionSyncJob>(
     CONNECTIONS_QUEUE,
     async (job, token) => {

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { Job, Queue, Worker } from 'bullmq';
 import { newId } from '../../src/domain/shared/ids.js';
-import { accountShown, connectionsQueue, connectionsWorker, SHOWN_WAIT, type ConnectionSyncJob } from '../../src/workers/connections-queue.js';
+import { accountShown, connectionsQueue, connectionsWorker, ACCOUNT_SHOWN_WAIT, type ConnectionSyncJob } from '../../src/workers/connections-queue.js';
 import { streamName } from '../../src/commands/handler.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
@@ -35,7 +35,7 @@ describe('connection sync job', function () {
   const participationReads = () => h.simulator.requests.list().filter((r) => r.path === '/sellers/v1/marketplaceParticipations').length;
 
   /** A connections queue and worker of their own, with the projector stopped until `body` starts it. */
-  async function withStoppedProjector(shownWait: typeof SHOWN_WAIT, body: (queue: Queue<ConnectionSyncJob>, worker: Worker<ConnectionSyncJob>) => Promise<void>) {
+  async function withStoppedProjector(shownWait: typeof ACCOUNT_SHOWN_WAIT, body: (queue: Queue<ConnectionSyncJob>, worker: Worker<ConnectionSyncJob>) => Promise<void>) {
     await h.projector.stop();
     const deps = h.deps('');
     const own = `${prefix}-${randomUUID().slice(0, 8)}`;

@@ -23,7 +23,7 @@ export interface DispatchJob {
  * briefly, then waits in the delayed set, holding no worker slot (reconciliation checks and other
  * targets go on meanwhile); after 30 s it is left to the sweep, which enqueues what the read model shows.
  */
-export const SHOWN_WAIT = { inJobMs: 1_000, recheckMs: 500, leftToSweepAfterMs: 30_000 };
+export const RECEIPT_SHOWN_WAIT = { inJobMs: 1_000, recheckMs: 500, leftToSweepAfterMs: 30_000 };
 
 export interface DispatchWorkerOptions extends Omit<DispatcherDeps, 'later'> {
   connection: Redis;
@@ -75,13 +75,13 @@ export async function startDispatch(o: DispatchWorkerOptions): Promise<RunningDi
     async (job, token) => {
       const { receipt_id } = job.data;
       if (job.name === 'reconcile') return dispatcher.reconcile(receipt_id);
-      if ((await dispatcher.dispatchFor(receipt_id, SHOWN_WAIT.inJobMs)) === 'done') return;
+      if ((await dispatcher.dispatchFor(receipt_id, RECEIPT_SHOWN_WAIT.inJobMs)) === 'done') return;
       const since = job.data.unshown_since ?? Date.now();
-      if (Date.now() - since >= SHOWN_WAIT.leftToSweepAfterMs) {
-        o.logger.warn({ receipt_id }, `the read model has not shown the receipt after ${SHOWN_WAIT.leftToSweepAfterMs / 1000} s; left to the sweep`);
+      if (Date.now() - since >= RECEIPT_SHOWN_WAIT.leftToSweepAfterMs) {
+        o.logger.warn({ receipt_id }, `the read model has not shown the receipt after ${RECEIPT_SHOWN_WAIT.leftToSweepAfterMs / 1000} s; left to the sweep`);
         return;
       }
-      return waitInDelayedSet(job, token, { ...job.data, unshown_since: since }, SHOWN_WAIT.recheckMs);
+      return waitInDelayedSet(job, token, { ...job.data, unshown_since: since }, RECEIPT_SHOWN_WAIT.recheckMs);
     },
     // a killed worker's jobs come back after about 15 s (a live worker renews its locks)
     { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 4, lockDuration: 10_000, stalledInterval: 5_000 },
