@@ -9,7 +9,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import { newOrderedId } from '../domain/shared/ids.js';
 import { NO_STREAM, type EventStore } from '../eventstore/port.js';
 import type { AccountView } from '../projections/accounts/queries.js';
-import { admissionsPaused, advertisedListing, hasProduct, pendingIdentical, resolveTarget } from '../projections/admission/queries.js';
+import { admissionsPaused, advertisedListing, hasAsin, pendingIdentical, resolveTarget, type CurrentListing } from '../projections/admission/queries.js';
 import { listingId } from '../projections/observed/listings.js';
 import type { Logger } from '../infra/logger.js';
 import { withheldReason } from './dispatch-control.js';
@@ -114,11 +114,11 @@ async function prepare(db: Knex, store: EventStore | null, call: AdmissionCall, 
     const argument = typeof err.extra.argument === 'string' ? `${at}.${err.extra.argument}` : at;
     return { error: new DomainError(err.code, `${at}.${err.detail}`, { ...err.extra, argument }) };
   }
-  const refusal = await rulesBeyondSchema(db, call.account, command, resolved.facts);
-  if (refusal) return { error: new DomainError(refusal.code, `${at}.${refusal.detail}`, { argument: `${at}.${refusal.extra.argument as string}` }) };
   // an ad's requests are its listing's advertising changes (spec 3.5): that listing's flag holds them too
   const advertised = type === 'Ad' ? resolved.facts.advertised : action === 'create_ad' ? { sku: (m.payload.sku as string | undefined) ?? null, asin: (m.payload.asin as string | undefined) ?? null } : undefined;
-  const listing = advertised && (await advertisedListing(db, call.account.id, provider.marketplaceId!, advertised));
+  const listing = advertised ? await advertisedListing(db, call.account.id, provider.marketplaceId!, advertised) : null;
+  const refusal = await rulesBeyondSchema(db, call.account, command, { ...resolved.facts, listing });
+  if (refusal) return { error: new DomainError(refusal.code, `${at}.${refusal.detail}`, { argument: `${at}.${refusal.extra.argument as string}` }) };
   const admitted = listing ? { ...command, provider: { ...provider, listingId: listingId(listing.account_id, listing.marketplace_id, listing.sku) } } : command;
   // a blocked listing or a campaign with its Automation switch off: recorded, never sent (spec 3.3);
   // the demo records no flags, so nothing is withheld there
@@ -126,7 +126,7 @@ async function prepare(db: Knex, store: EventStore | null, call: AdmissionCall, 
 }
 
 /** What the payload schemas and decide can't check alone: selectors against the listing, the account's ads connection and products, exclusions (spec 4.5, 4.12.5). */
-async function rulesBeyondSchema(db: Knex, account: AccountView, c: Admit, facts: { negative?: boolean }): Promise<DomainError | null> {
+async function rulesBeyondSchema(db: Knex, account: AccountView, c: Admit, facts: { negative?: boolean; listing: CurrentListing | null }): Promise<DomainError | null> {
   const p = c.payload;
   const foreign = c.target.type === 'Listing' ? foreignMarketplaceSelector(p, c.provider.marketplaceId!) : null;
   if (foreign) {
@@ -137,7 +137,8 @@ async function rulesBeyondSchema(db: Knex, account: AccountView, c: Admit, facts
   }
   if (c.action === 'create_ad') {
     const product = p.sku !== undefined ? { sku: p.sku as string } : { asin: p.asin as string };
-    if (!(await hasProduct(db, account.id, c.provider.marketplaceId!, product))) {
+    // a SKU is the account's when it names a current listing there (found above for the ad's block flag)
+    if (!('sku' in product ? facts.listing !== null : await hasAsin(db, account.id, c.provider.marketplaceId!, product.asin))) {
       const [key, value] = Object.entries(product)[0]!;
       return new DomainError('invalid', `payload.${key}: the account has no ${key.toUpperCase()} '${value}' in the profile's marketplace ${c.provider.marketplaceId}; an advertised product must be one it already has there`, { argument: `payload.${key}` });
     }

@@ -143,11 +143,10 @@ export async function advertisedListing(db: Knex, account_id: string, marketplac
   return found.length === 1 ? found[0]! : null;
 }
 
-/** Whether the account has that SKU or ASIN in the marketplace: among its listings or, for an ASIN, its advertised products there. */
-export async function hasProduct(db: Knex, account_id: string, marketplace_id: string, product: { sku: string } | { asin: string }): Promise<boolean> {
-  if ('sku' in product) return (await currentListing(db, account_id, marketplace_id, product.sku)) !== null;
-  const advertised = await rm(db, ADS_TABLES.productAds).where({ account_id, marketplace_id, asin: product.asin }).first('asin');
-  return advertised !== undefined || (await listingsByAsin(db, account_id, marketplace_id, product.asin, 1)).length > 0;
+/** Whether the account has that ASIN in the marketplace: among its advertised products or its listings there. */
+export async function hasAsin(db: Knex, account_id: string, marketplace_id: string, asin: string): Promise<boolean> {
+  const advertised = await rm(db, ADS_TABLES.productAds).where({ account_id, marketplace_id, asin }).first('asin');
+  return advertised !== undefined || (await listingsByAsin(db, account_id, marketplace_id, asin, 1)).length > 0;
 }
 
 /** The operator's switch: whether new admissions are paused. */
