@@ -92,7 +92,11 @@ describe('mutations end to end (npm start)', function () {
     const applied = await eventually(async () => {
       const [changes, submissions] = [await campaignChanges(), await listingPatches()];
       return changes.length && submissions.length ? { changes, submissions } : undefined;
-    }, 'the simulator to apply both requests', SENT_WITHIN_MS);
+    }, 'the simulator to apply both requests', SENT_WITHIN_MS).catch((err: Error) => {
+      // what the service said of these receipts and of dispatch, to tell a lagging projector from a lost job
+      const said = service.logs.filter((l) => [queued.id, patched.id].includes(l.receipt_id) || (typeof l.level === 'number' && l.level >= 40));
+      throw new Error(`${err.message}; the service's warnings and these receipts' log: ${JSON.stringify(said.slice(-10))}`);
+    });
     expect(applied.changes.map((x) => [x.profileId, x.operation, (x.after as Row).state])).to.deep.equal([[String(campaign.provider_profile_id), 'update', 'PAUSED']]);
     expect(applied.submissions.map((s) => [s.mode, s.status, s.productType, s.patches])).to.deep.equal([['APPLY', 'ACCEPTED', 'PRODUCT', [patch]]]);
 

@@ -36,6 +36,8 @@ export interface DispatcherDeps {
   batchSize: number;
   /** how often an uncertain receipt's effect is looked for again, until its 10 minutes are up */
   reconcileEveryMs: number;
+  /** how long a job waits for the read model to show its receipt before leaving it to the sweep */
+  shownWithinMs?: number;
   /** later work: a retry after its backoff, a reconciliation check */
   later(job: { name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string; at: number }): Promise<void>;
   logger: Logger;
@@ -44,6 +46,7 @@ export interface DispatcherDeps {
 /** Creations found at most this long before the attempt started still count (clock skew with the marketplace). */
 const CLOCK_SKEW_MS = 60_000;
 const LOCK_CLASS = 0x6d7574; // 'mut'
+const SHOWN_WITHIN_MS = 30_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -60,10 +63,9 @@ export class Dispatcher {
    * the decision until the answer is recorded, then released. Reads under the lock go through
    * its transaction, so a lock holder never waits for a pool connection that waiting jobs hold.
    */
-  async dispatchFor(receipt_id: string, shownWithinMs: number): Promise<'done' | 'not_shown'> {
+  async dispatchFor(receipt_id: string): Promise<void> {
     const receipt = await loadReceipt(this.deps.ctx.store, receipt_id);
-    if (!receipt) return 'done';
-    if (!(await this.shown(receipt_id, shownWithinMs))) return 'not_shown';
+    if (!receipt || !(await this.shown(receipt_id))) return;
     const key = `${receipt.target.type}:${receipt.target.id}`;
     let more = true;
     while (more) {
@@ -73,16 +75,16 @@ export class Dispatcher {
         return this.step(trx, receipt);
       });
     }
-    return 'done';
   }
 
   /**
    * The target's earlier requests are found through the read model, so a job (added at admission,
    * maybe before the projector got there) waits until it shows the job's own receipt: the log is
    * projected in order, so it then shows every request admitted before it, and those go first.
+   * Not shown in time: left to the sweep, which enqueues only what the read model shows.
    */
-  private async shown(receipt_id: string, withinMs: number): Promise<boolean> {
-    const deadline = Date.now() + withinMs;
+  private async shown(receipt_id: string): Promise<boolean> {
+    const deadline = Date.now() + (this.deps.shownWithinMs ?? SHOWN_WITHIN_MS);
     for (;;) {
       if (await receiptShown(this.deps.db, receipt_id)) return true;
       if (Date.now() >= deadline) return false;

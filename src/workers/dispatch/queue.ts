@@ -1,7 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { waitInDelayedSet } from '../retry-policy.js';
 import { Dispatcher, type DispatcherDeps } from './dispatcher.js';
 
 // The dispatch queue on BullMQ: `dispatch` jobs (one per receipt, jobId = receipt id) work
@@ -14,16 +13,7 @@ export const DISPATCH_QUEUE = 'mutation-dispatch';
 
 export interface DispatchJob {
   receipt_id: string;
-  /** a dispatch job waiting for the read model to show its receipt: since when (ms) */
-  unshown_since?: number;
 }
-
-/**
- * A dispatch job whose receipt the read model doesn't show yet (the projector is behind) polls
- * briefly, then waits in the delayed set, holding no worker slot (reconciliation checks and other
- * targets go on meanwhile); after 30 s it is left to the sweep, which enqueues what the read model shows.
- */
-export const RECEIPT_SHOWN_WAIT = { inJobMs: 1_000, recheckMs: 500, leftToSweepAfterMs: 30_000 };
 
 export interface DispatchWorkerOptions extends Omit<DispatcherDeps, 'later'> {
   connection: Redis;
@@ -72,17 +62,7 @@ export async function startDispatch(o: DispatchWorkerOptions): Promise<RunningDi
   });
   const worker = new Worker<DispatchJob>(
     DISPATCH_QUEUE,
-    async (job, token) => {
-      const { receipt_id } = job.data;
-      if (job.name === 'reconcile') return dispatcher.reconcile(receipt_id);
-      if ((await dispatcher.dispatchFor(receipt_id, RECEIPT_SHOWN_WAIT.inJobMs)) === 'done') return;
-      const since = job.data.unshown_since ?? Date.now();
-      if (Date.now() - since >= RECEIPT_SHOWN_WAIT.leftToSweepAfterMs) {
-        o.logger.warn({ receipt_id }, `the read model has not shown the receipt after ${RECEIPT_SHOWN_WAIT.leftToSweepAfterMs / 1000} s; left to the sweep`);
-        return;
-      }
-      return waitInDelayedSet(job, token, { ...job.data, unshown_since: since }, RECEIPT_SHOWN_WAIT.recheckMs);
-    },
+    async (job) => (job.name === 'reconcile' ? dispatcher.reconcile(job.data.receipt_id) : dispatcher.dispatchFor(job.data.receipt_id)),
     // a killed worker's jobs come back after about 15 s (a live worker renews its locks)
     { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 4, lockDuration: 10_000, stalledInterval: 5_000 },
   );
