@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { streamName, type CommandContext } from '../commands/handler.js';
 import { accountsProjection } from '../projections/accounts/projection.js';
 import { hasApplied } from '../projections/checkpoints.js';
+import { pollUntil } from '../infra/poll.js';
 import type { LwaClient } from '../marketplace/clients/index.js';
 import { waitInDelayedSet, withRetryPolicy } from './retry-policy.js';
 import { syncConnections, type ConnectionSyncTarget, type MarketplaceEndpoints } from './connections-sync.js';
@@ -48,12 +49,7 @@ export const ACCOUNT_SHOWN_WAIT = { inJobMs: 2_000, recheckMs: 1_000, givenUpAft
 export async function accountShown(db: Knex, ctx: CommandContext, account_id: string, withinMs: number): Promise<boolean> {
   const last = (await ctx.store.readStream(streamName('account', account_id))).at(-1);
   if (!last) return true;
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    if (await hasApplied(db, accountsProjection.name, last.position)) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return pollUntil(() => hasApplied(db, accountsProjection.name, last.position), withinMs, 100);
 }
 
 export function connectionsWorker(

@@ -8,6 +8,7 @@ import { nextDispatch, type Backoff } from '../../domain/mutation/dispatch-order
 import type { Created } from '../../domain/mutation/events.js';
 import { CREATED_TYPE, isCreation } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { pollUntil } from '../../infra/poll.js';
 import { MarketplaceError, type AdsClient } from '../../marketplace/clients/index.js';
 import { ENTITY_STATES, SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
 import { adsEntityId } from '../../projections/observed/ads-datasets.js';
@@ -84,12 +85,7 @@ export class Dispatcher {
    * Not shown in time: left to the sweep, which enqueues only what the read model shows.
    */
   private async shown(receipt_id: string): Promise<boolean> {
-    const deadline = Date.now() + (this.deps.shownWithinMs ?? SHOWN_WITHIN_MS);
-    for (;;) {
-      if (await receiptShown(this.deps.db, receipt_id)) return true;
-      if (Date.now() >= deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    return pollUntil(() => receiptShown(this.deps.db, receipt_id), this.deps.shownWithinMs ?? SHOWN_WITHIN_MS, 50);
   }
 
   /** One step for the target; true when there may be more to do now. */
