@@ -26,9 +26,15 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unused-expressions': 'off', '@typescript-eslint/no-explicit-any': 'off' },
   },
   // domain: pure, nothing of ours outside src/domain (its files sit one folder deep)
-  restrict(['src/domain/**/*.ts'], { regex: '^\\.\\./\\.\\./', message: 'the domain imports nothing outside src/domain' }),
+  restrict(['src/domain/**/*.ts'], {
+    regex: '^\\.\\./\\.\\./',
+    message: 'the domain imports nothing outside src/domain',
+  }),
   // the event store and infra: ports and plumbing, nothing of ours
-  restrict(['src/eventstore/**/*.ts', 'src/infra/**/*.ts'], { regex: '^\\.\\./', message: 'this layer imports nothing of ours outside its own folder' }),
+  restrict(['src/eventstore/**/*.ts', 'src/infra/**/*.ts'], {
+    regex: '^\\.\\./',
+    message: 'this layer imports nothing of ours outside its own folder',
+  }),
   restrict(['src/projections/**/*.ts'], into('commands', 'workers', 'mcp', 'runtime', 'marketplace')),
   restrict(['src/commands/**/*.ts'], into('workers', 'mcp', 'runtime', 'marketplace')),
   restrict(['src/marketplace/**/*.ts'], into('commands', 'workers', 'mcp', 'runtime', 'projections', 'eventstore')),

@@ -30,10 +30,16 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Profile) => Promise<void>): Promise<void> {
   const name = opts.keep ?? `bench_profile_${Date.now()}`;
-  const exists = (await admin(opts.adminUrl, `select 1 from pg_database where datname = '${name.replace(/'/g, "''")}'`)).rowCount === 1;
+  const exists =
+    (await admin(opts.adminUrl, `select 1 from pg_database where datname = '${name.replace(/'/g, "''")}'`)).rowCount ===
+    1;
   if (!exists) await admin(opts.adminUrl, `create database "${name}"`);
-  const simulator = new Worker(new URL('./simulator-thread.js', import.meta.url), { workerData: { seed: SEED, scale: opts.scale } });
-  const { base } = await new Promise<{ base: string }>((resolve, reject) => simulator.once('message', resolve).once('error', reject));
+  const simulator = new Worker(new URL('./simulator-thread.js', import.meta.url), {
+    workerData: { seed: SEED, scale: opts.scale },
+  });
+  const { base } = await new Promise<{ base: string }>((resolve, reject) =>
+    simulator.once('message', resolve).once('error', reject),
+  );
   const config = loadConfig({
     ...process.env,
     DATABASE_URL: databaseUrl(opts.adminUrl, name),
@@ -75,7 +81,12 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
  * running or waiting (the demo vendor's seller syncs finish at once; retries and next runs are
  * delayed jobs, not counted), then the projector catches up. A progress line each minute.
  */
-async function waitForSync(service: RunningService, redis: ReturnType<typeof createRedis>, prefix: string, started: number): Promise<void> {
+async function waitForSync(
+  service: RunningService,
+  redis: ReturnType<typeof createRedis>,
+  prefix: string,
+  started: number,
+): Promise<void> {
   const queue = syncQueue(redis, prefix);
   try {
     const names = new Set(syncJobs.map((j) => j.name));
@@ -89,9 +100,13 @@ async function waitForSync(service: RunningService, redis: ReturnType<typeof cre
       if (performance.now() - reported >= 60_000) {
         reported = performance.now();
         const active = (await queue.getJobs(['active'])).map((j) => j.name);
-        const progress = (await service.db.raw(`select (select count(*) from events)::int as events,
-          (select count(*) from rm.order_lines)::int as lines, (select count(*) from rm.listings)::int as listings`)).rows[0] as Record<string, number>;
-        console.log(`  ${seconds(reported - started)} s: done ${[...names].filter((n) => done.has(n)).join(', ') || 'nothing yet'}; running ${active.join(', ')}; ${fmt(progress.events!)} events, ${fmt(progress.lines!)} order lines and ${fmt(progress.listings!)} listing rows projected`);
+        const progress = (
+          await service.db.raw(`select (select count(*) from events)::int as events,
+          (select count(*) from rm.order_lines)::int as lines, (select count(*) from rm.listings)::int as listings`)
+        ).rows[0] as Record<string, number>;
+        console.log(
+          `  ${seconds(reported - started)} s: done ${[...names].filter((n) => done.has(n)).join(', ') || 'nothing yet'}; running ${active.join(', ')}; ${fmt(progress.events!)} events, ${fmt(progress.lines!)} order lines and ${fmt(progress.listings!)} listing rows projected`,
+        );
       }
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -99,7 +114,9 @@ async function waitForSync(service: RunningService, redis: ReturnType<typeof cre
     await service.projector!.whenCaughtUp();
     const projected = performance.now();
     const events = (await service.db.raw('select count(*)::int as n from events')).rows[0].n as number;
-    console.log(`sync of the whole profile: ${seconds(synced - started)} s; projection caught up ${seconds(projected - synced)} s later; ${fmt(events)} events`);
+    console.log(
+      `sync of the whole profile: ${seconds(synced - started)} s; projection caught up ${seconds(projected - synced)} s later; ${fmt(events)} events`,
+    );
   } finally {
     await queue.close();
   }

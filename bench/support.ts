@@ -35,6 +35,8 @@ export async function withDatabase<T>(adminUrl: string, name: string, fn: (url: 
 export async function printMachine(adminUrl: string): Promise<void> {
   const cpus = os.cpus();
   const { rows } = await admin(adminUrl, 'select version()');
-  console.log(`machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, node ${process.version}`);
+  console.log(
+    `machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, node ${process.version}`,
+  );
   console.log(`server:  ${String(rows[0].version)}`);
 }

@@ -49,7 +49,20 @@ async function main(argv: string[]): Promise<void> {
   const store = createEventStore(config);
   const ctx: CommandContext = { store, metadata: { actor: { kind: 'user', id: 'cli' } } };
   const option = (name: string, required = true): string | undefined => {
-    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, user: { type: 'string' }, label: { type: 'string' }, token: { type: 'string' }, reason: { type: 'string' }, credentials: { type: 'string' }, campaign: { type: 'string' }, switch: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        name: { type: 'string' },
+        user: { type: 'string' },
+        label: { type: 'string' },
+        token: { type: 'string' },
+        reason: { type: 'string' },
+        credentials: { type: 'string' },
+        campaign: { type: 'string' },
+        switch: { type: 'string' },
+      },
+      strict: true,
+    });
     const value = values[name as keyof typeof values];
     if (required && !value) throw new UsageError(`--${name} is required\n${USAGE}`);
     return value;
@@ -74,14 +87,20 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'tokens create': {
-        const { token_id, token, position } = await issueApiToken(ctx, option('user')!, option('label', false) ?? 'cli');
+        const { token_id, token, position } = await issueApiToken(
+          ctx,
+          option('user')!,
+          option('label', false) ?? 'cli',
+        );
         await project(position);
         console.log(`token id: ${token_id}\ntoken (shown once): ${token}`);
         return;
       }
       case 'tokens list':
         for (const t of await listTokens(db, option('user')!)) {
-          console.log(`${t.token_id}  ${t.label}  created ${t.created_at.toISOString()}${t.revoked_at ? `  revoked ${t.revoked_at.toISOString()}` : ''}`);
+          console.log(
+            `${t.token_id}  ${t.label}  created ${t.created_at.toISOString()}${t.revoked_at ? `  revoked ${t.revoked_at.toISOString()}` : ''}`,
+          );
         }
         return;
       case 'tokens revoke':
@@ -94,9 +113,13 @@ async function main(argv: string[]): Promise<void> {
         const queue = connectionsQueue(redis, config.REDIS_PREFIX);
         try {
           const user_id = option('user')!;
-          if (!(await findUser(db, user_id))) throw new UsageError(`no user ${user_id}; create one with: users create --name <name>`);
+          if (!(await findUser(db, user_id)))
+            throw new UsageError(`no user ${user_id}; create one with: users create --name <name>`);
           const credentials = option('credentials', false) ?? SELLER_CREDENTIALS;
-          if (!credentialSets(config).has(credentials)) throw new UsageError(`no credential set named ${credentials} is configured (seller: SELLING_*/ADS_*, vendor: VENDOR_*)`);
+          if (!credentialSets(config).has(credentials))
+            throw new UsageError(
+              `no credential set named ${credentials} is configured (seller: SELLING_*/ADS_*, vendor: VENDOR_*)`,
+            );
           const account_id = newId();
           await scheduleConnectionSync(queue, { user_id, account_id, credentials });
           console.log(account_id);
@@ -109,7 +132,10 @@ async function main(argv: string[]): Promise<void> {
       case 'admissions disable':
       case 'admissions enable': {
         const by = process.env.USER ?? 'operator';
-        const command = action === 'disable' ? { type: 'disable' as const, reason: option('reason', false) ?? null, by, at: new Date().toISOString() } : { type: 'enable' as const, by, at: new Date().toISOString() };
+        const command =
+          action === 'disable'
+            ? { type: 'disable' as const, reason: option('reason', false) ?? null, by, at: new Date().toISOString() }
+            : { type: 'enable' as const, by, at: new Date().toISOString() };
         const { changed, position } = await setAdmissions(ctx, command);
         if (changed) await project(position, [admissionProjection]);
         console.log(`admissions ${action}d${changed ? '' : ' (already)'}`);
@@ -118,18 +144,36 @@ async function main(argv: string[]): Promise<void> {
       case 'campaigns automation': {
         const campaign_id = option('campaign')!.trim().toLowerCase();
         const state = option('switch')!;
-        if (state !== 'on' && state !== 'off') throw new UsageError(`--switch: '${state}' is neither on nor off\n${USAGE}`);
-        const accounts: { account_id: string }[] = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').select('account_id');
-        const found = await resolveTarget(db, accounts.map((a) => a.account_id), { type: 'Campaign', id: campaign_id });
-        if (!found) throw new UsageError(`no campaign with local id ${campaign_id} (use an id from list_campaigns or list_ads_entities)`);
-        const command = { type: 'SetCampaignAutomation' as const, account_id: found.account_id, campaign_id, enabled: state === 'on', at: new Date().toISOString() };
+        if (state !== 'on' && state !== 'off')
+          throw new UsageError(`--switch: '${state}' is neither on nor off\n${USAGE}`);
+        const accounts: { account_id: string }[] = await db
+          .withSchema(READ_MODEL_SCHEMA)
+          .table('accounts')
+          .select('account_id');
+        const found = await resolveTarget(
+          db,
+          accounts.map((a) => a.account_id),
+          { type: 'Campaign', id: campaign_id },
+        );
+        if (!found)
+          throw new UsageError(
+            `no campaign with local id ${campaign_id} (use an id from list_campaigns or list_ads_entities)`,
+          );
+        const command = {
+          type: 'SetCampaignAutomation' as const,
+          account_id: found.account_id,
+          campaign_id,
+          enabled: state === 'on',
+          at: new Date().toISOString(),
+        };
         // in force at once: admission and the dispatcher read the flag's own stream
         const { position } = await executeDispatchControlCommand(ctx, command);
         console.log(`campaign ${campaign_id}: Automation switch ${state}${position ? '' : ' (already)'}`);
         return;
       }
       default:
-        if (group === 'rebuild') return await runRebuildCommand(argv.slice(1), { db, store, projections, logger, output: process.stdout });
+        if (group === 'rebuild')
+          return await runRebuildCommand(argv.slice(1), { db, store, projections, logger, output: process.stdout });
         throw new UsageError(USAGE);
     }
   } finally {
@@ -139,7 +183,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  const message = err instanceof DomainError ? `${err.code}: ${err.detail}` : err instanceof Error ? err.message : String(err);
+  const message =
+    err instanceof DomainError ? `${err.code}: ${err.detail}` : err instanceof Error ? err.message : String(err);
   console.error(message);
   process.exit(err instanceof UsageError ? 2 : 1);
 });

@@ -13,7 +13,15 @@ async function main(): Promise<void> {
   const roles = new Set<Role>(values.role?.length ? (values.role as Role[]) : ROLES);
   const logger = createLogger(config.LOG_LEVEL);
   const service = await startService(config, roles, logger);
-  logger.info({ roles: [...roles], url: service.url, mcp: service.url && `${service.url}/mcp`, demo: service.url && `${service.url}/demo/mcp` }, 'service started');
+  logger.info(
+    {
+      roles: [...roles],
+      url: service.url,
+      mcp: service.url && `${service.url}/mcp`,
+      demo: service.url && `${service.url}/demo/mcp`,
+    },
+    'service started',
+  );
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -1,5 +1,10 @@
 import { createLwaClient } from './marketplace/clients/index.js';
-import { createSimulator, endpointsAt, type MarketplaceEndpoints, type Simulator } from './marketplace/simulator/index.js';
+import {
+  createSimulator,
+  endpointsAt,
+  type MarketplaceEndpoints,
+  type Simulator,
+} from './marketplace/simulator/index.js';
 import { DEMO_USER_ID, stableId } from './domain/shared/ids.js';
 import { createEventStore, type EventStore } from './eventstore/index.js';
 import type { Config } from './infra/config.js';
@@ -50,12 +55,19 @@ async function checkEventStore(store: EventStore, url: string): Promise<void> {
     await store.headPosition();
   } catch (err) {
     await store.close().catch(() => undefined);
-    throw new UnreachableError(`EventStoreDB unreachable at ${url} (${(err as Error).message}); start it with: docker compose up -d eventstore, or unset EVENTSTORE_URL to keep events in PostgreSQL`);
+    throw new UnreachableError(
+      `EventStoreDB unreachable at ${url} (${(err as Error).message}); start it with: docker compose up -d eventstore, or unset EVENTSTORE_URL to keep events in PostgreSQL`,
+    );
   }
 }
 
 function marketplaceEndpoints(config: Config, simulator: Simulator | null): MarketplaceEndpoints {
-  if (!config.useSimulator) return { sellingApiUrl: config.SELLING_API_URL!, adsApiUrl: config.ADS_API_URL!, lwaTokenUrl: config.LWA_TOKEN_URL! };
+  if (!config.useSimulator)
+    return {
+      sellingApiUrl: config.SELLING_API_URL!,
+      adsApiUrl: config.ADS_API_URL!,
+      lwaTokenUrl: config.LWA_TOKEN_URL!,
+    };
   return simulator ? simulator.endpoints() : endpointsAt(`http://127.0.0.1:${config.SIMULATOR_PORT}`);
 }
 
@@ -72,22 +84,33 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
   if (config.EVENTSTORE_URL) await checkEventStore(store, config.EVENTSTORE_URL);
   const stops: Array<() => Promise<unknown>> = [() => db.destroy(), () => store.close()];
   const stop = async () => {
-    for (const s of stops.splice(0).reverse()) await s().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
+    for (const s of stops.splice(0).reverse())
+      await s().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
   };
   try {
     await migrate(db, projections, { eventStoreInPostgres: !config.EVENTSTORE_URL });
 
     let simulator: Simulator | null = null;
     if (roles.has('simulator') && config.useSimulator) {
-      simulator = createSimulator({ seed: config.SIMULATOR_SEED, lwaClients: [{ clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }], logger: logger.child({ role: 'simulator' }, { level: 'warn' }) });
+      simulator = createSimulator({
+        seed: config.SIMULATOR_SEED,
+        lwaClients: [{ clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }],
+        logger: logger.child({ role: 'simulator' }, { level: 'warn' }),
+      });
       await simulator.listen({ port: config.SIMULATOR_PORT });
       stops.push(() => simulator!.close());
-      logger.info({ endpoints: simulator.endpoints(), seller: simulator.seller.name }, 'marketplace simulator listening');
+      logger.info(
+        { endpoints: simulator.endpoints(), seller: simulator.seller.name },
+        'marketplace simulator listening',
+      );
     }
 
     let projector: Projector | null = null;
     if (roles.has('projector')) {
-      projector = new Projector(db, store, projections, { pollMs: config.PROJECTOR_POLL_MS, logger: logger.child({ role: 'projector' }) });
+      projector = new Projector(db, store, projections, {
+        pollMs: config.PROJECTOR_POLL_MS,
+        logger: logger.child({ role: 'projector' }),
+      });
       projector.start();
       stops.push(() => projector!.stop());
       const maintenance = startTableMaintenance(db, logger.child({ role: 'projector' }), config.ANALYZE_EVERY_MS);
@@ -98,7 +121,11 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const endpoints = marketplaceEndpoints(config, simulator);
       const redis = createRedis(config.REDIS_URL);
       stops.push(() => redis.quit());
-      const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET });
+      const lwa = createLwaClient({
+        tokenUrl: endpoints.lwaTokenUrl,
+        clientId: config.LWA_CLIENT_ID,
+        clientSecret: config.LWA_CLIENT_SECRET,
+      });
       const queue = connectionsQueue(redis, config.REDIS_PREFIX);
       stops.push(() => queue.close());
       const sets = credentialSets(config);
@@ -107,8 +134,23 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const workerLogger = logger.child({ role: 'worker' });
       const dataQueue = syncQueue(redis, config.REDIS_PREFIX);
       stops.push(() => dataQueue.close());
-      const dataWorker = syncWorker({ connection: redis, prefix: config.REDIS_PREFIX, ctx, db, lwa, endpoints, credentials, logger: workerLogger, now: () => new Date() }, syncJobs);
-      dataWorker.on('failed', (job, err) => logger.warn({ job: job?.name, account_id: job?.data.account_id, err: err.message }, 'data sync failed'));
+      const dataWorker = syncWorker(
+        {
+          connection: redis,
+          prefix: config.REDIS_PREFIX,
+          ctx,
+          db,
+          lwa,
+          endpoints,
+          credentials,
+          logger: workerLogger,
+          now: () => new Date(),
+        },
+        syncJobs,
+      );
+      dataWorker.on('failed', (job, err) =>
+        logger.warn({ job: job?.name, account_id: job?.data.account_id, err: err.message }, 'data sync failed'),
+      );
       // A sync can read a year of history: on shutdown its job is released, not awaited. The
       // lock lapses and the job runs again later; it is idempotent, pages already recorded are
       // not recorded twice.
@@ -125,7 +167,13 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       });
       // a connected account, once the read model shows it, gets its data syncs scheduled
       // (idempotent on every connection sync)
-      worker.on('completed', (job) => void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) => logger.error({ err }, 'scheduling data syncs failed')));
+      worker.on(
+        'completed',
+        (job) =>
+          void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) =>
+            logger.error({ err }, 'scheduling data syncs failed'),
+          ),
+      );
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());
       // BullMQ's own errors (a lost Redis connection, a next run it could not add on shutdown)
@@ -150,8 +198,17 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       });
       stops.push(() => dispatch.close());
       // the demo user's accounts: one per configured credential set, the seller and the vendor
-      for (const [account_id, set] of [[DEMO_ACCOUNT_ID, SELLER_CREDENTIALS], [DEMO_VENDOR_ACCOUNT_ID, VENDOR_CREDENTIALS]] as const) {
-        if (sets.has(set)) await scheduleConnectionSync(queue, { user_id: DEMO_USER_ID, register_user_as: 'Demo', account_id, credentials: set });
+      for (const [account_id, set] of [
+        [DEMO_ACCOUNT_ID, SELLER_CREDENTIALS],
+        [DEMO_VENDOR_ACCOUNT_ID, VENDOR_CREDENTIALS],
+      ] as const) {
+        if (sets.has(set))
+          await scheduleConnectionSync(queue, {
+            user_id: DEMO_USER_ID,
+            register_user_as: 'Demo',
+            account_id,
+            credentials: set,
+          });
       }
     }
 
@@ -174,7 +231,11 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         dispatch: { queued: (receiptIds) => enqueueDispatch(dispatch, receiptIds) },
         marketplace: {
           sellingApiUrl: endpoints.sellingApiUrl,
-          lwa: createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }),
+          lwa: createLwaClient({
+            tokenUrl: endpoints.lwaTokenUrl,
+            clientId: config.LWA_CLIENT_ID,
+            clientSecret: config.LWA_CLIENT_SECRET,
+          }),
           ...(config.SELLING_REFRESH_TOKEN ? { sellingRefreshToken: config.SELLING_REFRESH_TOKEN } : {}),
           // a user waits on these calls: three quick attempts, not the workers' patient five
           retry: { attempts: 3, minDelayMs: 300, maxDelayMs: 2_000, maxRetryAfterMs: 5_000 },

@@ -19,18 +19,22 @@ const counter: Projection = {
   handles: BENCH_EVENT_TYPES,
   tables: ['bench_event_counts'],
   async createTables(db, schema) {
-    await db.raw('create table if not exists ??.bench_event_counts (type text primary key, count bigint not null)', [schema]);
+    await db.raw('create table if not exists ??.bench_event_counts (type text primary key, count bigint not null)', [
+      schema,
+    ]);
   },
   async apply(trx, event, schema) {
-    await trx.raw('insert into ??.bench_event_counts as c (type, count) values (?, 1) on conflict (type) do update set count = c.count + 1', [
-      schema,
-      event.type,
-    ]);
+    await trx.raw(
+      'insert into ??.bench_event_counts as c (type, count) values (?, 1) on conflict (type) do update set count = c.count + 1',
+      [schema, event.type],
+    );
   },
 };
 
 async function counted(db: Knex): Promise<number> {
-  const { rows } = await db.raw<{ rows: { n: string | null }[] }>('select sum(count)::text as n from rm.bench_event_counts');
+  const { rows } = await db.raw<{ rows: { n: string | null }[] }>(
+    'select sum(count)::text as n from rm.bench_event_counts',
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -50,14 +54,19 @@ export async function runProjectionBench(url: string, events: number, writers: n
         for (let k = 0; k < appendsPerWriter; k++) {
           const stream = `bench-w${w}s${k % STREAMS_PER_WRITER}`;
           const batch = Array.from({ length: APPEND_SIZE }, (_, i) => benchEvent(w, k * APPEND_SIZE + i));
-          const result = await store.appendToStream(stream, batch, { expectedRevision: revisions.get(stream) ?? NO_STREAM });
+          const result = await store.appendToStream(stream, batch, {
+            expectedRevision: revisions.get(stream) ?? NO_STREAM,
+          });
           revisions.set(stream, result.nextExpectedRevision);
-          if (w === 0 && (k + 1) % Math.ceil(appendsPerWriter / 10) === 0) console.log(`  ~${fmt((k + 1) * APPEND_SIZE * writers)} appended`);
+          if (w === 0 && (k + 1) % Math.ceil(appendsPerWriter / 10) === 0)
+            console.log(`  ~${fmt((k + 1) * APPEND_SIZE * writers)} appended`);
         }
       }),
     );
     const appendSeconds = (performance.now() - started) / 1000;
-    console.log(`appended ${fmt(total)} events in ${appendSeconds.toFixed(1)} s: ${fmt(total / appendSeconds)} events/s`);
+    console.log(
+      `appended ${fmt(total)} events in ${appendSeconds.toFixed(1)} s: ${fmt(total / appendSeconds)} events/s`,
+    );
 
     console.log(`projector catching up (batches of ${fmt(PROJECTOR_BATCH)}) ...`);
     const projector = new Projector(db, store, [counter], { batchSize: PROJECTOR_BATCH });
@@ -71,8 +80,12 @@ export async function runProjectionBench(url: string, events: number, writers: n
     const seconds = (performance.now() - started) / 1000;
     const projected = await counted(db);
     console.log('');
-    console.log(`append:   ${fmt(total)} events, ${appendSeconds.toFixed(1)} s, ${fmt(total / appendSeconds)} events/s`);
-    console.log(`catch-up: ${fmt(projected)} events projected, ${seconds.toFixed(1)} s, ${fmt(projected / seconds)} events/s`);
+    console.log(
+      `append:   ${fmt(total)} events, ${appendSeconds.toFixed(1)} s, ${fmt(total / appendSeconds)} events/s`,
+    );
+    console.log(
+      `catch-up: ${fmt(projected)} events projected, ${seconds.toFixed(1)} s, ${fmt(projected / seconds)} events/s`,
+    );
     if (projected !== total) {
       console.error(`FAIL: the counters add up to ${fmt(projected)}, not ${fmt(total)}`);
       return 1;

@@ -29,7 +29,10 @@ const { values: args } = parseArgs({
   options: {
     events: { type: 'string' },
     mode: { type: 'string', default: 'append' },
-    'admin-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'admin-url': {
+      type: 'string',
+      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
   },
 });
 const adminUrl = args['admin-url']!;
@@ -80,7 +83,11 @@ interface StoreResult {
   read: ReadOutcome;
 }
 
-async function benchStore(name: string, open: (url: string) => Promise<BenchTarget>, sizes: { single: number; batched: number }): Promise<StoreResult> {
+async function benchStore(
+  name: string,
+  open: (url: string) => Promise<BenchTarget>,
+  sizes: { single: number; batched: number },
+): Promise<StoreResult> {
   return withDatabase(`bench_es_${Date.now()}_${name}`, async (url) => {
     const target = await open(url);
     try {
@@ -103,15 +110,21 @@ async function appendMode(events: number): Promise<number> {
   const single = Math.max(WRITERS, Math.round(events / 6 / WRITERS) * WRITERS);
   const batched = Math.max(WRITERS * BATCH, Math.round((events - single) / (WRITERS * BATCH)) * WRITERS * BATCH);
   const total = single + batched;
-  console.log(`event store bench: ${WRITERS} writers on ${STREAMS_PER_WRITER} streams each; ${fmt(single)} single-event appends, then ${fmt(batched)} events in ${BATCH}-event appends, then one reader`);
+  console.log(
+    `event store bench: ${WRITERS} writers on ${STREAMS_PER_WRITER} streams each; ${fmt(single)} single-event appends, then ${fmt(batched)} events in ${BATCH}-event appends, then one reader`,
+  );
   await printMachine();
 
-  const ours = await benchStore('ours', async (url) => {
-    const db = createDb(url);
-    await migrateEventStore(db);
-    await db.destroy();
-    return ourTarget(url);
-  }, { single, batched });
+  const ours = await benchStore(
+    'ours',
+    async (url) => {
+      const db = createDb(url);
+      await migrateEventStore(db);
+      await db.destroy();
+      return ourTarget(url);
+    },
+    { single, batched },
+  );
   const emmett = await benchStore('emmett', emmettTarget, { single, batched });
 
   console.log('');
@@ -124,7 +137,9 @@ async function appendMode(events: number): Promise<number> {
       ['reader catch-up', r.read.reads, r.read.seconds],
     ];
     for (const [phase, n, s] of rows) {
-      console.log(`${r.name.padEnd(8)}${phase.padEnd(28)}${fmt(n).padStart(9)}${s.toFixed(2).padStart(10)}${fmt(rate(n, s)).padStart(12)}`);
+      console.log(
+        `${r.name.padEnd(8)}${phase.padEnd(28)}${fmt(n).padStart(9)}${s.toFixed(2).padStart(10)}${fmt(rate(n, s)).padStart(12)}`,
+      );
     }
   }
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
@@ -146,11 +161,14 @@ async function appendMode(events: number): Promise<number> {
 
 async function main(): Promise<number> {
   const events = args.events === undefined ? undefined : Number(args.events.replaceAll('_', ''));
-  if (events !== undefined && !(Number.isInteger(events) && events > 0)) throw new Error('--events takes a positive integer');
+  if (events !== undefined && !(Number.isInteger(events) && events > 0))
+    throw new Error('--events takes a positive integer');
   if (args.mode === 'append') return appendMode(events ?? 120_000);
   if (args.mode === 'projection') {
     const n = events ?? 1_000_000;
-    console.log(`projection bench: ${fmt(n)} events appended by ${WRITERS} writers, then a projector catches up from zero`);
+    console.log(
+      `projection bench: ${fmt(n)} events appended by ${WRITERS} writers, then a projector catches up from zero`,
+    );
     await printMachine();
     return withDatabase(`bench_es_${Date.now()}_projection`, (url) => runProjectionBench(url, n, WRITERS));
   }

@@ -16,8 +16,17 @@ export function benchEvent(writer: number, n: number): BenchEvent {
   return {
     id: randomUUID(),
     type: BENCH_EVENT_TYPES[n % BENCH_EVENT_TYPES.length]!,
-    data: { sku: `SKU-${writer}-${n % 997}`, quantity: n % 7, price: { amount: '19.99', currency: 'EUR' }, marketplace: 'A1PM8O3M2Q9T1B' },
-    metadata: { correlation_id: randomUUID(), actor: { kind: 'worker', id: `bench-${writer}` }, at: new Date().toISOString() },
+    data: {
+      sku: `SKU-${writer}-${n % 997}`,
+      quantity: n % 7,
+      price: { amount: '19.99', currency: 'EUR' },
+      marketplace: 'A1PM8O3M2Q9T1B',
+    },
+    metadata: {
+      correlation_id: randomUUID(),
+      actor: { kind: 'worker', id: `bench-${writer}` },
+      at: new Date().toISOString(),
+    },
   };
 }
 
@@ -43,7 +52,9 @@ export function ourTarget(url: string): BenchTarget & { store: PostgresEventStor
     name: 'ours',
     store,
     async append(stream, events) {
-      const result = await store.appendToStream(stream, events, { expectedRevision: revisions.get(stream) ?? NO_STREAM });
+      const result = await store.appendToStream(stream, events, {
+        expectedRevision: revisions.get(stream) ?? NO_STREAM,
+      });
       revisions.set(stream, result.nextExpectedRevision);
     },
     async nextPage() {

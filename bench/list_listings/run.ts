@@ -23,7 +23,10 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '5' },
     /** fill and keep this (empty) database instead of a throwaway one, to look at plans afterwards */
     'keep-database-url': { type: 'string' },
-    'admin-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'admin-url': {
+      type: 'string',
+      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
   },
 });
 const adminUrl = args['admin-url']!;
@@ -35,11 +38,15 @@ async function main(): Promise<void> {
   const simulator = createSimulator({ seed: 42, scale: { listings: Number(args.listings), orderLines: 0 } });
   const account_id = randomUUID();
   const keep = args['keep-database-url'];
-  const run = keep ? (fn: (url: string) => Promise<void>) => fn(keep) : (fn: (url: string) => Promise<void>) => withDatabase(adminUrl, `bench_ll_${Date.now()}`, fn);
+  const run = keep
+    ? (fn: (url: string) => Promise<void>) => fn(keep)
+    : (fn: (url: string) => Promise<void>) => withDatabase(adminUrl, `bench_ll_${Date.now()}`, fn);
   await run(async (url) => {
     const db = createDb(url);
     try {
-      await migrate(db, [observationsProjection, listingsProjection, fbaInventoryProjection], { eventStoreInPostgres: true });
+      await migrate(db, [observationsProjection, listingsProjection, fbaInventoryProjection], {
+        eventStoreInPostgres: true,
+      });
       const started = Date.now();
       let count = 0;
       const at = new Date().toISOString();
@@ -47,21 +54,35 @@ async function main(): Promise<void> {
       /** one complete read: its pages, then SyncCompleted, through each projection that handles them */
       const read = async (dataset: string, scope: string, pages: unknown[][], projections: Projection[]) => {
         const events = [
-          ...pages.map((rows, page) => event('PageObserved', { account_id, dataset, scope, page, hash: '0'.repeat(64), rows, observed_at: at })),
+          ...pages.map((rows, page) =>
+            event('PageObserved', { account_id, dataset, scope, page, hash: '0'.repeat(64), rows, observed_at: at }),
+          ),
           event('SyncCompleted', { account_id, dataset, scope, pages: pages.length, observed_at: at }),
         ];
         for (let i = 0; i < events.length; i += 100) {
           await db.transaction(async (trx) => {
-            for (const e of events.slice(i, i + 100)) for (const p of projections) if (p.handles.includes(e.type)) await p.apply(trx, e, 'rm');
+            for (const e of events.slice(i, i + 100))
+              for (const p of projections) if (p.handles.includes(e.type)) await p.apply(trx, e, 'rm');
           });
         }
       };
-      const chunk = <T>(xs: T[], size: number) => Array.from({ length: Math.ceil(xs.length / size) }, (_, i) => xs.slice(i * size, (i + 1) * size));
+      const chunk = <T>(xs: T[], size: number) =>
+        Array.from({ length: Math.ceil(xs.length / size) }, (_, i) => xs.slice(i * size, (i + 1) * size));
       for (const participation of simulator.seller.participations) {
         const m = participation.marketplace.id;
         const listings = [...simulator.catalog.listingsIn(m)].map((l) => simulator.selling.listings.live(l));
-        await read(LISTINGS_DATASET, m, chunk(listings.map((l) => listingItem(l, INCLUDED)), PAGE), [listingsProjection, observationsProjection]);
-        const fba = listings.filter((l) => l.fulfillmentChannel === 'FBA').map((l) => ({ sellerSku: l.sku, asin: l.asin, totalQuantity: 7 }));
+        await read(
+          LISTINGS_DATASET,
+          m,
+          chunk(
+            listings.map((l) => listingItem(l, INCLUDED)),
+            PAGE,
+          ),
+          [listingsProjection, observationsProjection],
+        );
+        const fba = listings
+          .filter((l) => l.fulfillmentChannel === 'FBA')
+          .map((l) => ({ sellerSku: l.sku, asin: l.asin, totalQuantity: 7 }));
         await read(INVENTORY_DATASET, m, chunk(fba, 50), [fbaInventoryProjection, observationsProjection]);
         count += listings.length;
       }
@@ -74,9 +95,13 @@ async function main(): Promise<void> {
         'newest 100': { limit: 100 },
         'keyword (title word)': { keyword: sample.title.split(' ')[1]!, limit: 20 },
         'keyword (exact ASIN)': { keyword: sample.asin, limit: 20 },
-        'sku': { sku: sample.sku, limit: 20 },
-        'marketplace': { marketplace_id: sample.marketplaceId, limit: 20 },
-        'since/until (30 days)': { since: new Date(Date.parse(sample.createdAt) - 15 * 86_400_000), until: new Date(Date.parse(sample.createdAt) + 15 * 86_400_000), limit: 20 },
+        sku: { sku: sample.sku, limit: 20 },
+        marketplace: { marketplace_id: sample.marketplaceId, limit: 20 },
+        'since/until (30 days)': {
+          since: new Date(Date.parse(sample.createdAt) - 15 * 86_400_000),
+          until: new Date(Date.parse(sample.createdAt) + 15 * 86_400_000),
+          limit: 20,
+        },
       };
       for (const [name, filters] of Object.entries(calls)) {
         const times: number[] = [];
@@ -87,7 +112,9 @@ async function main(): Promise<void> {
           times.push(performance.now() - t);
         }
         times.sort((a, b) => a - b);
-        console.log(`${name.padEnd(24)} total ${fmt(total).padStart(7)}  median ${times[Math.floor(times.length / 2)]!.toFixed(1)} ms`);
+        console.log(
+          `${name.padEnd(24)} total ${fmt(total).padStart(7)}  median ${times[Math.floor(times.length / 2)]!.toFixed(1)} ms`,
+        );
       }
     } finally {
       await db.destroy();

@@ -39,7 +39,10 @@ const { values: args } = parseArgs({
     latency: { type: 'string', default: '50' },
     receipts: { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '8' },
-    'admin-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'admin-url': {
+      type: 'string',
+      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
     'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
   },
 });
@@ -53,7 +56,13 @@ const concurrency = Number(args.concurrency);
 async function run(url: string, targets: number): Promise<boolean> {
   const db = createDb(url, { min: 0, max: concurrency * 2 + 5 });
   const store = createEventStore({ DATABASE_URL: url });
-  const projections = [accountsProjection, observationsProjection, listingsProjection, admissionProjection, mutationsProjection];
+  const projections = [
+    accountsProjection,
+    observationsProjection,
+    listingsProjection,
+    admissionProjection,
+    mutationsProjection,
+  ];
   await migrate(db, projections, { eventStoreInPostgres: true });
   const projector = new Projector(db, store, projections, { pollMs: 20 });
   projector.start();
@@ -67,17 +76,50 @@ async function run(url: string, targets: number): Promise<boolean> {
   // a user with the simulator's seller, its listings synced: what queue_mutations resolves targets in
   const user = newId();
   const account = newId();
-  await syncConnections({ ctx, lwa, endpoints: simulator.endpoints(), logger }, { user_id: user, account_id: account, credentials: 'seller', selling_refresh_token: SELLER, selling_partner_id: simulator.seller.merchantId });
+  await syncConnections(
+    { ctx, lwa, endpoints: simulator.endpoints(), logger },
+    {
+      user_id: user,
+      account_id: account,
+      credentials: 'seller',
+      selling_refresh_token: SELLER,
+      selling_partner_id: simulator.seller.merchantId,
+    },
+  );
   await projector.whenCaughtUp();
-  await listingsSync.run({ ctx, db, lwa, endpoints: simulator.endpoints(), credentials: () => ({ selling_refresh_token: SELLER }), logger, now: () => new Date() }, account);
+  await listingsSync.run(
+    {
+      ctx,
+      db,
+      lwa,
+      endpoints: simulator.endpoints(),
+      credentials: () => ({ selling_refresh_token: SELLER }),
+      logger,
+      now: () => new Date(),
+    },
+    account,
+  );
   await projector.whenCaughtUp();
-  const app = buildHttpServer({ db, store, logger, authenticate: async (token) => (token === user ? { userId: user } : null), demoUserId: newId() });
+  const app = buildHttpServer({
+    db,
+    store,
+    logger,
+    authenticate: async (token) => (token === user ? { userId: user } : null),
+    demoUserId: newId(),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const client = new Client({ name: 'bench-mutations', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${user}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${user}` } },
+    }),
+  );
   try {
     // listings the marketplace still has (a deleted one is no target)
-    const listings = [...simulator.catalog.listingsIn(US)].map((l) => simulator.selling.listings.live(l)).filter((l) => l.status !== 'DELETED').slice(0, targets);
+    const listings = [...simulator.catalog.listingsIn(US)]
+      .map((l) => simulator.selling.listings.live(l))
+      .filter((l) => l.status !== 'DELETED')
+      .slice(0, targets);
     const admitted: Array<{ id: string; sku: string; price: number }> = [];
     const admitStarted = performance.now();
     let next = 0;
@@ -95,22 +137,45 @@ async function run(url: string, targets: number): Promise<boolean> {
                 {
                   target: { type: 'Listing', id: listingId(account, US, listing.sku) },
                   action: 'update',
-                  payload: { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] },
+                  payload: {
+                    productType: 'PRODUCT',
+                    patches: [
+                      {
+                        op: 'replace',
+                        path: '/attributes/purchasable_offer',
+                        value: [
+                          {
+                            marketplace_id: US,
+                            currency: 'USD',
+                            audience: 'ALL',
+                            our_price: [{ schedule: [{ value_with_tax: price }] }],
+                          },
+                        ],
+                      },
+                    ],
+                  },
                 },
               ],
             },
           });
-          const result = (res.structuredContent as { results: Array<{ receipt?: { id: string }; error?: unknown }> }).results[0]!;
+          const result = (res.structuredContent as { results: Array<{ receipt?: { id: string }; error?: unknown }> })
+            .results[0]!;
           if (!result.receipt) throw new Error(`admission refused: ${JSON.stringify(result)}`);
           admitted[i] = { id: result.receipt.id, sku: listing.sku, price };
         }
       }),
     );
     const admitSeconds = (performance.now() - admitStarted) / 1000;
-    console.log(`${String(targets).padStart(3)} target(s): ${fmt(total)} queue_mutations calls (${concurrency} at a time) in ${admitSeconds.toFixed(2)} s = ${(total / admitSeconds).toFixed(1)} admissions/s`);
+    console.log(
+      `${String(targets).padStart(3)} target(s): ${fmt(total)} queue_mutations calls (${concurrency} at a time) in ${admitSeconds.toFixed(2)} s = ${(total / admitSeconds).toFixed(1)} admissions/s`,
+    );
     // admission order per target is created_at order: receipts are compared in that order below
     await projector.whenCaughtUp();
-    const created = new Map((await db.withSchema('rm').table('mutation_receipts').where({ account_id: account }).select('id', 'created_at')).map((r: { id: string; created_at: Date }) => [r.id, r.created_at.getTime()]));
+    const created = new Map(
+      (
+        await db.withSchema('rm').table('mutation_receipts').where({ account_id: account }).select('id', 'created_at')
+      ).map((r: { id: string; created_at: Date }) => [r.id, r.created_at.getTime()]),
+    );
     admitted.sort((a, b) => created.get(a.id)! - created.get(b.id)! || a.id.localeCompare(b.id));
     const started = performance.now();
     const dispatch = await startDispatch({
@@ -118,7 +183,13 @@ async function run(url: string, targets: number): Promise<boolean> {
       prefix,
       db,
       ctx: { store, metadata: { actor: { kind: 'worker', id: 'dispatch' } } },
-      ...dispatchClients({ db, lwa, endpoints: simulator.endpoints(), credentials: () => ({ selling_refresh_token: SELLER }), timeoutMs: 10_000 }),
+      ...dispatchClients({
+        db,
+        lwa,
+        endpoints: simulator.endpoints(),
+        credentials: () => ({ selling_refresh_token: SELLER }),
+        timeoutMs: 10_000,
+      }),
       now: Date.now,
       backoff: { baseMs: 100, maxMs: 2000 },
       batchSize: 10,
@@ -128,19 +199,41 @@ async function run(url: string, targets: number): Promise<boolean> {
       logger: pino({ level: 'warn' }),
     });
     for (;;) {
-      const [row] = await db.withSchema('rm').table('mutation_receipts').where({ account_id: account, status: 'submitted' }).count<{ count: string }[]>('* as count');
+      const [row] = await db
+        .withSchema('rm')
+        .table('mutation_receipts')
+        .where({ account_id: account, status: 'submitted' })
+        .count<{ count: string }[]>('* as count');
       if (Number(row?.count) === total) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const seconds = (performance.now() - started) / 1000;
     await dispatch.close();
-    const applied = simulator.selling.listings.submissions().filter((s) => s.status === 'ACCEPTED' && s.mode === 'APPLY');
-    const priceOf = (s: (typeof applied)[number]) => ((s.patches[0]!.value![0] as { our_price: [{ schedule: [{ value_with_tax: number }] }] }).our_price[0].schedule[0].value_with_tax);
+    const applied = simulator.selling.listings
+      .submissions()
+      .filter((s) => s.status === 'ACCEPTED' && s.mode === 'APPLY');
+    const priceOf = (s: (typeof applied)[number]) =>
+      (s.patches[0]!.value![0] as { our_price: [{ schedule: [{ value_with_tax: number }] }] }).our_price[0].schedule[0]
+        .value_with_tax;
     // the marketplace refuses some listings' offer patches (FBA, say): those receipts are rejected, not applied
-    const outcomes = new Map((await db.withSchema('rm').table('mutation_receipts').where({ account_id: account }).select('id', 'outcome', 'error')).map((r: { id: string; outcome: string }) => [r.id, r.outcome]));
+    const outcomes = new Map(
+      (
+        await db
+          .withSchema('rm')
+          .table('mutation_receipts')
+          .where({ account_id: account })
+          .select('id', 'outcome', 'error')
+      ).map((r: { id: string; outcome: string }) => [r.id, r.outcome]),
+    );
     const accepted = admitted.filter((a) => outcomes.get(a.id) === 'accepted');
-    const inOrder = listings.every((l) => JSON.stringify(applied.filter((s) => s.sku === l.sku).map(priceOf)) === JSON.stringify(accepted.filter((a) => a.sku === l.sku).map((a) => a.price)));
-    console.log(`${String(targets).padStart(3)} target(s): ${fmt(total)} receipts in ${seconds.toFixed(2)} s = ${(total / seconds).toFixed(1)} receipts/s; ${accepted.length} accepted, ${applied.length} applied, each target's changes = its accepted receipts in admission order: ${inOrder}`);
+    const inOrder = listings.every(
+      (l) =>
+        JSON.stringify(applied.filter((s) => s.sku === l.sku).map(priceOf)) ===
+        JSON.stringify(accepted.filter((a) => a.sku === l.sku).map((a) => a.price)),
+    );
+    console.log(
+      `${String(targets).padStart(3)} target(s): ${fmt(total)} receipts in ${seconds.toFixed(2)} s = ${(total / seconds).toFixed(1)} receipts/s; ${accepted.length} accepted, ${applied.length} applied, each target's changes = its accepted receipts in admission order: ${inOrder}`,
+    );
     return inOrder && applied.length === accepted.length;
   } finally {
     await client.close();
@@ -157,5 +250,6 @@ async function run(url: string, targets: number): Promise<boolean> {
 await printMachine(adminUrl);
 console.log(`simulator latency ${latencyMs} ms, worker concurrency ${concurrency}`);
 let ok = true;
-for (const targets of [1, 100]) ok = (await withDatabase(adminUrl, `bench_mutations_${process.pid}_${targets}`, (url) => run(url, targets))) && ok;
+for (const targets of [1, 100])
+  ok = (await withDatabase(adminUrl, `bench_mutations_${process.pid}_${targets}`, (url) => run(url, targets))) && ok;
 process.exitCode = ok ? 0 : 1;

@@ -18,7 +18,10 @@ const { values: args } = parseArgs({
     'order-lines': { type: 'string', default: String(BENCH_SCALE.orderLines) },
     runs: { type: 'string', default: '5' },
     keep: { type: 'string' },
-    'admin-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'admin-url': {
+      type: 'string',
+      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
   },
 });
 const adminUrl = args['admin-url']!;
@@ -43,7 +46,10 @@ async function main(): Promise<void> {
     const client = new Client({ name: 'bench', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/demo/mcp`)));
     try {
-      const count = await client.callTool({ name: 'query_data', arguments: { sql: 'select count(*) as lines from v_sales_lines' } });
+      const count = await client.callTool({
+        name: 'query_data',
+        arguments: { sql: 'select count(*) as lines from v_sales_lines' },
+      });
       console.log(`v_sales_lines rows: ${JSON.stringify((count.structuredContent as { rows: unknown[][] }).rows[0])}`);
       for (const [label, sql] of Object.entries(QUERIES)) {
         const times: number[] = [];
@@ -57,8 +63,12 @@ async function main(): Promise<void> {
           else times.push(performance.now() - t);
           if (!res.isError) rows = (res.structuredContent as { row_count: number }).row_count;
         }
-        const refused = refusals.length ? `; refused in ${refusals.length} of ${runs} runs (${[...new Set(refusals)].join(', ')})` : '';
-        const timing = times.length ? `median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms over ${times.length} answered runs` : 'no run answered';
+        const refused = refusals.length
+          ? `; refused in ${refusals.length} of ${runs} runs (${[...new Set(refusals)].join(', ')})`
+          : '';
+        const timing = times.length
+          ? `median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms over ${times.length} answered runs`
+          : 'no run answered';
         console.log(`${label}: ${timing} through MCP over HTTP (${rows} rows)${refused}`);
       }
     } finally {

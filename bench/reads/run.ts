@@ -19,7 +19,10 @@ const { values: args } = parseArgs({
     'order-lines': { type: 'string', default: String(BENCH_SCALE.orderLines) },
     calls: { type: 'string', default: '200' },
     keep: { type: 'string' },
-    'admin-url': { type: 'string', default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'admin-url': {
+      type: 'string',
+      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
   },
 });
 const scale = { listings: Number(args.listings), orderLines: Number(args['order-lines']) };
@@ -28,10 +31,19 @@ const US = 'ATVPDKIKX0DER';
 
 const CASES: Array<{ label: string; run: (c: Client) => Promise<unknown> }> = [
   { label: 'floor: MCP ping', run: (c) => c.ping() },
-  { label: 'list_listings (first page, newest first)', run: (c) => tool(c, 'list_listings', { order_by: 'created_at' }) },
+  {
+    label: 'list_listings (first page, newest first)',
+    run: (c) => tool(c, 'list_listings', { order_by: 'created_at' }),
+  },
   { label: 'list_listings keyword (title/SKU substring)', run: (c) => tool(c, 'list_listings', { keyword: 'blue' }) },
-  { label: 'list_sales_by_listing (30 days, by units, all marketplaces)', run: (c) => tool(c, 'list_sales_by_listing', { order_by: 'units', limit: 100 }) },
-  { label: 'list_sales_by_listing (365 days, by revenue, US)', run: (c) => tool(c, 'list_sales_by_listing', { marketplace_id: US, since: daysAgo(364), limit: 100 }) },
+  {
+    label: 'list_sales_by_listing (30 days, by units, all marketplaces)',
+    run: (c) => tool(c, 'list_sales_by_listing', { order_by: 'units', limit: 100 }),
+  },
+  {
+    label: 'list_sales_by_listing (365 days, by revenue, US)',
+    run: (c) => tool(c, 'list_sales_by_listing', { marketplace_id: US, since: daysAgo(364), limit: 100 }),
+  },
 ];
 
 function daysAgo(n: number): string {
@@ -44,7 +56,8 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
   return res;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 async function main(): Promise<void> {
   const adminUrl = args['admin-url']!;
@@ -54,7 +67,9 @@ async function main(): Promise<void> {
     const client = new Client({ name: 'bench-reads', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/demo/mcp`)));
     try {
-      console.log(`${calls} sequential calls each (after 10 warm-up calls), through MCP over HTTP on ${service.url}/demo/mcp`);
+      console.log(
+        `${calls} sequential calls each (after 10 warm-up calls), through MCP over HTTP on ${service.url}/demo/mcp`,
+      );
       console.log('case'.padEnd(62) + 'p50 ms'.padStart(10) + 'p99 ms'.padStart(10));
       for (const c of CASES) {
         for (let i = 0; i < 10; i++) await c.run(client);
@@ -65,7 +80,11 @@ async function main(): Promise<void> {
           times.push(performance.now() - t);
         }
         times.sort((a, b) => a - b);
-        console.log(c.label.padEnd(62) + percentile(times, 50).toFixed(1).padStart(10) + percentile(times, 99).toFixed(1).padStart(10));
+        console.log(
+          c.label.padEnd(62) +
+            percentile(times, 50).toFixed(1).padStart(10) +
+            percentile(times, 99).toFixed(1).padStart(10),
+        );
       }
     } finally {
       await client.close();

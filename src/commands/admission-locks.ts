@@ -21,14 +21,21 @@ export interface LockScope {
   lock(names: readonly string[]): Promise<void>;
 }
 
-export async function underAdmissionLocks<T>(db: Knex, names: readonly string[], section: (scope: LockScope) => Promise<T>): Promise<T> {
+export async function underAdmissionLocks<T>(
+  db: Knex,
+  names: readonly string[],
+  section: (scope: LockScope) => Promise<T>,
+): Promise<T> {
   const deadline = Date.now() + GIVE_UP_MS;
   for (;;) {
     try {
       return await db.transaction(async (trx) => {
         const lock = async (more: readonly string[]) => {
           for (const name of [...new Set(more)].sort()) {
-            const { rows } = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?), hashtext(?)) as ok', [SPACE, name]);
+            const { rows } = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?), hashtext(?)) as ok', [
+              SPACE,
+              name,
+            ]);
             if (rows[0].ok !== true) throw new LockTaken();
           }
         };
@@ -37,7 +44,11 @@ export async function underAdmissionLocks<T>(db: Knex, names: readonly string[],
       });
     } catch (err) {
       if (!(err instanceof LockTaken)) throw err;
-      if (Date.now() > deadline) throw new DomainError('busy', 'another call with the same idempotency key or the same creation is still being admitted; retry shortly');
+      if (Date.now() > deadline)
+        throw new DomainError(
+          'busy',
+          'another call with the same idempotency key or the same creation is still being admitted; retry shortly',
+        );
       await sleep(RETRY_MS + Math.random() * RETRY_MS);
     }
   }

@@ -8,9 +8,14 @@ import type { CommandContext } from './handler.js';
 
 export const ADMISSIONS_SWITCH_STREAM = 'admissions-switch';
 
-export async function setAdmissions(ctx: CommandContext, command: Parameters<typeof decideSwitch>[0]): Promise<{ changed: boolean; position: Position | null }> {
+export async function setAdmissions(
+  ctx: CommandContext,
+  command: Parameters<typeof decideSwitch>[0],
+): Promise<{ changed: boolean; position: Position | null }> {
   const recorded = await ctx.store.readStream(ADMISSIONS_SWITCH_STREAM);
-  const events = recorded.filter((e) => (ADMISSION_SWITCH_EVENTS as readonly string[]).includes(e.type)).map((e) => ({ type: e.type, data: e.data }) as AdmissionEvent);
+  const events = recorded
+    .filter((e) => (ADMISSION_SWITCH_EVENTS as readonly string[]).includes(e.type))
+    .map((e) => ({ type: e.type, data: e.data }) as AdmissionEvent);
   const decided = decideSwitch(command, admissionsDisabled(events));
   if (decided.length === 0) return { changed: false, position: null };
   const at = new Date().toISOString();

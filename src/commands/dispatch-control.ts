@@ -1,4 +1,8 @@
-import { controlStreamId, dispatchControlDecider, type DispatchControlCommand } from '../domain/dispatch-control/decide.js';
+import {
+  controlStreamId,
+  dispatchControlDecider,
+  type DispatchControlCommand,
+} from '../domain/dispatch-control/decide.js';
 import type { DispatchControlEvent } from '../domain/dispatch-control/events.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { WrongExpectedVersion, type EventStore } from '../eventstore/port.js';
@@ -9,12 +13,22 @@ import { handleCommand, streamName, type CommandContext, type CommandResult } fr
  * Sets a listing's block flag or a campaign's Automation switch (update_listing and the operator
  * CLI call this). A flag that other writers keep changing past the handler's retries is `conflict`.
  */
-export async function executeDispatchControlCommand(ctx: CommandContext, command: DispatchControlCommand): Promise<CommandResult<DispatchControlEvent>> {
-  const id = command.type === 'SetListingBlock' ? controlStreamId('Listing', command.listing_id) : controlStreamId('Campaign', command.campaign_id);
+export async function executeDispatchControlCommand(
+  ctx: CommandContext,
+  command: DispatchControlCommand,
+): Promise<CommandResult<DispatchControlEvent>> {
+  const id =
+    command.type === 'SetListingBlock'
+      ? controlStreamId('Listing', command.listing_id)
+      : controlStreamId('Campaign', command.campaign_id);
   try {
-    return await handleCommand(dispatchControlDecider, id, command, { ...ctx, metadata: { ...ctx.metadata, account_id: command.account_id } });
+    return await handleCommand(dispatchControlDecider, id, command, {
+      ...ctx,
+      metadata: { ...ctx.metadata, account_id: command.account_id },
+    });
   } catch (err) {
-    if (err instanceof WrongExpectedVersion) throw new DomainError('conflict', `${id.replace(':', ' ')} changed while saving; retry`);
+    if (err instanceof WrongExpectedVersion)
+      throw new DomainError('conflict', `${id.replace(':', ' ')} changed while saving; retry`);
     throw err;
   }
 }
@@ -34,7 +48,10 @@ export interface Withholdable {
 /** The flag as its stream has it now (never a lagging read model: this is the check under the lock). */
 async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: string): Promise<boolean> {
   const recorded = await store.readStream(streamName(dispatchControlDecider.aggregate, controlStreamId(type, id)));
-  const state = recorded.reduce((s, e) => dispatchControlDecider.evolve(s, { type: e.type, data: e.data } as DispatchControlEvent), dispatchControlDecider.initialState());
+  const state = recorded.reduce(
+    (s, e) => dispatchControlDecider.evolve(s, { type: e.type, data: e.data } as DispatchControlEvent),
+    dispatchControlDecider.initialState(),
+  );
   return state.withheld ?? false;
 }
 
@@ -45,12 +62,24 @@ async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: str
  * target lock just before sending; a later unblock never releases a receipt blocked either way.
  */
 export async function withheldReason(store: EventStore, r: Withholdable): Promise<Withheld | null> {
-  const listings = [...(r.target.type === 'Listing' ? [r.target.id] : []), ...(r.provider.listingId ? [r.provider.listingId] : [])];
+  const listings = [
+    ...(r.target.type === 'Listing' ? [r.target.id] : []),
+    ...(r.provider.listingId ? [r.provider.listingId] : []),
+  ];
   for (const listing of listings) {
-    if (await withheld(store, 'Listing', listing)) return { reason: 'listing_blocked', message: `listing ${listing} is blocked; allow it with update_listing (blocked requests are not replayed)` };
+    if (await withheld(store, 'Listing', listing))
+      return {
+        reason: 'listing_blocked',
+        message: `listing ${listing} is blocked; allow it with update_listing (blocked requests are not replayed)`,
+      };
   }
   const campaign =
-    r.target.type === 'Campaign' ? r.target.id : r.provider.campaignId && r.provider.profileId ? adsEntityId('campaign', r.account_id, r.provider.profileId, r.provider.campaignId) : null;
-  if (campaign && (await withheld(store, 'Campaign', campaign))) return { reason: 'automation_switch_off', message: `campaign ${campaign} has its Automation switch off` };
+    r.target.type === 'Campaign'
+      ? r.target.id
+      : r.provider.campaignId && r.provider.profileId
+        ? adsEntityId('campaign', r.account_id, r.provider.profileId, r.provider.campaignId)
+        : null;
+  if (campaign && (await withheld(store, 'Campaign', campaign)))
+    return { reason: 'automation_switch_off', message: `campaign ${campaign} has its Automation switch off` };
   return null;
 }

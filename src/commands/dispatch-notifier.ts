@@ -14,7 +14,12 @@ export interface DispatchNotifier {
 export const NOTICE_TIMEOUT_MS = 1000;
 
 /** Never throws and returns within `timeoutMs`; a failure is a warning. */
-export async function notifyQueued(notifier: DispatchNotifier, receiptIds: readonly string[], logger: Pick<Logger, 'warn'>, timeoutMs = NOTICE_TIMEOUT_MS): Promise<void> {
+export async function notifyQueued(
+  notifier: DispatchNotifier,
+  receiptIds: readonly string[],
+  logger: Pick<Logger, 'warn'>,
+  timeoutMs = NOTICE_TIMEOUT_MS,
+): Promise<void> {
   if (receiptIds.length === 0) return;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -26,7 +31,10 @@ export async function notifyQueued(notifier: DispatchNotifier, receiptIds: reado
   try {
     await Promise.race([sending, timeout]);
   } catch (err) {
-    logger.warn({ receipt_ids: receiptIds, err: (err as Error).message }, 'could not enqueue dispatch; the sweep will pick the receipts up');
+    logger.warn(
+      { receipt_ids: receiptIds, err: (err as Error).message },
+      'could not enqueue dispatch; the sweep will pick the receipts up',
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider.js';
-import { NO_STREAM, WrongExpectedVersion, type EventMetadata, type EventStore, type Position } from '../eventstore/port.js';
+import {
+  NO_STREAM,
+  WrongExpectedVersion,
+  type EventMetadata,
+  type EventStore,
+  type Position,
+} from '../eventstore/port.js';
 
 export interface CommandContext {
   store: EventStore;

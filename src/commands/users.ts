@@ -11,10 +11,19 @@ export async function registerUser(ctx: CommandContext, user_id: string, name: s
 }
 
 /** Issues a token and returns it in clear, the only time it is ever visible. */
-export async function issueApiToken(ctx: CommandContext, user_id: string, label: string): Promise<{ token_id: string; token: string; position: Position | null }> {
+export async function issueApiToken(
+  ctx: CommandContext,
+  user_id: string,
+  label: string,
+): Promise<{ token_id: string; token: string; position: Position | null }> {
   const token = generateApiToken();
   const token_id = newId();
-  const { position } = await handleCommand(userDecider, user_id, { type: 'IssueApiToken', user_id, token_id, token_hash: hashToken(token), label }, ctx);
+  const { position } = await handleCommand(
+    userDecider,
+    user_id,
+    { type: 'IssueApiToken', user_id, token_id, token_hash: hashToken(token), label },
+    ctx,
+  );
   return { token_id, token, position };
 }
 

@@ -30,7 +30,10 @@ const RECONNECT_HINTS_MS = 1000;
 
 function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
   // Servers before 22.6 leave positions out of stream reads; we need them everywhere.
-  if (!event.position) throw new Error(`EventStoreDB returned ${event.streamId}@${event.revision} without a position: use server 22.6 or later`);
+  if (!event.position)
+    throw new Error(
+      `EventStoreDB returned ${event.streamId}@${event.revision} without a position: use server 22.6 or later`,
+    );
   return {
     id: event.id,
     streamId: event.streamId,
@@ -59,7 +62,11 @@ export class EsdbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
-  async appendToStream(stream: string, events: EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async appendToStream(
+    stream: string,
+    events: EventData[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     try {
       const result = await this.client.appendToStream(
@@ -78,7 +85,10 @@ export class EsdbEventStore implements EventStore {
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     try {
-      const read = this.client.readStream(stream, { fromRevision: options.fromRevision ?? START, maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER });
+      const read = this.client.readStream(stream, {
+        fromRevision: options.fromRevision ?? START,
+        maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER,
+      });
       for await (const resolved of read) if (resolved.event) out.push(toRecorded(resolved.event));
     } catch (err) {
       if (err instanceof StreamNotFoundError) return [];

@@ -72,7 +72,8 @@ const NOTIFY_SQL = `begin; set local synchronous_commit = off; select pg_notify(
 
 // xid8 travels as text under its own name: an output column named transaction_id would be
 // what ORDER BY transaction_id sorts on, as text ('10003' < '9997').
-const COLUMNS = 'global_position, transaction_id::text as commit_position, event_id, stream_id, stream_revision, type, data, metadata, created_at';
+const COLUMNS =
+  'global_position, transaction_id::text as commit_position, event_id, stream_id, stream_revision, type, data, metadata, created_at';
 
 // Only transactions below the oldest still running one are read: every event there is
 // committed (or gone), and no later commit can land before the checkpoint pair.
@@ -149,14 +150,24 @@ export class PostgresEventStore implements EventStore {
     this.subscriptionBatchSize = options.subscriptionBatchSize ?? 500;
   }
 
-  async appendToStream(stream: string, events: EventData[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async appendToStream(
+    stream: string,
+    events: EventData[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     const [mode, exact] = expectationParams(expected);
     const payload = JSON.stringify(
       events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} })),
     );
     for (let attempt = 1; ; attempt++) {
-      let row: { current_revision: string; accepted: number; last_revision: string; global_position: string; transaction_id: string };
+      let row: {
+        current_revision: string;
+        accepted: number;
+        last_revision: string;
+        global_position: string;
+        transaction_id: string;
+      };
       try {
         const result = await this.pool.query(APPEND_SQL, [stream, mode, exact, payload]);
         row = result.rows[0];
@@ -187,7 +198,11 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     const after = options.after ?? START;
-    const { rows } = await this.pool.query<EventRow>(READ_ALL_SQL, [after.commit.toString(), after.prepare.toString(), options.limit]);
+    const { rows } = await this.pool.query<EventRow>(READ_ALL_SQL, [
+      after.commit.toString(),
+      after.prepare.toString(),
+      options.limit,
+    ]);
     return rows.map(toRecorded);
   }
 

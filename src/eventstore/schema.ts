@@ -28,7 +28,9 @@ export async function migrateEventStore(db: Knex | Knex.Transaction): Promise<vo
       created_at timestamptz not null default now(),
       unique (stream_id, stream_revision)
     )`);
-  await db.raw('create index if not exists events_transaction_id_global_position_idx on events (transaction_id, global_position)');
+  await db.raw(
+    'create index if not exists events_transaction_id_global_position_idx on events (transaction_id, global_position)',
+  );
   // Databases migrated by the first cut notified from a trigger (see above).
   await db.raw('drop trigger if exists events_notify_appended on events');
   await db.raw('drop function if exists events_notify_appended()');

@@ -59,7 +59,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const c = parsed.data;
   const realEndpoints = [c.SELLING_API_URL, c.ADS_API_URL, c.LWA_TOKEN_URL].filter(Boolean).length;
   if (realEndpoints !== 0 && realEndpoints !== 3) {
-    throw new ConfigError('invalid configuration: set all of SELLING_API_URL, ADS_API_URL and LWA_TOKEN_URL, or none (none runs the built-in simulator)');
+    throw new ConfigError(
+      'invalid configuration: set all of SELLING_API_URL, ADS_API_URL and LWA_TOKEN_URL, or none (none runs the built-in simulator)',
+    );
   }
   const useSimulator = realEndpoints === 0;
   return {

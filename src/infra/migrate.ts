@@ -12,7 +12,11 @@ import { viewDefinitions } from '../projections/views/registry.js';
  * role, and the product type schema cache. Safe to run concurrently from several
  * processes (each step takes an advisory lock) and repeatedly.
  */
-export async function migrate(db: Knex, projections: readonly Projection[], options: { eventStoreInPostgres: boolean }): Promise<void> {
+export async function migrate(
+  db: Knex,
+  projections: readonly Projection[],
+  options: { eventStoreInPostgres: boolean },
+): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', ['migrate']);
     if (options.eventStoreInPostgres) await migrateEventStore(trx);

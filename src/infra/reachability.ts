@@ -22,22 +22,33 @@ export async function checkPostgres(url: string): Promise<void> {
   } catch (err) {
     const reason = (err as Error).message;
     if (/database .* does not exist/.test(reason)) {
-      throw new UnreachableError(`PostgreSQL at ${redact(url)}: ${reason}; create it with: createdb -h 127.0.0.1 -U postgres ${new URL(url).pathname.slice(1)}`);
+      throw new UnreachableError(
+        `PostgreSQL at ${redact(url)}: ${reason}; create it with: createdb -h 127.0.0.1 -U postgres ${new URL(url).pathname.slice(1)}`,
+      );
     }
-    throw new UnreachableError(`PostgreSQL unreachable at ${redact(url)} (${reason}); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`);
+    throw new UnreachableError(
+      `PostgreSQL unreachable at ${redact(url)} (${reason}); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`,
+    );
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
 export async function checkRedis(url: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3000,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();
     await redis.ping();
   } catch (err) {
-    throw new UnreachableError(`Redis unreachable at ${redact(url)} (${(err as Error).message}); start it with: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`);
+    throw new UnreachableError(
+      `Redis unreachable at ${redact(url)} (${(err as Error).message}); start it with: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
+    );
   } finally {
     redis.disconnect();
   }
@@ -53,7 +64,9 @@ export async function ensureDatabase(url: string): Promise<void> {
   try {
     await client.connect();
   } catch (err) {
-    throw new UnreachableError(`PostgreSQL unreachable at ${redact(admin.toString())} (${(err as Error).message}); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`);
+    throw new UnreachableError(
+      `PostgreSQL unreachable at ${redact(admin.toString())} (${(err as Error).message}); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`,
+    );
   }
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);

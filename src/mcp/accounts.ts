@@ -9,24 +9,39 @@ import type { ToolContext } from './tool.js';
 export const accountArgument = z
   .string()
   .optional()
-  .describe('an account id from connection_status; reads: omit to cover every account; writes: required when more than one account is connected');
+  .describe(
+    'an account id from connection_status; reads: omit to cover every account; writes: required when more than one account is connected',
+  );
 
 export type AccountUse = 'read' | 'write';
 
 /** The pure rule, on the caller's accounts: which of them the call covers. */
-export function selectAccounts(accounts: readonly AccountView[], account: string | undefined, use: AccountUse): AccountView[] {
+export function selectAccounts(
+  accounts: readonly AccountView[],
+  account: string | undefined,
+  use: AccountUse,
+): AccountView[] {
   if (account !== undefined) {
     const wanted = account.trim().toLowerCase();
     const found = accounts.find((a) => a.id === wanted);
-    if (!found) throw new DomainError('account_not_found', `no connected account has the id '${account}'; ${existing(accounts)}`, { accounts: accounts.map((a) => a.id) });
+    if (!found)
+      throw new DomainError(
+        'account_not_found',
+        `no connected account has the id '${account}'; ${existing(accounts)}`,
+        { accounts: accounts.map((a) => a.id) },
+      );
     return [found];
   }
   if (use === 'read') return [...accounts];
   if (accounts.length === 1) return [accounts[0]!];
   if (accounts.length === 0) throw new DomainError('account_not_found', 'no account is connected', { accounts: [] });
-  throw new DomainError('account_required', `this tool writes and ${accounts.length} accounts are connected: pass account; ${existing(accounts)}`, {
-    accounts: accounts.map((a) => a.id),
-  });
+  throw new DomainError(
+    'account_required',
+    `this tool writes and ${accounts.length} accounts are connected: pass account; ${existing(accounts)}`,
+    {
+      accounts: accounts.map((a) => a.id),
+    },
+  );
 }
 
 function existing(accounts: readonly AccountView[]): string {
@@ -51,7 +66,11 @@ export async function sellingAccountsForRead(ctx: ToolContext, account: string |
   const selling = accounts.filter((a) => a.entity_type === 'seller' && a.selling !== null);
   if (account !== undefined && selling.length === 0) {
     const a = accounts[0]!;
-    throw new DomainError('not_connected', `account ${a.id} (${a.name}) has no selling connection${a.entity_type === 'vendor' ? ' (it is a vendor account)' : ''}`, { account: a.id });
+    throw new DomainError(
+      'not_connected',
+      `account ${a.id} (${a.name}) has no selling connection${a.entity_type === 'vendor' ? ' (it is a vendor account)' : ''}`,
+      { account: a.id },
+    );
   }
   return selling;
 }

@@ -8,9 +8,17 @@ import type { ToolContext } from './tool.js';
 
 export function admissionDeps(ctx: ToolContext): AdmissionDeps {
   if (ctx.endpoint === 'demo') return { db: ctx.db, store: null, now: ctx.now(), logger: ctx.logger };
-  if (!ctx.store) throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
-  return { db: ctx.db, store: ctx.store, now: ctx.now(), logger: ctx.logger, ...(ctx.dispatch ? { notifier: ctx.dispatch } : {}) };
+  if (!ctx.store)
+    throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
+  return {
+    db: ctx.db,
+    store: ctx.store,
+    now: ctx.now(),
+    logger: ctx.logger,
+    ...(ctx.dispatch ? { notifier: ctx.dispatch } : {}),
+  };
 }
 
 /** Marks a demo answer: what would have happened, recorded nowhere. */
-export const simulation = (ctx: ToolContext): { simulated: true } | Record<string, never> => (ctx.endpoint === 'demo' ? { simulated: true } : {});
+export const simulation = (ctx: ToolContext): { simulated: true } | Record<string, never> =>
+  ctx.endpoint === 'demo' ? { simulated: true } : {};

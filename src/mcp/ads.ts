@@ -3,7 +3,12 @@ import { DomainError } from '../domain/shared/errors.js';
 import { UUID_PATTERN } from '../domain/shared/ids.js';
 import { marketplaceById } from '../domain/shared/marketplaces.js';
 import type { AccountView, ProfileView } from '../projections/accounts/queries.js';
-import { profileFreshness, targetRollups, type ProfileWindow, type Totals } from '../projections/observed/ads-queries.js';
+import {
+  profileFreshness,
+  targetRollups,
+  type ProfileWindow,
+  type Totals,
+} from '../projections/observed/ads-queries.js';
 import { accountsForRead } from './accounts.js';
 import type { ToolContext } from './tool.js';
 import { dayWindow, type DayWindow } from './window.js';
@@ -11,7 +16,10 @@ import { dayWindow, type DayWindow } from './window.js';
 // What the ads read tools share (spec 4.2, 4.6): the profiles a call covers, each with its own
 // window of profile-local report dates, the freshness of what was synced, and acos.
 
-export const stateArgument = z.enum(['enabled', 'paused', 'archived']).optional().describe('keep only rows in this state');
+export const stateArgument = z
+  .enum(['enabled', 'paused', 'archived'])
+  .optional()
+  .describe('keep only rows in this state');
 
 /** An advertising profile a read covers, with its account. */
 export interface CoveredProfile {
@@ -27,11 +35,20 @@ export interface CoveredProfile {
  */
 export async function coveredProfiles(
   ctx: ToolContext,
-  input: { account?: string | undefined; marketplace_id?: string | undefined; since?: string | undefined; until?: string | undefined },
+  input: {
+    account?: string | undefined;
+    marketplace_id?: string | undefined;
+    since?: string | undefined;
+    until?: string | undefined;
+  },
 ): Promise<CoveredProfile[]> {
   const wanted = input.marketplace_id?.trim();
   if (wanted !== undefined && !marketplaceById(wanted)) {
-    throw new DomainError('invalid', `marketplace_id: '${input.marketplace_id}' is not a marketplace id (v_marketplaces lists them, e.g. ATVPDKIKX0DER for amazon.com)`, { argument: 'marketplace_id' });
+    throw new DomainError(
+      'invalid',
+      `marketplace_id: '${input.marketplace_id}' is not a marketplace id (v_marketplaces lists them, e.g. ATVPDKIKX0DER for amazon.com)`,
+      { argument: 'marketplace_id' },
+    );
   }
   const now = ctx.now();
   dayWindow(input.since, input.until, 'UTC', now);
@@ -46,15 +63,26 @@ export async function coveredProfiles(
 export const profileKey = (accountId: string, providerProfileId: string) => `${accountId}/${providerProfileId}`;
 
 export const windowsOf = (covered: readonly CoveredProfile[]): ProfileWindow[] =>
-  covered.map((c) => ({ account_id: c.account.id, provider_profile_id: c.profile.provider_profile_id, first: c.window.first, last: c.window.last }));
+  covered.map((c) => ({
+    account_id: c.account.id,
+    provider_profile_id: c.profile.provider_profile_id,
+    first: c.window.first,
+    last: c.window.last,
+  }));
 
-export const accountIdsOf = (covered: readonly CoveredProfile[]): string[] => [...new Set(covered.map((c) => c.account.id))];
+export const accountIdsOf = (covered: readonly CoveredProfile[]): string[] => [
+  ...new Set(covered.map((c) => c.account.id)),
+];
 
 /**
  * Per covered profile: the window applied and what was synced. Zeros with a null or old
  * `latest_report_date` mean unsynced data, not zero spend.
  */
-export async function freshnessOf(ctx: ToolContext, covered: readonly CoveredProfile[], metrics: 'campaigns' | 'targeting') {
+export async function freshnessOf(
+  ctx: ToolContext,
+  covered: readonly CoveredProfile[],
+  metrics: 'campaigns' | 'targeting',
+) {
   const synced = await profileFreshness(ctx.db, accountIdsOf(covered), metrics);
   return covered.map((c) => ({
     account_id: c.account.id,
@@ -63,15 +91,27 @@ export async function freshnessOf(ctx: ToolContext, covered: readonly CoveredPro
     time_zone: c.profile.timezone,
     since: c.window.first,
     until: c.window.last,
-    ...(synced.get(profileKey(c.account.id, c.profile.provider_profile_id)) ?? { latest_report_date: null, metrics_synced_at: null, entities_synced_at: null }),
+    ...(synced.get(profileKey(c.account.id, c.profile.provider_profile_id)) ?? {
+      latest_report_date: null,
+      metrics_synced_at: null,
+      entities_synced_at: null,
+    }),
   }));
 }
 
 /** cost / sales, null when sales is zero (rounded to 4 decimals). */
-export const acos = (t: Pick<Totals, 'cost' | 'sales'>): number | null => (t.sales === 0 ? null : Math.round((t.cost / t.sales) * 10_000) / 10_000);
+export const acos = (t: Pick<Totals, 'cost' | 'sales'>): number | null =>
+  t.sales === 0 ? null : Math.round((t.cost / t.sales) * 10_000) / 10_000;
 
 /** The figures of a row as the tools state them: minor units, 7-day attributed sales, acos. */
-export const figures = (t: Totals) => ({ impressions: t.impressions, clicks: t.clicks, cost: t.cost, sales: t.sales, purchases: t.purchases, acos: acos(t) });
+export const figures = (t: Totals) => ({
+  impressions: t.impressions,
+  clicks: t.clicks,
+  cost: t.cost,
+  sales: t.sales,
+  purchases: t.purchases,
+  acos: acos(t),
+});
 
 /** The account's id and name for a row, by account id. */
 export const accountNames = (covered: readonly CoveredProfile[]) => {
@@ -92,7 +132,17 @@ export const campaignIdArgument = z
 /** Positive keywords and targeting clauses (`categories` narrows them) with their window's figures. */
 export async function targetRows(
   ctx: ToolContext,
-  input: { account?: string | undefined; marketplace_id?: string | undefined; since?: string | undefined; until?: string | undefined; campaign_id?: string | undefined; state?: string | undefined; match_type?: string | undefined; order_by: 'cost' | 'sales' | 'clicks'; limit: number },
+  input: {
+    account?: string | undefined;
+    marketplace_id?: string | undefined;
+    since?: string | undefined;
+    until?: string | undefined;
+    campaign_id?: string | undefined;
+    state?: string | undefined;
+    match_type?: string | undefined;
+    order_by: 'cost' | 'sales' | 'clicks';
+    limit: number;
+  },
   categories: readonly string[] | undefined,
 ) {
   const covered = await coveredProfiles(ctx, input);

@@ -29,11 +29,17 @@ function formatPath(path: readonly PropertyKey[]): string {
 
 /** Tool input failures: an extra key is `unknown_argument`, anything else `invalid`. */
 export function inputError(error: z.ZodError): DomainError {
-  const unknownKeys = error.issues.flatMap((i) => (i.code === 'unrecognized_keys' ? i.keys.map((k) => formatPath([...i.path, k])) : []));
+  const unknownKeys = error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys' ? i.keys.map((k) => formatPath([...i.path, k])) : [],
+  );
   if (unknownKeys.length > 0) {
-    return new DomainError('unknown_argument', `this tool does not take the argument${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((k) => `'${k}'`).join(', ')}`, {
-      arguments: unknownKeys,
-    });
+    return new DomainError(
+      'unknown_argument',
+      `this tool does not take the argument${unknownKeys.length > 1 ? 's' : ''} ${unknownKeys.map((k) => `'${k}'`).join(', ')}`,
+      {
+        arguments: unknownKeys,
+      },
+    );
   }
   const issue = error.issues[0]!;
   const argument = formatPath(issue.path) || '(arguments)';

@@ -35,7 +35,10 @@ const FILE = /^([A-Za-z0-9_-]{32})\.(csv\.gz|columns\.json)$/;
 const hashId = (id: string) => createHash('sha256').update(id).digest('hex');
 
 /** CSV with a header row; SQL NULL is an empty field, an empty string is `""`. */
-export async function gzipCsv(columns: readonly ExportColumn[], rows: ReadonlyArray<ReadonlyArray<string | null>>): Promise<Buffer> {
+export async function gzipCsv(
+  columns: readonly ExportColumn[],
+  rows: ReadonlyArray<ReadonlyArray<string | null>>,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   await pipeline(
     Readable.from(rows),
@@ -68,7 +71,11 @@ export async function saveExport(
       expires_at: db.raw(`now() + make_interval(secs => ?)`, [EXPORT_TTL_SECONDS]),
     })
     .returning<Array<{ expires_at: Date }>>('expires_at');
-  return { download_url: `/exports/${id}.csv.gz`, columns_url: `/exports/${id}.columns.json`, expires_at: saved!.expires_at.toISOString() };
+  return {
+    download_url: `/exports/${id}.csv.gz`,
+    columns_url: `/exports/${id}.columns.json`,
+    expires_at: saved!.expires_at.toISOString(),
+  };
 }
 
 /** GET /exports/<id>.csv.gz and /exports/<id>.columns.json */
@@ -77,7 +84,8 @@ export function registerExportRoutes<L extends FastifyBaseLogger>(
   deps: { db: Knex; authenticate: Authenticate },
 ): void {
   app.get<{ Params: { file: string } }>('/exports/:file', async (req, reply) => {
-    const notFound = () => reply.code(404).send({ error: 'not_found', error_description: 'no such export, or it expired' });
+    const notFound = () =>
+      reply.code(404).send({ error: 'not_found', error_description: 'no such export, or it expired' });
     const match = FILE.exec(req.params.file);
     if (!match) return notFound();
     const [, id, kind] = match;
@@ -88,7 +96,12 @@ export function registerExportRoutes<L extends FastifyBaseLogger>(
       .db(TABLE)
       .where({ id_hash: hashId(id!) })
       .where('expires_at', '>', deps.db.fn.now())
-      .first<{ user_id: string; endpoint: Endpoint; columns: ExportColumn[]; body: Buffer } | undefined>('user_id', 'endpoint', 'columns', kind === 'csv.gz' ? 'body' : deps.db.raw('null as body'));
+      .first<{ user_id: string; endpoint: Endpoint; columns: ExportColumn[]; body: Buffer } | undefined>(
+        'user_id',
+        'endpoint',
+        'columns',
+        kind === 'csv.gz' ? 'body' : deps.db.raw('null as body'),
+      );
     if (!row) return notFound();
     if (row.endpoint === 'mcp') {
       if (!user) return refuse(reply, false);
@@ -105,9 +118,14 @@ export function registerExportRoutes<L extends FastifyBaseLogger>(
 }
 
 function refuse(reply: FastifyReply, tokenGiven: boolean) {
-  const description = tokenGiven ? 'the bearer token is unknown, malformed or revoked' : 'this export needs the bearer token of the user who made it';
+  const description = tokenGiven
+    ? 'the bearer token is unknown, malformed or revoked'
+    : 'this export needs the bearer token of the user who made it';
   return reply
     .code(401)
-    .header('www-authenticate', tokenGiven ? `Bearer error="invalid_token", error_description="${description}"` : 'Bearer')
+    .header(
+      'www-authenticate',
+      tokenGiven ? `Bearer error="invalid_token", error_description="${description}"` : 'Bearer',
+    )
     .send({ error: 'invalid_token', error_description: description });
 }

@@ -7,18 +7,34 @@ import { listingsBySku, type CurrentListing } from '../projections/admission/que
  * The account's current listing with this SKU (spec 4.5): `marketplace_id` is needed only when
  * the SKU sells in several marketplaces (`ambiguous_sku`); none is `listing_not_found`.
  */
-export async function listingBySku(db: Knex, account: AccountView, sku: string, marketplaceId: string | undefined): Promise<CurrentListing> {
+export async function listingBySku(
+  db: Knex,
+  account: AccountView,
+  sku: string,
+  marketplaceId: string | undefined,
+): Promise<CurrentListing> {
   const found = await listingsBySku(db, account.id, sku);
   const listing = marketplaceId === undefined ? found[0] : found.find((l) => l.marketplace_id === marketplaceId);
   if (!listing) {
-    const where = marketplaceId === undefined ? '' : ` in marketplace ${marketplaceId}${found.length ? ` (it sells in ${found.map((l) => l.marketplace_id).join(', ')})` : ''}`;
-    throw new DomainError('listing_not_found', `sku: account ${account.id} (${account.name}) has no listing with SKU '${sku}'${where}`, { argument: 'sku' });
+    const where =
+      marketplaceId === undefined
+        ? ''
+        : ` in marketplace ${marketplaceId}${found.length ? ` (it sells in ${found.map((l) => l.marketplace_id).join(', ')})` : ''}`;
+    throw new DomainError(
+      'listing_not_found',
+      `sku: account ${account.id} (${account.name}) has no listing with SKU '${sku}'${where}`,
+      { argument: 'sku' },
+    );
   }
   if (marketplaceId === undefined && found.length > 1) {
-    throw new DomainError('ambiguous_sku', `sku: '${sku}' sells in ${found.length} marketplaces (${found.map((l) => l.marketplace_id).join(', ')}); pass marketplace_id`, {
-      argument: 'marketplace_id',
-      marketplace_ids: found.map((l) => l.marketplace_id),
-    });
+    throw new DomainError(
+      'ambiguous_sku',
+      `sku: '${sku}' sells in ${found.length} marketplaces (${found.map((l) => l.marketplace_id).join(', ')}); pass marketplace_id`,
+      {
+        argument: 'marketplace_id',
+        marketplace_ids: found.map((l) => l.marketplace_id),
+      },
+    );
   }
   return listing;
 }

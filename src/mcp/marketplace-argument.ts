@@ -6,7 +6,8 @@ export const marketplaceIdArgument = z
   .string()
   .trim()
   .refine((id) => marketplaceById(id) !== undefined, {
-    error: (issue) => `'${String(issue.input)}' is not a marketplace id (e.g. ATVPDKIKX0DER for Amazon.com; see v_marketplaces)`,
+    error: (issue) =>
+      `'${String(issue.input)}' is not a marketplace id (e.g. ATVPDKIKX0DER for Amazon.com; see v_marketplaces)`,
   })
   .optional()
   .describe('a marketplace id, e.g. ATVPDKIKX0DER (Amazon.com)');

@@ -12,19 +12,30 @@ import { TOOLS } from './tools/index.js';
  * `context` is asked once per tool call.
  */
 export function buildMcpServer(context: () => ToolContext): McpServer {
-  const server = new McpServer({ name: 'marketplace-automation-service', version: SERVICE_VERSION }, { capabilities: { tools: {} } });
+  const server = new McpServer(
+    { name: 'marketplace-automation-service', version: SERVICE_VERSION },
+    { capabilities: { tools: {} } },
+  );
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
   server.server.setRequestHandler(ListToolsRequestSchema, async () => {
     const { db, userId, endpoint } = context();
     const vendorOnly = await isVendorOnly(db, userId);
-    return { tools: TOOLS.filter((t) => !(vendorOnly && t.sellerOnly) && !(endpoint === 'demo' && t.notOnDemo)).map((t) => t.listing) };
+    return {
+      tools: TOOLS.filter((t) => !(vendorOnly && t.sellerOnly) && !(endpoint === 'demo' && t.notOnDemo)).map(
+        (t) => t.listing,
+      ),
+    };
   });
   server.server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool '${request.params.name}'`);
     const ctx = context();
     // as absent there as an unknown tool (spec 4.1 availability)
-    if (ctx.endpoint === 'demo' && tool.notOnDemo) throw new McpError(ErrorCode.InvalidParams, `the tool '${tool.name}' is not available on the demo endpoint; use /mcp with your own accounts`);
+    if (ctx.endpoint === 'demo' && tool.notOnDemo)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `the tool '${tool.name}' is not available on the demo endpoint; use /mcp with your own accounts`,
+      );
     return tool.call(request.params.arguments, ctx);
   });
   server.registerResource(

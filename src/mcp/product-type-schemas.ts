@@ -33,7 +33,14 @@ export interface CachedProductTypeSchema {
 }
 
 /** The definition and schema from the cache while younger than 24 hours, else from the provider. */
-export async function productTypeSchema(db: Knex, marketplace: MarketplaceAccess, refreshToken: string, productType: string, marketplaceId: string, now: Date): Promise<CachedProductTypeSchema> {
+export async function productTypeSchema(
+  db: Knex,
+  marketplace: MarketplaceAccess,
+  refreshToken: string,
+  productType: string,
+  marketplaceId: string,
+  now: Date,
+): Promise<CachedProductTypeSchema> {
   const cached: CachedProductTypeSchema | undefined = await db
     .withSchema('cache')
     .table(TABLE)
@@ -41,14 +48,27 @@ export async function productTypeSchema(db: Knex, marketplace: MarketplaceAccess
     .where('fetched_at', '>', new Date(now.getTime() - PRODUCT_TYPE_SCHEMA_TTL_MS))
     .first('definition', 'schema', 'fetched_at');
   if (cached) return cached;
-  const client = createSellingClient({ endpoint: marketplace.sellingApiUrl, lwa: marketplace.lwa, refreshToken, ...(marketplace.retry ? { retry: marketplace.retry } : {}) });
-  const definition = await client.definitions.getDefinitionsProductType(productType, marketplaceId, { requirements: 'LISTING' }).catch((err: unknown) => {
-    throw failure(err, productType, marketplaceId, true);
+  const client = createSellingClient({
+    endpoint: marketplace.sellingApiUrl,
+    lwa: marketplace.lwa,
+    refreshToken,
+    ...(marketplace.retry ? { retry: marketplace.retry } : {}),
   });
+  const definition = await client.definitions
+    .getDefinitionsProductType(productType, marketplaceId, { requirements: 'LISTING' })
+    .catch((err: unknown) => {
+      throw failure(err, productType, marketplaceId, true);
+    });
   const schema = await client.definitions.getSchemaDocument(definition).catch((err: unknown) => {
     throw failure(err, productType, marketplaceId, false);
   });
-  const entry = { product_type: productType, marketplace_id: marketplaceId, definition: JSON.stringify(definition), schema: JSON.stringify(schema), fetched_at: now };
+  const entry = {
+    product_type: productType,
+    marketplace_id: marketplaceId,
+    definition: JSON.stringify(definition),
+    schema: JSON.stringify(schema),
+    fetched_at: now,
+  };
   await db.withSchema('cache').table(TABLE).insert(entry).onConflict(['product_type', 'marketplace_id']).merge();
   return { definition, schema, fetched_at: now };
 }
@@ -61,7 +81,12 @@ function failure(err: unknown, productType: string, marketplaceId: string, defin
   if (!(err instanceof MarketplaceError)) return err;
   const what = `the product type definition of ${productType} in ${marketplaceId}`;
   const why = `${err.status ?? 'no answer'}${err.code ? ` ${err.code}` : ''}`;
-  if (definitionStep && err.status === 404) return new DomainError('not_found', `the marketplace has no product type definition ${productType} for marketplace ${marketplaceId}`, { product_type: productType, marketplace_id: marketplaceId });
+  if (definitionStep && err.status === 404)
+    return new DomainError(
+      'not_found',
+      `the marketplace has no product type definition ${productType} for marketplace ${marketplaceId}`,
+      { product_type: productType, marketplace_id: marketplaceId },
+    );
   if (!err.retryable && err.status !== null && err.status < 500 && err.code !== 'invalid_response') {
     return new DomainError('amazon_error', `the marketplace refused ${what} (${why})`, { status: err.status });
   }

@@ -11,7 +11,11 @@ export const QUERY_LIMIT = { calls: 300, windowSeconds: 3600 } as const;
 const TABLE = `${QUERY_DATA_SCHEMA}.calls`;
 
 /** Records a call, or throws `throttled` saying when the oldest call in the window leaves it. */
-export async function takeQuerySlot(db: Knex, userId: string, limit: { calls: number; windowSeconds: number } = QUERY_LIMIT): Promise<void> {
+export async function takeQuerySlot(
+  db: Knex,
+  userId: string,
+  limit: { calls: number; windowSeconds: number } = QUERY_LIMIT,
+): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', ['query_data', userId]);
     const window = trx.raw('now() - make_interval(secs => ?)', [limit.windowSeconds]);
@@ -23,7 +27,11 @@ export async function takeQuerySlot(db: Knex, userId: string, limit: { calls: nu
     const { calls, wait } = rows[0] as { calls: number; wait: number | null };
     if (calls >= limit.calls) {
       const seconds = Math.max(1, wait ?? 1);
-      throw new DomainError('throttled', `${limit.calls} query_data calls per ${limit.windowSeconds} seconds: retry in ${seconds} seconds`, { retry_after_seconds: seconds });
+      throw new DomainError(
+        'throttled',
+        `${limit.calls} query_data calls per ${limit.windowSeconds} seconds: retry in ${seconds} seconds`,
+        { retry_after_seconds: seconds },
+      );
     }
     await trx(TABLE).insert({ user_id: userId, at: trx.fn.now() });
   });

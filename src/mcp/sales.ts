@@ -30,15 +30,26 @@ export interface SalesReach {
  */
 export async function salesReach(
   ctx: ToolContext,
-  input: { since?: string | undefined; until?: string | undefined; marketplace_id?: string | undefined; account?: string | undefined },
+  input: {
+    since?: string | undefined;
+    until?: string | undefined;
+    marketplace_id?: string | undefined;
+    account?: string | undefined;
+  },
 ): Promise<SalesReach> {
   const wanted = input.marketplace_id;
   const sellers = await sellingAccountsForRead(ctx, input.account);
   const marketplacesOf = (a: AccountView) =>
-    (a.selling?.marketplaces ?? []).filter((m) => m.participating && (wanted === undefined || m.marketplace_id === wanted)).map((m) => m.marketplace_id);
+    (a.selling?.marketplaces ?? [])
+      .filter((m) => m.participating && (wanted === undefined || m.marketplace_id === wanted))
+      .map((m) => m.marketplace_id);
   const covered = new Set([...sellers.flatMap(marketplacesOf), ...(wanted === undefined ? [] : [wanted])]);
   const now = ctx.now();
-  const windows = MARKETPLACES.filter((m) => covered.has(m.id)).map((m) => ({ marketplace_id: m.id, time_zone: m.timeZone, ...dayWindow(input.since, input.until, m.timeZone, now) }));
+  const windows = MARKETPLACES.filter((m) => covered.has(m.id)).map((m) => ({
+    marketplace_id: m.id,
+    time_zone: m.timeZone,
+    ...dayWindow(input.since, input.until, m.timeZone, now),
+  }));
   // nothing to cover: the arguments are still checked
   if (windows.length === 0) dayWindow(input.since, input.until, 'UTC', now);
   return { sellers, windows: windows.map(stated), scopes: scopesOf(sellers, windows, marketplacesOf) };
@@ -52,7 +63,11 @@ const stated = (w: { marketplace_id: string; time_zone: string } & DayWindow): M
   days: w.days,
 });
 
-function scopesOf(sellers: AccountView[], windows: Array<{ marketplace_id: string; time_zone: string } & DayWindow>, marketplacesOf: (a: AccountView) => string[]): SalesScope[] {
+function scopesOf(
+  sellers: AccountView[],
+  windows: Array<{ marketplace_id: string; time_zone: string } & DayWindow>,
+  marketplacesOf: (a: AccountView) => string[],
+): SalesScope[] {
   return sellers.flatMap((a) =>
     marketplacesOf(a).map((id) => {
       const w = windows.find((x) => x.marketplace_id === id)!;
@@ -78,7 +93,10 @@ export function previousReach(reach: SalesReach): SalesReach {
 }
 
 /** `{ account_id, account_name, ...row }` for rows carrying an account_id of the reach. */
-export function withAccountNames<T extends { account_id: string }>(reach: SalesReach, rows: readonly T[]): Array<{ account_id: string; account_name: string } & Omit<T, 'account_id'>> {
+export function withAccountNames<T extends { account_id: string }>(
+  reach: SalesReach,
+  rows: readonly T[],
+): Array<{ account_id: string; account_name: string } & Omit<T, 'account_id'>> {
   const names = new Map(reach.sellers.map((a) => [a.id, a.name]));
   return rows.map(({ account_id, ...rest }) => ({ account_id, account_name: names.get(account_id) ?? '', ...rest }));
 }

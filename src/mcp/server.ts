@@ -52,7 +52,9 @@ export function buildHttpServer(deps: HttpServerDeps) {
     const status = err.statusCode ?? 500;
     if (status < 500) return reply.code(status).send({ error: 'invalid_request', error_description: err.message });
     req.log.error({ err }, 'request failed');
-    return reply.code(503).send({ error: 'unavailable', error_description: 'the service could not answer; retry later' });
+    return reply
+      .code(503)
+      .send({ error: 'unavailable', error_description: 'the service could not answer; retry later' });
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -61,7 +63,9 @@ export function buildHttpServer(deps: HttpServerDeps) {
   app.get(WELL_KNOWN, metadata);
   app.get(`${WELL_KNOWN}/mcp`, metadata);
   registerExportRoutes(app, { db: deps.db, authenticate: deps.authenticate });
-  app.get('/docs/authentication', async (_req, reply) => reply.type('text/markdown; charset=utf-8').send(AUTHENTICATION_DOC));
+  app.get('/docs/authentication', async (_req, reply) =>
+    reply.type('text/markdown; charset=utf-8').send(AUTHENTICATION_DOC),
+  );
 
   async function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string) {
     // Stateless: no session to resume (GET) or end (DELETE); every message is a POST.
@@ -69,12 +73,32 @@ export function buildHttpServer(deps: HttpServerDeps) {
       return reply
         .code(405)
         .header('allow', 'POST')
-        .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless; send each message as a POST' }, id: null });
+        .send({
+          jsonrpc: '2.0',
+          error: {
+            code: -32000,
+            message: 'Method not allowed: this endpoint is stateless; send each message as a POST',
+          },
+          id: null,
+        });
     }
-    const server = buildMcpServer(() => ({ db: deps.db, userId, endpoint, logger: req.log, requestId: req.id, now: deps.now ?? (() => new Date()), ...(deps.store ? { store: deps.store } : {}), ...(deps.dispatch ? { dispatch: deps.dispatch } : {}), ...(deps.marketplace ? { marketplace: deps.marketplace } : {}) }));
+    const server = buildMcpServer(() => ({
+      db: deps.db,
+      userId,
+      endpoint,
+      logger: req.log,
+      requestId: req.id,
+      now: deps.now ?? (() => new Date()),
+      ...(deps.store ? { store: deps.store } : {}),
+      ...(deps.dispatch ? { dispatch: deps.dispatch } : {}),
+      ...(deps.marketplace ? { marketplace: deps.marketplace } : {}),
+    }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
-    reply.raw.on('close', () => void server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the mcp server failed')));
+    reply.raw.on(
+      'close',
+      () => void server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the mcp server failed')),
+    );
     try {
       await server.connect(transport);
       await transport.handleRequest(req.raw, reply.raw, req.body);
@@ -90,8 +114,14 @@ export function buildHttpServer(deps: HttpServerDeps) {
 
   async function refuse(req: FastifyRequest, reply: FastifyReply, tokenGiven: boolean) {
     const description = tokenGiven ? 'the bearer token is unknown, malformed or revoked' : 'a bearer token is required';
-    const params = [...(tokenGiven ? ['error="invalid_token"', `error_description="${description}"`] : []), `resource_metadata="${baseUrl(req)}${WELL_KNOWN}/mcp"`];
-    return reply.code(401).header('www-authenticate', `Bearer ${params.join(', ')}`).send({ error: 'invalid_token', error_description: description });
+    const params = [
+      ...(tokenGiven ? ['error="invalid_token"', `error_description="${description}"`] : []),
+      `resource_metadata="${baseUrl(req)}${WELL_KNOWN}/mcp"`,
+    ];
+    return reply
+      .code(401)
+      .header('www-authenticate', `Bearer ${params.join(', ')}`)
+      .send({ error: 'invalid_token', error_description: description });
   }
 
   const methods = ['POST', 'GET', 'DELETE'] as const;
@@ -105,7 +135,11 @@ export function buildHttpServer(deps: HttpServerDeps) {
       return serveMcp(req, reply, 'mcp', user.userId);
     },
   });
-  app.route({ method: [...methods], url: '/demo/mcp', handler: (req, reply) => serveMcp(req, reply, 'demo', deps.demoUserId) });
+  app.route({
+    method: [...methods],
+    url: '/demo/mcp',
+    handler: (req, reply) => serveMcp(req, reply, 'demo', deps.demoUserId),
+  });
 
   return app;
 }

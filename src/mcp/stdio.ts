@@ -18,10 +18,22 @@ async function main(): Promise<void> {
   const store = createEventStore(config);
   const server = buildMcpServer(() => {
     const requestId = randomUUID();
-    return { db, userId, endpoint, logger: logger.child({ reqId: requestId }), requestId, now: () => new Date(), store };
+    return {
+      db,
+      userId,
+      endpoint,
+      logger: logger.child({ reqId: requestId }),
+      requestId,
+      now: () => new Date(),
+      store,
+    };
   });
   let closing: Promise<void> | undefined;
-  const shutdown = () => (closing ??= server.close().then(() => Promise.all([db.destroy(), store.close()])).then(() => undefined));
+  const shutdown = () =>
+    (closing ??= server
+      .close()
+      .then(() => Promise.all([db.destroy(), store.close()]))
+      .then(() => undefined));
   // the agent closing our stdin ends the session like a signal does
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown());
   process.stdin.once('end', () => void shutdown());

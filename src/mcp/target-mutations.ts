@@ -7,7 +7,15 @@ import { receiptsForTargets, type Receipt } from '../projections/mutations/queri
  * receipt of the row's target plus the latest settled one, oldest first; a creation's receipt
  * sits on its parent. One query for the whole page.
  */
-export async function withMutations<T extends { id: string }>(db: Knex, type: TargetType, rows: readonly T[]): Promise<Array<T & { mutations: Receipt[] }>> {
-  const receipts = await receiptsForTargets(db, type, rows.map((r) => r.id));
+export async function withMutations<T extends { id: string }>(
+  db: Knex,
+  type: TargetType,
+  rows: readonly T[],
+): Promise<Array<T & { mutations: Receipt[] }>> {
+  const receipts = await receiptsForTargets(
+    db,
+    type,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({ ...r, mutations: receipts.get(r.id) ?? [] }));
 }

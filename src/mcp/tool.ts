@@ -79,14 +79,25 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
     async call(args, ctx) {
       const started = performance.now();
       const log = (level: 'info' | 'error', fields: Record<string, unknown>) =>
-        ctx.logger[level]({ tool: spec.name, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, ...fields }, 'tool call');
+        ctx.logger[level](
+          { tool: spec.name, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, ...fields },
+          'tool call',
+        );
       try {
         const parsed = schema.safeParse(args ?? {});
         if (!parsed.success) throw inputError(parsed.error);
         const unstorable = unstorableTextAt(parsed.data);
-        if (unstorable) throw new DomainError('invalid', `${unstorable}: holds a NUL character (\\u0000) or a lone UTF-16 surrogate, which cannot be stored; remove it`, { argument: unstorable });
+        if (unstorable)
+          throw new DomainError(
+            'invalid',
+            `${unstorable}: holds a NUL character (\\u0000) or a lone UTF-16 surrogate, which cannot be stored; remove it`,
+            { argument: unstorable },
+          );
         if (spec.sellerOnly && (await isVendorOnly(ctx.db, ctx.userId))) {
-          throw new DomainError('not_connected', `${spec.name} reads seller data and every account you have is a vendor account (no selling connection)`);
+          throw new DomainError(
+            'not_connected',
+            `${spec.name} reads seller data and every account you have is a vendor account (no selling connection)`,
+          );
         }
         const result = jsonResult(await spec.handler(parsed.data, ctx));
         log('info', { outcome: 'ok' });

@@ -7,7 +7,10 @@ import { DomainError } from '../domain/shared/errors.js';
 // - Day windows (sales in the marketplace's local time, ads on the profile-local report date):
 //   whole calendar days; default the trailing 30 days ending today; span at most 400 days.
 
-export const sinceArgument = z.string().optional().describe('ISO 8601 date or timestamp: start of the window (a bare date is a whole day)');
+export const sinceArgument = z
+  .string()
+  .optional()
+  .describe('ISO 8601 date or timestamp: start of the window (a bare date is a whole day)');
 export const untilArgument = z
   .string()
   .optional()
@@ -37,16 +40,21 @@ function isRealDate(value: string): boolean {
 export function parseBound(name: 'since' | 'until', value: string): Bound {
   const v = value.trim();
   if (DATE.test(v)) {
-    if (!isRealDate(v)) throw new DomainError('invalid_window', `${name}: '${value}' is not a calendar date`, { argument: name });
+    if (!isRealDate(v))
+      throw new DomainError('invalid_window', `${name}: '${value}' is not a calendar date`, { argument: name });
     return { kind: 'date', date: v };
   }
   if (INSTANT.test(v) && isRealDate(v.slice(0, 10))) {
     const at = new Date(v);
     if (!Number.isNaN(at.getTime())) return { kind: 'instant', at };
   }
-  throw new DomainError('invalid_window', `${name}: '${value}' is not an ISO 8601 date (YYYY-MM-DD) or timestamp with an offset (YYYY-MM-DDThh:mm:ssZ)`, {
-    argument: name,
-  });
+  throw new DomainError(
+    'invalid_window',
+    `${name}: '${value}' is not an ISO 8601 date (YYYY-MM-DD) or timestamp with an offset (YYYY-MM-DDThh:mm:ssZ)`,
+    {
+      argument: name,
+    },
+  );
 }
 
 export interface InstantWindow {
@@ -77,8 +85,10 @@ export function localDate(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }
 
-export const addDays = (date: string, days: number): string => new Date(startOfUtcDay(date).getTime() + days * DAY_MS).toISOString().slice(0, 10);
-export const daysBetween = (first: string, last: string): number => Math.round((startOfUtcDay(last).getTime() - startOfUtcDay(first).getTime()) / DAY_MS);
+export const addDays = (date: string, days: number): string =>
+  new Date(startOfUtcDay(date).getTime() + days * DAY_MS).toISOString().slice(0, 10);
+export const daysBetween = (first: string, last: string): number =>
+  Math.round((startOfUtcDay(last).getTime() - startOfUtcDay(first).getTime()) / DAY_MS);
 
 export interface DayWindow {
   /** first local day, inclusive */
@@ -93,14 +103,37 @@ export interface DayWindow {
  * local day that contains it (`until` exclusive: the day of the instant just before it).
  * Defaults: `until` today, `since` so that the window holds 30 days.
  */
-export function dayWindow(since: string | undefined, until: string | undefined, timeZone: string, now: Date, maxDays = MAX_WINDOW_DAYS): DayWindow {
+export function dayWindow(
+  since: string | undefined,
+  until: string | undefined,
+  timeZone: string,
+  now: Date,
+  maxDays = MAX_WINDOW_DAYS,
+): DayWindow {
   const s = since === undefined ? undefined : parseBound('since', since);
   const u = until === undefined ? undefined : parseBound('until', until);
-  const last = u === undefined ? localDate(now, timeZone) : u.kind === 'date' ? u.date : localDate(new Date(u.at.getTime() - 1), timeZone);
-  const first = s === undefined ? addDays(last, -(DEFAULT_WINDOW_DAYS - 1)) : s.kind === 'date' ? s.date : localDate(s.at, timeZone);
+  const last =
+    u === undefined
+      ? localDate(now, timeZone)
+      : u.kind === 'date'
+        ? u.date
+        : localDate(new Date(u.at.getTime() - 1), timeZone);
+  const first =
+    s === undefined
+      ? addDays(last, -(DEFAULT_WINDOW_DAYS - 1))
+      : s.kind === 'date'
+        ? s.date
+        : localDate(s.at, timeZone);
   const days = daysBetween(first, last) + 1;
-  if (days < 1) throw new DomainError('invalid_window', `since (${since ?? first}) is after until (${until ?? last})`, { argument: 'since' });
-  if (days > maxDays) throw new DomainError('invalid_window', `the window spans ${days} days; at most ${maxDays}`, { argument: 'since', max_days: maxDays });
+  if (days < 1)
+    throw new DomainError('invalid_window', `since (${since ?? first}) is after until (${until ?? last})`, {
+      argument: 'since',
+    });
+  if (days > maxDays)
+    throw new DomainError('invalid_window', `the window spans ${days} days; at most ${maxDays}`, {
+      argument: 'since',
+      max_days: maxDays,
+    });
   return { first, last, days };
 }
 

@@ -9,13 +9,20 @@ export class ApplyError extends Error {
     readonly event: RecordedEvent,
     override readonly cause: unknown,
   ) {
-    super(`projection ${projection} failed on event ${event.id} (${event.type} in ${event.streamId}): ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(
+      `projection ${projection} failed on event ${event.id} (${event.type} in ${event.streamId}): ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
     this.name = 'ApplyError';
   }
 }
 
 /** Applies the events the projection handles, in order; other events are skipped. */
-export async function applyEvents(trx: Knex.Transaction, projection: Projection, events: readonly RecordedEvent[], schema: string): Promise<void> {
+export async function applyEvents(
+  trx: Knex.Transaction,
+  projection: Projection,
+  events: readonly RecordedEvent[],
+  schema: string,
+): Promise<void> {
   for (const event of events) {
     if (!projection.handles.includes(event.type)) continue;
     try {

@@ -40,7 +40,10 @@ export async function readCheckpoints(db: Knex | Knex.Transaction): Promise<Map<
       {
         name: r.name,
         version: r.version,
-        position: r.commit_position === null ? null : { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position ?? 0) },
+        position:
+          r.commit_position === null
+            ? null
+            : { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position ?? 0) },
       },
     ]),
   );
@@ -53,7 +56,13 @@ const positionParams = (p: Position | null) => [p?.commit.toString() ?? null, p?
  * False means another process (or a rebuild's swap) moved it: the caller must roll back.
  * The row lock it takes serialises concurrent projectors of the same projection.
  */
-export async function advanceCheckpoint(trx: Knex.Transaction, name: string, version: number, from: Position | null, to: Position): Promise<boolean> {
+export async function advanceCheckpoint(
+  trx: Knex.Transaction,
+  name: string,
+  version: number,
+  from: Position | null,
+  to: Position,
+): Promise<boolean> {
   const result = await trx.raw(
     `update ${TABLE} set commit_position = ?, prepare_position = ?, updated_at = now()
      where name = ? and version = ?
@@ -63,7 +72,12 @@ export async function advanceCheckpoint(trx: Knex.Transaction, name: string, ver
   return result.rowCount === 1;
 }
 
-export async function setCheckpoint(db: Knex | Knex.Transaction, name: string, version: number, position: Position | null): Promise<void> {
+export async function setCheckpoint(
+  db: Knex | Knex.Transaction,
+  name: string,
+  version: number,
+  position: Position | null,
+): Promise<void> {
   await db.raw(
     `insert into ${TABLE} (name, version, commit_position, prepare_position) values (?, ?, ?, ?)
      on conflict (name) do update set version = excluded.version, commit_position = excluded.commit_position,

@@ -9,7 +9,10 @@ const BATCH = 'projection';
 const REBUILD = 'projection-rebuild';
 
 export async function tryLockProjectionShared(trx: Knex.Transaction, name: string): Promise<boolean> {
-  const { rows } = await trx.raw('select pg_try_advisory_xact_lock_shared(hashtext(?), hashtext(?)) as ok', [BATCH, name]);
+  const { rows } = await trx.raw('select pg_try_advisory_xact_lock_shared(hashtext(?), hashtext(?)) as ok', [
+    BATCH,
+    name,
+  ]);
   return rows[0].ok === true;
 }
 
@@ -31,7 +34,9 @@ export async function withRebuildLock<T>(db: Knex, name: string, fn: () => Promi
   const client = db.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
   const conn = await client.acquireConnection();
   try {
-    const { rows } = await db.raw('select pg_try_advisory_lock(hashtext(?), hashtext(?)) as ok', [REBUILD, name]).connection(conn);
+    const { rows } = await db
+      .raw('select pg_try_advisory_lock(hashtext(?), hashtext(?)) as ok', [REBUILD, name])
+      .connection(conn);
     if (rows[0].ok !== true) throw new RebuildInProgressError(name);
     try {
       return await fn();

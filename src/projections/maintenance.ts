@@ -22,7 +22,11 @@ export async function analyzeStaleTables(db: Knex, schema: string = READ_MODEL_S
 }
 
 /** Runs `analyzeStaleTables` every `everyMs` until stopped; a failed round is logged and retried next time. */
-export function startTableMaintenance(db: Knex, logger: Pick<Logger, 'info' | 'warn'>, everyMs: number): { stop(): Promise<void> } {
+export function startTableMaintenance(
+  db: Knex,
+  logger: Pick<Logger, 'info' | 'warn'>,
+  everyMs: number,
+): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
   const round = () => {
     running = analyzeStaleTables(db).then(

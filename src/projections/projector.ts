@@ -196,14 +196,18 @@ export class Projector {
         // A rebuild is swapping this projection's tables in: skip it this round.
         if (!(await tryLockProjectionShared(trx, p.name))) return 'paused';
         // First statement that writes: nothing to roll back if another process got there first.
-        if (!(await advanceCheckpoint(trx, p.name, p.version, cp.position, events[events.length - 1]!.position))) return 'conflict';
+        if (!(await advanceCheckpoint(trx, p.name, p.version, cp.position, events[events.length - 1]!.position)))
+          return 'conflict';
         await applyEvents(trx, p, events, READ_MODEL_SCHEMA);
         return 'applied';
       });
     } catch (err) {
       if (!(err instanceof ApplyError)) throw err;
       this.failures.set(p.name, err);
-      this.logger?.error({ err: err.cause, projection: p.name, eventId: err.event.id, eventType: err.event.type }, 'projection stopped: apply failed');
+      this.logger?.error(
+        { err: err.cause, projection: p.name, eventId: err.event.id, eventType: err.event.type },
+        'projection stopped: apply failed',
+      );
       return 'failed';
     }
   }

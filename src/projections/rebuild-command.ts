@@ -29,7 +29,9 @@ export async function runRebuildCommand(argv: string[], deps: RebuildCommandDeps
   // The port has no count; a rebuild reads the whole log anyway, so one more pass sizes the bar.
   const total = await countEvents(deps.store);
   for (const projection of selected) {
-    const progress = output.isTTY ? barProgress(output, projection.name, total) : lineProgress(output, projection.name, total);
+    const progress = output.isTTY
+      ? barProgress(output, projection.name, total)
+      : lineProgress(output, projection.name, total);
     try {
       // The logger's lines would tear the bar apart; they go along with plain lines only.
       const { eventsRead } = await rebuildProjection(deps.db, deps.store, projection, {
@@ -72,7 +74,11 @@ interface Progress {
 
 function barProgress(stream: NodeJS.WritableStream, name: string, total: number): Progress {
   const bar = new cliProgress.SingleBar(
-    { stream, format: `${name} [{bar}] {percentage}% | {value}/{total} events | {duration_formatted}`, hideCursor: true },
+    {
+      stream,
+      format: `${name} [{bar}] {percentage}% | {value}/{total} events | {duration_formatted}`,
+      hideCursor: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   bar.start(total, 0);

@@ -63,12 +63,22 @@ export async function buildInto(
  * this projection, applies the events appended meanwhile, replaces the live tables (views
  * over them are recreated) and sets the checkpoint to the rebuilt position and version.
  */
-export async function rebuildProjection(db: Knex, store: EventStore, projection: Projection, options: RebuildOptions = {}): Promise<{ eventsRead: number }> {
+export async function rebuildProjection(
+  db: Knex,
+  store: EventStore,
+  projection: Projection,
+  options: RebuildOptions = {},
+): Promise<{ eventsRead: number }> {
   assertProjectionNames([projection]);
   return withRebuildLock(db, projection.name, () => rebuildLocked(db, store, projection, options));
 }
 
-async function rebuildLocked(db: Knex, store: EventStore, projection: Projection, options: RebuildOptions): Promise<{ eventsRead: number }> {
+async function rebuildLocked(
+  db: Knex,
+  store: EventStore,
+  projection: Projection,
+  options: RebuildOptions,
+): Promise<{ eventsRead: number }> {
   const schema = rebuildSchemaName(projection.name);
   const started = Date.now();
   options.logger?.info({ projection: projection.name, version: projection.version }, 'rebuild started');
@@ -87,13 +97,18 @@ async function rebuildLocked(db: Knex, store: EventStore, projection: Projection
     await swapTables(trx, projection, schema);
     await setCheckpoint(trx, projection.name, projection.version, position);
   });
-  options.logger?.info({ projection: projection.name, version: projection.version, eventsRead, ms: Date.now() - started }, 'rebuild swapped in');
+  options.logger?.info(
+    { projection: projection.name, version: projection.version, eventsRead, ms: Date.now() - started },
+    'rebuild swapped in',
+  );
   return { eventsRead };
 }
 
 async function swapTables(trx: Knex.Transaction, projection: Projection, schema: string): Promise<void> {
   const live = projection.tables.map((t) => `${READ_MODEL_SCHEMA}.${t}`);
-  const existing = (await trx.raw('select t from unnest(?::text[]) t where to_regclass(t) is not null', [live])).rows.map((r: { t: string }) => r.t);
+  const existing = (
+    await trx.raw('select t from unnest(?::text[]) t where to_regclass(t) is not null', [live])
+  ).rows.map((r: { t: string }) => r.t);
   const views = await dropDependentViews(trx, existing);
   for (const t of projection.tables) await trx.raw('drop table if exists ??.??', [READ_MODEL_SCHEMA, t]);
   for (const t of projection.tables) await trx.raw('alter table ??.?? set schema ??', [schema, t, READ_MODEL_SCHEMA]);
@@ -106,7 +121,12 @@ async function swapTables(trx: Knex.Transaction, projection: Projection, schema:
  * Rebuilds every projection whose checkpoint is missing or older than its code's version.
  * A projection another process is already rebuilding is left to that process.
  */
-export async function rebuildOutdatedProjections(db: Knex, store: EventStore, projections: readonly Projection[], options: RebuildOptions = {}): Promise<string[]> {
+export async function rebuildOutdatedProjections(
+  db: Knex,
+  store: EventStore,
+  projections: readonly Projection[],
+  options: RebuildOptions = {},
+): Promise<string[]> {
   assertProjectionNames(projections);
   const outdated = async (p: Projection) => {
     const cp = (await readCheckpoints(db)).get(p.name);

@@ -19,4 +19,20 @@ import { admissionProjection } from './admission/projection.js';
  * Every projection the service runs, migrates and can rebuild. One import per projection;
  * add yours to the array.
  */
-export const projections: Projection[] = [authProjection, accountsProjection, observationsProjection, economicsProjection, listingsProjection, catalogItemsProjection, ordersProjection, fbaInventoryProjection, adsProjection, searchQueryProjection, couponsProjection, promotionsProjection, vendorProjection, mutationsProjection, admissionProjection];
+export const projections: Projection[] = [
+  authProjection,
+  accountsProjection,
+  observationsProjection,
+  economicsProjection,
+  listingsProjection,
+  catalogItemsProjection,
+  ordersProjection,
+  fbaInventoryProjection,
+  adsProjection,
+  searchQueryProjection,
+  couponsProjection,
+  promotionsProjection,
+  vendorProjection,
+  mutationsProjection,
+  admissionProjection,
+];

@@ -20,7 +20,10 @@ export function assertProjectionNames(projections: readonly Projection[]): void 
  * them from position zero). A projection whose code is newer than its checkpoint keeps its
  * old tables here: `rebuildOutdatedProjections` (run by `Projector.start`) replaces them.
  */
-export async function migrateProjections(db: Knex | Knex.Transaction, projections: readonly Projection[]): Promise<void> {
+export async function migrateProjections(
+  db: Knex | Knex.Transaction,
+  projections: readonly Projection[],
+): Promise<void> {
   assertProjectionNames(projections);
   await db.raw('create schema if not exists ??', [READ_MODEL_SCHEMA]);
   await createCheckpointsTable(db);

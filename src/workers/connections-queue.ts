@@ -26,7 +26,12 @@ export function connectionsQueue(connection: Redis, prefix: string): Queue<Conne
   return new Queue<ConnectionSyncJob>(CONNECTIONS_QUEUE, {
     connection,
     prefix,
-    defaultJobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: 100, removeOnFail: 500 },
+    defaultJobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: 100,
+      removeOnFail: 500,
+    },
   });
 }
 
@@ -46,15 +51,28 @@ export const ACCOUNT_SHOWN_WAIT = { inJobMs: 2_000, recheckMs: 1_000, givenUpAft
  * projected (selling connected, marketplaces not yet) found nothing to read and waited for its
  * next run, hours later.
  */
-export async function accountShown(db: Knex, ctx: CommandContext, account_id: string, withinMs: number): Promise<boolean> {
+export async function accountShown(
+  db: Knex,
+  ctx: CommandContext,
+  account_id: string,
+  withinMs: number,
+): Promise<boolean> {
   const last = (await ctx.store.readStream(streamName('account', account_id))).at(-1);
   if (!last) return true;
   return pollUntil(() => hasApplied(db, accountsProjection.name, last.position), withinMs, 100);
 }
 
-export function connectionsWorker(
-  deps: { connection: Redis; prefix: string; db: Knex; ctx: CommandContext; lwa: LwaClient; endpoints: MarketplaceEndpoints; credentials: CredentialsLookup; logger: Logger; shownWait?: typeof ACCOUNT_SHOWN_WAIT },
-): Worker<ConnectionSyncJob> {
+export function connectionsWorker(deps: {
+  connection: Redis;
+  prefix: string;
+  db: Knex;
+  ctx: CommandContext;
+  lwa: LwaClient;
+  endpoints: MarketplaceEndpoints;
+  credentials: CredentialsLookup;
+  logger: Logger;
+  shownWait?: typeof ACCOUNT_SHOWN_WAIT;
+}): Worker<ConnectionSyncJob> {
   const wait = deps.shownWait ?? ACCOUNT_SHOWN_WAIT;
   return new Worker<ConnectionSyncJob>(
     CONNECTIONS_QUEUE,
@@ -63,11 +81,16 @@ export function connectionsWorker(
       const credentials = deps.credentials(name);
       if (!credentials) throw new UnrecoverableError(`no credential set named ${name} is configured`);
       // a job back from waiting for the read model has read the marketplace already
-      const recorded = job.data.recorded ?? (await withRetryPolicy(() => syncConnections(deps, { ...job.data, ...credentials, credentials: name }))).recorded;
+      const recorded =
+        job.data.recorded ??
+        (await withRetryPolicy(() => syncConnections(deps, { ...job.data, ...credentials, credentials: name })))
+          .recorded;
       if (await accountShown(deps.db, deps.ctx, job.data.account_id, wait.inJobMs)) return { recorded };
       const since = job.data.shown_wait_since ?? Date.now();
       if (Date.now() - since >= wait.givenUpAfterMs) {
-        throw new UnrecoverableError(`the accounts read model has not shown account ${job.data.account_id}'s connections after ${wait.givenUpAfterMs / 1000} s (is the projector running?); the next connection sync tries again`);
+        throw new UnrecoverableError(
+          `the accounts read model has not shown account ${job.data.account_id}'s connections after ${wait.givenUpAfterMs / 1000} s (is the projector running?); the next connection sync tries again`,
+        );
       }
       return waitInDelayedSet(job, token, { ...job.data, recorded, shown_wait_since: since }, wait.recheckMs);
     },

@@ -5,7 +5,13 @@ import type { CommandContext } from '../commands/handler.js';
 import type { ObservedProfile } from '../domain/account/decide.js';
 import type { Marketplace } from '../domain/account/events.js';
 import type { Credentials } from './credentials.js';
-import { createAdsClient, createSellingClient, type LwaClient, type MarketplaceParticipation, type Profile } from '../marketplace/clients/index.js';
+import {
+  createAdsClient,
+  createSellingClient,
+  type LwaClient,
+  type MarketplaceParticipation,
+  type Profile,
+} from '../marketplace/clients/index.js';
 
 export interface MarketplaceEndpoints {
   sellingApiUrl: string;
@@ -52,15 +58,26 @@ export async function syncConnections(
 ): Promise<{ recorded: number }> {
   const { ctx, lwa, endpoints } = deps;
   const profiles = target.ads_refresh_token
-    ? await createAdsClient({ endpoint: endpoints.adsApiUrl, lwa, refreshToken: target.ads_refresh_token }).listProfiles()
+    ? await createAdsClient({
+        endpoint: endpoints.adsApiUrl,
+        lwa,
+        refreshToken: target.ads_refresh_token,
+      }).listProfiles()
     : [];
   const selling = target.selling_refresh_token
     ? createSellingClient({ endpoint: endpoints.sellingApiUrl, lwa, refreshToken: target.selling_refresh_token })
     : null;
-  const [participations, sellerAccount] = selling ? await Promise.all([selling.getMarketplaceParticipations(), selling.getAccount()]) : [[], null];
+  const [participations, sellerAccount] = selling
+    ? await Promise.all([selling.getMarketplaceParticipations(), selling.getAccount()])
+    : [[], null];
   const vendorProfile = profiles.find((p) => p.accountInfo.type === 'vendor');
   const sellerProfile = profiles.find((p) => p.accountInfo.type === 'seller');
-  const name = sellerAccount?.business?.name ?? participations[0]?.storeName ?? sellerProfile?.accountInfo.name ?? vendorProfile?.accountInfo.name ?? target.account_id;
+  const name =
+    sellerAccount?.business?.name ??
+    participations[0]?.storeName ??
+    sellerProfile?.accountInfo.name ??
+    vendorProfile?.accountInfo.name ??
+    target.account_id;
 
   if (target.register_user_as) await registerUser(ctx, target.user_id, target.register_user_as);
   const { account_id, credentials } = target;
@@ -75,12 +92,20 @@ export async function syncConnections(
   if (selling) {
     const provider_id = target.selling_partner_id ?? sellerProfile?.accountInfo.id ?? account_id;
     recorded += await executeAccountCommand(ctx, { type: 'ConnectSelling', account_id, provider_id, credentials });
-    recorded += await executeAccountCommand(ctx, { type: 'ObserveSellingParticipations', account_id, marketplaces: participations.map(toMarketplace) });
+    recorded += await executeAccountCommand(ctx, {
+      type: 'ObserveSellingParticipations',
+      account_id,
+      marketplaces: participations.map(toMarketplace),
+    });
   }
   if (target.ads_refresh_token) {
     const provider_id = (sellerProfile ?? vendorProfile ?? profiles[0])?.accountInfo.id ?? account_id;
     recorded += await executeAccountCommand(ctx, { type: 'ConnectAdvertising', account_id, provider_id, credentials });
-    recorded += await executeAccountCommand(ctx, { type: 'ObserveAdvertisingProfiles', account_id, profiles: profiles.map(toObservedProfile) });
+    recorded += await executeAccountCommand(ctx, {
+      type: 'ObserveAdvertisingProfiles',
+      account_id,
+      profiles: profiles.map(toObservedProfile),
+    });
   }
   deps.logger.info({ account_id, recorded }, 'connections synced');
   return { recorded };

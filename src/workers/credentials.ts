@@ -21,14 +21,22 @@ export const VENDOR_CREDENTIALS = 'vendor';
 
 const set = (selling: string | undefined, ads: string | undefined, partner: string | undefined): Credentials | null =>
   selling || ads
-    ? { ...(selling ? { selling_refresh_token: selling } : {}), ...(ads ? { ads_refresh_token: ads } : {}), ...(partner ? { selling_partner_id: partner } : {}) }
+    ? {
+        ...(selling ? { selling_refresh_token: selling } : {}),
+        ...(ads ? { ads_refresh_token: ads } : {}),
+        ...(partner ? { selling_partner_id: partner } : {}),
+      }
     : null;
 
 /** The configured credential sets by name; a set without any refresh token is not configured. */
 export function credentialSets(config: Config): Map<string, Credentials> {
   const sets = new Map<string, Credentials>();
   const seller = set(config.SELLING_REFRESH_TOKEN, config.ADS_REFRESH_TOKEN, config.SELLING_PARTNER_ID);
-  const vendor = set(config.VENDOR_SELLING_REFRESH_TOKEN, config.VENDOR_ADS_REFRESH_TOKEN, config.VENDOR_SELLING_PARTNER_ID);
+  const vendor = set(
+    config.VENDOR_SELLING_REFRESH_TOKEN,
+    config.VENDOR_ADS_REFRESH_TOKEN,
+    config.VENDOR_SELLING_PARTNER_ID,
+  );
   if (seller) sets.set(SELLER_CREDENTIALS, seller);
   if (vendor) sets.set(VENDOR_CREDENTIALS, vendor);
   return sets;
@@ -36,5 +44,7 @@ export function credentialSets(config: Config): Map<string, Credentials> {
 
 /** The credentials of a connection as the accounts read model holds it (`credentials` names
  * the set); connections recorded before they named one were made with the seller's. */
-export const connectionCredentials = (lookup: CredentialsLookup, connection: { credentials?: string | null } | null | undefined): Credentials =>
-  lookup(connection?.credentials ?? SELLER_CREDENTIALS) ?? {};
+export const connectionCredentials = (
+  lookup: CredentialsLookup,
+  connection: { credentials?: string | null } | null | undefined,
+): Credentials => lookup(connection?.credentials ?? SELLER_CREDENTIALS) ?? {};

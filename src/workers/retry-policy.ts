@@ -11,7 +11,8 @@ export async function withRetryPolicy<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof DomainError || (err instanceof MarketplaceError && !err.retryable)) throw new UnrecoverableError(err.message);
+    if (err instanceof DomainError || (err instanceof MarketplaceError && !err.retryable))
+      throw new UnrecoverableError(err.message);
     throw err;
   }
 }

@@ -16,17 +16,29 @@ const at = '2026-11-20T10:00:00.000Z';
 describe('dispatch controls: block flag and Automation switch', () => {
   describe('decider', () => {
     const account_id = newId();
-    const block = (blocked: boolean) => ({ type: 'SetListingBlock' as const, account_id, listing_id: 'l-1', blocked, at });
-    const blockedEvent = { type: 'ListingBlockSet' as const, data: { account_id, listing_id: 'l-1', blocked: true, set_at: at } };
+    const block = (blocked: boolean) => ({
+      type: 'SetListingBlock' as const,
+      account_id,
+      listing_id: 'l-1',
+      blocked,
+      at,
+    });
+    const blockedEvent = {
+      type: 'ListingBlockSet' as const,
+      data: { account_id, listing_id: 'l-1', blocked: true, set_at: at },
+    };
     it('a listing starts allowed: allowing it records nothing, blocking records the flag', () => {
       given(dispatchControlDecider, []).when(block(false)).then([]);
       given(dispatchControlDecider, []).when(block(true)).then([blockedEvent]);
     });
-    it('setting the value it already has records nothing', () => given(dispatchControlDecider, [blockedEvent]).when(block(true)).then([]));
+    it('setting the value it already has records nothing', () =>
+      given(dispatchControlDecider, [blockedEvent]).when(block(true)).then([]));
     it('a campaign starts with its switch on: switching off records it', () =>
       given(dispatchControlDecider, [])
         .when({ type: 'SetCampaignAutomation', account_id, campaign_id: 'c-1', enabled: false, at })
-        .then([{ type: 'CampaignAutomationSet', data: { account_id, campaign_id: 'c-1', enabled: false, set_at: at } }]));
+        .then([
+          { type: 'CampaignAutomationSet', data: { account_id, campaign_id: 'c-1', enabled: false, set_at: at } },
+        ]));
   });
 
   describe('what withholds a request, read from the streams', () => {
@@ -41,22 +53,61 @@ describe('dispatch controls: block flag and Automation switch', () => {
       const patch = { account_id: account, target: { type: 'Listing', id: listing }, provider: {} };
       const adForIt = { account_id: account, target: { type: 'Ad', id: newId() }, provider: { listingId: listing } };
       expect(await withheldReason(es.store, patch)).to.equal(null);
-      await executeDispatchControlCommand(ctx(), { type: 'SetListingBlock', account_id: account, listing_id: listing, blocked: true, at });
+      await executeDispatchControlCommand(ctx(), {
+        type: 'SetListingBlock',
+        account_id: account,
+        listing_id: listing,
+        blocked: true,
+        at,
+      });
       expect(await withheldReason(es.store, patch)).to.deep.include({ reason: 'listing_blocked' });
       expect(await withheldReason(es.store, adForIt)).to.deep.include({ reason: 'listing_blocked' });
-      await executeDispatchControlCommand(ctx(), { type: 'SetListingBlock', account_id: account, listing_id: listing, blocked: false, at });
+      await executeDispatchControlCommand(ctx(), {
+        type: 'SetListingBlock',
+        account_id: account,
+        listing_id: listing,
+        blocked: false,
+        at,
+      });
       expect(await withheldReason(es.store, adForIt)).to.equal(null);
     });
 
     it("a campaign's switch off withholds requests on it and under it (by its provider ids); on again, none", async () => {
-      const onCampaign = { account_id: account, target: { type: 'Campaign', id: campaign }, provider: campaignProvider };
-      const underIt = { account_id: account, target: { type: 'AdGroup', id: newId() }, provider: { ...campaignProvider, adGroupId: '222' } };
-      const elsewhere = { account_id: account, target: { type: 'AdGroup', id: newId() }, provider: { profileId: '3001', campaignId: '999', adGroupId: '223' } };
-      await executeDispatchControlCommand(ctx(), { type: 'SetCampaignAutomation', account_id: account, campaign_id: campaign, enabled: false, at });
-      expect(await withheldReason(es.store, onCampaign)).to.deep.equal({ reason: 'automation_switch_off', message: `campaign ${campaign} has its Automation switch off` });
+      const onCampaign = {
+        account_id: account,
+        target: { type: 'Campaign', id: campaign },
+        provider: campaignProvider,
+      };
+      const underIt = {
+        account_id: account,
+        target: { type: 'AdGroup', id: newId() },
+        provider: { ...campaignProvider, adGroupId: '222' },
+      };
+      const elsewhere = {
+        account_id: account,
+        target: { type: 'AdGroup', id: newId() },
+        provider: { profileId: '3001', campaignId: '999', adGroupId: '223' },
+      };
+      await executeDispatchControlCommand(ctx(), {
+        type: 'SetCampaignAutomation',
+        account_id: account,
+        campaign_id: campaign,
+        enabled: false,
+        at,
+      });
+      expect(await withheldReason(es.store, onCampaign)).to.deep.equal({
+        reason: 'automation_switch_off',
+        message: `campaign ${campaign} has its Automation switch off`,
+      });
       expect(await withheldReason(es.store, underIt)).to.deep.include({ reason: 'automation_switch_off' });
       expect(await withheldReason(es.store, elsewhere)).to.equal(null);
-      await executeDispatchControlCommand(ctx(), { type: 'SetCampaignAutomation', account_id: account, campaign_id: campaign, enabled: true, at });
+      await executeDispatchControlCommand(ctx(), {
+        type: 'SetCampaignAutomation',
+        account_id: account,
+        campaign_id: campaign,
+        enabled: true,
+        at,
+      });
       expect(await withheldReason(es.store, underIt)).to.equal(null);
     });
 
@@ -67,7 +118,14 @@ describe('dispatch controls: block flag and Automation switch', () => {
         get(target, prop) {
           if (prop === 'appendToStream') {
             return async (...args: Parameters<typeof target.appendToStream>) => {
-              for (const blocked of [true, false]) await executeDispatchControlCommand(ctx(), { type: 'SetListingBlock', account_id: account, listing_id: flag, blocked, at });
+              for (const blocked of [true, false])
+                await executeDispatchControlCommand(ctx(), {
+                  type: 'SetListingBlock',
+                  account_id: account,
+                  listing_id: flag,
+                  blocked,
+                  at,
+                });
               return target.appendToStream(...args);
             };
           }
@@ -77,15 +135,25 @@ describe('dispatch controls: block flag and Automation switch', () => {
       });
       let error: unknown;
       try {
-        await executeDispatchControlCommand({ ...ctx(), store: racing, maxAttempts: 2 }, { type: 'SetListingBlock', account_id: account, listing_id: flag, blocked: true, at });
+        await executeDispatchControlCommand(
+          { ...ctx(), store: racing, maxAttempts: 2 },
+          { type: 'SetListingBlock', account_id: account, listing_id: flag, blocked: true, at },
+        );
       } catch (err) {
         error = err;
       }
       expect(error).to.be.instanceOf(DomainError);
       expect(error).to.deep.include({ code: 'conflict' });
       expect((error as DomainError).detail).to.equal(`Listing ${flag} changed while saving; retry`);
-      const recorded = (await es.store.readStream(`dispatch-control-Listing:${flag}`)).map((e) => (e.data as { blocked: boolean }).blocked);
-      expect(recorded, 'only the other writer recorded, once per attempt of ours').to.deep.equal([true, false, true, false]);
+      const recorded = (await es.store.readStream(`dispatch-control-Listing:${flag}`)).map(
+        (e) => (e.data as { blocked: boolean }).blocked,
+      );
+      expect(recorded, 'only the other writer recorded, once per attempt of ours').to.deep.equal([
+        true,
+        false,
+        true,
+        false,
+      ]);
     });
   });
 });

@@ -58,10 +58,19 @@ describe('command handler', () => {
   it('decides again on fresh state after a concurrent append, so invariants hold', async () => {
     const id = newId();
     // ten concurrent increments of 1 against a limit of 7: exactly seven win
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => handleCommand(counter, id, { type: 'Increment', by: 1, limit: 7 }, { ...ctx(), maxAttempts: 20 })));
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as Error);
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, () =>
+        handleCommand(counter, id, { type: 'Increment', by: 1, limit: 7 }, { ...ctx(), maxAttempts: 20 }),
+      ),
+    );
+    const refused = results
+      .filter((r) => r.status === 'rejected')
+      .map((r) => (r as PromiseRejectedResult).reason as Error);
     expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(7);
-    expect(refused.every((e) => e instanceof DomainError && e.code === 'invalid'), refused.map((e) => e.message).join('; ')).to.equal(true);
+    expect(
+      refused.every((e) => e instanceof DomainError && e.code === 'invalid'),
+      refused.map((e) => e.message).join('; '),
+    ).to.equal(true);
     expect(await store.readStream(`counter-${id}`)).to.have.length(7);
   });
 
@@ -81,7 +90,12 @@ describe('command handler', () => {
     });
     let thrown: unknown;
     try {
-      await handleCommand(counter, id, { type: 'Increment', by: 1, limit: 100 }, { store: contended, metadata: {}, maxAttempts: 3 });
+      await handleCommand(
+        counter,
+        id,
+        { type: 'Increment', by: 1, limit: 100 },
+        { store: contended, metadata: {}, maxAttempts: 3 },
+      );
     } catch (err) {
       thrown = err;
     }

@@ -5,63 +5,145 @@ import { stableId } from '../../src/domain/shared/ids.js';
 
 const account_id = '7e57a000-0000-4000-8000-000000000001';
 const user_id = '7e57a000-0000-4000-8000-0000000000aa';
-const registered: AccountEvent = { type: 'AccountRegistered', data: { account_id, user_id, name: 'Northwind', entity_type: 'seller' } };
+const registered: AccountEvent = {
+  type: 'AccountRegistered',
+  data: { account_id, user_id, name: 'Northwind', entity_type: 'seller' },
+};
 const sellingConnected: AccountEvent = {
   type: 'SellingConnected',
-  data: { account_id, connection_id: stableId(`selling:${account_id}`, 'A1SELLER'), provider_id: 'A1SELLER', credentials: 'seller' },
+  data: {
+    account_id,
+    connection_id: stableId(`selling:${account_id}`, 'A1SELLER'),
+    provider_id: 'A1SELLER',
+    credentials: 'seller',
+  },
 };
 const adsConnected: AccountEvent = {
   type: 'AdvertisingConnected',
-  data: { account_id, connection_id: stableId(`ads:${account_id}`, 'ENTITY1'), provider_id: 'ENTITY1', credentials: 'seller' },
+  data: {
+    account_id,
+    connection_id: stableId(`ads:${account_id}`, 'ENTITY1'),
+    provider_id: 'ENTITY1',
+    credentials: 'seller',
+  },
 };
-const us: Marketplace = { marketplace_id: 'ATVPDKIKX0DER', country_code: 'US', name: 'Amazon.com', currency: 'USD', domain_name: 'www.amazon.com', participating: true };
-const jp: Marketplace = { marketplace_id: 'A1VC38T7YXB528', country_code: 'JP', name: 'Amazon.co.jp', currency: 'JPY', domain_name: 'www.amazon.co.jp', participating: true };
+const us: Marketplace = {
+  marketplace_id: 'ATVPDKIKX0DER',
+  country_code: 'US',
+  name: 'Amazon.com',
+  currency: 'USD',
+  domain_name: 'www.amazon.com',
+  participating: true,
+};
+const jp: Marketplace = {
+  marketplace_id: 'A1VC38T7YXB528',
+  country_code: 'JP',
+  name: 'Amazon.co.jp',
+  currency: 'JPY',
+  domain_name: 'www.amazon.co.jp',
+  participating: true,
+};
 const jpProfile: ObservedProfile = {
-  provider_profile_id: '3001', marketplace_id: 'A1VC38T7YXB528', country_code: 'JP', currency: 'JPY', timezone: 'Asia/Tokyo',
-  account_name: 'Northwind JP', account_id: 'A1SELLER', valid_payment_method: true,
+  provider_profile_id: '3001',
+  marketplace_id: 'A1VC38T7YXB528',
+  country_code: 'JP',
+  currency: 'JPY',
+  timezone: 'Asia/Tokyo',
+  account_name: 'Northwind JP',
+  account_id: 'A1SELLER',
+  valid_payment_method: true,
 };
 
 describe('account decider', () => {
   it('registers an account for a user', () =>
-    given(accountDecider, []).when({ type: 'RegisterAccount', account_id, user_id, name: 'Northwind', entity_type: 'seller' }).then([registered]));
+    given(accountDecider, [])
+      .when({ type: 'RegisterAccount', account_id, user_id, name: 'Northwind', entity_type: 'seller' })
+      .then([registered]));
   it('refuses to move an account to another user', () =>
     given(accountDecider, [registered])
-      .when({ type: 'RegisterAccount', account_id, user_id: '7e57a000-0000-4000-8000-0000000000bb', name: 'Northwind', entity_type: 'seller' })
+      .when({
+        type: 'RegisterAccount',
+        account_id,
+        user_id: '7e57a000-0000-4000-8000-0000000000bb',
+        name: 'Northwind',
+        entity_type: 'seller',
+      })
       .thenThrows('conflict'));
   it('connects selling with a stable connection id', () =>
-    given(accountDecider, [registered]).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' }).then([sellingConnected]));
+    given(accountDecider, [registered])
+      .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' })
+      .then([sellingConnected]));
   it('reconnecting the same selling partner is a no-op', () =>
-    given(accountDecider, [registered, sellingConnected]).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' }).then([]));
+    given(accountDecider, [registered, sellingConnected])
+      .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' })
+      .then([]));
   it('records the connection again when it is made with another credential set, and one recorded before sets were named', () => {
     given(accountDecider, [registered, sellingConnected])
       .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'vendor' })
       .then([{ type: 'SellingConnected', data: { ...sellingConnected.data, credentials: 'vendor' } } as AccountEvent]);
-    const unnamed = { type: 'SellingConnected', data: { account_id, connection_id: stableId(`selling:${account_id}`, 'A1SELLER'), provider_id: 'A1SELLER' } } as AccountEvent;
-    given(accountDecider, [registered, unnamed]).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' }).then([sellingConnected]);
+    const unnamed = {
+      type: 'SellingConnected',
+      data: { account_id, connection_id: stableId(`selling:${account_id}`, 'A1SELLER'), provider_id: 'A1SELLER' },
+    } as AccountEvent;
+    given(accountDecider, [registered, unnamed])
+      .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' })
+      .then([sellingConnected]);
   });
   it('refuses a connection on an unregistered account', () =>
-    given(accountDecider, []).when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' }).thenThrows('account_not_found'));
+    given(accountDecider, [])
+      .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' })
+      .thenThrows('account_not_found'));
   it('records participations sorted by marketplace id', () =>
     given(accountDecider, [registered, sellingConnected])
       .when({ type: 'ObserveSellingParticipations', account_id, marketplaces: [us, jp] })
       .then([{ type: 'SellingParticipationsObserved', data: { account_id, marketplaces: [jp, us] } }]));
   it('the same participations observed again record nothing', () =>
-    given(accountDecider, [registered, sellingConnected, { type: 'SellingParticipationsObserved', data: { account_id, marketplaces: [jp, us] } }])
+    given(accountDecider, [
+      registered,
+      sellingConnected,
+      { type: 'SellingParticipationsObserved', data: { account_id, marketplaces: [jp, us] } },
+    ])
       .when({ type: 'ObserveSellingParticipations', account_id, marketplaces: [us, jp] })
       .then([]));
   it('refuses participations without a selling connection', () =>
-    given(accountDecider, [registered]).when({ type: 'ObserveSellingParticipations', account_id, marketplaces: [us] }).thenThrows('not_connected'));
+    given(accountDecider, [registered])
+      .when({ type: 'ObserveSellingParticipations', account_id, marketplaces: [us] })
+      .thenThrows('not_connected'));
   it('gives each observed profile a stable local id', () =>
     given(accountDecider, [registered, adsConnected])
       .when({ type: 'ObserveAdvertisingProfiles', account_id, profiles: [jpProfile] })
-      .then([{ type: 'AdvertisingProfilesObserved', data: { account_id, profiles: [{ id: stableId(`profile:${account_id}`, '3001'), ...jpProfile }] } }]));
+      .then([
+        {
+          type: 'AdvertisingProfilesObserved',
+          data: { account_id, profiles: [{ id: stableId(`profile:${account_id}`, '3001'), ...jpProfile }] },
+        },
+      ]));
   it('unchanged profiles record nothing; a changed one records the new list', () => {
-    const observed: AccountEvent = { type: 'AdvertisingProfilesObserved', data: { account_id, profiles: [{ id: stableId(`profile:${account_id}`, '3001'), ...jpProfile }] } };
-    given(accountDecider, [registered, adsConnected, observed]).when({ type: 'ObserveAdvertisingProfiles', account_id, profiles: [jpProfile] }).then([]);
+    const observed: AccountEvent = {
+      type: 'AdvertisingProfilesObserved',
+      data: { account_id, profiles: [{ id: stableId(`profile:${account_id}`, '3001'), ...jpProfile }] },
+    };
     given(accountDecider, [registered, adsConnected, observed])
-      .when({ type: 'ObserveAdvertisingProfiles', account_id, profiles: [{ ...jpProfile, valid_payment_method: false }] })
-      .then([{ type: 'AdvertisingProfilesObserved', data: { account_id, profiles: [{ id: stableId(`profile:${account_id}`, '3001'), ...jpProfile, valid_payment_method: false }] } }]);
+      .when({ type: 'ObserveAdvertisingProfiles', account_id, profiles: [jpProfile] })
+      .then([]);
+    given(accountDecider, [registered, adsConnected, observed])
+      .when({
+        type: 'ObserveAdvertisingProfiles',
+        account_id,
+        profiles: [{ ...jpProfile, valid_payment_method: false }],
+      })
+      .then([
+        {
+          type: 'AdvertisingProfilesObserved',
+          data: {
+            account_id,
+            profiles: [{ id: stableId(`profile:${account_id}`, '3001'), ...jpProfile, valid_payment_method: false }],
+          },
+        },
+      ]);
   });
   it('refuses profiles without an advertising connection', () =>
-    given(accountDecider, [registered]).when({ type: 'ObserveAdvertisingProfiles', account_id, profiles: [jpProfile] }).thenThrows('owner_not_connected'));
+    given(accountDecider, [registered])
+      .when({ type: 'ObserveAdvertisingProfiles', account_id, profiles: [jpProfile] })
+      .thenThrows('owner_not_connected'));
 });

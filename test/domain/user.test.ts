@@ -10,20 +10,34 @@ const issued: UserEvent = { type: 'ApiTokenIssued', data: { user_id, token_id, t
 const revoked: UserEvent = { type: 'ApiTokenRevoked', data: { user_id, token_id } };
 
 describe('user decider', () => {
-  it('registers a new user', () => given(userDecider, []).when({ type: 'RegisterUser', user_id, name: 'Ada' }).then([registered]));
+  it('registers a new user', () =>
+    given(userDecider, []).when({ type: 'RegisterUser', user_id, name: 'Ada' }).then([registered]));
   it('registering again with the same name changes nothing', () =>
     given(userDecider, [registered]).when({ type: 'RegisterUser', user_id, name: 'Ada' }).then([]));
   it('refuses to rename through registration', () =>
-    given(userDecider, [registered]).when({ type: 'RegisterUser', user_id, name: 'Bob' }).thenThrows('conflict', /already registered/));
-  it('refuses an empty name', () => given(userDecider, []).when({ type: 'RegisterUser', user_id, name: '  ' }).thenThrows('invalid', /name/));
+    given(userDecider, [registered])
+      .when({ type: 'RegisterUser', user_id, name: 'Bob' })
+      .thenThrows('conflict', /already registered/));
+  it('refuses an empty name', () =>
+    given(userDecider, []).when({ type: 'RegisterUser', user_id, name: '  ' }).thenThrows('invalid', /name/));
   it('issues a token to a registered user', () =>
-    given(userDecider, [registered]).when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop' }).then([issued]));
+    given(userDecider, [registered])
+      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop' })
+      .then([issued]));
   it('refuses a token for an unknown user', () =>
-    given(userDecider, []).when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'x' }).thenThrows('invalid', /no such user/));
+    given(userDecider, [])
+      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'x' })
+      .thenThrows('invalid', /no such user/));
   it('issuing the same token id twice is a no-op', () =>
-    given(userDecider, [registered, issued]).when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop' }).then([]));
-  it('revokes an issued token', () => given(userDecider, [registered, issued]).when({ type: 'RevokeApiToken', user_id, token_id }).then([revoked]));
-  it('revoking twice is a no-op', () => given(userDecider, [registered, issued, revoked]).when({ type: 'RevokeApiToken', user_id, token_id }).then([]));
+    given(userDecider, [registered, issued])
+      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop' })
+      .then([]));
+  it('revokes an issued token', () =>
+    given(userDecider, [registered, issued]).when({ type: 'RevokeApiToken', user_id, token_id }).then([revoked]));
+  it('revoking twice is a no-op', () =>
+    given(userDecider, [registered, issued, revoked]).when({ type: 'RevokeApiToken', user_id, token_id }).then([]));
   it('refuses to revoke an unknown token', () =>
-    given(userDecider, [registered]).when({ type: 'RevokeApiToken', user_id, token_id }).thenThrows('invalid', /no such token/));
+    given(userDecider, [registered])
+      .when({ type: 'RevokeApiToken', user_id, token_id })
+      .thenThrows('invalid', /no such token/));
 });

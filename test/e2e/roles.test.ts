@@ -41,12 +41,16 @@ describe('process roles', function () {
     const api = runEntry('main.js', ['--role', 'api'], env);
     processes.push(worker, projector, api);
     const [, , apiStarted] = await Promise.all([started(worker), started(projector), started(api)]);
-    expect(worker.logs.find((r) => r.msg === 'service started')!.url, 'no HTTP server outside the api role').to.equal(null);
+    expect(worker.logs.find((r) => r.msg === 'service started')!.url, 'no HTTP server outside the api role').to.equal(
+      null,
+    );
 
     const client = new Client({ name: 'roles', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${apiStarted.url as string}/demo/mcp`)));
     const accounts = await eventually(async () => {
-      const out = (await client.callTool({ name: 'connection_status', arguments: {} })).structuredContent as { accounts: Array<{ ads: { profiles: unknown[] } | null }> };
+      const out = (await client.callTool({ name: 'connection_status', arguments: {} })).structuredContent as {
+        accounts: Array<{ ads: { profiles: unknown[] } | null }>;
+      };
       return out.accounts[0]?.ads?.profiles.length ? out.accounts : undefined;
     }, 'the demo account through three processes');
     expect(accounts[0]!.ads!.profiles).to.have.length(5);

@@ -8,8 +8,20 @@ interface AccountOut {
   id: string;
   name: string;
   entity_type: string;
-  selling: { connected: boolean; active: boolean; id: string; type: string; marketplaces: Array<{ marketplace_id: string; currency: string }> } | null;
-  ads: { connected: boolean; active: boolean; id: string; type: string; profiles: Array<{ id: string; country_code: string; currency: string; timezone: string }> } | null;
+  selling: {
+    connected: boolean;
+    active: boolean;
+    id: string;
+    type: string;
+    marketplaces: Array<{ marketplace_id: string; currency: string }>;
+  } | null;
+  ads: {
+    connected: boolean;
+    active: boolean;
+    id: string;
+    type: string;
+    profiles: Array<{ id: string; country_code: string; currency: string; timezone: string }>;
+  } | null;
 }
 interface StatusOut {
   accounts: AccountOut[];
@@ -74,12 +86,13 @@ describe('service end to end (npm start)', function () {
     await client.close();
   });
 
-  it("fills the vendor views for the demo vendor through its own credentials, and only for it", async function () {
+  it('fills the vendor views for the demo vendor through its own credentials, and only for it', async function () {
     this.timeout(400000);
     const client = await connectMcp(`${base}/demo/mcp`);
     const accounts = ((await status(client)).structuredContent as unknown as StatusOut).accounts;
     const vendor = accounts.find((a) => a.entity_type === 'vendor')!;
-    const sql = 'select account_id, count(distinct asin) as asins, count(distinct date) as days from v_vendor_metrics group by account_id';
+    const sql =
+      'select account_id, count(distinct asin) as asins, count(distinct date) as days from v_vendor_metrics group by account_id';
     const rows = await eventually(
       async () => {
         const res = await client.callTool({ name: 'query_data', arguments: { sql } });
@@ -121,13 +134,15 @@ describe('service end to end (npm start)', function () {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       });
       expect(res.status).to.equal(401);
-      expect(res.headers.get('www-authenticate')).to.match(/^Bearer .*resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource/);
+      expect(res.headers.get('www-authenticate')).to.match(
+        /^Bearer .*resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource/,
+      );
     }
     const meta = (await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()) as { resource: string };
     expect(meta.resource).to.equal(`${base}/mcp`);
   });
 
-  it('serves a CLI-made user on /mcp with a token, and only that user\'s accounts', async function () {
+  it("serves a CLI-made user on /mcp with a token, and only that user's accounts", async function () {
     this.timeout(180_000);
     const { userId, token } = await createUserWithToken(env, 'Ada');
     const client = await connectMcp(`${base}/mcp`, token);
@@ -136,19 +151,31 @@ describe('service end to end (npm start)', function () {
 
     const accountId = (await cli(['accounts', 'connect', '--user', userId], env)).trim();
     // the projector may still be working through the demo accounts' year of data (tens of seconds)
-    const connected = await eventually(async () => {
-      const body = (await status(client)).structuredContent as unknown as StatusOut;
-      return body.accounts[0]?.selling?.marketplaces.length && body.accounts[0].ads?.profiles.length ? body : undefined;
-    }, "the user's account to be connected", 120_000);
+    const connected = await eventually(
+      async () => {
+        const body = (await status(client)).structuredContent as unknown as StatusOut;
+        return body.accounts[0]?.selling?.marketplaces.length && body.accounts[0].ads?.profiles.length
+          ? body
+          : undefined;
+      },
+      "the user's account to be connected",
+      120_000,
+    );
     expect(connected.accounts.map((a) => a.id)).to.deep.equal([accountId]);
     expect(connected.accounts[0]!.selling!.marketplaces).to.have.length(5);
     await client.close();
 
-    const tokenId = /token id: (\S+)/.exec(await cli(['tokens', 'list', '--user', userId], env).then((out) => `token id: ${out.split(' ')[0]}`))![1]!;
+    const tokenId = /token id: (\S+)/.exec(
+      await cli(['tokens', 'list', '--user', userId], env).then((out) => `token id: ${out.split(' ')[0]}`),
+    )![1]!;
     await cli(['tokens', 'revoke', '--user', userId, '--token', tokenId], env);
     const res = await fetch(`${base}/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(res.status, 'a revoked token is refused').to.equal(401);
@@ -166,15 +193,33 @@ describe('start-up with a service down', function () {
   this.timeout(30000);
   const redisDown = /^cannot start: Redis unreachable at redis:\/\/127\.0\.0\.1:1.*start it with: redis-server/;
   const cases: Array<{ name: string; env: Record<string, string>; roles?: string[]; line: RegExp }> = [
-    { name: 'PostgreSQL', env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/marketplace' }, line: /^cannot start: PostgreSQL unreachable at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres .*start it with: pg_ctlcluster/ },
+    {
+      name: 'PostgreSQL',
+      env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/marketplace' },
+      line: /^cannot start: PostgreSQL unreachable at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres .*start it with: pg_ctlcluster/,
+    },
     { name: 'Redis', env: { REDIS_URL: 'redis://127.0.0.1:1' }, line: redisDown },
     // the api adds the dispatch jobs of the receipts it admits
-    { name: 'Redis (the api role alone)', env: { REDIS_URL: 'redis://127.0.0.1:1' }, roles: ['--role', 'api'], line: redisDown },
-    { name: 'EventStoreDB', env: { EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false' }, line: /^cannot start: EventStoreDB unreachable at esdb:\/\/127\.0\.0\.1:1\?tls=false .*unset EVENTSTORE_URL/ },
+    {
+      name: 'Redis (the api role alone)',
+      env: { REDIS_URL: 'redis://127.0.0.1:1' },
+      roles: ['--role', 'api'],
+      line: redisDown,
+    },
+    {
+      name: 'EventStoreDB',
+      env: { EVENTSTORE_URL: 'esdb://127.0.0.1:1?tls=false' },
+      line: /^cannot start: EventStoreDB unreachable at esdb:\/\/127\.0\.0\.1:1\?tls=false .*unset EVENTSTORE_URL/,
+    },
   ];
   for (const c of cases) {
     it(`stops with one line naming ${c.name}, the address and how to start it`, async () => {
-      const s = runEntry('main.js', c.roles ?? [], { DATABASE_URL: process.env.DATABASE_URL!, PORT: '0', SIMULATOR_PORT: '0', ...c.env });
+      const s = runEntry('main.js', c.roles ?? [], {
+        DATABASE_URL: process.env.DATABASE_URL!,
+        PORT: '0',
+        SIMULATOR_PORT: '0',
+        ...c.env,
+      });
       expect(await s.exit).to.equal(1);
       const lines = s.stderr().trim().split('\n');
       expect(lines, s.stderr()).to.have.length(1);

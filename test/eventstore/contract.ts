@@ -25,7 +25,12 @@ const event = (type: string, data: Record<string, unknown> = {}, metadata?: Even
   ...(metadata ? { metadata } : {}),
 });
 
-async function expectWrongVersion(promise: Promise<unknown>, streamId: string, expected: ExpectedRevision, actual: bigint | typeof NO_STREAM) {
+async function expectWrongVersion(
+  promise: Promise<unknown>,
+  streamId: string,
+  expected: ExpectedRevision,
+  actual: bigint | typeof NO_STREAM,
+) {
   const err = await promise.then(
     () => expect.fail('append succeeded, expected WrongExpectedVersion'),
     (e: unknown) => e,
@@ -38,7 +43,13 @@ async function expectWrongVersion(promise: Promise<unknown>, streamId: string, e
  * Follows the global log with readAll paging from `after`, checking that it only moves
  * forward, until `done()` holds after a page.
  */
-async function follow(store: EventStore, after: Position | null, limit: number, onEvent: (e: RecordedEvent) => void, done: () => boolean) {
+async function follow(
+  store: EventStore,
+  after: Position | null,
+  limit: number,
+  onEvent: (e: RecordedEvent) => void,
+  done: () => boolean,
+) {
   let cursor = after;
   for (;;) {
     const page = await store.readAll({ after: cursor, limit });
@@ -46,7 +57,10 @@ async function follow(store: EventStore, after: Position | null, limit: number, 
     for (const e of page) {
       if (cursor) {
         const at = (p: Position) => `${p.commit}/${p.prepare}`;
-        expect(comparePositions(e.position, cursor), `readAll goes strictly forward: ${at(e.position)} after ${at(cursor)}`).to.equal(1);
+        expect(
+          comparePositions(e.position, cursor),
+          `readAll goes strictly forward: ${at(e.position)} after ${at(cursor)}`,
+        ).to.equal(1);
       }
       cursor = e.position;
       onEvent(e);
@@ -57,9 +71,20 @@ async function follow(store: EventStore, after: Position | null, limit: number, 
   }
 }
 
-async function readAllUntil(store: EventStore, after: Position | null, limit: number, done: (seen: RecordedEvent[]) => boolean) {
+async function readAllUntil(
+  store: EventStore,
+  after: Position | null,
+  limit: number,
+  done: (seen: RecordedEvent[]) => boolean,
+) {
   const seen: RecordedEvent[] = [];
-  await follow(store, after, limit, (e) => seen.push(e), () => done(seen));
+  await follow(
+    store,
+    after,
+    limit,
+    (e) => seen.push(e),
+    () => done(seen),
+  );
   return seen;
 }
 
@@ -84,23 +109,39 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       const s = stream('order');
       const result = await store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM });
       expect(result.nextExpectedRevision).to.equal(0n);
-      await expectWrongVersion(store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM }), s, NO_STREAM, 0n);
+      await expectWrongVersion(
+        store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM }),
+        s,
+        NO_STREAM,
+        0n,
+      );
       expect(await store.readStream(s)).to.have.length(1);
     });
 
     it('STREAM_EXISTS conflicts on a missing stream (actual NO_STREAM) and appends to an existing one', async () => {
       const s = stream('order');
-      await expectWrongVersion(store.appendToStream(s, [event('Updated')], { expectedRevision: STREAM_EXISTS }), s, STREAM_EXISTS, NO_STREAM);
+      await expectWrongVersion(
+        store.appendToStream(s, [event('Updated')], { expectedRevision: STREAM_EXISTS }),
+        s,
+        STREAM_EXISTS,
+        NO_STREAM,
+      );
       expect(await store.readStream(s)).to.deep.equal([]);
       await store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM });
-      const result = await store.appendToStream(s, [event('Updated'), event('Updated')], { expectedRevision: STREAM_EXISTS });
+      const result = await store.appendToStream(s, [event('Updated'), event('Updated')], {
+        expectedRevision: STREAM_EXISTS,
+      });
       expect(result.nextExpectedRevision).to.equal(2n);
     });
 
     it('ANY (also the default) appends to missing and existing streams', async () => {
       const s = stream('order');
-      expect((await store.appendToStream(s, [event('A')], { expectedRevision: ANY })).nextExpectedRevision).to.equal(0n);
-      expect((await store.appendToStream(s, [event('B')], { expectedRevision: ANY })).nextExpectedRevision).to.equal(1n);
+      expect((await store.appendToStream(s, [event('A')], { expectedRevision: ANY })).nextExpectedRevision).to.equal(
+        0n,
+      );
+      expect((await store.appendToStream(s, [event('B')], { expectedRevision: ANY })).nextExpectedRevision).to.equal(
+        1n,
+      );
       expect((await store.appendToStream(s, [event('C')])).nextExpectedRevision).to.equal(2n);
       expect((await store.readStream(s)).map((e) => [e.type, e.revision])).to.deep.equal([
         ['A', 0n],
@@ -126,7 +167,9 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       const s = stream('order');
       await store.appendToStream(s, [event('Created')], { expectedRevision: NO_STREAM });
       const results = await Promise.allSettled(
-        Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [event('Raced', { i }), event('Raced', { i })], { expectedRevision: 0n })),
+        Array.from({ length: 8 }, (_, i) =>
+          store.appendToStream(s, [event('Raced', { i }), event('Raced', { i })], { expectedRevision: 0n }),
+        ),
       );
       const won = results.filter((r) => r.status === 'fulfilled');
       const lost = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
@@ -150,7 +193,11 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
 
     it('pages with fromRevision and maxCount', async () => {
       const s = stream('page');
-      await store.appendToStream(s, Array.from({ length: 25 }, (_, i) => event('Numbered', { i })), { expectedRevision: NO_STREAM });
+      await store.appendToStream(
+        s,
+        Array.from({ length: 25 }, (_, i) => event('Numbered', { i })),
+        { expectedRevision: NO_STREAM },
+      );
       const pages: number[][] = [];
       for (let from = 0n; ; from += 10n) {
         const page = await store.readStream(s, { fromRevision: from, maxCount: 10 });
@@ -167,7 +214,12 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       const s = stream('meta');
       const input = event(
         'ListingPriceChanged',
-        { sku: 'A-1', price: { amount: '19.99', currency: 'EUR' }, tags: ['x', 'y'], note: 'quote " and \\ backslash, ünïcode' },
+        {
+          sku: 'A-1',
+          price: { amount: '19.99', currency: 'EUR' },
+          tags: ['x', 'y'],
+          note: 'quote " and \\ backslash, ünïcode',
+        },
         {
           correlation_id: randomUUID(),
           causation_id: randomUUID(),
@@ -228,7 +280,9 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
     it('catches up, then delivers live events, and ends after unsubscribe', async () => {
       const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
       const s = stream('sub');
-      await store.appendToStream(s, [event('Before', { n: 1 }), event('Before', { n: 2 })], { expectedRevision: NO_STREAM });
+      await store.appendToStream(s, [event('Before', { n: 1 }), event('Before', { n: 2 })], {
+        expectedRevision: NO_STREAM,
+      });
       const subscription = store.subscribeToAll({ after: marker.position });
       const iterator = subscription[Symbol.asyncIterator]();
       const next = async () => {
@@ -291,7 +345,10 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       const hot = [stream('hot'), stream('hot')];
 
       async function writer(w: number) {
-        const own = Array.from({ length: 20 }, () => ({ name: stream(`w${w}`), revision: NO_STREAM as ExpectedRevision }));
+        const own = Array.from({ length: 20 }, () => ({
+          name: stream(`w${w}`),
+          revision: NO_STREAM as ExpectedRevision,
+        }));
         for (let k = 0; remaining > 0; k++) {
           const size = Math.min(remaining, 1 + ((w + k) % 5));
           remaining -= size;
@@ -301,7 +358,9 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
             await store.appendToStream(hot[k % 2]!, batch, { expectedRevision: ANY });
           } else {
             const target = own[k % own.length]!;
-            target.revision = (await store.appendToStream(target.name, batch, { expectedRevision: target.revision })).nextExpectedRevision;
+            target.revision = (
+              await store.appendToStream(target.name, batch, { expectedRevision: target.revision })
+            ).nextExpectedRevision;
           }
           for (const e of batch) committed.add(e.id!);
         }

@@ -22,13 +22,16 @@ describe('event store: head position', () => {
       const head = await store.headPosition();
       expect(head).to.deep.equal(appended.position);
       const visible = [];
-      for (let after = null as typeof head; ; ) {
+      for (let after = null as typeof head; ;) {
         const page = await store.readAll({ after, limit: 1000 });
         if (page.length === 0) break;
         visible.push(...page);
         after = page[page.length - 1]!.position;
       }
-      expect(visible.some((e) => comparePositions(e.position, appended.position) === 0), 'readAll still hides it').to.equal(false);
+      expect(
+        visible.some((e) => comparePositions(e.position, appended.position) === 0),
+        'readAll still hides it',
+      ).to.equal(false);
     } finally {
       await older.query('rollback');
     }

@@ -16,7 +16,8 @@ describe('event store: a reader checkpointing on global_position alone', () => {
     const { store, client: txA, url } = pgStore;
     const streamA = `naive-a-${randomUUID()}`;
     const streamB = `naive-b-${randomUUID()}`;
-    const ours = (e: { stream_id?: string; streamId?: string }) => [streamA, streamB].includes(e.stream_id ?? e.streamId ?? '');
+    const ours = (e: { stream_id?: string; streamId?: string }) =>
+      [streamA, streamB].includes(e.stream_id ?? e.streamId ?? '');
     const start = await store.appendToStream(`naive-start-${randomUUID()}`, [{ type: 'Start', data: {} }]);
 
     // The naive reader: "where global_position > checkpoint order by global_position".
@@ -72,7 +73,10 @@ describe('event store: a reader checkpointing on global_position alone', () => {
         if (adapterSeen.length < 2) await delay(5);
       }
       await adapterPoll();
-      expect(adapterSeen.map((e) => e.streamId), 'readAll sees A then B, each once').to.deep.equal([streamA, streamB]);
+      expect(
+        adapterSeen.map((e) => e.streamId),
+        'readAll sees A then B, each once',
+      ).to.deep.equal([streamA, streamB]);
     } finally {
       await txA.query('rollback').catch(() => undefined);
       await reader.end();

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { addDays, localDate } from '../../src/marketplace/clients/ads-dates.js';
-import { SP_CAMPAIGN_DAILY_COLUMNS, type CreateReportRequest } from '../../src/marketplace/clients/ads-reporting-types.js';
+import {
+  SP_CAMPAIGN_DAILY_COLUMNS,
+  type CreateReportRequest,
+} from '../../src/marketplace/clients/ads-reporting-types.js';
 import { MarketplaceError } from '../../src/marketplace/clients/errors.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
 import { clientsFor, rejectionOf, startSimulator } from './support.js';
@@ -18,14 +21,27 @@ describe('ads API: asynchronous reporting v3', function () {
     name: `campaigns ${startDate}..${endDate}`,
     startDate,
     endDate,
-    configuration: { adProduct: 'SPONSORED_PRODUCTS', groupBy: ['campaign'], columns: [...SP_CAMPAIGN_DAILY_COLUMNS], reportTypeId: 'spCampaigns', timeUnit: 'DAILY', format: 'GZIP_JSON' },
+    configuration: {
+      adProduct: 'SPONSORED_PRODUCTS',
+      groupBy: ['campaign'],
+      columns: [...SP_CAMPAIGN_DAILY_COLUMNS],
+      reportTypeId: 'spCampaigns',
+      timeUnit: 'DAILY',
+      format: 'GZIP_JSON',
+    },
   });
-  const control = (body: object) => fetch(`${baseUrl}/_sim/ads/reporting`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const control = (body: object) =>
+    fetch(`${baseUrl}/_sim/ads/reporting`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   /** Polls until COMPLETED (the simulator completes on the second poll) and downloads the rows. */
   async function rowsOf(profileId: string, reportId: string): Promise<Array<Record<string, unknown>>> {
     let report = await ads.reporting.getReport(profileId, reportId);
-    for (let polls = 0; report.status !== 'COMPLETED' && polls < 5; polls++) report = await ads.reporting.getReport(profileId, reportId);
+    for (let polls = 0; report.status !== 'COMPLETED' && polls < 5; polls++)
+      report = await ads.reporting.getReport(profileId, reportId);
     expect(report.status).to.equal('COMPLETED');
     return (await ads.reporting.downloadReport(report.url!)) as Array<Record<string, unknown>>;
   }
@@ -49,10 +65,13 @@ describe('ads API: asynchronous reporting v3', function () {
     const campaigns = (await ads.sp.list(us, 'campaigns')).items;
     for (const row of rows) {
       expect(Object.keys(row).sort()).to.deep.equal([...SP_CAMPAIGN_DAILY_COLUMNS].sort());
-      expect(row.date as string >= addDays(end, -6) && row.date as string <= end).to.equal(true);
+      expect((row.date as string) >= addDays(end, -6) && (row.date as string) <= end).to.equal(true);
       expect(campaigns.map((c) => Number(c.campaignId))).to.include(row.campaignId);
     }
-    expect(rows.some((r) => !Number.isInteger(r.cost)), 'US cost has cents').to.equal(true);
+    expect(
+      rows.some((r) => !Number.isInteger(r.cost)),
+      'US cost has cents',
+    ).to.equal(true);
     const [download] = simulator.requests.list().filter((r) => r.path.startsWith('/reporting-documents/'));
     expect(download!.headers.authorization, 'a pre-signed URL takes no token').to.equal(undefined);
   });
@@ -62,7 +81,9 @@ describe('ads API: asynchronous reporting v3', function () {
     const end = addDays(today('JP'), -1);
     const rows = await rowsOf(jp, (await ads.reporting.createReport(jp, daily(addDays(end, -13), end))).reportId);
     expect(rows.length).to.be.greaterThan(10);
-    for (const row of rows) for (const k of ['cost', 'sales7d', 'campaignBudgetAmount']) expect(Number.isInteger(row[k]), `${k} ${row[k]}`).to.equal(true);
+    for (const row of rows)
+      for (const k of ['cost', 'sales7d', 'campaignBudgetAmount'])
+        expect(Number.isInteger(row[k]), `${k} ${row[k]}`).to.equal(true);
   });
 
   it('an identical request while one is in progress answers 425; the client adopts the running report', async () => {
@@ -71,15 +92,26 @@ describe('ads API: asynchronous reporting v3', function () {
     const first = await ads.reporting.createReport(ca, daily(addDays(end, -2), end));
     const again = await ads.reporting.createReport(ca, daily(addDays(end, -2), end));
     expect(again).to.deep.equal({ reportId: first.reportId, duplicate: true });
-    expect(simulator.requests.list().filter((r) => r.path === '/reporting/reports').at(-1)!.status).to.equal(425);
+    expect(
+      simulator.requests
+        .list()
+        .filter((r) => r.path === '/reporting/reports')
+        .at(-1)!.status,
+    ).to.equal(425);
     await rowsOf(ca, first.reportId);
-    expect((await ads.reporting.createReport(ca, daily(addDays(end, -2), end))).duplicate, 'a finished report is not a duplicate').to.equal(false);
+    expect(
+      (await ads.reporting.createReport(ca, daily(addDays(end, -2), end))).duplicate,
+      'a finished report is not a duplicate',
+    ).to.equal(false);
   });
 
   it('a held report stays PENDING however often it is polled', async () => {
     const de = String(profile('DE').profileId);
     await control({ hold: true });
-    const { reportId } = await ads.reporting.createReport(de, daily(addDays(today('DE'), -3), addDays(today('DE'), -1)));
+    const { reportId } = await ads.reporting.createReport(
+      de,
+      daily(addDays(today('DE'), -3), addDays(today('DE'), -1)),
+    );
     for (let i = 0; i < 3; i++) expect((await ads.reporting.getReport(de, reportId)).status).to.equal('PENDING');
     await control({ hold: false });
     expect(await rowsOf(de, reportId)).to.be.an('array');
@@ -92,8 +124,12 @@ describe('ads API: asynchronous reporting v3', function () {
     expect((tooLong as Error).message).to.match(/at most 31 days/);
     const columns = daily('2026-01-01', '2026-01-02');
     columns.configuration.columns.push('bogus');
-    expect(((await rejectionOf(ads.reporting.createReport(us, columns))) as Error).message).to.match(/invalid values: \(bogus\)/);
-    expect(await rejectionOf(ads.reporting.createReport(us, daily('2026-01-05', '2026-01-02')))).to.include({ status: 400 });
+    expect(((await rejectionOf(ads.reporting.createReport(us, columns))) as Error).message).to.match(
+      /invalid values: \(bogus\)/,
+    );
+    expect(await rejectionOf(ads.reporting.createReport(us, daily('2026-01-05', '2026-01-02')))).to.include({
+      status: 400,
+    });
   });
 
   it('restates the last ~14 days: a report generated three days later changes recent figures, not older ones', async () => {
@@ -101,9 +137,13 @@ describe('ads API: asynchronous reporting v3', function () {
     const end = addDays(today('UK'), -1);
     const start = addDays(end, -25);
     const key = (r: Record<string, unknown>) => `${r.campaignId}/${r.date}`;
-    const before = new Map((await rowsOf(gb, (await ads.reporting.createReport(gb, daily(start, end))).reportId)).map((r) => [key(r), r]));
+    const before = new Map(
+      (await rowsOf(gb, (await ads.reporting.createReport(gb, daily(start, end))).reportId)).map((r) => [key(r), r]),
+    );
     clock += 3 * 86_400_000;
-    const after = new Map((await rowsOf(gb, (await ads.reporting.createReport(gb, daily(start, end))).reportId)).map((r) => [key(r), r]));
+    const after = new Map(
+      (await rowsOf(gb, (await ads.reporting.createReport(gb, daily(start, end))).reportId)).map((r) => [key(r), r]),
+    );
     expect([...after.keys()]).to.deep.equal([...before.keys()]);
     let restated = 0;
     for (const [k, old] of before) {

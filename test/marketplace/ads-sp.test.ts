@@ -11,7 +11,8 @@ describe('ads API: Sponsored Products v3 entities', function () {
   let simulator: Simulator;
   let baseUrl: string;
   let ads: ReturnType<typeof clientsFor>['ads'];
-  const profileIn = (country: string) => String(simulator.seller.profiles.find((p) => p.countryCode === country)!.profileId);
+  const profileIn = (country: string) =>
+    String(simulator.seller.profiles.find((p) => p.countryCode === country)!.profileId);
 
   before(async () => {
     ({ simulator, baseUrl } = await startSimulator({ seed: 11 }));
@@ -22,7 +23,10 @@ describe('ads API: Sponsored Products v3 entities', function () {
 
   const all = async <R extends (typeof SP_RESOURCE_NAMES)[number]>(profileId: string, resource: R) => {
     const items = [];
-    for await (const page of ads.sp.pages(profileId, resource, { stateFilter: { include: ['ENABLED', 'PAUSED', 'ARCHIVED'] } })) items.push(...page);
+    for await (const page of ads.sp.pages(profileId, resource, {
+      stateFilter: { include: ['ENABLED', 'PAUSED', 'ARCHIVED'] },
+    }))
+      items.push(...page);
     return items;
   };
 
@@ -62,13 +66,24 @@ describe('ads API: Sponsored Products v3 entities', function () {
     const us = profileIn('US');
     const targets = await all(us, 'targets');
     const predicates = new Set(targets.flatMap((t) => t.expression.map((e) => e.type)));
-    for (const p of ['QUERY_HIGH_REL_MATCHES', 'QUERY_BROAD_REL_MATCHES', 'ASIN_SUBSTITUTE_RELATED', 'ASIN_ACCESSORY_RELATED', 'ASIN_SAME_AS', 'ASIN_CATEGORY_SAME_AS']) {
+    for (const p of [
+      'QUERY_HIGH_REL_MATCHES',
+      'QUERY_BROAD_REL_MATCHES',
+      'ASIN_SUBSTITUTE_RELATED',
+      'ASIN_ACCESSORY_RELATED',
+      'ASIN_SAME_AS',
+      'ASIN_CATEGORY_SAME_AS',
+    ]) {
       expect(predicates, p).to.include(p);
     }
-    expect(targets.filter((t) => t.expressionType === 'AUTO').every((t) => t.expression[0]!.value === undefined)).to.equal(true);
+    expect(
+      targets.filter((t) => t.expressionType === 'AUTO').every((t) => t.expression[0]!.value === undefined),
+    ).to.equal(true);
     const keywords = await all(us, 'keywords');
     expect(new Set(keywords.map((k) => k.matchType))).to.deep.equal(new Set(['EXACT', 'PHRASE', 'BROAD']));
-    expect((await all(us, 'negativeKeywords')).every((k) => k.matchType.startsWith('NEGATIVE_') && k.adGroupId)).to.equal(true);
+    expect(
+      (await all(us, 'negativeKeywords')).every((k) => k.matchType.startsWith('NEGATIVE_') && k.adGroupId),
+    ).to.equal(true);
     expect(await all(us, 'negativeTargets')).to.not.be.empty;
     expect((await all(us, 'campaignNegativeKeywords'))[0]).to.not.have.property('adGroupId');
     expect(await all(us, 'campaignNegativeTargets')).to.not.be.empty;
@@ -78,8 +93,13 @@ describe('ads API: Sponsored Products v3 entities', function () {
     const jp = await all(profileIn('JP'), 'campaigns');
     expect(jp.every((c) => Number.isInteger(c.budget.budget))).to.equal(true);
     const us = await all(profileIn('US'), 'adGroups');
-    expect(us.some((g) => !Number.isInteger(g.defaultBid)), 'some US bids have cents').to.equal(true);
-    expect((await all(profileIn('JP'), 'adGroups')).every((g) => Number.isInteger(g.defaultBid) && g.defaultBid >= 2)).to.equal(true);
+    expect(
+      us.some((g) => !Number.isInteger(g.defaultBid)),
+      'some US bids have cents',
+    ).to.equal(true);
+    expect(
+      (await all(profileIn('JP'), 'adGroups')).every((g) => Number.isInteger(g.defaultBid) && g.defaultBid >= 2),
+    ).to.equal(true);
   });
 
   it('pages with maxResults and nextToken, each entity exactly once', async () => {
@@ -101,7 +121,9 @@ describe('ads API: Sponsored Products v3 entities', function () {
     const us = profileIn('US');
     const campaigns = await all(us, 'campaigns');
     const paused = await ads.sp.list(us, 'campaigns', { stateFilter: { include: ['PAUSED'] } });
-    expect(paused.items.map((c) => c.campaignId)).to.deep.equal(campaigns.filter((c) => c.state === 'PAUSED').map((c) => c.campaignId));
+    expect(paused.items.map((c) => c.campaignId)).to.deep.equal(
+      campaigns.filter((c) => c.state === 'PAUSED').map((c) => c.campaignId),
+    );
     const one = campaigns[0]!.campaignId;
     const groups = await ads.sp.list(us, 'adGroups', { campaignIdFilter: { include: [one] } });
     expect(groups.items.length).to.be.greaterThan(0);
@@ -112,11 +134,22 @@ describe('ads API: Sponsored Products v3 entities', function () {
     const { lwa } = clientsFor(simulator);
     const token = await lwa.getAccessToken('Atzr|demo-advertiser');
     const send = (headers: Record<string, string>) =>
-      fetch(`${baseUrl}/sp/campaigns/list`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'amazon-advertising-api-clientid': 'simulator-client', ...headers }, body: '{}' });
+      fetch(`${baseUrl}/sp/campaigns/list`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'amazon-advertising-api-clientid': 'simulator-client',
+          ...headers,
+        },
+        body: '{}',
+      });
     const plain = await send({ 'content-type': 'application/json', 'amazon-advertising-api-scope': profileIn('US') });
     expect(plain.status).to.equal(415);
     expect(await plain.json()).to.include({ code: 'UNSUPPORTED_MEDIA_TYPE' });
-    expect((await send({ 'content-type': 'application/vnd.spCampaign.v3+json', 'amazon-advertising-api-scope': '123' })).status).to.equal(401);
+    expect(
+      (await send({ 'content-type': 'application/vnd.spCampaign.v3+json', 'amazon-advertising-api-scope': '123' }))
+        .status,
+    ).to.equal(401);
     expect((await send({ 'content-type': 'application/vnd.spCampaign.v3+json' })).status).to.equal(400);
   });
 
@@ -135,42 +168,69 @@ describe('ads API: Sponsored Products v3 entities', function () {
     );
     expect(created.success.map((s) => s.index)).to.deep.equal([0]);
     const campaignId = created.success[0]!.id;
-    expect(created.success[0]!.entity).to.include({ campaignId, name: 'Test launch', state: 'ENABLED', targetingType: 'AUTO' });
+    expect(created.success[0]!.entity).to.include({
+      campaignId,
+      name: 'Test launch',
+      state: 'ENABLED',
+      targetingType: 'AUTO',
+    });
     expect(created.error.map((e) => e.index)).to.deep.equal([1, 2]);
     expect(created.error[0]!.errors[0]!.errorValue.budgetError).to.include({ reason: 'BUDGET_TOO_LOW' });
     expect(created.error[1]!.errors[0]!.errorType).to.equal('missingValueError');
     expect(created.raw).to.have.nested.property('campaigns.success[0].campaignId', campaignId);
 
-    const group = await ads.sp.create(us, 'adGroups', [{ campaignId, name: 'All', state: 'ENABLED', defaultBid: 0.75 }]);
+    const group = await ads.sp.create(us, 'adGroups', [
+      { campaignId, name: 'All', state: 'ENABLED', defaultBid: 0.75 },
+    ]);
     const adGroupId = group.success[0]!.id;
     const autoTargets = await ads.sp.list(us, 'targets', { adGroupIdFilter: { include: [adGroupId] } });
-    expect(autoTargets.items.map((t) => t.expression[0]!.type).sort()).to.deep.equal(['ASIN_ACCESSORY_RELATED', 'ASIN_SUBSTITUTE_RELATED', 'QUERY_BROAD_REL_MATCHES', 'QUERY_HIGH_REL_MATCHES']);
+    expect(autoTargets.items.map((t) => t.expression[0]!.type).sort()).to.deep.equal([
+      'ASIN_ACCESSORY_RELATED',
+      'ASIN_SUBSTITUTE_RELATED',
+      'QUERY_BROAD_REL_MATCHES',
+      'QUERY_HIGH_REL_MATCHES',
+    ]);
     const listing = simulator.catalog.listingsIn('ATVPDKIKX0DER')[Symbol.iterator]().next().value!;
-    const ad = await ads.sp.create(us, 'productAds', [{ campaignId, adGroupId, state: 'ENABLED', sku: listing.sku }, { campaignId, adGroupId, state: 'ENABLED', sku: 'NOT-A-SKU' }]);
+    const ad = await ads.sp.create(us, 'productAds', [
+      { campaignId, adGroupId, state: 'ENABLED', sku: listing.sku },
+      { campaignId, adGroupId, state: 'ENABLED', sku: 'NOT-A-SKU' },
+    ]);
     expect(ad.success).to.have.length(1);
     expect(ad.error[0]).to.include({ index: 1 });
 
-    const updated = await ads.sp.update(us, 'campaigns', [{ campaignId, budget: { budget: 40, budgetType: 'DAILY' }, state: 'PAUSED' }, { campaignId: '999', state: 'PAUSED' }]);
+    const updated = await ads.sp.update(us, 'campaigns', [
+      { campaignId, budget: { budget: 40, budgetType: 'DAILY' }, state: 'PAUSED' },
+      { campaignId: '999', state: 'PAUSED' },
+    ]);
     expect(updated.success).to.deep.equal([{ index: 0, id: campaignId }]);
-    expect(updated.error[0]!.errors[0]!.errorValue.entityNotFoundError).to.include({ entityType: 'CAMPAIGN', entityId: '999' });
-    const [after] = (await ads.sp.list(us, 'campaigns', { campaignIdFilter: { include: [campaignId] } })).items as SpCampaign[];
+    expect(updated.error[0]!.errors[0]!.errorValue.entityNotFoundError).to.include({
+      entityType: 'CAMPAIGN',
+      entityId: '999',
+    });
+    const [after] = (await ads.sp.list(us, 'campaigns', { campaignIdFilter: { include: [campaignId] } }))
+      .items as SpCampaign[];
     expect(after).to.deep.include({ state: 'PAUSED', budget: { budget: 40, budgetType: 'DAILY' } });
 
     const deleted = await ads.sp.delete(us, 'campaigns', [campaignId]);
     expect(deleted.success).to.deep.equal([{ index: 0, id: campaignId }]);
     const again = await ads.sp.update(us, 'campaigns', [{ campaignId, state: 'ENABLED' }]);
-    expect(again.error[0]!.errors[0]!.errorValue.entityStateError).to.include({ reason: 'ARCHIVED_ENTITY_CANNOT_BE_MODIFIED' });
+    expect(again.error[0]!.errors[0]!.errorValue.entityStateError).to.include({
+      reason: 'ARCHIVED_ENTITY_CANNOT_BE_MODIFIED',
+    });
 
     const { changes } = (await (await fetch(`${baseUrl}/_sim/ads/changes`)).json()) as { changes: AppliedChange[] };
     expect(changes.map((c) => `${c.operation} ${c.resource}`)).to.deep.equal([
       'create campaigns',
       'create adGroups',
-      'create targets', 'create targets', 'create targets', 'create targets',
+      'create targets',
+      'create targets',
+      'create targets',
+      'create targets',
       'create productAds',
       'update campaigns',
       'delete campaigns',
     ]);
-    expect(changes.at(-2)).to.deep.include({ id: campaignId, before: { ...changes[0]!.after as object } });
+    expect(changes.at(-2)).to.deep.include({ id: campaignId, before: { ...(changes[0]!.after as object) } });
     expect(changes.at(-1)!.after).to.include({ state: 'ARCHIVED' });
   });
 
@@ -179,9 +239,15 @@ describe('ads API: Sponsored Products v3 entities', function () {
     await injectFault(baseUrl, { route: 'POST /sp/campaigns/list', kind: '429', retryAfterSeconds: 0 });
     await injectFault(baseUrl, { route: 'POST /sp/campaigns/list', kind: '5xx', status: 503 });
     expect((await ads.sp.list(us, 'campaigns')).items).to.not.be.empty;
-    expect((await requestsTo(baseUrl, 'POST', '/sp/campaigns/list')).map((r) => r.status)).to.deep.equal([429, 503, 200]);
+    expect((await requestsTo(baseUrl, 'POST', '/sp/campaigns/list')).map((r) => r.status)).to.deep.equal([
+      429, 503, 200,
+    ]);
     await injectFault(baseUrl, { route: 'POST /sp/keywords', kind: '5xx', status: 500 });
-    const error = await rejectionOf(ads.sp.create(us, 'keywords', [{ campaignId: '1', adGroupId: '2', keywordText: 'x', matchType: 'EXACT', state: 'ENABLED' }]));
+    const error = await rejectionOf(
+      ads.sp.create(us, 'keywords', [
+        { campaignId: '1', adGroupId: '2', keywordText: 'x', matchType: 'EXACT', state: 'ENABLED' },
+      ]),
+    );
     expect(error).to.include({ status: 500, code: 'INTERNAL_ERROR' });
     expect(await requestsTo(baseUrl, 'POST', '/sp/keywords')).to.have.length(1);
   });

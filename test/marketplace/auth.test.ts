@@ -21,7 +21,9 @@ describe('marketplace: access tokens on API routes', () => {
   });
 
   it('refuses an ads API call without a token with 401 UNAUTHORIZED', async () => {
-    const response = await fetch(`${baseUrl}/v2/profiles`, { headers: { 'amazon-advertising-api-clientid': 'simulator-client' } });
+    const response = await fetch(`${baseUrl}/v2/profiles`, {
+      headers: { 'amazon-advertising-api-clientid': 'simulator-client' },
+    });
     expect(response.status).to.equal(401);
     expect(await response.json()).to.include({ code: 'UNAUTHORIZED' });
   });
@@ -53,6 +55,8 @@ describe('marketplace: access tokens on API routes', () => {
     const account = await selling.getAccount();
     expect(account.sellingPlan).to.equal('PROFESSIONAL');
     expect(await requestsTo(baseUrl, 'POST', '/auth/o2/token')).to.have.length(2);
-    expect((await requestsTo(baseUrl, 'GET', '/sellers/v1/account')).map((r) => r.status)).to.deep.equal([403, 403, 200]);
+    expect((await requestsTo(baseUrl, 'GET', '/sellers/v1/account')).map((r) => r.status)).to.deep.equal([
+      403, 403, 200,
+    ]);
   });
 });

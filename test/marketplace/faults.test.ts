@@ -6,7 +6,8 @@ import { injectFault, resetSimulator, startSimulator } from './support.js';
 describe('marketplace simulator: fault API', () => {
   let simulator: Simulator;
   let baseUrl: string;
-  const listFaults = async () => ((await (await fetch(`${baseUrl}/_sim/faults`)).json()) as { faults: FaultRule[] }).faults;
+  const listFaults = async () =>
+    ((await (await fetch(`${baseUrl}/_sim/faults`)).json()) as { faults: FaultRule[] }).faults;
 
   before(async () => ({ simulator, baseUrl } = await startSimulator()));
   after(() => simulator.close());

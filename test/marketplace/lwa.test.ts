@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import { MarketplaceError } from '../../src/marketplace/clients/errors.js';
 import { createLwaClient } from '../../src/marketplace/clients/lwa.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
-import { clientsFor, QUICK_RETRY, rejectionOf, requestsTo, resetSimulator, SELLING_TOKEN, startSimulator } from './support.js';
+import {
+  clientsFor,
+  QUICK_RETRY,
+  rejectionOf,
+  requestsTo,
+  resetSimulator,
+  SELLING_TOKEN,
+  startSimulator,
+} from './support.js';
 
 describe('marketplace: LWA token exchange', () => {
   let simulator: Simulator;
@@ -21,7 +29,11 @@ describe('marketplace: LWA token exchange', () => {
     expect(second).to.equal(first);
     const log = await exchanges();
     expect(log).to.have.length(1);
-    expect(log[0]!.body).to.include({ grant_type: 'refresh_token', refresh_token: SELLING_TOKEN, client_id: 'simulator-client' });
+    expect(log[0]!.body).to.include({
+      grant_type: 'refresh_token',
+      refresh_token: SELLING_TOKEN,
+      client_id: 'simulator-client',
+    });
   });
 
   it('shares one exchange between concurrent callers', async () => {

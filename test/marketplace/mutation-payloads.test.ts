@@ -20,7 +20,12 @@ describe('mutation payloads speak Sponsored Products v3', function () {
   after(() => simulator.close());
 
   /** admitted by our schema, then sent as the dispatcher will: derived fields replaced by the target's ids */
-  const wire = (schema: keyof typeof PAYLOADS, action: string, payload: Record<string, unknown>, ids: Record<string, string>) => {
+  const wire = (
+    schema: keyof typeof PAYLOADS,
+    action: string,
+    payload: Record<string, unknown>,
+    ids: Record<string, string>,
+  ) => {
     const parsed = PAYLOADS[schema]![action as 'update']!.safeParse(payload);
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).to.equal(true);
     return { ...Object.fromEntries(Object.entries(payload).filter(([k]) => !DERIVED_FIELDS.includes(k))), ...ids };
@@ -34,13 +39,50 @@ describe('mutation payloads speak Sponsored Products v3', function () {
 
   it('creates a campaign, an ad group in it and an ad in that, then updates each', async () => {
     const sku = (await ads.sp.list(profileId, 'productAds')).items[0]!.sku!;
-    const campaignId = await applied('create', 'campaigns', wire('AdvertisingProfile', 'create_campaign', { name: 'Receipt test', targetingType: 'MANUAL', state: 'ENABLED', budget: { budget: 25, budgetType: 'DAILY' }, adProduct: 'SPONSORED_PRODUCTS' }, {}));
-    const adGroupId = await applied('create', 'adGroups', wire('Campaign', 'create_ad_group', { name: 'Exact', state: 'ENABLED', defaultBid: 0.75 }, { campaignId }));
-    const adId = await applied('create', 'productAds', wire('AdGroup', 'create_ad', { state: 'ENABLED', sku }, { campaignId, adGroupId }));
-    await applied('update', 'campaigns', wire('Campaign', 'update', { state: 'PAUSED', budget: { budget: 30.5, budgetType: 'DAILY' }, name: 'Receipt test 2' }, { campaignId }));
+    const campaignId = await applied(
+      'create',
+      'campaigns',
+      wire(
+        'AdvertisingProfile',
+        'create_campaign',
+        {
+          name: 'Receipt test',
+          targetingType: 'MANUAL',
+          state: 'ENABLED',
+          budget: { budget: 25, budgetType: 'DAILY' },
+          adProduct: 'SPONSORED_PRODUCTS',
+        },
+        {},
+      ),
+    );
+    const adGroupId = await applied(
+      'create',
+      'adGroups',
+      wire('Campaign', 'create_ad_group', { name: 'Exact', state: 'ENABLED', defaultBid: 0.75 }, { campaignId }),
+    );
+    const adId = await applied(
+      'create',
+      'productAds',
+      wire('AdGroup', 'create_ad', { state: 'ENABLED', sku }, { campaignId, adGroupId }),
+    );
+    await applied(
+      'update',
+      'campaigns',
+      wire(
+        'Campaign',
+        'update',
+        { state: 'PAUSED', budget: { budget: 30.5, budgetType: 'DAILY' }, name: 'Receipt test 2' },
+        { campaignId },
+      ),
+    );
     await applied('update', 'adGroups', wire('AdGroup', 'update', { defaultBid: 0.9, state: 'PAUSED' }, { adGroupId }));
     await applied('update', 'productAds', wire('Ad', 'update', { state: 'PAUSED' }, { adId }));
-    const [campaign] = (await ads.sp.list(profileId, 'campaigns', { campaignIdFilter: { include: [campaignId] } })).items;
-    expect(campaign).to.deep.include({ name: 'Receipt test 2', state: 'PAUSED', budget: { budget: 30.5, budgetType: 'DAILY' } });
+    const [campaign] = (await ads.sp.list(profileId, 'campaigns', { campaignIdFilter: { include: [campaignId] } }))
+      .items;
+    expect(campaign).to.deep.include({
+      name: 'Receipt test 2',
+      state: 'PAUSED',
+      budget: { budget: 30.5, budgetType: 'DAILY' },
+    });
   });
 });

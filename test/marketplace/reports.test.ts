@@ -31,7 +31,11 @@ describe('reports API and the vendor account in the simulator', function () {
   };
 
   it('a report goes IN_QUEUE → IN_PROGRESS → DONE; its document is gzip-compressed JSON', async () => {
-    const id = await seller.createReport({ reportType: 'GET_COUPON_PERFORMANCE_REPORT', marketplaceIds: [US], reportOptions: { couponStartDateFrom: '2026-01-01T00:00:00Z', couponStartDateTo: '2026-05-20T00:00:00Z' } });
+    const id = await seller.createReport({
+      reportType: 'GET_COUPON_PERFORMANCE_REPORT',
+      marketplaceIds: [US],
+      reportOptions: { couponStartDateFrom: '2026-01-01T00:00:00Z', couponStartDateTo: '2026-05-20T00:00:00Z' },
+    });
     const seen = await statuses(seller, id);
     expect(seen.map((r) => r.processingStatus)).to.deep.equal(['IN_QUEUE', 'IN_PROGRESS', 'DONE']);
     const document = await seller.getReportDocument(seen[2]!.reportDocumentId!);
@@ -44,22 +48,44 @@ describe('reports API and the vendor account in the simulator', function () {
   });
 
   it('a download that fails with a 5xx is retried', async () => {
-    const id = await seller.createReport({ reportType: 'GET_PROMOTION_PERFORMANCE_REPORT', marketplaceIds: [US], reportOptions: { promotionStartDateFrom: '2026-01-01T00:00:00Z', promotionStartDateTo: '2026-05-20T00:00:00Z' } });
+    const id = await seller.createReport({
+      reportType: 'GET_PROMOTION_PERFORMANCE_REPORT',
+      marketplaceIds: [US],
+      reportOptions: { promotionStartDateFrom: '2026-01-01T00:00:00Z', promotionStartDateTo: '2026-05-20T00:00:00Z' },
+    });
     const document = await seller.getReportDocument((await statuses(seller, id))[2]!.reportDocumentId!);
     await injectFault(baseUrl, { route: 'GET /report-documents/*', kind: '5xx', status: 503 });
-    expect(((await seller.downloadReport(document)) as { promotions: unknown[] }).promotions.length).to.be.greaterThan(0);
-    expect((await requestsTo(baseUrl, 'GET', new URL(document.url).pathname)).map((r) => r.status)).to.deep.equal([503, 200]);
+    expect(((await seller.downloadReport(document)) as { promotions: unknown[] }).promotions.length).to.be.greaterThan(
+      0,
+    );
+    expect((await requestsTo(baseUrl, 'GET', new URL(document.url).pathname)).map((r) => r.status)).to.deep.equal([
+      503, 200,
+    ]);
   });
 
   it('search query performance: a misaligned window is FATAL, an open one is CANCELLED (no data)', async () => {
     const asin = [...simulator.catalog.listingsIn(US)][0]!.asin;
     const sqp = (start: string, end: string) =>
-      seller.createReport({ reportType: 'GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT', marketplaceIds: [US], dataStartTime: start, dataEndTime: end, reportOptions: { reportPeriod: 'WEEK', asin } });
-    expect((await statuses(seller, await sqp('2026-05-04', '2026-05-10')))[2]!.processingStatus, 'Monday to Sunday').to.equal('FATAL');
-    expect((await statuses(seller, await sqp('2026-05-17', '2026-05-23')))[2]!.processingStatus, 'the current week').to.equal('CANCELLED');
+      seller.createReport({
+        reportType: 'GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT',
+        marketplaceIds: [US],
+        dataStartTime: start,
+        dataEndTime: end,
+        reportOptions: { reportPeriod: 'WEEK', asin },
+      });
+    expect(
+      (await statuses(seller, await sqp('2026-05-04', '2026-05-10')))[2]!.processingStatus,
+      'Monday to Sunday',
+    ).to.equal('FATAL');
+    expect(
+      (await statuses(seller, await sqp('2026-05-17', '2026-05-23')))[2]!.processingStatus,
+      'the current week',
+    ).to.equal('CANCELLED');
     const closed = (await statuses(seller, await sqp('2026-05-10', '2026-05-16')))[2]!;
     expect(closed.processingStatus).to.equal('DONE');
-    const content = (await seller.downloadReport(await seller.getReportDocument(closed.reportDocumentId!))) as { dataByAsin: { asin: string; endDate: string }[] };
+    const content = (await seller.downloadReport(await seller.getReportDocument(closed.reportDocumentId!))) as {
+      dataByAsin: { asin: string; endDate: string }[];
+    };
     expect(content.dataByAsin.length).to.be.greaterThan(0);
     expect(content.dataByAsin.every((r) => r.asin === asin && r.endDate === '2026-05-16')).to.equal(true);
   });
@@ -74,41 +100,78 @@ describe('reports API and the vendor account in the simulator', function () {
     };
     const done = await poll(await seller.createQuery(query('2026-05-01', '2026-05-10')));
     expect(done.processingStatus).to.equal('DONE');
-    const records = (await seller.downloadQueryDocument(await seller.getQueryDocument(done.dataDocumentId!))) as { startDate: string; marketplaceId: string }[];
+    const records = (await seller.downloadQueryDocument(await seller.getQueryDocument(done.dataDocumentId!))) as {
+      startDate: string;
+      marketplaceId: string;
+    }[];
     expect(records.length).to.be.greaterThan(0);
-    expect(records.every((r) => r.marketplaceId === US && r.startDate >= '2026-05-01' && r.startDate <= '2026-05-10')).to.equal(true);
+    expect(
+      records.every((r) => r.marketplaceId === US && r.startDate >= '2026-05-01' && r.startDate <= '2026-05-10'),
+    ).to.equal(true);
     const future = await poll(await seller.createQuery(query('2026-06-01', '2026-06-10')));
     expect(future.processingStatus).to.equal('DONE');
     expect(future.dataDocumentId).to.equal(undefined);
   });
 
-  it('the vendor reads vendor reports; each side is refused the other side\'s report types', async () => {
-    const sales = { reportType: 'GET_VENDOR_SALES_REPORT', marketplaceIds: [US], dataStartTime: '2026-05-01', dataEndTime: '2026-05-19', reportOptions: { reportPeriod: 'DAY', distributorView: 'MANUFACTURING', sellingProgram: 'RETAIL' } };
+  it("the vendor reads vendor reports; each side is refused the other side's report types", async () => {
+    const sales = {
+      reportType: 'GET_VENDOR_SALES_REPORT',
+      marketplaceIds: [US],
+      dataStartTime: '2026-05-01',
+      dataEndTime: '2026-05-19',
+      reportOptions: { reportPeriod: 'DAY', distributorView: 'MANUFACTURING', sellingProgram: 'RETAIL' },
+    };
     const report = (await statuses(vendor, await vendor.createReport(sales)))[2]!;
     expect(report.processingStatus).to.equal('DONE');
-    const content = (await vendor.downloadReport(await vendor.getReportDocument(report.reportDocumentId!))) as { reportSpecification: { dataEndTime: string }; salesByAsin: unknown[] };
+    const content = (await vendor.downloadReport(await vendor.getReportDocument(report.reportDocumentId!))) as {
+      reportSpecification: { dataEndTime: string };
+      salesByAsin: unknown[];
+    };
     expect(content.reportSpecification.dataEndTime, 'data lands two days late').to.equal('2026-05-18');
     expect(content.salesByAsin).to.have.length(simulator.vendor.asins().length * 18);
     const refused = (await rejectionOf(seller.createReport(sales))) as MarketplaceError;
     expect(refused.status).to.equal(403);
-    const coupons = { reportType: 'GET_COUPON_PERFORMANCE_REPORT', marketplaceIds: [US], reportOptions: { couponStartDateFrom: '2026-01-01T00:00:00Z', couponStartDateTo: '2026-05-20T00:00:00Z' } };
+    const coupons = {
+      reportType: 'GET_COUPON_PERFORMANCE_REPORT',
+      marketplaceIds: [US],
+      reportOptions: { couponStartDateFrom: '2026-01-01T00:00:00Z', couponStartDateTo: '2026-05-20T00:00:00Z' },
+    };
     expect(((await rejectionOf(vendor.createReport(coupons))) as MarketplaceError).status).to.equal(403);
-    expect(((await rejectionOf(vendor.getReport(report.reportId.replace(/.$/, '0')))) as MarketplaceError).status).to.equal(404);
+    expect(
+      ((await rejectionOf(vendor.getReport(report.reportId.replace(/.$/, '0')))) as MarketplaceError).status,
+    ).to.equal(404);
   });
 
   it('the vendor token reads the sellers API as the vendor, its ads token lists vendor profiles, and seller routes refuse it', async () => {
     const { lwa } = clientsFor(simulator);
-    const selling = createSellingClient({ endpoint: baseUrl, lwa, refreshToken: 'Atzr|demo-vendor', retry: QUICK_RETRY });
+    const selling = createSellingClient({
+      endpoint: baseUrl,
+      lwa,
+      refreshToken: 'Atzr|demo-vendor',
+      retry: QUICK_RETRY,
+    });
     expect((await selling.getAccount()).business?.name).to.equal(simulator.vendor.name);
     expect((await selling.getMarketplaceParticipations()).map((p) => p.storeName)).to.include(simulator.vendor.name);
-    const profiles = await createAdsClient({ endpoint: baseUrl, lwa, refreshToken: 'Atzr|demo-vendor-advertiser', retry: QUICK_RETRY }).listProfiles();
+    const profiles = await createAdsClient({
+      endpoint: baseUrl,
+      lwa,
+      refreshToken: 'Atzr|demo-vendor-advertiser',
+      retry: QUICK_RETRY,
+    }).listProfiles();
     expect(profiles.length).to.be.greaterThan(0);
-    expect(profiles.every((p) => p.accountInfo.type === 'vendor' && p.accountInfo.id === simulator.vendor.entityId)).to.equal(true);
+    expect(
+      profiles.every((p) => p.accountInfo.type === 'vendor' && p.accountInfo.id === simulator.vendor.entityId),
+    ).to.equal(true);
     const token = await lwa.getAccessToken('Atzr|demo-vendor');
     const sku = [...simulator.catalog.listingsIn(US)][0]!.sku;
-    const listing = await fetch(`${baseUrl}/listings/2021-08-01/items/${simulator.seller.merchantId}/${encodeURIComponent(sku)}?marketplaceIds=${US}`, { headers: { 'x-amz-access-token': token } });
+    const listing = await fetch(
+      `${baseUrl}/listings/2021-08-01/items/${simulator.seller.merchantId}/${encodeURIComponent(sku)}?marketplaceIds=${US}`,
+      { headers: { 'x-amz-access-token': token } },
+    );
     expect(listing.status).to.equal(403);
-    const orders = await fetch(`${baseUrl}/orders/v0/orders?MarketplaceIds=${US}&CreatedAfter=2026-05-01T00:00:00Z`, { headers: { 'x-amz-access-token': token } });
+    const orders = await fetch(`${baseUrl}/orders/v0/orders?MarketplaceIds=${US}&CreatedAfter=2026-05-01T00:00:00Z`, {
+      headers: { 'x-amz-access-token': token },
+    });
     expect(orders.status).to.equal(403);
   });
 });

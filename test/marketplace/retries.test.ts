@@ -1,14 +1,23 @@
 import { expect } from 'chai';
 import { MarketplaceError } from '../../src/marketplace/clients/errors.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
-import { clientsFor, injectFault, QUICK_RETRY, rejectionOf, requestsTo, resetSimulator, startSimulator } from './support.js';
+import {
+  clientsFor,
+  injectFault,
+  QUICK_RETRY,
+  rejectionOf,
+  requestsTo,
+  resetSimulator,
+  startSimulator,
+} from './support.js';
 
 const PARTICIPATIONS = '/sellers/v1/marketplaceParticipations';
 
 describe('marketplace: retries and errors through the fault injector', () => {
   let simulator: Simulator;
   let baseUrl: string;
-  const statuses = async (method: string, path: string) => (await requestsTo(baseUrl, method, path)).map((r) => r.status);
+  const statuses = async (method: string, path: string) =>
+    (await requestsTo(baseUrl, method, path)).map((r) => r.status);
   const faults = async (method: string, path: string) => (await requestsTo(baseUrl, method, path)).map((r) => r.fault);
 
   before(async () => ({ simulator, baseUrl } = await startSimulator()));
@@ -31,14 +40,18 @@ describe('marketplace: retries and errors through the fault injector', () => {
 
   it('leaves a wait longer than it sits out to the caller, in retryAfterMs', async () => {
     await injectFault(baseUrl, { route: `GET ${PARTICIPATIONS}`, kind: '429', times: 1, retryAfterSeconds: 120 });
-    const error = await rejectionOf(clientsFor(simulator, { ...QUICK_RETRY, maxRetryAfterMs: 60_000 }).selling.getMarketplaceParticipations());
+    const error = await rejectionOf(
+      clientsFor(simulator, { ...QUICK_RETRY, maxRetryAfterMs: 60_000 }).selling.getMarketplaceParticipations(),
+    );
     expect(error).to.include({ status: 429, code: 'QuotaExceeded', retryable: true, retryAfterMs: 120_000 });
     expect(await statuses('GET', PARTICIPATIONS)).to.deep.equal([429]);
   });
 
   it('gives up after the bounded attempts on 5xx with a retryable MarketplaceError', async () => {
     await injectFault(baseUrl, { route: `GET ${PARTICIPATIONS}`, kind: '5xx', times: 10 });
-    const error = await rejectionOf(clientsFor(simulator, { ...QUICK_RETRY, attempts: 3 }).selling.getMarketplaceParticipations());
+    const error = await rejectionOf(
+      clientsFor(simulator, { ...QUICK_RETRY, attempts: 3 }).selling.getMarketplaceParticipations(),
+    );
     expect(error).to.be.instanceOf(MarketplaceError);
     expect(error).to.include({ status: 500, code: 'InternalFailure', retryable: true });
     expect(await statuses('GET', PARTICIPATIONS)).to.deep.equal([500, 500, 500]);

@@ -38,13 +38,24 @@ describe('marketplace: the fictional seller through the real clients', () => {
     const participations = await clients.selling.getMarketplaceParticipations();
     expect(participations.map((p) => p.marketplace.id)).to.have.members(Object.keys(REAL_MARKETPLACES));
     for (const p of participations) {
-      expect(p.marketplace).to.have.all.keys('id', 'countryCode', 'name', 'defaultCurrencyCode', 'defaultLanguageCode', 'domainName');
+      expect(p.marketplace).to.have.all.keys(
+        'id',
+        'countryCode',
+        'name',
+        'defaultCurrencyCode',
+        'defaultLanguageCode',
+        'domainName',
+      );
       expect(p.participation).to.have.all.keys('isParticipating', 'hasSuspendedListings');
       expect(p.marketplace.defaultCurrencyCode).to.equal(REAL_MARKETPLACES[p.marketplace.id]!.currency);
       expect(p.storeName).to.be.a('string').and.not.equal('');
     }
     const jp = participations.find((p) => p.marketplace.countryCode === 'JP');
-    expect(jp?.marketplace).to.include({ id: 'A1VC38T7YXB528', defaultCurrencyCode: 'JPY', domainName: 'www.amazon.co.jp' });
+    expect(jp?.marketplace).to.include({
+      id: 'A1VC38T7YXB528',
+      defaultCurrencyCode: 'JPY',
+      domainName: 'www.amazon.co.jp',
+    });
   });
 
   it('returns the seller account with its business, plan and participations', async () => {
@@ -61,7 +72,11 @@ describe('marketplace: the fictional seller through the real clients', () => {
       const expected = REAL_MARKETPLACES[profile.accountInfo.marketplaceStringId]!;
       expect(Number.isSafeInteger(profile.profileId)).to.equal(true);
       expect(profile).to.include({ currencyCode: expected.currency, timezone: expected.timezone });
-      expect(profile.accountInfo).to.include({ type: 'seller', id: simulator.seller.merchantId, name: simulator.seller.name });
+      expect(profile.accountInfo).to.include({
+        type: 'seller',
+        id: simulator.seller.merchantId,
+        name: simulator.seller.name,
+      });
       expect(profile.dailyBudget).to.be.a('number');
     }
     expect(profiles.map((p) => p.countryCode)).to.have.members(['US', 'CA', 'UK', 'DE', 'JP']);
@@ -73,6 +88,8 @@ describe('marketplace: the fictional seller through the real clients', () => {
     expect(again).to.deep.equal(a);
     expect(other.profiles.map((p) => p.profileId)).to.not.have.members(a.profiles.map((p) => p.profileId));
     expect(other.profiles[0]!.accountInfo.id).to.not.equal(a.profiles[0]!.accountInfo.id);
-    expect(other.participations.map((p) => p.marketplace.id)).to.deep.equal(a.participations.map((p) => p.marketplace.id));
+    expect(other.participations.map((p) => p.marketplace.id)).to.deep.equal(
+      a.participations.map((p) => p.marketplace.id),
+    );
   });
 });

@@ -43,13 +43,16 @@ describe('simulator catalog and orders: deterministic, lazy, scalable', () => {
   it('the demo catalog has every condition family, status, channel and B2B offers; JPY prices are whole yen', () => {
     const catalog = catalogFor(42);
     const listings = Array.from({ length: catalog.listingCount }, (_, i) => catalog.listingAt(i));
-    expect(new Set(listings.map((l) => l.conditionFamily))).to.deep.equal(new Set(['new', 'used', 'collectible', 'refurbished', 'club']));
+    expect(new Set(listings.map((l) => l.conditionFamily))).to.deep.equal(
+      new Set(['new', 'used', 'collectible', 'refurbished', 'club']),
+    );
     expect(new Set(listings.map((l) => l.status))).to.deep.equal(new Set(['BUYABLE', 'DISCOVERABLE', 'DELETED', null]));
     expect(new Set(listings.map((l) => l.fulfillmentChannel))).to.deep.equal(new Set(['FBA', 'MFN']));
     expect(listings.some((l) => l.b2bPrice !== null)).to.equal(true);
     for (const l of listings) {
       expect(l.currency).to.equal(MARKETPLACES.find((m) => m.id === l.marketplaceId)!.currencyCode);
-      if (l.fulfillmentChannel === 'FBA') expect([l.handlingTime, l.shippingGroup, l.restockDate]).to.deep.equal([null, null, null]);
+      if (l.fulfillmentChannel === 'FBA')
+        expect([l.handlingTime, l.shippingGroup, l.restockDate]).to.deep.equal([null, null, null]);
     }
     const jp = listings.filter((l) => l.marketplaceId === JP);
     expect(jp.length).to.be.greaterThan(0);
@@ -79,7 +82,11 @@ describe('simulator catalog and orders: deterministic, lazy, scalable', () => {
       expect(order.amazonOrderId).to.match(/^\d{3}-\d{7}-\d{7}$/);
       expect(b.order(order.amazonOrderId)).to.deep.equal(order);
       expect(Math.floor(order.purchasedAt / DAY_MS)).to.equal(DAY);
-      for (const line of order.lines) expect(line.itemPrice).to.equal(line.quantity * (order.isBusinessOrder && line.listing.b2bPrice !== null ? line.listing.b2bPrice : line.listing.price));
+      for (const line of order.lines)
+        expect(line.itemPrice).to.equal(
+          line.quantity *
+            (order.isBusinessOrder && line.listing.b2bPrice !== null ? line.listing.b2bPrice : line.listing.price),
+        );
     }
     expect(a.order('111-0000000-0000000')).to.equal(undefined);
   });
@@ -88,7 +95,8 @@ describe('simulator catalog and orders: deterministic, lazy, scalable', () => {
     const linesOver = (scale: typeof DEMO_SCALE, days: number) => {
       const book = createOrdersBook(catalogFor(42, scale));
       let lines = 0;
-      for (let day = DAY - days; day < DAY; day++) for (const m of MARKETPLACES) for (const o of book.ordersOn(day, m.id)) lines += o.lines.length;
+      for (let day = DAY - days; day < DAY; day++)
+        for (const m of MARKETPLACES) for (const o of book.ordersOn(day, m.id)) lines += o.lines.length;
       return lines;
     };
     const bench = linesOver(BENCH_SCALE, 28);

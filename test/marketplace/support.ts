@@ -2,7 +2,12 @@ import { createAdsClient } from '../../src/marketplace/clients/ads.js';
 import type { RetryPolicy } from '../../src/marketplace/clients/http.js';
 import { createLwaClient, type LwaClientOptions } from '../../src/marketplace/clients/lwa.js';
 import { createSellingClient } from '../../src/marketplace/clients/selling.js';
-import { createSimulator, DEFAULT_LWA_CLIENT, type Simulator, type SimulatorOptions } from '../../src/marketplace/simulator/app.js';
+import {
+  createSimulator,
+  DEFAULT_LWA_CLIENT,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../src/marketplace/simulator/app.js';
 import type { FaultRuleInput } from '../../src/marketplace/simulator/faults.js';
 import type { LoggedRequest } from '../../src/marketplace/simulator/request-log.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
@@ -16,7 +21,9 @@ export const ADS_TOKEN = 'Atzr|demo-advertiser';
 /** Short backoff so retry tests stay quick. */
 export const QUICK_RETRY: Partial<RetryPolicy> = { attempts: 3, minDelayMs: 5, maxDelayMs: 50, timeoutMs: 5_000 };
 
-export async function startSimulator(options: SimulatorOptions = {}): Promise<{ simulator: Simulator; baseUrl: string }> {
+export async function startSimulator(
+  options: SimulatorOptions = {},
+): Promise<{ simulator: Simulator; baseUrl: string }> {
   const simulator = createSimulator(options);
   const baseUrl = await simulator.listen({ port: 0, host: '127.0.0.1' });
   return { simulator, baseUrl };
@@ -49,7 +56,8 @@ export async function adsChanges(baseUrl: string): Promise<AppliedChange[]> {
 
 /** Every Listings Items submission the simulator took. */
 export async function listingSubmissions(baseUrl: string): Promise<Submission[]> {
-  return ((await (await fetch(`${baseUrl}/_sim/listings/submissions`)).json()) as { submissions: Submission[] }).submissions;
+  return ((await (await fetch(`${baseUrl}/_sim/listings/submissions`)).json()) as { submissions: Submission[] })
+    .submissions;
 }
 
 export async function injectFault(baseUrl: string, rule: FaultRuleInput): Promise<Response> {

@@ -7,7 +7,13 @@ import { accountForWrite, accountsForRead, selectAccounts } from '../../src/mcp/
 import { defineTool, type ToolContext } from '../../src/mcp/tool.js';
 import { prepareReadModels, project } from './seed.js';
 
-const account = (id: string, name: string): AccountView => ({ id, name, entity_type: 'seller', selling: null, ads: null });
+const account = (id: string, name: string): AccountView => ({
+  id,
+  name,
+  entity_type: 'seller',
+  selling: null,
+  ads: null,
+});
 const one = account('11111111-1111-4111-8111-111111111111', 'North');
 const two = account('22222222-2222-4222-8222-222222222222', 'South');
 
@@ -66,8 +72,14 @@ describe('account rules on the read model', () => {
     await project(db, [
       { type: 'AccountRegistered', data: { account_id: mine1, user_id: user, name: 'One', entity_type: 'seller' } },
       { type: 'AccountRegistered', data: { account_id: mine2, user_id: user, name: 'Two', entity_type: 'vendor' } },
-      { type: 'AccountRegistered', data: { account_id: foreign, user_id: randomUUID(), name: 'Elsewhere', entity_type: 'seller' } },
-      { type: 'AccountRegistered', data: { account_id: randomUUID(), user_id: vendorUser, name: 'Vendor', entity_type: 'vendor' } },
+      {
+        type: 'AccountRegistered',
+        data: { account_id: foreign, user_id: randomUUID(), name: 'Elsewhere', entity_type: 'seller' },
+      },
+      {
+        type: 'AccountRegistered',
+        data: { account_id: randomUUID(), user_id: vendorUser, name: 'Vendor', entity_type: 'vendor' },
+      },
     ]);
     ctx = { db, userId: user, endpoint: 'mcp', requestId: 'r', logger: console, now: () => new Date() };
   });
@@ -93,7 +105,14 @@ describe('account rules on the read model', () => {
     expect(await isVendorOnly(db, user), 'a seller and a vendor account').to.equal(false);
     expect(await isVendorOnly(db, vendorUser)).to.equal(true);
     expect(await isVendorOnly(db, randomUUID()), 'no account at all').to.equal(false);
-    const sellerTool = defineTool({ name: 'seller_probe', description: 'probe', annotations: {}, sellerOnly: true, input: {}, handler: async () => ({ ok: true }) });
+    const sellerTool = defineTool({
+      name: 'seller_probe',
+      description: 'probe',
+      annotations: {},
+      sellerOnly: true,
+      input: {},
+      handler: async () => ({ ok: true }),
+    });
     const asVendor = await sellerTool.call({}, { ...ctx, userId: vendorUser });
     expect(asVendor.structuredContent).to.include({ code: 'not_connected' });
     expect(asVendor.structuredContent!.detail).to.contain('seller_probe');

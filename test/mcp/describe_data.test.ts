@@ -33,16 +33,34 @@ describe('describe_data over HTTP', () => {
     const { views, joins } = result.structuredContent;
     // registered, and created in this database (a view whose read model isn't migrated here is absent)
     const created = await existingViews(world.db);
-    expect(views.map((v: { name: string }) => v.name)).to.deep.equal(VIEW_NAMES.filter((n) => viewDefinitions.some((d) => d.name === n) && created.has(n)));
-    expect(views).to.deep.include({ name: 'v_marketplaces', audience: 'reference', grain: 'one row per marketplace (23 rows)', date_column: null });
+    expect(views.map((v: { name: string }) => v.name)).to.deep.equal(
+      VIEW_NAMES.filter((n) => viewDefinitions.some((d) => d.name === n) && created.has(n)),
+    );
+    expect(views).to.deep.include({
+      name: 'v_marketplaces',
+      audience: 'reference',
+      grain: 'one row per marketplace (23 rows)',
+      date_column: null,
+    });
     expect(joins).to.be.an('array');
     for (const j of joins) expect(j).to.have.keys('from', 'to', 'on', 'fan_out');
   });
 
   it('with a view: columns with type, unit and nullability, grain, freshness, joins and warnings', async () => {
     const body = (await describeData({ view: 'v_marketplaces' })).structuredContent;
-    expect(body).to.include({ view: 'v_marketplaces', audience: 'reference', grain: 'one row per marketplace (23 rows)', date_column: null });
-    expect(body.columns.map((c: { name: string }) => c.name)).to.deep.equal(['marketplace_id', 'name', 'country_code', 'domain_name', 'currency']);
+    expect(body).to.include({
+      view: 'v_marketplaces',
+      audience: 'reference',
+      grain: 'one row per marketplace (23 rows)',
+      date_column: null,
+    });
+    expect(body.columns.map((c: { name: string }) => c.name)).to.deep.equal([
+      'marketplace_id',
+      'name',
+      'country_code',
+      'domain_name',
+      'currency',
+    ]);
     expect(body.columns[0]).to.include({ name: 'marketplace_id', type: 'text', unit: null, nullable: false });
     expect(body.columns[0].description).to.contain('ATVPDKIKX0DER');
     expect(body.freshness).to.contain('static');
@@ -72,12 +90,26 @@ describe('describe_data over HTTP', () => {
 
   it('coverage: per account of the caller, whether each view has rows; account narrows, a foreign account is not found', async () => {
     const all = (await describeData({ coverage: true })).structuredContent;
-    expect(all.coverage.map((c: { account_id: string }) => c.account_id)).to.have.members([world.accounts.a1, world.accounts.a2]);
-    for (const c of all.coverage) expect(c.views).to.deep.include({ view: 'v_marketplaces', has_rows: true, min_date: null, max_date: null });
-    const one = (await describeData({ view: 'v_marketplaces', coverage: true, account: world.accounts.a2 })).structuredContent;
+    expect(all.coverage.map((c: { account_id: string }) => c.account_id)).to.have.members([
+      world.accounts.a1,
+      world.accounts.a2,
+    ]);
+    for (const c of all.coverage)
+      expect(c.views).to.deep.include({ view: 'v_marketplaces', has_rows: true, min_date: null, max_date: null });
+    const one = (await describeData({ view: 'v_marketplaces', coverage: true, account: world.accounts.a2 }))
+      .structuredContent;
     expect(one.view).to.equal('v_marketplaces');
-    expect(one.coverage).to.deep.equal([{ account_id: world.accounts.a2, name: 'South', entity_type: 'vendor', views: [{ view: 'v_marketplaces', has_rows: true, min_date: null, max_date: null }] }]);
-    expect((await describeData({ coverage: true, account: world.accounts.b1 })).structuredContent.code).to.equal('account_not_found');
+    expect(one.coverage).to.deep.equal([
+      {
+        account_id: world.accounts.a2,
+        name: 'South',
+        entity_type: 'vendor',
+        views: [{ view: 'v_marketplaces', has_rows: true, min_date: null, max_date: null }],
+      },
+    ]);
+    expect((await describeData({ coverage: true, account: world.accounts.b1 })).structuredContent.code).to.equal(
+      'account_not_found',
+    );
   });
 
   it('coverage of views with dates: the span per account, and nothing for a view hidden from the account kind', async () => {
@@ -103,6 +135,11 @@ describe('describe_data over HTTP', () => {
   it('viewCoverage reads only through the accounts it is given', async () => {
     const coverage = await viewCoverage(world.db, [world.accounts.b1], TEST_VIEWS as unknown as ViewDefinition[]);
     expect([...coverage.keys()]).to.deep.equal([world.accounts.b1]);
-    expect(coverage.get(world.accounts.b1)![0]).to.deep.equal({ view: 'v_test_lines', has_rows: true, min_date: '2024-01-02', max_date: '2024-02-20' });
+    expect(coverage.get(world.accounts.b1)![0]).to.deep.equal({
+      view: 'v_test_lines',
+      has_rows: true,
+      min_date: '2024-01-02',
+      max_date: '2024-02-20',
+    });
   });
 });

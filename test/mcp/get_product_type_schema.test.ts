@@ -3,7 +3,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/index.js';
-import { clientsFor, injectFault, QUICK_RETRY, requestsTo, resetSimulator, SELLING_TOKEN } from '../marketplace/support.js';
+import {
+  clientsFor,
+  injectFault,
+  QUICK_RETRY,
+  requestsTo,
+  resetSimulator,
+  SELLING_TOKEN,
+} from '../marketplace/support.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';
@@ -38,7 +45,10 @@ describe('get_product_type_schema', function () {
   };
   /** the simulator's own answer: the definition, and the document its link serves */
   const simulatorDefinition = async (productType: string, marketplaceId: string) => {
-    const definition = await clientsFor(h.simulator).selling.definitions.getDefinitionsProductType(productType, marketplaceId);
+    const definition = await clientsFor(h.simulator).selling.definitions.getDefinitionsProductType(
+      productType,
+      marketplaceId,
+    );
     const document = (await (await fetch(definition.schema.link.resource)).json()) as Row;
     return { definition, document };
   };
@@ -67,7 +77,9 @@ describe('get_product_type_schema', function () {
 
   it("serves the product type's full JSON Schema with the definition's meta, for the account's first marketplace by default", async () => {
     const status = await call(client, 'connection_status');
-    const first = (status.structuredContent.accounts as Row[])[0]!.selling.marketplaces.find((m: Row) => m.participating).marketplace_id;
+    const first = (status.structuredContent.accounts as Row[])[0]!.selling.marketplaces.find(
+      (m: Row) => m.participating,
+    ).marketplace_id;
     const got = await schemaOf({ product_type: 'luggage' });
     const { definition, document } = await simulatorDefinition('LUGGAGE', first);
     expect(got).to.deep.equal({
@@ -88,9 +100,21 @@ describe('get_product_type_schema', function () {
     // the provider's attribute shape, with this marketplace's selectors
     const offer = got.schema.properties.purchasable_offer;
     expect(offer.selectors).to.deep.equal(['marketplace_id', 'currency', 'audience']);
-    expect(offer.items.properties).to.include.keys('our_price', 'minimum_seller_allowed_price', 'maximum_seller_allowed_price', 'audience');
+    expect(offer.items.properties).to.include.keys(
+      'our_price',
+      'minimum_seller_allowed_price',
+      'maximum_seller_allowed_price',
+      'audience',
+    );
     expect(offer.items.properties.our_price.items.properties.schedule.items.properties).to.have.key('value_with_tax');
-    expect(got.schema.properties).to.include.keys('fulfillment_availability', 'item_name', 'condition_type', 'merchant_shipping_group', 'list_price', 'material');
+    expect(got.schema.properties).to.include.keys(
+      'fulfillment_availability',
+      'item_name',
+      'condition_type',
+      'merchant_shipping_group',
+      'list_price',
+      'material',
+    );
     expect(got.schema.required).to.include.members(['item_name', 'color', 'material']);
 
     const yen = await schemaOf({ product_type: 'PRODUCT', marketplace_id: JP, account });
@@ -104,7 +128,9 @@ describe('get_product_type_schema', function () {
   it('caches each (product type, marketplace) for 24 hours of the service clock', async () => {
     const requests = async () => ({
       definitions: (await requestsTo(base, 'GET', definitionPath('KITCHEN'))).length,
-      documents: (await fetch(`${base}/_sim/requests?method=GET`).then((r) => r.json()) as { requests: Row[] }).requests.filter((r) => r.path.includes('/KITCHEN/')).length,
+      documents: (
+        (await fetch(`${base}/_sim/requests?method=GET`).then((r) => r.json())) as { requests: Row[] }
+      ).requests.filter((r) => r.path.includes('/KITCHEN/')).length,
     });
     const start = clock.ms;
     try {
@@ -112,7 +138,10 @@ describe('get_product_type_schema', function () {
       expect(await requests()).to.deep.equal({ definitions: 1, documents: 1 });
       clock.ms = start + DAY_MS - 1;
       expect(await schemaOf({ product_type: 'KITCHEN', marketplace_id: US })).to.deep.equal(first);
-      expect(await requests(), 'a repeated call within 24 hours does not reach the marketplace').to.deep.equal({ definitions: 1, documents: 1 });
+      expect(await requests(), 'a repeated call within 24 hours does not reach the marketplace').to.deep.equal({
+        definitions: 1,
+        documents: 1,
+      });
       // another marketplace is another entry
       await schemaOf({ product_type: 'KITCHEN', marketplace_id: JP });
       expect(await requests()).to.deep.equal({ definitions: 2, documents: 2 });
@@ -134,23 +163,40 @@ describe('get_product_type_schema', function () {
     expect(unknown.detail).to.include('NO_SUCH_TYPE');
     expect((await requestsTo(base, 'GET', definitionPath('NO_SUCH_TYPE')))[0]!.status).to.equal(404);
     expect((await errorOf({ product_type: 'SHIRT', marketplace_id: JP })).code).to.equal('not_found');
-    expect((await schemaOf({ product_type: 'SHIRT', marketplace_id: US })).schema.properties).to.include.keys('size', 'department');
+    expect((await schemaOf({ product_type: 'SHIRT', marketplace_id: US })).schema.properties).to.include.keys(
+      'size',
+      'department',
+    );
   });
 
   it('amazon_error when the marketplace refuses; schema_unavailable on server errors, for the definition or its document; nothing cached', async () => {
     await injectFault(base, { route: `GET ${definitionPath('OFFICE_PRODUCTS')}`, kind: 'reject', status: 400 });
     expect((await errorOf({ product_type: 'OFFICE_PRODUCTS', marketplace_id: US })).code).to.equal('amazon_error');
 
-    await injectFault(base, { route: `GET ${definitionPath('OFFICE_PRODUCTS')}`, kind: '5xx', status: 503, times: QUICK_RETRY.attempts! });
-    expect((await errorOf({ product_type: 'OFFICE_PRODUCTS', marketplace_id: US })).code).to.equal('schema_unavailable');
-    expect((await requestsTo(base, 'GET', definitionPath('OFFICE_PRODUCTS'))).map((r) => r.status)).to.deep.equal([400, ...Array(QUICK_RETRY.attempts).fill(503)]);
+    await injectFault(base, {
+      route: `GET ${definitionPath('OFFICE_PRODUCTS')}`,
+      kind: '5xx',
+      status: 503,
+      times: QUICK_RETRY.attempts!,
+    });
+    expect((await errorOf({ product_type: 'OFFICE_PRODUCTS', marketplace_id: US })).code).to.equal(
+      'schema_unavailable',
+    );
+    expect((await requestsTo(base, 'GET', definitionPath('OFFICE_PRODUCTS'))).map((r) => r.status)).to.deep.equal([
+      400,
+      ...Array(QUICK_RETRY.attempts).fill(503),
+    ]);
 
     await injectFault(base, { route: 'GET /_schemas/**', kind: '5xx', times: QUICK_RETRY.attempts! });
-    expect((await errorOf({ product_type: 'OFFICE_PRODUCTS', marketplace_id: US })).code).to.equal('schema_unavailable');
+    expect((await errorOf({ product_type: 'OFFICE_PRODUCTS', marketplace_id: US })).code).to.equal(
+      'schema_unavailable',
+    );
 
     // a transient 5xx is retried within the call
     await injectFault(base, { route: `GET ${definitionPath('OFFICE_PRODUCTS')}`, kind: '5xx', times: 1 });
-    expect((await schemaOf({ product_type: 'OFFICE_PRODUCTS', marketplace_id: US })).product_type).to.equal('OFFICE_PRODUCTS');
+    expect((await schemaOf({ product_type: 'OFFICE_PRODUCTS', marketplace_id: US })).product_type).to.equal(
+      'OFFICE_PRODUCTS',
+    );
   });
 
   it('rejects bad arguments; not_connected for a vendor account', async () => {
@@ -160,8 +206,13 @@ describe('get_product_type_schema', function () {
     expect((await errorOf({ product_type: 'PRODUCT', locale: 'en_US' })).code).to.equal('unknown_argument');
     const vendorUser = newId();
     await h.connect('vendor', vendorUser);
-    expect((await errorOf({ product_type: 'PRODUCT' }, await mcp.clientFor(vendorUser))).code).to.equal('not_connected');
-    expect((await requestsTo(base, 'GET', definitionPath('PRODUCT'))).length, 'refused before any marketplace call').to.equal(0);
+    expect((await errorOf({ product_type: 'PRODUCT' }, await mcp.clientFor(vendorUser))).code).to.equal(
+      'not_connected',
+    );
+    expect(
+      (await requestsTo(base, 'GET', definitionPath('PRODUCT'))).length,
+      'refused before any marketplace call',
+    ).to.equal(0);
   });
 
   it('is not on the demo endpoint: not listed, and a call is refused', async () => {

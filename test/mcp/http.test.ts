@@ -24,19 +24,46 @@ const [a1, a2, b1, d1] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()
 const tokens = { a: `tok-a-${randomUUID()}`, b: `tok-b-${randomUUID()}`, revoked: `tok-r-${randomUUID()}` };
 const tokenIds = { a: randomUUID(), b: randomUUID(), revoked: randomUUID() };
 
-const us = { marketplace_id: 'ATVPDKIKX0DER', country_code: 'US', name: 'Amazon.com', currency: 'USD', domain_name: 'www.amazon.com', participating: true };
+const us = {
+  marketplace_id: 'ATVPDKIKX0DER',
+  country_code: 'US',
+  name: 'Amazon.com',
+  currency: 'USD',
+  domain_name: 'www.amazon.com',
+  participating: true,
+};
 const jpProfile = {
-  id: stableId(`profile:${a1}`, '3001'), provider_profile_id: '3001', marketplace_id: 'A1VC38T7YXB528', country_code: 'JP', currency: 'JPY',
-  timezone: 'Asia/Tokyo', account_name: 'North JP', account_id: 'ENTITY1', valid_payment_method: true,
+  id: stableId(`profile:${a1}`, '3001'),
+  provider_profile_id: '3001',
+  marketplace_id: 'A1VC38T7YXB528',
+  country_code: 'JP',
+  currency: 'JPY',
+  timezone: 'Asia/Tokyo',
+  account_name: 'North JP',
+  account_id: 'ENTITY1',
+  valid_payment_method: true,
 };
 
-function accountEvents(account_id: string, user_id: string, name: string, entity_type: 'seller' | 'vendor', connect: { selling?: boolean; ads?: boolean }): AccountEvent[] {
+function accountEvents(
+  account_id: string,
+  user_id: string,
+  name: string,
+  entity_type: 'seller' | 'vendor',
+  connect: { selling?: boolean; ads?: boolean },
+): AccountEvent[] {
   const events: AccountEvent[] = [{ type: 'AccountRegistered', data: { account_id, user_id, name, entity_type } }];
   if (connect.selling) {
-    events.push({ type: 'SellingConnected', data: { account_id, connection_id: stableId(`selling:${account_id}`, 'S'), provider_id: `SELLER-${name}` } });
+    events.push({
+      type: 'SellingConnected',
+      data: { account_id, connection_id: stableId(`selling:${account_id}`, 'S'), provider_id: `SELLER-${name}` },
+    });
     events.push({ type: 'SellingParticipationsObserved', data: { account_id, marketplaces: [us] } });
   }
-  if (connect.ads) events.push({ type: 'AdvertisingConnected', data: { account_id, connection_id: stableId(`ads:${account_id}`, 'A'), provider_id: `ADV-${name}` } });
+  if (connect.ads)
+    events.push({
+      type: 'AdvertisingConnected',
+      data: { account_id, connection_id: stableId(`ads:${account_id}`, 'A'), provider_id: `ADV-${name}` },
+    });
   return events;
 }
 
@@ -57,7 +84,8 @@ describe('MCP over HTTP', () => {
   const callStatus = async (client: Client, args?: Record<string, unknown>) =>
     (await client.callTool({ name: 'connection_status', arguments: args })) as CallToolResult;
 
-  const accountIds = (result: CallToolResult) => (result.structuredContent!.accounts as Array<{ id: string }>).map((a) => a.id).sort();
+  const accountIds = (result: CallToolResult) =>
+    (result.structuredContent!.accounts as Array<{ id: string }>).map((a) => a.id).sort();
 
   before(async () => {
     db = createDb(process.env.DATABASE_URL!);
@@ -83,7 +111,12 @@ describe('MCP over HTTP', () => {
         done();
       },
     });
-    app = buildHttpServer({ db, logger: pino({ level: 'info' }, sink), authenticate: tokenAuthenticator(db), demoUserId: demoUser });
+    app = buildHttpServer({
+      db,
+      logger: pino({ level: 'info' }, sink),
+      authenticate: tokenAuthenticator(db),
+      demoUserId: demoUser,
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });
@@ -105,11 +138,19 @@ describe('MCP over HTTP', () => {
   it('connection_status on /demo/mcp returns the demo accounts with connections and the changelog', async () => {
     const result = await callStatus(await connect('/demo/mcp'));
     expect(result.isError).to.not.equal(true);
-    const { accounts, changelog } = result.structuredContent as { accounts: Array<Record<string, any>>; changelog: unknown[] };
+    const { accounts, changelog } = result.structuredContent as {
+      accounts: Array<Record<string, any>>;
+      changelog: unknown[];
+    };
     expect(accounts).to.have.length(1);
     const demo = accounts[0]!;
     expect(demo).to.include({ id: d1, name: 'Demo Seller', entity_type: 'seller' });
-    expect(demo.selling).to.include({ connected: true, active: true, type: 'SellingPartner', id: stableId(`selling:${d1}`, 'S') });
+    expect(demo.selling).to.include({
+      connected: true,
+      active: true,
+      type: 'SellingPartner',
+      id: stableId(`selling:${d1}`, 'S'),
+    });
     expect(demo.ads).to.include({ connected: true, type: 'Advertiser', id: stableId(`ads:${d1}`, 'A') });
     expect(changelog).to.deep.equal(CHANGELOG.slice(0, 5));
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).to.deep.equal(result.structuredContent);
@@ -134,13 +175,20 @@ describe('MCP over HTTP', () => {
       fetch(`${base}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
       });
 
     it('refuses a request without a token: 401, WWW-Authenticate pointing at the metadata', async () => {
       const res = await initialize({});
       expect(res.status).to.equal(401);
-      expect(res.headers.get('www-authenticate')).to.equal(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+      expect(res.headers.get('www-authenticate')).to.equal(
+        `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+      );
       expect(await res.json()).to.deep.include({ error: 'invalid_token' });
     });
 
@@ -168,7 +216,9 @@ describe('MCP over HTTP', () => {
 
     it('the SDK client fails to connect without a valid token', async () => {
       const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.revoked}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${tokens.revoked}` } },
+      });
       let failed = false;
       await client.connect(transport).catch(() => (failed = true));
       expect(failed).to.equal(true);
@@ -180,7 +230,16 @@ describe('MCP over HTTP', () => {
       expect(accountIds(asA)).to.deep.equal([a1, a2].sort());
       const north = (asA.structuredContent!.accounts as Array<Record<string, any>>).find((a) => a.id === a1)!;
       expect(north.ads.profiles).to.deep.equal([
-        { id: jpProfile.id, provider_profile_id: '3001', marketplace_id: 'A1VC38T7YXB528', country_code: 'JP', currency: 'JPY', timezone: 'Asia/Tokyo', account_name: 'North JP', account_id: 'ENTITY1' },
+        {
+          id: jpProfile.id,
+          provider_profile_id: '3001',
+          marketplace_id: 'A1VC38T7YXB528',
+          country_code: 'JP',
+          currency: 'JPY',
+          timezone: 'Asia/Tokyo',
+          account_name: 'North JP',
+          account_id: 'ENTITY1',
+        },
       ]);
       const south = (asA.structuredContent!.accounts as Array<Record<string, any>>).find((a) => a.id === a2)!;
       expect(south).to.include({ entity_type: 'vendor', selling: null });
@@ -189,7 +248,9 @@ describe('MCP over HTTP', () => {
     });
 
     it('answers GET on a stateless endpoint with 405 once authenticated', async () => {
-      const res = await fetch(`${base}/mcp`, { headers: { authorization: `Bearer ${tokens.a}`, accept: 'text/event-stream' } });
+      const res = await fetch(`${base}/mcp`, {
+        headers: { authorization: `Bearer ${tokens.a}`, accept: 'text/event-stream' },
+      });
       expect(res.status).to.equal(405);
       expect(res.headers.get('allow')).to.equal('POST');
     });
@@ -215,14 +276,26 @@ describe('MCP over HTTP', () => {
     await callStatus(client);
     await callStatus(client, { foo: 1 });
     const calls = logs.filter((l) => l.reqId === requestId && l.tool === 'connection_status');
-    expect(calls.map((l) => [l.outcome, l.code])).to.deep.equal([['ok', undefined], ['error', 'unknown_argument']]);
+    expect(calls.map((l) => [l.outcome, l.code])).to.deep.equal([
+      ['ok', undefined],
+      ['error', 'unknown_argument'],
+    ]);
     for (const l of calls) expect(l.duration_ms).to.be.a('number');
     const res = await fetch(`${base}/healthz`, { headers: { 'x-request-id': requestId } });
     expect(res.headers.get('x-request-id')).to.equal(requestId);
     const mcp = await fetch(`${base}/demo/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-request-id': requestId },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-request-id': requestId,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
     });
     expect(mcp.status).to.equal(200);
     expect(mcp.headers.get('x-request-id')).to.equal(requestId);

@@ -37,12 +37,22 @@ describe('list_listings', function () {
   const live = (l: SimListing) => h.simulator.selling.listings.live(l);
   const marketplaces = () => h.simulator.seller.participations.map((p) => p.marketplace.id);
   const simListings = () => marketplaces().flatMap((m) => [...h.simulator.catalog.listingsIn(m)].map(live));
-  const keyOf = (account: string, l: { marketplaceId: string; sku: string }) => `${account}/${l.marketplaceId}/${l.sku}`;
+  const keyOf = (account: string, l: { marketplaceId: string; sku: string }) =>
+    `${account}/${l.marketplaceId}/${l.sku}`;
   const newestFirst = (a: { account: string; l: SimListing }, b: { account: string; l: SimListing }) =>
-    b.l.createdAt.localeCompare(a.l.createdAt) || a.account.localeCompare(b.account) || a.l.marketplaceId.localeCompare(b.l.marketplaceId) || a.l.sku.localeCompare(b.l.sku);
+    b.l.createdAt.localeCompare(a.l.createdAt) ||
+    a.account.localeCompare(b.account) ||
+    a.l.marketplaceId.localeCompare(b.l.marketplaceId) ||
+    a.l.sku.localeCompare(b.l.sku);
   /** every (account, listing) pair the caller has, newest first, as list_listings orders them */
   const expected = (keep: (l: SimListing) => boolean = () => true, of: string[] = accounts) =>
-    of.flatMap((account) => simListings().filter(keep).map((l) => ({ account, l }))).sort(newestFirst);
+    of
+      .flatMap((account) =>
+        simListings()
+          .filter(keep)
+          .map((l) => ({ account, l })),
+      )
+      .sort(newestFirst);
   const keys = (rows: Row[]) => rows.map((r) => `${r.account_id}/${r.marketplace_id}/${r.sku}`);
   const list = async (args: Record<string, unknown> = {}, c: Client = client) => {
     const result = await call(c, 'list_listings', args);
@@ -64,7 +74,9 @@ describe('list_listings', function () {
       await h.run(inventorySync, account, SELLER);
     }
     const { selling } = clientsFor(h.simulator);
-    for (const m of marketplaces()) for await (const page of selling.inventory.inventorySummaries(m)) for (const s of page) inventory.set(`${m}/${s.sellerSku}`, s);
+    for (const m of marketplaces())
+      for await (const page of selling.inventory.inventorySummaries(m))
+        for (const s of page) inventory.set(`${m}/${s.sellerSku}`, s);
     mcp = await serveMcp(h.db, () => new Date(h.clock.ms));
     client = await mcp.clientFor(user);
     const status = await call(client, 'connection_status');
@@ -116,7 +128,8 @@ describe('list_listings', function () {
       });
     }
     // the cases the spec singles out are all in there
-    const rowOf = (pick: (l: SimListing) => boolean) => listings.find((r) => pick(simListings().find((l) => l.sku === r.sku && l.marketplaceId === r.marketplace_id)!))!;
+    const rowOf = (pick: (l: SimListing) => boolean) =>
+      listings.find((r) => pick(simListings().find((l) => l.sku === r.sku && l.marketplaceId === r.marketplace_id)!))!;
     const yen = rowOf((l) => l.marketplaceId === JP);
     expect(yen.currency).to.equal('JPY');
     expect(yen.price).to.equal(simListings().find((l) => l.sku === yen.sku && l.marketplaceId === JP)!.price);
@@ -130,8 +143,13 @@ describe('list_listings', function () {
     expect(mfn.shipping_group).to.match(/^legacy-template-id-/);
     const unreported = rowOf((l) => l.status === null);
     expect(unreported).to.include({ status: null, active: false });
-    expect(listings.some((r) => r.status === 'DELETED' && r.active === false), 'deleted listings stay listed until they are gone').to.equal(true);
-    expect(new Set(listings.map((r) => r.floor === null)).size, 'bounds per listing, some set and some not').to.equal(2);
+    expect(
+      listings.some((r) => r.status === 'DELETED' && r.active === false),
+      'deleted listings stay listed until they are gone',
+    ).to.equal(true);
+    expect(new Set(listings.map((r) => r.floor === null)).size, 'bounds per listing, some set and some not').to.equal(
+      2,
+    );
   });
 
   it('mutations: every queued request plus the latest submitted one, oldest first, with payload, acceptance and raw response', async () => {
@@ -139,22 +157,56 @@ describe('list_listings', function () {
     const ctx = { store: h.store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } };
     const payload = (price: number) => ({
       productType: 'PRODUCT',
-      patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{ marketplace_id: row.marketplace_id, currency: row.currency, audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] }] }],
+      patches: [
+        {
+          op: 'merge',
+          path: '/attributes/purchasable_offer',
+          value: [
+            {
+              marketplace_id: row.marketplace_id,
+              currency: row.currency,
+              audience: 'ALL',
+              our_price: [{ schedule: [{ value_with_tax: price }] }],
+            },
+          ],
+        },
+      ],
     });
     const admit = async (price: number, at: string) => {
       const receipt_id = newId();
       await executeMutationCommand(ctx, {
-        type: 'AdmitMutation', receipt_id, account_id: row.account_id, target: { type: 'Listing', id: row.id },
-        provider: { sku: row.sku, marketplaceId: row.marketplace_id }, action: 'update', payload: payload(price), idempotency: null, created_at: at, blocked: null,
+        type: 'AdmitMutation',
+        receipt_id,
+        account_id: row.account_id,
+        target: { type: 'Listing', id: row.id },
+        provider: { sku: row.sku, marketplaceId: row.marketplace_id },
+        action: 'update',
+        payload: payload(price),
+        idempotency: null,
+        created_at: at,
+        blocked: null,
       });
       return receipt_id;
     };
     const submit = async (receipt_id: string, accepted: boolean, at: string) => {
       await executeMutationCommand(ctx, { type: 'StartDispatch', receipt_id, started_at: at });
-      const response = { sku: row.sku, status: accepted ? 'ACCEPTED' : 'INVALID', submissionId: `sub-${receipt_id}`, issues: accepted ? [] : [{ code: '90220', message: 'bad price', severity: 'ERROR' }] };
+      const response = {
+        sku: row.sku,
+        status: accepted ? 'ACCEPTED' : 'INVALID',
+        submissionId: `sub-${receipt_id}`,
+        issues: accepted ? [] : [{ code: '90220', message: 'bad price', severity: 'ERROR' }],
+      };
       await executeMutationCommand(ctx, {
-        type: 'RecordSubmission', receipt_id, submission_id: response.submissionId, accepted, created: null,
-        http_status: 200, response, request_id: `req-${receipt_id}`, error: null, recorded_at: at,
+        type: 'RecordSubmission',
+        receipt_id,
+        submission_id: response.submissionId,
+        accepted,
+        created: null,
+        http_status: 200,
+        response,
+        request_id: `req-${receipt_id}`,
+        error: null,
+        recorded_at: at,
       });
       return response;
     };
@@ -165,11 +217,28 @@ describe('list_listings', function () {
     const third = await admit(12.5, '2026-03-10T09:00:05.000Z');
     await h.projector.whenCaughtUp();
 
-    const [again] = (await list({ sku: row.sku, marketplace_id: row.marketplace_id, account: row.account_id })).listings as [Row];
-    expect(again.mutations.map((m: Row) => m.id), 'the latest submitted one, then the queued one').to.deep.equal([second, third]);
-    expect(again.mutations[0]).to.deep.include({ status: 'submitted', accepted: false, http_status: 200, response: answer, payload: payload(11.5) });
-    expect(again.mutations[1]).to.deep.include({ status: 'queued', accepted: null, response: null, payload: payload(12.5) });
-    const [untouched] = (await list({ sku: other.sku, marketplace_id: other.marketplace_id, account: other.account_id })).listings as [Row];
+    const [again] = (await list({ sku: row.sku, marketplace_id: row.marketplace_id, account: row.account_id }))
+      .listings as [Row];
+    expect(
+      again.mutations.map((m: Row) => m.id),
+      'the latest submitted one, then the queued one',
+    ).to.deep.equal([second, third]);
+    expect(again.mutations[0]).to.deep.include({
+      status: 'submitted',
+      accepted: false,
+      http_status: 200,
+      response: answer,
+      payload: payload(11.5),
+    });
+    expect(again.mutations[1]).to.deep.include({
+      status: 'queued',
+      accepted: null,
+      response: null,
+      payload: payload(12.5),
+    });
+    const [untouched] = (
+      await list({ sku: other.sku, marketplace_id: other.marketplace_id, account: other.account_id })
+    ).listings as [Row];
     expect(untouched.mutations).to.deep.equal([]);
   });
 
@@ -199,7 +268,8 @@ describe('list_listings', function () {
     await check(sample.asin, (l) => l.asin === sample.asin);
     await check(sample.asin.toLowerCase(), (l) => l.asin === sample.asin);
     const asinPart = sample.asin.slice(0, 7);
-    const byText = (l: SimListing) => l.title.toLowerCase().includes(asinPart.toLowerCase()) || l.sku.toLowerCase().includes(asinPart.toLowerCase());
+    const byText = (l: SimListing) =>
+      l.title.toLowerCase().includes(asinPart.toLowerCase()) || l.sku.toLowerCase().includes(asinPart.toLowerCase());
     expect(simListings().some(byText)).to.equal(false);
     expect(await list({ keyword: asinPart })).to.deep.equal({ listings: [], total: 0 });
     // LIKE wildcards are literal
@@ -213,7 +283,10 @@ describe('list_listings', function () {
       [{ sku: sample.sku }, (l) => l.sku === sample.sku],
       [{ sku: sample.sku.toLowerCase() }, () => false],
       [{ marketplace_id: JP }, (l) => l.marketplaceId === JP],
-      [{ sku: sample.sku, marketplace_id: sample.marketplaceId }, (l) => l.sku === sample.sku && l.marketplaceId === sample.marketplaceId],
+      [
+        { sku: sample.sku, marketplace_id: sample.marketplaceId },
+        (l) => l.sku === sample.sku && l.marketplaceId === sample.marketplaceId,
+      ],
       [{ account: accounts[1] }, () => true, [accounts[1]!]],
       [{ account: accounts[0], marketplace_id: US }, (l) => l.marketplaceId === US, [accounts[0]!]],
     ];
@@ -223,7 +296,9 @@ describe('list_listings', function () {
       expect(total, JSON.stringify(args)).to.equal(want.length);
       expect(keys(listings), JSON.stringify(args)).to.deep.equal(want.map(({ account, l }) => keyOf(account, l)));
     }
-    expect(expected((l) => l.sku === sample.sku).length, 'a SKU in two marketplaces, two accounts').to.be.greaterThan(2);
+    expect(expected((l) => l.sku === sample.sku).length, 'a SKU in two marketplaces, two accounts').to.be.greaterThan(
+      2,
+    );
   });
 
   it('since/until: an instant is exact (until exclusive), a bare date the whole UTC day (until inclusive)', async () => {
@@ -250,7 +325,9 @@ describe('list_listings', function () {
     }
     expect(keys((await list({ since: day, until: day, limit: 100 })).listings)).to.include(keyOf(accounts[0]!, sample));
     // created_at has whole seconds: [t, t + 1s) is exactly the listings created at t
-    expect((await list({ since: sample.createdAt, until: iso(at + 1000) })).total).to.equal(expected((l) => l.createdAt === sample.createdAt).length);
+    expect((await list({ since: sample.createdAt, until: iso(at + 1000) })).total).to.equal(
+      expected((l) => l.createdAt === sample.createdAt).length,
+    );
   });
 
   it('rejects bad arguments with the spec codes', async () => {
@@ -300,13 +377,24 @@ describe('list_listings', function () {
       async function* each() {
         yield* pages;
       }
-      await syncScope(h.deps(SELLER).ctx, { account_id: account, dataset: 'listings', scope: US }, each(), () => new Date(h.clock.ms));
+      await syncScope(
+        h.deps(SELLER).ctx,
+        { account_id: account, dataset: 'listings', scope: US },
+        each(),
+        () => new Date(h.clock.ms),
+      );
       await h.projector.whenCaughtUp();
     };
     const titles = async () => {
       const { listings, total } = await list({ limit: 100 }, mine);
-      const viaViews: { rows: { sku: string; title: string }[] } = await h.db.raw(`select sku, title from (${currentListingsSql}) l where account_id = ? order by sku`, [account]);
-      expect(Object.fromEntries(viaViews.rows.map((r) => [r.sku, r.title])), 'the views pick the same rows').to.deep.equal(Object.fromEntries(listings.map((r) => [r.sku, r.title])));
+      const viaViews: { rows: { sku: string; title: string }[] } = await h.db.raw(
+        `select sku, title from (${currentListingsSql}) l where account_id = ? order by sku`,
+        [account],
+      );
+      expect(
+        Object.fromEntries(viaViews.rows.map((r) => [r.sku, r.title])),
+        'the views pick the same rows',
+      ).to.deep.equal(Object.fromEntries(listings.map((r) => [r.sku, r.title])));
       return { total, titles: Object.fromEntries(listings.map((r) => [r.sku, r.title])) };
     };
     await read([[item(a!, 'A'), item(b!, 'B on page 0')], [item(b!, 'B on page 1')]]);

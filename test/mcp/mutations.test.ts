@@ -36,20 +36,38 @@ describe('mutation tools over MCP', function () {
   let clock = 0;
   let last: Position | null = null;
   /** every receipt of Ada's, in admission order */
-  const adas: { id: string; account: string; target: { type: TargetType; id: string }; action: Action; key: string | null }[] = [];
+  const adas: {
+    id: string;
+    account: string;
+    target: { type: TargetType; id: string };
+    action: Action;
+    key: string | null;
+  }[] = [];
   let bobsReceipt = '';
 
   const run = async (command: MutationCommand) => {
-    last = (await executeMutationCommand({ store, metadata: { actor: { kind: 'user', id: 'test' } } }, command)).position ?? last;
+    last =
+      (await executeMutationCommand({ store, metadata: { actor: { kind: 'user', id: 'test' } } }, command)).position ??
+      last;
   };
-  const admit = async (account: string, target: { type: TargetType; id: string }, action: Action, payload: Record<string, unknown>, key: string | null = null, user = users.ada) => {
+  const admit = async (
+    account: string,
+    target: { type: TargetType; id: string },
+    action: Action,
+    payload: Record<string, unknown>,
+    key: string | null = null,
+    user = users.ada,
+  ) => {
     const receipt_id = randomUUID();
     await run({
       type: 'AdmitMutation',
       receipt_id,
       account_id: account,
       target,
-      provider: target.type === 'Listing' ? { sku: 'SKU-1', marketplaceId: 'ATVPDKIKX0DER' } : { profileId: '3001', campaignId: '111' },
+      provider:
+        target.type === 'Listing'
+          ? { sku: 'SKU-1', marketplaceId: 'ATVPDKIKX0DER' }
+          : { profileId: '3001', campaignId: '111' },
       action,
       payload,
       idempotency: key ? { namespace: user, key, fingerprint: 'f', expires_at: iso(86400) } : null,
@@ -58,15 +76,40 @@ describe('mutation tools over MCP', function () {
     });
     return receipt_id;
   };
-  const patch = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: 'ATVPDKIKX0DER', currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 19.99 }] }] }] }] };
+  const patch = {
+    productType: 'PRODUCT',
+    patches: [
+      {
+        op: 'replace',
+        path: '/attributes/purchasable_offer',
+        value: [
+          {
+            marketplace_id: 'ATVPDKIKX0DER',
+            currency: 'USD',
+            audience: 'ALL',
+            our_price: [{ schedule: [{ value_with_tax: 19.99 }] }],
+          },
+        ],
+      },
+    ],
+  };
 
   before(async () => {
     db = createDb(process.env.DATABASE_URL!);
     await prepareReadModels(db);
     await project(db, [
-      { type: 'AccountRegistered', data: { account_id: accounts.north, user_id: users.ada, name: 'North', entity_type: 'seller' } },
-      { type: 'AccountRegistered', data: { account_id: accounts.south, user_id: users.ada, name: 'South', entity_type: 'seller' } },
-      { type: 'AccountRegistered', data: { account_id: accounts.bobs, user_id: users.bob, name: 'Elsewhere', entity_type: 'seller' } },
+      {
+        type: 'AccountRegistered',
+        data: { account_id: accounts.north, user_id: users.ada, name: 'North', entity_type: 'seller' },
+      },
+      {
+        type: 'AccountRegistered',
+        data: { account_id: accounts.south, user_id: users.ada, name: 'South', entity_type: 'seller' },
+      },
+      {
+        type: 'AccountRegistered',
+        data: { account_id: accounts.bobs, user_id: users.bob, name: 'Elsewhere', entity_type: 'seller' },
+      },
     ]);
     store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
     await migrate(db, [mutationsProjection], { eventStoreInPostgres: true });
@@ -76,16 +119,46 @@ describe('mutation tools over MCP', function () {
     // 28 listing patches on North (one under an idempotency key), 2 campaign updates on South
     for (let i = 0; i < 28; i++) {
       const key = i === 5 ? 'price-run-1' : null;
-      adas.push({ id: await admit(accounts.north, { type: 'Listing', id: listing }, 'update', patch, key), account: accounts.north, target: { type: 'Listing', id: listing }, action: 'update', key });
+      adas.push({
+        id: await admit(accounts.north, { type: 'Listing', id: listing }, 'update', patch, key),
+        account: accounts.north,
+        target: { type: 'Listing', id: listing },
+        action: 'update',
+        key,
+      });
     }
     for (let i = 0; i < 2; i++) {
-      adas.push({ id: await admit(accounts.south, { type: 'Campaign', id: campaign }, 'archive', {}), account: accounts.south, target: { type: 'Campaign', id: campaign }, action: 'archive', key: null });
+      adas.push({
+        id: await admit(accounts.south, { type: 'Campaign', id: campaign }, 'archive', {}),
+        account: accounts.south,
+        target: { type: 'Campaign', id: campaign },
+        action: 'archive',
+        key: null,
+      });
     }
     // the first listing patch is submitted and accepted; the second's target was deleted before it was sent
     await run({ type: 'StartDispatch', receipt_id: adas[0]!.id, started_at: iso(clock++) });
-    await run({ type: 'RecordSubmission', receipt_id: adas[0]!.id, http_status: 200, response: { sku: 'SKU-1', status: 'ACCEPTED', submissionId: 'sub-1', issues: [] }, request_id: 'req-1', error: null, recorded_at: iso(clock++), submission_id: 'sub-1', accepted: true, created: null });
+    await run({
+      type: 'RecordSubmission',
+      receipt_id: adas[0]!.id,
+      http_status: 200,
+      response: { sku: 'SKU-1', status: 'ACCEPTED', submissionId: 'sub-1', issues: [] },
+      request_id: 'req-1',
+      error: null,
+      recorded_at: iso(clock++),
+      submission_id: 'sub-1',
+      accepted: true,
+      created: null,
+    });
     await run({ type: 'RecordTargetDeleted', receipt_id: adas[1]!.id, recorded_at: iso(clock++) });
-    bobsReceipt = await admit(accounts.bobs, { type: 'Listing', id: randomUUID() }, 'update', patch, 'price-run-1', users.bob);
+    bobsReceipt = await admit(
+      accounts.bobs,
+      { type: 'Listing', id: randomUUID() },
+      'update',
+      patch,
+      'price-run-1',
+      users.bob,
+    );
     await projector.whenCaughtUp(last);
 
     mcp = await serveMcp(db, () => new Date(T0));
@@ -105,18 +178,38 @@ describe('mutation tools over MCP', function () {
       const res = await call(ada, 'get_mutation', { id: adas[0]!.id });
       expect(res.isError).to.not.equal(true);
       const m = res.structuredContent;
-      expect(m).to.include({ id: adas[0]!.id, status: 'submitted', outcome: 'accepted', accepted: true, http_status: 200, request_id: 'req-1', submission_id: 'sub-1' });
-      expect(m).to.include({ account_id: accounts.north, account_name: 'North', target_type: 'Listing', target_id: listing, action: 'update', created: null });
+      expect(m).to.include({
+        id: adas[0]!.id,
+        status: 'submitted',
+        outcome: 'accepted',
+        accepted: true,
+        http_status: 200,
+        request_id: 'req-1',
+        submission_id: 'sub-1',
+      });
+      expect(m).to.include({
+        account_id: accounts.north,
+        account_name: 'North',
+        target_type: 'Listing',
+        target_id: listing,
+        action: 'update',
+        created: null,
+      });
       expect(m.payload).to.deep.equal(patch);
       expect(m.response).to.deep.equal({ sku: 'SKU-1', status: 'ACCEPTED', submissionId: 'sub-1', issues: [] });
       const stream = await store.readStream(`mutation-${adas[0]!.id}`);
-      expect(m.history.map((h: { type: string; data: unknown }) => [h.type, h.data])).to.deep.equal(stream.map((e) => [e.type, e.data]));
+      expect(m.history.map((h: { type: string; data: unknown }) => [h.type, h.data])).to.deep.equal(
+        stream.map((e) => [e.type, e.data]),
+      );
     });
 
     it('a receipt whose target the marketplace deleted stays readable, blocked with the reason', async () => {
       const m = (await call(ada, 'get_mutation', { id: adas[1]!.id })).structuredContent;
       expect(m).to.include({ status: 'blocked', outcome: 'blocked', accepted: false });
-      expect(m.error).to.deep.equal({ code: 'target_deleted', message: 'the marketplace deleted the target before this request was sent' });
+      expect(m.error).to.deep.equal({
+        code: 'target_deleted',
+        message: 'the marketplace deleted the target before this request was sent',
+      });
       expect(m.history.map((h: { type: string }) => h.type)).to.deep.equal(['MutationAdmitted', 'MutationBlocked']);
     });
 
@@ -132,7 +225,9 @@ describe('mutation tools over MCP', function () {
 
     it('id is required; other arguments are unknown_argument', async () => {
       expect((await call(ada, 'get_mutation', {})).structuredContent.code).to.equal('invalid');
-      expect((await call(ada, 'get_mutation', { id: adas[0]!.id, account: accounts.north })).structuredContent.code).to.equal('unknown_argument');
+      expect(
+        (await call(ada, 'get_mutation', { id: adas[0]!.id, account: accounts.north })).structuredContent.code,
+      ).to.equal('unknown_argument');
     });
   });
 
@@ -141,7 +236,11 @@ describe('mutation tools over MCP', function () {
 
     it('lists 25 newest first by default, without payload or provider response, then follows next_cursor to the end', async () => {
       const first = (await call(ada, 'list_mutations')).structuredContent;
-      expect(first.mutations.map((m: { id: string }) => m.id)).to.deep.equal(newestFirst().slice(0, 25).map((r) => r.id));
+      expect(first.mutations.map((m: { id: string }) => m.id)).to.deep.equal(
+        newestFirst()
+          .slice(0, 25)
+          .map((r) => r.id),
+      );
       for (const m of first.mutations) {
         expect(m).not.to.have.property('payload');
         expect(m).not.to.have.property('response');
@@ -149,7 +248,11 @@ describe('mutation tools over MCP', function () {
       }
       expect(first.next_cursor).to.be.a('string');
       const second = (await call(ada, 'list_mutations', { cursor: first.next_cursor })).structuredContent;
-      expect(second.mutations.map((m: { id: string }) => m.id)).to.deep.equal(newestFirst().slice(25).map((r) => r.id));
+      expect(second.mutations.map((m: { id: string }) => m.id)).to.deep.equal(
+        newestFirst()
+          .slice(25)
+          .map((r) => r.id),
+      );
       expect(second.next_cursor).to.equal(null);
     });
 
@@ -166,22 +269,35 @@ describe('mutation tools over MCP', function () {
     });
 
     it('filters: account, status, pending, target, operation, idempotency key (own namespace only)', async () => {
-      const ids = async (args: Record<string, unknown>, client = ada) => (await call(client, 'list_mutations', { limit: 100, ...args })).structuredContent.mutations.map((m: { id: string }) => m.id);
+      const ids = async (args: Record<string, unknown>, client = ada) =>
+        (await call(client, 'list_mutations', { limit: 100, ...args })).structuredContent.mutations.map(
+          (m: { id: string }) => m.id,
+        );
       const expectIds = (rows: typeof adas) => rows.map((r) => r.id).reverse();
-      expect(await ids({ account: accounts.south })).to.deep.equal(expectIds(adas.filter((r) => r.account === accounts.south)));
+      expect(await ids({ account: accounts.south })).to.deep.equal(
+        expectIds(adas.filter((r) => r.account === accounts.south)),
+      );
       expect(await ids({ status: 'submitted' })).to.deep.equal([adas[0]!.id]);
       expect(await ids({ status: 'blocked' })).to.deep.equal([adas[1]!.id]);
       expect(await ids({ status: 'pending' })).to.deep.equal(expectIds(adas.slice(2)));
-      expect(await ids({ target_type: 'Campaign', target_id: campaign })).to.deep.equal(expectIds(adas.filter((r) => r.target.type === 'Campaign')));
+      expect(await ids({ target_type: 'Campaign', target_id: campaign })).to.deep.equal(
+        expectIds(adas.filter((r) => r.target.type === 'Campaign')),
+      );
       expect(await ids({ target_type: 'Listing', target_id: campaign })).to.deep.equal([]);
-      expect(await ids({ target_type: 'Campaign', target_id: ` ${campaign.toUpperCase()}` }), 'ids are matched as admission stored them').to.deep.equal(expectIds(adas.filter((r) => r.target.type === 'Campaign')));
+      expect(
+        await ids({ target_type: 'Campaign', target_id: ` ${campaign.toUpperCase()}` }),
+        'ids are matched as admission stored them',
+      ).to.deep.equal(expectIds(adas.filter((r) => r.target.type === 'Campaign')));
       expect(await ids({ operation: 'archive' })).to.deep.equal(expectIds(adas.filter((r) => r.action === 'archive')));
-      expect(await ids({ idempotency_key: 'price-run-1' })).to.deep.equal(expectIds(adas.filter((r) => r.key === 'price-run-1')));
+      expect(await ids({ idempotency_key: 'price-run-1' })).to.deep.equal(
+        expectIds(adas.filter((r) => r.key === 'price-run-1')),
+      );
       expect(await ids({ idempotency_key: 'price-run-1' }, bob)).to.deep.equal([bobsReceipt]);
     });
 
     it('refuses target_id without target_type, a foreign account, a bad enum, a limit over 100 and a forged cursor', async () => {
-      const error = async (args: Record<string, unknown>) => (await call(ada, 'list_mutations', args)).structuredContent;
+      const error = async (args: Record<string, unknown>) =>
+        (await call(ada, 'list_mutations', args)).structuredContent;
       expect(await error({ target_id: listing })).to.include({ code: 'invalid', argument: 'target_id' });
       expect((await error({ account: accounts.bobs })).code).to.equal('account_not_found');
       expect(await error({ status: 'done' })).to.include({ code: 'invalid', argument: 'status' });
@@ -193,20 +309,33 @@ describe('mutation tools over MCP', function () {
   });
 
   describe('get_mutation_schema', () => {
-    const schemaOf = async (target_type: string, action: string) => (await call(ada, 'get_mutation_schema', { target_type, action })).structuredContent;
+    const schemaOf = async (target_type: string, action: string) =>
+      (await call(ada, 'get_mutation_schema', { target_type, action })).structuredContent;
 
     it('Listing update: productType and a non-empty array of op/path/value patches', async () => {
       const res = await schemaOf('Listing', 'update');
       expect(res.schema.required).to.have.members(['productType', 'patches']);
       expect(res.schema.properties.patches).to.include({ type: 'array', minItems: 1 });
       expect(res.schema.properties.patches.items.required).to.have.members(['op', 'path', 'value']);
-      expect(res.schema.properties.patches.items.properties.op.enum).to.have.members(['add', 'replace', 'merge', 'delete']);
+      expect(res.schema.properties.patches.items.properties.op.enum).to.have.members([
+        'add',
+        'replace',
+        'merge',
+        'delete',
+      ]);
       expect(res.derived).to.deep.equal([]);
     });
 
     it('Sponsored Products payloads use the keys of the synced entities; derived ids are optional', async () => {
       const campaignUpdate = await schemaOf('Campaign', 'update');
-      expect(campaignUpdate.schema.properties).to.include.keys('name', 'state', 'budget', 'startDate', 'endDate', 'dynamicBidding');
+      expect(campaignUpdate.schema.properties).to.include.keys(
+        'name',
+        'state',
+        'budget',
+        'startDate',
+        'endDate',
+        'dynamicBidding',
+      );
       expect(campaignUpdate.schema.required ?? []).not.to.include('campaignId');
       expect(campaignUpdate.money).to.equal('major units of the profile currency');
       const create = await schemaOf('AdvertisingProfile', 'create_campaign');
@@ -259,8 +388,12 @@ describe('mutation tools over MCP', function () {
     });
 
     it('an unknown target type or action is invalid', async () => {
-      expect((await call(ada, 'get_mutation_schema', { target_type: 'Keyword', action: 'update' })).structuredContent).to.include({ code: 'invalid', argument: 'target_type' });
-      expect((await call(ada, 'get_mutation_schema', { target_type: 'Campaign', action: 'delete' })).structuredContent).to.include({ code: 'invalid', argument: 'action' });
+      expect(
+        (await call(ada, 'get_mutation_schema', { target_type: 'Keyword', action: 'update' })).structuredContent,
+      ).to.include({ code: 'invalid', argument: 'target_type' });
+      expect(
+        (await call(ada, 'get_mutation_schema', { target_type: 'Campaign', action: 'delete' })).structuredContent,
+      ).to.include({ code: 'invalid', argument: 'action' });
     });
 
     it('the schema shown is the one admission validates with', async () => {
@@ -269,7 +402,14 @@ describe('mutation tools over MCP', function () {
       expect(shown.additionalProperties).to.equal(false);
       expect(PAYLOADS.AdGroup!.update!.safeParse({ defaultBid: 0.8, state: 'PAUSED' }).success).to.equal(true);
       expect(PAYLOADS.AdGroup!.update!.safeParse({ bid: 0.8 }).success).to.equal(false);
-      expect(Object.keys(shown.properties)).to.have.members(['adGroupId', 'campaignId', 'adProduct', 'name', 'state', 'defaultBid']);
+      expect(Object.keys(shown.properties)).to.have.members([
+        'adGroupId',
+        'campaignId',
+        'adProduct',
+        'name',
+        'state',
+        'defaultBid',
+      ]);
     });
   });
 });

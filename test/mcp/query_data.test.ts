@@ -16,9 +16,29 @@ import { call, startWorld, type World } from '../views/fixtures.js';
 // throttle, and an unreachable database.
 
 const MARKETPLACE_IDS = [
-  'A2EUQ1WTGCTBG2', 'ATVPDKIKX0DER', 'A1AM78C64UM0Y8', 'A2Q3Y263D00KWC', 'A28R8C7NBKEWEA', 'A1RKKUPIHCS9HS', 'A1F83G8C2ARO7P', 'A13V1IB3VIYZZH',
-  'AMEN7PMS3EDWL', 'A1805IZSGTT6HS', 'A1PA6795UKMFR9', 'APJ6JRA9NG5V4', 'A2NODRKZP88ZB9', 'AE08WJ6YKNBMC', 'A1C3SOZRARQ6R3', 'ARBP9OOSHTCHU',
-  'A33AVAJ2PDY3EV', 'A17E79C6D8DWNP', 'A2VIGQ35RCS4UG', 'A21TJRUUN4KGV', 'A19VAU5U5O7RUS', 'A39IBJ37TRP1C6', 'A1VC38T7YXB528',
+  'A2EUQ1WTGCTBG2',
+  'ATVPDKIKX0DER',
+  'A1AM78C64UM0Y8',
+  'A2Q3Y263D00KWC',
+  'A28R8C7NBKEWEA',
+  'A1RKKUPIHCS9HS',
+  'A1F83G8C2ARO7P',
+  'A13V1IB3VIYZZH',
+  'AMEN7PMS3EDWL',
+  'A1805IZSGTT6HS',
+  'A1PA6795UKMFR9',
+  'APJ6JRA9NG5V4',
+  'A2NODRKZP88ZB9',
+  'AE08WJ6YKNBMC',
+  'A1C3SOZRARQ6R3',
+  'ARBP9OOSHTCHU',
+  'A33AVAJ2PDY3EV',
+  'A17E79C6D8DWNP',
+  'A2VIGQ35RCS4UG',
+  'A21TJRUUN4KGV',
+  'A19VAU5U5O7RUS',
+  'A39IBJ37TRP1C6',
+  'A1VC38T7YXB528',
 ];
 
 describe('query_data over HTTP', () => {
@@ -32,7 +52,8 @@ describe('query_data over HTTP', () => {
   after(async () => world?.close());
 
   const query = (args: Record<string, unknown>, client = asA) => call(client, 'query_data', args);
-  const download = (path: string, token?: string) => fetch(`${world.base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const download = (path: string, token?: string) =>
+    fetch(`${world.base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
 
   it('is listed, read-only, with sql, export and account arguments', async () => {
     const { tools } = await asA.listTools();
@@ -45,7 +66,9 @@ describe('query_data over HTTP', () => {
     const result = await query({ sql: 'select * from v_marketplaces order by country_code' });
     expect(result.isError).to.not.equal(true);
     const { columns, rows, row_count } = result.structuredContent;
-    expect(columns).to.deep.equal(['marketplace_id', 'name', 'country_code', 'domain_name', 'currency'].map((name) => ({ name, type: 'text' })));
+    expect(columns).to.deep.equal(
+      ['marketplace_id', 'name', 'country_code', 'domain_name', 'currency'].map((name) => ({ name, type: 'text' })),
+    );
     expect(row_count).to.equal(23);
     expect(rows.map((r: string[]) => r[0])).to.have.members(MARKETPLACE_IDS);
     expect(rows).to.deep.include(['ATVPDKIKX0DER', 'Amazon.com', 'US', 'www.amazon.com', 'USD']);
@@ -104,7 +127,9 @@ describe('query_data over HTTP', () => {
       { name: 'amount', type: 'bigint' },
       { name: 'note', type: 'text' },
     ]);
-    expect(body.preview).to.deep.equal([1, 2, 3, 4, 5].map((n) => [n, `2024-01-${String(n + 1).padStart(2, '0')}`, n * 100, 'A']));
+    expect(body.preview).to.deep.equal(
+      [1, 2, 3, 4, 5].map((n) => [n, `2024-01-${String(n + 1).padStart(2, '0')}`, n * 100, 'A']),
+    );
     expect(body.download_url).to.match(/^\/exports\/[A-Za-z0-9_-]{32}\.csv\.gz$/);
     expect(Date.parse(body.expires_at) - Date.now()).to.be.within(3500_000, 3600_000);
 
@@ -123,10 +148,13 @@ describe('query_data over HTTP', () => {
   });
 
   it('export: true gives the download form for a small result too', async () => {
-    const body = (await query({ sql: 'select n from v_test_lines order by n limit 3', export: true })).structuredContent;
+    const body = (await query({ sql: 'select n from v_test_lines order by n limit 3', export: true }))
+      .structuredContent;
     expect(body).to.include({ row_count: 3 });
     expect(body.preview).to.deep.equal([[1], [2], [3]]);
-    const csv = gunzipSync(Buffer.from(await (await download(body.download_url, world.tokens.a)).arrayBuffer())).toString();
+    const csv = gunzipSync(
+      Buffer.from(await (await download(body.download_url, world.tokens.a)).arrayBuffer()),
+    ).toString();
     expect(csv).to.equal('n\n1\n2\n3\n');
   });
 
@@ -138,7 +166,9 @@ describe('query_data over HTTP', () => {
     expect((await download(body.download_url, 'not-a-token')).status).to.equal(401);
     expect((await download(body.download_url, world.tokens.b)).status).to.equal(404);
     expect((await download(body.columns_url, world.tokens.b)).status).to.equal(404);
-    expect((await download(body.download_url.replace(/[A-Za-z0-9_-]{4}\.csv/, 'AAAA.csv'), world.tokens.a)).status).to.equal(404);
+    expect(
+      (await download(body.download_url.replace(/[A-Za-z0-9_-]{4}\.csv/, 'AAAA.csv'), world.tokens.a)).status,
+    ).to.equal(404);
     expect((await download(body.download_url, world.tokens.a)).status).to.equal(200);
   });
 
@@ -153,7 +183,10 @@ describe('query_data over HTTP', () => {
     expect(records).to.have.length(world.rows.d1 + 1);
 
     const id = /\/exports\/(.+)\.csv\.gz$/.exec(body.download_url)![1]!;
-    await world.db('query_data.exports').where({ id_hash: createHash('sha256').update(id).digest('hex') }).update({ expires_at: world.db.raw(`now() - interval '1 second'`) });
+    await world
+      .db('query_data.exports')
+      .where({ id_hash: createHash('sha256').update(id).digest('hex') })
+      .update({ expires_at: world.db.raw(`now() - interval '1 second'`) });
     expect((await download(body.download_url)).status).to.equal(404);
   });
 
@@ -163,12 +196,48 @@ describe('query_data over HTTP', () => {
       null::text as nothing, '' as empty, 'x,"y"' as quoted, 1 as dup, 2 as dup`;
     const inline = (await query({ sql })).structuredContent;
     expect(inline.columns.map((c: { type: string }) => c.type)).to.deep.equal([
-      'boolean', 'smallint', 'integer', 'bigint', 'bigint', 'numeric', 'double precision', 'jsonb', 'date', 'timestamp with time zone', 'text', 'text', 'text', 'integer', 'integer',
+      'boolean',
+      'smallint',
+      'integer',
+      'bigint',
+      'bigint',
+      'numeric',
+      'double precision',
+      'jsonb',
+      'date',
+      'timestamp with time zone',
+      'text',
+      'text',
+      'text',
+      'integer',
+      'integer',
     ]);
-    expect(inline.rows).to.deep.equal([[true, 7, 12, '9007199254740993', 42, 1.5, 0.1, { a: [1] }, '2024-02-29', '2024-03-01 10:00:00+00', null, '', 'x,"y"', 1, 2]]);
+    expect(inline.rows).to.deep.equal([
+      [
+        true,
+        7,
+        12,
+        '9007199254740993',
+        42,
+        1.5,
+        0.1,
+        { a: [1] },
+        '2024-02-29',
+        '2024-03-01 10:00:00+00',
+        null,
+        '',
+        'x,"y"',
+        1,
+        2,
+      ],
+    ]);
     const exported = (await query({ sql, export: true })).structuredContent;
-    const csv = gunzipSync(Buffer.from(await (await download(exported.download_url, world.tokens.a)).arrayBuffer())).toString();
-    expect(csv.split('\n')[1]).to.equal('t,7,12,9007199254740993,42,1.50,0.1,"{""a"": [1]}",2024-02-29,2024-03-01 10:00:00+00,,"","x,""y""",1,2');
+    const csv = gunzipSync(
+      Buffer.from(await (await download(exported.download_url, world.tokens.a)).arrayBuffer()),
+    ).toString();
+    expect(csv.split('\n')[1]).to.equal(
+      't,7,12,9007199254740993,42,1.50,0.1,"{""a"": [1]}",2024-02-29,2024-03-01 10:00:00+00,,"","x,""y""",1,2',
+    );
   });
 
   it("passes the engine's message on for errors about the caller's own statement", async () => {
@@ -184,7 +253,11 @@ describe('query_data over HTTP', () => {
 
   it(`throttles after ${QUERY_LIMIT.calls} calls in ${QUERY_LIMIT.windowSeconds} seconds, counting only calls inside the window`, async () => {
     const asC = await world.connect('/mcp', world.tokens.c);
-    const calls = (count: number, at: string) => world.db.raw(`insert into query_data.calls select ?::uuid, ${at} from generate_series(1, ?)`, [world.users.c, count]);
+    const calls = (count: number, at: string) =>
+      world.db.raw(`insert into query_data.calls select ?::uuid, ${at} from generate_series(1, ?)`, [
+        world.users.c,
+        count,
+      ]);
     await calls(QUERY_LIMIT.calls - 1, `now() - interval '10 minutes'`);
     await calls(50, `now() - interval '2 hours'`); // outside the window: not counted
     const last = await query({ sql: 'select 1' }, asC);
@@ -200,12 +273,27 @@ describe('query_data over HTTP', () => {
   });
 
   it('answers unavailable when the database is unreachable', async () => {
-    const db = knexFactory({ client: 'pg', connection: 'postgres://postgres@127.0.0.1:1/none', pool: { min: 0, max: 1 }, acquireConnectionTimeout: 1000, log: { warn() {} } });
-    const app = buildHttpServer({ db, logger: pino({ level: 'silent' }), authenticate: async () => null, demoUserId: world.users.demo });
+    const db = knexFactory({
+      client: 'pg',
+      connection: 'postgres://postgres@127.0.0.1:1/none',
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 1000,
+      log: { warn() {} },
+    });
+    const app = buildHttpServer({
+      db,
+      logger: pino({ level: 'silent' }),
+      authenticate: async () => null,
+      demoUserId: world.users.demo,
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const client = new Client({ name: 't', version: '1' });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/mcp`)));
+      await client.connect(
+        new StreamableHTTPClientTransport(
+          new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/mcp`),
+        ),
+      );
       const result = await call(client, 'query_data', { sql: 'select 1' });
       expect(result.isError).to.equal(true);
       expect(result.structuredContent.code).to.equal('unavailable');

@@ -15,14 +15,17 @@ export async function prepareReadModels(db: Knex): Promise<void> {
   await migrate(db, projections, { eventStoreInPostgres: true });
 }
 
-const streamOf = (e: AccountEvent | UserEvent) => ('account_id' in e.data ? `account-${e.data.account_id}` : `user-${e.data.user_id}`);
+const streamOf = (e: AccountEvent | UserEvent) =>
+  'account_id' in e.data ? `account-${e.data.account_id}` : `user-${e.data.user_id}`;
 
 export async function project(db: Knex, events: ReadonlyArray<AccountEvent | UserEvent>): Promise<void> {
   const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
   const projector = new Projector(db, store, projections, { pollMs: 20 });
   try {
     let last: Position | null = null;
-    for (const e of events) last = (await store.appendToStream(streamOf(e), [{ type: e.type, data: e.data }], { expectedRevision: ANY })).position;
+    for (const e of events)
+      last = (await store.appendToStream(streamOf(e), [{ type: e.type, data: e.data }], { expectedRevision: ANY }))
+        .position;
     projector.start();
     await projector.whenCaughtUp(last);
   } finally {

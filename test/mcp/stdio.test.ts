@@ -16,8 +16,12 @@ describe('MCP over stdio', () => {
   before(async () => {
     db = createDb(process.env.DATABASE_URL!);
     await prepareReadModels(db);
-    await project(db, [{ type: 'AccountRegistered', data: { account_id: account, user_id: user, name: 'Local', entity_type: 'vendor' } }]);
-    const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+    await project(db, [
+      { type: 'AccountRegistered', data: { account_id: account, user_id: user, name: 'Local', entity_type: 'vendor' } },
+    ]);
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+    );
     client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({
@@ -34,11 +38,13 @@ describe('MCP over stdio', () => {
     await db?.destroy();
   });
 
-  it("serves the same tools as the user named by MCP_USER_ID, and the same error codes", async () => {
+  it('serves the same tools as the user named by MCP_USER_ID, and the same error codes', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).to.include('connection_status');
     const result = (await client.callTool({ name: 'connection_status', arguments: {} })) as CallToolResult;
-    expect(result.structuredContent!.accounts).to.deep.equal([{ id: account, name: 'Local', entity_type: 'vendor', selling: null, ads: null }]);
+    expect(result.structuredContent!.accounts).to.deep.equal([
+      { id: account, name: 'Local', entity_type: 'vendor', selling: null, ads: null },
+    ]);
     const bad = (await client.callTool({ name: 'connection_status', arguments: { foo: 1 } })) as CallToolResult;
     expect(bad.structuredContent).to.include({ code: 'unknown_argument' });
   });

@@ -18,7 +18,19 @@ describe('defineTool: input validation and the error layer', () => {
   after(() => db.destroy());
   beforeEach(() => {
     lines = [];
-    ctx = { db, userId: 'u', endpoint: 'demo', requestId: 'r1', now: () => new Date(), logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') } as unknown as ToolContext['logger'] };
+    ctx = {
+      db,
+      userId: 'u',
+      endpoint: 'demo',
+      requestId: 'r1',
+      now: () => new Date(),
+      logger: {
+        debug: record('debug'),
+        info: record('info'),
+        warn: record('warn'),
+        error: record('error'),
+      } as unknown as ToolContext['logger'],
+    };
   });
 
   const echo = defineTool({
@@ -53,7 +65,11 @@ describe('defineTool: input validation and the error layer', () => {
   it('a DomainError becomes an isError result with code, detail and extras', async () => {
     const result = await echo.call({ n: 7 }, ctx);
     const body = { code: 'listing_not_found', detail: 'no listing has that SKU', sku: 'X' };
-    expect(result).to.deep.equal({ isError: true, structuredContent: body, content: [{ type: 'text', text: JSON.stringify(body) }] });
+    expect(result).to.deep.equal({
+      isError: true,
+      structuredContent: body,
+      content: [{ type: 'text', text: JSON.stringify(body) }],
+    });
     expect(lines[0]).to.include({ tool: 'echo', outcome: 'error', code: 'listing_not_found' });
   });
 
@@ -79,7 +95,10 @@ describe('defineTool: input validation and the error layer', () => {
   it('anything unexpected is unavailable with a generic detail; the cause goes only to the log', async () => {
     const result = await echo.call({ n: 13 }, ctx);
     expect(result.isError).to.equal(true);
-    expect(result.structuredContent).to.deep.equal({ code: 'unavailable', detail: 'the service could not complete this call; retry later' });
+    expect(result.structuredContent).to.deep.equal({
+      code: 'unavailable',
+      detail: 'the service could not complete this call; retry later',
+    });
     expect(JSON.stringify(result)).not.to.contain('10.0.0.1');
     const logged = lines.find((l) => l.level === 'error')!;
     expect(logged).to.include({ tool: 'echo', outcome: 'error', code: 'unavailable' });
@@ -93,6 +112,9 @@ describe('defineTool: input validation and the error layer', () => {
       expect(result.structuredContent).to.deep.include({ code: 'invalid', argument: 'filter.sku' });
       expect(String(result.structuredContent!.detail)).to.match(/^filter\.sku: holds a NUL character/);
     }
-    expect((await echo.call({ n: 1, filter: { sku: 'tea \ud83c\udf75' } }, ctx)).structuredContent, 'a whole pair is fine').to.deep.equal({ next: 2 });
+    expect(
+      (await echo.call({ n: 1, filter: { sku: 'tea \ud83c\udf75' } }, ctx)).structuredContent,
+      'a whole pair is fine',
+    ).to.deep.equal({ next: 2 });
   });
 });

@@ -29,7 +29,9 @@ describe('update_listing', function () {
   const localId = (l: SimListing) => stableId('listing', `${account}/${l.marketplaceId}/${l.sku}`);
   const eventCount = async () => Number((await h.db('events').count<{ count: string }[]>())[0]!.count);
   /** the flag as the dispatcher sees it under its lock: the flag's own stream */
-  const blocked = async (l: SimListing) => (await withheldReason(h.store, { account_id: account, target: { type: 'Listing', id: localId(l) }, provider: {} }))?.reason ?? null;
+  const blocked = async (l: SimListing) =>
+    (await withheldReason(h.store, { account_id: account, target: { type: 'Listing', id: localId(l) }, provider: {} }))
+      ?.reason ?? null;
 
   before(async () => {
     h = await startHarness([listingsProjection, admissionProjection], [], Date.parse('2026-03-10T09:00:00Z'));
@@ -37,7 +39,8 @@ describe('update_listing', function () {
     await h.run(listingsSync, account, SELLER);
     const bySku = new Map<string, SimListing[]>();
     for (const p of h.simulator.seller.participations) {
-      for (const l of h.simulator.catalog.listingsIn(p.marketplace.id)) if (l.status !== 'DELETED') bySku.set(l.sku, [...(bySku.get(l.sku) ?? []), l]);
+      for (const l of h.simulator.catalog.listingsIn(p.marketplace.id))
+        if (l.status !== 'DELETED') bySku.set(l.sku, [...(bySku.get(l.sku) ?? []), l]);
     }
     several = [...bySku.values()].find((ls) => ls.length > 1)!;
     single = [...bySku.values()].filter((ls) => ls.length === 1).map((ls) => ls[0]!);
@@ -63,20 +66,33 @@ describe('update_listing', function () {
     });
     expect(result.isError, JSON.stringify(result.structuredContent)).to.equal(undefined);
     const rows = result.structuredContent.updates;
-    expect(rows[0]).to.deep.equal({ sku: a.sku, marketplace_id: a.marketplaceId, listing_id: localId(a), blocked: true, saved: true });
+    expect(rows[0]).to.deep.equal({
+      sku: a.sku,
+      marketplace_id: a.marketplaceId,
+      listing_id: localId(a),
+      blocked: true,
+      saved: true,
+    });
     expect(rows[1]).to.include({ sku: 'NO-SUCH-SKU', saved: false });
     expect(rows[1].error.code).to.equal('listing_not_found');
     expect(rows[2].error).to.deep.include({ code: 'no_fields' });
     expect(rows[3].error.code).to.equal('ambiguous_sku');
     expect(rows[3].error.detail).to.contain(several[0]!.sku);
     expect(rows[4]).to.include({ listing_id: localId(several[1]!), saved: true });
-    expect([await blocked(a), await blocked(several[1]!), await blocked(several[0]!)]).to.deep.equal(['listing_blocked', 'listing_blocked', null]);
+    expect([await blocked(a), await blocked(several[1]!), await blocked(several[0]!)]).to.deep.equal([
+      'listing_blocked',
+      'listing_blocked',
+      null,
+    ]);
   });
 
   it('blocking a blocked listing records nothing; allowing it again clears the flag', async () => {
     const a = single[0]!;
     const before = await eventCount();
-    expect((await call(client, 'update_listing', { updates: [{ sku: a.sku, blocked: true }] })).structuredContent.updates[0].saved).to.equal(true);
+    expect(
+      (await call(client, 'update_listing', { updates: [{ sku: a.sku, blocked: true }] })).structuredContent.updates[0]
+        .saved,
+    ).to.equal(true);
     expect(await eventCount()).to.equal(before);
     await call(client, 'update_listing', { updates: [{ sku: a.sku, blocked: false }] });
     expect(await eventCount()).to.equal(before + 1);
@@ -85,7 +101,11 @@ describe('update_listing', function () {
 
   it('a request for a blocked listing is admitted blocked (recorded, never sent) at once; after allowing, new requests queue', async () => {
     const l = single[2]!;
-    const patch = { op: 'replace', path: '/attributes/item_name', value: [{ value: 'Held back', marketplace_id: l.marketplaceId }] };
+    const patch = {
+      op: 'replace',
+      path: '/attributes/item_name',
+      value: [{ value: 'Held back', marketplace_id: l.marketplaceId }],
+    };
     // no waiting for a projection: the flag is read from its stream
     await call(client, 'update_listing', { updates: [{ sku: l.sku, blocked: true }] });
     const withheld = (await call(client, 'patch_listing', { sku: l.sku, patches: [patch] })).structuredContent;
@@ -95,7 +115,10 @@ describe('update_listing', function () {
     const queued = (await call(client, 'patch_listing', { sku: l.sku, patches: [patch] })).structuredContent;
     expect(queued.receipt).to.include({ status: 'queued' });
     await h.projector.whenCaughtUp();
-    expect((await call(client, 'get_mutation', { id: withheld.receipt.id })).structuredContent.status, 'a later unblock never releases it').to.equal('blocked');
+    expect(
+      (await call(client, 'get_mutation', { id: withheld.receipt.id })).structuredContent.status,
+      'a later unblock never releases it',
+    ).to.equal('blocked');
   });
 
   it('no_updates, too_many_updates, unknown_argument in a row, a bad marketplace id', async () => {
@@ -104,8 +127,14 @@ describe('update_listing', function () {
     const tooMany = await call(client, 'update_listing', { updates: many });
     expect(tooMany.structuredContent).to.include({ code: 'too_many_updates' });
     expect(tooMany.structuredContent.detail).to.contain('51 rows; at most 50');
-    expect((await call(client, 'update_listing', { updates: [{ sku: 'X', blocked: true, price: 3 }] })).structuredContent.code).to.equal('unknown_argument');
-    expect((await call(client, 'update_listing', { updates: [{ sku: 'X', blocked: true, marketplace_id: 'NOPE' }] })).structuredContent.detail).to.contain("'NOPE' is not a marketplace id");
+    expect(
+      (await call(client, 'update_listing', { updates: [{ sku: 'X', blocked: true, price: 3 }] })).structuredContent
+        .code,
+    ).to.equal('unknown_argument');
+    expect(
+      (await call(client, 'update_listing', { updates: [{ sku: 'X', blocked: true, marketplace_id: 'NOPE' }] }))
+        .structuredContent.detail,
+    ).to.contain("'NOPE' is not a marketplace id");
   });
 
   it('on the demo endpoint a row is validated and simulated, and nothing is recorded', async () => {

@@ -31,9 +31,13 @@ describe('since / until windows (spec 4.2)', () => {
 
     it('unreadable values, impossible dates, missing offsets and empty windows are invalid_window naming the argument', () => {
       expect(code(() => instantWindow('yesterday', undefined))).to.match(/^invalid_window: since: 'yesterday'/);
-      expect(code(() => instantWindow(undefined, '2026-02-30'))).to.match(/^invalid_window: until: '2026-02-30' is not a calendar date/);
+      expect(code(() => instantWindow(undefined, '2026-02-30'))).to.match(
+        /^invalid_window: until: '2026-02-30' is not a calendar date/,
+      );
       expect(code(() => instantWindow('2026-03-01T10:00:00', undefined))).to.match(/^invalid_window: since:/);
-      expect(code(() => instantWindow('2026-03-02', '2026-03-01'))).to.match(/^invalid_window: since \(2026-03-02\) must be before until/);
+      expect(code(() => instantWindow('2026-03-02', '2026-03-01'))).to.match(
+        /^invalid_window: since \(2026-03-02\) must be before until/,
+      );
       expect(code(() => instantWindow('2026-03-01T12:00:00Z', '2026-03-01T12:00:00Z'))).to.match(/^invalid_window/);
     });
   });
@@ -44,24 +48,48 @@ describe('since / until windows (spec 4.2)', () => {
 
     it('defaults to the trailing 30 local days ending today in the time zone', () => {
       expect(localDate(now, LA)).to.equal('2026-03-09');
-      expect(dayWindow(undefined, undefined, LA, now)).to.deep.equal({ first: '2026-02-08', last: '2026-03-09', days: 30 });
-      expect(dayWindow(undefined, undefined, 'Asia/Tokyo', now)).to.deep.equal({ first: '2026-02-09', last: '2026-03-10', days: 30 });
+      expect(dayWindow(undefined, undefined, LA, now)).to.deep.equal({
+        first: '2026-02-08',
+        last: '2026-03-09',
+        days: 30,
+      });
+      expect(dayWindow(undefined, undefined, 'Asia/Tokyo', now)).to.deep.equal({
+        first: '2026-02-09',
+        last: '2026-03-10',
+        days: 30,
+      });
     });
 
     it('an instant falls on its local day; until at an instant excludes it', () => {
       // 07:59Z is still 23:59 on 1 March in Los Angeles (PST, UTC-8)
-      expect(dayWindow('2026-03-02T07:59:00Z', '2026-03-03T08:00:00Z', LA, now)).to.deep.equal({ first: '2026-03-01', last: '2026-03-02', days: 2 });
-      expect(dayWindow('2026-03-01', '2026-03-01', LA, now)).to.deep.equal({ first: '2026-03-01', last: '2026-03-01', days: 1 });
+      expect(dayWindow('2026-03-02T07:59:00Z', '2026-03-03T08:00:00Z', LA, now)).to.deep.equal({
+        first: '2026-03-01',
+        last: '2026-03-02',
+        days: 2,
+      });
+      expect(dayWindow('2026-03-01', '2026-03-01', LA, now)).to.deep.equal({
+        first: '2026-03-01',
+        last: '2026-03-01',
+        days: 1,
+      });
     });
 
     it('caps the span at 400 days and refuses since after until', () => {
       expect(dayWindow('2025-01-01', '2026-02-04', LA, now).days).to.equal(400);
-      expect(code(() => dayWindow('2025-01-01', '2026-02-05', LA, now))).to.equal('invalid_window: the window spans 401 days; at most 400');
-      expect(code(() => dayWindow('2026-03-05', '2026-03-04', LA, now))).to.match(/^invalid_window: since \(2026-03-05\) is after until/);
+      expect(code(() => dayWindow('2025-01-01', '2026-02-05', LA, now))).to.equal(
+        'invalid_window: the window spans 401 days; at most 400',
+      );
+      expect(code(() => dayWindow('2026-03-05', '2026-03-04', LA, now))).to.match(
+        /^invalid_window: since \(2026-03-05\) is after until/,
+      );
     });
 
     it('the previous window has the same length and ends the day before', () => {
-      expect(previousWindow({ first: '2026-03-01', last: '2026-03-10', days: 10 })).to.deep.equal({ first: '2026-02-19', last: '2026-02-28', days: 10 });
+      expect(previousWindow({ first: '2026-03-01', last: '2026-03-10', days: 10 })).to.deep.equal({
+        first: '2026-02-19',
+        last: '2026-02-28',
+        days: 10,
+      });
     });
   });
 });

@@ -12,8 +12,24 @@ const SELLER = 'Atzr|demo-seller';
 const US = 'ATVPDKIKX0DER';
 const JP = 'A1VC38T7YXB528';
 const COLUMNS = [
-  'account_id', 'sku', 'asin', 'date', 'marketplace_id', 'currency', 'ordered_product_sales', 'net_product_sales', 'referral_fee',
-  'fulfillment_fee', 'storage_fee', 'other_fees', 'total_fees', 'net_proceeds', 'net_proceeds_per_unit', 'net_units_sold', 'units_ordered', 'units_refunded',
+  'account_id',
+  'sku',
+  'asin',
+  'date',
+  'marketplace_id',
+  'currency',
+  'ordered_product_sales',
+  'net_product_sales',
+  'referral_fee',
+  'fulfillment_fee',
+  'storage_fee',
+  'other_fees',
+  'total_fees',
+  'net_proceeds',
+  'net_proceeds_per_unit',
+  'net_units_sold',
+  'units_ordered',
+  'units_refunded',
 ];
 
 describe('seller economics: Data Kiosk → seller_economics → v_seller_economics', function () {
@@ -23,8 +39,11 @@ describe('seller economics: Data Kiosk → seller_economics → v_seller_economi
   const start = Date.parse('2026-03-10T09:00:00Z');
   const today = () => Math.floor(h.clock.ms / DAY_MS);
   /** What the simulator reports for a marketplace over the trailing year, as of now. */
-  const expected = (marketplaceId: string, days = 365): EconomicsRecord[] => [...economicsRecords(h.simulator.catalog, marketplaceId, today() - days, today() - 1, today(), dateOfDay)];
-  const viewRows = async (where = '') => (await h.query([account], `select * from v_seller_economics ${where} order by marketplace_id, date, sku`)).rows;
+  const expected = (marketplaceId: string, days = 365): EconomicsRecord[] => [
+    ...economicsRecords(h.simulator.catalog, marketplaceId, today() - days, today() - 1, today(), dateOfDay),
+  ];
+  const viewRows = async (where = '') =>
+    (await h.query([account], `select * from v_seller_economics ${where} order by marketplace_id, date, sku`)).rows;
 
   before(async () => {
     h = await startHarness([economicsProjection], [vSellerEconomics], start);
@@ -49,21 +68,33 @@ describe('seller economics: Data Kiosk → seller_economics → v_seller_economi
     for (const r of rows) {
       expect(n(r.net_product_sales) + n(r.total_fees), `${r.sku} ${r.date}`).to.equal(n(r.net_proceeds));
       expect(n(r.referral_fee) + n(r.fulfillment_fee) + n(r.storage_fee) + n(r.other_fees)).to.equal(n(r.total_fees));
-      for (const fee of ['referral_fee', 'fulfillment_fee', 'storage_fee', 'other_fees']) if (r[fee] !== null) expect(Number(r[fee])).to.be.at.most(0);
+      for (const fee of ['referral_fee', 'fulfillment_fee', 'storage_fee', 'other_fees'])
+        if (r[fee] !== null) expect(Number(r[fee])).to.be.at.most(0);
     }
     // a named fee absent on a day is null, not 0
     expect(rows.some((r) => r.storage_fee === null) && rows.some((r) => r.storage_fee !== null)).to.equal(true);
-    expect(rows.some((r) => r.fulfillment_fee === null), 'merchant-fulfilled SKUs pay no FBA fee').to.equal(true);
+    expect(
+      rows.some((r) => r.fulfillment_fee === null),
+      'merchant-fulfilled SKUs pay no FBA fee',
+    ).to.equal(true);
   });
 
   it('money is in minor units of the row currency: whole yen for JPY, cents for USD', async () => {
-    for (const [marketplaceId, currency, factor] of [[JP, 'JPY', 1], [US, 'USD', 100]] as const) {
+    for (const [marketplaceId, currency, factor] of [
+      [JP, 'JPY', 1],
+      [US, 'USD', 100],
+    ] as const) {
       const record = expected(marketplaceId).find((r) => r.fees.length >= 2)!;
-      const [row] = await viewRows(`where marketplace_id = '${marketplaceId}' and sku = '${record.msku}' and date = '${record.startDate}'`);
+      const [row] = await viewRows(
+        `where marketplace_id = '${marketplaceId}' and sku = '${record.msku}' and date = '${record.startDate}'`,
+      );
       expect(row!.currency).to.equal(currency);
       expect(Number(row!.ordered_product_sales)).to.equal(Math.round(record.sales.orderedProductSales.amount * factor));
       const referral = record.fees.find((f) => f.feeTypeName === 'ReferralFee');
-      if (referral) expect(Number(row!.referral_fee)).to.equal(-Math.round(referral.charges[0]!.aggregatedDetail.totalAmount.amount * factor));
+      if (referral)
+        expect(Number(row!.referral_fee)).to.equal(
+          -Math.round(referral.charges[0]!.aggregatedDetail.totalAmount.amount * factor),
+        );
       expect(Number(row!.net_proceeds)).to.equal(Math.round(record.netProceeds.total.amount * factor));
     }
   });
@@ -82,21 +113,39 @@ describe('seller economics: Data Kiosk → seller_economics → v_seller_economi
     const wanted = h.simulator.seller.participations.flatMap((p) => expected(p.marketplace.id, 9));
     expect(after).to.have.length(wanted.length);
     for (const record of wanted) {
-      const row = after.find((r) => r.marketplace_id === record.marketplaceId && r.sku === record.msku && r.date === record.startDate)!;
+      const row = after.find(
+        (r) => r.marketplace_id === record.marketplaceId && r.sku === record.msku && r.date === record.startDate,
+      )!;
       expect(Number(row.units_refunded), `${record.msku} ${record.startDate}`).to.equal(record.sales.unitsRefunded);
     }
-    const restated = before.filter((b) => after.some((a) => a.sku === b.sku && a.date === b.date && a.marketplace_id === b.marketplace_id && a.units_refunded !== b.units_refunded));
+    const restated = before.filter((b) =>
+      after.some(
+        (a) =>
+          a.sku === b.sku &&
+          a.date === b.date &&
+          a.marketplace_id === b.marketplace_id &&
+          a.units_refunded !== b.units_refunded,
+      ),
+    );
     expect(restated.length, 'some day of the trailing week restated').to.be.greaterThan(0);
     const changed = restated[0]!;
-    const rows = await viewRows(`where marketplace_id = '${changed.marketplace_id}' and sku = '${changed.sku}' and date = '${changed.date}'`);
+    const rows = await viewRows(
+      `where marketplace_id = '${changed.marketplace_id}' and sku = '${changed.sku}' and date = '${changed.date}'`,
+    );
     expect(rows, 'the restated day replaced its row, not added one').to.have.length(1);
   });
 
   it('a query not done yet makes the job fail for a later retry, which picks up the same query', async () => {
     h.clock.ms += DAY_MS;
     const base = h.simulator.endpoints().sellingApiUrl;
-    await fetch(`${base}/_sim/reports/processing`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paused: true }) });
-    const creates = () => h.simulator.requests.list().filter((r) => r.method === 'POST' && r.path === '/dataKiosk/2023-11-15/queries').length;
+    await fetch(`${base}/_sim/reports/processing`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ paused: true }),
+    });
+    const creates = () =>
+      h.simulator.requests.list().filter((r) => r.method === 'POST' && r.path === '/dataKiosk/2023-11-15/queries')
+        .length;
     const createdBefore = creates();
     let error: unknown;
     try {
@@ -108,9 +157,15 @@ describe('seller economics: Data Kiosk → seller_economics → v_seller_economi
     // one query per marketplace (the first create also renewed the access token the two-day jump expired)
     const createdByFirst = creates() - createdBefore;
     expect(createdByFirst).to.be.within(5, 6);
-    await fetch(`${base}/_sim/reports/processing`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paused: false }) });
+    await fetch(`${base}/_sim/reports/processing`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ paused: false }),
+    });
     expect(await h.run(economicsSync, account, SELLER)).to.be.greaterThan(0);
-    expect(creates() - createdBefore, 'the retry polled the queries the first attempt created').to.equal(createdByFirst);
+    expect(creates() - createdBefore, 'the retry polled the queries the first attempt created').to.equal(
+      createdByFirst,
+    );
   });
 
   it('apply twice gives the same rows, and a rebuild equals the live tables', async () => {

@@ -42,13 +42,20 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(projections: Projection[], views: ViewDefinition[], startMs: number, seed = 11): Promise<Harness> {
+export async function startHarness(
+  projections: Projection[],
+  views: ViewDefinition[],
+  startMs: number,
+  seed = 11,
+): Promise<Harness> {
   const db = createDb(process.env.DATABASE_URL!);
   const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
   // receipts too: the read tools show each target's mutations
   const all = [accountsProjection, observationsProjection, mutationsProjection, ...projections];
   await migrate(db, all, { eventStoreInPostgres: true });
-  await db.transaction((trx) => migrateViews(trx, [...viewDefinitions, ...views.filter((v) => !viewDefinitions.some((d) => d.name === v.name))]));
+  await db.transaction((trx) =>
+    migrateViews(trx, [...viewDefinitions, ...views.filter((v) => !viewDefinitions.some((d) => d.name === v.name))]),
+  );
   const clock = { ms: startMs };
   const simulator = createSimulator({ seed, now: () => clock.ms });
   await simulator.listen();
@@ -80,7 +87,13 @@ export async function startHarness(projections: Projection[], views: ViewDefinit
       await syncConnections(
         { ctx, lwa, endpoints, logger },
         kind === 'seller'
-          ? { user_id, account_id, credentials: 'seller', selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' }
+          ? {
+              user_id,
+              account_id,
+              credentials: 'seller',
+              selling_refresh_token: 'Atzr|demo-seller',
+              ads_refresh_token: 'Atzr|demo-advertiser',
+            }
           : { user_id, account_id, credentials: 'vendor', ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
       );
       await projector.whenCaughtUp();

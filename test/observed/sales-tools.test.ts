@@ -23,8 +23,12 @@ const US = 'ATVPDKIKX0DER';
 const JP = 'A1VC38T7YXB528';
 const CONFIRMED = ['Shipped', 'Unshipped', 'PartiallyShipped'];
 
-const localDate = (ms: number, timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
-const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+const localDate = (ms: number, timeZone: string) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(ms),
+  );
+const addDays = (date: string, n: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 interface Figures {
@@ -53,12 +57,16 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
     for (let day = from; day <= to; day++) {
       for (const order of h.simulator.selling.orders.ordersOn(day, marketplace)) {
         const local = localDate(order.purchasedAt, tz(marketplace));
-        if (order.purchasedAt <= h.clock.ms && local >= first && local <= last) out.push({ order, status: orderAsOf(order, h.clock.ms).status });
+        if (order.purchasedAt <= h.clock.ms && local >= first && local <= last)
+          out.push({ order, status: orderAsOf(order, h.clock.ms).status });
       }
     }
     return out;
   }
-  const confirmedIn = (marketplace: string, first: string, last: string) => ordersIn(marketplace, first, last).filter((o) => CONFIRMED.includes(o.status)).map((o) => o.order);
+  const confirmedIn = (marketplace: string, first: string, last: string) =>
+    ordersIn(marketplace, first, last)
+      .filter((o) => CONFIRMED.includes(o.status))
+      .map((o) => o.order);
   const figures = (orders: readonly SimOrder[]): Figures => ({
     revenue: orders.reduce((n, o) => n + o.lines.reduce((m, l) => m + l.itemPrice, 0), 0),
     units: orders.reduce((n, o) => n + o.lines.reduce((m, l) => m + l.quantity, 0), 0),
@@ -66,21 +74,38 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
     order_lines: orders.reduce((n, o) => n + o.lines.length, 0),
   });
   /** Expected per-listing rows `<marketplace>/<asin>/<sku>` → figures. */
-  function byListing(marketplace: string, first: string, last: string): Map<string, { revenue: number; units: number; orders: number; currency: string }> {
+  function byListing(
+    marketplace: string,
+    first: string,
+    last: string,
+  ): Map<string, { revenue: number; units: number; orders: number; currency: string }> {
     const out = new Map<string, { revenue: number; units: number; orders: number; currency: string }>();
     for (const o of confirmedIn(marketplace, first, last)) {
       for (const l of o.lines) {
         const key = `${marketplace}/${l.listing.asin}/${l.listing.sku}`;
         const row = out.get(key) ?? { revenue: 0, units: 0, orders: 0, currency: o.currency };
-        out.set(key, { ...row, revenue: row.revenue + l.itemPrice, units: row.units + l.quantity, orders: row.orders + 1 });
+        out.set(key, {
+          ...row,
+          revenue: row.revenue + l.itemPrice,
+          units: row.units + l.quantity,
+          orders: row.orders + 1,
+        });
       }
     }
     return out;
   }
-  const summary = async (args: Record<string, unknown> = {}, as = client) => (await call(as, 'get_sales_summary', args)).structuredContent;
-  const byListingTool = async (args: Record<string, unknown> = {}, as = client) => (await call(as, 'list_sales_by_listing', args)).structuredContent;
-  const rowOf = (rows: any[], marketplace: string, acc = account) => rows.find((r) => r.marketplace_id === marketplace && r.account_id === acc);
-  const numbers = (r: any): Figures => ({ revenue: r.revenue, units: r.units, orders: r.orders, order_lines: r.order_lines });
+  const summary = async (args: Record<string, unknown> = {}, as = client) =>
+    (await call(as, 'get_sales_summary', args)).structuredContent;
+  const byListingTool = async (args: Record<string, unknown> = {}, as = client) =>
+    (await call(as, 'list_sales_by_listing', args)).structuredContent;
+  const rowOf = (rows: any[], marketplace: string, acc = account) =>
+    rows.find((r) => r.marketplace_id === marketplace && r.account_id === acc);
+  const numbers = (r: any): Figures => ({
+    revenue: r.revenue,
+    units: r.units,
+    orders: r.orders,
+    order_lines: r.order_lines,
+  });
 
   before(async () => {
     h = await startHarness([listingsProjection, ordersProjection], [], start);
@@ -102,7 +127,13 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       expect(body.windows.map((w: any) => w.marketplace_id)).to.have.members(marketplaces());
       for (const w of body.windows) {
         const today = localDate(h.clock.ms, tz(w.marketplace_id));
-        expect(w).to.deep.equal({ marketplace_id: w.marketplace_id, time_zone: tz(w.marketplace_id), since: addDays(today, -29), until: today, days: 30 });
+        expect(w).to.deep.equal({
+          marketplace_id: w.marketplace_id,
+          time_zone: tz(w.marketplace_id),
+          since: addDays(today, -29),
+          until: today,
+          days: 30,
+        });
       }
       expect(body.windows.find((w: any) => w.marketplace_id === US).time_zone).to.equal('America/Los_Angeles');
       expect(body.rows).to.have.length(marketplaces().length);
@@ -124,14 +155,26 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
     it('a bare-date window covers whole local days; an instant falls on its local day, so windows differ per marketplace', async () => {
       const dated = await summary({ since: '2026-02-01', until: '2026-02-28' });
       for (const m of marketplaces()) {
-        expect(dated.windows.find((w: any) => w.marketplace_id === m)).to.include({ since: '2026-02-01', until: '2026-02-28', days: 28 });
+        expect(dated.windows.find((w: any) => w.marketplace_id === m)).to.include({
+          since: '2026-02-01',
+          until: '2026-02-28',
+          days: 28,
+        });
         expect(numbers(rowOf(dated.rows, m)), m).to.deep.equal(figures(confirmedIn(m, '2026-02-01', '2026-02-28')));
       }
       // 12:00Z is Feb 10 both in Los Angeles and Tokyo; `until` 2026-02-20T00:00Z is exclusive: the
       // instant before it is Feb 19 in Los Angeles but Feb 20 in Tokyo
       const instants = await summary({ since: '2026-02-10T12:00:00Z', until: '2026-02-20T00:00:00Z' });
-      expect(instants.windows.find((w: any) => w.marketplace_id === US)).to.include({ since: '2026-02-10', until: '2026-02-19', days: 10 });
-      expect(instants.windows.find((w: any) => w.marketplace_id === JP)).to.include({ since: '2026-02-10', until: '2026-02-20', days: 11 });
+      expect(instants.windows.find((w: any) => w.marketplace_id === US)).to.include({
+        since: '2026-02-10',
+        until: '2026-02-19',
+        days: 10,
+      });
+      expect(instants.windows.find((w: any) => w.marketplace_id === JP)).to.include({
+        since: '2026-02-10',
+        until: '2026-02-20',
+        days: 11,
+      });
       expect(numbers(rowOf(instants.rows, US))).to.deep.equal(figures(confirmedIn(US, '2026-02-10', '2026-02-19')));
       expect(numbers(rowOf(instants.rows, JP))).to.deep.equal(figures(confirmedIn(JP, '2026-02-10', '2026-02-20')));
     });
@@ -150,12 +193,18 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       expect(local).to.include(edge);
       expect(utc).to.not.include(edge);
       expect(numbers(onLocal.rows[0])).to.deep.equal(figures(local));
-      expect(utc.length === 0 ? onUtc.rows : numbers(onUtc.rows[0])).to.deep.equal(utc.length === 0 ? [] : figures(utc));
+      expect(utc.length === 0 ? onUtc.rows : numbers(onUtc.rows[0])).to.deep.equal(
+        utc.length === 0 ? [] : figures(utc),
+      );
       // the edge order's lines are in its local day's per-listing rows
       const line = edge.lines[0]!;
-      const rows = (await byListingTool({ since: localDay, until: localDay, marketplace_id: US, sku: line.listing.sku })).rows;
+      const rows = (
+        await byListingTool({ since: localDay, until: localDay, marketplace_id: US, sku: line.listing.sku })
+      ).rows;
       expect(rows).to.have.length(1);
-      expect(rows[0].units).to.equal(byListing(US, localDay, localDay).get(`${US}/${line.listing.asin}/${line.listing.sku}`)!.units);
+      expect(rows[0].units).to.equal(
+        byListing(US, localDay, localDay).get(`${US}/${line.listing.asin}/${line.listing.sku}`)!.units,
+      );
       expect(rows[0].units).to.be.at.least(line.quantity);
     });
 
@@ -175,10 +224,16 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
 
     it('compare_to_previous adds the window of the same length just before', async () => {
       const body = await summary({ since: '2026-02-11', until: '2026-02-20', compare_to_previous: true });
-      expect(body.previous.windows.find((w: any) => w.marketplace_id === US)).to.include({ since: '2026-02-01', until: '2026-02-10', days: 10 });
+      expect(body.previous.windows.find((w: any) => w.marketplace_id === US)).to.include({
+        since: '2026-02-01',
+        until: '2026-02-10',
+        days: 10,
+      });
       for (const m of marketplaces()) {
         expect(numbers(rowOf(body.rows, m)), m).to.deep.equal(figures(confirmedIn(m, '2026-02-11', '2026-02-20')));
-        expect(numbers(rowOf(body.previous.rows, m)), m).to.deep.equal(figures(confirmedIn(m, '2026-02-01', '2026-02-10')));
+        expect(numbers(rowOf(body.previous.rows, m)), m).to.deep.equal(
+          figures(confirmedIn(m, '2026-02-01', '2026-02-10')),
+        );
       }
       expect(await summary({ since: '2026-02-11', until: '2026-02-20' })).to.not.have.property('previous');
     });
@@ -187,7 +242,11 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       const ok = await call(client, 'get_sales_summary', { since: '2025-01-10', until: '2026-02-13' });
       expect(ok.isError ?? false).to.equal(false);
       expect(ok.structuredContent.windows[0].days).to.equal(400);
-      for (const args of [{ since: '2025-01-09', until: '2026-02-13' }, { since: '2026-02-10', until: '2026-02-01' }, { since: 'last week' }]) {
+      for (const args of [
+        { since: '2025-01-09', until: '2026-02-13' },
+        { since: '2026-02-10', until: '2026-02-01' },
+        { since: 'last week' },
+      ]) {
         const res = await call(client, 'list_sales_by_listing', { ...args, order_by: 'units' });
         expect(res.isError, JSON.stringify(args)).to.equal(true);
         expect(res.structuredContent.code).to.equal('invalid_window');
@@ -203,7 +262,9 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       const res = await call(client, 'list_sales_by_listing', {});
       expect(res.isError).to.equal(true);
       expect(res.structuredContent.code).to.equal('marketplace_required');
-      const currencies = [...new Set(h.simulator.seller.participations.map((p) => p.marketplace.defaultCurrencyCode))].sort();
+      const currencies = [
+        ...new Set(h.simulator.seller.participations.map((p) => p.marketplace.defaultCurrencyCode)),
+      ].sort();
       expect(currencies.length).to.be.greaterThan(1);
       for (const c of currencies) expect(res.structuredContent.detail).to.include(c);
       expect(res.structuredContent.currencies).to.deep.equal(currencies);
@@ -217,7 +278,9 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       expect(body.total).to.equal(expected.size);
       expect(body.rows).to.have.length(Math.min(100, expected.size));
       for (const r of body.rows) {
-        expect({ revenue: r.revenue, units: r.units, orders: r.orders, currency: r.currency }, r.sku).to.deep.equal(expected.get(`${JP}/${r.asin}/${r.sku}`));
+        expect({ revenue: r.revenue, units: r.units, orders: r.orders, currency: r.currency }, r.sku).to.deep.equal(
+          expected.get(`${JP}/${r.asin}/${r.sku}`),
+        );
         expect(r).to.include({ account_id: account, marketplace_id: JP });
       }
       const revenues = body.rows.map((r: any) => r.revenue);
@@ -230,19 +293,22 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
 
     it('order_by units works across currencies and marketplaces', async () => {
       const body = await byListingTool({ order_by: 'units', limit: 100 });
-      const expected = new Map(marketplaces().flatMap((m) => {
-        const w = body.windows.find((x: any) => x.marketplace_id === m);
-        return [...byListing(m, w.since, w.until)];
-      }));
+      const expected = new Map(
+        marketplaces().flatMap((m) => {
+          const w = body.windows.find((x: any) => x.marketplace_id === m);
+          return [...byListing(m, w.since, w.until)];
+        }),
+      );
       expect(body.total).to.equal(expected.size);
       expect(new Set(body.rows.map((r: any) => r.currency)).size).to.be.greaterThan(1);
       const units = body.rows.map((r: any) => r.units);
       expect(units).to.deep.equal([...units].sort((a, b) => b - a));
       expect(units[0]).to.equal(Math.max(...[...expected.values()].map((e) => e.units)));
-      for (const r of body.rows) expect(r.units).to.equal(expected.get(`${r.marketplace_id}/${r.asin}/${r.sku}`)!.units);
+      for (const r of body.rows)
+        expect(r.units).to.equal(expected.get(`${r.marketplace_id}/${r.asin}/${r.sku}`)!.units);
     });
 
-    it('asin and sku filter exactly; titles are the listings\' current ones', async () => {
+    it("asin and sku filter exactly; titles are the listings' current ones", async () => {
       const body = await byListingTool({ marketplace_id: US, limit: 100 });
       const top = body.rows[0];
       const listing = h.simulator.catalog.listingsIn(US);
@@ -272,18 +338,39 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
     });
 
     /** Records a US day's orders as read now through the real client, each order passed through `change` first. */
-    async function recordUsDay(day: number, change: (order: Order & { OrderItems: unknown[] }) => Order & { OrderItems: unknown[] }): Promise<void> {
+    async function recordUsDay(
+      day: number,
+      change: (order: Order & { OrderItems: unknown[] }) => Order & { OrderItems: unknown[] },
+    ): Promise<void> {
       const date = utcDate(day * DAY_MS);
-      const selling = createSellingClient({ endpoint: h.simulator.endpoints().sellingApiUrl, lwa: h.deps(SELLER).lwa, refreshToken: SELLER });
+      const selling = createSellingClient({
+        endpoint: h.simulator.endpoints().sellingApiUrl,
+        lwa: h.deps(SELLER).lwa,
+        refreshToken: SELLER,
+      });
       async function* pages(): AsyncIterable<unknown[]> {
-        for await (const orders of selling.orders.getOrders({ marketplaceIds: [US], createdAfter: `${date}T00:00:00Z`, createdBefore: `${date}T23:59:59Z` })) {
-          yield await Promise.all(orders.map(async (o: Order) => change({ ...o, OrderItems: await selling.orders.getOrderItems(o.AmazonOrderId) })));
+        for await (const orders of selling.orders.getOrders({
+          marketplaceIds: [US],
+          createdAfter: `${date}T00:00:00Z`,
+          createdBefore: `${date}T23:59:59Z`,
+        })) {
+          yield await Promise.all(
+            orders.map(async (o: Order) =>
+              change({ ...o, OrderItems: await selling.orders.getOrderItems(o.AmazonOrderId) }),
+            ),
+          );
         }
       }
-      await syncScope(h.deps(SELLER).ctx, { account_id: account, dataset: 'orders', scope: `${US}/${date}` }, pages(), () => new Date(h.clock.ms));
+      await syncScope(
+        h.deps(SELLER).ctx,
+        { account_id: account, dataset: 'orders', scope: `${US}/${date}` },
+        pages(),
+        () => new Date(h.clock.ms),
+      );
       await h.projector.whenCaughtUp();
     }
-    const shippedOn = (day: number) => h.simulator.selling.orders.ordersOn(day, US).filter((o) => orderAsOf(o, h.clock.ms).status === 'Shipped');
+    const shippedOn = (day: number) =>
+      h.simulator.selling.orders.ordersOn(day, US).filter((o) => orderAsOf(o, h.clock.ms).status === 'Shipped');
 
     it('a confirmed order read without its items shows in orders_without_items (its sales are missing) until it is read again', async () => {
       const day = Math.floor(h.clock.ms / DAY_MS) - 3;
@@ -307,20 +394,33 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       const [upper, pending] = shippedOn(day);
       expect(pending, 'two shipped orders that day').to.not.equal(undefined);
       const before = await summary({ marketplace_id: US });
-      expect(before.freshness[0].pending_orders).to.equal(ordersIn(US, before.windows[0].since, before.windows[0].until).filter((o) => o.status === 'Pending').length);
+      expect(before.freshness[0].pending_orders).to.equal(
+        ordersIn(US, before.windows[0].since, before.windows[0].until).filter((o) => o.status === 'Pending').length,
+      );
       await recordUsDay(day, (o) =>
-        o.AmazonOrderId === upper!.amazonOrderId ? { ...o, OrderStatus: 'SHIPPED' } : o.AmazonOrderId === pending!.amazonOrderId ? { ...o, OrderStatus: 'pending', OrderItems: [] } : o,
+        o.AmazonOrderId === upper!.amazonOrderId
+          ? { ...o, OrderStatus: 'SHIPPED' }
+          : o.AmazonOrderId === pending!.amazonOrderId
+            ? { ...o, OrderStatus: 'pending', OrderItems: [] }
+            : o,
       );
       const after = await summary({ marketplace_id: US });
       expect(after.rows[0].revenue).to.equal(before.rows[0].revenue - figures([pending!]).revenue);
-      expect(after.freshness[0]).to.include({ pending_orders: before.freshness[0].pending_orders + 1, orders_without_items: 0 });
+      expect(after.freshness[0]).to.include({
+        pending_orders: before.freshness[0].pending_orders + 1,
+        orders_without_items: 0,
+      });
       await h.run(ordersSync, account, SELLER);
       expect((await summary({ marketplace_id: US })).rows).to.deep.equal(before.rows);
     });
 
     it('limit is at most 100; unknown arguments are refused', async () => {
-      expect((await call(client, 'list_sales_by_listing', { order_by: 'units', limit: 101 })).structuredContent).to.include({ code: 'invalid' });
-      expect((await call(client, 'get_sales_summary', { order_by: 'units' })).structuredContent).to.include({ code: 'unknown_argument' });
+      expect(
+        (await call(client, 'list_sales_by_listing', { order_by: 'units', limit: 101 })).structuredContent,
+      ).to.include({ code: 'invalid' });
+      expect((await call(client, 'get_sales_summary', { order_by: 'units' })).structuredContent).to.include({
+        code: 'unknown_argument',
+      });
     });
   });
 
@@ -331,7 +431,8 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       const body = await summary();
       expect(body.rows).to.have.length(2 * marketplaces().length);
       expect(body.freshness).to.have.length(2 * marketplaces().length);
-      for (const m of marketplaces()) expect(numbers(rowOf(body.rows, m, second))).to.deep.equal(numbers(rowOf(body.rows, m, account)));
+      for (const m of marketplaces())
+        expect(numbers(rowOf(body.rows, m, second))).to.deep.equal(numbers(rowOf(body.rows, m, account)));
       const one = await summary({ account: second });
       expect(new Set(one.rows.map((r: any) => r.account_id))).to.deep.equal(new Set([second]));
       // the same currency in both accounts: revenue ranks across accounts
@@ -360,8 +461,12 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       const names = (await as.listTools()).tools.map((t) => t.name);
       expect(names).to.not.include('get_sales_summary');
       expect(names).to.not.include('list_sales_by_listing');
-      expect((await client.listTools()).tools.map((t) => t.name)).to.include.members(['get_sales_summary', 'list_sales_by_listing']);
-      for (const tool of ['get_sales_summary', 'list_sales_by_listing']) expect((await call(as, tool)).structuredContent.code, tool).to.equal('not_connected');
+      expect((await client.listTools()).tools.map((t) => t.name)).to.include.members([
+        'get_sales_summary',
+        'list_sales_by_listing',
+      ]);
+      for (const tool of ['get_sales_summary', 'list_sales_by_listing'])
+        expect((await call(as, tool)).structuredContent.code, tool).to.equal('not_connected');
     });
   });
 

@@ -65,15 +65,22 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
       const { columns, rows } = await query('select * from v_listings order by marketplace_id, sku');
       expect(columns).to.deep.equal(['account_id', 'sku', 'asin', 'marketplace_id', 'title']);
       const expected = allListings().filter((l) => l.status !== 'DELETED');
-      expect(rows.map((r) => `${r.marketplace_id}/${r.sku}/${r.asin}/${r.title}`).sort()).to.deep.equal(expected.map((l) => `${l.marketplaceId}/${l.sku}/${l.asin}/${l.title}`).sort());
-      expect(allListings().some((l) => l.status === 'DELETED'), 'the demo catalog has a deleted listing').to.equal(true);
+      expect(rows.map((r) => `${r.marketplace_id}/${r.sku}/${r.asin}/${r.title}`).sort()).to.deep.equal(
+        expected.map((l) => `${l.marketplaceId}/${l.sku}/${l.asin}/${l.title}`).sort(),
+      );
+      expect(
+        allListings().some((l) => l.status === 'DELETED'),
+        'the demo catalog has a deleted listing',
+      ).to.equal(true);
       expect(rows.every((r) => r.account_id === account)).to.equal(true);
     });
 
     it('a SKU selling in two marketplaces gives two rows; SKUs can share an ASIN', async () => {
       const { rows } = await query(`select sku, count(*)::int as n from v_listings group by sku having count(*) > 1`);
       expect(rows.length).to.be.greaterThan(0);
-      const shared = await query(`select asin from v_listings where marketplace_id = '${US}' group by asin having count(distinct sku) > 1`);
+      const shared = await query(
+        `select asin from v_listings where marketplace_id = '${US}' group by asin having count(distinct sku) > 1`,
+      );
       expect(shared.rows.length).to.be.greaterThan(0);
     });
 
@@ -86,31 +93,61 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
         const minor = (v: number | null) => (v === null ? null : String(v));
         expect(
           {
-            asin: row.asin, title: row.title, product_type: row.product_type, status: row.status, currency: row.currency, price: row.price, b2b_price: row.b2b_price,
-            floor: row.floor, ceiling: row.ceiling, fulfillment_channel: row.fulfillment_channel, condition_type: row.condition_type, condition: row.condition,
-            handling_time: row.handling_time, shipping_group: row.shipping_group, quantity: row.quantity,
+            asin: row.asin,
+            title: row.title,
+            product_type: row.product_type,
+            status: row.status,
+            currency: row.currency,
+            price: row.price,
+            b2b_price: row.b2b_price,
+            floor: row.floor,
+            ceiling: row.ceiling,
+            fulfillment_channel: row.fulfillment_channel,
+            condition_type: row.condition_type,
+            condition: row.condition,
+            handling_time: row.handling_time,
+            shipping_group: row.shipping_group,
+            quantity: row.quantity,
             restock_date: row.restock_date === null ? null : (row.restock_date as Date).toISOString().slice(0, 10),
             created_at: (row.created_at as Date).toISOString(),
           },
           `${l.marketplaceId}/${l.sku}`,
         ).to.deep.equal({
-          asin: l.asin, title: l.title, product_type: l.productType, status: l.status, currency: l.currency, price: minor(l.price), b2b_price: minor(l.b2bPrice),
-          floor: minor(l.floor), ceiling: minor(l.ceiling), fulfillment_channel: l.fulfillmentChannel, condition_type: l.conditionType, condition: l.conditionFamily,
-          handling_time: l.handlingTime, shipping_group: l.shippingGroup, quantity: l.fulfillmentChannel === 'MFN' ? l.quantity : null,
-          restock_date: l.restockDate, created_at: l.createdAt,
+          asin: l.asin,
+          title: l.title,
+          product_type: l.productType,
+          status: l.status,
+          currency: l.currency,
+          price: minor(l.price),
+          b2b_price: minor(l.b2bPrice),
+          floor: minor(l.floor),
+          ceiling: minor(l.ceiling),
+          fulfillment_channel: l.fulfillmentChannel,
+          condition_type: l.conditionType,
+          condition: l.conditionFamily,
+          handling_time: l.handlingTime,
+          shipping_group: l.shippingGroup,
+          quantity: l.fulfillmentChannel === 'MFN' ? l.quantity : null,
+          restock_date: l.restockDate,
+          created_at: l.createdAt,
         });
         expect((row.data as { listings_item: { sku: string } }).listings_item.sku).to.equal(l.sku);
       }
       const jp = listings.find((l) => l.marketplaceId === JP)!;
       const us = listings.find((l) => l.marketplaceId === US)!;
-      const priceOf = (l: SimListing) => rows.find((r) => r.sku === l.sku && r.marketplace_id === l.marketplaceId)!.price;
+      const priceOf = (l: SimListing) =>
+        rows.find((r) => r.sku === l.sku && r.marketplace_id === l.marketplaceId)!.price;
       // The wire says e.g. 4800 (yen) and 45.99 (dollars): 4800 and 4599 minor units.
       expect(priceOf(jp)).to.equal(String(jp.price));
       expect(jp.price % 10, 'yen prices are whole tens').to.equal(0);
       expect(priceOf(us)).to.equal(String(us.price));
       expect(us.price % 100, 'dollar prices end in .99').to.equal(99);
       expect(rows.filter((r) => r.status === null).length, 'not yet reported').to.be.greaterThan(0);
-      for (const family of ['new', 'used', 'collectible', 'refurbished', 'club']) expect(rows.some((r) => r.condition === family), family).to.equal(true);
+      for (const family of ['new', 'used', 'collectible', 'refurbished', 'club'])
+        expect(
+          rows.some((r) => r.condition === family),
+          family,
+        ).to.equal(true);
       expect(rows.some((r) => r.b2b_price !== null)).to.equal(true);
     });
 
@@ -120,9 +157,21 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
 
     it('a patch accepted by the marketplace shows at the next sync', async () => {
       const l = allListings().find((x) => x.marketplaceId === JP && x.status !== 'DELETED')!;
-      const client = createSellingClient({ endpoint: h.simulator.endpoints().sellingApiUrl, lwa: h.deps(SELLER).lwa, refreshToken: SELLER });
-      const offer = { marketplace_id: JP, currency: 'JPY', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 1234 }] }] };
-      const response = await client.listings.patchListingsItem(h.simulator.seller.merchantId, l.sku, JP, { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [offer] }] });
+      const client = createSellingClient({
+        endpoint: h.simulator.endpoints().sellingApiUrl,
+        lwa: h.deps(SELLER).lwa,
+        refreshToken: SELLER,
+      });
+      const offer = {
+        marketplace_id: JP,
+        currency: 'JPY',
+        audience: 'ALL',
+        our_price: [{ schedule: [{ value_with_tax: 1234 }] }],
+      };
+      const response = await client.listings.patchListingsItem(h.simulator.seller.merchantId, l.sku, JP, {
+        productType: 'PRODUCT',
+        patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [offer] }],
+      });
       expect(response.status).to.equal('ACCEPTED');
       expect(await h.run(listingsSync, account, SELLER)).to.equal(1);
       const row = await h.db('rm.listings').where({ account_id: account, sku: l.sku, marketplace_id: JP }).first();
@@ -133,8 +182,14 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
   describe('catalog items', () => {
     it('the catalog sync fails, to be retried, until the listings of the account were read', async () => {
       const fresh = await h.connect('seller');
-      const error = await h.run(catalogSync, fresh, SELLER).then(() => null, (e: unknown) => e);
-      expect(error).to.be.instanceOf(Error).with.property('message').that.matches(/listings of \w+ have not been read yet/);
+      const error = await h.run(catalogSync, fresh, SELLER).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error)
+        .to.be.instanceOf(Error)
+        .with.property('message')
+        .that.matches(/listings of \w+ have not been read yet/);
     });
 
     it('v_catalog_items has the listed ASINs before the catalog sync, with gtin null', async () => {
@@ -174,28 +229,67 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
 
       expect(await h.run(ordersSync, account, SELLER)).to.be.greaterThan(0);
       const { columns, rows } = await query('select * from v_sales_lines');
-      expect(columns).to.deep.equal(['account_id', 'order_id', 'amazon_order_id', 'sold_at', 'order_status', 'is_business_order', 'marketplace_id', 'currency', 'asin', 'sku', 'title', 'price', 'quantity']);
+      expect(columns).to.deep.equal([
+        'account_id',
+        'order_id',
+        'amazon_order_id',
+        'sold_at',
+        'order_status',
+        'is_business_order',
+        'marketplace_id',
+        'currency',
+        'asin',
+        'sku',
+        'title',
+        'price',
+        'quantity',
+      ]);
       const orders = yearOfOrders();
-      const lines = orders.filter((o) => confirmed(o.status)).flatMap((o) => o.order.lines.map((line) => ({ ...line, order: o.order, status: o.status })));
+      const lines = orders
+        .filter((o) => confirmed(o.status))
+        .flatMap((o) => o.order.lines.map((line) => ({ ...line, order: o.order, status: o.status })));
       expect(rows).to.have.length(lines.length);
       const byKey = new Map(rows.map((r) => [`${r.amazon_order_id}/${r.sku}`, r]));
       for (const line of lines) {
         const row = byKey.get(`${line.order.amazonOrderId}/${line.listing.sku}`)!;
         expect(row, line.order.amazonOrderId).to.not.equal(undefined);
-        expect([row.price, row.quantity, row.currency, row.order_status, row.marketplace_id, row.asin, row.is_business_order]).to.deep.equal([
-          String(line.itemPrice), String(line.quantity), line.order.currency, line.status, line.order.marketplaceId, line.listing.asin, line.order.isBusinessOrder ? 't' : 'f',
+        expect([
+          row.price,
+          row.quantity,
+          row.currency,
+          row.order_status,
+          row.marketplace_id,
+          row.asin,
+          row.is_business_order,
+        ]).to.deep.equal([
+          String(line.itemPrice),
+          String(line.quantity),
+          line.order.currency,
+          line.status,
+          line.order.marketplaceId,
+          line.listing.asin,
+          line.order.isBusinessOrder ? 't' : 'f',
         ]);
         expect(Date.parse(row.sold_at!)).to.equal(line.order.purchasedAt);
       }
       // Whole yen for JPY: a line's price is the listing price (in yen) times the quantity.
       const jpLine = lines.find((l) => l.order.marketplaceId === JP && !l.order.isBusinessOrder)!;
-      expect(byKey.get(`${jpLine.order.amazonOrderId}/${jpLine.listing.sku}`)!.price).to.equal(String(jpLine.listing.price * jpLine.quantity));
-      const sums = await query(`select currency, sum(price)::bigint as total from v_sales_lines group by currency order by currency`);
+      expect(byKey.get(`${jpLine.order.amazonOrderId}/${jpLine.listing.sku}`)!.price).to.equal(
+        String(jpLine.listing.price * jpLine.quantity),
+      );
+      const sums = await query(
+        `select currency, sum(price)::bigint as total from v_sales_lines group by currency order by currency`,
+      );
       const expectedSums = new Map<string, number>();
-      for (const l of lines) expectedSums.set(l.order.currency, (expectedSums.get(l.order.currency) ?? 0) + l.itemPrice);
-      expect(Object.fromEntries(sums.rows.map((r) => [r.currency, Number(r.total)]))).to.deep.equal(Object.fromEntries(expectedSums));
+      for (const l of lines)
+        expectedSums.set(l.order.currency, (expectedSums.get(l.order.currency) ?? 0) + l.itemPrice);
+      expect(Object.fromEntries(sums.rows.map((r) => [r.currency, Number(r.total)]))).to.deep.equal(
+        Object.fromEntries(expectedSums),
+      );
       // one order id per amazon order id, stable
-      const ids = await query(`select count(distinct order_id)::int as ids, count(distinct amazon_order_id)::int as orders from v_sales_lines`);
+      const ids = await query(
+        `select count(distinct order_id)::int as ids, count(distinct amazon_order_id)::int as orders from v_sales_lines`,
+      );
       expect(ids.rows[0]!.ids).to.equal(ids.rows[0]!.orders);
     });
 
@@ -203,12 +297,20 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
       const orders = yearOfOrders();
       const canceled = orders.filter((o) => o.status === 'Canceled');
       expect(canceled.length).to.be.greaterThan(0);
-      const lineOrders = new Set((await query('select distinct amazon_order_id from v_sales_lines')).rows.map((r) => r.amazon_order_id));
+      const lineOrders = new Set(
+        (await query('select distinct amazon_order_id from v_sales_lines')).rows.map((r) => r.amazon_order_id),
+      );
       for (const o of canceled) expect(lineOrders.has(o.order.amazonOrderId)).to.equal(false);
       expect(lineOrders.has(pending.amazonOrderId)).to.equal(false);
-      const rmOrders: { amazon_order_id: string; order_status: string; line_count: number }[] = await h.db('rm.orders').where({ account_id: account }).select('amazon_order_id', 'order_status', 'line_count');
+      const rmOrders: { amazon_order_id: string; order_status: string; line_count: number }[] = await h
+        .db('rm.orders')
+        .where({ account_id: account })
+        .select('amazon_order_id', 'order_status', 'line_count');
       expect(rmOrders).to.have.length(orders.length);
-      expect(rmOrders.find((o) => o.amazon_order_id === pending.amazonOrderId)).to.deep.include({ order_status: 'Pending', line_count: 0 });
+      expect(rmOrders.find((o) => o.amazon_order_id === pending.amazonOrderId)).to.deep.include({
+        order_status: 'Pending',
+        line_count: 0,
+      });
     });
 
     it('an unchanged re-run records nothing; later runs re-read only the trailing days and pick up status changes', async () => {
@@ -221,25 +323,38 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
       expect(oldest).to.equal((Math.floor(h.clock.ms / DAY_MS) - TRAILING_DAYS + 1) * DAY_MS);
       const status = orderAsOf(pending, h.clock.ms).status;
       expect(status).to.not.equal('Pending');
-      const row = await h.db('rm.orders').where({ account_id: account, amazon_order_id: pending.amazonOrderId }).first();
+      const row = await h
+        .db('rm.orders')
+        .where({ account_id: account, amazon_order_id: pending.amazonOrderId })
+        .first();
       expect(row.order_status).to.equal(status);
-      const lines = await query(`select count(*)::int as n from v_sales_lines where amazon_order_id = '${pending.amazonOrderId}'`);
+      const lines = await query(
+        `select count(*)::int as n from v_sales_lines where amazon_order_id = '${pending.amazonOrderId}'`,
+      );
       expect(lines.rows[0]!.n).to.equal(confirmed(status) ? String(pending.lines.length) : '0');
     });
   });
 
   describe('listing deletion (spec 3.5)', () => {
     it('a listing reported DELETED leaves v_listings; its sales lines stay, with a null title', async () => {
-      const sold = await query(`select marketplace_id, sku, count(*)::int as n from v_sales_lines where title is not null group by marketplace_id, sku order by n desc limit 1`);
+      const sold = await query(
+        `select marketplace_id, sku, count(*)::int as n from v_sales_lines where title is not null group by marketplace_id, sku order by n desc limit 1`,
+      );
       const { marketplace_id, sku, n } = sold.rows[0]!;
       h.simulator.selling.listings.remove(sku!, marketplace_id!);
       expect(await h.run(listingsSync, account, SELLER)).to.be.greaterThan(0);
-      expect((await query(`select * from v_listings where sku = '${sku}' and marketplace_id = '${marketplace_id}'`)).rows).to.have.length(0);
-      const lines = await query(`select title from v_sales_lines where sku = '${sku}' and marketplace_id = '${marketplace_id}'`);
+      expect(
+        (await query(`select * from v_listings where sku = '${sku}' and marketplace_id = '${marketplace_id}'`)).rows,
+      ).to.have.length(0);
+      const lines = await query(
+        `select title from v_sales_lines where sku = '${sku}' and marketplace_id = '${marketplace_id}'`,
+      );
       expect(lines.rows).to.have.length(Number(n));
       expect(lines.rows.every((r) => r.title === null)).to.equal(true);
       // every other line has its listing's title exactly when that listing is still listed
-      const titled = await query(`select count(*)::int as n from v_sales_lines s join v_listings l using (account_id, marketplace_id, sku) where s.title = l.title`);
+      const titled = await query(
+        `select count(*)::int as n from v_sales_lines s join v_listings l using (account_id, marketplace_id, sku) where s.title = l.title`,
+      );
       const present = await query(`select count(*)::int as n from v_sales_lines where title is not null`);
       expect(titled.rows[0]!.n).to.equal(present.rows[0]!.n);
     });
@@ -250,9 +365,19 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
       expect(await h.run(inventorySync, account, SELLER)).to.be.greaterThan(0);
       const rows: Record<string, unknown>[] = await h.db('rm.fba_inventory').where({ account_id: account }).select();
       const fba = allListings().filter((l) => l.fulfillmentChannel === 'FBA');
-      expect(rows.map((r) => `${r.marketplace_id}/${r.sku}`).sort()).to.deep.equal(fba.map((l) => `${l.marketplaceId}/${l.sku}`).sort());
+      expect(rows.map((r) => `${r.marketplace_id}/${r.sku}`).sort()).to.deep.equal(
+        fba.map((l) => `${l.marketplaceId}/${l.sku}`).sort(),
+      );
       for (const r of rows) {
-        const parts = ['fulfillable_quantity', 'inbound_working_quantity', 'inbound_shipped_quantity', 'inbound_receiving_quantity', 'reserved_quantity', 'researching_quantity', 'unfulfillable_quantity'];
+        const parts = [
+          'fulfillable_quantity',
+          'inbound_working_quantity',
+          'inbound_shipped_quantity',
+          'inbound_receiving_quantity',
+          'reserved_quantity',
+          'researching_quantity',
+          'unfulfillable_quantity',
+        ];
         expect(parts.reduce((sum, c) => sum + (r[c] as number), 0)).to.equal(r.total_quantity);
       }
       expect(await h.run(inventorySync, account, SELLER)).to.equal(0);
@@ -264,7 +389,12 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
       const base = h.simulator.endpoints().sellingApiUrl;
       await resetSimulator(base);
       const other = await h.connect('seller');
-      const client = createSellingClient({ endpoint: base, lwa: h.deps(SELLER).lwa, refreshToken: SELLER, retry: { minDelayMs: 5, maxDelayMs: 20 } });
+      const client = createSellingClient({
+        endpoint: base,
+        lwa: h.deps(SELLER).lwa,
+        refreshToken: SELLER,
+        retry: { minDelayMs: 5, maxDelayMs: 20 },
+      });
       const path = `/listings/2021-08-01/items/${h.simulator.seller.merchantId}`;
       async function* throttledAfterFirstPage(pages: AsyncIterable<unknown[]>) {
         let first = true;
@@ -275,7 +405,13 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
         }
       }
       const key = { account_id: other, dataset: 'listings', scope: US };
-      const result = await syncScope(h.deps(SELLER).ctx, key, throttledAfterFirstPage(client.listings.searchListingsItems(h.simulator.seller.merchantId, US, { pageSize: 5 })));
+      const result = await syncScope(
+        h.deps(SELLER).ctx,
+        key,
+        throttledAfterFirstPage(
+          client.listings.searchListingsItems(h.simulator.seller.merchantId, US, { pageSize: 5 }),
+        ),
+      );
       const usListings = h.simulator.catalog.marketplaceListingCount(US);
       expect(result.pages).to.equal(Math.ceil(usListings / 5));
       expect(result.recorded).to.equal(result.pages + 1);
@@ -283,13 +419,15 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
       expect(requests.map((r) => r.status)).to.deep.equal([200, 429, 200, ...Array(result.pages - 2).fill(200)]);
       expect(requests[1]!.query.pageToken).to.equal(requests[2]!.query.pageToken);
       await h.projector.whenCaughtUp();
-      const pages = (await h.allEvents()).filter((e) => e.type === 'PageObserved' && (e.data as PageObserved).account_id === other).map((e) => (e.data as PageObserved).page);
+      const pages = (await h.allEvents())
+        .filter((e) => e.type === 'PageObserved' && (e.data as PageObserved).account_id === other)
+        .map((e) => (e.data as PageObserved).page);
       expect(pages).to.deep.equal([...Array(result.pages).keys()]);
       const skus = await h.db('rm.listings').where({ account_id: other }).orderBy('sku').pluck('sku');
       expect(skus).to.deep.equal([...h.simulator.catalog.listingsIn(US)].map((l) => l.sku).sort());
     });
 
-    it('the orders sync rides out 429s and 5xx: the sales lines are exactly the simulator\'s', async () => {
+    it("the orders sync rides out 429s and 5xx: the sales lines are exactly the simulator's", async () => {
       const base = h.simulator.endpoints().sellingApiUrl;
       await resetSimulator(base);
       h.clock.ms += 2 * 3_600_000;
@@ -300,9 +438,15 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
       expect(failed).to.have.length(2);
       const expected = yearOfOrders()
         .filter((o) => confirmed(o.status))
-        .flatMap((o) => o.order.lines.map((l) => `${o.order.amazonOrderId}/${l.listing.sku}/${l.itemPrice}/${l.quantity}/${o.status}`));
+        .flatMap((o) =>
+          o.order.lines.map(
+            (l) => `${o.order.amazonOrderId}/${l.listing.sku}/${l.itemPrice}/${l.quantity}/${o.status}`,
+          ),
+        );
       const { rows } = await query('select amazon_order_id, sku, price, quantity, order_status from v_sales_lines');
-      expect(rows.map((r) => `${r.amazon_order_id}/${r.sku}/${r.price}/${r.quantity}/${r.order_status}`).sort()).to.deep.equal(expected.sort());
+      expect(
+        rows.map((r) => `${r.amazon_order_id}/${r.sku}/${r.price}/${r.quantity}/${r.order_status}`).sort(),
+      ).to.deep.equal(expected.sort());
     });
   });
 

@@ -32,10 +32,21 @@ describe('accounts and auth read models', function () {
 
   const sync = () => {
     const endpoints = simulator.endpoints();
-    const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: 'simulator-client', clientSecret: 'simulator-secret' });
+    const lwa = createLwaClient({
+      tokenUrl: endpoints.lwaTokenUrl,
+      clientId: 'simulator-client',
+      clientSecret: 'simulator-secret',
+    });
     return syncConnections(
       { ctx: { store, metadata: { actor: { kind: 'worker', id: 'test' } } }, lwa, endpoints, logger },
-      { user_id, register_user_as: 'Grace', account_id, credentials: 'seller', selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' },
+      {
+        user_id,
+        register_user_as: 'Grace',
+        account_id,
+        credentials: 'seller',
+        selling_refresh_token: 'Atzr|demo-seller',
+        ads_refresh_token: 'Atzr|demo-advertiser',
+      },
     );
   };
   const allEvents = async (): Promise<RecordedEvent[]> => store.readAll({ after: null, limit: 100_000 });
@@ -66,8 +77,12 @@ describe('accounts and auth read models', function () {
     expect(account!.id).to.equal(account_id);
     expect(account!.name).to.equal(simulator.seller.account.business!.name);
     expect(account!.selling!.provider_id).to.equal(simulator.seller.merchantId);
-    expect(account!.selling!.marketplaces.map((m) => m.marketplace_id).sort()).to.deep.equal(simulator.seller.participations.map((p) => p.marketplace.id).sort());
-    expect(account!.ads!.profiles.map((p) => p.provider_profile_id).sort()).to.deep.equal(simulator.seller.profiles.map((p) => String(p.profileId)).sort());
+    expect(account!.selling!.marketplaces.map((m) => m.marketplace_id).sort()).to.deep.equal(
+      simulator.seller.participations.map((p) => p.marketplace.id).sort(),
+    );
+    expect(account!.ads!.profiles.map((p) => p.provider_profile_id).sort()).to.deep.equal(
+      simulator.seller.profiles.map((p) => String(p.profileId)).sort(),
+    );
     expect(await loadAccounts(db, newId()), 'another user sees nothing').to.deep.equal([]);
   });
 
@@ -85,17 +100,29 @@ describe('accounts and auth read models', function () {
     expect(recorded).to.equal(1);
     await projector.whenCaughtUp();
     const [account] = await loadAccounts(db, user_id);
-    const changed = account!.ads!.profiles.find((p) => p.provider_profile_id === String(simulator.seller.profiles[0]!.profileId));
+    const changed = account!.ads!.profiles.find(
+      (p) => p.provider_profile_id === String(simulator.seller.profiles[0]!.profileId),
+    );
     expect(changed!.timezone).to.equal('Europe/Berlin');
   });
 
   it('records a vendor as a vendor, even with a selling authorization', async () => {
     const endpoints = simulator.endpoints();
-    const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, clientId: 'simulator-client', clientSecret: 'simulator-secret' });
+    const lwa = createLwaClient({
+      tokenUrl: endpoints.lwaTokenUrl,
+      clientId: 'simulator-client',
+      clientSecret: 'simulator-secret',
+    });
     const vendor_id = newId();
     await syncConnections(
       { ctx: { store, metadata: { actor: { kind: 'worker', id: 'test' } } }, lwa, endpoints, logger },
-      { user_id, account_id: vendor_id, credentials: 'vendor', selling_refresh_token: 'Atzr|demo-vendor', ads_refresh_token: 'Atzr|demo-vendor-advertiser' },
+      {
+        user_id,
+        account_id: vendor_id,
+        credentials: 'vendor',
+        selling_refresh_token: 'Atzr|demo-vendor',
+        ads_refresh_token: 'Atzr|demo-vendor-advertiser',
+      },
     );
     await projector.whenCaughtUp();
     const vendor = (await loadAccounts(db, user_id)).find((a) => a.id === vendor_id);

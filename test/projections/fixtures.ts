@@ -37,7 +37,9 @@ export async function openEnv(): Promise<TestEnv> {
  */
 export async function migrateAtHead(db: Knex, projections: readonly Projection[]): Promise<void> {
   await migrateProjections(db, projections);
-  const { rows } = await db.raw('select transaction_id::text as commit, global_position as prepare from events order by transaction_id desc, global_position desc limit 1');
+  const { rows } = await db.raw(
+    'select transaction_id::text as commit, global_position as prepare from events order by transaction_id desc, global_position desc limit 1',
+  );
   const head = rows[0] ? { commit: BigInt(rows[0].commit), prepare: BigInt(rows[0].prepare) } : null;
   for (const p of projections) await setCheckpoint(db, p.name, p.version, head);
 }
@@ -68,8 +70,12 @@ export function streamCounts(name: string, version = 1): Projection {
         ...(version >= 2 ? { last_type: event.type } : {}),
       };
       await trx.raw(
-        `insert into ??.?? as t (${Object.keys(row).join(', ')}) values (${Object.keys(row).map(() => '?').join(', ')})
-         on conflict (stream_id) do update set ${Object.keys(row).map((k) => `${k} = excluded.${k}`).join(', ')}
+        `insert into ??.?? as t (${Object.keys(row).join(', ')}) values (${Object.keys(row)
+          .map(() => '?')
+          .join(', ')})
+         on conflict (stream_id) do update set ${Object.keys(row)
+           .map((k) => `${k} = excluded.${k}`)
+           .join(', ')}
          where t.last_revision < excluded.last_revision`,
         [schema, name, ...Object.values(row)],
       );
@@ -122,7 +128,12 @@ export function memoryNumbered(name: string): Projection {
       });
     },
     async apply(trx, event, schema) {
-      await trx.withSchema(schema).table(name).insert({ event_id: event.id, n: next++ }).onConflict('event_id').ignore();
+      await trx
+        .withSchema(schema)
+        .table(name)
+        .insert({ event_id: event.id, n: next++ })
+        .onConflict('event_id')
+        .ignore();
     },
   };
 }
@@ -137,20 +148,30 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** Appends `perStream` events, one append each, to each stream in turn. */
-export async function appendCounted(store: PostgresEventStore, streams: readonly string[], perStream: number): Promise<AppendResult[]> {
+export async function appendCounted(
+  store: PostgresEventStore,
+  streams: readonly string[],
+  perStream: number,
+): Promise<AppendResult[]> {
   const results: AppendResult[] = [];
   for (let i = 0; i < perStream; i++) {
-    for (const stream of streams) results.push(await store.appendToStream(stream, [{ id: randomUUID(), type: COUNTED, data: { i } }]));
+    for (const stream of streams)
+      results.push(await store.appendToStream(stream, [{ id: randomUUID(), type: COUNTED, data: { i } }]));
   }
   return results;
 }
 
 /** `writers` concurrent appenders, each to a stream of its own, in appends of 1 to 3 events. */
-export async function appendConcurrently(store: PostgresEventStore, prefix: string, writers: number, eventsPerWriter: number): Promise<AppendResult[]> {
+export async function appendConcurrently(
+  store: PostgresEventStore,
+  prefix: string,
+  writers: number,
+  eventsPerWriter: number,
+): Promise<AppendResult[]> {
   const perWriter = await Promise.all(
     Array.from({ length: writers }, async (_, w) => {
       const results: AppendResult[] = [];
-      for (let written = 0; written < eventsPerWriter; ) {
+      for (let written = 0; written < eventsPerWriter;) {
         const n = Math.min(1 + (written % 3), eventsPerWriter - written);
         const events = Array.from({ length: n }, (_, k) => ({ type: COUNTED, data: { i: written + k } }));
         results.push(await store.appendToStream(`${prefix}-w${w}`, events));
@@ -166,8 +187,17 @@ export const lastPosition = (results: readonly AppendResult[]): Position =>
   results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
 
 /** The events of streams starting with `prefix`, in log order. */
-export async function readOwnEvents(db: Knex, prefix: string): Promise<{ id: string; streamId: string; revision: number; position: Position }[]> {
-  const rows: { event_id: string; stream_id: string; stream_revision: string; transaction_id: string; global_position: string }[] = (
+export async function readOwnEvents(
+  db: Knex,
+  prefix: string,
+): Promise<{ id: string; streamId: string; revision: number; position: Position }[]> {
+  const rows: {
+    event_id: string;
+    stream_id: string;
+    stream_revision: string;
+    transaction_id: string;
+    global_position: string;
+  }[] = (
     await db.raw(
       `select event_id, stream_id, stream_revision, transaction_id::text, global_position from events
        where stream_id like ? order by transaction_id, global_position`,
@@ -183,13 +213,27 @@ export async function readOwnEvents(db: Knex, prefix: string): Promise<{ id: str
 }
 
 /** `stream_id → events` from a stream-counts table, for the streams starting with `prefix`. */
-export async function countsOf(db: Knex, schema: string, table: string, prefix: string): Promise<Record<string, number>> {
-  const rows: { stream_id: string; events: number }[] = await db.withSchema(schema).table(table).where('stream_id', 'like', `${prefix}-%`).select('stream_id', 'events');
+export async function countsOf(
+  db: Knex,
+  schema: string,
+  table: string,
+  prefix: string,
+): Promise<Record<string, number>> {
+  const rows: { stream_id: string; events: number }[] = await db
+    .withSchema(schema)
+    .table(table)
+    .where('stream_id', 'like', `${prefix}-%`)
+    .select('stream_id', 'events');
   return Object.fromEntries(rows.map((r) => [r.stream_id, r.events]));
 }
 
 /** `event_id → times applied` from an apply-log table, for the streams starting with `prefix`. */
-export async function applicationsOf(db: Knex, schema: string, table: string, prefix: string): Promise<Map<string, number>> {
+export async function applicationsOf(
+  db: Knex,
+  schema: string,
+  table: string,
+  prefix: string,
+): Promise<Map<string, number>> {
   const rows: { event_id: string; n: string }[] = await db
     .withSchema(schema)
     .table(table)

@@ -1,7 +1,16 @@
 import { AssertionError, expect } from 'chai';
 import { migrateProjections } from '../../src/projections/schema.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive, catchUpTo } from '../support/projections.js';
-import { appendCounted, applyLog, memoryNumbered, openEnv, rejection, streamCounts, uniqueName, type TestEnv } from './fixtures.js';
+import {
+  appendCounted,
+  applyLog,
+  memoryNumbered,
+  openEnv,
+  rejection,
+  streamCounts,
+  uniqueName,
+  type TestEnv,
+} from './fixtures.js';
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
   const err = await rejection(promise);
@@ -30,7 +39,9 @@ describe('projection test helpers', () => {
     });
 
     it('fails for a projection that applies an event twice', async () => {
-      const err = await failure(assertApplyTwiceSameResult(env.db, applyLog(uniqueName('log')), await ownEvents(uniqueName('twice'))));
+      const err = await failure(
+        assertApplyTwiceSameResult(env.db, applyLog(uniqueName('log')), await ownEvents(uniqueName('twice'))),
+      );
       expect(err.message).to.contain('applying the same events twice changed its tables');
     });
 

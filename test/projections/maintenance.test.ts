@@ -9,13 +9,21 @@ describe('read-model table maintenance', () => {
   const schema = `maint_${Date.now()}`;
   let db: Knex;
   const lastAnalyze = async () =>
-    (await db.raw('select last_analyze from pg_stat_user_tables where schemaname = ? and relname = ?', [schema, 'lines'])).rows[0]?.last_analyze as Date | null;
+    (
+      await db.raw('select last_analyze from pg_stat_user_tables where schemaname = ? and relname = ?', [
+        schema,
+        'lines',
+      ])
+    ).rows[0]?.last_analyze as Date | null;
   const insert = async (from: number, to: number) => {
     await db.raw(`insert into "${schema}".lines select n, 'x' from generate_series(?::int, ?::int) n`, [from, to]);
     await db.raw('select pg_stat_force_next_flush()');
     await db.raw('select 1');
   };
-  const estimate = async () => Number((await db.raw('select reltuples from pg_class where oid = ?::regclass', [`${schema}.lines`])).rows[0].reltuples);
+  const estimate = async () =>
+    Number(
+      (await db.raw('select reltuples from pg_class where oid = ?::regclass', [`${schema}.lines`])).rows[0].reltuples,
+    );
 
   before(async () => {
     // one connection: its own statistics are flushed before each check (pg_stat_force_next_flush)

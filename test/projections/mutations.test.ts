@@ -9,7 +9,12 @@ import { createEventStore, type EventStore, type Position } from '../../src/even
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
-import { getReceipt, listReceipts, receiptsForTargets, type ReceiptSummary } from '../../src/projections/mutations/queries.js';
+import {
+  getReceipt,
+  listReceipts,
+  receiptsForTargets,
+  type ReceiptSummary,
+} from '../../src/projections/mutations/queries.js';
 import { Projector } from '../../src/projections/projector.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 
@@ -37,7 +42,17 @@ describe('mutation receipts: command handler and read model', function () {
     last = result.position ?? last;
     return result;
   };
-  const admit = async (o: { target?: { type: TargetType; id: string }; action?: Action; payload?: Record<string, unknown>; account?: string; key?: string; namespace?: string; blocked?: boolean } = {}) => {
+  const admit = async (
+    o: {
+      target?: { type: TargetType; id: string };
+      action?: Action;
+      payload?: Record<string, unknown>;
+      account?: string;
+      key?: string;
+      namespace?: string;
+      blocked?: boolean;
+    } = {},
+  ) => {
     const receipt_id = newId();
     const created_at = iso(clock++);
     await run({
@@ -48,16 +63,35 @@ describe('mutation receipts: command handler and read model', function () {
       provider: { profileId: '3001', campaignId: '111' },
       action: o.action ?? 'update',
       payload: o.payload ?? { state: 'PAUSED' },
-      idempotency: o.key ? { namespace: o.namespace ?? 'user-1', key: o.key, fingerprint: 'f', expires_at: iso(86400) } : null,
+      idempotency: o.key
+        ? { namespace: o.namespace ?? 'user-1', key: o.key, fingerprint: 'f', expires_at: iso(86400) }
+        : null,
       created_at,
-      blocked: o.blocked ? { reason: 'automation_switch_off', message: 'the campaign has its Automation switch off' } : null,
+      blocked: o.blocked
+        ? { reason: 'automation_switch_off', message: 'the campaign has its Automation switch off' }
+        : null,
     });
     return receipt_id;
   };
-  const answer = (status: number) => ({ http_status: status, response: { campaigns: { success: [{ index: 0, campaignId: '111' }], error: [] } }, request_id: `req-${status}`, error: null, recorded_at: iso(clock++) });
+  const answer = (status: number) => ({
+    http_status: status,
+    response: { campaigns: { success: [{ index: 0, campaignId: '111' }], error: [] } },
+    request_id: `req-${status}`,
+    error: null,
+    recorded_at: iso(clock++),
+  });
   const start = (receipt_id: string) => run({ type: 'StartDispatch', receipt_id, started_at: iso(clock++) });
-  const createGroup = { action: 'create_ad_group' as const, payload: { name: 'Exact', state: 'ENABLED', defaultBid: 0.5 } };
-  const lost = () => ({ http_status: null, response: null, request_id: 'req-lost', error: { code: 'timeout', message: 'no reply' }, recorded_at: iso(clock++) });
+  const createGroup = {
+    action: 'create_ad_group' as const,
+    payload: { name: 'Exact', state: 'ENABLED', defaultBid: 0.5 },
+  };
+  const lost = () => ({
+    http_status: null,
+    response: null,
+    request_id: 'req-lost',
+    error: { code: 'timeout', message: 'no reply' },
+    recorded_at: iso(clock++),
+  });
 
   const ids: Record<string, string> = {};
 
@@ -70,7 +104,14 @@ describe('mutation receipts: command handler and read model', function () {
 
     ids.accepted = await admit();
     await start(ids.accepted);
-    await run({ type: 'RecordSubmission', receipt_id: ids.accepted, ...answer(207), submission_id: null, accepted: true, created: null });
+    await run({
+      type: 'RecordSubmission',
+      receipt_id: ids.accepted,
+      ...answer(207),
+      submission_id: null,
+      accepted: true,
+      created: null,
+    });
 
     ids.queued = await admit({ key: 'k-1' });
     ids.blocked = await admit({ blocked: true });
@@ -80,25 +121,61 @@ describe('mutation receipts: command handler and read model', function () {
 
     ids.retryable = await admit();
     await start(ids.retryable);
-    await run({ type: 'RecordRetryableRejection', receipt_id: ids.retryable, http_status: 429, response: { code: 'THROTTLED' }, request_id: 'req-429', error: { code: 'THROTTLED', message: 'slow down' }, recorded_at: iso(clock++) });
+    await run({
+      type: 'RecordRetryableRejection',
+      receipt_id: ids.retryable,
+      http_status: 429,
+      response: { code: 'THROTTLED' },
+      request_id: 'req-429',
+      error: { code: 'THROTTLED', message: 'slow down' },
+      recorded_at: iso(clock++),
+    });
 
     ids.confirmed = await admit(createGroup);
     await start(ids.confirmed);
     const uncertainAt = clock;
     await run({ type: 'RecordUncertain', receipt_id: ids.confirmed, ...lost(), cause: 'reply_lost' });
-    await run({ type: 'ReconcileCreation', receipt_id: ids.confirmed, checks: 0, candidates: [], checked_at: iso(uncertainAt + 60), next_at: iso(uncertainAt + 120) });
-    await run({ type: 'ReconcileCreation', receipt_id: ids.confirmed, checks: 1, candidates: [{ type: 'AdGroup', id: 'ag-1', providerId: '222' }], checked_at: iso(uncertainAt + 120) });
+    await run({
+      type: 'ReconcileCreation',
+      receipt_id: ids.confirmed,
+      checks: 0,
+      candidates: [],
+      checked_at: iso(uncertainAt + 60),
+      next_at: iso(uncertainAt + 120),
+    });
+    await run({
+      type: 'ReconcileCreation',
+      receipt_id: ids.confirmed,
+      checks: 1,
+      candidates: [{ type: 'AdGroup', id: 'ag-1', providerId: '222' }],
+      checked_at: iso(uncertainAt + 120),
+    });
 
     ids.absent = await admit(createGroup);
     await start(ids.absent);
     const absentSince = clock;
     await run({ type: 'RecordUncertain', receipt_id: ids.absent, ...lost(), cause: 'ambiguous' });
-    await run({ type: 'ReconcileCreation', receipt_id: ids.absent, checks: 0, candidates: [], checked_at: iso(absentSince + 600) });
+    await run({
+      type: 'ReconcileCreation',
+      receipt_id: ids.absent,
+      checks: 0,
+      candidates: [],
+      checked_at: iso(absentSince + 600),
+    });
 
     ids.unresolved = await admit(createGroup);
     await start(ids.unresolved);
     await run({ type: 'RecordUncertain', receipt_id: ids.unresolved, ...lost(), cause: 'partial' });
-    await run({ type: 'ReconcileCreation', receipt_id: ids.unresolved, checks: 0, candidates: [{ type: 'AdGroup', id: 'ag-2', providerId: '223' }, { type: 'AdGroup', id: 'ag-3', providerId: '224' }], checked_at: iso(clock++) });
+    await run({
+      type: 'ReconcileCreation',
+      receipt_id: ids.unresolved,
+      checks: 0,
+      candidates: [
+        { type: 'AdGroup', id: 'ag-2', providerId: '223' },
+        { type: 'AdGroup', id: 'ag-3', providerId: '224' },
+      ],
+      checked_at: iso(clock++),
+    });
 
     ids.uncertain = await admit();
     await start(ids.uncertain);
@@ -108,20 +185,55 @@ describe('mutation receipts: command handler and read model', function () {
     await start(ids.verified);
     const verifiedSince = clock;
     await run({ type: 'RecordUncertain', receipt_id: ids.verified, ...lost(), cause: 'reply_lost' });
-    await run({ type: 'ReconcileChange', receipt_id: ids.verified, checks: 0, shows: false, observed: { state: 'ENABLED' }, checked_at: iso(verifiedSince + 60), next_at: iso(verifiedSince + 120) });
-    await run({ type: 'ReconcileChange', receipt_id: ids.verified, checks: 1, shows: true, observed: { state: 'PAUSED' }, checked_at: iso(verifiedSince + 120) });
+    await run({
+      type: 'ReconcileChange',
+      receipt_id: ids.verified,
+      checks: 0,
+      shows: false,
+      observed: { state: 'ENABLED' },
+      checked_at: iso(verifiedSince + 60),
+      next_at: iso(verifiedSince + 120),
+    });
+    await run({
+      type: 'ReconcileChange',
+      receipt_id: ids.verified,
+      checks: 1,
+      shows: true,
+      observed: { state: 'PAUSED' },
+      checked_at: iso(verifiedSince + 120),
+    });
 
     ids.changeAbsent = await admit();
     await start(ids.changeAbsent);
     const changeSince = clock;
     await run({ type: 'RecordUncertain', receipt_id: ids.changeAbsent, ...lost(), cause: 'reply_lost' });
-    await run({ type: 'ReconcileChange', receipt_id: ids.changeAbsent, checks: 0, shows: false, observed: null, checked_at: iso(changeSince + 600) });
+    await run({
+      type: 'ReconcileChange',
+      receipt_id: ids.changeAbsent,
+      checks: 0,
+      shows: false,
+      observed: null,
+      checked_at: iso(changeSince + 600),
+    });
 
     ids.rejected = await admit();
     await start(ids.rejected);
-    await run({ type: 'RecordSubmission', receipt_id: ids.rejected, ...answer(207), error: { code: 'NAME_NOT_UNIQUE', message: 'a campaign with this name exists' }, submission_id: null, accepted: false, created: null });
+    await run({
+      type: 'RecordSubmission',
+      receipt_id: ids.rejected,
+      ...answer(207),
+      error: { code: 'NAME_NOT_UNIQUE', message: 'a campaign with this name exists' },
+      submission_id: null,
+      accepted: false,
+      created: null,
+    });
 
-    ids.foreign = await admit({ account: otherAccount, target: { type: 'Campaign', id: newId() }, key: 'k-1', namespace: 'user-2' });
+    ids.foreign = await admit({
+      account: otherAccount,
+      target: { type: 'Campaign', id: newId() },
+      key: 'k-1',
+      namespace: 'user-2',
+    });
     await projector.whenCaughtUp(last);
   });
 
@@ -150,18 +262,34 @@ describe('mutation receipts: command handler and read model', function () {
     };
     for (const [name, [status, outcome, accepted]] of Object.entries(expected)) {
       const { receipt } = await read(ids[name]!);
-      expect({ status: receipt.status, outcome: receipt.outcome, accepted: receipt.accepted }, name).to.deep.equal({ status, outcome, accepted });
+      expect({ status: receipt.status, outcome: receipt.outcome, accepted: receipt.accepted }, name).to.deep.equal({
+        status,
+        outcome,
+        accepted,
+      });
     }
   });
 
   it('a receipt carries its payload, the provider answer and the whole event history', async () => {
     const { receipt, history } = await read(ids.accepted!);
-    expect(receipt).to.include({ http_status: 207, request_id: 'req-207', target_type: 'Campaign', target_id: campaignA, action: 'update', attempts: 1, account_id: account });
+    expect(receipt).to.include({
+      http_status: 207,
+      request_id: 'req-207',
+      target_type: 'Campaign',
+      target_id: campaignA,
+      action: 'update',
+      attempts: 1,
+      account_id: account,
+    });
     expect(receipt.payload).to.deep.equal({ state: 'PAUSED' });
     expect(receipt.response).to.deep.equal({ campaigns: { success: [{ index: 0, campaignId: '111' }], error: [] } });
     expect(receipt.reconciliation, 'never in doubt').to.deep.equal({});
     expect(receipt.created).to.equal(null);
-    expect(history.map((h) => h.type)).to.deep.equal(['MutationAdmitted', 'MutationDispatchStarted', 'MutationSubmitted']);
+    expect(history.map((h) => h.type)).to.deep.equal([
+      'MutationAdmitted',
+      'MutationDispatchStarted',
+      'MutationSubmitted',
+    ]);
     expect(history.map((h) => h.revision)).to.deep.equal([0, 1, 2]);
     const events = await store.readStream(`mutation-${ids.accepted}`);
     expect(history.map((h) => h.data)).to.deep.equal(events.map((e) => e.data));
@@ -170,7 +298,11 @@ describe('mutation receipts: command handler and read model', function () {
   it('a submission under way when the target was deleted stays submitting, the deletion in its history', async () => {
     const { receipt, history } = await read(ids.submitting!);
     expect(receipt.status).to.equal('submitting');
-    expect(history.map((h) => h.type)).to.deep.equal(['MutationAdmitted', 'MutationDispatchStarted', 'MutationTargetDeleted']);
+    expect(history.map((h) => h.type)).to.deep.equal([
+      'MutationAdmitted',
+      'MutationDispatchStarted',
+      'MutationTargetDeleted',
+    ]);
   });
 
   it('a reconciled creation shows created and the reconciliation object', async () => {
@@ -184,14 +316,37 @@ describe('mutation receipts: command handler and read model', function () {
 
   it('a verified change shows the reconciliation object; what each check saw is in its history', async () => {
     const { receipt, history } = await read(ids.verified!);
-    expect(receipt).to.deep.include({ created: null, reconciliation: { result: 'accepted', attempts: 2, checkedAt: receipt.recorded_at, nextAt: null, candidates: [], cause: 'the target read back shows every requested value' } });
-    expect(history.slice(-2).map((h) => [h.type, h.data.observed])).to.deep.equal([['MutationReconciliationChecked', { state: 'ENABLED' }], ['MutationChangeConfirmed', { state: 'PAUSED' }]]);
-    expect((await read(ids.changeAbsent!)).receipt.reconciliation).to.deep.include({ result: 'absent', attempts: 1, nextAt: null });
+    expect(receipt).to.deep.include({
+      created: null,
+      reconciliation: {
+        result: 'accepted',
+        attempts: 2,
+        checkedAt: receipt.recorded_at,
+        nextAt: null,
+        candidates: [],
+        cause: 'the target read back shows every requested value',
+      },
+    });
+    expect(history.slice(-2).map((h) => [h.type, h.data.observed])).to.deep.equal([
+      ['MutationReconciliationChecked', { state: 'ENABLED' }],
+      ['MutationChangeConfirmed', { state: 'PAUSED' }],
+    ]);
+    expect((await read(ids.changeAbsent!)).receipt.reconciliation).to.deep.include({
+      result: 'absent',
+      attempts: 1,
+      nextAt: null,
+    });
   });
 
   it('a rejected or blocked receipt carries its error; an idempotent admission its key', async () => {
-    expect((await read(ids.rejected!)).receipt.error).to.deep.equal({ code: 'NAME_NOT_UNIQUE', message: 'a campaign with this name exists' });
-    expect((await read(ids.blocked!)).receipt.error).to.deep.equal({ code: 'automation_switch_off', message: 'the campaign has its Automation switch off' });
+    expect((await read(ids.rejected!)).receipt.error).to.deep.equal({
+      code: 'NAME_NOT_UNIQUE',
+      message: 'a campaign with this name exists',
+    });
+    expect((await read(ids.blocked!)).receipt.error).to.deep.equal({
+      code: 'automation_switch_off',
+      message: 'the campaign has its Automation switch off',
+    });
     expect((await read(ids.queued!)).receipt.idempotency).to.deep.equal({ key: 'k-1', expires_at: iso(86400) });
     expect((await read(ids.accepted!)).receipt).not.to.have.property('idempotency');
   });
@@ -205,7 +360,11 @@ describe('mutation receipts: command handler and read model', function () {
 
   it('lists newest first and pages with a keyset cursor through every receipt exactly once', async () => {
     const all = (await listReceipts(db, { accountIds: [account], limit: 100 })).mutations;
-    expect(all.map((r) => r.id)).to.have.members(Object.entries(ids).filter(([k]) => k !== 'foreign').map(([, v]) => v));
+    expect(all.map((r) => r.id)).to.have.members(
+      Object.entries(ids)
+        .filter(([k]) => k !== 'foreign')
+        .map(([, v]) => v),
+    );
     const createdAts = all.map((r) => r.created_at);
     expect(createdAts).to.deep.equal([...createdAts].sort().reverse());
     expect(all[0]).not.to.have.property('payload');
@@ -222,14 +381,24 @@ describe('mutation receipts: command handler and read model', function () {
   });
 
   it('filters by status, pending, target, action and idempotency key in the caller namespace', async () => {
-    const idsOf = async (f: Partial<Parameters<typeof listReceipts>[1]>) => (await listReceipts(db, { accountIds: [account], limit: 100, ...f })).mutations.map((r) => r.id).sort();
-    expect(await idsOf({ status: 'pending' })).to.deep.equal([ids.queued, ids.submitting, ids.retryable, ids.uncertain].sort());
-    expect(await idsOf({ status: 'submitted' })).to.deep.equal([ids.accepted, ids.confirmed, ids.absent, ids.verified, ids.changeAbsent, ids.rejected].sort());
+    const idsOf = async (f: Partial<Parameters<typeof listReceipts>[1]>) =>
+      (await listReceipts(db, { accountIds: [account], limit: 100, ...f })).mutations.map((r) => r.id).sort();
+    expect(await idsOf({ status: 'pending' })).to.deep.equal(
+      [ids.queued, ids.submitting, ids.retryable, ids.uncertain].sort(),
+    );
+    expect(await idsOf({ status: 'submitted' })).to.deep.equal(
+      [ids.accepted, ids.confirmed, ids.absent, ids.verified, ids.changeAbsent, ids.rejected].sort(),
+    );
     expect(await idsOf({ targetType: 'Campaign', targetId: campaignB })).to.deep.equal([ids.submitting]);
     expect(await idsOf({ targetType: 'AdGroup' })).to.deep.equal([]);
-    expect(await idsOf({ action: 'create_ad_group' })).to.deep.equal([ids.confirmed, ids.absent, ids.unresolved].sort());
+    expect(await idsOf({ action: 'create_ad_group' })).to.deep.equal(
+      [ids.confirmed, ids.absent, ids.unresolved].sort(),
+    );
     expect(await idsOf({ idempotency: { namespace: 'user-1', key: 'k-1' } })).to.deep.equal([ids.queued]);
-    expect(await idsOf({ idempotency: { namespace: 'user-2', key: 'k-1' } }), 'another namespace, and not my account').to.deep.equal([]);
+    expect(
+      await idsOf({ idempotency: { namespace: 'user-2', key: 'k-1' } }),
+      'another namespace, and not my account',
+    ).to.deep.equal([]);
   });
 
   it('a forged cursor is invalid_cursor', async () => {
@@ -247,7 +416,12 @@ describe('mutation receipts: command handler and read model', function () {
     const map = await receiptsForTargets(db, 'Campaign', [campaignA, campaignB, newId()]);
     expect([...map.keys()].sort()).to.deep.equal([campaignA, campaignB].sort());
     // on campaign A, settled in admission order: accepted, blocked, confirmed, absent, unresolved, rejected (the latest)
-    expect(map.get(campaignA)!.map((r) => r.id)).to.deep.equal([ids.queued, ids.retryable, ids.uncertain, ids.rejected]);
+    expect(map.get(campaignA)!.map((r) => r.id)).to.deep.equal([
+      ids.queued,
+      ids.retryable,
+      ids.uncertain,
+      ids.rejected,
+    ]);
     expect(map.get(campaignA)![0]!.payload).to.deep.equal({ state: 'PAUSED' });
     expect(map.get(campaignB)!.map((r) => r.id)).to.deep.equal([ids.submitting]);
     expect((await receiptsForTargets(db, 'AdGroup', [campaignA])).size, 'another target type').to.equal(0);
@@ -255,10 +429,22 @@ describe('mutation receipts: command handler and read model', function () {
 
   it("an advertising profile's receipts: every pending one plus the latest settled one of each attempted creation", async () => {
     const profile = { type: 'AdvertisingProfile' as const, id: newId() };
-    const campaign = (name: string) => ({ name, targetingType: 'AUTO', state: 'ENABLED', budget: { budget: 10, budgetType: 'DAILY' } });
+    const campaign = (name: string) => ({
+      name,
+      targetingType: 'AUTO',
+      state: 'ENABLED',
+      budget: { budget: 10, budgetType: 'DAILY' },
+    });
     const settle = async (id: string, accepted: boolean) => {
       await start(id);
-      await run({ type: 'RecordSubmission', receipt_id: id, ...answer(207), submission_id: null, accepted, created: null });
+      await run({
+        type: 'RecordSubmission',
+        receipt_id: id,
+        ...answer(207),
+        submission_id: null,
+        accepted,
+        created: null,
+      });
     };
     const teaFirst = await admit({ target: profile, action: 'create_campaign', payload: campaign('Tea') });
     await settle(teaFirst, false);
@@ -279,12 +465,17 @@ describe('mutation receipts: command handler and read model', function () {
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).to.be.instanceOf(DomainError);
     expect((refused.reason as DomainError).detail).to.match(/is submitting: StartDispatch/);
-    expect((await store.readStream(`mutation-${id}`)).map((e) => e.type)).to.deep.equal(['MutationAdmitted', 'MutationDispatchStarted']);
+    expect((await store.readStream(`mutation-${id}`)).map((e) => e.type)).to.deep.equal([
+      'MutationAdmitted',
+      'MutationDispatchStarted',
+    ]);
     expect((await store.readStream(`mutation-${id}`))[0]!.metadata.account_id).to.equal(account);
   });
 
   it('applying the same events twice changes nothing', async () => {
-    const events = (await store.readAll({ after: null, limit: 100_000 })).filter((e) => mutationsProjection.handles.includes(e.type));
+    const events = (await store.readAll({ after: null, limit: 100_000 })).filter((e) =>
+      mutationsProjection.handles.includes(e.type),
+    );
     await assertApplyTwiceSameResult(db, mutationsProjection, events);
   });
 

@@ -44,11 +44,18 @@ describe('Projector', () => {
 
     const projector = started(new Projector(env.db, env.store, [counts], { batchSize: 100 }));
     await waitForCaughtUp(projector, backlog);
-    expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 60, [`${prefix}-b`]: 60 });
+    expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({
+      [`${prefix}-a`]: 60,
+      [`${prefix}-b`]: 60,
+    });
 
     const live = await appendCounted(env.store, [`${prefix}-b`, `${prefix}-c`], 2);
     await waitForCaughtUp(projector, live);
-    expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 60, [`${prefix}-b`]: 62, [`${prefix}-c`]: 2 });
+    expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({
+      [`${prefix}-a`]: 60,
+      [`${prefix}-b`]: 62,
+      [`${prefix}-c`]: 2,
+    });
     const [status] = await projector.status();
     expect(status).to.include({ name: counts.name, version: 1, state: 'running' });
     expect(comparePositions(status!.position!, lastPosition(live))).to.be.at.least(0);
@@ -60,7 +67,11 @@ describe('Projector', () => {
     await migrateAtHead(env.db, [counts]);
     await appendCounted(env.store, [`${prefix}-a`], 30);
     let head = (await readCheckpoints(env.db)).get(counts.name)!.position;
-    for (let page = await env.store.readAll({ after: head, limit: 1000 }); page.length > 0; page = await env.store.readAll({ after: head, limit: 1000 })) {
+    for (
+      let page = await env.store.readAll({ after: head, limit: 1000 });
+      page.length > 0;
+      page = await env.store.readAll({ after: head, limit: 1000 })
+    ) {
       head = page[page.length - 1]!.position;
     }
 
@@ -107,7 +118,9 @@ describe('Projector', () => {
     expect(comparePositions(checkpoint, poisoned.position), 'checkpoint before the failed event').to.equal(-1);
     const upToCheckpoint = own.filter((e) => comparePositions(e.position, checkpoint) <= 0);
     expect(upToCheckpoint, 'the batches before the failed one were committed').to.not.be.empty;
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])));
+    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
+      Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])),
+    );
 
     // catchUpOnce (the CLIs' way) reports the same failure and changes nothing.
     const again = new Projector(env.db, env.store, [failing], { batchSize: 4 });
@@ -116,7 +129,9 @@ describe('Projector', () => {
 
     // Once the fold is fixed, a new projector resumes from the checkpoint: every event exactly once.
     await catchUpTo(env.db, env.store, [applyLog(name)], appended, { batchSize: 4 });
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(own.map((e) => [e.id, 1])));
+    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
+      Object.fromEntries(own.map((e) => [e.id, 1])),
+    );
   });
 
   it('applies each event exactly once with two projectors on one database', async () => {
@@ -134,7 +149,9 @@ describe('Projector', () => {
 
       const own = await readOwnEvents(env.db, prefix);
       expect(own).to.have.length(480);
-      expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(own.map((e) => [e.id, 1])));
+      expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
+        Object.fromEntries(own.map((e) => [e.id, 1])),
+      );
     } finally {
       await Promise.all(running.splice(0).map((p) => p.stop()));
       await other.close();
@@ -154,10 +171,14 @@ describe('Projector', () => {
     const checkpoint = (await readCheckpoints(env.db)).get(name)!.position!;
     expect(comparePositions(checkpoint, own[own.length - 1]!.position), 'stopped before the end').to.equal(-1);
     const upToCheckpoint = own.filter((e) => comparePositions(e.position, checkpoint) <= 0);
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])));
+    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
+      Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])),
+    );
 
     await catchUpTo(env.db, env.store, [applyLog(name)], appended, { batchSize: 100 });
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(Object.fromEntries(own.map((e) => [e.id, 1])));
+    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
+      Object.fromEntries(own.map((e) => [e.id, 1])),
+    );
   });
 
   it('rejects whenCaughtUp when a projection fails, rather than waiting forever', async () => {

@@ -67,10 +67,17 @@ describe('rebuild', () => {
     await waitForCaughtUp(projector, await writing);
 
     const own = await readOwnEvents(env.db, prefix);
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, log.name, prefix))).to.deep.equal(Object.fromEntries(own.map((e) => [e.id, 1])));
-    expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal(Object.fromEntries([0, 1, 2, 3].map((w) => [`${prefix}-w${w}`, 100])));
+    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, log.name, prefix))).to.deep.equal(
+      Object.fromEntries(own.map((e) => [e.id, 1])),
+    );
+    expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal(
+      Object.fromEntries([0, 1, 2, 3].map((w) => [`${prefix}-w${w}`, 100])),
+    );
     await assertRebuildEqualsLive(env.db, env.store, counts);
-    const leftover = await env.db.raw('select 1 from pg_namespace where nspname in (?, ?)', [rebuildSchemaName(log.name), rebuildSchemaName(counts.name)]);
+    const leftover = await env.db.raw('select 1 from pg_namespace where nspname in (?, ?)', [
+      rebuildSchemaName(log.name),
+      rebuildSchemaName(counts.name),
+    ]);
     expect(leftover.rows, 'rebuild schemas are dropped after the swap').to.deep.equal([]);
   });
 
@@ -89,7 +96,12 @@ describe('rebuild', () => {
     await waitForCaughtUp(projector, appended);
 
     expect((await readCheckpoints(env.db)).get(name)).to.include({ version: 2 });
-    const rows = await env.db.withSchema(READ_MODEL_SCHEMA).table(name).where('stream_id', 'like', `${prefix}-%`).orderBy('stream_id').select('stream_id', 'events', 'last_type');
+    const rows = await env.db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table(name)
+      .where('stream_id', 'like', `${prefix}-%`)
+      .orderBy('stream_id')
+      .select('stream_id', 'events', 'last_type');
     expect(rows).to.deep.equal([
       { stream_id: `${prefix}-a`, events: 2, last_type: 'ProjectionTest.Counted' },
       { stream_id: `${prefix}-b`, events: 2, last_type: 'ProjectionTest.Counted' },
@@ -104,7 +116,10 @@ describe('rebuild', () => {
     await appendCounted(env.store, [`${prefix}-a`], 1);
     await stale.catchUpOnce();
     expect((await stale.status())[0]).to.include({ state: 'superseded' });
-    expect(await countsOf(env.db, READ_MODEL_SCHEMA, name, prefix)).to.deep.equal({ [`${prefix}-a`]: 2, [`${prefix}-b`]: 2 });
+    expect(await countsOf(env.db, READ_MODEL_SCHEMA, name, prefix)).to.deep.equal({
+      [`${prefix}-a`]: 2,
+      [`${prefix}-b`]: 2,
+    });
   });
 
   it('recreates the views over the swapped tables with their options and grants', async () => {
@@ -119,8 +134,14 @@ describe('rebuild', () => {
     await env.db.raw('create role ?? nologin', [role]);
     try {
       // The jsonb '?' operator checks that a definition's question marks survive the swap.
-      await env.db.raw(`create view ??.by_stream with (security_barrier = true) as select stream_id, events from ??.?? where jsonb_build_object(stream_id, 1) \\? stream_id`, [viewSchema, READ_MODEL_SCHEMA, counts.name]);
-      await env.db.raw('create view ??.totals as select sum(events) as events from ??.by_stream', [viewSchema, viewSchema]);
+      await env.db.raw(
+        `create view ??.by_stream with (security_barrier = true) as select stream_id, events from ??.?? where jsonb_build_object(stream_id, 1) \\? stream_id`,
+        [viewSchema, READ_MODEL_SCHEMA, counts.name],
+      );
+      await env.db.raw('create view ??.totals as select sum(events) as events from ??.by_stream', [
+        viewSchema,
+        viewSchema,
+      ]);
       await env.db.raw('grant select on ??.by_stream, ??.totals to ??', [viewSchema, viewSchema, role]);
 
       await rebuildProjection(env.db, env.store, counts);
@@ -134,7 +155,11 @@ describe('rebuild', () => {
         { relname: 'by_stream', reloptions: ['security_barrier=true'], readable: true },
         { relname: 'totals', reloptions: null, readable: true },
       ]);
-      const viewed = await env.db.withSchema(viewSchema).table('by_stream').where('stream_id', `${prefix}-a`).select('events');
+      const viewed = await env.db
+        .withSchema(viewSchema)
+        .table('by_stream')
+        .where('stream_id', `${prefix}-a`)
+        .select('events');
       expect(viewed).to.deep.equal([{ events: 3 }]);
     } finally {
       await env.db.raw('drop schema ?? cascade', [viewSchema]);
@@ -160,10 +185,18 @@ describe('rebuild', () => {
       const output = new PassThrough();
       const printed = collect(output);
 
-      await runRebuildCommand(['--all'], { db: env.db, store: env.store, projections: [counts, log], logger: pino({ level: 'silent' }), output });
+      await runRebuildCommand(['--all'], {
+        db: env.db,
+        store: env.store,
+        projections: [counts, log],
+        logger: pino({ level: 'silent' }),
+        output,
+      });
 
       for (const p of [counts.name, log.name]) {
-        const lines = printed().split('\n').filter((l) => l.startsWith(`rebuild ${p}: `));
+        const lines = printed()
+          .split('\n')
+          .filter((l) => l.startsWith(`rebuild ${p}: `));
         expect(lines[0]).to.match(/: started, \d+ events in the log$/);
         const progress = lines.slice(1, -1);
         expect(progress).to.not.be.empty;
@@ -171,7 +204,9 @@ describe('rebuild', () => {
         expect(lines.at(-1)).to.match(/: swapped in, \d+ events$/);
       }
       expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 3 });
-      expect([...(await applicationsOf(env.db, READ_MODEL_SCHEMA, log.name, prefix)).values()]).to.deep.equal([1, 1, 1]);
+      expect([...(await applicationsOf(env.db, READ_MODEL_SCHEMA, log.name, prefix)).values()]).to.deep.equal([
+        1, 1, 1,
+      ]);
     });
 
     it('draws a progress bar on a terminal', async () => {
@@ -181,14 +216,25 @@ describe('rebuild', () => {
       const terminal = Object.assign(new PassThrough(), { isTTY: true });
       const drawn = collect(terminal);
 
-      await runRebuildCommand([counts.name], { db: env.db, store: env.store, projections: [counts], logger: pino({ level: 'silent' }), output: terminal });
+      await runRebuildCommand([counts.name], {
+        db: env.db,
+        store: env.store,
+        projections: [counts],
+        logger: pino({ level: 'silent' }),
+        output: terminal,
+      });
 
       const last = drawn().split(counts.name).at(-1)!;
       expect(last).to.match(/100% \| (\d+)\/\1 events/);
     });
 
     it('answers bad arguments with a usage error naming the projections', async () => {
-      const deps = { db: env.db, store: env.store, projections: [streamCounts('some_counts')], logger: pino({ level: 'silent' }) };
+      const deps = {
+        db: env.db,
+        store: env.store,
+        projections: [streamCounts('some_counts')],
+        logger: pino({ level: 'silent' }),
+      };
       for (const argv of [[], ['nope'], ['some_counts', 'extra']]) {
         const err = await rejection(runRebuildCommand(argv, deps));
         expect(err).to.be.instanceOf(UsageError);

@@ -17,10 +17,17 @@ describe('migrateProjections', () => {
   it('creates a new projection’s live tables with an empty checkpoint, once', async () => {
     const counts = streamCounts(uniqueName('counts'));
     await migrateProjections(env.db, [counts]);
-    await env.db.withSchema(READ_MODEL_SCHEMA).table(counts.name).insert({ stream_id: 'kept', events: 1, last_revision: 0 });
+    await env.db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table(counts.name)
+      .insert({ stream_id: 'kept', events: 1, last_revision: 0 });
     await migrateProjections(env.db, [counts]);
 
-    expect((await readCheckpoints(env.db)).get(counts.name)).to.deep.equal({ name: counts.name, version: 1, position: null });
+    expect((await readCheckpoints(env.db)).get(counts.name)).to.deep.equal({
+      name: counts.name,
+      version: 1,
+      position: null,
+    });
     expect(await env.db.withSchema(READ_MODEL_SCHEMA).table(counts.name).pluck('stream_id')).to.deep.equal(['kept']);
   });
 
@@ -33,7 +40,11 @@ describe('migrateProjections', () => {
   });
 
   it('refuses names that cannot make a schema name, and duplicates', async () => {
-    for (const projections of [[streamCounts('Bad-Name')], [streamCounts('x'.repeat(53))], [streamCounts('twice'), streamCounts('twice')]]) {
+    for (const projections of [
+      [streamCounts('Bad-Name')],
+      [streamCounts('x'.repeat(53))],
+      [streamCounts('twice'), streamCounts('twice')],
+    ]) {
       const err = await migrateProjections(env.db, projections).then(
         () => expect.fail('migrate should refuse'),
         (e: unknown) => e as Error,

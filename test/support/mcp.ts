@@ -23,7 +23,12 @@ export interface McpServing {
  * `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator);
  * `dispatch`: where write tools hand the receipts they queued.
  */
-export async function serveMcp(db: Knex, now: () => Date, demoUserId: string = randomUUID(), extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch'> = {}): Promise<McpServing> {
+export async function serveMcp(
+  db: Knex,
+  now: () => Date,
+  demoUserId: string = randomUUID(),
+  extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch'> = {},
+): Promise<McpServing> {
   // write tools append to the test database's event store (DATABASE_URL, set by test/setup.ts)
   const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
   const app = buildHttpServer({

@@ -34,13 +34,19 @@ export function runEntry(entry: 'main.js' | 'cli.js', args: string[], env: Recor
 }
 
 /** Waits for a log record matching `pred`, failing early if the process exits first. */
-export async function waitForLog(s: Spawned, pred: (r: Record<string, unknown>) => boolean, timeoutMs = 30000): Promise<Record<string, unknown>> {
+export async function waitForLog(
+  s: Spawned,
+  pred: (r: Record<string, unknown>) => boolean,
+  timeoutMs = 30000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = s.logs.find(pred);
     if (found) return found;
-    if (s.child.exitCode !== null) throw new Error(`process exited (${s.child.exitCode}) before the expected log line; stderr: ${s.stderr()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for a log line; last lines: ${JSON.stringify(s.logs.slice(-5))}`);
+    if (s.child.exitCode !== null)
+      throw new Error(`process exited (${s.child.exitCode}) before the expected log line; stderr: ${s.stderr()}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for a log line; last lines: ${JSON.stringify(s.logs.slice(-5))}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

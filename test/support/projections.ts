@@ -11,7 +11,11 @@ import { buildInto } from '../../src/projections/rebuild.js';
 export type TableRows = Record<string, Record<string, unknown>[]>;
 
 /** Every table of the projection in `schema`, each ordered by its whole row. */
-export async function snapshotTables(db: Knex | Knex.Transaction, projection: Projection, schema: string): Promise<TableRows> {
+export async function snapshotTables(
+  db: Knex | Knex.Transaction,
+  projection: Projection,
+  schema: string,
+): Promise<TableRows> {
   const snapshot: TableRows = {};
   for (const table of projection.tables) {
     snapshot[table] = (await db.raw('select * from ??.?? r order by r::text', [schema, table])).rows;
@@ -34,7 +38,11 @@ async function withScratchSchema<T>(db: Knex, label: string, fn: (schema: string
  * Applies `events` into fresh tables, snapshots them, applies all of them again and checks
  * nothing changed. Fails too when the events leave the tables empty (nothing was tested).
  */
-export async function assertApplyTwiceSameResult(db: Knex, projection: Projection, events: readonly RecordedEvent[]): Promise<void> {
+export async function assertApplyTwiceSameResult(
+  db: Knex,
+  projection: Projection,
+  events: readonly RecordedEvent[],
+): Promise<void> {
   await withScratchSchema(db, 'apply_twice', async (schema) => {
     await db.raw('create schema ??', [schema]);
     await projection.createTables(db, schema);
@@ -71,7 +79,9 @@ export async function assertRebuildEqualsLive(db: Knex, store: EventStore, proje
 
 /** Waits until the running projector has applied every one of these appends (or events). */
 export async function waitForCaughtUp(projector: Projector, appends: readonly { position: Position }[]): Promise<void> {
-  const last = appends.map((a) => a.position).reduce<Position | null>((max, p) => (max && comparePositions(max, p) >= 0 ? max : p), null);
+  const last = appends
+    .map((a) => a.position)
+    .reduce<Position | null>((max, p) => (max && comparePositions(max, p) >= 0 ? max : p), null);
   await projector.whenCaughtUp(last);
 }
 
@@ -80,7 +90,13 @@ export async function waitForCaughtUp(projector: Projector, appends: readonly { 
  * `catchUpOnce`, it waits for appends that a transaction still running elsewhere keeps from
  * `readAll` for now.
  */
-export async function catchUpTo(db: Knex, store: EventStore, projections: readonly Projection[], appends: readonly { position: Position }[], options?: ProjectorOptions): Promise<void> {
+export async function catchUpTo(
+  db: Knex,
+  store: EventStore,
+  projections: readonly Projection[],
+  appends: readonly { position: Position }[],
+  options?: ProjectorOptions,
+): Promise<void> {
   const projector = new Projector(db, store, projections, options);
   projector.start();
   try {

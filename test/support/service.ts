@@ -12,8 +12,15 @@ export interface RunningServiceProcess {
 }
 
 /** Starts every role (or `roles`) and waits until it serves; a process that doesn't start is killed. */
-export async function startServiceProcess(env: Record<string, string>, roles: string[] = []): Promise<RunningServiceProcess> {
-  const spawned = runEntry('main.js', roles.flatMap((r) => ['--role', r]), env);
+export async function startServiceProcess(
+  env: Record<string, string>,
+  roles: string[] = [],
+): Promise<RunningServiceProcess> {
+  const spawned = runEntry(
+    'main.js',
+    roles.flatMap((r) => ['--role', r]),
+    env,
+  );
   try {
     const started = await waitForLog(spawned, (r) => r.msg === 'service started');
     return { spawned, base: started.url as string };
@@ -44,7 +51,10 @@ export async function connectMcp(url: string, token?: string): Promise<Client> {
 }
 
 /** A user made with the operator CLI, and a bearer token for /mcp. */
-export async function createUserWithToken(env: Record<string, string>, name: string): Promise<{ userId: string; token: string }> {
+export async function createUserWithToken(
+  env: Record<string, string>,
+  name: string,
+): Promise<{ userId: string; token: string }> {
   const userId = (await cli(['users', 'create', '--name', name], env)).trim();
   const token = /token \(shown once\): (\S+)/.exec(await cli(['tokens', 'create', '--user', userId], env))![1]!;
   return { userId, token };

@@ -54,14 +54,28 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { structuredContent: Record<string, any> }> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: Record<string, any> };
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult & { structuredContent: Record<string, any> }> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult & {
+    structuredContent: Record<string, any>;
+  };
 }
 
-function accountEvents(account_id: string, user_id: string, name: string, entity_type: 'seller' | 'vendor'): AccountEvent[] {
+function accountEvents(
+  account_id: string,
+  user_id: string,
+  name: string,
+  entity_type: 'seller' | 'vendor',
+): AccountEvent[] {
   return [
     { type: 'AccountRegistered', data: { account_id, user_id, name, entity_type } },
-    { type: 'SellingConnected', data: { account_id, connection_id: stableId(`selling:${account_id}`, 'S'), provider_id: `P-${name}` } },
+    {
+      type: 'SellingConnected',
+      data: { account_id, connection_id: stableId(`selling:${account_id}`, 'S'), provider_id: `P-${name}` },
+    },
   ];
 }
 
@@ -74,7 +88,10 @@ export async function startWorld(): Promise<World> {
   const events: Array<AccountEvent | UserEvent> = [
     ...(['a', 'b', 'c'] as const).flatMap((k): UserEvent[] => [
       { type: 'UserRegistered', data: { user_id: users[k], name: k.toUpperCase() } },
-      { type: 'ApiTokenIssued', data: { user_id: users[k], token_id: randomUUID(), token_hash: hashToken(tokens[k]), label: k } },
+      {
+        type: 'ApiTokenIssued',
+        data: { user_id: users[k], token_id: randomUUID(), token_hash: hashToken(tokens[k]), label: k },
+      },
     ]),
     ...accountEvents(accounts.a1, users.a, 'North', 'seller'),
     ...accountEvents(accounts.a2, users.a, 'South', 'vendor'),
@@ -86,7 +103,9 @@ export async function startWorld(): Promise<World> {
 
   const rows = { a1: 1200, a2: 10, b1: 50, c1: 3, d1: 600 };
   const notes = { a1: 'A', a2: 'A-VENDOR', b1: 'SECRET-B', c1: 'C', d1: 'DEMO' };
-  await db.raw(`create table if not exists rm.test_query_lines (account_id uuid not null, n integer not null, sold_on date not null, amount bigint not null, note text)`);
+  await db.raw(
+    `create table if not exists rm.test_query_lines (account_id uuid not null, n integer not null, sold_on date not null, amount bigint not null, note text)`,
+  );
   for (const k of Object.keys(rows) as Array<keyof typeof rows>) {
     await db.raw(
       `insert into rm.test_query_lines select ?::uuid, n, date '2024-01-01' + (n % 365), n * 100, ? from generate_series(1, ?) n`,
@@ -95,7 +114,12 @@ export async function startWorld(): Promise<World> {
   }
   await db.transaction((trx) => migrateViews(trx, [...viewDefinitions, ...TEST_VIEWS]));
 
-  const app = buildHttpServer({ db, logger: pino({ level: 'silent' }), authenticate: tokenAuthenticator(db), demoUserId: users.demo });
+  const app = buildHttpServer({
+    db,
+    logger: pino({ level: 'silent' }),
+    authenticate: tokenAuthenticator(db),
+    demoUserId: users.demo,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const clients: Client[] = [];

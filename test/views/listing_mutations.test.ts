@@ -31,16 +31,67 @@ describe('v_listing_mutations', function () {
     await migrate(db, [accountsProjection, mutationsProjection], { eventStoreInPostgres: true });
     await db.transaction((trx) => migrateViews(trx, viewDefinitions));
     await project(db, [
-      { type: 'AccountRegistered', data: { account_id: seller, user_id: newId(), name: 'Seller', entity_type: 'seller' } },
-      { type: 'AccountRegistered', data: { account_id: other, user_id: newId(), name: 'Other', entity_type: 'seller' } },
+      {
+        type: 'AccountRegistered',
+        data: { account_id: seller, user_id: newId(), name: 'Seller', entity_type: 'seller' },
+      },
+      {
+        type: 'AccountRegistered',
+        data: { account_id: other, user_id: newId(), name: 'Other', entity_type: 'seller' },
+      },
     ]);
     const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } };
-    const patch = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/item_name', value: [{ value: 'New name', marketplace_id: 'ATVPDKIKX0DER' }] }] };
-    const admit = (receipt_id: string, account_id: string, target: { type: 'Listing' | 'Campaign'; id: string }, provider: Record<string, string>, payload: Record<string, unknown>, created_at: string) =>
-      executeMutationCommand(ctx, { type: 'AdmitMutation', receipt_id, account_id, target, provider, action: 'update', payload, idempotency: null, created_at, blocked: null });
-    await admit(ids.queued, seller, { type: 'Listing', id: newId() }, { sku: 'SKU-1', marketplaceId: 'ATVPDKIKX0DER' }, patch, '2026-11-20T10:00:00.000Z');
-    await admit(ids.submitted, seller, { type: 'Listing', id: newId() }, { sku: 'SKU-2', marketplaceId: 'A1VC38T7YXB528' }, patch, '2026-11-20T10:01:00.000Z');
-    await executeMutationCommand(ctx, { type: 'StartDispatch', receipt_id: ids.submitted, started_at: '2026-11-20T10:02:00.000Z' });
+    const patch = {
+      productType: 'PRODUCT',
+      patches: [
+        {
+          op: 'replace',
+          path: '/attributes/item_name',
+          value: [{ value: 'New name', marketplace_id: 'ATVPDKIKX0DER' }],
+        },
+      ],
+    };
+    const admit = (
+      receipt_id: string,
+      account_id: string,
+      target: { type: 'Listing' | 'Campaign'; id: string },
+      provider: Record<string, string>,
+      payload: Record<string, unknown>,
+      created_at: string,
+    ) =>
+      executeMutationCommand(ctx, {
+        type: 'AdmitMutation',
+        receipt_id,
+        account_id,
+        target,
+        provider,
+        action: 'update',
+        payload,
+        idempotency: null,
+        created_at,
+        blocked: null,
+      });
+    await admit(
+      ids.queued,
+      seller,
+      { type: 'Listing', id: newId() },
+      { sku: 'SKU-1', marketplaceId: 'ATVPDKIKX0DER' },
+      patch,
+      '2026-11-20T10:00:00.000Z',
+    );
+    await admit(
+      ids.submitted,
+      seller,
+      { type: 'Listing', id: newId() },
+      { sku: 'SKU-2', marketplaceId: 'A1VC38T7YXB528' },
+      patch,
+      '2026-11-20T10:01:00.000Z',
+    );
+    await executeMutationCommand(ctx, {
+      type: 'StartDispatch',
+      receipt_id: ids.submitted,
+      started_at: '2026-11-20T10:02:00.000Z',
+    });
     await executeMutationCommand(ctx, {
       type: 'RecordSubmission',
       receipt_id: ids.submitted,
@@ -53,8 +104,22 @@ describe('v_listing_mutations', function () {
       error: null,
       recorded_at: '2026-11-20T10:02:01.000Z',
     });
-    await admit(ids.campaign, seller, { type: 'Campaign', id: newId() }, { profileId: '3001', campaignId: '111' }, { state: 'PAUSED' }, '2026-11-20T10:03:00.000Z');
-    await admit(ids.foreign, other, { type: 'Listing', id: newId() }, { sku: 'SKU-X', marketplaceId: 'ATVPDKIKX0DER' }, patch, '2026-11-20T10:04:00.000Z');
+    await admit(
+      ids.campaign,
+      seller,
+      { type: 'Campaign', id: newId() },
+      { profileId: '3001', campaignId: '111' },
+      { state: 'PAUSED' },
+      '2026-11-20T10:03:00.000Z',
+    );
+    await admit(
+      ids.foreign,
+      other,
+      { type: 'Listing', id: newId() },
+      { sku: 'SKU-X', marketplaceId: 'ATVPDKIKX0DER' },
+      patch,
+      '2026-11-20T10:04:00.000Z',
+    );
     const projector = new Projector(db, store, [mutationsProjection], { pollMs: 20 });
     projector.start();
     await projector.whenCaughtUp();
@@ -66,12 +131,28 @@ describe('v_listing_mutations', function () {
   });
 
   it("one row per listing mutation of the caller's accounts, with admission, submission and payload", async () => {
-    const result = await withQueryRole(db, [seller], (run) => run('select * from v_listing_mutations order by created_at'));
-    expect(result.columns.map((c) => c.name)).to.deep.equal(viewDefinitions.find((v) => v.name === 'v_listing_mutations')!.columns.map((c) => c.name));
+    const result = await withQueryRole(db, [seller], (run) =>
+      run('select * from v_listing_mutations order by created_at'),
+    );
+    expect(result.columns.map((c) => c.name)).to.deep.equal(
+      viewDefinitions.find((v) => v.name === 'v_listing_mutations')!.columns.map((c) => c.name),
+    );
     const rows = result.rows.map((r) => Object.fromEntries(result.columns.map((c, i) => [c.name, r[i]])));
     expect(rows.map((r) => r.mutation_id)).to.deep.equal([ids.queued, ids.submitted]);
-    expect(rows[0]).to.include({ sku: 'SKU-1', marketplace_id: 'ATVPDKIKX0DER', status: 'queued', submission_id: null, submitted_at: null });
-    expect(rows[1]).to.include({ sku: 'SKU-2', marketplace_id: 'A1VC38T7YXB528', status: 'submitted', outcome: 'accepted', submission_id: 'sub-42' });
+    expect(rows[0]).to.include({
+      sku: 'SKU-1',
+      marketplace_id: 'ATVPDKIKX0DER',
+      status: 'queued',
+      submission_id: null,
+      submitted_at: null,
+    });
+    expect(rows[1]).to.include({
+      sku: 'SKU-2',
+      marketplace_id: 'A1VC38T7YXB528',
+      status: 'submitted',
+      outcome: 'accepted',
+      submission_id: 'sub-42',
+    });
     expect(new Date(String(rows[1]!.submitted_at)).toISOString()).to.equal('2026-11-20T10:02:01.000Z');
     expect(JSON.parse(String(rows[1]!.payload)).patches[0].path).to.equal('/attributes/item_name');
   });

@@ -13,7 +13,11 @@ import { startWorld, TEST_VIEWS, type World } from './fixtures.js';
 // loudly, views whose tables are missing (skipped), views no longer registered (dropped),
 // and views surviving a rebuild of the accounts read model their filter reads.
 
-const accountView = (name: string, sql: string, over: Partial<ViewDefinition<string>> = {}): ViewDefinition<string> => ({
+const accountView = (
+  name: string,
+  sql: string,
+  over: Partial<ViewDefinition<string>> = {},
+): ViewDefinition<string> => ({
   name,
   audience: 'seller',
   grain: 'test',
@@ -37,28 +41,48 @@ describe('views migration', () => {
   after(async () => world?.close());
 
   const migrateWith = (defs: ViewDefinition<string>[]) => world.db.transaction((trx) => migrateViews(trx, defs));
-  const views = async () => (await world.db.raw(`select c.relname, c.reloptions from pg_class c where c.relnamespace = 'views'::regnamespace and c.relkind = 'v' order by 1`)).rows;
+  const views = async () =>
+    (
+      await world.db.raw(
+        `select c.relname, c.reloptions from pg_class c where c.relnamespace = 'views'::regnamespace and c.relkind = 'v' order by 1`,
+      )
+    ).rows;
 
   it('creates every registered view as a security_barrier view that only mas_query may read', async () => {
     expect(viewDefinitions.map((d) => d.name)).to.include('v_marketplaces');
     const created = await views();
     // registered views over read models not migrated in this test database are absent
-    for (const def of [vMarketplaces, ...TEST_VIEWS]) expect(created).to.deep.include({ relname: def.name, reloptions: ['security_barrier=true'] });
+    for (const def of [vMarketplaces, ...TEST_VIEWS])
+      expect(created).to.deep.include({ relname: def.name, reloptions: ['security_barrier=true'] });
     for (const view of created) expect(view.reloptions).to.deep.equal(['security_barrier=true']);
-    const { rows } = await world.db.raw(`select has_table_privilege('mas_query', 'views.v_marketplaces', 'select') as mine, has_schema_privilege('public', 'views', 'usage') as everyone,
+    const { rows } = await world.db
+      .raw(`select has_table_privilege('mas_query', 'views.v_marketplaces', 'select') as mine, has_schema_privilege('public', 'views', 'usage') as everyone,
       has_schema_privilege('mas_query', 'rm', 'usage') as rm, (select rolcanlogin from pg_roles where rolname = 'mas_query') as login`);
     expect(rows[0]).to.deep.equal({ mine: true, everyone: false, rm: false, login: false });
   });
 
   it('v_marketplaces is reference data: 23 rows for anyone, with no account set', async () => {
-    const { rows } = await withQueryRole(world.db, [], (run) => run('select count(*), count(distinct marketplace_id), count(distinct currency) from v_marketplaces'));
+    const { rows } = await withQueryRole(world.db, [], (run) =>
+      run('select count(*), count(distinct marketplace_id), count(distinct currency) from v_marketplaces'),
+    );
     expect(rows).to.deep.equal([['23', '23', '17']]);
   });
 
   it('refuses definitions that break the rules', () => {
     const bad: Array<[ViewDefinition<string>, RegExp]> = [
-      [accountView('v_bad', 'select 1', { columns: [{ name: 'x', type: 'integer', unit: null, nullable: false, description: '' }] }), /first column must be account_id/],
-      [{ ...vMarketplaces, columns: [{ name: 'account_id', type: 'uuid', unit: null, nullable: false, description: '' }] }, /reference view has no account_id/],
+      [
+        accountView('v_bad', 'select 1', {
+          columns: [{ name: 'x', type: 'integer', unit: null, nullable: false, description: '' }],
+        }),
+        /first column must be account_id/,
+      ],
+      [
+        {
+          ...vMarketplaces,
+          columns: [{ name: 'account_id', type: 'uuid', unit: null, nullable: false, description: '' }],
+        },
+        /reference view has no account_id/,
+      ],
       [accountView('v_bad', 'select 1', { dateColumn: 'day' }), /date column day/],
       [accountView('Bad Name', 'select 1'), /must match/],
     ];
@@ -81,7 +105,9 @@ describe('views migration', () => {
     const registered = (await views()).map((v: { relname: string }) => v.relname);
     const result = await migrateWith([...viewDefinitions, ...TEST_VIEWS, missing, extra]);
     expect(result.created).to.have.members([...registered, 'v_extra']);
-    expect(result.skipped.map((s) => s.name)).to.include('v_missing').and.not.include.members(registered);
+    expect(result.skipped.map((s) => s.name))
+      .to.include('v_missing')
+      .and.not.include.members(registered);
     expect(result.skipped.find((s) => s.name === 'v_missing')!.reason).to.contain('not_yet_there');
     await migrateWith([...viewDefinitions, ...TEST_VIEWS]);
     expect((await views()).map((v: { relname: string }) => v.relname)).to.have.members(registered);
@@ -94,8 +120,12 @@ describe('views migration', () => {
     } finally {
       await store.close();
     }
-    const { rows } = await withQueryRole(world.db, [world.accounts.a1, world.accounts.a2], (run) => run('select account_id, count(*) from v_test_lines group by 1'));
+    const { rows } = await withQueryRole(world.db, [world.accounts.a1, world.accounts.a2], (run) =>
+      run('select account_id, count(*) from v_test_lines group by 1'),
+    );
     expect(rows).to.deep.equal([[world.accounts.a1, String(world.rows.a1)]]);
-    expect((await views()).map((v: { relname: string }) => v.relname)).to.include.members(TEST_VIEWS.map((d) => d.name));
+    expect((await views()).map((v: { relname: string }) => v.relname)).to.include.members(
+      TEST_VIEWS.map((d) => d.name),
+    );
   });
 });

@@ -85,6 +85,9 @@ describe('query_data SQL check', () => {
 
   it('allows a CTE to shadow a catalog name where it is in scope', async () => {
     await checkQuery('with pg_class as (select 1 as x) select * from pg_class', VIEWS);
-    await checkQuery('with recursive pg_class(n) as (select 1 union all select n + 1 from pg_class where n < 3) select * from pg_class', VIEWS);
+    await checkQuery(
+      'with recursive pg_class(n) as (select 1 union all select n + 1 from pg_class where n < 3) select * from pg_class',
+      VIEWS,
+    );
   });
 });

@@ -39,7 +39,10 @@ describe('query_data database wall', () => {
     ["select lo_import('/etc/passwd')", ['42501']],
     ['select lo_creat(-1)', ['42501']],
     ["select query_to_xml('select 1', true, true, '')", ['42501']],
-    ["insert into views.v_test_lines values ('00000000-0000-0000-0000-000000000000', 1, current_date, 1, 'x')", ['25006', '42501', '55000']],
+    [
+      "insert into views.v_test_lines values ('00000000-0000-0000-0000-000000000000', 1, current_date, 1, 'x')",
+      ['25006', '42501', '55000'],
+    ],
     ['delete from views.v_test_lines', ['25006', '42501', '55000']],
     ['create temp table stolen (a int)', ['25006', '42501']],
     ['create view views.v_stolen as select 1', ['25006', '42501']],
@@ -51,22 +54,35 @@ describe('query_data database wall', () => {
   }
 
   it('runs as mas_query in a read-only transaction, under the timeout', async () => {
-    const { rows } = await asA(`select current_user, current_setting('transaction_read_only'), current_setting('statement_timeout'), current_setting('search_path')`);
+    const { rows } = await asA(
+      `select current_user, current_setting('transaction_read_only'), current_setting('statement_timeout'), current_setting('search_path')`,
+    );
     expect(rows).to.deep.equal([['mas_query', 'on', '3s', 'views']]);
   });
 
   it("shows only the accounts set, of the view's kind; none when none are set", async () => {
     const { a1, a2, b1 } = world.accounts;
-    expect((await asA(`select count(*) from views.v_test_lines where account_id = '${b1}'`)).rows).to.deep.equal([['0']]);
-    expect((await asA(`select count(*) from views.v_test_lines`, [a1, a2, b1])).rows).to.deep.equal([[String(world.rows.a1 + world.rows.b1)]]);
-    expect((await asA(`select count(*) from views.v_test_vendor_lines`, [a1, a2, b1])).rows).to.deep.equal([[String(world.rows.a2)]]);
+    expect((await asA(`select count(*) from views.v_test_lines where account_id = '${b1}'`)).rows).to.deep.equal([
+      ['0'],
+    ]);
+    expect((await asA(`select count(*) from views.v_test_lines`, [a1, a2, b1])).rows).to.deep.equal([
+      [String(world.rows.a1 + world.rows.b1)],
+    ]);
+    expect((await asA(`select count(*) from views.v_test_vendor_lines`, [a1, a2, b1])).rows).to.deep.equal([
+      [String(world.rows.a2)],
+    ]);
     expect((await asA(`select count(*) from views.v_test_lines`, [])).rows).to.deep.equal([['0']]);
     // outside query_data (no setting, or the empty one a pooled connection keeps) a view shows nothing either
     expect((await world.db.raw('select count(*)::int as n from views.v_test_lines')).rows).to.deep.equal([{ n: 0 }]);
   });
 
   it('ends a statement past its timeout', async () => {
-    const code = await withQueryRole(world.db, [world.accounts.a1], (run) => run('with recursive r(n) as (select 1 union all select n + 1 from r) select count(*) from r'), 200).then(
+    const code = await withQueryRole(
+      world.db,
+      [world.accounts.a1],
+      (run) => run('with recursive r(n) as (select 1 union all select n + 1 from r) select count(*) from r'),
+      200,
+    ).then(
       () => 'finished',
       (err: { code: string }) => err.code,
     );
@@ -76,7 +92,11 @@ describe('query_data database wall', () => {
   it('hands connections back as the service role, outside any transaction', async () => {
     await asA('select 1').catch(() => {});
     await sqlstate('select * from rm.accounts');
-    const sessions = await Promise.all(Array.from({ length: 10 }, () => world.db.raw(`select current_user as role, current_setting('transaction_read_only') as ro`)));
+    const sessions = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        world.db.raw(`select current_user as role, current_setting('transaction_read_only') as ro`),
+      ),
+    );
     for (const s of sessions) expect(s.rows[0]).to.deep.equal({ role: 'postgres', ro: 'off' });
   });
 });

@@ -4,7 +4,13 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { Job, Queue, Worker } from 'bullmq';
 import { newId } from '../../src/domain/shared/ids.js';
-import { accountShown, connectionsQueue, connectionsWorker, ACCOUNT_SHOWN_WAIT, type ConnectionSyncJob } from '../../src/workers/connections-queue.js';
+import {
+  accountShown,
+  connectionsQueue,
+  connectionsWorker,
+  ACCOUNT_SHOWN_WAIT,
+  type ConnectionSyncJob,
+} from '../../src/workers/connections-queue.js';
 import { streamName } from '../../src/commands/handler.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
@@ -32,10 +38,14 @@ describe('connection sync job', function () {
   });
 
   const accountRow = (account_id: string) => h.db.withSchema('rm').table('accounts').where({ account_id }).first();
-  const participationReads = () => h.simulator.requests.list().filter((r) => r.path === '/sellers/v1/marketplaceParticipations').length;
+  const participationReads = () =>
+    h.simulator.requests.list().filter((r) => r.path === '/sellers/v1/marketplaceParticipations').length;
 
   /** A connections queue and worker of their own, with the projector stopped until `body` starts it. */
-  async function withStoppedProjector(shownWait: typeof ACCOUNT_SHOWN_WAIT, body: (queue: Queue<ConnectionSyncJob>, worker: Worker<ConnectionSyncJob>) => Promise<void>) {
+  async function withStoppedProjector(
+    shownWait: typeof ACCOUNT_SHOWN_WAIT,
+    body: (queue: Queue<ConnectionSyncJob>, worker: Worker<ConnectionSyncJob>) => Promise<void>,
+  ) {
     await h.projector.stop();
     const deps = h.deps('');
     const own = `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -97,7 +107,10 @@ describe('connection sync job', function () {
         const job = (await queue.getJob(added.id!))!;
         return (await job.getState()) === 'failed' ? job : undefined;
       }, 'the job to give up');
-      expect(failed.failedReason).to.contain(account_id).and.to.contain('after 1 s').and.to.contain('the next connection sync tries again');
+      expect(failed.failedReason)
+        .to.contain(account_id)
+        .and.to.contain('after 1 s')
+        .and.to.contain('the next connection sync tries again');
       expect(failed.attemptsMade, 'given up, not retried').to.equal(1);
     });
   });
@@ -107,7 +120,12 @@ describe('connection sync job', function () {
     const deps = h.deps('');
     await h.projector.stop();
     try {
-      await syncConnections(deps, { user_id: newId(), account_id, credentials: 'seller', selling_refresh_token: 'Atzr|demo-seller' });
+      await syncConnections(deps, {
+        user_id: newId(),
+        account_id,
+        credentials: 'seller',
+        selling_refresh_token: 'Atzr|demo-seller',
+      });
       expect(await accountShown(h.db, deps.ctx, account_id, 300)).to.equal(false);
     } finally {
       h.projector.start();

@@ -22,7 +22,13 @@ describe('dispatch clients', function () {
     const account_id = await h.connect('seller', user_id);
     const seller = { selling_refresh_token: 'Atzr|demo-seller', ads_refresh_token: 'Atzr|demo-advertiser' };
     // 'revoked' names a set the configuration no longer has: no tokens
-    const { clientsFor } = dispatchClients({ db: h.db, lwa: h.deps('').lwa, endpoints: h.simulator.endpoints(), credentials: (name) => (name === 'seller' ? seller : undefined), timeoutMs: 1000 });
+    const { clientsFor } = dispatchClients({
+      db: h.db,
+      lwa: h.deps('').lwa,
+      endpoints: h.simulator.endpoints(),
+      credentials: (name) => (name === 'seller' ? seller : undefined),
+      timeoutMs: 1000,
+    });
     const receipt = { account_id, target: { type: 'Campaign', id: 'c' }, provider: {} } as unknown as DispatchReceipt;
     expect(await clientsFor(receipt, h.db)).to.have.property('ads');
 

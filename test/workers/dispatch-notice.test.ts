@@ -17,7 +17,13 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A logger that keeps what it writes. */
 function capturing() {
   const lines: Array<Record<string, unknown>> = [];
-  return { lines, logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }) };
+  return {
+    lines,
+    logger: pino(
+      { level: 'warn' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    ),
+  };
 }
 
 /** A notifier over a BullMQ queue on `url`, as the api role wires it. */
@@ -88,7 +94,9 @@ describe('dispatch notice at admission', function () {
       await notifyQueued(n.notifier, ids.slice(0, 1), logger);
       expect(lines).to.deep.equal([]);
       const jobs = await n.queue.getJobs(['waiting']);
-      expect(jobs.map((j) => ({ name: j.name, id: j.id, data: j.data }))).to.have.deep.members(ids.map((id) => ({ name: 'dispatch', id, data: { receipt_id: id } })));
+      expect(jobs.map((j) => ({ name: j.name, id: j.id, data: j.data }))).to.have.deep.members(
+        ids.map((id) => ({ name: 'dispatch', id, data: { receipt_id: id } })),
+      );
     } finally {
       await n.close();
     }

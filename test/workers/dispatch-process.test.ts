@@ -40,13 +40,25 @@ describe('dispatch worker killed mid-send', function () {
     processes.push(s);
     return s;
   };
-  const latency = (ms: number, when: 'before' | 'after' = 'before') => fetch(`${b.baseUrl}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms, when }) });
-  const requests = async () => ((await (await fetch(`${b.baseUrl}/_sim/requests?${new URLSearchParams({ method: 'PUT', path: '/sp/adGroups' })}`)).json()) as { requests: unknown[] }).requests.length;
+  const latency = (ms: number, when: 'before' | 'after' = 'before') =>
+    fetch(`${b.baseUrl}/_sim/latency`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ms, when }),
+    });
+  const requests = async () =>
+    (
+      (await (
+        await fetch(`${b.baseUrl}/_sim/requests?${new URLSearchParams({ method: 'PUT', path: '/sp/adGroups' })}`)
+      ).json()) as { requests: unknown[] }
+    ).requests.length;
 
   it('the receipt left submitting is uncertain after the restart, the request was sent once', async () => {
     const profile = b.simulator.seller.profiles.find((p) => p.countryCode === 'US')!;
     const profileId = String(profile.profileId);
-    const group = (await clientsFor(b.simulator).ads.sp.list(profileId, 'adGroups', { stateFilter: { include: ['ENABLED'] } })).items[0]!;
+    const group = (
+      await clientsFor(b.simulator).ads.sp.list(profileId, 'adGroups', { stateFilter: { include: ['ENABLED'] } })
+    ).items[0]!;
     const target = { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, profileId, group.adGroupId) };
     const provider = { profileId, campaignId: group.campaignId, adGroupId: group.adGroupId };
 
@@ -82,10 +94,15 @@ describe('dispatch worker killed mid-send', function () {
   it('killed after the marketplace applied the change: settled accepted by reading it back, then the next request goes; each applied once', async () => {
     await fetch(`${b.baseUrl}/_sim/faults`, { method: 'DELETE' });
     const profileId = String(b.simulator.seller.profiles.find((p) => p.countryCode === 'US')!.profileId);
-    const group = (await clientsFor(b.simulator).ads.sp.list(profileId, 'adGroups', { stateFilter: { include: ['ENABLED'] } })).items[1]!;
+    const group = (
+      await clientsFor(b.simulator).ads.sp.list(profileId, 'adGroups', { stateFilter: { include: ['ENABLED'] } })
+    ).items[1]!;
     const target = { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, profileId, group.adGroupId) };
     const provider = { profileId, campaignId: group.campaignId, adGroupId: group.adGroupId };
-    const bids = async () => (await b.adsChanges()).filter((x) => x.id === group.adGroupId).map((x) => (x.after as { defaultBid: number }).defaultBid);
+    const bids = async () =>
+      (await b.adsChanges())
+        .filter((x) => x.id === group.adGroupId)
+        .map((x) => (x.after as { defaultBid: number }).defaultBid);
     const sent = await requests();
 
     // the marketplace makes the change, then answers late: the worker dies waiting for the answer
@@ -102,7 +119,10 @@ describe('dispatch worker killed mid-send', function () {
     const restarted = worker();
     const r = await b.until(first, ['submitted'], 60000);
     expect(r).to.deep.include({ outcome: 'accepted', accepted: true, attempts: 1 });
-    expect(r.reconciliation).to.deep.include({ result: 'accepted', cause: 'the target read back shows every requested value' });
+    expect(r.reconciliation).to.deep.include({
+      result: 'accepted',
+      cause: 'the target read back shows every requested value',
+    });
     expect(r.error).to.deep.include({ code: 'interrupted' });
     expect((await b.until(second, ['submitted'], 30000)).outcome).to.equal('accepted');
     expect(await bids(), 'each request applied once, in order').to.deep.equal([0.57, 0.58]);

@@ -41,7 +41,12 @@ export interface Bench {
   /** the receipts read model's projector (a test may stop it to hold the read model back) */
   projector: Projector;
   startWorker(options?: { concurrency?: number; sweepEveryMs?: number }): Promise<RunningDispatch>;
-  admit(o: { target: { type: TargetType; id: string }; provider: Record<string, string>; action: Action; payload: Record<string, unknown> }): Promise<string>;
+  admit(o: {
+    target: { type: TargetType; id: string };
+    provider: Record<string, string>;
+    action: Action;
+    payload: Record<string, unknown>;
+  }): Promise<string>;
   /** waits until the read model shows every receipt admitted so far */
   caughtUp(): Promise<void>;
   receipt(id: string): Promise<Receipt>;
@@ -55,7 +60,9 @@ export interface Bench {
   close(): Promise<void>;
 }
 
-export async function startBench(options: { worker?: boolean; latencyMs?: number; databaseUrl?: string } = {}): Promise<Bench> {
+export async function startBench(
+  options: { worker?: boolean; latencyMs?: number; databaseUrl?: string } = {},
+): Promise<Bench> {
   const clock = { offset: 0, now: () => Date.now() + clock.offset };
   const databaseUrl = options.databaseUrl ?? process.env.DATABASE_URL!;
   const db = createDb(databaseUrl);
@@ -64,7 +71,10 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
   await migrate(db, [accountsProjection, mutationsProjection], { eventStoreInPostgres: true });
   const projector = new Projector(db, store, [mutationsProjection], { pollMs: 20 });
   projector.start();
-  const { simulator, baseUrl } = await startSimulator({ now: clock.now, ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}) });
+  const { simulator, baseUrl } = await startSimulator({
+    now: clock.now,
+    ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}),
+  });
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const prefix = `${process.env.REDIS_PREFIX}-dispatch-${randomUUID().slice(0, 8)}`;
   const account = newId();
@@ -90,7 +100,13 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
         prefix,
         db,
         ctx: { store, metadata: { actor: { kind: 'worker', id: 'dispatch' } } },
-        ...dispatchClients({ db, lwa, endpoints: simulator.endpoints(), credentials: () => ({ selling_refresh_token: SELLING_TOKEN, ads_refresh_token: ADS_TOKEN }), timeoutMs: 1000 }),
+        ...dispatchClients({
+          db,
+          lwa,
+          endpoints: simulator.endpoints(),
+          credentials: () => ({ selling_refresh_token: SELLING_TOKEN, ads_refresh_token: ADS_TOKEN }),
+          timeoutMs: 1000,
+        }),
         now: clock.now,
         backoff: { baseMs: 20, maxMs: 200 },
         batchSize: 10,
@@ -105,7 +121,15 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
       const receipt_id = newId();
       // admission order is created_at order: one millisecond apart
       const created_at = new Date(clock.now() + admitted++).toISOString();
-      const result = await executeMutationCommand(ctx, { type: 'AdmitMutation', receipt_id, account_id: account, idempotency: null, blocked: null, created_at, ...o });
+      const result = await executeMutationCommand(ctx, {
+        type: 'AdmitMutation',
+        receipt_id,
+        account_id: account,
+        idempotency: null,
+        blocked: null,
+        created_at,
+        ...o,
+      });
       last = result.position ?? last;
       return receipt_id;
     },
@@ -116,23 +140,43 @@ export async function startBench(options: { worker?: boolean; latencyMs?: number
       return (await getReceipt(db, [account], id))!.receipt;
     },
     async until(id, statuses, timeoutMs = 60_000) {
-      return eventually(async () => {
-        const r = await getReceipt(db, [account], id);
-        return r && statuses.includes(r.receipt.status) ? r.receipt : undefined;
-      }, `receipt ${id} to be ${statuses.join(' or ')}`, timeoutMs);
+      return eventually(
+        async () => {
+          const r = await getReceipt(db, [account], id);
+          return r && statuses.includes(r.receipt.status) ? r.receipt : undefined;
+        },
+        `receipt ${id} to be ${statuses.join(' or ')}`,
+        timeoutMs,
+      );
     },
     adsChanges: () => adsChanges(baseUrl),
     listingSubmissions: () => listingSubmissions(baseUrl),
     async fault(rule) {
-      const response = await fetch(`${baseUrl}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+      const response = await fetch(`${baseUrl}/_sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(rule),
+      });
       if (response.status !== 201) throw new Error(`fault refused: ${await response.text()}`);
     },
     async setAutomation(campaign_id, enabled) {
-      const result = await executeDispatchControlCommand(ctx, { type: 'SetCampaignAutomation', account_id: account, campaign_id, enabled, at: new Date(clock.now()).toISOString() });
+      const result = await executeDispatchControlCommand(ctx, {
+        type: 'SetCampaignAutomation',
+        account_id: account,
+        campaign_id,
+        enabled,
+        at: new Date(clock.now()).toISOString(),
+      });
       last = result.position ?? last;
     },
     async setListingBlock(listing_id, blocked) {
-      const result = await executeDispatchControlCommand(ctx, { type: 'SetListingBlock', account_id: account, listing_id, blocked, at: new Date(clock.now()).toISOString() });
+      const result = await executeDispatchControlCommand(ctx, {
+        type: 'SetListingBlock',
+        account_id: account,
+        listing_id,
+        blocked,
+        at: new Date(clock.now()).toISOString(),
+      });
       last = result.position ?? last;
     },
     async close() {

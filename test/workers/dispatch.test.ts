@@ -32,8 +32,12 @@ describe('mutation dispatch against the simulator', function () {
     for (const p of b.simulator.seller.profiles.filter((x) => x.countryCode !== 'JP')) {
       const live = { stateFilter: { include: ['ENABLED' as const, 'PAUSED' as const] } };
       const open = new Set((await ads.sp.list(String(p.profileId), 'campaigns', live)).items.map((c) => c.campaignId));
-      const items = (await ads.sp.list(String(p.profileId), 'adGroups', live)).items.filter((g) => open.has(g.campaignId));
-      adGroups.push(...items.map((g) => ({ adGroupId: g.adGroupId, campaignId: g.campaignId, profileId: String(p.profileId) })));
+      const items = (await ads.sp.list(String(p.profileId), 'adGroups', live)).items.filter((g) =>
+        open.has(g.campaignId),
+      );
+      adGroups.push(
+        ...items.map((g) => ({ adGroupId: g.adGroupId, campaignId: g.campaignId, profileId: String(p.profileId) })),
+      );
     }
   });
   after(async () => b.close());
@@ -44,7 +48,11 @@ describe('mutation dispatch against the simulator', function () {
   /** A fresh ad group (and its campaign) no other test touches. */
   const freshAdGroup = () => {
     const g = adGroups[used++]!;
-    return { target: { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, g.profileId, g.adGroupId) }, provider: { profileId: g.profileId, campaignId: g.campaignId, adGroupId: g.adGroupId }, group: g };
+    return {
+      target: { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, g.profileId, g.adGroupId) },
+      provider: { profileId: g.profileId, campaignId: g.campaignId, adGroupId: g.adGroupId },
+      group: g,
+    };
   };
   const changesOf = async (id: string) => (await b.adsChanges()).filter((c) => c.id === id);
   const history = async (id: string) => (await getReceipt(b.db, [b.account], id))!.history;
@@ -52,11 +60,17 @@ describe('mutation dispatch against the simulator', function () {
   const settledAfterDoubt = async (id: string, statuses = ['submitted']) => {
     const r = await b.until(id, statuses);
     const types = (await history(id)).map((h) => h.type);
-    expect(types.indexOf('MutationUncertain'), types.join(', ')).to.be.greaterThan(types.indexOf('MutationDispatchStarted'));
+    expect(types.indexOf('MutationUncertain'), types.join(', ')).to.be.greaterThan(
+      types.indexOf('MutationDispatchStarted'),
+    );
     return r;
   };
   const requestsTo = async (method: string, path: string) =>
-    ((await (await fetch(`${b.baseUrl}/_sim/requests?${new URLSearchParams({ method, path })}`)).json()) as { requests: unknown[] }).requests.length;
+    (
+      (await (await fetch(`${b.baseUrl}/_sim/requests?${new URLSearchParams({ method, path })}`)).json()) as {
+        requests: unknown[];
+      }
+    ).requests.length;
 
   it('an update is sent once and its answer recorded: HTTP status, raw 207 body, request id', async () => {
     const { target, provider, group } = freshAdGroup();
@@ -66,13 +80,23 @@ describe('mutation dispatch against the simulator', function () {
     expect(r.request_id).to.be.a('string').and.not.equal('');
     expect(r.response).to.deep.equal({ adGroups: { success: [{ index: 0, adGroupId: group.adGroupId }], error: [] } });
     const changes = await changesOf(group.adGroupId);
-    expect(changes.map((c) => [c.operation, (c.after as { state: string }).state])).to.deep.equal([['update', 'PAUSED']]);
+    expect(changes.map((c) => [c.operation, (c.after as { state: string }).state])).to.deep.equal([
+      ['update', 'PAUSED'],
+    ]);
   });
 
   it("a 207 whose item is rejected settles the receipt rejected with that item's reason; nothing applied", async () => {
     const campaign = campaigns[0]!;
-    const target = { type: 'Campaign' as const, id: adsEntityId('campaign', b.account, profileId, campaign.campaignId) };
-    const id = await b.admit({ target, provider: { profileId, campaignId: campaign.campaignId }, action: 'update', payload: { budget: { budget: 0.0001, budgetType: 'DAILY' } } });
+    const target = {
+      type: 'Campaign' as const,
+      id: adsEntityId('campaign', b.account, profileId, campaign.campaignId),
+    };
+    const id = await b.admit({
+      target,
+      provider: { profileId, campaignId: campaign.campaignId },
+      action: 'update',
+      payload: { budget: { budget: 0.0001, budgetType: 'DAILY' } },
+    });
     const r = await b.until(id, ['submitted']);
     expect(r).to.include({ outcome: 'rejected', accepted: false, http_status: 207 });
     expect(r.error!.code).to.equal('BUDGET_TOO_LOW');
@@ -85,12 +109,32 @@ describe('mutation dispatch against the simulator', function () {
     const listing = b.simulator.catalog.marketplaceListingAt(US, 0);
     const payload = {
       productType: 'PRODUCT',
-      patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 12.34 }] }] }] }],
+      patches: [
+        {
+          op: 'replace',
+          path: '/attributes/purchasable_offer',
+          value: [
+            {
+              marketplace_id: US,
+              currency: 'USD',
+              audience: 'ALL',
+              our_price: [{ schedule: [{ value_with_tax: 12.34 }] }],
+            },
+          ],
+        },
+      ],
     };
-    const id = await b.admit({ target: { type: 'Listing', id: `listing-${listing.sku}` }, provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId }, action: 'update', payload });
+    const id = await b.admit({
+      target: { type: 'Listing', id: `listing-${listing.sku}` },
+      provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId },
+      action: 'update',
+      payload,
+    });
     const r = await b.until(id, ['submitted']);
     expect(r).to.include({ outcome: 'accepted', http_status: 200 });
-    const applied = (await b.listingSubmissions()).filter((s) => s.sku === listing.sku && s.status === 'ACCEPTED' && s.mode === 'APPLY');
+    const applied = (await b.listingSubmissions()).filter(
+      (s) => s.sku === listing.sku && s.status === 'ACCEPTED' && s.mode === 'APPLY',
+    );
     expect(applied.map((s) => s.submissionId)).to.deep.equal([r.submission_id]);
     expect(applied[0]!.patches).to.deep.equal(payload.patches);
   });
@@ -107,7 +151,10 @@ describe('mutation dispatch against the simulator', function () {
     await b.dispatch!.close();
     const bids = [0.41, 0.0001, 0.43];
     const ids = [];
-    for (const [i, p] of picks.entries()) ids.push(await b.admit({ target: p.target, provider: p.provider, action: 'update', payload: { defaultBid: bids[i] } }));
+    for (const [i, p] of picks.entries())
+      ids.push(
+        await b.admit({ target: p.target, provider: p.provider, action: 'update', payload: { defaultBid: bids[i] } }),
+      );
     await b.caughtUp();
     const before = await requestsTo('PUT', '/sp/adGroups');
     // one job at a time: the first takes the others along (with more jobs than workers, so does any)
@@ -145,8 +192,29 @@ describe('mutation dispatch against the simulator', function () {
     const listingId = `listing-${listing.sku}`;
     await b.setListingBlock(listingId, true);
     await b.caughtUp();
-    const payload = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 9.99 }] }] }] }] };
-    const id = await b.admit({ target: { type: 'Listing', id: listingId }, provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId }, action: 'update', payload });
+    const payload = {
+      productType: 'PRODUCT',
+      patches: [
+        {
+          op: 'replace',
+          path: '/attributes/purchasable_offer',
+          value: [
+            {
+              marketplace_id: US,
+              currency: 'USD',
+              audience: 'ALL',
+              our_price: [{ schedule: [{ value_with_tax: 9.99 }] }],
+            },
+          ],
+        },
+      ],
+    };
+    const id = await b.admit({
+      target: { type: 'Listing', id: listingId },
+      provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId },
+      action: 'update',
+      payload,
+    });
     expect((await b.until(id, ['blocked'])).error).to.deep.include({ code: 'listing_blocked' });
     await b.setListingBlock(listingId, false);
     await b.caughtUp();
@@ -157,7 +225,8 @@ describe('mutation dispatch against the simulator', function () {
   });
 
   describe('an uncertain change (not a creation)', () => {
-    const bidsOf = async (adGroupId: string) => (await changesOf(adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid);
+    const bidsOf = async (adGroupId: string) =>
+      (await changesOf(adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid);
 
     it('reply lost after the change was applied: uncertain, never resent, the next request held until a read-back shows the change', async () => {
       const { target, provider, group } = freshAdGroup();
@@ -180,8 +249,15 @@ describe('mutation dispatch against the simulator', function () {
       await b.dispatch!.sweep();
       const settled = await b.until(first, ['submitted']);
       expect(settled).to.deep.include({ outcome: 'accepted', accepted: true, attempts: 1, created: null });
-      expect(settled.reconciliation).to.deep.include({ result: 'accepted', candidates: [], cause: 'the target read back shows every requested value' });
-      expect((await history(first)).at(-1)!.data.observed).to.deep.include({ adGroupId: group.adGroupId, defaultBid: 0.83 });
+      expect(settled.reconciliation).to.deep.include({
+        result: 'accepted',
+        candidates: [],
+        cause: 'the target read back shows every requested value',
+      });
+      expect((await history(first)).at(-1)!.data.observed).to.deep.include({
+        adGroupId: group.adGroupId,
+        defaultBid: 0.83,
+      });
       expect((await b.until(second, ['submitted'])).outcome).to.equal('accepted');
       expect(await bidsOf(group.adGroupId), 'each applied once, in order').to.deep.equal([0.83, 0.84]);
     });
@@ -219,7 +295,10 @@ describe('mutation dispatch against the simulator', function () {
         return (rec.reconciliation as { attempts?: number }).attempts === 1 ? rec : undefined;
       }, 'the first read-back');
       expect(checked).to.deep.include({ status: 'uncertain' });
-      expect(checked.reconciliation).to.deep.include({ result: 'pending', cause: 'the target does not show the requested values yet' });
+      expect(checked.reconciliation).to.deep.include({
+        result: 'pending',
+        cause: 'the target does not show the requested values yet',
+      });
       expect((await b.receipt(second)).status).to.equal('queued');
       b.clock.offset += 10 * 60_000;
       await b.dispatch!.sweep();
@@ -234,8 +313,29 @@ describe('mutation dispatch against the simulator', function () {
       // one no other test patches, and live (a deleted listing refuses patches)
       const listing = [...b.simulator.catalog.listingsIn(US)].filter((l) => l.status === 'BUYABLE').at(-1)!;
       await b.fault({ route: 'PATCH /listings/2021-08-01/items/**', kind: 'lost_reply', times: 1 });
-      const payload = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 23.45 }] }] }] }] };
-      const id = await b.admit({ target: { type: 'Listing', id: `listing-${listing.sku}` }, provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId }, action: 'update', payload });
+      const payload = {
+        productType: 'PRODUCT',
+        patches: [
+          {
+            op: 'replace',
+            path: '/attributes/purchasable_offer',
+            value: [
+              {
+                marketplace_id: US,
+                currency: 'USD',
+                audience: 'ALL',
+                our_price: [{ schedule: [{ value_with_tax: 23.45 }] }],
+              },
+            ],
+          },
+        ],
+      };
+      const id = await b.admit({
+        target: { type: 'Listing', id: `listing-${listing.sku}` },
+        provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId },
+        action: 'update',
+        payload,
+      });
       const r = await settledAfterDoubt(id);
       expect(r).to.deep.include({ outcome: 'accepted', accepted: true, submission_id: null, attempts: 1 });
       expect(r.reconciliation).to.deep.include({ result: 'accepted' });
@@ -249,7 +349,12 @@ describe('mutation dispatch against the simulator', function () {
     it('an archive whose reply was lost is settled by the entity showing ARCHIVED', async () => {
       const { group } = freshAdGroup();
       await b.fault({ route: 'POST /sp/adGroups/delete', kind: 'lost_reply', times: 1 });
-      const id = await b.admit({ target: { type: 'AdGroup', id: adsEntityId('ad_group', b.account, group.profileId, group.adGroupId) }, provider: { profileId: group.profileId, campaignId: group.campaignId, adGroupId: group.adGroupId }, action: 'archive', payload: {} });
+      const id = await b.admit({
+        target: { type: 'AdGroup', id: adsEntityId('ad_group', b.account, group.profileId, group.adGroupId) },
+        provider: { profileId: group.profileId, campaignId: group.campaignId, adGroupId: group.adGroupId },
+        action: 'archive',
+        payload: {},
+      });
       expect(await settledAfterDoubt(id)).to.deep.include({ outcome: 'accepted', attempts: 1 });
       expect((await changesOf(group.adGroupId)).map((c) => c.operation)).to.deep.equal(['delete']);
     });
@@ -267,7 +372,10 @@ describe('mutation dispatch against the simulator', function () {
     b.projector.start();
     await b.until(second, ['submitted']);
     expect((await b.receipt(first)).status).to.equal('submitted');
-    expect((await changesOf(group.adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid), 'admission order').to.deep.equal([0.41, 0.42]);
+    expect(
+      (await changesOf(group.adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid),
+      'admission order',
+    ).to.deep.equal([0.41, 0.42]);
   });
 
   it('429 storms and 5xx keep the receipt queued; it is submitted in the end and applied exactly once', async () => {
@@ -277,7 +385,9 @@ describe('mutation dispatch against the simulator', function () {
     const id = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.77 } });
     const r = await b.until(id, ['submitted']);
     expect(r).to.include({ outcome: 'accepted', attempts: 7 });
-    const statuses = (await history(id)).filter((h) => h.type === 'MutationRetryScheduled').map((h) => h.data.http_status);
+    const statuses = (await history(id))
+      .filter((h) => h.type === 'MutationRetryScheduled')
+      .map((h) => h.data.http_status);
     expect(statuses).to.deep.equal([429, 429, 429, 429, 503, 503]);
     const changes = await changesOf(group.adGroupId);
     expect(changes.map((c) => (c.after as { defaultBid: number }).defaultBid)).to.deep.equal([0.77]);
@@ -300,17 +410,68 @@ describe('mutation dispatch against the simulator', function () {
 
   it('target creations land on the v3 keyword, targeting clause and negative resources, and are archived there', async () => {
     const { group } = freshAdGroup();
-    const groupTarget = { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, group.profileId, group.adGroupId) };
+    const groupTarget = {
+      type: 'AdGroup' as const,
+      id: adsEntityId('ad_group', b.account, group.profileId, group.adGroupId),
+    };
     const groupProvider = { profileId: group.profileId, campaignId: group.campaignId, adGroupId: group.adGroupId };
-    const campaignTarget = { type: 'Campaign' as const, id: adsEntityId('campaign', b.account, group.profileId, group.campaignId) };
+    const campaignTarget = {
+      type: 'Campaign' as const,
+      id: adsEntityId('campaign', b.account, group.profileId, group.campaignId),
+    };
     const campaignProvider = { profileId: group.profileId, campaignId: group.campaignId };
-    const keyword = (negative: boolean, matchType: string) => ({ targetType: 'KEYWORD', negative, state: 'ENABLED', targetDetails: { keywordTarget: { keyword: `tea ${matchType} ${negative}`, matchType } } });
+    const keyword = (negative: boolean, matchType: string) => ({
+      targetType: 'KEYWORD',
+      negative,
+      state: 'ENABLED',
+      targetDetails: { keywordTarget: { keyword: `tea ${matchType} ${negative}`, matchType } },
+    });
     const cases = [
-      { target: groupTarget, provider: groupProvider, payload: { ...keyword(false, 'EXACT'), bid: { bid: 0.45 } }, resource: 'keywords', kind: 'keyword' },
-      { target: groupTarget, provider: groupProvider, payload: keyword(true, 'PHRASE'), resource: 'negativeKeywords', kind: 'negative_keyword' },
-      { target: groupTarget, provider: groupProvider, payload: { targetType: 'PRODUCT', negative: false, state: 'ENABLED', targetDetails: { productTarget: { product: { productId: 'B000000001' }, productIdType: 'ASIN' } } }, resource: 'targets', kind: 'target' },
-      { target: groupTarget, provider: groupProvider, payload: { targetType: 'PRODUCT_CATEGORY', negative: true, state: 'ENABLED', targetDetails: { productCategoryTarget: { productCategoryRefinement: { productCategoryId: '12345' } } } }, resource: 'negativeTargets', kind: 'negative_target' },
-      { target: campaignTarget, provider: campaignProvider, payload: keyword(true, 'EXACT'), resource: 'campaignNegativeKeywords', kind: 'campaign_negative_keyword' },
+      {
+        target: groupTarget,
+        provider: groupProvider,
+        payload: { ...keyword(false, 'EXACT'), bid: { bid: 0.45 } },
+        resource: 'keywords',
+        kind: 'keyword',
+      },
+      {
+        target: groupTarget,
+        provider: groupProvider,
+        payload: keyword(true, 'PHRASE'),
+        resource: 'negativeKeywords',
+        kind: 'negative_keyword',
+      },
+      {
+        target: groupTarget,
+        provider: groupProvider,
+        payload: {
+          targetType: 'PRODUCT',
+          negative: false,
+          state: 'ENABLED',
+          targetDetails: { productTarget: { product: { productId: 'B000000001' }, productIdType: 'ASIN' } },
+        },
+        resource: 'targets',
+        kind: 'target',
+      },
+      {
+        target: groupTarget,
+        provider: groupProvider,
+        payload: {
+          targetType: 'PRODUCT_CATEGORY',
+          negative: true,
+          state: 'ENABLED',
+          targetDetails: { productCategoryTarget: { productCategoryRefinement: { productCategoryId: '12345' } } },
+        },
+        resource: 'negativeTargets',
+        kind: 'negative_target',
+      },
+      {
+        target: campaignTarget,
+        provider: campaignProvider,
+        payload: keyword(true, 'EXACT'),
+        resource: 'campaignNegativeKeywords',
+        kind: 'campaign_negative_keyword',
+      },
     ];
     for (const c of cases) {
       const id = await b.admit({ target: c.target, provider: c.provider, action: 'create_target', payload: c.payload });
@@ -320,12 +481,25 @@ describe('mutation dispatch against the simulator', function () {
       expect(change!.resource).to.equal(c.resource);
       expect(r.created!.id).to.equal(adsEntityId(c.kind as 'keyword', b.account, group.profileId, change!.id));
       // the created target, archived through its own resource
-      const archive = await b.admit({ target: { type: 'Target', id: r.created!.id }, provider: { ...c.provider, targetId: change!.id, targetKind: c.kind }, action: 'archive', payload: {} });
+      const archive = await b.admit({
+        target: { type: 'Target', id: r.created!.id },
+        provider: { ...c.provider, targetId: change!.id, targetKind: c.kind },
+        action: 'archive',
+        payload: {},
+      });
       expect((await b.until(archive, ['submitted'])).outcome).to.equal('accepted');
       const [archived] = (await b.adsChanges()).filter((x) => x.id === change!.id && x.operation === 'delete');
-      expect([archived!.resource, (archived!.after as { state: string }).state]).to.deep.equal([c.resource, 'ARCHIVED']);
+      expect([archived!.resource, (archived!.after as { state: string }).state]).to.deep.equal([
+        c.resource,
+        'ARCHIVED',
+      ]);
     }
-    const keywordChange = (await b.adsChanges()).find((x) => x.resource === 'keywords' && x.operation === 'create' && (x.after as { keywordText: string }).keywordText === 'tea EXACT false');
+    const keywordChange = (await b.adsChanges()).find(
+      (x) =>
+        x.resource === 'keywords' &&
+        x.operation === 'create' &&
+        (x.after as { keywordText: string }).keywordText === 'tea EXACT false',
+    );
     expect(keywordChange!.after).to.deep.include({ matchType: 'EXACT', bid: 0.45, adGroupId: group.adGroupId });
   });
 
@@ -339,7 +513,11 @@ describe('mutation dispatch against the simulator', function () {
         payload: { name, state: 'ENABLED', defaultBid: 0.5 },
       };
     };
-    const created = async (name: string) => (await b.adsChanges()).filter((c: AppliedChange) => c.operation === 'create' && c.resource === 'adGroups' && (c.after as { name: string }).name === name);
+    const created = async (name: string) =>
+      (await b.adsChanges()).filter(
+        (c: AppliedChange) =>
+          c.operation === 'create' && c.resource === 'adGroups' && (c.after as { name: string }).name === name,
+      );
 
     it('reply lost, exactly one matching entity appeared: settled accepted with created filled', async () => {
       await b.fault({ route: 'POST /sp/adGroups', kind: 'lost_reply', times: 1 });
@@ -347,7 +525,11 @@ describe('mutation dispatch against the simulator', function () {
       const r = await settledAfterDoubt(id);
       const [change] = await created('Recon one');
       expect(r).to.include({ outcome: 'accepted', accepted: true });
-      expect(r.created).to.deep.equal({ type: 'AdGroup', id: adsEntityId('ad_group', b.account, profileId, change!.id), providerId: change!.id });
+      expect(r.created).to.deep.equal({
+        type: 'AdGroup',
+        id: adsEntityId('ad_group', b.account, profileId, change!.id),
+        providerId: change!.id,
+      });
       expect(r.reconciliation).to.deep.include({ result: 'accepted', attempts: 1 });
     });
 
@@ -379,20 +561,29 @@ describe('mutation dispatch against the simulator', function () {
       const id = await b.admit(spec);
       await b.until(id, ['uncertain']);
       // someone else creates a look-alike before the check
-      await clientsFor(b.simulator).ads.sp.create(profileId, 'adGroups', [{ campaignId: spec.provider.campaignId, name: 'Recon two', state: 'ENABLED', defaultBid: 0.5 }]);
+      await clientsFor(b.simulator).ads.sp.create(profileId, 'adGroups', [
+        { campaignId: spec.provider.campaignId, name: 'Recon two', state: 'ENABLED', defaultBid: 0.5 },
+      ]);
       await fetch(`${b.baseUrl}/_sim/faults`, { method: 'DELETE' });
       await b.dispatch!.sweep();
       const r = await b.until(id, ['unresolved']);
       const made = await created('Recon two');
       expect(made).to.have.length(2);
-      expect((r.reconciliation as { candidates: Array<{ providerId: string }> }).candidates.map((c) => c.providerId).sort()).to.deep.equal(made.map((c) => c.id).sort());
+      expect(
+        (r.reconciliation as { candidates: Array<{ providerId: string }> }).candidates.map((c) => c.providerId).sort(),
+      ).to.deep.equal(made.map((c) => c.id).sort());
     });
 
     it('an uncertain creation does not hold back its parent', async () => {
       await b.fault({ route: 'POST /sp/adGroups', kind: 'timeout', times: 1 });
       const spec = createGroup('Recon parent');
       const creation = await b.admit(spec);
-      const update = await b.admit({ target: spec.target, provider: spec.provider, action: 'update', payload: { state: 'ENABLED' } });
+      const update = await b.admit({
+        target: spec.target,
+        provider: spec.provider,
+        action: 'update',
+        payload: { state: 'ENABLED' },
+      });
       await b.until(creation, ['uncertain']);
       expect((await b.until(update, ['submitted'])).outcome).to.equal('accepted');
     });
@@ -405,7 +596,10 @@ describe('mutation dispatch against the simulator', function () {
     // the sweep could pick it up at once: stop the worker, start the dispatch "by hand", restart
     await b.dispatch!.close();
     const { executeMutationCommand } = await import('../../src/commands/mutations.js');
-    await executeMutationCommand({ store: b.store, metadata: { actor: { kind: 'worker', id: 'dead' } } }, { type: 'StartDispatch', receipt_id: id, started_at: new Date(b.clock.now()).toISOString() });
+    await executeMutationCommand(
+      { store: b.store, metadata: { actor: { kind: 'worker', id: 'dead' } } },
+      { type: 'StartDispatch', receipt_id: id, started_at: new Date(b.clock.now()).toISOString() },
+    );
     const before = await requestsTo('PUT', '/sp/adGroups');
     // one job at a time: the first takes the others along (with more jobs than workers, so does any)
     await b.startWorker({ concurrency: 1 });
@@ -418,21 +612,44 @@ describe('mutation dispatch against the simulator', function () {
   it('Redis flushed mid-run: every pending receipt is still dispatched, each exactly once', async () => {
     const targets = Array.from({ length: Math.min(6, adGroups.length - used) }, () => freshAdGroup());
     expect(targets.length).to.be.at.least(3);
-    await fetch(`${b.baseUrl}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 40 }) });
+    await fetch(`${b.baseUrl}/_sim/latency`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ms: 40 }),
+    });
     const ids: Array<{ id: string; group: string; bid: number }> = [];
     for (const [i, t] of targets.entries()) {
-      for (const bid of [0.31 + i / 100, 0.61 + i / 100]) ids.push({ id: await b.admit({ target: t.target, provider: t.provider, action: 'update', payload: { defaultBid: bid } }), group: t.group.adGroupId, bid });
+      for (const bid of [0.31 + i / 100, 0.61 + i / 100])
+        ids.push({
+          id: await b.admit({ target: t.target, provider: t.provider, action: 'update', payload: { defaultBid: bid } }),
+          group: t.group.adGroupId,
+          bid,
+        });
     }
     await b.caughtUp();
     await new Promise((resolve) => setTimeout(resolve, 150));
     await deleteKeys(b.redis, `${b.prefix}:*`);
-    const pending = await b.db.withSchema('rm').table('mutation_receipts').whereIn('id', ids.map((x) => x.id)).where({ status: 'queued' }).count<{ count: string }[]>('* as count');
+    const pending = await b.db
+      .withSchema('rm')
+      .table('mutation_receipts')
+      .whereIn(
+        'id',
+        ids.map((x) => x.id),
+      )
+      .where({ status: 'queued' })
+      .count<{ count: string }[]>('* as count');
     expect(Number(pending[0]!.count), 'receipts still queued when Redis was flushed').to.be.greaterThan(0);
     for (const { id } of ids) await b.until(id, ['submitted'], 30000);
-    await fetch(`${b.baseUrl}/_sim/latency`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 0 }) });
+    await fetch(`${b.baseUrl}/_sim/latency`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ms: 0 }),
+    });
     for (const t of targets) {
       const bids = (await changesOf(t.group.adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid);
-      expect(bids, 'each request applied once, in admission order').to.deep.equal(ids.filter((x) => x.group === t.group.adGroupId).map((x) => x.bid));
+      expect(bids, 'each request applied once, in admission order').to.deep.equal(
+        ids.filter((x) => x.group === t.group.adGroupId).map((x) => x.bid),
+      );
     }
     for (const { id } of ids) expect((await b.receipt(id)).attempts).to.equal(1);
   });

@@ -31,7 +31,16 @@ describe('listing deleted by the marketplace → its pending requests', function
 
   const admit = async (sku: string, n: number) => {
     const receipt_id = newId();
-    const payload = { productType: 'PRODUCT', patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: n }] }] };
+    const payload = {
+      productType: 'PRODUCT',
+      patches: [
+        {
+          op: 'replace',
+          path: '/attributes/fulfillment_availability',
+          value: [{ fulfillment_channel_code: 'DEFAULT', quantity: n }],
+        },
+      ],
+    };
     await executeMutationCommand(ctx(), {
       type: 'AdmitMutation',
       receipt_id,
@@ -50,14 +59,25 @@ describe('listing deleted by the marketplace → its pending requests', function
   const eventTypes = async (id: string) => (await h.store.readStream(streamName('mutation', id))).map((e) => e.type);
 
   it('queued receipts become blocked (target_deleted); an uncertain one stays uncertain and notes it; other listings untouched', async () => {
-    const alive = [...h.simulator.catalog.listingsIn(US)].map((l) => h.simulator.selling.listings.live(l)).filter((l) => l.status !== 'DELETED');
+    const alive = [...h.simulator.catalog.listingsIn(US)]
+      .map((l) => h.simulator.selling.listings.live(l))
+      .filter((l) => l.status !== 'DELETED');
     const [doomed, kept] = [alive[0]!, alive[1]!];
     const sent = await admit(doomed.sku, 1);
     const held = await admit(doomed.sku, 2);
     const other = await admit(kept.sku, 3);
     // the first one reached the marketplace without a clear answer
     await executeMutationCommand(ctx(), { type: 'StartDispatch', receipt_id: sent, started_at: at() });
-    await executeMutationCommand(ctx(), { type: 'RecordUncertain', receipt_id: sent, cause: 'reply_lost', http_status: null, response: null, request_id: null, error: null, recorded_at: at() });
+    await executeMutationCommand(ctx(), {
+      type: 'RecordUncertain',
+      receipt_id: sent,
+      cause: 'reply_lost',
+      http_status: null,
+      response: null,
+      request_id: null,
+      error: null,
+      recorded_at: at(),
+    });
     await h.projector.whenCaughtUp();
 
     // a sync before the deletion changes nothing

@@ -26,7 +26,11 @@ describe('sync worker: a report sync waiting for its reports', function () {
   const prefix = `${TEST_REDIS_PREFIX}-sync-queue-${randomUUID().slice(0, 8)}`;
 
   const setPaused = (paused: boolean) =>
-    fetch(`${base}/_sim/reports/processing`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ paused }) });
+    fetch(`${base}/_sim/reports/processing`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ paused }),
+    });
 
   before(async function () {
     this.timeout(120_000);
@@ -43,9 +47,14 @@ describe('sync worker: a report sync waiting for its reports', function () {
     await dropRedisKeys(`${prefix}*`);
   });
 
-  async function withWorker(definition: SyncJobDefinition, body: (queue: Queue<SyncJobData>, worker: Worker<SyncJobData>) => Promise<void>) {
+  async function withWorker(
+    definition: SyncJobDefinition,
+    body: (queue: Queue<SyncJobData>, worker: Worker<SyncJobData>) => Promise<void>,
+  ) {
     const queue = syncQueue(redis, `${prefix}-${definition.everyMs}`);
-    const worker = syncWorker({ ...h.deps(SELLER), connection: redis, prefix: `${prefix}-${definition.everyMs}` }, [definition]);
+    const worker = syncWorker({ ...h.deps(SELLER), connection: redis, prefix: `${prefix}-${definition.everyMs}` }, [
+      definition,
+    ]);
     try {
       await body(queue, worker);
     } finally {
@@ -63,7 +72,9 @@ describe('sync worker: a report sync waiting for its reports', function () {
   it('waits in the delayed set, spending no attempt, and completes once the reports are done', async () => {
     // a day later: the trailing week read again holds a new day
     h.clock.ms += DAY_MS;
-    const creates = () => h.simulator.requests.list().filter((r) => r.method === 'POST' && r.path === '/dataKiosk/2023-11-15/queries').length;
+    const creates = () =>
+      h.simulator.requests.list().filter((r) => r.method === 'POST' && r.path === '/dataKiosk/2023-11-15/queries')
+        .length;
     const createdBefore = creates();
     await setPaused(true);
     await withWorker(economicsSync, async (queue) => {
@@ -78,7 +89,11 @@ describe('sync worker: a report sync waiting for its reports', function () {
       await setPaused(false);
       const done = await eventually(async () => {
         const { state, job } = await stateOf(queue, added.id!);
-        return state === 'completed' ? job : state === 'failed' ? Promise.reject(new Error(job.failedReason)) : undefined;
+        return state === 'completed'
+          ? job
+          : state === 'failed'
+            ? Promise.reject(new Error(job.failedReason))
+            : undefined;
       }, 'the job to complete');
       expect(done.returnvalue.recorded).to.be.greaterThan(0);
       expect(done.attemptsMade).to.equal(1);
@@ -87,7 +102,11 @@ describe('sync worker: a report sync waiting for its reports', function () {
       expect(creates() - createdBefore).to.be.within(5, 6);
       await h.projector.whenCaughtUp();
       const newDay = new Date(h.clock.ms - DAY_MS).toISOString().slice(0, 10);
-      const [rows] = await h.db.withSchema('rm').table('seller_economics').where({ account_id: account, date: newDay }).count<{ n: string }[]>('* as n');
+      const [rows] = await h.db
+        .withSchema('rm')
+        .table('seller_economics')
+        .where({ account_id: account, date: newDay })
+        .count<{ n: string }[]>('* as n');
       expect(Number(rows!.n), `rows of ${newDay}`).to.be.greaterThan(0);
     });
   });
@@ -102,7 +121,9 @@ describe('sync worker: a report sync waiting for its reports', function () {
         const { state, job } = await stateOf(queue, added.id!);
         return state === 'failed' ? job : undefined;
       }, 'the job to give up');
-      expect(failed.failedReason).to.match(/not done yet .* after \d+ waits; the next run, due at \S+Z, picks them up$/);
+      expect(failed.failedReason).to.match(
+        /not done yet .* after \d+ waits; the next run, due at \S+Z, picks them up$/,
+      );
       expect(failed.data.waits).to.be.at.least(1);
       // its last run began before its give-up point, a tenth of its interval before the next run is due
       expect(failed.data.next_due).to.equal(failed.timestamp + impatient.everyMs);

@@ -19,10 +19,15 @@ function requireRegistered(state: AccountState, accountId: string): void {
 }
 
 /** A connection is made again when the provider account or the credential set it uses changed. */
-const sameConnection = (current: { provider_id: string; credentials: string | null } | null, command: { provider_id: string; credentials: string }) =>
-  current?.provider_id === command.provider_id && current.credentials === command.credentials;
+const sameConnection = (
+  current: { provider_id: string; credentials: string | null } | null,
+  command: { provider_id: string; credentials: string },
+) => current?.provider_id === command.provider_id && current.credentials === command.credentials;
 
-const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => key(a).localeCompare(key(b));
+const byKey =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    key(a).localeCompare(key(b));
 
 /** Observations are recorded only when they differ from what the account already knows. */
 export function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
@@ -30,15 +35,31 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
   switch (command.type) {
     case 'RegisterAccount':
       if (state.registered) {
-        if (state.user_id !== command.user_id) throw new DomainError('conflict', `account ${account_id} belongs to another user`);
+        if (state.user_id !== command.user_id)
+          throw new DomainError('conflict', `account ${account_id} belongs to another user`);
         return [];
       }
       if (!command.name.trim()) throw new DomainError('invalid', 'name: must not be empty');
-      return [{ type: 'AccountRegistered', data: { account_id, user_id: command.user_id, name: command.name, entity_type: command.entity_type } }];
+      return [
+        {
+          type: 'AccountRegistered',
+          data: { account_id, user_id: command.user_id, name: command.name, entity_type: command.entity_type },
+        },
+      ];
     case 'ConnectSelling':
       requireRegistered(state, account_id);
       if (sameConnection(state.selling, command)) return [];
-      return [{ type: 'SellingConnected', data: { account_id, connection_id: stableId(`selling:${account_id}`, command.provider_id), provider_id: command.provider_id, credentials: command.credentials } }];
+      return [
+        {
+          type: 'SellingConnected',
+          data: {
+            account_id,
+            connection_id: stableId(`selling:${account_id}`, command.provider_id),
+            provider_id: command.provider_id,
+            credentials: command.credentials,
+          },
+        },
+      ];
     case 'ObserveSellingParticipations': {
       requireRegistered(state, account_id);
       if (!state.selling) throw new DomainError('not_connected', `account ${account_id} has no selling connection`);
@@ -49,10 +70,21 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
     case 'ConnectAdvertising':
       requireRegistered(state, account_id);
       if (sameConnection(state.ads, command)) return [];
-      return [{ type: 'AdvertisingConnected', data: { account_id, connection_id: stableId(`ads:${account_id}`, command.provider_id), provider_id: command.provider_id, credentials: command.credentials } }];
+      return [
+        {
+          type: 'AdvertisingConnected',
+          data: {
+            account_id,
+            connection_id: stableId(`ads:${account_id}`, command.provider_id),
+            provider_id: command.provider_id,
+            credentials: command.credentials,
+          },
+        },
+      ];
     case 'ObserveAdvertisingProfiles': {
       requireRegistered(state, account_id);
-      if (!state.ads) throw new DomainError('owner_not_connected', `account ${account_id} has no advertising connection`);
+      if (!state.ads)
+        throw new DomainError('owner_not_connected', `account ${account_id} has no advertising connection`);
       const profiles = command.profiles
         .map((p) => ({ id: stableId(`profile:${account_id}`, p.provider_profile_id), ...p }))
         .sort(byKey((p) => p.provider_profile_id));
@@ -62,4 +94,9 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
   }
 }
 
-export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent> = { aggregate: 'account', initialState, evolve, decide };
+export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent> = {
+  aggregate: 'account',
+  initialState,
+  evolve,
+  decide,
+};

@@ -33,7 +33,12 @@ export type IdempotencyKeyUsed = z.infer<typeof IdempotencyKeyUsed>;
 
 export const CreationRequested = z.object({ receipt_id: z.uuid(), at: instant });
 
-export const admissionEventSchemas = { AdmissionsDisabled, AdmissionsEnabled, IdempotencyKeyUsed, CreationRequested } as const;
+export const admissionEventSchemas = {
+  AdmissionsDisabled,
+  AdmissionsEnabled,
+  IdempotencyKeyUsed,
+  CreationRequested,
+} as const;
 type Schemas = typeof admissionEventSchemas;
 export type AdmissionEvent = { [K in keyof Schemas]: { type: K; data: z.infer<Schemas[K]> } }[keyof Schemas];
 export const ADMISSION_SWITCH_EVENTS = ['AdmissionsDisabled', 'AdmissionsEnabled'] as const;

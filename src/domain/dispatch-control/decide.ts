@@ -18,8 +18,28 @@ export function decide(command: DispatchControlCommand, state: DispatchControlSt
   const withheld = command.type === 'SetListingBlock' ? command.blocked : !command.enabled;
   if ((state.withheld ?? false) === withheld) return [];
   return command.type === 'SetListingBlock'
-    ? [{ type: 'ListingBlockSet', data: { account_id: command.account_id, listing_id: command.listing_id, blocked: command.blocked, set_at: command.at } }]
-    : [{ type: 'CampaignAutomationSet', data: { account_id: command.account_id, campaign_id: command.campaign_id, enabled: command.enabled, set_at: command.at } }];
+    ? [
+        {
+          type: 'ListingBlockSet',
+          data: {
+            account_id: command.account_id,
+            listing_id: command.listing_id,
+            blocked: command.blocked,
+            set_at: command.at,
+          },
+        },
+      ]
+    : [
+        {
+          type: 'CampaignAutomationSet',
+          data: {
+            account_id: command.account_id,
+            campaign_id: command.campaign_id,
+            enabled: command.enabled,
+            set_at: command.at,
+          },
+        },
+      ];
 }
 
 export const evolve = (_state: DispatchControlState, event: DispatchControlEvent): DispatchControlState => ({

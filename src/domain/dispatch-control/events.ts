@@ -6,8 +6,18 @@ import { z } from 'zod';
 
 const instant = z.iso.datetime({ offset: true });
 
-export const ListingBlockSet = z.object({ account_id: z.uuid(), listing_id: z.string().min(1), blocked: z.boolean(), set_at: instant });
-export const CampaignAutomationSet = z.object({ account_id: z.uuid(), campaign_id: z.string().min(1), enabled: z.boolean(), set_at: instant });
+export const ListingBlockSet = z.object({
+  account_id: z.uuid(),
+  listing_id: z.string().min(1),
+  blocked: z.boolean(),
+  set_at: instant,
+});
+export const CampaignAutomationSet = z.object({
+  account_id: z.uuid(),
+  campaign_id: z.string().min(1),
+  enabled: z.boolean(),
+  set_at: instant,
+});
 
 export const dispatchControlEventSchemas = { ListingBlockSet, CampaignAutomationSet } as const;
 export type DispatchControlEvent =

@@ -1,6 +1,14 @@
 import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
-import type { Created, Idempotency, MutationEvent, MutationEventOf, ReceiptError, Reconciliation, Status } from './events.js';
+import type {
+  Created,
+  Idempotency,
+  MutationEvent,
+  MutationEventOf,
+  ReceiptError,
+  Reconciliation,
+  Status,
+} from './events.js';
 import { CREATED_TYPE, isCreation, payloadSchema, type Action, type TargetType } from './payloads.js';
 import { evolve, initialState, type ReceiptState } from './state.js';
 
@@ -29,14 +37,41 @@ export type MutationCommand =
       blocked: { reason: 'listing_blocked' | 'automation_switch_off'; message: string } | null;
     }
   | { type: 'StartDispatch'; receipt_id: string; started_at: string }
-  | ({ type: 'RecordSubmission'; receipt_id: string; submission_id: string | null; accepted: boolean; created: Created | null } & ProviderAnswer)
+  | ({
+      type: 'RecordSubmission';
+      receipt_id: string;
+      submission_id: string | null;
+      accepted: boolean;
+      created: Created | null;
+    } & ProviderAnswer)
   | ({ type: 'RecordRetryableRejection'; receipt_id: string } & ProviderAnswer)
-  | { type: 'BlockMutation'; receipt_id: string; reason: 'listing_blocked' | 'automation_switch_off'; message: string; recorded_at: string }
+  | {
+      type: 'BlockMutation';
+      receipt_id: string;
+      reason: 'listing_blocked' | 'automation_switch_off';
+      message: string;
+      recorded_at: string;
+    }
   | ({ type: 'RecordUncertain'; receipt_id: string; cause: 'reply_lost' | 'partial' | 'ambiguous' } & ProviderAnswer)
   /** `checks`: how many checks the receipt had when this one began (a concurrent check makes it stale) */
-  | { type: 'ReconcileCreation'; receipt_id: string; checks: number; candidates: Created[]; checked_at: string; next_at?: string }
+  | {
+      type: 'ReconcileCreation';
+      receipt_id: string;
+      checks: number;
+      candidates: Created[];
+      checked_at: string;
+      next_at?: string;
+    }
   /** a verification read of an uncertain non-creation's target: `shows` = every requested value is there */
-  | { type: 'ReconcileChange'; receipt_id: string; checks: number; shows: boolean; observed: unknown; checked_at: string; next_at?: string }
+  | {
+      type: 'ReconcileChange';
+      receipt_id: string;
+      checks: number;
+      shows: boolean;
+      observed: unknown;
+      checked_at: string;
+      next_at?: string;
+    }
   | { type: 'RecordTargetDeleted'; receipt_id: string; recorded_at: string };
 
 export type MutationCommandType = MutationCommand['type'];
@@ -54,15 +89,24 @@ export const LEGAL_FROM: Record<MutationCommandType, readonly (Status | null)[]>
   RecordTargetDeleted: ['queued', 'submitting', 'uncertain'],
 };
 
-const refuse = (command: MutationCommand, state: ReceiptState, why?: string, extra: Record<string, unknown> = {}): never => {
+const refuse = (
+  command: MutationCommand,
+  state: ReceiptState,
+  why?: string,
+  extra: Record<string, unknown> = {},
+): never => {
   const from = state.status ?? 'not admitted';
   const legal = LEGAL_FROM[command.type].map((s) => s ?? 'not admitted').join(' or ');
-  throw new DomainError('invalid', `receipt ${command.receipt_id} is ${from}: ${command.type} ${why ?? `is allowed only when ${legal}`}`, {
-    receipt_id: command.receipt_id,
-    status: state.status,
-    command: command.type,
-    ...extra,
-  });
+  throw new DomainError(
+    'invalid',
+    `receipt ${command.receipt_id} is ${from}: ${command.type} ${why ?? `is allowed only when ${legal}`}`,
+    {
+      receipt_id: command.receipt_id,
+      status: state.status,
+      command: command.type,
+      ...extra,
+    },
+  );
 };
 
 export function decide(command: MutationCommand, state: ReceiptState): MutationEvent[] {
@@ -72,21 +116,38 @@ export function decide(command: MutationCommand, state: ReceiptState): MutationE
     case 'AdmitMutation':
       return [admit(command)];
     case 'StartDispatch':
-      return [{ type: 'MutationDispatchStarted', data: { receipt_id, attempt: state.attempts + 1, started_at: command.started_at } }];
+      return [
+        {
+          type: 'MutationDispatchStarted',
+          data: { receipt_id, attempt: state.attempts + 1, started_at: command.started_at },
+        },
+      ];
     case 'RecordSubmission': {
       const { type: _, submission_id, accepted, created, ...answer } = command;
       if (created) checkCreated(command, state, [created], accepted ? null : 'a rejected submission created nothing');
-      return [{ type: 'MutationSubmitted', data: { ...answer, attempt: state.attempts, submission_id, accepted, created } }];
+      return [
+        { type: 'MutationSubmitted', data: { ...answer, attempt: state.attempts, submission_id, accepted, created } },
+      ];
     }
     case 'RecordRetryableRejection': {
       const { type: _, ...answer } = command;
       return [{ type: 'MutationRetryScheduled', data: { ...answer, receipt_id, attempt: state.attempts } }];
     }
     case 'BlockMutation':
-      return [{ type: 'MutationBlocked', data: { receipt_id, reason: command.reason, message: command.message, recorded_at: command.recorded_at } }];
+      return [
+        {
+          type: 'MutationBlocked',
+          data: { receipt_id, reason: command.reason, message: command.message, recorded_at: command.recorded_at },
+        },
+      ];
     case 'RecordUncertain': {
       const { type: _, ...answer } = command;
-      return [{ type: 'MutationUncertain', data: { ...answer, receipt_id, attempt: state.status === 'submitting' ? state.attempts : null } }];
+      return [
+        {
+          type: 'MutationUncertain',
+          data: { ...answer, receipt_id, attempt: state.status === 'submitting' ? state.attempts : null },
+        },
+      ];
     }
     case 'ReconcileCreation':
       return [reconcile(command, state)];
@@ -94,20 +155,39 @@ export function decide(command: MutationCommand, state: ReceiptState): MutationE
       return [verify(command, state)];
     case 'RecordTargetDeleted':
       if (state.status === 'queued') {
-        return [{ type: 'MutationBlocked', data: { receipt_id, reason: 'target_deleted', message: 'the marketplace deleted the target before this request was sent', recorded_at: command.recorded_at } }];
+        return [
+          {
+            type: 'MutationBlocked',
+            data: {
+              receipt_id,
+              reason: 'target_deleted',
+              message: 'the marketplace deleted the target before this request was sent',
+              recorded_at: command.recorded_at,
+            },
+          },
+        ];
       }
       // a submission already under way stays as it is until its answer or reconciliation resolves it
-      return state.target_deleted ? [] : [{ type: 'MutationTargetDeleted', data: { receipt_id, recorded_at: command.recorded_at } }];
+      return state.target_deleted
+        ? []
+        : [{ type: 'MutationTargetDeleted', data: { receipt_id, recorded_at: command.recorded_at } }];
   }
 }
 
 function admit(command: Extract<MutationCommand, { type: 'AdmitMutation' }>): MutationEventOf<'MutationAdmitted'> {
   const schema = payloadSchema(command.target.type, command.action);
-  if (!schema) throw new DomainError('invalid', `action ${command.action} does not apply to a ${command.target.type} target`, { argument: 'action' });
+  if (!schema)
+    throw new DomainError('invalid', `action ${command.action} does not apply to a ${command.target.type} target`, {
+      argument: 'action',
+    });
   const parsed = schema.safeParse(command.payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new DomainError('invalid', `payload${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`, { argument: 'payload' });
+    throw new DomainError(
+      'invalid',
+      `payload${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`,
+      { argument: 'payload' },
+    );
   }
   checkDerived(command.payload, command.provider);
   const { type: _, ...data } = command;
@@ -121,12 +201,20 @@ function checkDerived(payload: Record<string, unknown>, provider: Record<string,
   for (const key of DERIVED_IDS) {
     const given = payload[key];
     if (given !== undefined && provider[key] !== undefined && given !== provider[key]) {
-      throw new DomainError('scope_mismatch', `payload.${key}: '${String(given)}' disagrees with the target's ${key} '${provider[key]}'; omit it, it is derived`, { argument: 'payload' });
+      throw new DomainError(
+        'scope_mismatch',
+        `payload.${key}: '${String(given)}' disagrees with the target's ${key} '${provider[key]}'; omit it, it is derived`,
+        { argument: 'payload' },
+      );
     }
   }
   const countries = payload.countries as string[] | undefined;
   if (countries && provider.countryCode !== undefined && countries.some((c) => c !== provider.countryCode)) {
-    throw new DomainError('scope_mismatch', `payload.countries: ${countries.join(', ')} must name only the profile's country ${provider.countryCode}`, { argument: 'payload' });
+    throw new DomainError(
+      'scope_mismatch',
+      `payload.countries: ${countries.join(', ')} must name only the profile's country ${provider.countryCode}`,
+      { argument: 'payload' },
+    );
   }
 }
 
@@ -140,34 +228,74 @@ function checkCreated(command: MutationCommand, state: ReceiptState, created: Cr
 }
 
 /** The reconciliation record of a check: counted, and due again by the 10-minute mark at the latest. */
-function checked(command: Extract<MutationCommand, { type: 'ReconcileCreation' | 'ReconcileChange' }>, state: ReceiptState, candidates: Created[]) {
+function checked(
+  command: Extract<MutationCommand, { type: 'ReconcileCreation' | 'ReconcileChange' }>,
+  state: ReceiptState,
+  candidates: Created[],
+) {
   const attempts = state.reconciliation?.attempts ?? 0;
-  if (command.checks !== attempts) refuse(command, state, `is stale: it began after ${command.checks} checks and the receipt has had ${attempts}`, { stale: true });
+  if (command.checks !== attempts)
+    refuse(command, state, `is stale: it began after ${command.checks} checks and the receipt has had ${attempts}`, {
+      stale: true,
+    });
   const base = { attempts: attempts + 1, checkedAt: command.checked_at, candidates };
   const deadline = Date.parse(state.uncertain_since!) + ABSENT_AFTER_MS;
-  const settled = (result: Reconciliation['result'], cause: string): Reconciliation => ({ ...base, result, nextAt: null, cause });
+  const settled = (result: Reconciliation['result'], cause: string): Reconciliation => ({
+    ...base,
+    result,
+    nextAt: null,
+    cause,
+  });
   return {
     settled,
     /** none seen yet: absent once the 10 minutes are up, else pending until `next_at` */
     unseen(absentCause: string, pendingCause: string): Reconciliation {
       if (Date.parse(command.checked_at) >= deadline) return settled('absent', absentCause);
-      return { ...base, result: 'pending', nextAt: command.next_at ?? new Date(deadline).toISOString(), cause: pendingCause };
+      return {
+        ...base,
+        result: 'pending',
+        nextAt: command.next_at ?? new Date(deadline).toISOString(),
+        cause: pendingCause,
+      };
     },
   };
 }
 
-function reconcile(command: Extract<MutationCommand, { type: 'ReconcileCreation' }>, state: ReceiptState): MutationEvent {
+function reconcile(
+  command: Extract<MutationCommand, { type: 'ReconcileCreation' }>,
+  state: ReceiptState,
+): MutationEvent {
   const { receipt_id, candidates } = command;
-  if (!isCreation(state.action!)) refuse(command, state, `applies to creations only; ${state.action} is not one (use ReconcileChange)`);
+  if (!isCreation(state.action!))
+    refuse(command, state, `applies to creations only; ${state.action} is not one (use ReconcileChange)`);
   if (candidates.length) checkCreated(command, state, candidates, null);
   const check = checked(command, state, candidates);
   if (candidates.length === 1) {
-    return { type: 'MutationCreationConfirmed', data: { receipt_id, created: candidates[0]!, reconciliation: check.settled('accepted', 'exactly one matching entity appeared after the attempt') } };
+    return {
+      type: 'MutationCreationConfirmed',
+      data: {
+        receipt_id,
+        created: candidates[0]!,
+        reconciliation: check.settled('accepted', 'exactly one matching entity appeared after the attempt'),
+      },
+    };
   }
   if (candidates.length > 1) {
-    return { type: 'MutationUnresolved', data: { receipt_id, reconciliation: check.settled('unresolved', `${candidates.length} entities appeared after the attempt that could each be this creation`) } };
+    return {
+      type: 'MutationUnresolved',
+      data: {
+        receipt_id,
+        reconciliation: check.settled(
+          'unresolved',
+          `${candidates.length} entities appeared after the attempt that could each be this creation`,
+        ),
+      },
+    };
   }
-  const reconciliation = check.unseen('no matching entity appeared within 10 minutes of the attempt', 'no matching entity has appeared yet');
+  const reconciliation = check.unseen(
+    'no matching entity appeared within 10 minutes of the attempt',
+    'no matching entity has appeared yet',
+  );
   return reconciliation.result === 'absent'
     ? { type: 'MutationCreationAbsent', data: { receipt_id, reconciliation } }
     : { type: 'MutationReconciliationChecked', data: { receipt_id, reconciliation } };
@@ -181,15 +309,35 @@ function reconcile(command: Extract<MutationCommand, { type: 'ReconcileCreation'
  */
 function verify(command: Extract<MutationCommand, { type: 'ReconcileChange' }>, state: ReceiptState): MutationEvent {
   const { receipt_id, observed } = command;
-  if (isCreation(state.action!)) refuse(command, state, `applies to updates, archives and listing patches only; ${state.action} is a creation (use ReconcileCreation)`);
+  if (isCreation(state.action!))
+    refuse(
+      command,
+      state,
+      `applies to updates, archives and listing patches only; ${state.action} is a creation (use ReconcileCreation)`,
+    );
   const check = checked(command, state, []);
   if (command.shows) {
-    return { type: 'MutationChangeConfirmed', data: { receipt_id, observed, reconciliation: check.settled('accepted', 'the target read back shows every requested value') } };
+    return {
+      type: 'MutationChangeConfirmed',
+      data: {
+        receipt_id,
+        observed,
+        reconciliation: check.settled('accepted', 'the target read back shows every requested value'),
+      },
+    };
   }
-  const reconciliation = check.unseen('the target still did not show the requested values 10 minutes after the attempt', 'the target does not show the requested values yet');
+  const reconciliation = check.unseen(
+    'the target still did not show the requested values 10 minutes after the attempt',
+    'the target does not show the requested values yet',
+  );
   return reconciliation.result === 'absent'
     ? { type: 'MutationChangeAbsent', data: { receipt_id, observed, reconciliation } }
     : { type: 'MutationReconciliationChecked', data: { receipt_id, observed, reconciliation } };
 }
 
-export const mutationDecider: Decider<MutationCommand, ReceiptState, MutationEvent> = { aggregate: 'mutation', initialState, evolve, decide };
+export const mutationDecider: Decider<MutationCommand, ReceiptState, MutationEvent> = {
+  aggregate: 'mutation',
+  initialState,
+  evolve,
+  decide,
+};

@@ -32,7 +32,8 @@ export interface Backoff {
 }
 
 /** Exponential backoff after the n-th attempt was refused as retryable. */
-export const retryDelayMs = (attempts: number, b: Backoff): number => Math.min(b.maxMs, b.baseMs * 2 ** Math.max(0, attempts - 1));
+export const retryDelayMs = (attempts: number, b: Backoff): number =>
+  Math.min(b.maxMs, b.baseMs * 2 ** Math.max(0, attempts - 1));
 
 /** `receipts`: the target's receipts oldest first (settled ones are skipped). */
 export function nextDispatch(receipts: readonly PendingReceipt[], now: number, backoff: Backoff): NextStep {

@@ -60,7 +60,11 @@ export const MutationAdmitted = z.object({
   /** null: queued; else admitted already blocked (listing blocked or campaign switch off) */
   blocked: z.object({ reason: z.enum(['listing_blocked', 'automation_switch_off']), message: z.string() }).nullable(),
 });
-export const MutationDispatchStarted = z.object({ receipt_id: z.uuid(), attempt: z.number().int().positive(), started_at: instant });
+export const MutationDispatchStarted = z.object({
+  receipt_id: z.uuid(),
+  attempt: z.number().int().positive(),
+  started_at: instant,
+});
 export const MutationSubmitted = z.object({
   receipt_id: z.uuid(),
   ...ProviderCall,
@@ -71,7 +75,12 @@ export const MutationSubmitted = z.object({
   created: Created.nullable(),
 });
 export const MutationRetryScheduled = z.object({ receipt_id: z.uuid(), ...ProviderCall });
-export const MutationBlocked = z.object({ receipt_id: z.uuid(), reason: z.enum(BLOCK_REASONS), message: z.string(), recorded_at: instant });
+export const MutationBlocked = z.object({
+  receipt_id: z.uuid(),
+  reason: z.enum(BLOCK_REASONS),
+  message: z.string(),
+  recorded_at: instant,
+});
 export const MutationUncertain = z.object({
   receipt_id: z.uuid(),
   ...ProviderCall,
@@ -92,7 +101,10 @@ export const Reconciliation = z.object({
 export type Reconciliation = z.infer<typeof Reconciliation>;
 
 /** An uncertain receipt's reconciliation before its first check: in doubt, due now (spec 2.9: empty only when never in doubt). */
-export const awaitingCheck = (uncertain: { cause: (typeof UNCERTAIN_CAUSES)[number]; recorded_at: string }): Reconciliation => ({
+export const awaitingCheck = (uncertain: {
+  cause: (typeof UNCERTAIN_CAUSES)[number];
+  recorded_at: string;
+}): Reconciliation => ({
   result: 'pending',
   attempts: 0,
   checkedAt: null,
@@ -105,14 +117,30 @@ export const awaitingCheck = (uncertain: { cause: (typeof UNCERTAIN_CAUSES)[numb
 const Observed = z.unknown();
 
 /** A reconciliation check found nothing yet: stays uncertain, checked again at nextAt. */
-export const MutationReconciliationChecked = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation, observed: Observed.optional() });
-export const MutationCreationConfirmed = z.object({ receipt_id: z.uuid(), created: Created, reconciliation: Reconciliation });
+export const MutationReconciliationChecked = z.object({
+  receipt_id: z.uuid(),
+  reconciliation: Reconciliation,
+  observed: Observed.optional(),
+});
+export const MutationCreationConfirmed = z.object({
+  receipt_id: z.uuid(),
+  created: Created,
+  reconciliation: Reconciliation,
+});
 export const MutationCreationAbsent = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
 export const MutationUnresolved = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
 /** An uncertain update, archive or listing patch whose target was read back showing every requested value. */
-export const MutationChangeConfirmed = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation, observed: Observed });
+export const MutationChangeConfirmed = z.object({
+  receipt_id: z.uuid(),
+  reconciliation: Reconciliation,
+  observed: Observed,
+});
 /** An uncertain update, archive or listing patch whose target still did not show it 10 minutes later. */
-export const MutationChangeAbsent = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation, observed: Observed });
+export const MutationChangeAbsent = z.object({
+  receipt_id: z.uuid(),
+  reconciliation: Reconciliation,
+  observed: Observed,
+});
 /** The marketplace deleted the target while a submission was under way: it stays as it is until resolved. */
 export const MutationTargetDeleted = z.object({ receipt_id: z.uuid(), recorded_at: instant });
 

@@ -1,5 +1,13 @@
 import type { Action } from './payloads.js';
-import { awaitingCheck, type Created, type MutationEvent, type Outcome, type Reconciliation, type ReceiptError, type Status } from './events.js';
+import {
+  awaitingCheck,
+  type Created,
+  type MutationEvent,
+  type Outcome,
+  type Reconciliation,
+  type ReceiptError,
+  type Status,
+} from './events.js';
 
 // A receipt's state: its workflow status, the last recorded outcome, and what the decider needs
 // to refuse illegal transitions (attempts, when it became uncertain, whether it is a creation).
@@ -46,17 +54,41 @@ export function evolve(state: ReceiptState, event: MutationEvent): ReceiptState 
     case 'MutationDispatchStarted':
       return { ...state, status: 'submitting', attempts: event.data.attempt };
     case 'MutationSubmitted':
-      return { ...state, status: 'submitted', outcome: event.data.accepted ? 'accepted' : 'rejected', error: event.data.error, created: event.data.created };
+      return {
+        ...state,
+        status: 'submitted',
+        outcome: event.data.accepted ? 'accepted' : 'rejected',
+        error: event.data.error,
+        created: event.data.created,
+      };
     case 'MutationRetryScheduled':
       return { ...state, status: 'queued', outcome: 'retryable', error: event.data.error };
     case 'MutationBlocked':
-      return { ...state, status: 'blocked', outcome: 'blocked', error: { code: event.data.reason, message: event.data.message } };
+      return {
+        ...state,
+        status: 'blocked',
+        outcome: 'blocked',
+        error: { code: event.data.reason, message: event.data.message },
+      };
     case 'MutationUncertain':
-      return { ...state, status: 'uncertain', outcome: 'uncertain', error: event.data.error, uncertain_since: event.data.recorded_at, reconciliation: awaitingCheck(event.data) };
+      return {
+        ...state,
+        status: 'uncertain',
+        outcome: 'uncertain',
+        error: event.data.error,
+        uncertain_since: event.data.recorded_at,
+        reconciliation: awaitingCheck(event.data),
+      };
     case 'MutationReconciliationChecked':
       return { ...state, reconciliation: event.data.reconciliation };
     case 'MutationCreationConfirmed':
-      return { ...state, status: 'submitted', outcome: 'accepted', created: event.data.created, reconciliation: event.data.reconciliation };
+      return {
+        ...state,
+        status: 'submitted',
+        outcome: 'accepted',
+        created: event.data.created,
+        reconciliation: event.data.reconciliation,
+      };
     case 'MutationCreationAbsent':
       return { ...state, status: 'submitted', outcome: 'absent', reconciliation: event.data.reconciliation };
     case 'MutationChangeConfirmed':

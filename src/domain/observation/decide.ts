@@ -18,13 +18,17 @@ export interface ObservationState {
   pages: number | null;
 }
 
-export const pageStreamId = (k: ObservationKey, page: number): string => stableId('observation-page', `${k.account_id}/${k.dataset}/${k.scope}/${page}`);
-export const scopeStreamId = (k: ObservationKey): string => stableId('observation-scope', `${k.account_id}/${k.dataset}/${k.scope}`);
+export const pageStreamId = (k: ObservationKey, page: number): string =>
+  stableId('observation-page', `${k.account_id}/${k.dataset}/${k.scope}/${page}`);
+export const scopeStreamId = (k: ObservationKey): string =>
+  stableId('observation-scope', `${k.account_id}/${k.dataset}/${k.scope}`);
 
 /** JSON with object keys sorted, so the same data always hashes the same. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -39,14 +43,26 @@ export function evolve(state: ObservationState, event: ObservationEvent): Observ
 export function decide(command: ObservationCommand, state: ObservationState): ObservationEvent[] {
   const { account_id, dataset, scope, observed_at } = command;
   if (command.type === 'ObservePage') {
-    if (!Number.isInteger(command.page) || command.page < 0) throw new DomainError('invalid', `page: ${command.page} is not a page number`);
+    if (!Number.isInteger(command.page) || command.page < 0)
+      throw new DomainError('invalid', `page: ${command.page} is not a page number`);
     const hash = hashRows(command.rows);
     if (hash === state.hash) return [];
-    return [{ type: 'PageObserved', data: { account_id, dataset, scope, page: command.page, hash, rows: command.rows, observed_at } }];
+    return [
+      {
+        type: 'PageObserved',
+        data: { account_id, dataset, scope, page: command.page, hash, rows: command.rows, observed_at },
+      },
+    ];
   }
-  if (!Number.isInteger(command.pages) || command.pages < 0) throw new DomainError('invalid', `pages: ${command.pages} is not a page count`);
+  if (!Number.isInteger(command.pages) || command.pages < 0)
+    throw new DomainError('invalid', `pages: ${command.pages} is not a page count`);
   if (command.pages === state.pages) return [];
   return [{ type: 'SyncCompleted', data: { account_id, dataset, scope, pages: command.pages, observed_at } }];
 }
 
-export const observationDecider: Decider<ObservationCommand, ObservationState, ObservationEvent> = { aggregate: 'observation', initialState, evolve, decide };
+export const observationDecider: Decider<ObservationCommand, ObservationState, ObservationEvent> = {
+  aggregate: 'observation',
+  initialState,
+  evolve,
+  decide,
+};

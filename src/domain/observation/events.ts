@@ -31,4 +31,5 @@ export type ObservationKey = z.infer<typeof ObservationKey>;
 export type PageObserved = z.infer<typeof PageObserved>;
 export type SyncCompleted = z.infer<typeof SyncCompleted>;
 
-export type ObservationEvent = { type: 'PageObserved'; data: PageObserved } | { type: 'SyncCompleted'; data: SyncCompleted };
+export type ObservationEvent =
+  { type: 'PageObserved'; data: PageObserved } | { type: 'SyncCompleted'; data: SyncCompleted };

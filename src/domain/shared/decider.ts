@@ -14,7 +14,11 @@ export interface Decider<Command, State, Event extends DomainEvent> {
   decide: (command: Command, state: State) => Event[];
 }
 
-export function fold<State, Event>(evolve: (s: State, e: Event) => State, initial: State, events: Iterable<Event>): State {
+export function fold<State, Event>(
+  evolve: (s: State, e: Event) => State,
+  initial: State,
+  events: Iterable<Event>,
+): State {
   let state = initial;
   for (const e of events) state = evolve(state, e);
   return state;

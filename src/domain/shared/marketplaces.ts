@@ -10,7 +10,14 @@ export interface Marketplace {
   timeZone: string;
 }
 
-const row = (id: string, name: string, countryCode: string, domainName: string, currency: string, timeZone: string): Marketplace => ({
+const row = (
+  id: string,
+  name: string,
+  countryCode: string,
+  domainName: string,
+  currency: string,
+  timeZone: string,
+): Marketplace => ({
   id,
   name,
   countryCode,

@@ -20,14 +20,30 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
     case 'IssueApiToken':
       if (!state.registered) throw new DomainError('invalid', `user ${command.user_id}: no such user`);
       if (state.tokens.has(command.token_id)) return [];
-      return [{ type: 'ApiTokenIssued', data: { user_id: command.user_id, token_id: command.token_id, token_hash: command.token_hash, label: command.label } }];
+      return [
+        {
+          type: 'ApiTokenIssued',
+          data: {
+            user_id: command.user_id,
+            token_id: command.token_id,
+            token_hash: command.token_hash,
+            label: command.label,
+          },
+        },
+      ];
     case 'RevokeApiToken': {
       const token = state.tokens.get(command.token_id);
-      if (!token) throw new DomainError('invalid', `token ${command.token_id}: no such token for user ${command.user_id}`);
+      if (!token)
+        throw new DomainError('invalid', `token ${command.token_id}: no such token for user ${command.user_id}`);
       if (token.revoked) return [];
       return [{ type: 'ApiTokenRevoked', data: { user_id: command.user_id, token_id: command.token_id } }];
     }
   }
 }
 
-export const userDecider: Decider<UserCommand, UserState, UserEvent> = { aggregate: 'user', initialState, evolve, decide };
+export const userDecider: Decider<UserCommand, UserState, UserEvent> = {
+  aggregate: 'user',
+  initialState,
+  evolve,
+  decide,
+};

@@ -14,10 +14,15 @@ export function evolve(state: UserState, event: UserEvent): UserState {
     case 'UserRegistered':
       return { ...state, registered: true, name: event.data.name };
     case 'ApiTokenIssued':
-      return { ...state, tokens: new Map(state.tokens).set(event.data.token_id, { revoked: false, token_hash: event.data.token_hash }) };
+      return {
+        ...state,
+        tokens: new Map(state.tokens).set(event.data.token_id, { revoked: false, token_hash: event.data.token_hash }),
+      };
     case 'ApiTokenRevoked': {
       const prior = state.tokens.get(event.data.token_id);
-      return prior ? { ...state, tokens: new Map(state.tokens).set(event.data.token_id, { ...prior, revoked: true }) } : state;
+      return prior
+        ? { ...state, tokens: new Map(state.tokens).set(event.data.token_id, { ...prior, revoked: true }) }
+        : state;
     }
   }
 }

@@ -14,7 +14,10 @@ export const reportConfigurationSchema = z.object({
   reportTypeId: z.string(),
   timeUnit: z.enum(['DAILY', 'SUMMARY']),
   format: z.literal('GZIP_JSON'),
-  filters: z.array(z.object({ field: z.string(), values: z.array(z.string()) })).nullable().optional(),
+  filters: z
+    .array(z.object({ field: z.string(), values: z.array(z.string()) }))
+    .nullable()
+    .optional(),
 });
 export type ReportConfiguration = z.infer<typeof reportConfigurationSchema>;
 
@@ -65,8 +68,16 @@ export type SpCampaignDailyRow = z.infer<typeof spCampaignDailyRowSchema>;
 
 /** The columns the campaign metrics sync asks for. */
 export const SP_CAMPAIGN_DAILY_COLUMNS = [
-  'date', 'campaignId', 'campaignName', 'campaignStatus', 'campaignBudgetAmount',
-  'impressions', 'clicks', 'cost', 'sales7d', 'purchases7d',
+  'date',
+  'campaignId',
+  'campaignName',
+  'campaignStatus',
+  'campaignBudgetAmount',
+  'impressions',
+  'clicks',
+  'cost',
+  'sales7d',
+  'purchases7d',
 ] as const;
 
 /**
@@ -93,8 +104,18 @@ export type SpTargetingDailyRow = z.infer<typeof spTargetingDailyRowSchema>;
 
 /** The columns the targeting metrics sync asks for. */
 export const SP_TARGETING_DAILY_COLUMNS = [
-  'date', 'campaignId', 'adGroupId', 'keywordId', 'targeting', 'keywordType', 'matchType',
-  'impressions', 'clicks', 'cost', 'sales7d', 'purchases7d',
+  'date',
+  'campaignId',
+  'adGroupId',
+  'keywordId',
+  'targeting',
+  'keywordType',
+  'matchType',
+  'impressions',
+  'clicks',
+  'cost',
+  'sales7d',
+  'purchases7d',
 ] as const;
 
 /** The longest window one spCampaigns or spTargeting report may cover, in days. */

@@ -24,25 +24,51 @@ export function createAdsReportingClient(call: AdsCall, http: Http): AdsReportin
   return {
     async createReport(profileId, request) {
       try {
-        const report = await call({ method: 'POST', path: '/reporting/reports', profileId, mediaType: REPORT_MEDIA_TYPE, json: request, schema: reportSchema });
+        const report = await call({
+          method: 'POST',
+          path: '/reporting/reports',
+          profileId,
+          mediaType: REPORT_MEDIA_TYPE,
+          json: request,
+          schema: reportSchema,
+        });
         return { reportId: report.reportId, duplicate: false };
       } catch (error) {
-        const existing = error instanceof MarketplaceError && error.status === 425 ? DUPLICATE.exec(error.message)?.[1] : undefined;
+        const existing =
+          error instanceof MarketplaceError && error.status === 425 ? DUPLICATE.exec(error.message)?.[1] : undefined;
         if (!existing) throw error;
         return { reportId: existing, duplicate: true };
       }
     },
     getReport: (profileId, reportId) =>
-      call({ method: 'GET', path: `/reporting/reports/${encodeURIComponent(reportId)}`, profileId, mediaType: REPORT_MEDIA_TYPE, schema: reportSchema }),
+      call({
+        method: 'GET',
+        path: `/reporting/reports/${encodeURIComponent(reportId)}`,
+        profileId,
+        mediaType: REPORT_MEDIA_TYPE,
+        schema: reportSchema,
+      }),
     async downloadReport(url) {
-      const bytes = await http({ api: 'ads report download', method: 'GET', url, responseType: 'bytes', schema: z.instanceof(Buffer) });
+      const bytes = await http({
+        api: 'ads report download',
+        method: 'GET',
+        url,
+        responseType: 'bytes',
+        schema: z.instanceof(Buffer),
+      });
       let rows: unknown;
       try {
         rows = JSON.parse(gunzipSync(bytes).toString('utf8'));
       } catch {
         rows = undefined;
       }
-      if (!Array.isArray(rows)) throw new MarketplaceError({ status: 200, code: 'invalid_response', message: 'ads report document: not gzip-compressed JSON rows', retryable: false });
+      if (!Array.isArray(rows))
+        throw new MarketplaceError({
+          status: 200,
+          code: 'invalid_response',
+          message: 'ads report document: not gzip-compressed JSON rows',
+          retryable: false,
+        });
       return rows;
     },
   };

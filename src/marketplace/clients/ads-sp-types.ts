@@ -4,7 +4,15 @@ import { z } from 'zod';
 // schemas are loose: the provider adds fields over time, and observed entities are kept with
 // every key they came with. Money (budgets, bids) is in major units of the profile currency.
 
-export const ENTITY_STATES = ['ENABLED', 'PAUSED', 'ARCHIVED', 'ENABLING', 'PROPOSED', 'USER_DELETED', 'OTHER'] as const;
+export const ENTITY_STATES = [
+  'ENABLED',
+  'PAUSED',
+  'ARCHIVED',
+  'ENABLING',
+  'PROPOSED',
+  'USER_DELETED',
+  'OTHER',
+] as const;
 export const entityStateSchema = z.enum(ENTITY_STATES);
 export type EntityState = z.infer<typeof entityStateSchema>;
 
@@ -113,15 +121,96 @@ export type SpCampaignNegativeTargetingClause = z.infer<typeof campaignNegativeT
  * The provider's own spelling is kept, irregular plural of campaignNegativeTargets included.
  */
 export const SP_RESOURCES = {
-  campaigns: { mediaType: 'application/vnd.spCampaign.v3+json', key: 'campaigns', idKey: 'campaignId', idFilter: 'campaignIdFilter', successKey: 'campaign', successIdKey: 'campaignId', entityType: 'CAMPAIGN', schema: campaignSchema },
-  adGroups: { mediaType: 'application/vnd.spAdGroup.v3+json', key: 'adGroups', idKey: 'adGroupId', idFilter: 'adGroupIdFilter', successKey: 'adGroup', successIdKey: 'adGroupId', entityType: 'AD_GROUP', schema: adGroupSchema },
-  productAds: { mediaType: 'application/vnd.spProductAd.v3+json', key: 'productAds', idKey: 'adId', idFilter: 'adIdFilter', successKey: 'productAd', successIdKey: 'adId', entityType: 'PRODUCT_AD', schema: productAdSchema },
-  keywords: { mediaType: 'application/vnd.spKeyword.v3+json', key: 'keywords', idKey: 'keywordId', idFilter: 'keywordIdFilter', successKey: 'keyword', successIdKey: 'keywordId', entityType: 'KEYWORD', schema: keywordSchema },
-  targets: { mediaType: 'application/vnd.spTargetingClause.v3+json', key: 'targetingClauses', idKey: 'targetId', idFilter: 'targetIdFilter', successKey: 'targetingClause', successIdKey: 'targetId', entityType: 'TARGETING_CLAUSE', schema: targetingClauseSchema },
-  negativeKeywords: { mediaType: 'application/vnd.spNegativeKeyword.v3+json', key: 'negativeKeywords', idKey: 'keywordId', idFilter: 'negativeKeywordIdFilter', successKey: 'negativeKeyword', successIdKey: 'negativeKeywordId', entityType: 'NEGATIVE_KEYWORD', schema: negativeKeywordSchema },
-  negativeTargets: { mediaType: 'application/vnd.spNegativeTargetingClause.v3+json', key: 'negativeTargetingClauses', idKey: 'targetId', idFilter: 'negativeTargetIdFilter', successKey: 'negativeTargetingClause', successIdKey: 'targetId', entityType: 'NEGATIVE_TARGETING_CLAUSE', schema: negativeTargetingClauseSchema },
-  campaignNegativeKeywords: { mediaType: 'application/vnd.spCampaignNegativeKeyword.v3+json', key: 'campaignNegativeKeywords', idKey: 'keywordId', idFilter: 'campaignNegativeKeywordIdFilter', successKey: 'campaignNegativeKeyword', successIdKey: 'campaignNegativeKeywordId', entityType: 'CAMPAIGN_NEGATIVE_KEYWORD', schema: campaignNegativeKeywordSchema },
-  campaignNegativeTargets: { mediaType: 'application/vnd.spCampaignNegativeTargetingClause.v3+json', key: 'campaignNegativeTargetingClauses', idKey: 'targetId', idFilter: 'campaignNegativeTargetIdFilter', successKey: 'campaignNegativeTargetingClauses', successIdKey: 'campaignNegativeTargetingClauseId', entityType: 'CAMPAIGN_NEGATIVE_TARGETING_CLAUSE', schema: campaignNegativeTargetingClauseSchema },
+  campaigns: {
+    mediaType: 'application/vnd.spCampaign.v3+json',
+    key: 'campaigns',
+    idKey: 'campaignId',
+    idFilter: 'campaignIdFilter',
+    successKey: 'campaign',
+    successIdKey: 'campaignId',
+    entityType: 'CAMPAIGN',
+    schema: campaignSchema,
+  },
+  adGroups: {
+    mediaType: 'application/vnd.spAdGroup.v3+json',
+    key: 'adGroups',
+    idKey: 'adGroupId',
+    idFilter: 'adGroupIdFilter',
+    successKey: 'adGroup',
+    successIdKey: 'adGroupId',
+    entityType: 'AD_GROUP',
+    schema: adGroupSchema,
+  },
+  productAds: {
+    mediaType: 'application/vnd.spProductAd.v3+json',
+    key: 'productAds',
+    idKey: 'adId',
+    idFilter: 'adIdFilter',
+    successKey: 'productAd',
+    successIdKey: 'adId',
+    entityType: 'PRODUCT_AD',
+    schema: productAdSchema,
+  },
+  keywords: {
+    mediaType: 'application/vnd.spKeyword.v3+json',
+    key: 'keywords',
+    idKey: 'keywordId',
+    idFilter: 'keywordIdFilter',
+    successKey: 'keyword',
+    successIdKey: 'keywordId',
+    entityType: 'KEYWORD',
+    schema: keywordSchema,
+  },
+  targets: {
+    mediaType: 'application/vnd.spTargetingClause.v3+json',
+    key: 'targetingClauses',
+    idKey: 'targetId',
+    idFilter: 'targetIdFilter',
+    successKey: 'targetingClause',
+    successIdKey: 'targetId',
+    entityType: 'TARGETING_CLAUSE',
+    schema: targetingClauseSchema,
+  },
+  negativeKeywords: {
+    mediaType: 'application/vnd.spNegativeKeyword.v3+json',
+    key: 'negativeKeywords',
+    idKey: 'keywordId',
+    idFilter: 'negativeKeywordIdFilter',
+    successKey: 'negativeKeyword',
+    successIdKey: 'negativeKeywordId',
+    entityType: 'NEGATIVE_KEYWORD',
+    schema: negativeKeywordSchema,
+  },
+  negativeTargets: {
+    mediaType: 'application/vnd.spNegativeTargetingClause.v3+json',
+    key: 'negativeTargetingClauses',
+    idKey: 'targetId',
+    idFilter: 'negativeTargetIdFilter',
+    successKey: 'negativeTargetingClause',
+    successIdKey: 'targetId',
+    entityType: 'NEGATIVE_TARGETING_CLAUSE',
+    schema: negativeTargetingClauseSchema,
+  },
+  campaignNegativeKeywords: {
+    mediaType: 'application/vnd.spCampaignNegativeKeyword.v3+json',
+    key: 'campaignNegativeKeywords',
+    idKey: 'keywordId',
+    idFilter: 'campaignNegativeKeywordIdFilter',
+    successKey: 'campaignNegativeKeyword',
+    successIdKey: 'campaignNegativeKeywordId',
+    entityType: 'CAMPAIGN_NEGATIVE_KEYWORD',
+    schema: campaignNegativeKeywordSchema,
+  },
+  campaignNegativeTargets: {
+    mediaType: 'application/vnd.spCampaignNegativeTargetingClause.v3+json',
+    key: 'campaignNegativeTargetingClauses',
+    idKey: 'targetId',
+    idFilter: 'campaignNegativeTargetIdFilter',
+    successKey: 'campaignNegativeTargetingClauses',
+    successIdKey: 'campaignNegativeTargetingClauseId',
+    entityType: 'CAMPAIGN_NEGATIVE_TARGETING_CLAUSE',
+    schema: campaignNegativeTargetingClauseSchema,
+  },
 } as const;
 
 export type SpResource = keyof typeof SP_RESOURCES;

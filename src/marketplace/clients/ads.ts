@@ -25,7 +25,14 @@ export interface AdsClient {
 
 /** One authorized ads API call: `profileId` goes out as Amazon-Advertising-API-Scope, and
  * `mediaType` (a v3 vendor type) as both Content-Type and Accept. */
-export type AdsCall = <T>(request: Omit<HttpRequest<T>, 'api' | 'url' | 'headers'> & { path: string; profileId?: string; mediaType?: string; headers?: Record<string, string> }) => Promise<T>;
+export type AdsCall = <T>(
+  request: Omit<HttpRequest<T>, 'api' | 'url' | 'headers'> & {
+    path: string;
+    profileId?: string;
+    mediaType?: string;
+    headers?: Record<string, string>;
+  },
+) => Promise<T>;
 
 export function createAdsClient(options: AdsClientOptions): AdsClient {
   const http = createHttp(options.retry);

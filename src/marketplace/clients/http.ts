@@ -113,7 +113,8 @@ async function attempt<T>(request: HttpRequest<T>, timeoutMs: number): Promise<T
   } catch (error) {
     throw transportError(where, error, timeoutMs);
   }
-  const requestId = response.headers.get('x-amzn-requestid') ?? response.headers.get('amazon-advertising-api-request-id');
+  const requestId =
+    response.headers.get('x-amzn-requestid') ?? response.headers.get('amazon-advertising-api-request-id');
   request.onAnswer?.({ status: response.status, requestId });
   const text = request.responseType === 'bytes' && response.ok ? '' : bytes.toString('utf8');
   if (!response.ok) throw answerError(where, response, text, requestId);
@@ -128,14 +129,25 @@ async function attempt<T>(request: HttpRequest<T>, timeoutMs: number): Promise<T
   const result = request.schema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw invalidResponse(where, response.status, `unexpected shape at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`, requestId, parsed);
+    throw invalidResponse(
+      where,
+      response.status,
+      `unexpected shape at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+      requestId,
+      parsed,
+    );
   }
   return result.data;
 }
 
 function transportError(where: string, error: unknown, timeoutMs: number): MarketplaceError {
   if (error instanceof DOMException && error.name === 'TimeoutError') {
-    return new MarketplaceError({ status: null, code: 'timeout', message: `${where}: no answer within ${timeoutMs} ms`, retryable: true });
+    return new MarketplaceError({
+      status: null,
+      code: 'timeout',
+      message: `${where}: no answer within ${timeoutMs} ms`,
+      retryable: true,
+    });
   }
   const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
@@ -198,8 +210,21 @@ function requestedWaitMs(headers: Headers): number | undefined {
   return rate > 0 ? 1000 / rate : undefined;
 }
 
-function invalidResponse(where: string, status: number, why: string, requestId: string | null, body: unknown): MarketplaceError {
-  return new MarketplaceError({ status, code: 'invalid_response', message: `${where}: ${why}`, retryable: false, requestId, body: Buffer.isBuffer(body) ? undefined : body });
+function invalidResponse(
+  where: string,
+  status: number,
+  why: string,
+  requestId: string | null,
+  body: unknown,
+): MarketplaceError {
+  return new MarketplaceError({
+    status,
+    code: 'invalid_response',
+    message: `${where}: ${why}`,
+    retryable: false,
+    requestId,
+    body: Buffer.isBuffer(body) ? undefined : body,
+  });
 }
 
 /** Joins an endpoint (which may carry a path prefix) and an API path. */

@@ -10,7 +10,13 @@ export type { CatalogItem } from './selling-catalog-types.js';
 export type { InventoryClient } from './selling-inventory.js';
 export type { InventorySummary } from './selling-inventory-types.js';
 export type { ListingsClient } from './selling-listings.js';
-export type { ListingIncludedData, ListingItem, ListingPatchOperation, ListingsItemPatchRequest, ListingSubmissionResponse } from './selling-listings-types.js';
+export type {
+  ListingIncludedData,
+  ListingItem,
+  ListingPatchOperation,
+  ListingsItemPatchRequest,
+  ListingSubmissionResponse,
+} from './selling-listings-types.js';
 export type { OrdersClient, OrdersWindow } from './selling-orders.js';
 export type { Order, OrderItem, OrderMoney } from './selling-orders-types.js';
 export type { DefinitionsClient } from './selling-definitions.js';

@@ -48,38 +48,79 @@ export function createReportsClient(options: ReportsClientOptions): ReportsClien
   const http = createHttp(options.retry);
   const call = <T>(request: Omit<HttpRequest<T>, 'api' | 'url' | 'headers'> & { path: string }) =>
     withAccessToken(options.lwa, options.refreshToken, (accessToken) =>
-      http({ ...request, api: 'selling API', url: endpointUrl(options.endpoint, request.path), headers: { 'x-amz-access-token': accessToken } }),
+      http({
+        ...request,
+        api: 'selling API',
+        url: endpointUrl(options.endpoint, request.path),
+        headers: { 'x-amz-access-token': accessToken },
+      }),
     );
   // presigned URLs carry their own authorization
-  const download = (url: string) => http({ api: 'report download', method: 'GET', url, responseType: 'bytes', schema: bytesSchema });
+  const download = (url: string) =>
+    http({ api: 'report download', method: 'GET', url, responseType: 'bytes', schema: bytesSchema });
   const id = encodeURIComponent;
   return {
     async createReport(specification) {
-      return (await call({ method: 'POST', path: '/reports/2021-06-30/reports', json: specification, schema: createReportResponseSchema })).reportId;
+      return (
+        await call({
+          method: 'POST',
+          path: '/reports/2021-06-30/reports',
+          json: specification,
+          schema: createReportResponseSchema,
+        })
+      ).reportId;
     },
-    getReport: (reportId) => call({ method: 'GET', path: `/reports/2021-06-30/reports/${id(reportId)}`, schema: reportSchema }),
-    getReportDocument: (documentId) => call({ method: 'GET', path: `/reports/2021-06-30/documents/${id(documentId)}`, schema: reportDocumentSchema }),
+    getReport: (reportId) =>
+      call({ method: 'GET', path: `/reports/2021-06-30/reports/${id(reportId)}`, schema: reportSchema }),
+    getReportDocument: (documentId) =>
+      call({ method: 'GET', path: `/reports/2021-06-30/documents/${id(documentId)}`, schema: reportDocumentSchema }),
     async downloadReport(document) {
       const body = await download(document.url);
       const text = (document.compressionAlgorithm === 'GZIP' ? gunzipSync(body) : body).toString('utf8');
       try {
         return JSON.parse(text);
       } catch {
-        throw new MarketplaceError({ status: 200, code: 'invalid_response', message: `report document ${document.reportDocumentId}: not JSON`, retryable: false });
+        throw new MarketplaceError({
+          status: 200,
+          code: 'invalid_response',
+          message: `report document ${document.reportDocumentId}: not JSON`,
+          retryable: false,
+        });
       }
     },
     async createQuery(query) {
-      return (await call({ method: 'POST', path: '/dataKiosk/2023-11-15/queries', json: { query }, schema: createQueryResponseSchema })).queryId;
+      return (
+        await call({
+          method: 'POST',
+          path: '/dataKiosk/2023-11-15/queries',
+          json: { query },
+          schema: createQueryResponseSchema,
+        })
+      ).queryId;
     },
-    getQuery: (queryId) => call({ method: 'GET', path: `/dataKiosk/2023-11-15/queries/${id(queryId)}`, schema: querySchema }),
-    getQueryDocument: (documentId) => call({ method: 'GET', path: `/dataKiosk/2023-11-15/documents/${id(documentId)}`, schema: dataKioskDocumentSchema }),
+    getQuery: (queryId) =>
+      call({ method: 'GET', path: `/dataKiosk/2023-11-15/queries/${id(queryId)}`, schema: querySchema }),
+    getQueryDocument: (documentId) =>
+      call({
+        method: 'GET',
+        path: `/dataKiosk/2023-11-15/documents/${id(documentId)}`,
+        schema: dataKioskDocumentSchema,
+      }),
     async downloadQueryDocument(document) {
       // fetch undoes a Content-Encoding itself
-      const lines = (await download(document.documentUrl)).toString('utf8').split('\n').filter((line) => line.trim() !== '');
+      const lines = (await download(document.documentUrl))
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '');
       try {
         return lines.map((line) => JSON.parse(line) as unknown);
       } catch {
-        throw new MarketplaceError({ status: 200, code: 'invalid_response', message: `Data Kiosk document ${document.documentId}: a line is not JSON`, retryable: false });
+        throw new MarketplaceError({
+          status: 200,
+          code: 'invalid_response',
+          message: `Data Kiosk document ${document.documentId}: a line is not JSON`,
+          retryable: false,
+        });
       }
     },
   };

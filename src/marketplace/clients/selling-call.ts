@@ -6,7 +6,9 @@ import type { HttpRequest } from './http.js';
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 
 /** One authorized selling API call; `query` values that are arrays go out comma-delimited. */
-export type SellingCall = <T>(request: Omit<HttpRequest<T>, 'api' | 'url' | 'headers'> & { path: string; query?: Record<string, QueryValue> }) => Promise<T>;
+export type SellingCall = <T>(
+  request: Omit<HttpRequest<T>, 'api' | 'url' | 'headers'> & { path: string; query?: Record<string, QueryValue> },
+) => Promise<T>;
 
 export function queryString(query: Record<string, QueryValue> = {}): string {
   const params = new URLSearchParams();
@@ -19,7 +21,9 @@ export function queryString(query: Record<string, QueryValue> = {}): string {
 }
 
 /** Pages of a token-paged list: `fetch(token)` returns one page's rows and the next token. */
-export async function* pages<Row>(fetch: (token: string | undefined) => Promise<{ rows: Row[]; next: string | undefined }>): AsyncIterable<Row[]> {
+export async function* pages<Row>(
+  fetch: (token: string | undefined) => Promise<{ rows: Row[]; next: string | undefined }>,
+): AsyncIterable<Row[]> {
   let token: string | undefined;
   do {
     const page = await fetch(token);

@@ -8,9 +8,13 @@ export const catalogIdentifierSchema = z.looseObject({ identifierType: z.string(
 export const catalogItemSchema = z.looseObject({
   asin: z.string(),
   attributes: z.record(z.string(), z.array(z.unknown())).optional(),
-  identifiers: z.array(z.looseObject({ marketplaceId: z.string(), identifiers: z.array(catalogIdentifierSchema) })).optional(),
+  identifiers: z
+    .array(z.looseObject({ marketplaceId: z.string(), identifiers: z.array(catalogIdentifierSchema) }))
+    .optional(),
   productTypes: z.array(z.looseObject({ marketplaceId: z.string(), productType: z.string().optional() })).optional(),
-  summaries: z.array(z.looseObject({ marketplaceId: z.string(), itemName: z.string().optional(), brand: z.string().optional() })).optional(),
+  summaries: z
+    .array(z.looseObject({ marketplaceId: z.string(), itemName: z.string().optional(), brand: z.string().optional() }))
+    .optional(),
 });
 export type CatalogItem = z.infer<typeof catalogItemSchema>;
 
@@ -20,5 +24,16 @@ export const catalogSearchResultsSchema = z.looseObject({
   items: z.array(catalogItemSchema),
 });
 
-export const CATALOG_INCLUDED_DATA = ['attributes', 'classifications', 'dimensions', 'identifiers', 'images', 'productTypes', 'relationships', 'salesRanks', 'summaries', 'vendorDetails'] as const;
+export const CATALOG_INCLUDED_DATA = [
+  'attributes',
+  'classifications',
+  'dimensions',
+  'identifiers',
+  'images',
+  'productTypes',
+  'relationships',
+  'salesRanks',
+  'summaries',
+  'vendorDetails',
+] as const;
 export type CatalogIncludedData = (typeof CATALOG_INCLUDED_DATA)[number];

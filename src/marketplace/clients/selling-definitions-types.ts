@@ -14,17 +14,30 @@ export const productTypeDefinitionSchema = z.looseObject({
   schema: schemaLinkSchema,
   requirements: z.enum(['LISTING', 'LISTING_PRODUCT_ONLY', 'LISTING_OFFER_ONLY']),
   requirementsEnforced: z.enum(['ENFORCED', 'NOT_ENFORCED']),
-  propertyGroups: z.record(z.string(), z.looseObject({ title: z.string().optional(), description: z.string().optional(), propertyNames: z.array(z.string()).optional() })),
+  propertyGroups: z.record(
+    z.string(),
+    z.looseObject({
+      title: z.string().optional(),
+      description: z.string().optional(),
+      propertyNames: z.array(z.string()).optional(),
+    }),
+  ),
   locale: z.string(),
   marketplaceIds: z.array(z.string()),
   productType: z.string(),
   displayName: z.string(),
-  productTypeVersion: z.looseObject({ version: z.string(), latest: z.boolean(), releaseCandidate: z.boolean().optional() }),
+  productTypeVersion: z.looseObject({
+    version: z.string(),
+    latest: z.boolean(),
+    releaseCandidate: z.boolean().optional(),
+  }),
 });
 export type ProductTypeDefinition = z.infer<typeof productTypeDefinitionSchema>;
 
 export const productTypeListSchema = z.looseObject({
-  productTypes: z.array(z.looseObject({ name: z.string(), displayName: z.string(), marketplaceIds: z.array(z.string()) })),
+  productTypes: z.array(
+    z.looseObject({ name: z.string(), displayName: z.string(), marketplaceIds: z.array(z.string()) }),
+  ),
   productTypeVersion: z.string(),
 });
 export type ProductTypeList = z.infer<typeof productTypeListSchema>;

@@ -13,7 +13,13 @@ export function createInventoryClient(call: SellingCall): InventoryClient {
         const response = await call({
           method: 'GET',
           path: '/fba/inventory/v1/summaries',
-          query: { details: true, granularityType: 'Marketplace', granularityId: marketplaceId, marketplaceIds: [marketplaceId], nextToken },
+          query: {
+            details: true,
+            granularityType: 'Marketplace',
+            granularityId: marketplaceId,
+            marketplaceIds: [marketplaceId],
+            nextToken,
+          },
           schema: getInventorySummariesResponseSchema,
         });
         return { rows: response.payload.inventorySummaries, next: response.pagination?.nextToken };

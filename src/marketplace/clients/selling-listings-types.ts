@@ -41,7 +41,9 @@ export const listingItemSchema = z.looseObject({
   attributes: z.record(z.string(), z.array(z.unknown())).optional(),
   issues: z.array(listingIssueSchema).optional(),
   offers: z.array(listingOfferSchema).optional(),
-  fulfillmentAvailability: z.array(z.looseObject({ fulfillmentChannelCode: z.string(), quantity: z.number().int().optional() })).optional(),
+  fulfillmentAvailability: z
+    .array(z.looseObject({ fulfillmentChannelCode: z.string(), quantity: z.number().int().optional() }))
+    .optional(),
 });
 export type ListingItem = z.infer<typeof listingItemSchema>;
 
@@ -51,7 +53,16 @@ export const listingSearchResultsSchema = z.looseObject({
   items: z.array(listingItemSchema),
 });
 
-export const LISTING_INCLUDED_DATA = ['summaries', 'attributes', 'issues', 'offers', 'fulfillmentAvailability', 'procurement', 'relationships', 'productTypes'] as const;
+export const LISTING_INCLUDED_DATA = [
+  'summaries',
+  'attributes',
+  'issues',
+  'offers',
+  'fulfillmentAvailability',
+  'procurement',
+  'relationships',
+  'productTypes',
+] as const;
 export type ListingIncludedData = (typeof LISTING_INCLUDED_DATA)[number];
 
 export interface ListingPatchOperation {

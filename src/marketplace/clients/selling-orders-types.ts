@@ -35,5 +35,9 @@ export const orderItemSchema = z.looseObject({
 export type OrderItem = z.infer<typeof orderItemSchema>;
 
 export const getOrderItemsResponseSchema = z.looseObject({
-  payload: z.looseObject({ AmazonOrderId: z.string(), OrderItems: z.array(orderItemSchema), NextToken: z.string().optional() }),
+  payload: z.looseObject({
+    AmazonOrderId: z.string(),
+    OrderItems: z.array(orderItemSchema),
+    NextToken: z.string().optional(),
+  }),
 });

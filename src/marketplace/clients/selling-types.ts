@@ -30,7 +30,9 @@ export const marketplaceParticipationSchema = z.object({
 });
 export type MarketplaceParticipation = z.infer<typeof marketplaceParticipationSchema>;
 
-export const getMarketplaceParticipationsResponseSchema = z.object({ payload: z.array(marketplaceParticipationSchema) });
+export const getMarketplaceParticipationsResponseSchema = z.object({
+  payload: z.array(marketplaceParticipationSchema),
+});
 export type GetMarketplaceParticipationsResponse = z.infer<typeof getMarketplaceParticipationsResponseSchema>;
 
 export const addressSchema = z.object({
@@ -44,8 +46,14 @@ export const addressSchema = z.object({
 export type Address = z.infer<typeof addressSchema>;
 
 export const BUSINESS_TYPES = [
-  'CHARITY', 'CRAFTSMAN', 'NATURAL_PERSON_COMPANY', 'PUBLIC_LISTED', 'PRIVATE_LIMITED', 'SOLE_PROPRIETORSHIP',
-  'STATE_OWNED', 'INDIVIDUAL',
+  'CHARITY',
+  'CRAFTSMAN',
+  'NATURAL_PERSON_COMPANY',
+  'PUBLIC_LISTED',
+  'PRIVATE_LIMITED',
+  'SOLE_PROPRIETORSHIP',
+  'STATE_OWNED',
+  'INDIVIDUAL',
 ] as const;
 
 export const accountSchema = z.object({
@@ -66,7 +74,9 @@ export const accountSchema = z.object({
       nonLatinName: z.string().optional(),
     })
     .optional(),
-  primaryContact: z.object({ name: z.string(), address: addressSchema, nonLatinName: z.string().optional() }).optional(),
+  primaryContact: z
+    .object({ name: z.string(), address: addressSchema, nonLatinName: z.string().optional() })
+    .optional(),
 });
 export type Account = z.infer<typeof accountSchema>;
 

@@ -27,17 +27,21 @@ export type FailureClass = 'throttled' | 'server' | 'rejected';
 export function failureBody(api: Api, failure: FailureClass, status: number): unknown {
   switch (api) {
     case 'selling':
-      if (failure === 'throttled') return sellingError('QuotaExceeded', 'You exceeded your quota for the requested resource.');
-      if (failure === 'rejected') return sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.');
+      if (failure === 'throttled')
+        return sellingError('QuotaExceeded', 'You exceeded your quota for the requested resource.');
+      if (failure === 'rejected')
+        return sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.');
       return status === 503
         ? sellingError('ServiceUnavailable', 'Service is temporarily unavailable. Please try again.')
         : sellingError('InternalFailure', 'We encountered an internal error. Please try again.');
     case 'ads':
-      if (failure === 'throttled') return adsError('THROTTLED', 'Too many requests; retry after the Retry-After delay.');
+      if (failure === 'throttled')
+        return adsError('THROTTLED', 'Too many requests; retry after the Retry-After delay.');
       if (failure === 'rejected') return adsError('INVALID_ARGUMENT', 'The request was rejected as invalid.');
       return adsError('INTERNAL_ERROR', 'Internal server error.');
     case 'lwa':
-      if (failure === 'rejected') return lwaError('invalid_request', 'The request is missing a required parameter or is otherwise malformed.');
+      if (failure === 'rejected')
+        return lwaError('invalid_request', 'The request is missing a required parameter or is otherwise malformed.');
       return lwaError('server_error', 'The authorization server encountered an unexpected condition.');
   }
 }

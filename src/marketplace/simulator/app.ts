@@ -41,7 +41,11 @@ export interface MarketplaceEndpoints {
 }
 
 /** Where a simulator listening at `baseUrl` serves each API. */
-export const endpointsAt = (baseUrl: string): MarketplaceEndpoints => ({ sellingApiUrl: baseUrl, adsApiUrl: baseUrl, lwaTokenUrl: `${baseUrl}/auth/o2/token` });
+export const endpointsAt = (baseUrl: string): MarketplaceEndpoints => ({
+  sellingApiUrl: baseUrl,
+  adsApiUrl: baseUrl,
+  lwaTokenUrl: `${baseUrl}/auth/o2/token`,
+});
 
 export interface Simulator {
   app: FastifyInstance;
@@ -69,7 +73,9 @@ export interface Simulator {
 function registerLatency(app: FastifyInstance, initialMs: number): void {
   let latency = { ms: initialMs, when: 'before' as 'before' | 'after' };
   const wait = (request: { url: string }, when: 'before' | 'after') =>
-    latency.ms > 0 && latency.when === when && !request.url.startsWith('/_sim/') ? new Promise((resolve) => setTimeout(resolve, latency.ms)) : undefined;
+    latency.ms > 0 && latency.when === when && !request.url.startsWith('/_sim/')
+      ? new Promise((resolve) => setTimeout(resolve, latency.ms))
+      : undefined;
   app.addHook('onRequest', async (request) => {
     await wait(request, 'before');
   });
@@ -78,7 +84,9 @@ function registerLatency(app: FastifyInstance, initialMs: number): void {
     return payload;
   });
   app.put('/_sim/latency', async (request, reply) => {
-    const parsed = z.strictObject({ ms: z.number().int().min(0).max(60_000), when: z.enum(['before', 'after']).default('before') }).safeParse(request.body);
+    const parsed = z
+      .strictObject({ ms: z.number().int().min(0).max(60_000), when: z.enum(['before', 'after']).default('before') })
+      .safeParse(request.body);
     if (!parsed.success) return reply.code(400).send({ error: 'invalid_latency', issues: parsed.error.issues });
     latency = parsed.data;
     return latency;
@@ -118,7 +126,14 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerProfiles(app, seller, tokens);
   registerSponsoredAds(app, { seller, catalog, tokens, now: options.now ?? Date.now });
   registerVendor(app, vendor, tokens);
-  registerReports(app, { seed: options.seed ?? 42, catalog, vendor, merchantId: seller.merchantId, tokens, now: options.now ?? Date.now });
+  registerReports(app, {
+    seed: options.seed ?? 42,
+    catalog,
+    vendor,
+    merchantId: seller.merchantId,
+    tokens,
+    now: options.now ?? Date.now,
+  });
 
   let baseUrl: string | undefined;
   return {

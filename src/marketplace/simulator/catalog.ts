@@ -134,7 +134,16 @@ export function formatAmount(minor: number, currency: string): string {
   return digits === 0 ? String(minor) : (minor / 10 ** digits).toFixed(digits);
 }
 
-const PRODUCT_TYPES = ['HOME', 'KITCHEN', 'OFFICE_PRODUCTS', 'PET_SUPPLIES', 'SPORTING_GOODS', 'TOY_FIGURE', 'LUGGAGE', 'DRINKING_CUP'];
+const PRODUCT_TYPES = [
+  'HOME',
+  'KITCHEN',
+  'OFFICE_PRODUCTS',
+  'PET_SUPPLIES',
+  'SPORTING_GOODS',
+  'TOY_FIGURE',
+  'LUGGAGE',
+  'DRINKING_CUP',
+];
 const NOUNS: Readonly<Record<string, readonly string[]>> = {
   HOME: ['Storage Basket', 'Throw Blanket', 'Candle Set', 'Picture Frame'],
   KITCHEN: ['Cutting Board', 'Chef Knife', 'Spice Rack', 'Mixing Bowls'],
@@ -163,7 +172,8 @@ const CREATED_SPAN_DAYS = 540;
 /** A generator for one (seed, stream, index), independent of every other index. Streams
  * below 16 are the catalog's; other generators of the simulator pick their own. */
 export function rngFor(seed: number, stream: number, index: number): Rng {
-  let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(stream + 1, 0xc2b2ae35) ^ Math.imul(index + 1, 0x27d4eb2f);
+  let h =
+    Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(stream + 1, 0xc2b2ae35) ^ Math.imul(index + 1, 0x27d4eb2f);
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
   h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
   return createRng((h ^ (h >>> 16)) >>> 0);
@@ -186,7 +196,8 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
     `B0${((BigInt(product) * ASIN_MULTIPLIER + asinOffset) % ASIN_SPACE).toString(36).toUpperCase().padStart(8, '0')}`;
 
   function productAt(index: number): CatalogProduct {
-    if (!Number.isInteger(index) || index < 0 || index >= productCount) throw new RangeError(`catalog: no product ${index}`);
+    if (!Number.isInteger(index) || index < 0 || index >= productCount)
+      throw new RangeError(`catalog: no product ${index}`);
     const rng = rngFor(seed, STREAM_PRODUCT, index);
     const productType = rng.pick(PRODUCT_TYPES);
     const brand = rng.pick(BRANDS);
@@ -197,7 +208,8 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
   }
 
   function listingAt(index: number): SimListing {
-    if (!Number.isInteger(index) || index < 0 || index >= listingCount) throw new RangeError(`catalog: no listing ${index}`);
+    if (!Number.isInteger(index) || index < 0 || index >= listingCount)
+      throw new RangeError(`catalog: no listing ${index}`);
     const block = Math.floor(index / BLOCK);
     const slot = SLOTS[index % BLOCK]!;
     const product = productAt(block * PRODUCTS_PER_BLOCK + slot.product);
@@ -208,10 +220,20 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
     const skuRng = rngFor(seed, STREAM_SKU, skuIndex);
     const rng = rngFor(seed, STREAM_LISTING, index);
     const conditionFamily: ConditionFamily =
-      slot.sku === 1 ? SECOND_CONDITION[block % SECOND_CONDITION.length]! : skuRng.next() < 0.9 ? 'new' : skuRng.pick(['used', 'refurbished'] as const);
-    const conditionType = conditionFamily === 'new' ? (skuRng.next() < 0.85 ? 'new_new' : skuRng.pick(CONDITION_TOKENS.new)) : skuRng.pick(CONDITION_TOKENS[conditionFamily]);
+      slot.sku === 1
+        ? SECOND_CONDITION[block % SECOND_CONDITION.length]!
+        : skuRng.next() < 0.9
+          ? 'new'
+          : skuRng.pick(['used', 'refurbished'] as const);
+    const conditionType =
+      conditionFamily === 'new'
+        ? skuRng.next() < 0.85
+          ? 'new_new'
+          : skuRng.pick(CONDITION_TOKENS.new)
+        : skuRng.pick(CONDITION_TOKENS[conditionFamily]);
     const fulfillmentChannel: FulfillmentChannel = skuRng.next() < 0.6 ? 'FBA' : 'MFN';
-    const usdCents = conditionFamily === 'new' ? product.usdCents : Math.round(product.usdCents * skuRng.int(60, 85) / 100);
+    const usdCents =
+      conditionFamily === 'new' ? product.usdCents : Math.round((product.usdCents * skuRng.int(60, 85)) / 100);
     const createdAt = new Date(CREATED_FROM + skuRng.int(0, CREATED_SPAN_DAYS * 86_400 - 1) * 1000).toISOString();
     const price = localPrice(usdCents, marketplace);
     const b2bPrice = rng.next() < 0.3 ? Math.round(price * 0.95) : null;
@@ -236,7 +258,8 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
       status,
       handlingTime: mfn && rng.next() < 0.7 ? rng.int(1, 5) : null,
       shippingGroup: mfn ? `legacy-template-id-${rng.int(1, 3)}` : null,
-      restockDate: mfn && rng.next() < 0.15 ? new Date(Date.UTC(2026, 11, rng.int(1, 28))).toISOString().slice(0, 10) : null,
+      restockDate:
+        mfn && rng.next() < 0.15 ? new Date(Date.UTC(2026, 11, rng.int(1, 28))).toISOString().slice(0, 10) : null,
       createdAt,
     };
   }
@@ -277,19 +300,27 @@ export function catalogFor(seed: number, scale: Partial<Scale> = {}): Catalog {
     const match = /^B0([0-9A-Z]{8})$/.exec(asin);
     if (!match) return [];
     const code = BigInt(parseInt(match[1]!, 36));
-    const product = Number(((((code - asinOffset) % ASIN_SPACE) + ASIN_SPACE) % ASIN_SPACE * asinInverse) % ASIN_SPACE);
+    const product = Number(
+      (((((code - asinOffset) % ASIN_SPACE) + ASIN_SPACE) % ASIN_SPACE) * asinInverse) % ASIN_SPACE,
+    );
     if (product >= productCount) return [];
     const block = Math.floor(product / PRODUCTS_PER_BLOCK);
     // A partial last block may leave a product unsold.
-    return SLOTS.flatMap((s, slot) => (s.product === product % PRODUCTS_PER_BLOCK ? [block * BLOCK + slot] : [])).filter((i) => i < listingCount);
+    return SLOTS.flatMap((s, slot) =>
+      s.product === product % PRODUCTS_PER_BLOCK ? [block * BLOCK + slot] : [],
+    ).filter((i) => i < listingCount);
   }
 
   function productByAsin(asin: string): CatalogProduct | undefined {
     const [first] = listingsOfAsin(asin);
-    return first === undefined ? undefined : productAt(Math.floor(first / BLOCK) * PRODUCTS_PER_BLOCK + SLOTS[first % BLOCK]!.product);
+    return first === undefined
+      ? undefined
+      : productAt(Math.floor(first / BLOCK) * PRODUCTS_PER_BLOCK + SLOTS[first % BLOCK]!.product);
   }
 
-  const productMarketplaces = (asin: string) => [...new Set(listingsOfAsin(asin).map((i) => SLOTS[i % BLOCK]!.marketplaceId))];
+  const productMarketplaces = (asin: string) => [
+    ...new Set(listingsOfAsin(asin).map((i) => SLOTS[i % BLOCK]!.marketplaceId)),
+  ];
 
   return {
     seed,

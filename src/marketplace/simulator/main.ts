@@ -13,7 +13,10 @@ async function main(): Promise<void> {
     logger,
   });
   const baseUrl = await simulator.listen({ port: config.SIMULATOR_PORT });
-  logger.info({ baseUrl, seed: config.SIMULATOR_SEED, seller: simulator.seller.name }, 'marketplace simulator listening');
+  logger.info(
+    { baseUrl, seed: config.SIMULATOR_SEED, seller: simulator.seller.name },
+    'marketplace simulator listening',
+  );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void simulator.close().then(() => process.exit(0)));
   }

@@ -14,7 +14,18 @@ export interface FictionalSeller {
   profiles: Profile[];
 }
 
-const FIRST = ['Northwind', 'Bluebird', 'Copperleaf', 'Harbor', 'Silverline', 'Maple & Pine', 'Lakeside', 'Red Fern', 'Granite', 'Sunbeam'];
+const FIRST = [
+  'Northwind',
+  'Bluebird',
+  'Copperleaf',
+  'Harbor',
+  'Silverline',
+  'Maple & Pine',
+  'Lakeside',
+  'Red Fern',
+  'Granite',
+  'Sunbeam',
+];
 const SECOND = ['Goods', 'Supply Co.', 'Trading', 'Outfitters', 'Home', 'Essentials', 'Mercantile', 'Workshop'];
 const GIVEN = ['Avery', 'Jordan', 'Morgan', 'Riley', 'Casey', 'Quinn', 'Harper', 'Rowan'];
 const FAMILY = ['Lindqvist', 'Okafor', 'Tanaka', 'Moreau', 'Fischer', 'Alvarez', 'Novak', 'Brennan'];

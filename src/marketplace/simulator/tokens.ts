@@ -66,7 +66,9 @@ export function sellingAuth(tokens: TokenStore) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const verdict = tokens.verify(header(request, 'x-amz-access-token'), 'selling');
     if (!verdict.ok) {
-      return reply.code(403).send(sellingError('Unauthorized', 'Access to requested resource is denied.', SELLING_DETAILS[verdict.reason]));
+      return reply
+        .code(403)
+        .send(sellingError('Unauthorized', 'Access to requested resource is denied.', SELLING_DETAILS[verdict.reason]));
     }
   };
 }
@@ -77,7 +79,10 @@ export function adsAuth(tokens: TokenStore) {
     const bearer = /^Bearer (.+)$/i.exec(header(request, 'authorization') ?? '')?.[1];
     const verdict = tokens.verify(bearer, 'ads');
     const refuse = (details: string) => reply.code(401).send(adsError('UNAUTHORIZED', details, request.id));
-    if (!verdict.ok) return refuse(verdict.reason === 'expired' ? 'Access token has expired' : 'Not authorized to access this advertiser');
+    if (!verdict.ok)
+      return refuse(
+        verdict.reason === 'expired' ? 'Access token has expired' : 'Not authorized to access this advertiser',
+      );
     if (header(request, 'amazon-advertising-api-clientid') !== verdict.grant.clientId) {
       return refuse('Amazon-Advertising-API-ClientId is missing or does not match the access token');
     }

@@ -35,7 +35,14 @@ export function createFictionalVendor(seed: number, scale?: Partial<Scale>): Fic
   const vendorCode = rng.chars(5, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ');
   const entityId = `ENTITY${rng.chars(13, ALNUM)}`;
   const participations = MARKETPLACES.map((m) => ({
-    marketplace: { id: m.id, countryCode: m.countryCode, name: m.name, defaultCurrencyCode: m.currencyCode, defaultLanguageCode: m.languageCode, domainName: m.domainName },
+    marketplace: {
+      id: m.id,
+      countryCode: m.countryCode,
+      name: m.name,
+      defaultCurrencyCode: m.currencyCode,
+      defaultLanguageCode: m.languageCode,
+      domainName: m.domainName,
+    },
     participation: { isParticipating: true, hasSuspendedListings: false },
     storeName: name,
   }));
@@ -43,7 +50,16 @@ export function createFictionalVendor(seed: number, scale?: Partial<Scale>): Fic
     marketplaceParticipationList: participations,
     businessType: 'PRIVATE_LIMITED',
     sellingPlan: 'PROFESSIONAL',
-    business: { name, registeredBusinessAddress: { addressLine1: `${rng.int(10, 999)} Industrial Way`, city: 'Portland', stateOrProvinceCode: 'OR', postalCode: '97201', countryCode: 'US' } },
+    business: {
+      name,
+      registeredBusinessAddress: {
+        addressLine1: `${rng.int(10, 999)} Industrial Way`,
+        city: 'Portland',
+        stateOrProvinceCode: 'OR',
+        postalCode: '97201',
+        countryCode: 'US',
+      },
+    },
   };
   const profiles = MARKETPLACES.map((m) => ({
     profileId: rng.int(1_000_000_000_000_000, 8_999_999_999_999_999),
@@ -63,7 +79,10 @@ export function createFictionalVendor(seed: number, scale?: Partial<Scale>): Fic
     asins() {
       if (!asins) {
         const products = catalogFor(seed ^ VENDOR_SALT, scale);
-        asins = Array.from({ length: Math.min(MAX_VENDOR_ASINS, Math.ceil(products.productCount * 0.6)) }, (_, i) => products.productAt(i).asin);
+        asins = Array.from(
+          { length: Math.min(MAX_VENDOR_ASINS, Math.ceil(products.productCount * 0.6)) },
+          (_, i) => products.productAt(i).asin,
+        );
       }
       return asins;
     },

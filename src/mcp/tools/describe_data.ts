@@ -17,7 +17,10 @@ export const describeData = defineTool({
     '`coverage: true` adds, per account, whether each view has rows and the dates they span (`account` narrows to one account).',
   annotations: { title: 'Describe data views', readOnlyHint: true, openWorldHint: false },
   input: {
-    view: z.string().optional().describe(`one of ${VIEW_NAMES.join(', ')}; omit for every view's grain and the join graph`),
+    view: z
+      .string()
+      .optional()
+      .describe(`one of ${VIEW_NAMES.join(', ')}; omit for every view's grain and the join graph`),
     coverage: z.boolean().optional().describe('true adds per account whether each view has rows and over what dates'),
     account: accountArgument,
   },
@@ -28,8 +31,17 @@ export const describeData = defineTool({
     const accounts = input.coverage || input.account !== undefined ? await accountsForRead(ctx, input.account) : [];
     const body: Record<string, unknown> = def ? describeView(def, available) : overview(available);
     if (input.coverage) {
-      const coverage = await viewCoverage(ctx.db, accounts.map((a) => a.id), def ? [def] : available);
-      body.coverage = accounts.map((a) => ({ account_id: a.id, name: a.name, entity_type: a.entity_type, views: coverage.get(a.id) }));
+      const coverage = await viewCoverage(
+        ctx.db,
+        accounts.map((a) => a.id),
+        def ? [def] : available,
+      );
+      body.coverage = accounts.map((a) => ({
+        account_id: a.id,
+        name: a.name,
+        entity_type: a.entity_type,
+        views: coverage.get(a.id),
+      }));
     }
     return body;
   },
@@ -37,14 +49,21 @@ export const describeData = defineTool({
 
 function pickView(name: string, available: readonly ViewDefinition[]): ViewDefinition {
   if (!(VIEW_NAMES as readonly string[]).includes(name)) {
-    throw new DomainError('invalid', `view: unknown view '${name}'; one of ${VIEW_NAMES.join(', ')}`, { argument: 'view', views: VIEW_NAMES });
+    throw new DomainError('invalid', `view: unknown view '${name}'; one of ${VIEW_NAMES.join(', ')}`, {
+      argument: 'view',
+      views: VIEW_NAMES,
+    });
   }
   const def = available.find((d) => d.name === name);
   if (!def) {
-    throw new DomainError('invalid', `view: ${name} is not available yet; available: ${available.map((d) => d.name).join(', ') || 'none'}`, {
-      argument: 'view',
-      views: available.map((d) => d.name),
-    });
+    throw new DomainError(
+      'invalid',
+      `view: ${name} is not available yet; available: ${available.map((d) => d.name).join(', ') || 'none'}`,
+      {
+        argument: 'view',
+        views: available.map((d) => d.name),
+      },
+    );
   }
   return def;
 }
@@ -59,7 +78,9 @@ interface JoinEdge {
 /** Joins declared by any available view to another available one. */
 function joinGraph(available: readonly ViewDefinition[]): JoinEdge[] {
   const names = new Set(available.map((d) => d.name));
-  return available.flatMap((d) => d.joins.filter((j) => names.has(j.view)).map((j) => ({ from: d.name, to: j.view, on: j.on, fan_out: j.fanOut })));
+  return available.flatMap((d) =>
+    d.joins.filter((j) => names.has(j.view)).map((j) => ({ from: d.name, to: j.view, on: j.on, fan_out: j.fanOut })),
+  );
 }
 
 function overview(available: readonly ViewDefinition[]) {
@@ -72,13 +93,23 @@ function overview(available: readonly ViewDefinition[]) {
 function describeView(def: ViewDefinition, available: readonly ViewDefinition[]) {
   // joins declared on either side, seen from this view
   const joins = joinGraph(available).flatMap((e) =>
-    e.from === def.name ? [{ view: e.to, on: e.on, fan_out: e.fan_out }] : e.to === def.name ? [{ view: e.from, on: e.on, fan_out: e.fan_out }] : [],
+    e.from === def.name
+      ? [{ view: e.to, on: e.on, fan_out: e.fan_out }]
+      : e.to === def.name
+        ? [{ view: e.from, on: e.on, fan_out: e.fan_out }]
+        : [],
   );
   return {
     view: def.name,
     audience: def.audience,
     grain: def.grain,
-    columns: def.columns.map((c) => ({ name: c.name, type: c.type, unit: c.unit, nullable: c.nullable, description: c.description })),
+    columns: def.columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      unit: c.unit,
+      nullable: c.nullable,
+      description: c.description,
+    })),
     freshness: def.freshness,
     date_column: def.dateColumn,
     joins,

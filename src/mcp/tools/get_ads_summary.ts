@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { profileTotals, type Totals } from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
-import { coveredProfiles, figures, freshnessOf, profileKey, SALES_NOTE, windowsOf, type CoveredProfile } from '../ads.js';
+import {
+  coveredProfiles,
+  figures,
+  freshnessOf,
+  profileKey,
+  SALES_NOTE,
+  windowsOf,
+  type CoveredProfile,
+} from '../ads.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool } from '../tool.js';
 import { previousWindow, sinceArgument, untilArgument } from '../window.js';
@@ -18,7 +26,10 @@ export const getAdsSummary = defineTool({
     since: sinceArgument,
     until: untilArgument,
     marketplace_id: marketplaceIdArgument,
-    compare_to_previous: z.boolean().default(false).describe('add a `previous` block over the window of the same length just before'),
+    compare_to_previous: z
+      .boolean()
+      .default(false)
+      .describe('add a `previous` block over the window of the same length just before'),
     account: accountArgument,
   },
   async handler(input, ctx) {
@@ -26,7 +37,8 @@ export const getAdsSummary = defineTool({
     const current = await profileTotals(ctx.db, windowsOf(covered));
     const earlier = input.compare_to_previous ? covered.map((c) => ({ ...c, window: previousWindow(c.window) })) : null;
     const previous = earlier ? await profileTotals(ctx.db, windowsOf(earlier)) : null;
-    const totalsOf = (totals: Map<string, Totals>, c: CoveredProfile) => figures(totals.get(profileKey(c.account.id, c.profile.provider_profile_id)) ?? ZERO);
+    const totalsOf = (totals: Map<string, Totals>, c: CoveredProfile) =>
+      figures(totals.get(profileKey(c.account.id, c.profile.provider_profile_id)) ?? ZERO);
     return {
       rows: covered.map((c, i) => ({
         account_id: c.account.id,
@@ -39,7 +51,9 @@ export const getAdsSummary = defineTool({
         since: c.window.first,
         until: c.window.last,
         ...totalsOf(current, c),
-        ...(previous && earlier ? { previous: { since: earlier[i]!.window.first, until: earlier[i]!.window.last, ...totalsOf(previous, c) } } : {}),
+        ...(previous && earlier
+          ? { previous: { since: earlier[i]!.window.first, until: earlier[i]!.window.last, ...totalsOf(previous, c) } }
+          : {}),
       })),
       freshness: await freshnessOf(ctx, covered, 'campaigns'),
     };

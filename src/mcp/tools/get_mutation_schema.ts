@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { ACTIONS, allowedActions, DERIVED_FIELDS, payloadSchema, TARGET_TYPES } from '../../domain/mutation/payloads.js';
+import {
+  ACTIONS,
+  allowedActions,
+  DERIVED_FIELDS,
+  payloadSchema,
+  TARGET_TYPES,
+} from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { defineTool } from '../tool.js';
 
@@ -18,12 +24,23 @@ export const getMutationSchema = defineTool({
     const schema = payloadSchema(target_type, action);
     if (!schema) {
       const allowed = allowedActions(target_type);
-      const takes = allowed.length ? `a ${target_type} target takes ${allowed.join(', ')}` : `a ${target_type} target takes none of these actions (it names a connection for catalog operations)`;
-      throw new DomainError('invalid', `action: ${action} does not apply to a ${target_type} target; ${takes}`, { argument: 'action', allowed_actions: allowed });
+      const takes = allowed.length
+        ? `a ${target_type} target takes ${allowed.join(', ')}`
+        : `a ${target_type} target takes none of these actions (it names a connection for catalog operations)`;
+      throw new DomainError('invalid', `action: ${action} does not apply to a ${target_type} target; ${takes}`, {
+        argument: 'action',
+        allowed_actions: allowed,
+      });
     }
-    const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown> & { properties?: Record<string, unknown> };
+    const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<
+      string,
+      unknown
+    > & { properties?: Record<string, unknown> };
     const derived = DERIVED_FIELDS.filter((f) => f in (json.properties ?? {}));
-    const money = target_type === 'Listing' ? "as the product type definition's values (for example purchasable_offer amounts in major units with their currency)" : 'major units of the profile currency';
+    const money =
+      target_type === 'Listing'
+        ? "as the product type definition's values (for example purchasable_offer amounts in major units with their currency)"
+        : 'major units of the profile currency';
     return { target_type, action, money, derived, schema: json };
   },
 });

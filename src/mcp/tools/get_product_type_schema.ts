@@ -20,19 +20,40 @@ export const getProductTypeSchema = defineTool({
       .string()
       .trim()
       .toUpperCase()
-      .regex(/^[A-Z0-9_]{1,100}$/, 'a product type name such as PRODUCT, LUGGAGE or SHIRT (letters, digits, underscores)')
+      .regex(
+        /^[A-Z0-9_]{1,100}$/,
+        'a product type name such as PRODUCT, LUGGAGE or SHIRT (letters, digits, underscores)',
+      )
       .describe('the product type, e.g. PRODUCT, LUGGAGE, SHIRT (see product_type in list_listings)'),
-    marketplace_id: marketplaceIdArgument.describe("a marketplace id; default: the account's first participating marketplace"),
-    account: accountArgument.describe('an account id from connection_status; default: your first account with a selling connection'),
+    marketplace_id: marketplaceIdArgument.describe(
+      "a marketplace id; default: the account's first participating marketplace",
+    ),
+    account: accountArgument.describe(
+      'an account id from connection_status; default: your first account with a selling connection',
+    ),
   },
   async handler(input, ctx) {
     const [account] = await sellingAccountsForRead(ctx, input.account);
     if (!account) throw new DomainError('not_connected', 'none of your accounts has a selling connection');
-    const marketplaceId = input.marketplace_id ?? account.selling!.marketplaces.find((m) => m.participating)?.marketplace_id;
-    if (!marketplaceId) throw new DomainError('not_connected', `account ${account.id} (${account.name}) participates in no marketplace yet; pass marketplace_id`, { account: account.id });
+    const marketplaceId =
+      input.marketplace_id ?? account.selling!.marketplaces.find((m) => m.participating)?.marketplace_id;
+    if (!marketplaceId)
+      throw new DomainError(
+        'not_connected',
+        `account ${account.id} (${account.name}) participates in no marketplace yet; pass marketplace_id`,
+        { account: account.id },
+      );
     const refreshToken = ctx.marketplace?.sellingRefreshToken;
-    if (!ctx.marketplace || !refreshToken) throw new DomainError('not_connected', 'the service has no selling credentials to call the marketplace with');
-    const { definition, schema, fetched_at } = await productTypeSchema(ctx.db, ctx.marketplace, refreshToken, input.product_type, marketplaceId, ctx.now());
+    if (!ctx.marketplace || !refreshToken)
+      throw new DomainError('not_connected', 'the service has no selling credentials to call the marketplace with');
+    const { definition, schema, fetched_at } = await productTypeSchema(
+      ctx.db,
+      ctx.marketplace,
+      refreshToken,
+      input.product_type,
+      marketplaceId,
+      ctx.now(),
+    );
     return {
       product_type: definition.productType,
       marketplace_id: marketplaceId,

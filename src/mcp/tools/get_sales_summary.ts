@@ -18,7 +18,10 @@ export const getSalesSummary = defineTool({
     since: sinceArgument,
     until: untilArgument,
     marketplace_id: marketplaceIdArgument,
-    compare_to_previous: z.boolean().default(false).describe('also report the window of the same length just before, as `previous`'),
+    compare_to_previous: z
+      .boolean()
+      .default(false)
+      .describe('also report the window of the same length just before, as `previous`'),
     account: accountArgument,
   },
   async handler(input, ctx) {

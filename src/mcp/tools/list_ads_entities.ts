@@ -1,9 +1,21 @@
 import { z } from 'zod';
 import type { Knex } from '../../infra/db.js';
 import { minorDigits } from '../../projections/observed/economics-support.js';
-import { observedEntities, type EntityRow, type EntityType, type Totals } from '../../projections/observed/ads-queries.js';
+import {
+  observedEntities,
+  type EntityRow,
+  type EntityType,
+  type Totals,
+} from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
-import { accountIdsOf, accountNames, campaignIdArgument, coveredProfiles, windowsOf, type CoveredProfile } from '../ads.js';
+import {
+  accountIdsOf,
+  accountNames,
+  campaignIdArgument,
+  coveredProfiles,
+  windowsOf,
+  type CoveredProfile,
+} from '../ads.js';
 import { withMutations } from '../target-mutations.js';
 import { defineTool } from '../tool.js';
 import { limitArgument } from '../window.js';
@@ -31,11 +43,20 @@ export const listAdsEntities = defineTool({
       const { rows, truncated } = await profiles(ctx.db, covered, input.campaign_id, input.limit);
       return { rows: await withMutations(ctx.db, 'AdvertisingProfile', rows), truncated };
     }
-    const rows = await observedEntities(ctx.db, input.target_type, { accountIds: accountIdsOf(covered), windows: windowsOf(covered), campaignId: input.campaign_id, limit: input.limit });
+    const rows = await observedEntities(ctx.db, input.target_type, {
+      accountIds: accountIdsOf(covered),
+      windows: windowsOf(covered),
+      campaignId: input.campaign_id,
+      limit: input.limit,
+    });
     const account = accountNames(covered);
     const type: EntityType = input.target_type;
     return {
-      rows: await withMutations(ctx.db, type, rows.slice(0, input.limit).map((e) => ({ ...entityCommon(type, e, account), ...SPECIFIC[type](e) }))),
+      rows: await withMutations(
+        ctx.db,
+        type,
+        rows.slice(0, input.limit).map((e) => ({ ...entityCommon(type, e, account), ...SPECIFIC[type](e) })),
+      ),
       truncated: rows.length > input.limit,
     };
   },
@@ -43,8 +64,22 @@ export const listAdsEntities = defineTool({
 
 async function profiles(db: Knex, covered: CoveredProfile[], campaignId: string | undefined, limit: number) {
   // with a campaign: the one profile that holds it
-  const holder = campaignId ? (await observedEntities(db, 'Campaign', { accountIds: accountIdsOf(covered), windows: windowsOf(covered), campaignId, limit: 1 }))[0]?.row : undefined;
-  const kept = campaignId ? covered.filter((c) => holder && c.account.id === holder.account_id && c.profile.provider_profile_id === holder.provider_profile_id) : covered;
+  const holder = campaignId
+    ? (
+        await observedEntities(db, 'Campaign', {
+          accountIds: accountIdsOf(covered),
+          windows: windowsOf(covered),
+          campaignId,
+          limit: 1,
+        })
+      )[0]?.row
+    : undefined;
+  const kept = campaignId
+    ? covered.filter(
+        (c) =>
+          holder && c.account.id === holder.account_id && c.profile.provider_profile_id === holder.provider_profile_id,
+      )
+    : covered;
   return {
     rows: kept.slice(0, limit).map((c) => ({
       type: 'AdvertisingProfile' as const,
@@ -62,7 +97,11 @@ async function profiles(db: Knex, covered: CoveredProfile[], campaignId: string 
   };
 }
 
-function entityCommon(type: EntityType, e: EntityRow, account: (id: string) => { account_id: string; account_name: string | null }) {
+function entityCommon(
+  type: EntityType,
+  e: EntityRow,
+  account: (id: string) => { account_id: string; account_name: string | null },
+) {
   const r = e.row;
   return {
     type,
@@ -77,13 +116,22 @@ function entityCommon(type: EntityType, e: EntityRow, account: (id: string) => {
 }
 
 /** A decimal string in major units, as the spec states budgets and bids ("50.0", "0.75"). */
-const decimal = (v: unknown): string | null => (typeof v === 'number' ? (Number.isInteger(v) ? v.toFixed(1) : String(v)) : null);
+const decimal = (v: unknown): string | null =>
+  typeof v === 'number' ? (Number.isInteger(v) ? v.toFixed(1) : String(v)) : null;
 
 /** The 30-day rollup in major units (spec 2.8). */
 function metrics30(t: Totals, currency: string | null) {
   const major = (minor: number) => (currency ? minor / 10 ** minorDigits(currency) : minor);
   const ratio = (a: number, b: number) => (b === 0 ? null : Math.round((a / b) * 10_000) / 10_000);
-  return { cost: major(t.cost), sales: major(t.sales), acos: ratio(t.cost, t.sales), roas: ratio(t.sales, t.cost), impressions: t.impressions, clicks: t.clicks, purchases: t.purchases };
+  return {
+    cost: major(t.cost),
+    sales: major(t.sales),
+    acos: ratio(t.cost, t.sales),
+    roas: ratio(t.sales, t.cost),
+    impressions: t.impressions,
+    clicks: t.clicks,
+    purchases: t.purchases,
+  };
 }
 
 const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : null);
@@ -106,7 +154,14 @@ const SPECIFIC: Readonly<Record<EntityType, (e: EntityRow) => Record<string, unk
     advertised_asins,
     metrics30: metrics && metrics30(metrics, row.currency as string | null),
   }),
-  Ad: ({ row }) => ({ state: lower(row.state), asin: row.asin, sku: row.sku, campaign_id: row.campaign_id, ad_group_id: row.ad_group_id, metrics30: null }),
+  Ad: ({ row }) => ({
+    state: lower(row.state),
+    asin: row.asin,
+    sku: row.sku,
+    campaign_id: row.campaign_id,
+    ad_group_id: row.ad_group_id,
+    metrics30: null,
+  }),
   Target: ({ row, metrics }) => ({
     state: lower(row.state),
     negative: row.negative,
@@ -117,6 +172,11 @@ const SPECIFIC: Readonly<Record<EntityType, (e: EntityRow) => Record<string, unk
     campaign_id: row.campaign_id,
     ad_group_id: row.ad_group_id,
     // exclusions carry no bid and no metrics
-    ...(row.negative ? {} : { bid: decimal((row.data as Native).bid), metrics30: metrics && metrics30(metrics, row.currency as string | null) }),
+    ...(row.negative
+      ? {}
+      : {
+          bid: decimal((row.data as Native).bid),
+          metrics30: metrics && metrics30(metrics, row.currency as string | null),
+        }),
   }),
 };

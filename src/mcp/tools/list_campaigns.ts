@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { campaignRollups } from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
-import { accountIdsOf, accountNames, coveredProfiles, figures, freshnessOf, SALES_NOTE, stateArgument, windowsOf } from '../ads.js';
+import {
+  accountIdsOf,
+  accountNames,
+  coveredProfiles,
+  figures,
+  freshnessOf,
+  SALES_NOTE,
+  stateArgument,
+  windowsOf,
+} from '../ads.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
@@ -14,7 +23,11 @@ export const listCampaigns = defineTool({
   input: {
     state: stateArgument,
     name: z.string().min(1).optional().describe('case-insensitive substring of the campaign name'),
-    asin: z.string().min(1).optional().describe('keep campaigns with a product ad for this ASIN (figures stay campaign-level)'),
+    asin: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('keep campaigns with a product ad for this ASIN (figures stay campaign-level)'),
     marketplace_id: marketplaceIdArgument,
     since: sinceArgument,
     until: untilArgument,

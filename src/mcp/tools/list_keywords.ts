@@ -17,14 +17,23 @@ export const listKeywords = defineTool({
     marketplace_id: marketplaceIdArgument,
     since: sinceArgument,
     until: untilArgument,
-    order_by: z.enum(['cost', 'sales', 'clicks']).default('cost').describe('descending; cost (default), sales or clicks'),
+    order_by: z
+      .enum(['cost', 'sales', 'clicks'])
+      .default('cost')
+      .describe('descending; cost (default), sales or clicks'),
     limit: limitArgument(),
     account: accountArgument,
   },
   async handler(input, ctx) {
     const { rows, freshness } = await targetRows(ctx, input, ['keyword']);
     return {
-      rows: rows.map(({ row, common }) => ({ keyword_id: row.id, provider_keyword_id: row.provider_id, keyword: row.text, match_type: row.match_type, ...common })),
+      rows: rows.map(({ row, common }) => ({
+        keyword_id: row.id,
+        provider_keyword_id: row.provider_id,
+        keyword: row.text,
+        match_type: row.match_type,
+        ...common,
+      })),
       freshness,
     };
   },

@@ -55,11 +55,18 @@ export const listListings = defineTool({
   annotations: { title: 'List listings', readOnlyHint: true, openWorldHint: false },
   sellerOnly: true,
   input: {
-    keyword: z.string().trim().min(1).optional().describe('a substring of the title or SKU (case-insensitive), or an exact ASIN'),
+    keyword: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe('a substring of the title or SKU (case-insensitive), or an exact ASIN'),
     asin: z.string().trim().min(1).optional().describe('exact ASIN'),
     sku: z.string().min(1).optional().describe('exact SKU'),
     marketplace_id: marketplaceIdArgument,
-    since: sinceArgument.describe('listings added (created_at) at or after this ISO 8601 date or timestamp; a bare date is the whole UTC day'),
+    since: sinceArgument.describe(
+      'listings added (created_at) at or after this ISO 8601 date or timestamp; a bare date is the whole UTC day',
+    ),
     until: untilArgument.describe('listings added before this ISO 8601 timestamp, or up to the end of this UTC date'),
     order_by: z.enum(['created_at']).optional().describe('created_at: newest first (also the default)'),
     limit: limitArgument(),
@@ -80,6 +87,13 @@ export const listListings = defineTool({
       until: window.until,
       limit: input.limit,
     });
-    return { listings: await withMutations(ctx.db, 'Listing', rows.map((r) => listingOf(r, names.get(r.account_id)!))), total };
+    return {
+      listings: await withMutations(
+        ctx.db,
+        'Listing',
+        rows.map((r) => listingOf(r, names.get(r.account_id)!)),
+      ),
+      total,
+    };
   },
 });

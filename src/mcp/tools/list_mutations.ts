@@ -16,7 +16,12 @@ export const listMutations = defineTool({
   annotations: { title: 'List mutation receipts', readOnlyHint: true, openWorldHint: false },
   input: {
     account: accountArgument,
-    status: z.enum([...STATUSES, 'pending']).optional().describe('queued, submitting, submitted, blocked, uncertain, unresolved, or pending (= queued, submitting or uncertain)'),
+    status: z
+      .enum([...STATUSES, 'pending'])
+      .optional()
+      .describe(
+        'queued, submitting, submitted, blocked, uncertain, unresolved, or pending (= queued, submitting or uncertain)',
+      ),
     target_type: z.enum(TARGET_TYPES).optional(),
     target_id: z.string().min(1).optional().describe('a local target id; requires target_type'),
     operation: z.enum(ACTIONS).optional().describe('the action the receipt requests'),
@@ -26,7 +31,11 @@ export const listMutations = defineTool({
   },
   async handler(input, ctx) {
     if (input.target_id !== undefined && input.target_type === undefined) {
-      throw new DomainError('invalid', `target_id: '${input.target_id}' needs target_type (local ids are unique per type only)`, { argument: 'target_id' });
+      throw new DomainError(
+        'invalid',
+        `target_id: '${input.target_id}' needs target_type (local ids are unique per type only)`,
+        { argument: 'target_id' },
+      );
     }
     const accounts = await accountsForRead(ctx, input.account);
     const page = await listReceipts(ctx.db, {
@@ -36,11 +45,15 @@ export const listMutations = defineTool({
       // stored as admission normalized it (trimmed, lower case), like every local id
       targetId: input.target_id?.trim().toLowerCase(),
       action: input.operation,
-      idempotency: input.idempotency_key === undefined ? undefined : { namespace: ctx.userId, key: input.idempotency_key },
+      idempotency:
+        input.idempotency_key === undefined ? undefined : { namespace: ctx.userId, key: input.idempotency_key },
       cursor: input.cursor,
       limit: input.limit,
     });
     const names = new Map(accounts.map((a) => [a.id, a.name]));
-    return { mutations: page.mutations.map((m) => ({ ...m, account_name: names.get(m.account_id)! })), next_cursor: page.next_cursor };
+    return {
+      mutations: page.mutations.map((m) => ({ ...m, account_name: names.get(m.account_id)! })),
+      next_cursor: page.next_cursor,
+    };
   },
 });

@@ -34,6 +34,11 @@ export const listSalesByListing = defineTool({
         { currencies: page.currencies },
       );
     }
-    return { windows: reach.windows, rows: withAccountNames(reach, page.rows), total: page.total, ...(await freshnessOf(ctx, reach)) };
+    return {
+      windows: reach.windows,
+      rows: withAccountNames(reach, page.rows),
+      total: page.total,
+      ...(await freshnessOf(ctx, reach)),
+    };
   },
 });

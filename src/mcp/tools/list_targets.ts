@@ -13,18 +13,31 @@ export const listTargets = defineTool({
   input: {
     campaign_id: campaignIdArgument,
     state: stateArgument,
-    target_type: z.enum(['keyword', 'auto', 'product', 'product_category']).optional().describe('keep targets of this type'),
+    target_type: z
+      .enum(['keyword', 'auto', 'product', 'product_category'])
+      .optional()
+      .describe('keep targets of this type'),
     marketplace_id: marketplaceIdArgument,
     since: sinceArgument,
     until: untilArgument,
-    order_by: z.enum(['cost', 'sales', 'clicks']).default('cost').describe('descending; cost (default), sales or clicks'),
+    order_by: z
+      .enum(['cost', 'sales', 'clicks'])
+      .default('cost')
+      .describe('descending; cost (default), sales or clicks'),
     limit: limitArgument(),
     account: accountArgument,
   },
   async handler(input, ctx) {
     const { rows, freshness } = await targetRows(ctx, input, input.target_type && [input.target_type]);
     return {
-      rows: rows.map(({ row, common }) => ({ target_id: row.id, provider_target_id: row.provider_id, target_type: row.category, text: row.text, match_type: row.match_type, ...common })),
+      rows: rows.map(({ row, common }) => ({
+        target_id: row.id,
+        provider_target_id: row.provider_id,
+        target_type: row.category,
+        text: row.text,
+        match_type: row.match_type,
+        ...common,
+      })),
       freshness,
     };
   },

@@ -19,13 +19,31 @@ export const patchListing = defineTool({
   name: 'patch_listing',
   description:
     "Queues native Listings Items patches for one listing (by SKU) as one immutable mutation receipt, patches kept in order; a worker sends it. Use it for every attribute change: prices, price bounds, quantity, handling time. Offer patches to /attributes/purchasable_offer carry marketplace_id, currency and audience selectors; merge updates one pricing sub-attribute without resending the others. Read the receipt's outcome later with get_mutation.",
-  annotations: { title: 'Patch listing', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: {
+    title: 'Patch listing',
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
   sellerOnly: true,
   input: {
     account: accountArgument,
     sku: z.string().trim().min(1).describe("the listing's SKU"),
-    marketplace_id: z.string().trim().min(1).optional().describe('required only when the SKU sells in several marketplaces'),
-    product_type: z.string().trim().min(1).optional().describe("defaults to PRODUCT when every patch targets purchasable_offer, else the listing's known product type, else PRODUCT"),
+    marketplace_id: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe('required only when the SKU sells in several marketplaces'),
+    product_type: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe(
+        "defaults to PRODUCT when every patch targets purchasable_offer, else the listing's known product type, else PRODUCT",
+      ),
     patches,
   },
   async handler(input, ctx) {
@@ -45,7 +63,10 @@ export const patchListing = defineTool({
     const result = outcome.results[0]!;
     if ('error' in result) {
       const { code, detail, ...extra } = result.error;
-      throw new DomainError(code as DomainError['code'], detail.replace(/^mutations\[0\]\./, ''), { ...extra, argument: typeof extra.argument === 'string' ? extra.argument.replace(/^mutations\[0\]\./, '') : undefined });
+      throw new DomainError(code as DomainError['code'], detail.replace(/^mutations\[0\]\./, ''), {
+        ...extra,
+        argument: typeof extra.argument === 'string' ? extra.argument.replace(/^mutations\[0\]\./, '') : undefined,
+      });
     }
     return { ...simulation(ctx), receipt: result.receipt };
   },

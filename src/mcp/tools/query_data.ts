@@ -32,12 +32,22 @@ export const queryData = defineTool({
     'Money is integer minor units of `currency`: never sum across currencies. Empty results can mean data not yet synced. Limit: 300 queries per hour.',
   annotations: { title: 'Query data (SQL)', readOnlyHint: true, openWorldHint: false },
   input: {
-    sql: z.string().max(MAX_SQL_LENGTH).optional().describe('required: one SELECT over the views (WITH queries of SELECTs are fine)'),
-    export: z.boolean().optional().describe('true returns a download URL for a gzip CSV with column definitions and a 5-row preview, whatever the row count'),
+    sql: z
+      .string()
+      .max(MAX_SQL_LENGTH)
+      .optional()
+      .describe('required: one SELECT over the views (WITH queries of SELECTs are fine)'),
+    export: z
+      .boolean()
+      .optional()
+      .describe(
+        'true returns a download URL for a gzip CSV with column definitions and a 5-row preview, whatever the row count',
+      ),
     account: accountArgument,
   },
   async handler(input, ctx) {
-    if (!input.sql?.trim()) throw new DomainError('missing_sql', 'pass sql: one SELECT over the views (describe_data lists them)');
+    if (!input.sql?.trim())
+      throw new DomainError('missing_sql', 'pass sql: one SELECT over the views (describe_data lists them)');
     const accounts = await accountsForRead(ctx, input.account);
     await takeQuerySlot(ctx.db, ctx.userId);
     const result = await queryViews(
@@ -51,26 +61,43 @@ export const queryData = defineTool({
     const json = (rows: typeof result.rows) => rows.map((row) => row.map((v, i) => jsonValue(result.columns[i]!, v)));
     const rowCount = result.rows.length;
     if (rowCount < INLINE_ROWS && !input.export) {
-      return { columns, rows: json(result.rows), row_count: rowCount, ...(rowCount === 0 ? { notice: EMPTY_NOTICE } : {}) };
+      return {
+        columns,
+        rows: json(result.rows),
+        row_count: rowCount,
+        ...(rowCount === 0 ? { notice: EMPTY_NOTICE } : {}),
+      };
     }
     const saved = await saveExport(ctx.db, { userId: ctx.userId, endpoint: ctx.endpoint }, columns, result.rows);
     return { columns, preview: json(result.rows.slice(0, PREVIEW_ROWS)), row_count: rowCount, ...saved };
   },
 });
 
-const EMPTY_NOTICE = 'no rows: this can also mean the data is not synced yet; describe_data with coverage: true shows what each account has';
+const EMPTY_NOTICE =
+  'no rows: this can also mean the data is not synced yet; describe_data with coverage: true shows what each account has';
 
 /** The error a caller sees for a failed query; the engine's message only when it's safe. */
 function queryError(err: unknown): unknown {
-  if (err instanceof SqlRefused) return new DomainError('query_failed', `refused by rule ${err.rule}: ${err.message}`, { rule: err.rule });
-  if (err instanceof TooManyRows) return new DomainError('query_failed', `${err.message} (at most ${MAX_RESULT_ROWS} rows)`, { rule: 'max_rows' });
+  if (err instanceof SqlRefused)
+    return new DomainError('query_failed', `refused by rule ${err.rule}: ${err.message}`, { rule: err.rule });
+  if (err instanceof TooManyRows)
+    return new DomainError('query_failed', `${err.message} (at most ${MAX_RESULT_ROWS} rows)`, { rule: 'max_rows' });
   if (!(err instanceof pg.DatabaseError) || !err.code) return err; // not reachable: `unavailable`
-  if (err.code === '57014') return new DomainError('timeout', `the statement ran past its ${STATEMENT_TIMEOUT_MS / 1000} second limit; narrow it (a date range, an aggregate, a LIMIT)`);
-  if (UNAVAILABLE.test(err.code)) return new DomainError('unavailable', 'the query service is not reachable; retry later');
+  if (err.code === '57014')
+    return new DomainError(
+      'timeout',
+      `the statement ran past its ${STATEMENT_TIMEOUT_MS / 1000} second limit; narrow it (a date range, an aggregate, a LIMIT)`,
+    );
+  if (UNAVAILABLE.test(err.code))
+    return new DomainError('unavailable', 'the query service is not reachable; retry later');
   if (SAFE_CLASSES.has(err.code.slice(0, 2))) {
-    return new DomainError('query_failed', `${err.message}${err.hint ? ` (hint: ${err.hint})` : ''}`, { sqlstate: err.code });
+    return new DomainError('query_failed', `${err.message}${err.hint ? ` (hint: ${err.hint})` : ''}`, {
+      sqlstate: err.code,
+    });
   }
-  return new DomainError('query_failed', `the SQL engine refused the statement (SQLSTATE ${err.code})`, { sqlstate: err.code });
+  return new DomainError('query_failed', `the SQL engine refused the statement (SQLSTATE ${err.code})`, {
+    sqlstate: err.code,
+  });
 }
 
 // PostgreSQL type oids whose text form becomes another JSON type.

@@ -15,21 +15,49 @@ export const MAX_MUTATIONS = 50;
 const mutation = z.strictObject({
   target: z.strictObject({
     type: z.string().describe(`the target type: ${TARGET_TYPES.join(', ')}`),
-    id: z.string().min(1).describe('the local id from list_listings or list_ads_entities (or an advertising profile id from connection_status)'),
+    id: z
+      .string()
+      .min(1)
+      .describe(
+        'the local id from list_listings or list_ads_entities (or an advertising profile id from connection_status)',
+      ),
   }),
-  action: z.string().min(1).describe(`one of ${ACTIONS.join(', ')}`),
-  payload: z.record(z.string(), z.unknown()).describe('the payload of that target type and action: see get_mutation_schema'),
+  action: z
+    .string()
+    .min(1)
+    .describe(`one of ${ACTIONS.join(', ')}`),
+  payload: z
+    .record(z.string(), z.unknown())
+    .describe('the payload of that target type and action: see get_mutation_schema'),
 });
 
 export const queueMutations = defineTool({
   name: 'queue_mutations',
   description:
     'Queues listing and advertising changes for a worker to send to the marketplace. Each mutation is { target: { type, id }, action, payload } with a local target id; provider and parent ids are derived from the target. Each result is independent: a receipt (status queued; read it later with get_mutation) or an error with its code. Queued means durably admitted, not accepted by the marketplace. Pass idempotency_key so a retry returns the same receipts (replayed: true) instead of queueing again; it answers until idempotency.expires_at.',
-  annotations: { title: 'Queue mutations', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  annotations: {
+    title: 'Queue mutations',
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
   input: {
     mutations: z.array(mutation).min(1).max(MAX_MUTATIONS).describe(`1 to ${MAX_MUTATIONS} mutation requests`),
-    idempotency_key: z.string().trim().min(1).max(200).optional().describe('your key for this request; the same key with the same input returns the first answer, with different input idempotency_conflict'),
-    catalog_revision: z.string().min(1).optional().describe('the pinned operation catalog revision, for qualified catalog actions'),
+    idempotency_key: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        'your key for this request; the same key with the same input returns the first answer, with different input idempotency_conflict',
+      ),
+    catalog_revision: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('the pinned operation catalog revision, for qualified catalog actions'),
     account: accountArgument,
   },
   async handler(input, ctx) {
@@ -45,6 +73,13 @@ export const queueMutations = defineTool({
       input: { account: account.id, mutations: input.mutations, catalog_revision: input.catalog_revision ?? null },
     });
     const admitted = outcome.results.filter((r) => 'receipt' in r).length;
-    return { ...simulation(ctx), results: outcome.results, admitted, rejected: outcome.results.length - admitted, replayed: outcome.replayed, idempotency: outcome.idempotency };
+    return {
+      ...simulation(ctx),
+      results: outcome.results,
+      admitted,
+      rejected: outcome.results.length - admitted,
+      replayed: outcome.replayed,
+      idempotency: outcome.idempotency,
+    };
   },
 });

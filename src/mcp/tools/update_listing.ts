@@ -17,7 +17,12 @@ export const MAX_UPDATE_ROWS = 50;
 const row = z.strictObject({
   sku: z.string().trim().min(1).describe("the listing's SKU"),
   marketplace_id: marketplaceIdArgument.describe('required only when the SKU sells in several marketplaces'),
-  blocked: z.boolean().optional().describe('true stops sending the listing’s changes and its advertising changes; false allows them again (nothing blocked is replayed)'),
+  blocked: z
+    .boolean()
+    .optional()
+    .describe(
+      'true stops sending the listing’s changes and its advertising changes; false allows them again (nothing blocked is replayed)',
+    ),
 });
 
 type Row = z.output<typeof row>;
@@ -26,16 +31,29 @@ export const updateListing = defineTool({
   name: 'update_listing',
   description:
     'Blocks or allows automated changes per listing (by SKU). Rows are independent; each reports `saved`. A blocked listing keeps recording requests but none is sent to the marketplace (its advertising requests neither); unblocking allows new ones and never releases those blocked earlier. At most 50 rows. Use patch_listing for attribute changes.',
-  annotations: { title: 'Update listing block flags', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    title: 'Update listing block flags',
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   sellerOnly: true,
   input: {
     account: accountArgument,
     updates: z.array(row).describe(`rows of { sku, blocked, marketplace_id? }; at most ${MAX_UPDATE_ROWS}`),
   },
   async handler(input, ctx) {
-    if (input.updates.length === 0) throw new DomainError('no_updates', 'updates: no rows; pass at least one { sku, blocked }', { argument: 'updates' });
+    if (input.updates.length === 0)
+      throw new DomainError('no_updates', 'updates: no rows; pass at least one { sku, blocked }', {
+        argument: 'updates',
+      });
     if (input.updates.length > MAX_UPDATE_ROWS) {
-      throw new DomainError('too_many_updates', `updates: ${input.updates.length} rows; at most ${MAX_UPDATE_ROWS} per call`, { argument: 'updates', max: MAX_UPDATE_ROWS });
+      throw new DomainError(
+        'too_many_updates',
+        `updates: ${input.updates.length} rows; at most ${MAX_UPDATE_ROWS} per call`,
+        { argument: 'updates', max: MAX_UPDATE_ROWS },
+      );
     }
     const account = await accountForWrite(ctx, input.account);
     const results = [];
@@ -44,24 +62,56 @@ export const updateListing = defineTool({
   },
 });
 
-async function saveRow(ctx: ToolContext, account: Awaited<ReturnType<typeof accountForWrite>>, update: Row, index: number) {
+async function saveRow(
+  ctx: ToolContext,
+  account: Awaited<ReturnType<typeof accountForWrite>>,
+  update: Row,
+  index: number,
+) {
   const where = { sku: update.sku, marketplace_id: update.marketplace_id ?? null };
   try {
-    if (update.blocked === undefined) throw new DomainError('no_fields', `updates[${index}]: nothing to change; pass blocked: true or false`, { argument: `updates[${index}]` });
+    if (update.blocked === undefined)
+      throw new DomainError('no_fields', `updates[${index}]: nothing to change; pass blocked: true or false`, {
+        argument: `updates[${index}]`,
+      });
     const listing = await listingBySku(ctx.db, account, update.sku, update.marketplace_id);
     const id = listingId(account.id, listing.marketplace_id, listing.sku);
-    const saved = { sku: listing.sku, marketplace_id: listing.marketplace_id, listing_id: id, blocked: update.blocked, saved: true };
+    const saved = {
+      sku: listing.sku,
+      marketplace_id: listing.marketplace_id,
+      listing_id: id,
+      blocked: update.blocked,
+      saved: true,
+    };
     if (ctx.endpoint === 'demo' || !ctx.store) return saved; // the demo records nothing
     try {
-      const command = { type: 'SetListingBlock' as const, account_id: account.id, listing_id: id, blocked: update.blocked, at: ctx.now().toISOString() };
-      await executeDispatchControlCommand({ store: ctx.store, metadata: { actor: { kind: 'user', id: ctx.userId }, correlation_id: ctx.requestId }, maxAttempts: 3 }, command);
+      const command = {
+        type: 'SetListingBlock' as const,
+        account_id: account.id,
+        listing_id: id,
+        blocked: update.blocked,
+        at: ctx.now().toISOString(),
+      };
+      await executeDispatchControlCommand(
+        {
+          store: ctx.store,
+          metadata: { actor: { kind: 'user', id: ctx.userId }, correlation_id: ctx.requestId },
+          maxAttempts: 3,
+        },
+        command,
+      );
     } catch (err) {
-      if (err instanceof DomainError && err.code === 'conflict') throw new DomainError('conflict', `updates[${index}]: listing ${update.sku} changed while saving; retry`);
+      if (err instanceof DomainError && err.code === 'conflict')
+        throw new DomainError('conflict', `updates[${index}]: listing ${update.sku} changed while saving; retry`);
       throw err;
     }
     return saved;
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
-    return { ...where, saved: false, error: { code: err.code, detail: err.detail.replace(/^sku:/, `updates[${index}].sku:`) } };
+    return {
+      ...where,
+      saved: false,
+      error: { code: err.code, detail: err.detail.replace(/^sku:/, `updates[${index}].sku:`) },
+    };
   }
 }

@@ -8,7 +8,13 @@ import type { Projection } from '../projection.js';
 export const accountsProjection: Projection = {
   name: 'accounts',
   version: 2,
-  handles: ['AccountRegistered', 'SellingConnected', 'SellingParticipationsObserved', 'AdvertisingConnected', 'AdvertisingProfilesObserved'],
+  handles: [
+    'AccountRegistered',
+    'SellingConnected',
+    'SellingParticipationsObserved',
+    'AdvertisingConnected',
+    'AdvertisingProfilesObserved',
+  ],
   tables: ['accounts', 'advertising_profiles'],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable('accounts', (t) => {
@@ -40,7 +46,10 @@ export const accountsProjection: Projection = {
     switch (event.type) {
       case 'AccountRegistered': {
         const { account_id, user_id, name, entity_type } = event.data;
-        await accounts().insert({ account_id, user_id, name, entity_type, created_at: at, updated_at: at }).onConflict('account_id').merge(['user_id', 'name', 'entity_type']);
+        await accounts()
+          .insert({ account_id, user_id, name, entity_type, created_at: at, updated_at: at })
+          .onConflict('account_id')
+          .merge(['user_id', 'name', 'entity_type']);
         return;
       }
       case 'SellingConnected':
@@ -52,7 +61,10 @@ export const accountsProjection: Projection = {
         await accounts()
           .where({ account_id })
           .update({
-            [column]: trx.raw(`coalesce(??, '{}'::jsonb) || ?::jsonb`, [column, JSON.stringify({ id: connection_id, provider_id, credentials })]),
+            [column]: trx.raw(`coalesce(??, '{}'::jsonb) || ?::jsonb`, [
+              column,
+              JSON.stringify({ id: connection_id, provider_id, credentials }),
+            ]),
             updated_at: at,
           });
         return;
@@ -60,7 +72,10 @@ export const accountsProjection: Projection = {
       case 'SellingParticipationsObserved':
         await accounts()
           .where({ account_id: event.data.account_id })
-          .update({ selling: trx.raw(`selling || ?::jsonb`, [JSON.stringify({ marketplaces: event.data.marketplaces })]), updated_at: at });
+          .update({
+            selling: trx.raw(`selling || ?::jsonb`, [JSON.stringify({ marketplaces: event.data.marketplaces })]),
+            updated_at: at,
+          });
         return;
       case 'AdvertisingProfilesObserved':
         await replaceProfiles(trx, schema, event.data.account_id, event.data.profiles);
@@ -70,7 +85,12 @@ export const accountsProjection: Projection = {
   },
 };
 
-async function replaceProfiles(trx: Knex.Transaction, schema: string, accountId: string, profiles: Extract<AccountEvent, { type: 'AdvertisingProfilesObserved' }>['data']['profiles']) {
+async function replaceProfiles(
+  trx: Knex.Transaction,
+  schema: string,
+  accountId: string,
+  profiles: Extract<AccountEvent, { type: 'AdvertisingProfilesObserved' }>['data']['profiles'],
+) {
   await trx.withSchema(schema).table('advertising_profiles').where({ account_id: accountId }).delete();
   if (profiles.length === 0) return;
   await trx
@@ -86,7 +106,11 @@ async function replaceProfiles(trx: Knex.Transaction, schema: string, accountId:
         currency_code: p.currency,
         timezone: p.timezone,
         account_name: p.account_name,
-        account_info: JSON.stringify({ id: p.account_id, name: p.account_name, valid_payment_method: p.valid_payment_method }),
+        account_info: JSON.stringify({
+          id: p.account_id,
+          name: p.account_name,
+          valid_payment_method: p.valid_payment_method,
+        }),
       })),
     );
 }

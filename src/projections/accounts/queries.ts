@@ -17,8 +17,22 @@ export interface AccountView {
   id: string;
   name: string;
   entity_type: EntityType;
-  selling: null | { connected: boolean; active: boolean; id: string; type: 'SellingPartner'; provider_id: string; marketplaces: Marketplace[] };
-  ads: null | { connected: boolean; active: boolean; id: string; type: 'Advertiser'; provider_id: string; profiles: ProfileView[] };
+  selling: null | {
+    connected: boolean;
+    active: boolean;
+    id: string;
+    type: 'SellingPartner';
+    provider_id: string;
+    marketplaces: Marketplace[];
+  };
+  ads: null | {
+    connected: boolean;
+    active: boolean;
+    id: string;
+    type: 'Advertiser';
+    provider_id: string;
+    profiles: ProfileView[];
+  };
 }
 
 interface AccountRow {
@@ -47,12 +61,19 @@ interface ProfileRow {
  * marketplace; advertising has at least one profile with a valid payment method.
  */
 export async function loadAccounts(db: Knex, userId: string): Promise<AccountView[]> {
-  const rows: AccountRow[] = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ user_id: userId }).orderBy([{ column: 'created_at' }, { column: 'account_id' }]);
+  const rows: AccountRow[] = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('accounts')
+    .where({ user_id: userId })
+    .orderBy([{ column: 'created_at' }, { column: 'account_id' }]);
   if (rows.length === 0) return [];
   const profiles: ProfileRow[] = await db
     .withSchema(READ_MODEL_SCHEMA)
     .table('advertising_profiles')
-    .whereIn('account_id', rows.map((r) => r.account_id))
+    .whereIn(
+      'account_id',
+      rows.map((r) => r.account_id),
+    )
     .orderBy([{ column: 'country_code' }, { column: 'provider_profile_id' }]);
   return rows.map((r) => {
     const mine = profiles.filter((p) => p.account_id === r.account_id);
@@ -92,6 +113,10 @@ export async function loadAccounts(db: Knex, userId: string): Promise<AccountVie
 
 /** Spec 1.6: the user has accounts and every one of them is a vendor account. */
 export async function isVendorOnly(db: Knex, userId: string): Promise<boolean> {
-  const kinds: { entity_type: EntityType }[] = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ user_id: userId }).distinct('entity_type');
+  const kinds: { entity_type: EntityType }[] = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('accounts')
+    .where({ user_id: userId })
+    .distinct('entity_type');
   return kinds.length > 0 && kinds.every((k) => k.entity_type === 'vendor');
 }

@@ -48,7 +48,13 @@ export const admissionProjection: Projection = {
   async apply(trx, recorded, schema) {
     if ((CREATION_EVENTS as readonly string[]).includes(recorded.type)) {
       const { receipt_id, created } = recorded.data as { receipt_id: string; created: Created | null };
-      if (created) await trx.withSchema(schema).table(CREATED_TARGETS_TABLE).insert({ id: created.id, type: created.type, receipt_id }).onConflict(['id', 'type']).ignore();
+      if (created)
+        await trx
+          .withSchema(schema)
+          .table(CREATED_TARGETS_TABLE)
+          .insert({ id: created.id, type: created.type, receipt_id })
+          .onConflict(['id', 'type'])
+          .ignore();
       return;
     }
     if (recorded.type === 'PageObserved') {
@@ -56,13 +62,23 @@ export const admissionProjection: Projection = {
       if (page.dataset !== LISTINGS_DATASET) return;
       const skus = [...new Set(page.rows.map((raw) => str(obj(raw)?.sku)).filter((s): s is string => s !== null))];
       if (skus.length === 0) return;
-      const rows = skus.map((sku) => ({ listing_id: listingId(page.account_id, page.scope, sku), account_id: page.account_id, marketplace_id: page.scope, sku }));
+      const rows = skus.map((sku) => ({
+        listing_id: listingId(page.account_id, page.scope, sku),
+        account_id: page.account_id,
+        marketplace_id: page.scope,
+        sku,
+      }));
       await trx.withSchema(schema).table(LISTING_TARGETS_TABLE).insert(rows).onConflict('listing_id').ignore();
       return;
     }
     const event = { type: recorded.type, data: recorded.data } as AdmissionEvent;
     if (event.type !== 'AdmissionsDisabled' && event.type !== 'AdmissionsEnabled') return;
-    const row = { disabled: event.type === 'AdmissionsDisabled', reason: event.type === 'AdmissionsDisabled' ? event.data.reason : null, by: event.data.by, at: event.data.at };
+    const row = {
+      disabled: event.type === 'AdmissionsDisabled',
+      reason: event.type === 'AdmissionsDisabled' ? event.data.reason : null,
+      by: event.data.by,
+      at: event.data.at,
+    };
     await trx.withSchema(schema).table(ADMISSION_SWITCH_TABLE).delete();
     await trx.withSchema(schema).table(ADMISSION_SWITCH_TABLE).insert(row);
   },

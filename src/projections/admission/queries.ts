@@ -41,20 +41,35 @@ const ADS_LOOKUPS: Partial<Record<TargetType, string>> = {
 };
 
 /** The target of that type and local id on one of these accounts; null when there is none. */
-export async function resolveTarget(db: Knex, accountIds: readonly string[], target: { type: TargetType; id: string }): Promise<ResolvedTarget | null> {
+export async function resolveTarget(
+  db: Knex,
+  accountIds: readonly string[],
+  target: { type: TargetType; id: string },
+): Promise<ResolvedTarget | null> {
   if (!UUID_PATTERN.test(target.id) || accountIds.length === 0) return null;
   const id = target.id.toLowerCase();
   if (target.type === 'Listing') {
-    const found = await rm(db, LISTING_TARGETS_TABLE).where({ listing_id: id }).whereIn('account_id', accountIds).first();
+    const found = await rm(db, LISTING_TARGETS_TABLE)
+      .where({ listing_id: id })
+      .whereIn('account_id', accountIds)
+      .first();
     if (!found) return null;
     const listing = await currentListing(db, found.account_id, found.marketplace_id, found.sku);
     if (!listing) return null;
-    return { account_id: found.account_id, provider: { sku: found.sku, marketplaceId: found.marketplace_id }, facts: { product_type: listing.product_type } };
+    return {
+      account_id: found.account_id,
+      provider: { sku: found.sku, marketplaceId: found.marketplace_id },
+      facts: { product_type: listing.product_type },
+    };
   }
   if (target.type === 'AdvertisingProfile') {
     const p = await rm(db, 'advertising_profiles').where({ profile_id: id }).whereIn('account_id', accountIds).first();
     if (!p) return null;
-    return { account_id: p.account_id, provider: { profileId: p.provider_profile_id, countryCode: p.country_code, marketplaceId: p.marketplace_id }, facts: {} };
+    return {
+      account_id: p.account_id,
+      provider: { profileId: p.provider_profile_id, countryCode: p.country_code, marketplaceId: p.marketplace_id },
+      facts: {},
+    };
   }
   const sql = ADS_LOOKUPS[target.type];
   if (!sql) return null;
@@ -62,13 +77,27 @@ export async function resolveTarget(db: Knex, accountIds: readonly string[], tar
   const row = rows[0] as Record<string, unknown> | undefined;
   if (!row) return createdByReceipt(db, accountIds, target.type, id);
   const { account_id, negative, sku, asin, ...ids } = row;
-  const provider = Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)]));
-  const facts = target.type === 'Ad' ? { advertised: { sku: (sku as string | null) ?? null, asin: (asin as string | null) ?? null } } : negative === undefined ? {} : { negative: negative as boolean };
+  const provider = Object.fromEntries(
+    Object.entries(ids)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, String(v)]),
+  );
+  const facts =
+    target.type === 'Ad'
+      ? { advertised: { sku: (sku as string | null) ?? null, asin: (asin as string | null) ?? null } }
+      : negative === undefined
+        ? {}
+        : { negative: negative as boolean };
   return { account_id: account_id as string, provider, facts };
 }
 
 /** The provider id key of each created type, and how a created target's kind follows from its request. */
-const CREATED_ID_KEY: Partial<Record<TargetType, string>> = { Campaign: 'campaignId', AdGroup: 'adGroupId', Ad: 'adId', Target: 'targetId' };
+const CREATED_ID_KEY: Partial<Record<TargetType, string>> = {
+  Campaign: 'campaignId',
+  AdGroup: 'adGroupId',
+  Ad: 'adId',
+  Target: 'targetId',
+};
 
 function createdTargetKind(payload: Record<string, unknown>, parentType: string): string {
   const keyword = payload.targetType === 'KEYWORD';
@@ -81,7 +110,12 @@ function createdTargetKind(payload: Record<string, unknown>, parentType: string)
  * receipt), before the ads sync has observed it (spec 4.12.5: the confirmed `created` object is
  * the next request's target). Its provider ids are the parent's plus its own.
  */
-async function createdByReceipt(db: Knex, accountIds: readonly string[], type: TargetType, id: string): Promise<ResolvedTarget | null> {
+async function createdByReceipt(
+  db: Knex,
+  accountIds: readonly string[],
+  type: TargetType,
+  id: string,
+): Promise<ResolvedTarget | null> {
   const row = await rm(db, `${CREATED_TARGETS_TABLE} as c`)
     .join(`${RECEIPTS_TABLE} as r`, 'r.id', 'c.receipt_id')
     .where({ 'c.id': id, 'c.type': type })
@@ -90,7 +124,12 @@ async function createdByReceipt(db: Knex, accountIds: readonly string[], type: T
   if (!row) return null;
   const provider: Record<string, string> = { ...row.provider, [CREATED_ID_KEY[type]!]: row.created.providerId };
   if (type === 'Target') provider.targetKind = createdTargetKind(row.payload, row.target_type);
-  const facts = type === 'Target' ? { negative: row.payload.negative === true } : type === 'Ad' ? { advertised: { sku: row.payload.sku ?? null, asin: row.payload.asin ?? null } } : {};
+  const facts =
+    type === 'Target'
+      ? { negative: row.payload.negative === true }
+      : type === 'Ad'
+        ? { advertised: { sku: row.payload.sku ?? null, asin: row.payload.asin ?? null } }
+        : {};
   return { account_id: row.account_id, provider, facts };
 }
 
@@ -103,14 +142,28 @@ export interface CurrentListing {
 }
 
 /** A listing of the account's last complete read (deleted ones excluded), or null. */
-export async function currentListing(db: Knex, account_id: string, marketplace_id: string, sku: string): Promise<CurrentListing | null> {
+export async function currentListing(
+  db: Knex,
+  account_id: string,
+  marketplace_id: string,
+  sku: string,
+): Promise<CurrentListing | null> {
   return (await currentListings(db, account_id, [marketplace_id], sku))[0] ?? null;
 }
 
 /** The account's current listings with that SKU, one per marketplace (patch_listing's lookup). */
 export async function listingsBySku(db: Knex, account_id: string, sku: string): Promise<CurrentListing[]> {
-  const seen: { marketplace_id: string }[] = await rm(db, LISTING_TARGETS_TABLE).where({ account_id, sku }).select('marketplace_id');
-  return seen.length ? currentListings(db, account_id, seen.map((s) => s.marketplace_id), sku) : [];
+  const seen: { marketplace_id: string }[] = await rm(db, LISTING_TARGETS_TABLE)
+    .where({ account_id, sku })
+    .select('marketplace_id');
+  return seen.length
+    ? currentListings(
+        db,
+        account_id,
+        seen.map((s) => s.marketplace_id),
+        sku,
+      )
+    : [];
 }
 
 /** The account's current listings (its last complete read, list_listings' listing_current), deleted ones excluded. */
@@ -120,14 +173,32 @@ const CURRENT_LISTINGS = `select c.account_id, c.marketplace_id, c.sku, l.asin, 
   where l.status is distinct from 'DELETED' and c.account_id = ?`;
 
 /** The SKU's current rows in these marketplaces; by primary keys. */
-async function currentListings(db: Knex, account_id: string, marketplaces: readonly string[], sku: string): Promise<CurrentListing[]> {
-  const { rows } = await db.raw(`${CURRENT_LISTINGS} and c.marketplace_id = any(?) and c.sku = ? order by c.marketplace_id`, [account_id, [...marketplaces], sku]);
+async function currentListings(
+  db: Knex,
+  account_id: string,
+  marketplaces: readonly string[],
+  sku: string,
+): Promise<CurrentListing[]> {
+  const { rows } = await db.raw(
+    `${CURRENT_LISTINGS} and c.marketplace_id = any(?) and c.sku = ? order by c.marketplace_id`,
+    [account_id, [...marketplaces], sku],
+  );
   return rows;
 }
 
 /** Up to `limit` current listings with that ASIN in the marketplace (indexed by account, marketplace, ASIN). */
-async function listingsByAsin(db: Knex, account_id: string, marketplace_id: string, asin: string, limit: number): Promise<CurrentListing[]> {
-  const { rows } = await db.raw(`${CURRENT_LISTINGS} and c.marketplace_id = ? and c.asin = ? limit ${limit}`, [account_id, marketplace_id, asin]);
+async function listingsByAsin(
+  db: Knex,
+  account_id: string,
+  marketplace_id: string,
+  asin: string,
+  limit: number,
+): Promise<CurrentListing[]> {
+  const { rows } = await db.raw(`${CURRENT_LISTINGS} and c.marketplace_id = ? and c.asin = ? limit ${limit}`, [
+    account_id,
+    marketplace_id,
+    asin,
+  ]);
   return rows;
 }
 
@@ -136,7 +207,12 @@ async function listingsByAsin(db: Knex, account_id: string, marketplace_id: stri
  * exactly one of the account's listings there has it. Blocking that listing withholds the ad's
  * requests too (spec 3.5).
  */
-export async function advertisedListing(db: Knex, account_id: string, marketplace_id: string, product: { sku: string | null; asin: string | null }): Promise<CurrentListing | null> {
+export async function advertisedListing(
+  db: Knex,
+  account_id: string,
+  marketplace_id: string,
+  product: { sku: string | null; asin: string | null },
+): Promise<CurrentListing | null> {
   if (product.sku) return currentListing(db, account_id, marketplace_id, product.sku);
   if (!product.asin) return null;
   const found = await listingsByAsin(db, account_id, marketplace_id, product.asin, 2);
@@ -156,7 +232,13 @@ export async function admissionsPaused(db: Knex): Promise<{ disabled: boolean; r
 }
 
 /** A pending receipt of the same creation on the same parent (the demo's check; live admission reads the guard stream). */
-export async function pendingIdentical(db: Knex, account_id: string, target: { type: string; id: string }, action: string, payload: unknown): Promise<{ receipt_id: string; status: string } | null> {
+export async function pendingIdentical(
+  db: Knex,
+  account_id: string,
+  target: { type: string; id: string },
+  action: string,
+  payload: unknown,
+): Promise<{ receipt_id: string; status: string } | null> {
   const row = await rm(db, RECEIPTS_TABLE)
     .where({ account_id, target_type: target.type, target_id: target.id, action })
     .whereIn('status', [...PENDING_STATUSES])

@@ -27,15 +27,30 @@ export const authProjection: Projection = {
     const at = recorded.createdAt;
     switch (event.type) {
       case 'UserRegistered':
-        await trx.withSchema(schema).table('users').insert({ user_id: event.data.user_id, name: event.data.name, created_at: at }).onConflict('user_id').ignore();
+        await trx
+          .withSchema(schema)
+          .table('users')
+          .insert({ user_id: event.data.user_id, name: event.data.name, created_at: at })
+          .onConflict('user_id')
+          .ignore();
         return;
       case 'ApiTokenIssued': {
         const { token_id, user_id, token_hash, label } = event.data;
-        await trx.withSchema(schema).table('api_tokens').insert({ token_id, user_id, token_hash, label, created_at: at }).onConflict('token_id').ignore();
+        await trx
+          .withSchema(schema)
+          .table('api_tokens')
+          .insert({ token_id, user_id, token_hash, label, created_at: at })
+          .onConflict('token_id')
+          .ignore();
         return;
       }
       case 'ApiTokenRevoked':
-        await trx.withSchema(schema).table('api_tokens').where({ token_id: event.data.token_id }).whereNull('revoked_at').update({ revoked_at: at });
+        await trx
+          .withSchema(schema)
+          .table('api_tokens')
+          .where({ token_id: event.data.token_id })
+          .whereNull('revoked_at')
+          .update({ revoked_at: at });
         return;
     }
   },

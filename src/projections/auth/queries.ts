@@ -1,8 +1,17 @@
 import type { Knex } from 'knex';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 
-export async function findActiveToken(db: Knex, tokenHash: string): Promise<{ token_id: string; user_id: string } | null> {
-  const row = await db.withSchema(READ_MODEL_SCHEMA).table('api_tokens').select('token_id', 'user_id').where({ token_hash: tokenHash }).whereNull('revoked_at').first();
+export async function findActiveToken(
+  db: Knex,
+  tokenHash: string,
+): Promise<{ token_id: string; user_id: string } | null> {
+  const row = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('api_tokens')
+    .select('token_id', 'user_id')
+    .where({ token_hash: tokenHash })
+    .whereNull('revoked_at')
+    .first();
   return row ?? null;
 }
 
@@ -15,10 +24,20 @@ export interface TokenRow {
 }
 
 export async function listTokens(db: Knex, userId: string): Promise<TokenRow[]> {
-  return db.withSchema(READ_MODEL_SCHEMA).table('api_tokens').select('token_id', 'user_id', 'label', 'created_at', 'revoked_at').where({ user_id: userId }).orderBy('created_at');
+  return db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('api_tokens')
+    .select('token_id', 'user_id', 'label', 'created_at', 'revoked_at')
+    .where({ user_id: userId })
+    .orderBy('created_at');
 }
 
 export async function findUser(db: Knex, userId: string): Promise<{ user_id: string; name: string } | null> {
-  const row = await db.withSchema(READ_MODEL_SCHEMA).table('users').select('user_id', 'name').where({ user_id: userId }).first();
+  const row = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('users')
+    .select('user_id', 'name')
+    .where({ user_id: userId })
+    .first();
   return row ?? null;
 }

@@ -33,28 +33,71 @@ function changes(event: MutationEvent): Record<string, unknown> {
     case 'MutationRetryScheduled':
       return { ...answer(event.data), status: 'queued', outcome: 'retryable', accepted: null };
     case 'MutationBlocked':
-      return { status: 'blocked', outcome: 'blocked', accepted: false, error: json({ code: event.data.reason, message: event.data.message }), recorded_at: event.data.recorded_at };
+      return {
+        status: 'blocked',
+        outcome: 'blocked',
+        accepted: false,
+        error: json({ code: event.data.reason, message: event.data.message }),
+        recorded_at: event.data.recorded_at,
+      };
     case 'MutationUncertain':
-      return { ...answer(event.data), status: 'uncertain', outcome: 'uncertain', accepted: null, reconciliation: json(awaitingCheck(event.data)) };
+      return {
+        ...answer(event.data),
+        status: 'uncertain',
+        outcome: 'uncertain',
+        accepted: null,
+        reconciliation: json(awaitingCheck(event.data)),
+      };
     case 'MutationReconciliationChecked':
       return { reconciliation: json(event.data.reconciliation) };
     case 'MutationCreationConfirmed': {
       const { reconciliation, created } = event.data;
-      return { status: 'submitted', outcome: 'accepted', accepted: true, created: json(created), reconciliation: json(reconciliation), recorded_at: reconciliation.checkedAt };
+      return {
+        status: 'submitted',
+        outcome: 'accepted',
+        accepted: true,
+        created: json(created),
+        reconciliation: json(reconciliation),
+        recorded_at: reconciliation.checkedAt,
+      };
     }
     case 'MutationChangeConfirmed':
-      return { status: 'submitted', outcome: 'accepted', accepted: true, reconciliation: json(event.data.reconciliation), recorded_at: event.data.reconciliation.checkedAt };
+      return {
+        status: 'submitted',
+        outcome: 'accepted',
+        accepted: true,
+        reconciliation: json(event.data.reconciliation),
+        recorded_at: event.data.reconciliation.checkedAt,
+      };
     case 'MutationCreationAbsent':
     case 'MutationChangeAbsent':
-      return { status: 'submitted', outcome: 'absent', accepted: false, reconciliation: json(event.data.reconciliation), recorded_at: event.data.reconciliation.checkedAt };
+      return {
+        status: 'submitted',
+        outcome: 'absent',
+        accepted: false,
+        reconciliation: json(event.data.reconciliation),
+        recorded_at: event.data.reconciliation.checkedAt,
+      };
     case 'MutationUnresolved':
-      return { status: 'unresolved', outcome: 'unresolved', accepted: null, reconciliation: json(event.data.reconciliation), recorded_at: event.data.reconciliation.checkedAt };
+      return {
+        status: 'unresolved',
+        outcome: 'unresolved',
+        accepted: null,
+        reconciliation: json(event.data.reconciliation),
+        recorded_at: event.data.reconciliation.checkedAt,
+      };
     case 'MutationTargetDeleted':
       return { target_deleted_at: event.data.recorded_at };
   }
 }
 
-const answer = (d: { http_status: number | null; response: unknown; request_id: string | null; error: unknown; recorded_at: string }) => ({
+const answer = (d: {
+  http_status: number | null;
+  response: unknown;
+  request_id: string | null;
+  error: unknown;
+  recorded_at: string;
+}) => ({
   http_status: d.http_status,
   response: json(d.response),
   request_id: d.request_id,
@@ -102,8 +145,12 @@ export const mutationsProjection: Projection = {
     await db.raw(`create index on ?? (account_id, created_at desc, id desc) where status in (${pendingList})`, [table]);
     // a target's receipts: the pending ones, and the latest settled one
     await db.raw(`create index on ?? (target_type, target_id, created_at, id)`, [table]);
-    await db.raw(`create index on ?? (target_type, target_id, created_at, id) where status in (${pendingList})`, [table]);
-    await db.raw(`create index on ?? (idempotency_namespace, idempotency_key) where idempotency_key is not null`, [table]);
+    await db.raw(`create index on ?? (target_type, target_id, created_at, id) where status in (${pendingList})`, [
+      table,
+    ]);
+    await db.raw(`create index on ?? (idempotency_namespace, idempotency_key) where idempotency_key is not null`, [
+      table,
+    ]);
     await db.schema.withSchema(schema).createTable(RECEIPT_EVENTS_TABLE, (t) => {
       t.uuid('receipt_id').notNullable();
       t.bigInteger('revision').notNullable();
@@ -120,11 +167,22 @@ export const mutationsProjection: Projection = {
     await trx
       .withSchema(schema)
       .table(RECEIPT_EVENTS_TABLE)
-      .insert({ receipt_id, revision, type: event.type, data: JSON.stringify(event.data), recorded_at: recorded.createdAt })
+      .insert({
+        receipt_id,
+        revision,
+        type: event.type,
+        data: JSON.stringify(event.data),
+        recorded_at: recorded.createdAt,
+      })
       .onConflict(['receipt_id', 'revision'])
       .ignore();
     if (event.type === 'MutationAdmitted') {
-      await trx.withSchema(schema).table(RECEIPTS_TABLE).insert(admittedRow(event.data, revision)).onConflict('id').ignore();
+      await trx
+        .withSchema(schema)
+        .table(RECEIPTS_TABLE)
+        .insert(admittedRow(event.data, revision))
+        .onConflict('id')
+        .ignore();
       return;
     }
     await trx
@@ -136,7 +194,10 @@ export const mutationsProjection: Projection = {
   },
 };
 
-function admittedRow(d: Extract<MutationEvent, { type: 'MutationAdmitted' }>['data'], revision: string): Record<string, unknown> {
+function admittedRow(
+  d: Extract<MutationEvent, { type: 'MutationAdmitted' }>['data'],
+  revision: string,
+): Record<string, unknown> {
   return {
     id: d.receipt_id,
     account_id: d.account_id,

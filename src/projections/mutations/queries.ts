@@ -1,5 +1,13 @@
 import type { Knex } from 'knex';
-import { PENDING_STATUSES, type Created, type Idempotency, type Outcome, type ReceiptError, type Reconciliation, type Status } from '../../domain/mutation/events.js';
+import {
+  PENDING_STATUSES,
+  type Created,
+  type Idempotency,
+  type Outcome,
+  type ReceiptError,
+  type Reconciliation,
+  type Status,
+} from '../../domain/mutation/events.js';
 import type { Action, TargetType } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
@@ -72,8 +80,24 @@ interface Row {
 }
 
 const SUMMARY_COLUMNS = [
-  'id', 'account_id', 'target_type', 'target_id', 'action', 'status', 'outcome', 'accepted', 'http_status', 'error', 'request_id',
-  'submission_id', 'recorded_at', 'created', 'reconciliation', 'idempotency', 'attempts', 'created_at',
+  'id',
+  'account_id',
+  'target_type',
+  'target_id',
+  'action',
+  'status',
+  'outcome',
+  'accepted',
+  'http_status',
+  'error',
+  'request_id',
+  'submission_id',
+  'recorded_at',
+  'created',
+  'reconciliation',
+  'idempotency',
+  'attempts',
+  'created_at',
 ];
 const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'payload', 'response', 'provider'];
 
@@ -102,19 +126,40 @@ function summary(r: Row): ReceiptSummary {
   };
 }
 
-const full = (r: Row): Receipt => ({ ...summary(r), payload: r.payload!, response: r.response ?? null, provider: r.provider! });
+const full = (r: Row): Receipt => ({
+  ...summary(r),
+  payload: r.payload!,
+  response: r.response ?? null,
+  provider: r.provider!,
+});
 
 /** One receipt of these accounts, with its event history; null when missing or someone else's. */
-export async function getReceipt(db: Knex, accountIds: readonly string[], id: string): Promise<{ receipt: Receipt; history: ReceiptHistoryEntry[] } | null> {
+export async function getReceipt(
+  db: Knex,
+  accountIds: readonly string[],
+  id: string,
+): Promise<{ receipt: Receipt; history: ReceiptHistoryEntry[] } | null> {
   if (!UUID_PATTERN.test(id) || accountIds.length === 0) return null;
-  const row: Row | undefined = await receipts(db).select(FULL_COLUMNS).where({ id: id.toLowerCase() }).whereIn('account_id', accountIds).first();
+  const row: Row | undefined = await receipts(db)
+    .select(FULL_COLUMNS)
+    .where({ id: id.toLowerCase() })
+    .whereIn('account_id', accountIds)
+    .first();
   if (!row) return null;
   const events: { revision: string; type: string; recorded_at: Date; data: Record<string, unknown> }[] = await db
     .withSchema(READ_MODEL_SCHEMA)
     .table(RECEIPT_EVENTS_TABLE)
     .where({ receipt_id: row.id })
     .orderBy('revision');
-  return { receipt: full(row), history: events.map((e) => ({ revision: Number(e.revision), type: e.type, recorded_at: e.recorded_at.toISOString(), data: e.data })) };
+  return {
+    receipt: full(row),
+    history: events.map((e) => ({
+      revision: Number(e.revision),
+      type: e.type,
+      recorded_at: e.recorded_at.toISOString(),
+      data: e.data,
+    })),
+  };
 }
 
 export interface ReceiptFilters {
@@ -141,18 +186,24 @@ const encodeCursor = (r: Row) => Buffer.from(JSON.stringify([r.created_at.toISOS
 function decodeCursor(cursor: string): [string, string] {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && UUID_PATTERN.test(id)) return [at, id];
+    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && UUID_PATTERN.test(id))
+      return [at, id];
   } catch {
     // falls through to the refusal
   }
-  throw new DomainError('invalid_cursor', `cursor: '${cursor}' is not a next_cursor this tool returned`, { argument: 'cursor' });
+  throw new DomainError('invalid_cursor', `cursor: '${cursor}' is not a next_cursor this tool returned`, {
+    argument: 'cursor',
+  });
 }
 
 /** A page of receipts, newest first, without payloads or provider responses. */
 export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<ReceiptPage> {
   if (f.accountIds.length === 0) return { mutations: [], next_cursor: null };
   // per account, a bounded walk down its (created_at, id) index; then the accounts' pages merged
-  const q = db.from(`${READ_MODEL_SCHEMA}.${RECEIPTS_TABLE} as r`).select(SUMMARY_COLUMNS.map((c) => `r.${c}`)).whereRaw('r.account_id = a.account_id');
+  const q = db
+    .from(`${READ_MODEL_SCHEMA}.${RECEIPTS_TABLE} as r`)
+    .select(SUMMARY_COLUMNS.map((c) => `r.${c}`))
+    .whereRaw('r.account_id = a.account_id');
   if (f.status === 'pending') q.whereIn('status', PENDING_STATUSES);
   else if (f.status) q.where({ status: f.status });
   if (f.targetType) q.where({ target_type: f.targetType });
@@ -163,14 +214,19 @@ export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<Receipt
     const [at, id] = decodeCursor(f.cursor);
     q.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [at, id]);
   }
-  q.orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]).limit(f.limit + 1);
-  const { rows } = (await db.raw(`select x.* from unnest(?::uuid[]) a(account_id) cross join lateral ? x order by x.created_at desc, x.id desc limit ?`, [
-    [...f.accountIds],
-    q,
-    f.limit + 1,
-  ])) as { rows: Row[] };
+  q.orderBy([
+    { column: 'r.created_at', order: 'desc' },
+    { column: 'r.id', order: 'desc' },
+  ]).limit(f.limit + 1);
+  const { rows } = (await db.raw(
+    `select x.* from unnest(?::uuid[]) a(account_id) cross join lateral ? x order by x.created_at desc, x.id desc limit ?`,
+    [[...f.accountIds], q, f.limit + 1],
+  )) as { rows: Row[] };
   const page = rows.slice(0, f.limit);
-  return { mutations: page.map(summary), next_cursor: rows.length > f.limit ? encodeCursor(page[page.length - 1]!) : null };
+  return {
+    mutations: page.map(summary),
+    next_cursor: rows.length > f.limit ? encodeCursor(page[page.length - 1]!) : null,
+  };
 }
 
 /**
@@ -179,7 +235,11 @@ export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<Receipt
  * An advertising profile (spec 2.7) shows the latest settled receipt of each attempted creation
  * instead: one per distinct payload. Targets without receipts are absent from the map.
  */
-export async function receiptsForTargets(db: Knex, targetType: TargetType, targetIds: readonly string[]): Promise<Map<string, Receipt[]>> {
+export async function receiptsForTargets(
+  db: Knex,
+  targetType: TargetType,
+  targetIds: readonly string[],
+): Promise<Map<string, Receipt[]>> {
   const byTarget = new Map<string, Receipt[]>();
   if (targetIds.length === 0) return byTarget;
   const pending = PENDING_STATUSES.map(() => '?').join(', ');
@@ -198,7 +258,17 @@ export async function receiptsForTargets(db: Knex, targetType: TargetType, targe
        (${settled})
      ) x
      order by x.target_id, x.created_at, x.id`,
-    [[...new Set(targetIds)], READ_MODEL_SCHEMA, RECEIPTS_TABLE, targetType, ...PENDING_STATUSES, READ_MODEL_SCHEMA, RECEIPTS_TABLE, targetType, ...PENDING_STATUSES],
+    [
+      [...new Set(targetIds)],
+      READ_MODEL_SCHEMA,
+      RECEIPTS_TABLE,
+      targetType,
+      ...PENDING_STATUSES,
+      READ_MODEL_SCHEMA,
+      RECEIPTS_TABLE,
+      targetType,
+      ...PENDING_STATUSES,
+    ],
   )) as { rows: Row[] };
   for (const row of rows) {
     const list = byTarget.get(row.target_id) ?? [];
@@ -217,7 +287,10 @@ export async function receiptShown(db: Knex, id: string): Promise<boolean> {
 }
 
 /** A target's pending receipts, oldest first (admission order). */
-export async function pendingOfTargetIds(db: Knex, target: { type: string; id: string }): Promise<Array<{ id: string; created_at: string }>> {
+export async function pendingOfTargetIds(
+  db: Knex,
+  target: { type: string; id: string },
+): Promise<Array<{ id: string; created_at: string }>> {
   const rows: { id: string; created_at: Date }[] = await receipts(db)
     .where({ target_type: target.type, target_id: target.id })
     .whereIn('status', PENDING_STATUSES)
@@ -227,7 +300,12 @@ export async function pendingOfTargetIds(db: Knex, target: { type: string; id: s
 }
 
 /** Queued receipts of other targets that could share one Sponsored Products call with this one. */
-export async function queuedAlike(db: Knex, r: { account_id: string; action: string; target: { type: string; id: string } }, profileId: string, limit: number): Promise<string[]> {
+export async function queuedAlike(
+  db: Knex,
+  r: { account_id: string; action: string; target: { type: string; id: string } },
+  profileId: string,
+  limit: number,
+): Promise<string[]> {
   const rows: { id: string }[] = await receipts(db)
     .where({ account_id: r.account_id, status: 'queued', action: r.action, target_type: r.target.type })
     .whereNot({ target_id: r.target.id })
@@ -239,8 +317,16 @@ export async function queuedAlike(db: Knex, r: { account_id: string; action: str
 }
 
 /** What the sweep re-enqueues: queued and submitting receipts, and uncertain ones whose check is due. */
-export async function receiptsToSweep(db: Knex, now: string): Promise<{ sending: Array<{ id: string; status: string; attempts: number }>; due: Array<{ id: string; checks: number }> }> {
-  const sending: { id: string; status: string; attempts: number }[] = await receipts(db).whereIn('status', ['queued', 'submitting']).select('id', 'status', 'attempts');
+export async function receiptsToSweep(
+  db: Knex,
+  now: string,
+): Promise<{
+  sending: Array<{ id: string; status: string; attempts: number }>;
+  due: Array<{ id: string; checks: number }>;
+}> {
+  const sending: { id: string; status: string; attempts: number }[] = await receipts(db)
+    .whereIn('status', ['queued', 'submitting'])
+    .select('id', 'status', 'attempts');
   const uncertain: { id: string; reconciliation: { attempts: number } | null }[] = await receipts(db)
     .where({ status: 'uncertain' })
     .andWhere((q) => q.whereNull('reconciliation').orWhereRaw(`(reconciliation->>'nextAt')::timestamptz <= ?`, [now]))
@@ -249,7 +335,11 @@ export async function receiptsToSweep(db: Knex, now: string): Promise<{ sending:
 }
 
 /** The account's pending receipts of Listing targets in a marketplace, with their SKUs, oldest first. */
-export async function pendingListingReceipts(db: Knex, account_id: string, marketplaceId: string): Promise<Array<{ id: string; sku: string }>> {
+export async function pendingListingReceipts(
+  db: Knex,
+  account_id: string,
+  marketplaceId: string,
+): Promise<Array<{ id: string; sku: string }>> {
   return receipts(db)
     .where({ account_id, target_type: 'Listing' })
     .whereIn('status', PENDING_STATUSES)

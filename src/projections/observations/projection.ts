@@ -25,6 +25,11 @@ export const observationsProjection: Projection = {
     const event = { type: recorded.type, data: recorded.data } as ObservationEvent;
     if (event.type !== 'SyncCompleted') return;
     const { account_id, dataset, scope, pages, observed_at } = event.data;
-    await trx.withSchema(schema).table('observed_scopes').insert({ account_id, dataset, scope, pages, observed_at }).onConflict(['account_id', 'dataset', 'scope']).merge(['pages', 'observed_at']);
+    await trx
+      .withSchema(schema)
+      .table('observed_scopes')
+      .insert({ account_id, dataset, scope, pages, observed_at })
+      .onConflict(['account_id', 'dataset', 'scope'])
+      .merge(['pages', 'observed_at']);
   },
 };

@@ -28,11 +28,21 @@ export const dailyScope = (providerProfileId: string, date: string): string => `
 
 /** What a local ads id names: the kind of entity, since keyword and target ids are separate spaces. */
 export type AdsEntityKind = 'campaign' | 'ad_group' | 'product_ad' | SpTargetKind;
-export type SpTargetKind = 'keyword' | 'target' | 'negative_keyword' | 'negative_target' | 'campaign_negative_keyword' | 'campaign_negative_target';
+export type SpTargetKind =
+  | 'keyword'
+  | 'target'
+  | 'negative_keyword'
+  | 'negative_target'
+  | 'campaign_negative_keyword'
+  | 'campaign_negative_target';
 
 /**
  * The local id of an observed ads entity: stable for (account, provider profile, kind,
  * provider id), so a re-sync, a rebuild or a mutation receipt names the same entity the same way.
  */
-export const adsEntityId = (kind: AdsEntityKind, account_id: string, providerProfileId: string, providerId: string): string =>
-  stableId(`ads-${kind}:${account_id}`, `${providerProfileId}/${providerId}`);
+export const adsEntityId = (
+  kind: AdsEntityKind,
+  account_id: string,
+  providerProfileId: string,
+  providerId: string,
+): string => stableId(`ads-${kind}:${account_id}`, `${providerProfileId}/${providerId}`);

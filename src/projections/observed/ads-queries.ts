@@ -64,7 +64,11 @@ export interface ProfileFreshness {
 }
 
 /** What was last synced per profile (`<account>/<provider profile>`): report days of `metrics` and the campaigns list. */
-export async function profileFreshness(db: Knex, accountIds: readonly string[], metrics: 'campaigns' | 'targeting'): Promise<Map<string, ProfileFreshness>> {
+export async function profileFreshness(
+  db: Knex,
+  accountIds: readonly string[],
+  metrics: 'campaigns' | 'targeting',
+): Promise<Map<string, ProfileFreshness>> {
   if (accountIds.length === 0) return new Map();
   const dataset = metrics === 'campaigns' ? SP_CAMPAIGN_DAILY : SP_TARGETING_DAILY;
   const { rows } = await db.raw(
@@ -79,7 +83,11 @@ export async function profileFreshness(db: Knex, accountIds: readonly string[], 
   return new Map(
     rows.map((r: Record<string, unknown>) => [
       `${r.account_id}/${r.provider_profile_id}`,
-      { latest_report_date: (r.latest_report_date as string | null) ?? null, metrics_synced_at: iso(r.metrics_synced_at), entities_synced_at: iso(r.entities_synced_at) },
+      {
+        latest_report_date: (r.latest_report_date as string | null) ?? null,
+        metrics_synced_at: iso(r.metrics_synced_at),
+        entities_synced_at: iso(r.entities_synced_at),
+      },
     ]),
   );
 }
@@ -88,14 +96,21 @@ export async function profileFreshness(db: Knex, accountIds: readonly string[], 
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Rows of an entity table from each scope's last complete read, one per local id. */
-const observed = (table: string, dataset: string | null, where: string) => `select distinct on (e.account_id, e.id) e.* from rm.${table} e
+const observed = (
+  table: string,
+  dataset: string | null,
+  where: string,
+) => `select distinct on (e.account_id, e.id) e.* from rm.${table} e
   ${completeReads('e', dataset)}
   where ${where}
   order by e.account_id, e.id, e.scope, e.page`;
 
 /** The conditions on entity rows `e`: the accounts and the windows' profiles, and what the caller adds. */
 function conditions(f: { accountIds: readonly string[]; windows: readonly ProfileWindow[] }) {
-  const where = ['e.account_id = any(?::uuid[])', `(e.account_id, e.provider_profile_id) in (select w.account_id, w.provider_profile_id from ${windowsRelation})`];
+  const where = [
+    'e.account_id = any(?::uuid[])',
+    `(e.account_id, e.provider_profile_id) in (select w.account_id, w.provider_profile_id from ${windowsRelation})`,
+  ];
   const bindings: Knex.RawBinding[] = [[...f.accountIds], JSON.stringify(f.windows)];
   const add = (clause: string, ...values: Knex.RawBinding[]) => {
     where.push(clause);
@@ -154,7 +169,11 @@ export async function campaignRollups(db: Knex, f: CampaignFilter): Promise<Camp
   if (f.state) add('lower(e.state) = ?', f.state);
   if (f.name) add('e.name ilike ?', containing(f.name));
   // the asin filter picks campaigns; their figures stay the whole campaign's
-  if (f.asin) add(`exists (select 1 from rm.ads_product_ads a ${completeReads('a', SP_ENTITY_DATASETS.productAds)} where a.account_id = e.account_id and a.campaign_id = e.id and a.asin = ?)`, f.asin);
+  if (f.asin)
+    add(
+      `exists (select 1 from rm.ads_product_ads a ${completeReads('a', SP_ENTITY_DATASETS.productAds)} where a.account_id = e.account_id and a.campaign_id = e.id and a.asin = ?)`,
+      f.asin,
+    );
   const { rows } = await db.raw(
     `with c as (${observed('ads_campaigns', SP_ENTITY_DATASETS.campaigns, where.join(' and '))}),
      m as (select m.account_id, m.campaign_id, ${TOTALS} from ${windowedDaily('ads_campaign_daily', SP_CAMPAIGN_DAILY)}
@@ -262,10 +281,34 @@ const CAMPAIGN_METRICS = { table: 'ads_campaign_daily', dataset: SP_CAMPAIGN_DAI
 const TARGETING_METRICS = { table: 'ads_targeting_daily', dataset: SP_TARGETING_DAILY };
 
 const ENTITY_SOURCES: Readonly<Record<EntityType, EntitySource>> = {
-  Campaign: { table: 'ads_campaigns', dataset: SP_ENTITY_DATASETS.campaigns, campaignColumn: 'id', metrics: { ...CAMPAIGN_METRICS, key: 'campaign_id' }, asins: 'campaign_id' },
-  AdGroup: { table: 'ads_ad_groups', dataset: SP_ENTITY_DATASETS.adGroups, campaignColumn: 'campaign_id', metrics: { ...TARGETING_METRICS, key: 'ad_group_id' }, asins: 'ad_group_id' },
-  Ad: { table: 'ads_product_ads', dataset: SP_ENTITY_DATASETS.productAds, campaignColumn: 'campaign_id', metrics: null, asins: null },
-  Target: { table: 'ads_targets', dataset: null, campaignColumn: 'campaign_id', metrics: { ...TARGETING_METRICS, key: 'target_id' }, asins: null },
+  Campaign: {
+    table: 'ads_campaigns',
+    dataset: SP_ENTITY_DATASETS.campaigns,
+    campaignColumn: 'id',
+    metrics: { ...CAMPAIGN_METRICS, key: 'campaign_id' },
+    asins: 'campaign_id',
+  },
+  AdGroup: {
+    table: 'ads_ad_groups',
+    dataset: SP_ENTITY_DATASETS.adGroups,
+    campaignColumn: 'campaign_id',
+    metrics: { ...TARGETING_METRICS, key: 'ad_group_id' },
+    asins: 'ad_group_id',
+  },
+  Ad: {
+    table: 'ads_product_ads',
+    dataset: SP_ENTITY_DATASETS.productAds,
+    campaignColumn: 'campaign_id',
+    metrics: null,
+    asins: null,
+  },
+  Target: {
+    table: 'ads_targets',
+    dataset: null,
+    campaignColumn: 'campaign_id',
+    metrics: { ...TARGETING_METRICS, key: 'target_id' },
+    asins: null,
+  },
 };
 
 export interface EntityFilter {
@@ -291,13 +334,17 @@ export async function observedEntities(db: Knex, type: EntityType, f: EntityFilt
   const source = ENTITY_SOURCES[type];
   const { where, bindings, add } = conditions(f);
   if (f.campaignId) add(`e.${source.campaignColumn} = ?::uuid`, f.campaignId);
-  const parts = [`x as (select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?)`];
+  const parts = [
+    `x as (select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?)`,
+  ];
   const columns = ['to_jsonb(x) as entity'];
   const joins: string[] = [];
   bindings.push(f.limit + 1);
   if (source.metrics) {
     const { table, dataset, key } = source.metrics;
-    parts.push(`m as (select m.account_id, m.${key} as id, ${TOTALS} from ${windowedDaily(table, dataset)} where m.${key} in (select id from x) group by 1, 2)`);
+    parts.push(
+      `m as (select m.account_id, m.${key} as id, ${TOTALS} from ${windowedDaily(table, dataset)} where m.${key} in (select id from x) group by 1, 2)`,
+    );
     columns.push('m.impressions, m.clicks, m.cost, m.sales, m.purchases');
     joins.push('left join m on m.account_id = x.account_id and m.id = x.id');
     bindings.push(JSON.stringify(f.windows));

@@ -17,14 +17,22 @@ export interface ProfileContext {
   currency: string | null;
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+const str = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const obj = (v: unknown): Raw => (typeof v === 'object' && v !== null ? (v as Raw) : {});
-const money = (v: unknown, currency: string | null): number | null => (num(v) === null || currency === null ? null : minorUnits(v as number, currency));
+const money = (v: unknown, currency: string | null): number | null =>
+  num(v) === null || currency === null ? null : minorUnits(v as number, currency);
 const lower = (v: unknown): string | null => str(v)?.toLowerCase() ?? null;
 
 function common(ctx: ProfileContext, raw: Raw) {
-  return { profile_id: ctx.profile_id, provider_profile_id: ctx.provider_profile_id, marketplace_id: ctx.marketplace_id, currency: ctx.currency, data: JSON.stringify(raw) };
+  return {
+    profile_id: ctx.profile_id,
+    provider_profile_id: ctx.provider_profile_id,
+    marketplace_id: ctx.marketplace_id,
+    currency: ctx.currency,
+    data: JSON.stringify(raw),
+  };
 }
 
 function parents(ctx: ProfileContext, raw: Raw) {
@@ -60,14 +68,30 @@ export function adGroupRow(raw: Raw, ctx: ProfileContext): Row | null {
   const id = str(raw.adGroupId);
   if (!id || !str(raw.campaignId) || !str(raw.state)) return null;
   const { ad_group_id: _self, provider_ad_group_id: _same, ...parent } = parents(ctx, raw);
-  return { id: adsEntityId('ad_group', ctx.account_id, ctx.provider_profile_id, id), provider_id: id, ...parent, name: str(raw.name), state: raw.state, default_bid: money(raw.defaultBid, ctx.currency), ...common(ctx, raw) };
+  return {
+    id: adsEntityId('ad_group', ctx.account_id, ctx.provider_profile_id, id),
+    provider_id: id,
+    ...parent,
+    name: str(raw.name),
+    state: raw.state,
+    default_bid: money(raw.defaultBid, ctx.currency),
+    ...common(ctx, raw),
+  };
 }
 
 export function productAdRow(raw: Raw, ctx: ProfileContext): Row | null {
   const id = str(raw.adId);
   if (!id || !str(raw.campaignId) || !str(raw.adGroupId) || !str(raw.state)) return null;
   const { currency: _none, ...rest } = common(ctx, raw);
-  return { id: adsEntityId('product_ad', ctx.account_id, ctx.provider_profile_id, id), provider_id: id, ...parents(ctx, raw), asin: str(raw.asin), sku: str(raw.sku), state: raw.state, ...rest };
+  return {
+    id: adsEntityId('product_ad', ctx.account_id, ctx.provider_profile_id, id),
+    provider_id: id,
+    ...parents(ctx, raw),
+    asin: str(raw.asin),
+    sku: str(raw.sku),
+    state: raw.state,
+    ...rest,
+  };
 }
 
 /** The UI's names for the four auto-targeting buckets. */
@@ -87,29 +111,83 @@ function expressionText(expression: Predicate[]): string {
     .map((p) => {
       const type = String(p.type);
       if (AUTO_BUCKETS[type]) return AUTO_BUCKETS[type];
-      const key = type === 'ASIN_SAME_AS' ? 'asin' : type.replace(/^ASIN_/, '').replace(/_SAME_AS$/, '').toLowerCase();
+      const key =
+        type === 'ASIN_SAME_AS'
+          ? 'asin'
+          : type
+              .replace(/^ASIN_/, '')
+              .replace(/_SAME_AS$/, '')
+              .toLowerCase();
       return p.value === undefined ? key : `${key}="${String(p.value)}"`;
     })
     .join(' ');
 }
 
 function targetingColumns(raw: Raw): { category: string; text: string } {
-  const resolved = Array.isArray(raw.resolvedExpression) && raw.resolvedExpression.length ? raw.resolvedExpression : raw.expression;
+  const resolved =
+    Array.isArray(raw.resolvedExpression) && raw.resolvedExpression.length ? raw.resolvedExpression : raw.expression;
   const expression = (Array.isArray(resolved) ? resolved : []) as Predicate[];
   const types = expression.map((p) => String(p.type));
   const category =
-    raw.expressionType === 'AUTO' || types.some((t) => AUTO_BUCKETS[t]) ? 'auto' : types.some((t) => PRODUCT_PREDICATES.includes(t)) ? 'product' : types.includes('KEYWORD_GROUP_SAME_AS') ? 'keyword' : 'product_category';
+    raw.expressionType === 'AUTO' || types.some((t) => AUTO_BUCKETS[t])
+      ? 'auto'
+      : types.some((t) => PRODUCT_PREDICATES.includes(t))
+        ? 'product'
+        : types.includes('KEYWORD_GROUP_SAME_AS')
+          ? 'keyword'
+          : 'product_category';
   return { category, text: expressionText(expression) };
 }
 
 /** How each targeting dataset fills the shared targets table (spec 2.8: positives and exclusions). */
-const TARGET_KINDS: Readonly<Record<string, { kind: SpTargetKind; idKey: string; negative: boolean; level: 'AD_GROUP' | 'CAMPAIGN'; keyword: boolean }>> = {
-  [SP_ENTITY_DATASETS.keywords]: { kind: 'keyword', idKey: 'keywordId', negative: false, level: 'AD_GROUP', keyword: true },
-  [SP_ENTITY_DATASETS.targets]: { kind: 'target', idKey: 'targetId', negative: false, level: 'AD_GROUP', keyword: false },
-  [SP_ENTITY_DATASETS.negativeKeywords]: { kind: 'negative_keyword', idKey: 'keywordId', negative: true, level: 'AD_GROUP', keyword: true },
-  [SP_ENTITY_DATASETS.negativeTargets]: { kind: 'negative_target', idKey: 'targetId', negative: true, level: 'AD_GROUP', keyword: false },
-  [SP_ENTITY_DATASETS.campaignNegativeKeywords]: { kind: 'campaign_negative_keyword', idKey: 'keywordId', negative: true, level: 'CAMPAIGN', keyword: true },
-  [SP_ENTITY_DATASETS.campaignNegativeTargets]: { kind: 'campaign_negative_target', idKey: 'targetId', negative: true, level: 'CAMPAIGN', keyword: false },
+const TARGET_KINDS: Readonly<
+  Record<
+    string,
+    { kind: SpTargetKind; idKey: string; negative: boolean; level: 'AD_GROUP' | 'CAMPAIGN'; keyword: boolean }
+  >
+> = {
+  [SP_ENTITY_DATASETS.keywords]: {
+    kind: 'keyword',
+    idKey: 'keywordId',
+    negative: false,
+    level: 'AD_GROUP',
+    keyword: true,
+  },
+  [SP_ENTITY_DATASETS.targets]: {
+    kind: 'target',
+    idKey: 'targetId',
+    negative: false,
+    level: 'AD_GROUP',
+    keyword: false,
+  },
+  [SP_ENTITY_DATASETS.negativeKeywords]: {
+    kind: 'negative_keyword',
+    idKey: 'keywordId',
+    negative: true,
+    level: 'AD_GROUP',
+    keyword: true,
+  },
+  [SP_ENTITY_DATASETS.negativeTargets]: {
+    kind: 'negative_target',
+    idKey: 'targetId',
+    negative: true,
+    level: 'AD_GROUP',
+    keyword: false,
+  },
+  [SP_ENTITY_DATASETS.campaignNegativeKeywords]: {
+    kind: 'campaign_negative_keyword',
+    idKey: 'keywordId',
+    negative: true,
+    level: 'CAMPAIGN',
+    keyword: true,
+  },
+  [SP_ENTITY_DATASETS.campaignNegativeTargets]: {
+    kind: 'campaign_negative_target',
+    idKey: 'targetId',
+    negative: true,
+    level: 'CAMPAIGN',
+    keyword: false,
+  },
 };
 
 export const TARGET_DATASETS = Object.keys(TARGET_KINDS);
@@ -119,7 +197,9 @@ export function targetRow(dataset: string, raw: Raw, ctx: ProfileContext): Row |
   const id = how && str(raw[how.idKey]);
   if (!how || !id || !str(raw.campaignId) || !str(raw.state)) return null;
   if (how.level === 'AD_GROUP' && !str(raw.adGroupId)) return null;
-  const { category, text } = how.keyword ? { category: 'keyword', text: str(raw.keywordText) ?? '' } : targetingColumns(raw);
+  const { category, text } = how.keyword
+    ? { category: 'keyword', text: str(raw.keywordText) ?? '' }
+    : targetingColumns(raw);
   return {
     id: adsEntityId(how.kind, ctx.account_id, ctx.provider_profile_id, id),
     provider_id: id,

@@ -2,7 +2,17 @@ import type { Knex } from 'knex';
 import type { AccountEvent } from '../../domain/account/events.js';
 import type { Projection } from '../projection.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from './ads-datasets.js';
-import { adGroupRow, campaignDailyRow, campaignRow, productAdRow, TARGET_DATASETS, targetingDailyRow, targetRow, type ProfileContext, type Row } from './ads-rows.js';
+import {
+  adGroupRow,
+  campaignDailyRow,
+  campaignRow,
+  productAdRow,
+  TARGET_DATASETS,
+  targetingDailyRow,
+  targetRow,
+  type ProfileContext,
+  type Row,
+} from './ads-rows.js';
 import { pageOf, replacePage } from './economics-support.js';
 import { pageTable } from './page-table.js';
 
@@ -32,7 +42,12 @@ const PAGE_TABLES: ReadonlyArray<{ datasets: readonly string[]; table: string; m
   { datasets: [SP_ENTITY_DATASETS.campaigns], table: ADS_TABLES.campaigns, map: campaignRow, withDataset: false },
   { datasets: [SP_ENTITY_DATASETS.adGroups], table: ADS_TABLES.adGroups, map: adGroupRow, withDataset: false },
   { datasets: [SP_ENTITY_DATASETS.productAds], table: ADS_TABLES.productAds, map: productAdRow, withDataset: false },
-  { datasets: TARGET_DATASETS, table: ADS_TABLES.targets, map: (raw, ctx, dataset) => targetRow(dataset, raw, ctx), withDataset: true },
+  {
+    datasets: TARGET_DATASETS,
+    table: ADS_TABLES.targets,
+    map: (raw, ctx, dataset) => targetRow(dataset, raw, ctx),
+    withDataset: true,
+  },
   { datasets: [SP_CAMPAIGN_DAILY], table: ADS_TABLES.daily, map: campaignDailyRow, withDataset: false },
   { datasets: [SP_TARGETING_DAILY], table: ADS_TABLES.targetingDaily, map: targetingDailyRow, withDataset: false },
 ];
@@ -80,7 +95,8 @@ export const adsProjection: Projection = {
   handles: ['AdvertisingProfilesObserved', 'PageObserved'],
   tables: Object.values(ADS_TABLES),
   async createTables(db, schema) {
-    const create = (table: string, build: (t: Knex.CreateTableBuilder) => void) => db.schema.withSchema(schema).createTable(table, build);
+    const create = (table: string, build: (t: Knex.CreateTableBuilder) => void) =>
+      db.schema.withSchema(schema).createTable(table, build);
     await create(ADS_TABLES.profiles, (t) => {
       t.uuid('account_id').notNullable();
       t.text('provider_profile_id').notNullable();
@@ -156,12 +172,22 @@ export const adsProjection: Projection = {
   },
   async apply(trx, event, schema) {
     if (event.type === 'AdvertisingProfilesObserved') {
-      const { account_id, profiles } = (event as unknown as Extract<AccountEvent, { type: 'AdvertisingProfilesObserved' }>).data;
+      const { account_id, profiles } = (
+        event as unknown as Extract<AccountEvent, { type: 'AdvertisingProfilesObserved' }>
+      ).data;
       if (profiles.length === 0) return;
       await trx
         .withSchema(schema)
         .table(ADS_TABLES.profiles)
-        .insert(profiles.map((p) => ({ account_id, provider_profile_id: p.provider_profile_id, profile_id: p.id, marketplace_id: p.marketplace_id, currency: p.currency })))
+        .insert(
+          profiles.map((p) => ({
+            account_id,
+            provider_profile_id: p.provider_profile_id,
+            profile_id: p.id,
+            marketplace_id: p.marketplace_id,
+            currency: p.currency,
+          })),
+        )
         .onConflict(['account_id', 'provider_profile_id'])
         .merge(['profile_id', 'marketplace_id', 'currency']);
       return;
@@ -170,10 +196,21 @@ export const adsProjection: Projection = {
     if (!page) return;
     const target = PAGE_TABLES.find((t) => t.datasets.includes(page.dataset))!;
     const provider_profile_id = page.scope.split('/')[0]!;
-    const known = await trx.withSchema(schema).table(ADS_TABLES.profiles).where({ account_id: page.account_id, provider_profile_id }).first('profile_id', 'marketplace_id', 'currency');
-    const ctx: ProfileContext = { account_id: page.account_id, provider_profile_id, profile_id: known?.profile_id ?? null, marketplace_id: known?.marketplace_id ?? null, currency: known?.currency ?? null };
+    const known = await trx
+      .withSchema(schema)
+      .table(ADS_TABLES.profiles)
+      .where({ account_id: page.account_id, provider_profile_id })
+      .first('profile_id', 'marketplace_id', 'currency');
+    const ctx: ProfileContext = {
+      account_id: page.account_id,
+      provider_profile_id,
+      profile_id: known?.profile_id ?? null,
+      marketplace_id: known?.marketplace_id ?? null,
+      currency: known?.currency ?? null,
+    };
     const rows = page.rows.flatMap((raw) => {
-      const row = typeof raw === 'object' && raw !== null ? target.map(raw as Record<string, unknown>, ctx, page.dataset) : null;
+      const row =
+        typeof raw === 'object' && raw !== null ? target.map(raw as Record<string, unknown>, ctx, page.dataset) : null;
       return row ? [row] : [];
     });
     await replacePage(trx, schema, target.table, page, rows, target.withDataset);

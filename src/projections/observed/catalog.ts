@@ -8,7 +8,10 @@ import { applyPages, pageTable } from './page-table.js';
 export const CATALOG_DATASET = 'catalog_items';
 export const CATALOG_TABLE = 'catalog_items';
 
-const forMarketplace = (v: unknown, marketplaceId: string): Json | undefined => arr(v).map(obj).find((e) => e?.marketplaceId === marketplaceId);
+const forMarketplace = (v: unknown, marketplaceId: string): Json | undefined =>
+  arr(v)
+    .map(obj)
+    .find((e) => e?.marketplaceId === marketplaceId);
 
 /** Identifier types that are GTINs of some length, each zero-padded to GTIN-14. */
 const GTIN_TYPES = ['GTIN', 'EAN', 'UPC', 'JAN', 'ISBN'];
@@ -25,7 +28,9 @@ export function gtinOf(identifiers: readonly Json[]): string | null {
 export function catalogRow(raw: unknown, marketplaceId: string): Record<string, unknown> | null {
   const item = obj(raw);
   if (!item || typeof item.asin !== 'string') return null;
-  const identifiers = arr(forMarketplace(item.identifiers, marketplaceId)?.identifiers).map(obj).filter((i): i is Json => i !== undefined);
+  const identifiers = arr(forMarketplace(item.identifiers, marketplaceId)?.identifiers)
+    .map(obj)
+    .filter((i): i is Json => i !== undefined);
   const summary = forMarketplace(item.summaries, marketplaceId);
   return {
     asin: item.asin,

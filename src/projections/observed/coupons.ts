@@ -93,5 +93,7 @@ export const couponsProjection: Projection = {
       t.jsonb('raw').notNullable();
     });
   },
-  apply: applyPages(['coupon_performance'], COUPONS_TABLE, (page) => page.rows.map((r) => couponRow(r, page.observed_at))),
+  apply: applyPages(['coupon_performance'], COUPONS_TABLE, (page) =>
+    page.rows.map((r) => couponRow(r, page.observed_at)),
+  ),
 };

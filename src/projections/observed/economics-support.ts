@@ -19,7 +19,8 @@ export function minorDigits(currency: string): number {
 }
 
 /** A major-unit amount as integer minor units of its currency (whole yen for JPY). */
-export const minorUnits = (amount: number, currency: string): number => Math.round(amount * 10 ** minorDigits(currency));
+export const minorUnits = (amount: number, currency: string): number =>
+  Math.round(amount * 10 ** minorDigits(currency));
 
 /** The reports' `{ amount, currencyCode }`. */
 export const wireAmount = z.object({ amount: z.number(), currencyCode: z.string().regex(/^[A-Z]{3}$/) });
@@ -35,10 +36,26 @@ export function pageOf(event: RecordedEvent, datasets: readonly string[]): PageO
  * Replaces the rows held for the page's (account_id, dataset, scope, page) with `rows`, each
  * given those keys and its position in the page (`row`), so applying a page twice is a no-op.
  */
-export async function replacePage(trx: Knex.Transaction, schema: string, table: string, page: PageObserved, rows: readonly Record<string, unknown>[], withDataset = false): Promise<void> {
-  const keys = { account_id: page.account_id, ...(withDataset ? { dataset: page.dataset } : {}), scope: page.scope, page: page.page };
+export async function replacePage(
+  trx: Knex.Transaction,
+  schema: string,
+  table: string,
+  page: PageObserved,
+  rows: readonly Record<string, unknown>[],
+  withDataset = false,
+): Promise<void> {
+  const keys = {
+    account_id: page.account_id,
+    ...(withDataset ? { dataset: page.dataset } : {}),
+    scope: page.scope,
+    page: page.page,
+  };
   await trx.withSchema(schema).table(table).where(keys).delete();
-  if (rows.length > 0) await trx.withSchema(schema).table(table).insert(rows.map((r, row) => ({ ...keys, row, ...r })));
+  if (rows.length > 0)
+    await trx
+      .withSchema(schema)
+      .table(table)
+      .insert(rows.map((r, row) => ({ ...keys, row, ...r })));
 }
 
 /**

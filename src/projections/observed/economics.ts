@@ -10,11 +10,12 @@ import { applyPages, pageTable } from './page-table.js';
 
 export const ECONOMICS_TABLE = 'seller_economics';
 
-const FEE_COLUMNS: ReadonlyArray<readonly [column: 'referral_fee' | 'fulfillment_fee' | 'storage_fee', test: RegExp]> = [
-  ['referral_fee', /^ReferralFee$/i],
-  ['fulfillment_fee', /Fulfil+ment/i],
-  ['storage_fee', /Storage/i],
-];
+const FEE_COLUMNS: ReadonlyArray<readonly [column: 'referral_fee' | 'fulfillment_fee' | 'storage_fee', test: RegExp]> =
+  [
+    ['referral_fee', /^ReferralFee$/i],
+    ['fulfillment_fee', /Fulfil+ment/i],
+    ['storage_fee', /Storage/i],
+  ];
 
 const record = z.object({
   startDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
@@ -28,7 +29,14 @@ const record = z.object({
     unitsRefunded: z.number().int(),
     netUnitsSold: z.number().int(),
   }),
-  fees: z.array(z.object({ feeTypeName: z.string(), charges: z.array(z.object({ aggregatedDetail: z.object({ totalAmount: wireAmount }) })) })).default([]),
+  fees: z
+    .array(
+      z.object({
+        feeTypeName: z.string(),
+        charges: z.array(z.object({ aggregatedDetail: z.object({ totalAmount: wireAmount }) })),
+      }),
+    )
+    .default([]),
 });
 
 /** One record as a row: money in minor units of the record's currency. */
@@ -37,10 +45,18 @@ export function economicsRow(raw: unknown): Record<string, unknown> | null {
   if (!parsed.success) return null;
   const r = parsed.data;
   const currency = r.sales.orderedProductSales.currencyCode;
-  const fees: Record<'referral_fee' | 'fulfillment_fee' | 'storage_fee' | 'other_fees', number | null> = { referral_fee: null, fulfillment_fee: null, storage_fee: null, other_fees: null };
+  const fees: Record<'referral_fee' | 'fulfillment_fee' | 'storage_fee' | 'other_fees', number | null> = {
+    referral_fee: null,
+    fulfillment_fee: null,
+    storage_fee: null,
+    other_fees: null,
+  };
   for (const fee of r.fees) {
     const column = FEE_COLUMNS.find(([, test]) => test.test(fee.feeTypeName))?.[0] ?? 'other_fees';
-    const charged = fee.charges.reduce((sum, c) => sum + minorUnits(c.aggregatedDetail.totalAmount.amount, currency), 0);
+    const charged = fee.charges.reduce(
+      (sum, c) => sum + minorUnits(c.aggregatedDetail.totalAmount.amount, currency),
+      0,
+    );
     fees[column] = (fees[column] ?? 0) - charged;
   }
   const total_fees = Object.values(fees).reduce<number>((sum, v) => sum + (v ?? 0), 0);
@@ -88,5 +104,7 @@ export const economicsProjection: Projection = {
       t.index(['account_id', 'marketplace_id', 'date']);
     });
   },
-  apply: applyPages(['seller_economics'], ECONOMICS_TABLE, (page) => page.rows.map(economicsRow).map((r) => r && { ...r, raw: JSON.stringify(r.raw) })),
+  apply: applyPages(['seller_economics'], ECONOMICS_TABLE, (page) =>
+    page.rows.map(economicsRow).map((r) => r && { ...r, raw: JSON.stringify(r.raw) }),
+  ),
 };

@@ -33,8 +33,14 @@ export function inventoryRow(raw: unknown, marketplaceId: string): Record<string
 }
 
 const QUANTITIES = [
-  'total_quantity', 'fulfillable_quantity', 'inbound_working_quantity', 'inbound_shipped_quantity', 'inbound_receiving_quantity', 'reserved_quantity',
-  'researching_quantity', 'unfulfillable_quantity',
+  'total_quantity',
+  'fulfillable_quantity',
+  'inbound_working_quantity',
+  'inbound_shipped_quantity',
+  'inbound_receiving_quantity',
+  'reserved_quantity',
+  'researching_quantity',
+  'unfulfillable_quantity',
 ];
 
 export const fbaInventoryProjection: Projection = {
@@ -57,5 +63,7 @@ export const fbaInventoryProjection: Projection = {
       t.index(['account_id', 'marketplace_id', 'sku', 'page']);
     });
   },
-  apply: applyPages([INVENTORY_DATASET], INVENTORY_TABLE, (page) => page.rows.map((raw) => inventoryRow(raw, page.scope))),
+  apply: applyPages([INVENTORY_DATASET], INVENTORY_TABLE, (page) =>
+    page.rows.map((raw) => inventoryRow(raw, page.scope)),
+  ),
 };

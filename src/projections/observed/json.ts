@@ -3,7 +3,8 @@
 
 export type Json = Record<string, unknown>;
 
-export const obj = (v: unknown): Json | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
+export const obj = (v: unknown): Json | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** A non-empty string, else null. */
 export const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);

@@ -59,7 +59,13 @@ export async function searchListings(db: Knex, f: ListingFilters): Promise<{ row
   if (f.marketplace_id !== undefined) add('c.marketplace_id = ?', f.marketplace_id);
   if (f.sku !== undefined) add('c.sku = ?', f.sku);
   if (f.asin !== undefined) add('c.asin = upper(?)', f.asin);
-  if (f.keyword !== undefined) add('(c.title ilike ? or c.sku ilike ? or c.asin = upper(?))', likePattern(f.keyword), likePattern(f.keyword), f.keyword);
+  if (f.keyword !== undefined)
+    add(
+      '(c.title ilike ? or c.sku ilike ? or c.asin = upper(?))',
+      likePattern(f.keyword),
+      likePattern(f.keyword),
+      f.keyword,
+    );
   if (f.since) add('c.created_at >= ?', f.since);
   if (f.until) add('c.created_at < ?', f.until);
   const rm = READ_MODEL_SCHEMA;

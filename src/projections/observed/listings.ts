@@ -24,13 +24,16 @@ const SCOPES_TABLE = 'listing_scopes';
 const CURRENT_COLUMNS = ['account_id', 'marketplace_id', 'sku', 'scope', 'page', 'row', 'created_at', 'asin', 'title'];
 
 /** The local id of a listing (target id of type `Listing`): stable for (account, marketplace, SKU). */
-export const listingId = (account_id: string, marketplace_id: string, sku: string): string => stableId('listing', `${account_id}/${marketplace_id}/${sku}`);
+export const listingId = (account_id: string, marketplace_id: string, sku: string): string =>
+  stableId('listing', `${account_id}/${marketplace_id}/${sku}`);
 
 /** `attributes[name]` values for this marketplace (values without a marketplace apply to all). */
 const attributeValues = (item: Json, name: string, marketplaceId: string): Json[] =>
   arr(obj(item.attributes)?.[name])
     .map(obj)
-    .filter((v): v is Json => v !== undefined && (v.marketplace_id === undefined || v.marketplace_id === marketplaceId));
+    .filter(
+      (v): v is Json => v !== undefined && (v.marketplace_id === undefined || v.marketplace_id === marketplaceId),
+    );
 
 /** `[{ schedule: [{ value_with_tax }] }]` (our_price, minimum/maximum_seller_allowed_price) in major units. */
 const scheduleAmount = (v: unknown): number | null => {
@@ -50,12 +53,18 @@ export function listingRow(raw: unknown, marketplaceId: string): Record<string, 
   const item = obj(raw);
   const sku = str(item?.sku);
   if (!item || !sku) return null;
-  const summary = arr(item.summaries).map(obj).find((s) => s?.marketplaceId === marketplaceId);
-  const statuses = Array.isArray(summary?.status) ? (summary.status as unknown[]).filter((s): s is string => typeof s === 'string') : null;
+  const summary = arr(item.summaries)
+    .map(obj)
+    .find((s) => s?.marketplaceId === marketplaceId);
+  const statuses = Array.isArray(summary?.status)
+    ? (summary.status as unknown[]).filter((s): s is string => typeof s === 'string')
+    : null;
   const offers = attributeValues(item, 'purchasable_offer', marketplaceId);
   const consumer = offers.find((o) => o.audience === undefined || o.audience === 'ALL');
   const business = offers.find((o) => o.audience === 'B2B');
-  const wireOffers = arr(item.offers).map(obj).filter((o) => o?.marketplaceId === marketplaceId);
+  const wireOffers = arr(item.offers)
+    .map(obj)
+    .filter((o) => o?.marketplaceId === marketplaceId);
   const currency = str(consumer?.currency) ?? str(business?.currency) ?? str(obj(wireOffers[0]?.price)?.currencyCode);
   const money = (major: number | null) => (major === null || currency === null ? null : minorUnits(major, currency));
   const wirePrice = (offerType: string) => {
@@ -63,8 +72,11 @@ export function listingRow(raw: unknown, marketplaceId: string): Record<string, 
     return typeof amount === 'string' ? Number(amount) : null;
   };
   const availability = attributeValues(item, 'fulfillment_availability', marketplaceId)[0];
-  const channelCode = str(availability?.fulfillment_channel_code) ?? str(obj(arr(item.fulfillmentAvailability)[0])?.fulfillmentChannelCode);
-  const conditionType = str(summary?.conditionType) ?? str(attributeValues(item, 'condition_type', marketplaceId)[0]?.value);
+  const channelCode =
+    str(availability?.fulfillment_channel_code) ??
+    str(obj(arr(item.fulfillmentAvailability)[0])?.fulfillmentChannelCode);
+  const conditionType =
+    str(summary?.conditionType) ?? str(attributeValues(item, 'condition_type', marketplaceId)[0]?.value);
   return {
     sku,
     marketplace_id: marketplaceId,
@@ -79,7 +91,8 @@ export function listingRow(raw: unknown, marketplaceId: string): Record<string, 
     floor: money(scheduleAmount(consumer?.minimum_seller_allowed_price)),
     ceiling: money(scheduleAmount(consumer?.maximum_seller_allowed_price)),
     // DEFAULT is the merchant's own network; AMAZON_NA, AMAZON_EU, ... are FBA's.
-    fulfillment_channel: channelCode === null ? (str(summary?.fnSku) ? 'FBA' : null) : channelCode === 'DEFAULT' ? 'MFN' : 'FBA',
+    fulfillment_channel:
+      channelCode === null ? (str(summary?.fnSku) ? 'FBA' : null) : channelCode === 'DEFAULT' ? 'MFN' : 'FBA',
     condition_type: conditionType,
     condition: conditionType === null ? null : conditionType.split('_')[0]!,
     handling_time: int(availability?.lead_time_to_ship_max_days),
@@ -94,7 +107,13 @@ export function listingRow(raw: unknown, marketplaceId: string): Record<string, 
 
 /** Re-picks the current row of the scope's SKUs (all of them, or those given) from the rows
  * of pages below the scope's complete read. */
-async function repickCurrent(trx: Knex.Transaction, schema: string, account_id: string, scope: string, skus: readonly string[] | null): Promise<void> {
+async function repickCurrent(
+  trx: Knex.Transaction,
+  schema: string,
+  account_id: string,
+  scope: string,
+  skus: readonly string[] | null,
+): Promise<void> {
   const current = trx.withSchema(schema).table(CURRENT_LISTINGS_TABLE).where({ account_id, marketplace_id: scope });
   await (skus === null ? current : current.whereIn('sku', skus)).delete();
   const columns = CURRENT_COLUMNS.map((c) => `l.${c}`).join(', ');
@@ -108,7 +127,9 @@ async function repickCurrent(trx: Knex.Transaction, schema: string, account_id: 
   );
 }
 
-const replaceListingsPage = applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page) => page.rows.map((raw) => listingRow(raw, page.scope)));
+const replaceListingsPage = applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page) =>
+  page.rows.map((raw) => listingRow(raw, page.scope)),
+);
 
 export const listingsProjection: Projection = {
   name: 'listings',
@@ -166,15 +187,30 @@ export const listingsProjection: Projection = {
     if (event.type === 'SyncCompleted') {
       const { account_id, dataset, scope, pages } = event.data as SyncCompleted;
       if (dataset !== LISTINGS_DATASET) return;
-      await trx.withSchema(schema).table(SCOPES_TABLE).insert({ account_id, scope, pages }).onConflict(['account_id', 'scope']).merge();
+      await trx
+        .withSchema(schema)
+        .table(SCOPES_TABLE)
+        .insert({ account_id, scope, pages })
+        .onConflict(['account_id', 'scope'])
+        .merge();
       return repickCurrent(trx, schema, account_id, scope, null);
     }
     const page = pageOf(event, [LISTINGS_DATASET]);
     if (!page) return;
-    const before: { sku: string }[] = await trx.withSchema(schema).table(LISTINGS_TABLE).where({ account_id: page.account_id, scope: page.scope, page: page.page }).select('sku');
+    const before: { sku: string }[] = await trx
+      .withSchema(schema)
+      .table(LISTINGS_TABLE)
+      .where({ account_id: page.account_id, scope: page.scope, page: page.page })
+      .select('sku');
     await replaceListingsPage(trx, event, schema);
-    const after: { sku: string }[] = await trx.withSchema(schema).table(LISTINGS_TABLE).where({ account_id: page.account_id, scope: page.scope, page: page.page }).select('sku');
-    await repickCurrent(trx, schema, page.account_id, page.scope, [...new Set([...before, ...after].map((r) => r.sku))]);
+    const after: { sku: string }[] = await trx
+      .withSchema(schema)
+      .table(LISTINGS_TABLE)
+      .where({ account_id: page.account_id, scope: page.scope, page: page.page })
+      .select('sku');
+    await repickCurrent(trx, schema, page.account_id, page.scope, [
+      ...new Set([...before, ...after].map((r) => r.sku)),
+    ]);
   },
 };
 
@@ -189,7 +225,11 @@ order by l.account_id, l.marketplace_id, l.sku, l.scope, l.page desc`;
 /** The ASINs the account lists in a marketplace (complete reads, deleted listings included),
  * sorted; null while the marketplace's listings have no complete read yet. */
 export async function listedAsins(db: Knex, account_id: string, marketplace_id: string): Promise<string[] | null> {
-  const read = await db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset: LISTINGS_DATASET, scope: marketplace_id }).first('pages');
+  const read = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('observed_scopes')
+    .where({ account_id, dataset: LISTINGS_DATASET, scope: marketplace_id })
+    .first('pages');
   if (!read) return null;
   const { rows }: { rows: { asin: string }[] } = await db.raw(
     `select distinct l.asin from (${currentListingsSql}) l where l.account_id = ? and l.marketplace_id = ? and l.asin is not null order by l.asin`,

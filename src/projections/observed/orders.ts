@@ -15,7 +15,8 @@ export const ORDERS_TABLE = 'orders';
 export const ORDER_LINES_TABLE = 'order_lines';
 
 /** The local id of an order: stable for (account, provider order id). */
-export const orderIdOf = (account_id: string, amazonOrderId: string): string => stableId('order', `${account_id}/${amazonOrderId}`);
+export const orderIdOf = (account_id: string, amazonOrderId: string): string =>
+  stableId('order', `${account_id}/${amazonOrderId}`);
 
 /** The orders API's decimal string ("12.34") as exact integer minor units (rounded half up past the minor unit). */
 export function decimalMinor(amount: string, currency: string): number | null {
@@ -24,7 +25,8 @@ export function decimalMinor(amount: string, currency: string): number | null {
   const digits = minorDigits(currency);
   const fraction = match[3] ?? '';
   const kept = fraction.slice(0, digits).padEnd(digits, '0');
-  const value = Number(match[2]) * 10 ** digits + (digits > 0 ? Number(kept) : 0) + (Number(fraction[digits] ?? 0) >= 5 ? 1 : 0);
+  const value =
+    Number(match[2]) * 10 ** digits + (digits > 0 ? Number(kept) : 0) + (Number(fraction[digits] ?? 0) >= 5 ? 1 : 0);
   return match[1] ? -value : value;
 }
 
@@ -38,7 +40,11 @@ function money(v: unknown): { currency: string; minor: number } | null {
 }
 
 /** An order row and its line rows; `marketplaceId` (the scope's) stands in when the order names none. */
-export function orderRows(raw: unknown, account_id: string, marketplaceId: string): { order: Record<string, unknown>; lines: Record<string, unknown>[] } | null {
+export function orderRows(
+  raw: unknown,
+  account_id: string,
+  marketplaceId: string,
+): { order: Record<string, unknown>; lines: Record<string, unknown>[] } | null {
   const order = obj(raw);
   const amazonOrderId = str(order?.AmazonOrderId);
   const purchasedAt = str(order?.PurchaseDate);
@@ -134,15 +140,42 @@ export const ordersProjection: Projection = {
       t.jsonb('data').notNullable();
     });
     const byPurchase = (table: string, include: string[]) =>
-      db.raw(`create index ?? on ??.?? (account_id, marketplace_id, purchased_at) include (${include.map(() => '??').join(', ')})`, [`${table}_by_purchase`, schema, table, ...include]);
+      db.raw(
+        `create index ?? on ??.?? (account_id, marketplace_id, purchased_at) include (${include.map(() => '??').join(', ')})`,
+        [`${table}_by_purchase`, schema, table, ...include],
+      );
     await byPurchase(ORDERS_TABLE, ['scope', 'page', 'order_status', 'currency', 'order_total', 'amazon_order_id']);
-    await byPurchase(ORDER_LINES_TABLE, ['scope', 'page', 'order_status', 'currency', 'asin', 'sku', 'price', 'quantity', 'order_id']);
+    await byPurchase(ORDER_LINES_TABLE, [
+      'scope',
+      'page',
+      'order_status',
+      'currency',
+      'asin',
+      'sku',
+      'price',
+      'quantity',
+      'order_id',
+    ]);
   },
   async apply(trx, event, schema) {
     const page = pageOf(event, [ORDERS_DATASET]);
     if (!page) return;
-    const parsed = page.rows.map((raw) => orderRows(raw, page.account_id, page.scope.split('/')[0]!)).filter((r) => r !== null);
-    await replacePage(trx, schema, ORDERS_TABLE, page, parsed.map((p) => p.order));
-    await replacePage(trx, schema, ORDER_LINES_TABLE, page, parsed.flatMap((p) => p.lines));
+    const parsed = page.rows
+      .map((raw) => orderRows(raw, page.account_id, page.scope.split('/')[0]!))
+      .filter((r) => r !== null);
+    await replacePage(
+      trx,
+      schema,
+      ORDERS_TABLE,
+      page,
+      parsed.map((p) => p.order),
+    );
+    await replacePage(
+      trx,
+      schema,
+      ORDER_LINES_TABLE,
+      page,
+      parsed.flatMap((p) => p.lines),
+    );
   },
 };

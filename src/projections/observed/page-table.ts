@@ -20,7 +20,12 @@ export function pageTable(t: Knex.CreateTableBuilder, withDataset = false): void
 /** A projection's apply for pages of `datasets`: the rows `rowsOf` makes of the page (nulls,
  * unreadable rows, skipped) replace the page's rows in `table`. */
 export const applyPages =
-  (datasets: readonly string[], table: string, rowsOf: (page: PageObserved) => ReadonlyArray<Record<string, unknown> | null>, withDataset = false): Projection['apply'] =>
+  (
+    datasets: readonly string[],
+    table: string,
+    rowsOf: (page: PageObserved) => ReadonlyArray<Record<string, unknown> | null>,
+    withDataset = false,
+  ): Projection['apply'] =>
   async (trx, event, schema) => {
     const page = pageOf(event, datasets);
     if (!page) return;

@@ -57,7 +57,13 @@ function promotionRows(raw: unknown, observedAt: string): Record<string, unknown
     reported_at: observedAt,
     raw: JSON.stringify(raw),
   };
-  const none = { asin: null, product_name: null, product_glance_views: null, product_units_sold: null, product_revenue: null };
+  const none = {
+    asin: null,
+    product_name: null,
+    product_glance_views: null,
+    product_units_sold: null,
+    product_revenue: null,
+  };
   if (p.includedProducts.length === 0) return [{ ...common, ...none }];
   return p.includedProducts.map((i) => ({
     ...common,
@@ -77,8 +83,18 @@ export const promotionsProjection: Projection = {
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(PROMOTIONS_TABLE, (t) => {
       pageTable(t);
-      for (const c of ['promotion_id', 'marketplace_id', 'promotion_name', 'type', 'status', 'creation_channel', 'currency']) t.text(c).notNullable();
-      for (const c of ['starts_at', 'ends_at', 'created_at', 'last_updated_at', 'reported_at']) t.timestamp(c, { useTz: true }).notNullable();
+      for (const c of [
+        'promotion_id',
+        'marketplace_id',
+        'promotion_name',
+        'type',
+        'status',
+        'creation_channel',
+        'currency',
+      ])
+        t.text(c).notNullable();
+      for (const c of ['starts_at', 'ends_at', 'created_at', 'last_updated_at', 'reported_at'])
+        t.timestamp(c, { useTz: true }).notNullable();
       t.bigInteger('promotion_glance_views');
       t.bigInteger('promotion_units_sold').notNullable();
       t.bigInteger('promotion_revenue').notNullable();
@@ -90,5 +106,7 @@ export const promotionsProjection: Projection = {
       t.jsonb('raw').notNullable();
     });
   },
-  apply: applyPages(['promotion_performance'], PROMOTIONS_TABLE, (page) => page.rows.flatMap((r) => promotionRows(r, page.observed_at))),
+  apply: applyPages(['promotion_performance'], PROMOTIONS_TABLE, (page) =>
+    page.rows.flatMap((r) => promotionRows(r, page.observed_at)),
+  ),
 };

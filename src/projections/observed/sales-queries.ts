@@ -72,8 +72,9 @@ export async function salesTotals(db: Knex, scopes: readonly SalesScope[]): Prom
   const lines = inWindows(ORDER_LINES_TABLE, scopes);
   const orders = inWindows(ORDERS_TABLE, scopes);
   const status = confirmed('o');
-  const { rows } = await aggregating(db, (trx) => trx.raw(
-    `with lines as materialized (
+  const { rows } = await aggregating(db, (trx) =>
+    trx.raw(
+      `with lines as materialized (
   select o.account_id, o.marketplace_id, o.currency, sum(o.price) as revenue, sum(o.quantity) as units, count(*) as order_lines
   from ${lines.sql} and ${status.sql} group by o.account_id, o.marketplace_id, o.currency),
 orders as materialized (
@@ -82,8 +83,9 @@ orders as materialized (
 select l.*, x.orders from lines l
 left join orders x on x.account_id = l.account_id and x.marketplace_id = l.marketplace_id and x.currency is not distinct from l.currency
 order by l.account_id, l.marketplace_id, l.currency`,
-    [...lines.bindings, ...status.bindings, ...orders.bindings, ...status.bindings],
-  ));
+      [...lines.bindings, ...status.bindings, ...orders.bindings, ...status.bindings],
+    ),
+  );
   return (rows as Record<string, unknown>[]).map((r) => ({
     account_id: r.account_id as string,
     marketplace_id: r.marketplace_id as string,
@@ -128,16 +130,23 @@ export interface ListingSalesQuery {
  * currencies of all matching rows. `orders` counts the listing's lines: an order names a SKU
  * on one line.
  */
-export async function salesByListing(db: Knex, scopes: readonly SalesScope[], q: ListingSalesQuery): Promise<ListingSalesPage> {
+export async function salesByListing(
+  db: Knex,
+  scopes: readonly SalesScope[],
+  q: ListingSalesQuery,
+): Promise<ListingSalesPage> {
   if (scopes.length === 0) return { rows: [], total: 0, currencies: [] };
   const lines = inWindows(ORDER_LINES_TABLE, scopes);
   const filters = [...(q.asin === undefined ? [] : ['o.asin = ?']), ...(q.sku === undefined ? [] : ['o.sku = ?'])];
   const filterBindings = [q.asin, q.sku].filter((v): v is string => v !== undefined);
-  const keys = q.order_by === 'revenue' ? ['revenue desc nulls last', 'units desc'] : ['units desc', 'revenue desc nulls last'];
-  const order = (alias: string) => [...keys, 'account_id', 'marketplace_id', 'asin', 'sku'].map((k) => `${alias}${k}`).join(', ');
+  const keys =
+    q.order_by === 'revenue' ? ['revenue desc nulls last', 'units desc'] : ['units desc', 'revenue desc nulls last'];
+  const order = (alias: string) =>
+    [...keys, 'account_id', 'marketplace_id', 'asin', 'sku'].map((k) => `${alias}${k}`).join(', ');
   const status = confirmed('o');
-  const { rows } = await aggregating(db, (trx) => trx.raw(
-    `with sales as (
+  const { rows } = await aggregating(db, (trx) =>
+    trx.raw(
+      `with sales as (
   select o.account_id, o.marketplace_id, o.asin, o.sku, o.currency, sum(o.price) as revenue, sum(o.quantity) as units, count(*) as orders
   from ${lines.sql} and ${status.sql} ${filters.map((f) => `and ${f}`).join(' ')}
   group by o.account_id, o.marketplace_id, o.asin, o.sku, o.currency)
@@ -145,11 +154,15 @@ select m.total, m.currencies, p.*
 from (select count(*) as total, coalesce(array_agg(distinct currency) filter (where currency is not null), '{}') as currencies from sales) m
 left join lateral (select * from sales order by ${order('')} limit ?) p on true
 order by ${order('p.')}`,
-    [...lines.bindings, ...status.bindings, ...filterBindings, q.limit],
-  ));
+      [...lines.bindings, ...status.bindings, ...filterBindings, q.limit],
+    ),
+  );
   const all = rows as Record<string, unknown>[];
   const page = all.filter((r) => r.account_id !== null);
-  const titles = await listingTitles(db, page as Array<{ account_id: string; marketplace_id: string; sku: string | null }>);
+  const titles = await listingTitles(
+    db,
+    page as Array<{ account_id: string; marketplace_id: string; sku: string | null }>,
+  );
   return {
     total: count(all[0]?.total),
     currencies: ((all[0]?.currencies as string[] | undefined) ?? []).sort(),
@@ -168,7 +181,10 @@ order by ${order('p.')}`,
 }
 
 /** Current titles of listings still listed, keyed `account/marketplace/sku`, for a page of rows only. */
-async function listingTitles(db: Knex, keys: ReadonlyArray<{ account_id: string; marketplace_id: string; sku: string | null }>): Promise<Map<string, string>> {
+async function listingTitles(
+  db: Knex,
+  keys: ReadonlyArray<{ account_id: string; marketplace_id: string; sku: string | null }>,
+): Promise<Map<string, string>> {
   const wanted = keys.filter((k) => k.sku !== null);
   if (wanted.length === 0) return new Map();
   const distinct = (f: (k: (typeof wanted)[number]) => string) => [...new Set(wanted.map(f))];
@@ -178,7 +194,11 @@ async function listingTitles(db: Knex, keys: ReadonlyArray<{ account_id: string;
 where c.account_id = any(?::uuid[]) and c.marketplace_id = any(?::text[]) and c.sku = any(?::text[]) and c.status is distinct from 'DELETED'`,
     [distinct((k) => k.account_id), distinct((k) => k.marketplace_id), distinct((k) => k.sku!)],
   );
-  return new Map((rows as Array<{ account_id: string; marketplace_id: string; sku: string; title: string | null }>).filter((r) => r.title !== null).map((r) => [`${r.account_id}/${r.marketplace_id}/${r.sku}`, r.title!]));
+  return new Map(
+    (rows as Array<{ account_id: string; marketplace_id: string; sku: string; title: string | null }>)
+      .filter((r) => r.title !== null)
+      .map((r) => [`${r.account_id}/${r.marketplace_id}/${r.sku}`, r.title!]),
+  );
 }
 
 export interface OrdersFreshness {
@@ -197,7 +217,9 @@ export interface OrdersFreshness {
 export async function ordersFreshness(db: Knex, scopes: readonly SalesScope[]): Promise<OrdersFreshness[]> {
   if (scopes.length === 0) return [];
   const orders = inWindows(ORDERS_TABLE, scopes);
-  const edge = (direction: 'asc' | 'desc') => `(select o.purchased_at from ${READ_MODEL_SCHEMA}.${ORDERS_TABLE} o ${completeReads('o', ORDERS_DATASET)}
+  const edge = (
+    direction: 'asc' | 'desc',
+  ) => `(select o.purchased_at from ${READ_MODEL_SCHEMA}.${ORDERS_TABLE} o ${completeReads('o', ORDERS_DATASET)}
     where o.account_id = k.account_id and o.marketplace_id = k.marketplace_id order by o.purchased_at ${direction} limit 1)`;
   const status = confirmed('o');
   const pending = statusIn('o', PENDING);
@@ -209,7 +231,12 @@ select k.account_id, k.marketplace_id, c.orders_without_items, c.pending_orders,
 from (values ${scopes.map(() => '(?::uuid, ?::text, ?::int)').join(', ')}) k(account_id, marketplace_id, position)
 left join counts c on c.account_id = k.account_id and c.marketplace_id = k.marketplace_id
 order by k.position`,
-    [...status.bindings, ...pending.bindings, ...orders.bindings, ...scopes.flatMap((s, i) => [s.account_id, s.marketplace_id, i])],
+    [
+      ...status.bindings,
+      ...pending.bindings,
+      ...orders.bindings,
+      ...scopes.flatMap((s, i) => [s.account_id, s.marketplace_id, i]),
+    ],
   );
   return (rows as Record<string, unknown>[]).map((r) => ({
     account_id: r.account_id as string,

@@ -17,9 +17,30 @@ const row = z.object({
   asin: z.string(),
   searchQueryData: z.object({ searchQuery: z.string(), searchQueryScore: count, searchQueryVolume: count }),
   impressionData: z.object({ totalQueryImpressionCount: count, asinImpressionCount: count, asinImpressionShare: rate }),
-  clickData: z.object({ totalClickCount: count, totalClickRate: rate, asinClickCount: count, asinClickShare: rate, totalMedianClickPrice: wireAmount.optional(), asinMedianClickPrice: wireAmount.optional() }),
-  cartAddData: z.object({ totalCartAddCount: count, totalCartAddRate: rate, asinCartAddCount: count, asinCartAddShare: rate, totalMedianCartAddPrice: wireAmount.optional(), asinMedianCartAddPrice: wireAmount.optional() }),
-  purchaseData: z.object({ totalPurchaseCount: count, totalPurchaseRate: rate, asinPurchaseCount: count, asinPurchaseShare: rate, totalMedianPurchasePrice: wireAmount.optional(), asinMedianPurchasePrice: wireAmount.optional() }),
+  clickData: z.object({
+    totalClickCount: count,
+    totalClickRate: rate,
+    asinClickCount: count,
+    asinClickShare: rate,
+    totalMedianClickPrice: wireAmount.optional(),
+    asinMedianClickPrice: wireAmount.optional(),
+  }),
+  cartAddData: z.object({
+    totalCartAddCount: count,
+    totalCartAddRate: rate,
+    asinCartAddCount: count,
+    asinCartAddShare: rate,
+    totalMedianCartAddPrice: wireAmount.optional(),
+    asinMedianCartAddPrice: wireAmount.optional(),
+  }),
+  purchaseData: z.object({
+    totalPurchaseCount: count,
+    totalPurchaseRate: rate,
+    asinPurchaseCount: count,
+    asinPurchaseShare: rate,
+    totalMedianPurchasePrice: wireAmount.optional(),
+    asinMedianPurchasePrice: wireAmount.optional(),
+  }),
 });
 
 const price = (a: z.infer<typeof wireAmount> | undefined) => (a ? minorUnits(a.amount, a.currencyCode) : null);
@@ -29,7 +50,10 @@ function sqpRow(scope: string, raw: unknown): Record<string, unknown> | null {
   if (!parsed.success) return null;
   const { searchQueryData: q, impressionData: i, clickData: c, cartAddData: a, purchaseData: p } = parsed.data;
   const [marketplace_id, report_period] = scope.split('/');
-  const currency = [c.totalMedianClickPrice, c.asinMedianClickPrice, a.totalMedianCartAddPrice, p.totalMedianPurchasePrice].find(Boolean)?.currencyCode ?? null;
+  const currency =
+    [c.totalMedianClickPrice, c.asinMedianClickPrice, a.totalMedianCartAddPrice, p.totalMedianPurchasePrice].find(
+      Boolean,
+    )?.currencyCode ?? null;
   return {
     marketplace_id,
     report_period,
@@ -67,10 +91,27 @@ function sqpRow(scope: string, raw: unknown): Record<string, unknown> | null {
 
 /** The view's measure columns after the identifying ones: [name, kind]. */
 export const SQP_MEASURES: ReadonlyArray<readonly [string, 'count' | 'rate' | 'price']> = [
-  ['total_impressions', 'count'], ['asin_impressions', 'count'], ['asin_impression_share', 'rate'],
-  ['total_clicks', 'count'], ['total_click_rate', 'rate'], ['asin_clicks', 'count'], ['asin_click_share', 'rate'], ['total_median_click_price', 'price'], ['asin_median_click_price', 'price'],
-  ['total_cart_adds', 'count'], ['total_cart_add_rate', 'rate'], ['asin_cart_adds', 'count'], ['asin_cart_add_share', 'rate'], ['total_median_cart_add_price', 'price'], ['asin_median_cart_add_price', 'price'],
-  ['total_purchases', 'count'], ['total_purchase_rate', 'rate'], ['asin_purchases', 'count'], ['asin_purchase_share', 'rate'], ['total_median_purchase_price', 'price'], ['asin_median_purchase_price', 'price'],
+  ['total_impressions', 'count'],
+  ['asin_impressions', 'count'],
+  ['asin_impression_share', 'rate'],
+  ['total_clicks', 'count'],
+  ['total_click_rate', 'rate'],
+  ['asin_clicks', 'count'],
+  ['asin_click_share', 'rate'],
+  ['total_median_click_price', 'price'],
+  ['asin_median_click_price', 'price'],
+  ['total_cart_adds', 'count'],
+  ['total_cart_add_rate', 'rate'],
+  ['asin_cart_adds', 'count'],
+  ['asin_cart_add_share', 'rate'],
+  ['total_median_cart_add_price', 'price'],
+  ['asin_median_cart_add_price', 'price'],
+  ['total_purchases', 'count'],
+  ['total_purchase_rate', 'rate'],
+  ['asin_purchases', 'count'],
+  ['asin_purchase_share', 'rate'],
+  ['total_median_purchase_price', 'price'],
+  ['asin_median_purchase_price', 'price'],
 ];
 
 export const searchQueryProjection: Projection = {

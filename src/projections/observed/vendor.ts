@@ -75,7 +75,8 @@ function vendorRow(scope: string, raw: unknown): Record<string, unknown> | null 
     shipped_units: r.shippedUnits ?? null,
     shipped_revenue: money(r.shippedRevenue),
     // not in the reports: ordered revenue per ordered unit
-    average_selling_price: ordered_revenue !== null && r.orderedUnits ? Math.round(ordered_revenue / r.orderedUnits) : null,
+    average_selling_price:
+      ordered_revenue !== null && r.orderedUnits ? Math.round(ordered_revenue / r.orderedUnits) : null,
     glance_views: r.glanceViews ?? null,
     shipped_cogs: money(r.shippedCogs),
     sell_through_rate: r.sellThroughRate ?? null,

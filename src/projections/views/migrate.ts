@@ -46,15 +46,19 @@ ${def.sql}
 export function assertDefinitions(definitions: readonly ViewDefinition<string>[]): void {
   const seen = new Set<string>();
   for (const def of definitions) {
-    if (!/^v_[a-z0-9_]+$/.test(def.name)) throw new Error(`view name ${JSON.stringify(def.name)} must match v_[a-z0-9_]+`);
+    if (!/^v_[a-z0-9_]+$/.test(def.name))
+      throw new Error(`view name ${JSON.stringify(def.name)} must match v_[a-z0-9_]+`);
     if (seen.has(def.name)) throw new Error(`view ${def.name} is registered twice`);
     seen.add(def.name);
     const first = def.columns[0];
     const hasAccount = def.columns.some((c) => c.name === 'account_id');
     if (def.audience === 'reference' ? hasAccount : first?.name !== 'account_id' || first.type !== 'uuid') {
-      throw new Error(`view ${def.name}: ${def.audience === 'reference' ? 'a reference view has no account_id' : 'the first column must be account_id uuid'}`);
+      throw new Error(
+        `view ${def.name}: ${def.audience === 'reference' ? 'a reference view has no account_id' : 'the first column must be account_id uuid'}`,
+      );
     }
-    if (def.dateColumn !== null && !def.columns.some((c) => c.name === def.dateColumn)) throw new Error(`view ${def.name}: date column ${def.dateColumn} is not one of its columns`);
+    if (def.dateColumn !== null && !def.columns.some((c) => c.name === def.dateColumn))
+      throw new Error(`view ${def.name}: date column ${def.dateColumn} is not one of its columns`);
   }
 }
 
@@ -63,7 +67,10 @@ export function assertDefinitions(definitions: readonly ViewDefinition<string>[]
  * a changed definition replaces the old one; views no longer registered are dropped) and
  * query_data's tables. Runs inside the migration's transaction; repeatable.
  */
-export async function migrateViews(db: Knex.Transaction, definitions: readonly ViewDefinition<string>[]): Promise<ViewsMigration> {
+export async function migrateViews(
+  db: Knex.Transaction,
+  definitions: readonly ViewDefinition<string>[],
+): Promise<ViewsMigration> {
   assertDefinitions(definitions);
   await ensureQueryRole(db);
   await revokeRiskyFunctions(db);
@@ -73,7 +80,9 @@ export async function migrateViews(db: Knex.Transaction, definitions: readonly V
   await migrateQueryDataTables(db);
 
   const existing: string[] = (
-    await db.raw(`select c.relname from pg_class c where c.relnamespace = ?::regnamespace and c.relkind = 'v'`, [VIEWS_SCHEMA])
+    await db.raw(`select c.relname from pg_class c where c.relnamespace = ?::regnamespace and c.relkind = 'v'`, [
+      VIEWS_SCHEMA,
+    ])
   ).rows.map((r: { relname: string }) => r.relname);
   const result: ViewsMigration = { created: [], skipped: [] };
   for (const name of existing) {
@@ -109,7 +118,10 @@ async function assertColumns(db: Knex.Transaction, def: ViewDefinition<string>):
     [def.columns.map((c) => c.type), `${VIEWS_SCHEMA}.${quote(def.name)}`],
   );
   const mismatch = rows.find((r) => r.type !== r.declared);
-  if (mismatch) throw new Error(`view ${def.name}: column ${mismatch.name} is ${mismatch.type}, declared ${def.columns.find((c) => c.name === mismatch.name)?.type}`);
+  if (mismatch)
+    throw new Error(
+      `view ${def.name}: column ${mismatch.name} is ${mismatch.type}, declared ${def.columns.find((c) => c.name === mismatch.name)?.type}`,
+    );
 }
 
 /** A role nobody logs in as; the service switches to it with SET LOCAL ROLE. Roles are cluster-wide. */

@@ -6,7 +6,10 @@ import { checkQuery } from './validate.js';
 
 /** Names of the views that exist in the database now (a registered view whose tables are missing is not among them). */
 export async function existingViews(db: Knex): Promise<Set<string>> {
-  const { rows } = await db.raw(`select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relkind = 'v'`, [VIEWS_SCHEMA]);
+  const { rows } = await db.raw(
+    `select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relkind = 'v'`,
+    [VIEWS_SCHEMA],
+  );
   return new Set(rows.map((r: { relname: string }) => r.relname));
 }
 
@@ -31,7 +34,8 @@ export async function queryViews(db: Knex, sql: string, accountIds: readonly str
   // The checked statement, wrapped to cap the rows; its own ORDER BY order is kept.
   const capped = `select * from (\n${statement}\n) as query_data limit ${MAX_RESULT_ROWS + 1}`;
   const result = await withQueryRole(db, accountIds, (run) => run(capped));
-  if (result.rows.length > MAX_RESULT_ROWS) throw new TooManyRows(`more than ${MAX_RESULT_ROWS.toLocaleString('en-US')} rows; aggregate or narrow the query`);
+  if (result.rows.length > MAX_RESULT_ROWS)
+    throw new TooManyRows(`more than ${MAX_RESULT_ROWS.toLocaleString('en-US')} rows; aggregate or narrow the query`);
   return result;
 }
 
@@ -48,25 +52,37 @@ export interface ViewCoverage {
  * Per account, whether each view has rows and the span of its date column, read through
  * the views as query_data would (so hidden views read as empty).
  */
-export async function viewCoverage(db: Knex, accountIds: readonly string[], definitions: readonly ViewDefinition[]): Promise<Map<string, ViewCoverage[]>> {
+export async function viewCoverage(
+  db: Knex,
+  accountIds: readonly string[],
+  definitions: readonly ViewDefinition[],
+): Promise<Map<string, ViewCoverage[]>> {
   const byAccount = new Map<string, ViewCoverage[]>(accountIds.map((id) => [id, []]));
   // our own statements, each a scan of the caller's rows of one view: a longer limit than callers get
-  await withQueryRole(db, accountIds, async (run) => {
-    for (const def of definitions) {
-      const view = `${VIEWS_SCHEMA}.${def.name}`;
-      if (def.audience === 'reference') {
-        const { rows } = await run(`select exists (select from ${view})::text`);
-        for (const list of byAccount.values()) list.push({ view: def.name, has_rows: rows[0]![0] === 'true', min_date: null, max_date: null });
-        continue;
+  await withQueryRole(
+    db,
+    accountIds,
+    async (run) => {
+      for (const def of definitions) {
+        const view = `${VIEWS_SCHEMA}.${def.name}`;
+        if (def.audience === 'reference') {
+          const { rows } = await run(`select exists (select from ${view})::text`);
+          for (const list of byAccount.values())
+            list.push({ view: def.name, has_rows: rows[0]![0] === 'true', min_date: null, max_date: null });
+          continue;
+        }
+        const span = def.dateColumn
+          ? `min(d."${def.dateColumn}")::text, max(d."${def.dateColumn}")::text`
+          : 'null, null';
+        const { rows } = await run(`select d.account_id::text, ${span} from ${view} d group by d.account_id`);
+        const found = new Map(rows.map(([id, min, max]) => [id!, { min, max }]));
+        for (const [id, list] of byAccount) {
+          const f = found.get(id);
+          list.push({ view: def.name, has_rows: f !== undefined, min_date: f?.min ?? null, max_date: f?.max ?? null });
+        }
       }
-      const span = def.dateColumn ? `min(d."${def.dateColumn}")::text, max(d."${def.dateColumn}")::text` : 'null, null';
-      const { rows } = await run(`select d.account_id::text, ${span} from ${view} d group by d.account_id`);
-      const found = new Map(rows.map(([id, min, max]) => [id!, { min, max }]));
-      for (const [id, list] of byAccount) {
-        const f = found.get(id);
-        list.push({ view: def.name, has_rows: f !== undefined, min_date: f?.min ?? null, max_date: f?.max ?? null });
-      }
-    }
-  }, COVERAGE_TIMEOUT_MS);
+    },
+    COVERAGE_TIMEOUT_MS,
+  );
   return byAccount;
 }

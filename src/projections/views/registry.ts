@@ -16,4 +16,17 @@ import { vVendorMetrics } from './v_vendor_metrics.js';
  * Every view `query_data` can query and `describe_data` describes: one import per view
  * file; add yours to the array. A spec view without a file yet is simply absent.
  */
-export const viewDefinitions: ViewDefinition[] = [vMarketplaces, vSellerEconomics, vSalesLines, vListings, vListingMutations, vCatalogItems, vAdPerformance, vAdvertisedProducts, vSearchQueryPerformance, vCouponPerformance, vPromotionPerformance, vVendorMetrics];
+export const viewDefinitions: ViewDefinition[] = [
+  vMarketplaces,
+  vSellerEconomics,
+  vSalesLines,
+  vListings,
+  vListingMutations,
+  vCatalogItems,
+  vAdPerformance,
+  vAdvertisedProducts,
+  vSearchQueryPerformance,
+  vCouponPerformance,
+  vPromotionPerformance,
+  vVendorMetrics,
+];

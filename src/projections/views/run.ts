@@ -39,7 +39,12 @@ const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
  * `fn` may run several statements (each under the timeout); the transaction always ends
  * in a rollback, so nothing it did can last.
  */
-export async function withQueryRole<T>(db: Knex, accountIds: readonly string[], fn: (run: RunInQueryRole) => Promise<T>, timeoutMs = STATEMENT_TIMEOUT_MS): Promise<T> {
+export async function withQueryRole<T>(
+  db: Knex,
+  accountIds: readonly string[],
+  fn: (run: RunInQueryRole) => Promise<T>,
+  timeoutMs = STATEMENT_TIMEOUT_MS,
+): Promise<T> {
   for (const id of accountIds) if (!UUID.test(id)) throw new Error(`not an account id: ${id}`);
   const pool = db.client as PoolClient;
   const conn = await pool.acquireConnection();

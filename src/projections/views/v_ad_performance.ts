@@ -2,8 +2,20 @@ import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS } from '../observed/ads-datasets.
 import { completeReads, inCompleteRead } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
 
-const count = (name: string, description: string) => ({ name, type: 'integer', unit: 'count', nullable: false, description });
-const money = (name: string, description: string) => ({ name, type: 'integer', unit: 'minor units of currency', nullable: false, description });
+const count = (name: string, description: string) => ({
+  name,
+  type: 'integer',
+  unit: 'count',
+  nullable: false,
+  description,
+});
+const money = (name: string, description: string) => ({
+  name,
+  type: 'integer',
+  unit: 'minor units of currency',
+  nullable: false,
+  description,
+});
 
 export const vAdPerformance: ViewDefinition = {
   name: 'v_ad_performance',
@@ -11,13 +23,49 @@ export const vAdPerformance: ViewDefinition = {
   grain: 'one row per Sponsored Products campaign per profile-local day with activity',
   columns: [
     { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the advertising account' },
-    { name: 'campaign_id', type: 'uuid', unit: null, nullable: false, description: 'local campaign id (list_campaigns, list_ads_entities; campaign_id of v_advertised_products)' },
+    {
+      name: 'campaign_id',
+      type: 'uuid',
+      unit: null,
+      nullable: false,
+      description: 'local campaign id (list_campaigns, list_ads_entities; campaign_id of v_advertised_products)',
+    },
     { name: 'campaign_name', type: 'text', unit: null, nullable: false, description: "the campaign's current name" },
-    { name: 'campaign_state', type: 'text', unit: null, nullable: false, description: "the campaign's current state: enabled, paused or archived" },
-    { name: 'advertising_profile_id', type: 'uuid', unit: null, nullable: false, description: 'local id of the advertising profile (connection_status ads.profiles[].id)' },
-    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: "the profile's marketplace (v_marketplaces)" },
-    { name: 'currency', type: 'text', unit: null, nullable: false, description: "ISO 4217 code of the profile's currency, the unit of cost and attributed_sales_7d" },
-    { name: 'report_date', type: 'date', unit: null, nullable: false, description: "the day in the profile's time zone" },
+    {
+      name: 'campaign_state',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: "the campaign's current state: enabled, paused or archived",
+    },
+    {
+      name: 'advertising_profile_id',
+      type: 'uuid',
+      unit: null,
+      nullable: false,
+      description: 'local id of the advertising profile (connection_status ads.profiles[].id)',
+    },
+    {
+      name: 'marketplace_id',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: "the profile's marketplace (v_marketplaces)",
+    },
+    {
+      name: 'currency',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: "ISO 4217 code of the profile's currency, the unit of cost and attributed_sales_7d",
+    },
+    {
+      name: 'report_date',
+      type: 'date',
+      unit: null,
+      nullable: false,
+      description: "the day in the profile's time zone",
+    },
     count('impressions', 'impressions that day'),
     count('clicks', 'clicks that day'),
     money('cost', 'what the clicks cost that day'),
@@ -26,7 +74,12 @@ export const vAdPerformance: ViewDefinition = {
   freshness:
     'From the daily Sponsored Products campaign report, re-read every few hours. Days are profile-local and complete through yesterday. The most recent ~14 days are restated on every sync: they read artificially low (sales still maturing) until then.',
   joins: [
-    { view: 'v_advertised_products', on: 'account_id, campaign_id', fanOut: 'every product ad of the campaign repeats the campaign-day row: spend is campaign-level, never per product' },
+    {
+      view: 'v_advertised_products',
+      on: 'account_id, campaign_id',
+      fanOut:
+        'every product ad of the campaign repeats the campaign-day row: spend is campaign-level, never per product',
+    },
     { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
   ],
   warnings: [

@@ -14,17 +14,59 @@ export const vCatalogItems: ViewDefinition = {
   columns: [
     { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the account' },
     { name: 'asin', type: 'text', unit: null, nullable: false, description: 'the catalog item' },
-    { name: 'gtin', type: 'text', unit: null, nullable: true, description: 'GTIN-14, zero-padded from the EAN, UPC, JAN or ISBN; null until the catalog sync read the item (or when it has none)' },
-    { name: 'identifiers', type: 'jsonb', unit: null, nullable: true, description: "the catalog's identifiers in this marketplace, as sent: [{ identifierType, identifier }]; null until the catalog sync" },
-    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: 'the marketplace (v_marketplaces)' },
-    { name: 'title', type: 'text', unit: null, nullable: true, description: "the catalog's item name, or the listing's before the catalog sync" },
-    { name: 'data', type: 'jsonb', unit: null, nullable: true, description: 'the full raw Catalog Items API item (summaries, identifiers, attributes, product types, sales ranks, images); null until the catalog sync' },
+    {
+      name: 'gtin',
+      type: 'text',
+      unit: null,
+      nullable: true,
+      description:
+        'GTIN-14, zero-padded from the EAN, UPC, JAN or ISBN; null until the catalog sync read the item (or when it has none)',
+    },
+    {
+      name: 'identifiers',
+      type: 'jsonb',
+      unit: null,
+      nullable: true,
+      description:
+        "the catalog's identifiers in this marketplace, as sent: [{ identifierType, identifier }]; null until the catalog sync",
+    },
+    {
+      name: 'marketplace_id',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'the marketplace (v_marketplaces)',
+    },
+    {
+      name: 'title',
+      type: 'text',
+      unit: null,
+      nullable: true,
+      description: "the catalog's item name, or the listing's before the catalog sync",
+    },
+    {
+      name: 'data',
+      type: 'jsonb',
+      unit: null,
+      nullable: true,
+      description:
+        'the full raw Catalog Items API item (summaries, identifiers, attributes, product types, sales ranks, images); null until the catalog sync',
+    },
   ],
-  freshness: "Rows appear with the listings sync (hourly); the catalog sync fills gtin, identifiers and data daily for the account's listed ASINs.",
+  freshness:
+    "Rows appear with the listings sync (hourly); the catalog sync fills gtin, identifiers and data daily for the account's listed ASINs.",
   joins: [
     { view: 'v_listings', on: 'account_id, marketplace_id, asin', fanOut: 'several SKUs can list one ASIN' },
-    { view: 'v_sales_lines', on: 'account_id, marketplace_id, asin', fanOut: 'one item meets each order line of any SKU of the ASIN' },
-    { view: 'v_advertised_products', on: 'account_id, marketplace_id, asin', fanOut: 'one ASIN can be advertised by several product ads' },
+    {
+      view: 'v_sales_lines',
+      on: 'account_id, marketplace_id, asin',
+      fanOut: 'one item meets each order line of any SKU of the ASIN',
+    },
+    {
+      view: 'v_advertised_products',
+      on: 'account_id, marketplace_id, asin',
+      fanOut: 'one ASIN can be advertised by several product ads',
+    },
     { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
   ],
   warnings: ['Identifiers differ by marketplace: join on marketplace_id as well as asin.'],

@@ -1,7 +1,13 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
 
-const money = (name: string, nullable: boolean, description: string) => ({ name, type: 'bigint', unit: 'minor units of currency', nullable, description });
+const money = (name: string, nullable: boolean, description: string) => ({
+  name,
+  type: 'bigint',
+  unit: 'minor units of currency',
+  nullable,
+  description,
+});
 
 // Spec 2.15 shows only the grain; the columns are the coupon report's fields (money in minor units).
 export const vCouponPerformance: ViewDefinition = {
@@ -11,30 +17,100 @@ export const vCouponPerformance: ViewDefinition = {
   columns: [
     { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
     { name: 'coupon_id', type: 'text', unit: null, nullable: false, description: "the marketplace's coupon id" },
-    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: 'the marketplace (v_marketplaces)' },
-    { name: 'currency', type: 'text', unit: null, nullable: false, description: 'ISO 4217 code of every money column of the row' },
+    {
+      name: 'marketplace_id',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'the marketplace (v_marketplaces)',
+    },
+    {
+      name: 'currency',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'ISO 4217 code of every money column of the row',
+    },
     { name: 'name', type: 'text', unit: null, nullable: true, description: 'the coupon name' },
-    { name: 'website_message', type: 'text', unit: null, nullable: true, description: 'the message shown with the coupon' },
+    {
+      name: 'website_message',
+      type: 'text',
+      unit: null,
+      nullable: true,
+      description: 'the message shown with the coupon',
+    },
     { name: 'starts_at', type: 'timestamptz', unit: null, nullable: false, description: 'start, UTC' },
-    { name: 'ends_at', type: 'timestamptz', unit: null, nullable: false, description: 'scheduled end, UTC (the marketplace may end it earlier)' },
-    { name: 'customer_segment', type: 'text', unit: null, nullable: false, description: "who may clip it, e.g. 'All (Default)', 'Amazon Prime'" },
-    { name: 'discount_type', type: 'text', unit: null, nullable: true, description: 'PERCENT_OFF_LIST_PRICE or AMOUNT_OFF_LIST_PRICE' },
-    { name: 'discount_percent', type: 'numeric', unit: 'percent 0-100', nullable: true, description: 'the discount when percent off; null otherwise' },
+    {
+      name: 'ends_at',
+      type: 'timestamptz',
+      unit: null,
+      nullable: false,
+      description: 'scheduled end, UTC (the marketplace may end it earlier)',
+    },
+    {
+      name: 'customer_segment',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: "who may clip it, e.g. 'All (Default)', 'Amazon Prime'",
+    },
+    {
+      name: 'discount_type',
+      type: 'text',
+      unit: null,
+      nullable: true,
+      description: 'PERCENT_OFF_LIST_PRICE or AMOUNT_OFF_LIST_PRICE',
+    },
+    {
+      name: 'discount_percent',
+      type: 'numeric',
+      unit: 'percent 0-100',
+      nullable: true,
+      description: 'the discount when percent off; null otherwise',
+    },
     money('discount_amount', true, 'the discount per unit when an amount off; null otherwise'),
-    { name: 'clips', type: 'bigint', unit: 'count', nullable: false, description: 'times unique customers clipped it, cumulative' },
-    { name: 'redemptions', type: 'bigint', unit: 'count', nullable: false, description: 'purchases using it, cumulative, gross of returns' },
+    {
+      name: 'clips',
+      type: 'bigint',
+      unit: 'count',
+      nullable: false,
+      description: 'times unique customers clipped it, cumulative',
+    },
+    {
+      name: 'redemptions',
+      type: 'bigint',
+      unit: 'count',
+      nullable: false,
+      description: 'purchases using it, cumulative, gross of returns',
+    },
     money('budget', true, 'the budget for discounts and fees'),
     money('budget_spent', false, 'spent on discounts and clip/redemption fees, cumulative'),
     money('budget_remaining', true, 'budget less budget_spent'),
-    { name: 'budget_percentage_used', type: 'numeric', unit: 'percent 0-100', nullable: false, description: 'budget_spent / budget × 100' },
+    {
+      name: 'budget_percentage_used',
+      type: 'numeric',
+      unit: 'percent 0-100',
+      nullable: false,
+      description: 'budget_spent / budget × 100',
+    },
     money('total_discount', false, 'saved by customers, cumulative, gross of returns'),
     money('sales', true, 'revenue of redemptions after the discount, cumulative, gross of returns'),
     { name: 'asins', type: 'jsonb', unit: null, nullable: false, description: 'array of the ASINs the coupon covers' },
-    { name: 'reported_at', type: 'timestamptz', unit: null, nullable: false, description: 'when these totals were downloaded' },
+    {
+      name: 'reported_at',
+      type: 'timestamptz',
+      unit: null,
+      nullable: false,
+      description: 'when these totals were downloaded',
+    },
   ],
   freshness: 'Re-read about twice a day per marketplace; totals are cumulative through the day before reported_at.',
   joins: [
-    { view: 'v_listings', on: 'account_id, marketplace_id, asins ? asin', fanOut: 'one coupon covers several ASINs, and an ASIN several SKUs' },
+    {
+      view: 'v_listings',
+      on: 'account_id, marketplace_id, asins ? asin',
+      fanOut: 'one coupon covers several ASINs, and an ASIN several SKUs',
+    },
     { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
   ],
   warnings: [

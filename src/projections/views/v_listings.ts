@@ -8,16 +8,43 @@ export const vListings: ViewDefinition = {
   columns: [
     { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
     { name: 'sku', type: 'text', unit: null, nullable: false, description: "the seller's SKU" },
-    { name: 'asin', type: 'text', unit: null, nullable: true, description: 'the ASIN the listing sells; several SKUs can share one; null until the marketplace matches the listing to a catalog item' },
-    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: 'the marketplace (v_marketplaces); a SKU sold in two marketplaces has two rows' },
-    { name: 'title', type: 'text', unit: null, nullable: true, description: "the listing's item name as the marketplace shows it" },
+    {
+      name: 'asin',
+      type: 'text',
+      unit: null,
+      nullable: true,
+      description:
+        'the ASIN the listing sells; several SKUs can share one; null until the marketplace matches the listing to a catalog item',
+    },
+    {
+      name: 'marketplace_id',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'the marketplace (v_marketplaces); a SKU sold in two marketplaces has two rows',
+    },
+    {
+      name: 'title',
+      type: 'text',
+      unit: null,
+      nullable: true,
+      description: "the listing's item name as the marketplace shows it",
+    },
   ],
   freshness:
     'From the Listings Items API, every listing of each marketplace re-read about hourly. A listing the marketplace reports DELETED leaves the view at the next read; its order lines stay in v_sales_lines.',
   joins: [
-    { view: 'v_sales_lines', on: 'account_id, marketplace_id, sku', fanOut: 'one listing meets each of its order lines' },
+    {
+      view: 'v_sales_lines',
+      on: 'account_id, marketplace_id, sku',
+      fanOut: 'one listing meets each of its order lines',
+    },
     { view: 'v_catalog_items', on: 'account_id, marketplace_id, asin', fanOut: null },
-    { view: 'v_seller_economics', on: 'account_id, marketplace_id, sku', fanOut: 'one listing meets one economics row per day' },
+    {
+      view: 'v_seller_economics',
+      on: 'account_id, marketplace_id, sku',
+      fanOut: 'one listing meets one economics row per day',
+    },
     { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
   ],
   warnings: [

@@ -2,23 +2,64 @@ import { completeReads } from '../observed/economics-support.js';
 import { SQP_MEASURES } from '../observed/search_query.js';
 import type { ViewDefinition } from './definition.js';
 
-const words = (name: string) => name.replace(/_/g, ' ').replace(/^total /, 'all ASINs: ').replace(/^asin /, 'this ASIN: ');
+const words = (name: string) =>
+  name
+    .replace(/_/g, ' ')
+    .replace(/^total /, 'all ASINs: ')
+    .replace(/^asin /, 'this ASIN: ');
 
 export const vSearchQueryPerformance: ViewDefinition = {
   name: 'v_search_query_performance',
   audience: 'seller',
-  grain: 'one row per ASIN per search query per closed reporting window (report_period WEEK, MONTH or QUARTER) per marketplace',
+  grain:
+    'one row per ASIN per search query per closed reporting window (report_period WEEK, MONTH or QUARTER) per marketplace',
   columns: [
     { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
     { name: 'asin', type: 'text', unit: null, nullable: false, description: "the seller's ASIN" },
     { name: 'search_query', type: 'text', unit: null, nullable: false, description: 'what shoppers searched' },
-    { name: 'report_period', type: 'text', unit: null, nullable: false, description: 'WEEK (Sunday to Saturday), MONTH or QUARTER' },
+    {
+      name: 'report_period',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'WEEK (Sunday to Saturday), MONTH or QUARTER',
+    },
     { name: 'start_date', type: 'date', unit: null, nullable: false, description: 'first day of the window' },
-    { name: 'end_date', type: 'date', unit: null, nullable: false, description: 'last day of the window (closed: before today)' },
-    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: 'the marketplace (v_marketplaces)' },
-    { name: 'currency', type: 'text', unit: null, nullable: true, description: 'ISO 4217 code of the median price columns' },
-    { name: 'search_query_score', type: 'integer', unit: 'rank', nullable: false, description: "the query's rank among this ASIN's queries (1 = best)" },
-    { name: 'search_query_volume', type: 'bigint', unit: 'count', nullable: false, description: 'times shoppers searched the query in the window' },
+    {
+      name: 'end_date',
+      type: 'date',
+      unit: null,
+      nullable: false,
+      description: 'last day of the window (closed: before today)',
+    },
+    {
+      name: 'marketplace_id',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'the marketplace (v_marketplaces)',
+    },
+    {
+      name: 'currency',
+      type: 'text',
+      unit: null,
+      nullable: true,
+      description: 'ISO 4217 code of the median price columns',
+    },
+    {
+      name: 'search_query_score',
+      type: 'integer',
+      unit: 'rank',
+      nullable: false,
+      description: "the query's rank among this ASIN's queries (1 = best)",
+    },
+    {
+      name: 'search_query_volume',
+      type: 'bigint',
+      unit: 'count',
+      nullable: false,
+      description: 'times shoppers searched the query in the window',
+    },
     ...SQP_MEASURES.map(([name, kind]) => ({
       name,
       type: kind === 'rate' ? 'numeric' : 'bigint',
@@ -27,15 +68,20 @@ export const vSearchQueryPerformance: ViewDefinition = {
       description: words(name),
     })),
   ],
-  freshness: 'Read once per closed window (weeks, months, quarters of the last year) from the brand analytics report; a window still open has no rows.',
+  freshness:
+    'Read once per closed window (weeks, months, quarters of the last year) from the brand analytics report; a window still open has no rows.',
   joins: [
-    { view: 'v_seller_economics', on: 'account_id, marketplace_id, asin, date between start_date and end_date', fanOut: 'every query row of the ASIN meets every SKU and day of the window' },
+    {
+      view: 'v_seller_economics',
+      on: 'account_id, marketplace_id, asin, date between start_date and end_date',
+      fanOut: 'every query row of the ASIN meets every SKU and day of the window',
+    },
     { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
   ],
   warnings: [
     'Summing across periods, or across more than one window of one period, multiplies counts: filter report_period and pick windows that do not overlap.',
     'total_* describes the whole query across all ASINs; asin_* describes this ASIN: never sum total_* over ASINs.',
-    'Covers the marketplace\'s 18 best-selling ASINs of the last year.',
+    "Covers the marketplace's 18 best-selling ASINs of the last year.",
   ],
   dateColumn: 'start_date',
   sql: `select q.account_id, q.asin, q.search_query, q.report_period, q.start_date, q.end_date, q.marketplace_id, q.currency,

@@ -1,7 +1,13 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
 
-const money = (name: string, nullable: boolean, description: string) => ({ name, type: 'bigint', unit: 'minor units of currency', nullable, description });
+const money = (name: string, nullable: boolean, description: string) => ({
+  name,
+  type: 'bigint',
+  unit: 'minor units of currency',
+  nullable,
+  description,
+});
 
 export const vSellerEconomics: ViewDefinition = {
   name: 'v_seller_economics',
@@ -10,10 +16,28 @@ export const vSellerEconomics: ViewDefinition = {
   columns: [
     { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
     { name: 'sku', type: 'text', unit: null, nullable: false, description: "the seller's SKU (MSKU)" },
-    { name: 'asin', type: 'text', unit: null, nullable: false, description: 'the ASIN the SKU sells; several SKUs can share one' },
+    {
+      name: 'asin',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'the ASIN the SKU sells; several SKUs can share one',
+    },
     { name: 'date', type: 'date', unit: null, nullable: false, description: 'the day the figures describe' },
-    { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: 'the marketplace (v_marketplaces)' },
-    { name: 'currency', type: 'text', unit: null, nullable: false, description: 'ISO 4217 code of every money column of the row' },
+    {
+      name: 'marketplace_id',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'the marketplace (v_marketplaces)',
+    },
+    {
+      name: 'currency',
+      type: 'text',
+      unit: null,
+      nullable: false,
+      description: 'ISO 4217 code of every money column of the row',
+    },
     money('ordered_product_sales', false, 'sales of the units ordered that day'),
     money('net_product_sales', false, 'ordered product sales less refunds'),
     money('referral_fee', true, 'referral fees, signed (charges negative); null on a day with no such fee'),
@@ -23,14 +47,30 @@ export const vSellerEconomics: ViewDefinition = {
     money('total_fees', false, 'the four named fees summed (nulls as 0), signed'),
     money('net_proceeds', false, 'net_product_sales + total_fees, exactly'),
     money('net_proceeds_per_unit', true, 'net_proceeds / net_units_sold, rounded; null when no unit was sold net'),
-    { name: 'net_units_sold', type: 'integer', unit: 'count', nullable: false, description: 'units ordered less units refunded' },
+    {
+      name: 'net_units_sold',
+      type: 'integer',
+      unit: 'count',
+      nullable: false,
+      description: 'units ordered less units refunded',
+    },
     { name: 'units_ordered', type: 'integer', unit: 'count', nullable: false, description: 'units ordered that day' },
-    { name: 'units_refunded', type: 'integer', unit: 'count', nullable: false, description: "units of that day's orders refunded so far" },
+    {
+      name: 'units_refunded',
+      type: 'integer',
+      unit: 'count',
+      nullable: false,
+      description: "units of that day's orders refunded so far",
+    },
   ],
   freshness:
     'From the Data Kiosk economics dataset, read daily per marketplace; a day is reported from the next day on. About the most recent 7 days restate (refunds arrive for up to a week) and are re-read on every sync.',
   joins: [
-    { view: 'v_sales_lines', on: 'account_id, marketplace_id, sku, date = sold_at::date', fanOut: 'one economics row meets every order line of that SKU and day: aggregate the lines first' },
+    {
+      view: 'v_sales_lines',
+      on: 'account_id, marketplace_id, sku, date = sold_at::date',
+      fanOut: 'one economics row meets every order line of that SKU and day: aggregate the lines first',
+    },
     { view: 'v_listings', on: 'account_id, marketplace_id, sku', fanOut: null },
     { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
   ],

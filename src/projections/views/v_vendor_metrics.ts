@@ -5,42 +5,92 @@ import type { ViewColumn, ViewDefinition } from './definition.js';
 // The spec's columns in its order. Those no vendor report of the Reports API carries
 // (net GMS, lost featured offer, net PPM, contra COGS, sales discount, in-transit and
 // confirmed units) are kept, always null, so the shape matches the spec.
-const METRICS: ReadonlyArray<readonly [name: string, kind: 'count' | 'money' | 'rate' | 'days', group: 'orders' | 'traffic' | 'shipments' | 'inventory', description: string]> = [
+const METRICS: ReadonlyArray<
+  readonly [
+    name: string,
+    kind: 'count' | 'money' | 'rate' | 'days',
+    group: 'orders' | 'traffic' | 'shipments' | 'inventory',
+    description: string,
+  ]
+> = [
   ['ordered_units', 'count', 'orders', 'units customers ordered (GET_VENDOR_SALES_REPORT orderedUnits)'],
   ['ordered_revenue', 'money', 'orders', 'ordered product sales (orderedRevenue)'],
-  ['unfilled_ordered_units', 'count', 'orders', 'ordered units not yet shipped (inventory report unfilledCustomerOrderedUnits)'],
+  [
+    'unfilled_ordered_units',
+    'count',
+    'orders',
+    'ordered units not yet shipped (inventory report unfilledCustomerOrderedUnits)',
+  ],
   ['net_ordered_gms', 'money', 'orders', 'not in the Reports API vendor reports: always null'],
   ['net_shipment_gms', 'money', 'shipments', 'not in the Reports API vendor reports: always null'],
   ['shipped_units', 'count', 'shipments', 'units shipped to customers (shippedUnits)'],
   ['shipped_revenue', 'money', 'shipments', 'revenue of units shipped (shippedRevenue)'],
-  ['average_selling_price', 'money', 'orders', 'ordered_revenue / ordered_units, rounded (derived; null without orders)'],
+  [
+    'average_selling_price',
+    'money',
+    'orders',
+    'ordered_revenue / ordered_units, rounded (derived; null without orders)',
+  ],
   ['glance_views', 'count', 'traffic', 'detail page views (GET_VENDOR_TRAFFIC_REPORT glanceViews)'],
   ['lost_featured_offer', 'rate', 'traffic', 'not in the Reports API vendor reports: always null'],
   ['net_ppm', 'rate', 'shipments', 'not in the sales, traffic or inventory reports: always null'],
   ['shipped_cogs', 'money', 'shipments', 'cost of goods shipped (shippedCogs)'],
   ['contra_cogs', 'money', 'shipments', 'not in the Reports API vendor reports: always null'],
   ['sales_discount', 'money', 'shipments', 'not in the Reports API vendor reports: always null'],
-  ['sell_through_rate', 'rate', 'inventory', 'units shipped / (units on hand at the start + units received) (sellThroughRate)'],
+  [
+    'sell_through_rate',
+    'rate',
+    'inventory',
+    'units shipped / (units on hand at the start + units received) (sellThroughRate)',
+  ],
   ['sellable_on_hand_units', 'count', 'inventory', 'sellable units on hand at the end of the day (snapshot)'],
   ['unsellable_on_hand_units', 'count', 'inventory', 'unsellable units on hand at the end of the day (snapshot)'],
   ['sellable_in_transit_units', 'count', 'inventory', 'not in the Reports API vendor reports: always null'],
-  ['sourceable_roos', 'rate', 'inventory', 'out-of-stock rate of procurable products (procurableProductOutOfStockRate)'],
+  [
+    'sourceable_roos',
+    'rate',
+    'inventory',
+    'out-of-stock rate of procurable products (procurableProductOutOfStockRate)',
+  ],
   ['open_purchase_order_units', 'count', 'inventory', 'units on open purchase orders (snapshot)'],
   ['confirmed_units', 'count', 'inventory', 'not in the Reports API vendor reports: always null'],
   ['net_received_units', 'count', 'inventory', 'units received from the vendor, net of returns to it'],
   ['received_fill_rate', 'rate', 'inventory', 'units received / units confirmed (receiveFillRate)'],
   ['vendor_confirmation_rate', 'rate', 'inventory', 'units confirmed / units requested (vendorConfirmationRate)'],
-  ['overall_vendor_lead_time', 'days', 'inventory', 'average days from purchase order to receipt (averageVendorLeadTimeDays)'],
+  [
+    'overall_vendor_lead_time',
+    'days',
+    'inventory',
+    'average days from purchase order to receipt (averageVendorLeadTimeDays)',
+  ],
 ];
 
 const UNIT = { count: 'count', money: 'minor units of currency', rate: 'ratio 0-1', days: 'days' } as const;
 
 const columns: ViewColumn[] = [
   { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the vendor account' },
-  { name: 'marketplace_id', type: 'text', unit: null, nullable: false, description: 'the marketplace (v_marketplaces)' },
-  { name: 'view', type: 'text', unit: null, nullable: false, description: 'manufacturing or sourcing (distributor view); they overlap: always filter on it' },
+  {
+    name: 'marketplace_id',
+    type: 'text',
+    unit: null,
+    nullable: false,
+    description: 'the marketplace (v_marketplaces)',
+  },
+  {
+    name: 'view',
+    type: 'text',
+    unit: null,
+    nullable: false,
+    description: 'manufacturing or sourcing (distributor view); they overlap: always filter on it',
+  },
   { name: 'date', type: 'date', unit: null, nullable: false, description: 'the day described' },
-  { name: 'asin', type: 'text', unit: null, nullable: true, description: 'the ASIN; null on the row of catalog-wide totals' },
+  {
+    name: 'asin',
+    type: 'text',
+    unit: null,
+    nullable: true,
+    description: 'the ASIN; null on the row of catalog-wide totals',
+  },
   { name: 'currency', type: 'text', unit: null, nullable: true, description: 'ISO 4217 code of the money columns' },
   ...METRICS.map(([name, kind, group, description]) => ({
     name,
@@ -54,7 +104,9 @@ const columns: ViewColumn[] = [
 const reported = new Set(Object.keys(VENDOR_REPORTED));
 const select = METRICS.map(([name, kind, group]) => {
   if (!reported.has(name)) return `null::${kind === 'count' || kind === 'money' ? 'bigint' : 'numeric'} as ${name}`;
-  return group === 'orders' || group === 'traffic' ? `case when v.view = 'sourcing' then null else max(v.${name}) end as ${name}` : `max(v.${name}) as ${name}`;
+  return group === 'orders' || group === 'traffic'
+    ? `case when v.view = 'sourcing' then null else max(v.${name}) end as ${name}`
+    : `max(v.${name}) as ${name}`;
 });
 
 export const vVendorMetrics: ViewDefinition = {

@@ -39,11 +39,49 @@ const SCHEMA = 'views';
 // Syntax-tree node types a read-only query may contain. Every statement type, XML and
 // JSON constructors, parameters, TABLESAMPLE and anything newer than this list is refused.
 const NODES = new Set([
-  'SelectStmt', 'ResTarget', 'ColumnRef', 'A_Star', 'A_Const', 'A_Expr', 'TypeCast', 'TypeName', 'FuncCall',
-  'SQLValueFunction', 'BoolExpr', 'NullTest', 'BooleanTest', 'CaseExpr', 'CaseWhen', 'CoalesceExpr', 'MinMaxExpr',
-  'A_ArrayExpr', 'RowExpr', 'SubLink', 'A_Indirection', 'A_Indices', 'RangeVar', 'JoinExpr', 'RangeSubselect',
-  'RangeFunction', 'ColumnDef', 'SortBy', 'WindowDef', 'GroupingSet', 'GroupingFunc', 'CollateClause', 'NamedArgExpr',
-  'CommonTableExpr', 'CTESearchClause', 'CTECycleClause', 'String', 'Integer', 'Float', 'Boolean', 'BitString', 'List', 'Alias',
+  'SelectStmt',
+  'ResTarget',
+  'ColumnRef',
+  'A_Star',
+  'A_Const',
+  'A_Expr',
+  'TypeCast',
+  'TypeName',
+  'FuncCall',
+  'SQLValueFunction',
+  'BoolExpr',
+  'NullTest',
+  'BooleanTest',
+  'CaseExpr',
+  'CaseWhen',
+  'CoalesceExpr',
+  'MinMaxExpr',
+  'A_ArrayExpr',
+  'RowExpr',
+  'SubLink',
+  'A_Indirection',
+  'A_Indices',
+  'RangeVar',
+  'JoinExpr',
+  'RangeSubselect',
+  'RangeFunction',
+  'ColumnDef',
+  'SortBy',
+  'WindowDef',
+  'GroupingSet',
+  'GroupingFunc',
+  'CollateClause',
+  'NamedArgExpr',
+  'CommonTableExpr',
+  'CTESearchClause',
+  'CTECycleClause',
+  'String',
+  'Integer',
+  'Float',
+  'Boolean',
+  'BitString',
+  'List',
+  'Alias',
 ]);
 
 // Built-in functions a query may call: aggregates, window functions, date/time, string,
@@ -77,13 +115,22 @@ const FUNCTIONS = new Set(
 // Types a cast may name (internal names, as the parser writes them). No reg* types (they
 // look up catalogs), no pseudo-types, no row types of relations.
 const TYPES = new Set(
-  'bool int2 int4 int8 numeric float4 float8 text varchar bpchar date time timetz timestamp timestamptz interval uuid json jsonb'.split(' '),
+  'bool int2 int4 int8 numeric float4 float8 text varchar bpchar date time timetz timestamp timestamptz interval uuid json jsonb'.split(
+    ' ',
+  ),
 );
 
 // Current date and time only: not the user, role, schema or catalog.
 const VALUE_FUNCTIONS = new Set([
-  'SVFOP_CURRENT_DATE', 'SVFOP_CURRENT_TIME', 'SVFOP_CURRENT_TIME_N', 'SVFOP_CURRENT_TIMESTAMP', 'SVFOP_CURRENT_TIMESTAMP_N',
-  'SVFOP_LOCALTIME', 'SVFOP_LOCALTIME_N', 'SVFOP_LOCALTIMESTAMP', 'SVFOP_LOCALTIMESTAMP_N',
+  'SVFOP_CURRENT_DATE',
+  'SVFOP_CURRENT_TIME',
+  'SVFOP_CURRENT_TIME_N',
+  'SVFOP_CURRENT_TIMESTAMP',
+  'SVFOP_CURRENT_TIMESTAMP_N',
+  'SVFOP_LOCALTIME',
+  'SVFOP_LOCALTIME_N',
+  'SVFOP_LOCALTIMESTAMP',
+  'SVFOP_LOCALTIMESTAMP_N',
 ]);
 
 let loaded: Promise<void> | undefined;
@@ -101,11 +148,15 @@ export async function checkQuery(sql: string, views: ReadonlySet<string>): Promi
   }
   const stmts = tree.stmts ?? [];
   if (stmts.length !== 1) {
-    throw new SqlRefused('single_statement', stmts.length === 0 ? 'there is no statement: pass one SELECT' : `one statement only: found ${stmts.length}`);
+    throw new SqlRefused(
+      'single_statement',
+      stmts.length === 0 ? 'there is no statement: pass one SELECT' : `one statement only: found ${stmts.length}`,
+    );
   }
   const { stmt, stmt_location: location = 0, stmt_len: length } = stmts[0]!;
   const [type, body] = Object.entries(stmt ?? {})[0] ?? [];
-  if (type !== 'SelectStmt') throw new SqlRefused('select_only', `only a SELECT is allowed; this is ${statementName(type)}`);
+  if (type !== 'SelectStmt')
+    throw new SqlRefused('select_only', `only a SELECT is allowed; this is ${statementName(type)}`);
   new Walk(views).select(body as Node, new Set());
   // The statement's own text: the caller wraps it, so a trailing `;` or `-- comment` must go.
   const statement = length ? sql.slice(location, location + length) : sql.slice(location);
@@ -115,16 +166,22 @@ export async function checkQuery(sql: string, views: ReadonlySet<string>): Promi
 /** InsertStmt -> INSERT, VariableSetStmt -> VARIABLE SET */
 function statementName(type: string | undefined): string {
   if (!type) return 'an empty statement';
-  return type.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+  return type
+    .replace(/Stmt$/, '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toUpperCase();
 }
 
 /** INTO and FOR UPDATE/SHARE, wherever they appear. */
 function refuseWriteClauses(body: Node): void {
-  if (body.intoClause) throw new SqlRefused('no_select_into', 'SELECT ... INTO creates a table; only plain SELECT is allowed');
-  if (body.lockingClause) throw new SqlRefused('no_locking', 'FOR UPDATE / FOR SHARE lock rows; only plain SELECT is allowed');
+  if (body.intoClause)
+    throw new SqlRefused('no_select_into', 'SELECT ... INTO creates a table; only plain SELECT is allowed');
+  if (body.lockingClause)
+    throw new SqlRefused('no_locking', 'FOR UPDATE / FOR SHARE lock rows; only plain SELECT is allowed');
 }
 
-const names = (list: Json | undefined): string[] => (Array.isArray(list) ? list.map((n) => ((n as Node).String as Node | undefined)?.sval as string) : []);
+const names = (list: Json | undefined): string[] =>
+  Array.isArray(list) ? list.map((n) => ((n as Node).String as Node | undefined)?.sval as string) : [];
 
 class Walk {
   constructor(private readonly views: ReadonlySet<string>) {}
@@ -141,7 +198,11 @@ class Walk {
         // A non-recursive WITH sees only the CTEs before it; a name not yet defined is a relation.
         const visible = new Set([...scope, ...(withClause.recursive ? all : all.slice(0, i))]);
         const [type, query] = Object.entries((cte.ctequery ?? {}) as Node)[0] ?? [];
-        if (type !== 'SelectStmt') throw new SqlRefused('select_only', `a WITH query must be a SELECT; ${cte.ctename} is ${statementName(type)}`);
+        if (type !== 'SelectStmt')
+          throw new SqlRefused(
+            'select_only',
+            `a WITH query must be a SELECT; ${cte.ctename} is ${statementName(type)}`,
+          );
         this.select(query as Node, visible);
         const { ctequery: _, ...rest } = cte;
         this.walk(rest, visible);
@@ -171,7 +232,8 @@ class Walk {
 
   private node(type: string, body: Node, scope: ReadonlySet<string>): void {
     if (!NODES.has(type)) {
-      if (type.endsWith('Stmt')) throw new SqlRefused('select_only', `only a SELECT is allowed; found ${statementName(type)} inside it`);
+      if (type.endsWith('Stmt'))
+        throw new SqlRefused('select_only', `only a SELECT is allowed; found ${statementName(type)} inside it`);
       throw new SqlRefused('syntax_not_allowed', `${type} is not allowed in query_data; use plain SELECT syntax`);
     }
     switch (type) {
@@ -195,7 +257,12 @@ class Walk {
         break;
       case 'SQLValueFunction':
         if (!VALUE_FUNCTIONS.has(body.op as string)) {
-          throw new SqlRefused('function_not_allowed', `${String(body.op).replace(/^SVFOP_/, '').toLowerCase()} is not allowed; only the current date and time are`);
+          throw new SqlRefused(
+            'function_not_allowed',
+            `${String(body.op)
+              .replace(/^SVFOP_/, '')
+              .toLowerCase()} is not allowed; only the current date and time are`,
+          );
         }
         return;
       case 'CollateClause':
@@ -211,35 +278,51 @@ class Walk {
     const schema = body.schemaname as string | undefined;
     const shown = [body.catalogname, schema, name].filter(Boolean).join('.');
     if (body.catalogname || (schema !== undefined && schema !== SCHEMA)) {
-      throw new SqlRefused('views_only', `${shown} is outside the views; query only the views (describe_data lists them)`);
+      throw new SqlRefused(
+        'views_only',
+        `${shown} is outside the views; query only the views (describe_data lists them)`,
+      );
     }
     if (schema === undefined && scope.has(name)) return;
-    if (!this.views.has(name)) throw new SqlRefused('views_only', `there is no view named ${shown}; describe_data lists the views`);
+    if (!this.views.has(name))
+      throw new SqlRefused('views_only', `there is no view named ${shown}; describe_data lists the views`);
   }
 
   private function(name: string[]): void {
     const fn = this.qualifiedName(name, 'function');
-    if (!FUNCTIONS.has(fn)) throw new SqlRefused('function_not_allowed', `the function ${name.join('.')} is not allowed; only safe built-in functions are`);
+    if (!FUNCTIONS.has(fn))
+      throw new SqlRefused(
+        'function_not_allowed',
+        `the function ${name.join('.')} is not allowed; only safe built-in functions are`,
+      );
   }
 
   private type(body: Node): void {
     const type = this.qualifiedName(names(body.names), 'type');
     if (!TYPES.has(type) || body.setof || body.pct_type) {
-      throw new SqlRefused('type_not_allowed', `the type ${names(body.names).join('.')} is not allowed; cast to one of ${[...TYPES].join(', ')}`);
+      throw new SqlRefused(
+        'type_not_allowed',
+        `the type ${names(body.names).join('.')} is not allowed; cast to one of ${[...TYPES].join(', ')}`,
+      );
     }
     this.walk({ typmods: body.typmods ?? null }, new Set());
   }
 
   /** Built-in operators only: OPERATOR(schema.op) is refused. */
   private operator(name: string[]): void {
-    if (name.length > 1) throw new SqlRefused('syntax_not_allowed', `schema-qualified operators (OPERATOR(${name.join('.')})) are not allowed`);
+    if (name.length > 1)
+      throw new SqlRefused(
+        'syntax_not_allowed',
+        `schema-qualified operators (OPERATOR(${name.join('.')})) are not allowed`,
+      );
   }
 
   /** `name` or `pg_catalog.name`; anything else is refused. */
   private qualifiedName(name: string[], kind: 'function' | 'type' | 'collation'): string {
     if (name.length === 1) return name[0]!;
     if (name.length === 2 && name[0] === 'pg_catalog') return name[1]!;
-    const rule = kind === 'function' ? 'function_not_allowed' : kind === 'type' ? 'type_not_allowed' : 'syntax_not_allowed';
+    const rule =
+      kind === 'function' ? 'function_not_allowed' : kind === 'type' ? 'type_not_allowed' : 'syntax_not_allowed';
     throw new SqlRefused(rule, `the ${kind} ${name.join('.')} is not allowed: name built-ins without a schema`);
   }
 }

@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { createAdsClient, createSellingClient, type AdsClient, type LwaClient, type SellingClient } from '../../marketplace/clients/index.js';
+import {
+  createAdsClient,
+  createSellingClient,
+  type AdsClient,
+  type LwaClient,
+  type SellingClient,
+} from '../../marketplace/clients/index.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { connectionCredentials, type CredentialsLookup } from '../credentials.js';
 import type { Clients } from './send.js';
@@ -29,14 +35,20 @@ interface AccountClients {
 
 type ConnectionRow = { credentials?: string | null; provider_id: string } | null;
 
-export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients> } {
+export function dispatchClients(o: DispatchClientOptions): {
+  clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients>;
+} {
   const retry = { attempts: 1, timeoutMs: o.timeoutMs };
   // by credentials, not by account: an account reconnected with another credential set gets new
   // clients at its next request (its row is read every time: one primary-key lookup)
   const byCredentials = new Map<string, Pick<AccountClients, 'selling' | 'ads'>>();
 
   async function of(account_id: string, db: Knex): Promise<AccountClients> {
-    const row: { selling: ConnectionRow; ads: ConnectionRow } | undefined = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id }).first('selling', 'ads');
+    const row: { selling: ConnectionRow; ads: ConnectionRow } | undefined = await db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table('accounts')
+      .where({ account_id })
+      .first('selling', 'ads');
     // connections that name no credential set were made with the seller's
     const sellingToken = connectionCredentials(o.credentials, row?.selling).selling_refresh_token ?? '';
     const adsToken = connectionCredentials(o.credentials, row?.ads).ads_refresh_token ?? '';
@@ -44,7 +56,12 @@ export function dispatchClients(o: DispatchClientOptions): { clientsFor(r: Dispa
     let clients = byCredentials.get(key);
     if (!clients) {
       clients = {
-        selling: createSellingClient({ endpoint: o.endpoints.sellingApiUrl, lwa: o.lwa, refreshToken: sellingToken, retry }),
+        selling: createSellingClient({
+          endpoint: o.endpoints.sellingApiUrl,
+          lwa: o.lwa,
+          refreshToken: sellingToken,
+          retry,
+        }),
         ads: createAdsClient({ endpoint: o.endpoints.adsApiUrl, lwa: o.lwa, refreshToken: adsToken, retry }),
       };
       byCredentials.set(key, clients);

@@ -91,7 +91,8 @@ export class Dispatcher {
   /** One step for the target; true when there may be more to do now. */
   private async step(trx: Knex.Transaction, receipt: DispatchReceipt): Promise<boolean> {
     const now = this.deps.now();
-    const decided = (prefix: readonly DispatchReceipt[]) => nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
+    const decided = (prefix: readonly DispatchReceipt[]) =>
+      nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
     const receipts = await pendingOfTarget(trx, this.deps.ctx.store, receipt.target, receipt, decided);
     const step = nextDispatch(receipts, now, this.deps.backoff);
     const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
@@ -100,7 +101,12 @@ export class Dispatcher {
       case 'held':
         return false;
       case 'wait':
-        await this.deps.later({ name: 'dispatch', receipt_id: step.receipt_id, jobId: `${step.receipt_id}-retry-${r!.attempts}`, at: step.until });
+        await this.deps.later({
+          name: 'dispatch',
+          receipt_id: step.receipt_id,
+          jobId: `${step.receipt_id}-retry-${r!.attempts}`,
+          at: step.until,
+        });
         return false;
       case 'interrupted':
         await this.interrupted(r!);
@@ -121,7 +127,10 @@ export class Dispatcher {
       http_status: null,
       response: null,
       request_id: null,
-      error: { code: 'interrupted', message: 'the dispatcher stopped while sending; the marketplace may or may not have applied the request' },
+      error: {
+        code: 'interrupted',
+        message: 'the dispatcher stopped while sending; the marketplace may or may not have applied the request',
+      },
       recorded_at: iso(now),
     });
     await this.checkSoon(r.id, now);
@@ -139,12 +148,24 @@ export class Dispatcher {
     } catch (err) {
       if (!(err instanceof UnsendableReceipt)) throw err;
       await this.run({ type: 'StartDispatch', receipt_id: r.id, started_at: iso(this.deps.now()) });
-      await this.run({ type: 'RecordSubmission', receipt_id: r.id, http_status: null, response: null, request_id: null, error: { code: 'unsendable', message: err.message }, submission_id: null, accepted: false, created: null, recorded_at: iso(this.deps.now()) });
+      await this.run({
+        type: 'RecordSubmission',
+        receipt_id: r.id,
+        http_status: null,
+        response: null,
+        request_id: null,
+        error: { code: 'unsendable', message: err.message },
+        submission_id: null,
+        accepted: false,
+        created: null,
+        recorded_at: iso(this.deps.now()),
+      });
       return;
     }
     const clients = await this.deps.clientsFor(r, trx);
     const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
-    for (const b of batch) await this.run({ type: 'StartDispatch', receipt_id: b.receipt.id, started_at: iso(this.deps.now()) });
+    for (const b of batch)
+      await this.run({ type: 'StartDispatch', receipt_id: b.receipt.id, started_at: iso(this.deps.now()) });
     const verdicts = await send(clients, batch);
     const recorded_at = iso(this.deps.now());
     for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at);
@@ -155,7 +176,11 @@ export class Dispatcher {
    * operation): each under its own target lock, taken only if free, and only when it is that
    * target's next request and nothing withholds it.
    */
-  private async companions(trx: Knex.Transaction, r: DispatchReceipt, request: MarketplaceRequest): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
+  private async companions(
+    trx: Knex.Transaction,
+    r: DispatchReceipt,
+    request: MarketplaceRequest,
+  ): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
     if (request.api !== 'sp' || this.deps.batchSize <= 1) return [];
     const ids = await queuedAlike(trx, r, request.profileId, this.deps.batchSize * 4);
     const found: Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }> = [];
@@ -167,9 +192,18 @@ export class Dispatcher {
       const key = c && `${c.target.type}:${c.target.id}`;
       if (!c || seen.has(key!)) continue;
       seen.add(key!);
-      const { rows: locked } = (await trx.raw('select pg_try_advisory_xact_lock(?, hashtext(?)) as ok', [LOCK_CLASS, key])) as { rows: { ok: boolean }[] };
+      const { rows: locked } = (await trx.raw('select pg_try_advisory_xact_lock(?, hashtext(?)) as ok', [
+        LOCK_CLASS,
+        key,
+      ])) as { rows: { ok: boolean }[] };
       if (!locked[0]!.ok) continue;
-      const prefix = await pendingOfTarget(trx, this.deps.ctx.store, c.target, c, (p) => nextDispatch(p, now, this.deps.backoff).kind !== 'idle');
+      const prefix = await pendingOfTarget(
+        trx,
+        this.deps.ctx.store,
+        c.target,
+        c,
+        (p) => nextDispatch(p, now, this.deps.backoff).kind !== 'idle',
+      );
       const step = nextDispatch(prefix, now, this.deps.backoff);
       if (step.kind !== 'send' || step.receipt_id !== c.id || (await withheldReason(this.deps.ctx.store, c))) continue;
       let companion: MarketplaceRequest;
@@ -178,7 +212,12 @@ export class Dispatcher {
       } catch {
         continue;
       }
-      if (companion.api === 'sp' && companion.resource === request.resource && companion.operation === request.operation) found.push({ receipt: c, request: companion });
+      if (
+        companion.api === 'sp' &&
+        companion.resource === request.resource &&
+        companion.operation === request.operation
+      )
+        found.push({ receipt: c, request: companion });
     }
     return found;
   }
@@ -188,7 +227,13 @@ export class Dispatcher {
     const answer = { receipt_id: r.id, http_status, response, request_id, error, recorded_at };
     switch (verdict.kind) {
       case 'submitted':
-        await this.run({ type: 'RecordSubmission', ...answer, submission_id: verdict.submission_id, accepted: verdict.accepted, created: verdict.created });
+        await this.run({
+          type: 'RecordSubmission',
+          ...answer,
+          submission_id: verdict.submission_id,
+          accepted: verdict.accepted,
+          created: verdict.created,
+        });
         return;
       case 'retryable':
         await this.run({ type: 'RecordRetryableRejection', ...answer });
@@ -212,30 +257,52 @@ export class Dispatcher {
   async reconcile(receipt_id: string): Promise<void> {
     const r = await loadReceipt(this.deps.ctx.store, receipt_id);
     // not due: another job checked it already (a sweep may add one from a lagging read model)
-    if (!r || r.status !== 'uncertain' || (r.next_check_at !== null && Date.parse(r.next_check_at) > this.deps.now())) return;
+    if (!r || r.status !== 'uncertain' || (r.next_check_at !== null && Date.parse(r.next_check_at) > this.deps.now()))
+      return;
     const request = marketplaceRequest(r);
     const clients = await this.deps.clientsFor(r, this.deps.db);
-    const found = isCreation(r.action) && request.api === 'sp' ? { candidates: await this.candidates(r, request, clients.ads) } : await observe(request, clients);
+    const found =
+      isCreation(r.action) && request.api === 'sp'
+        ? { candidates: await this.candidates(r, request, clients.ads) }
+        : await observe(request, clients);
     const now = this.deps.now();
     const next = Math.min(now + this.deps.reconcileEveryMs, Date.parse(r.uncertain_since!) + ABSENT_AFTER_MS);
     const check = { receipt_id, checks: r.checks, checked_at: iso(now), next_at: iso(next) };
     try {
-      const { events } = await this.run('candidates' in found ? { type: 'ReconcileCreation', ...check, ...found } : { type: 'ReconcileChange', ...check, ...found });
+      const { events } = await this.run(
+        'candidates' in found
+          ? { type: 'ReconcileCreation', ...check, ...found }
+          : { type: 'ReconcileChange', ...check, ...found },
+      );
       const settled = events[0]?.type;
-      if (settled === 'MutationReconciliationChecked') await this.deps.later({ name: 'reconcile', receipt_id, jobId: `${receipt_id}-check-${r.checks + 1}`, at: next });
+      if (settled === 'MutationReconciliationChecked')
+        await this.deps.later({
+          name: 'reconcile',
+          receipt_id,
+          jobId: `${receipt_id}-check-${r.checks + 1}`,
+          at: next,
+        });
       // a settled change no longer holds its target: what waited behind it goes now
-      if (settled === 'MutationChangeConfirmed' || settled === 'MutationChangeAbsent') await this.deps.later({ name: 'dispatch', receipt_id, jobId: `${receipt_id}-released`, at: now });
+      if (settled === 'MutationChangeConfirmed' || settled === 'MutationChangeAbsent')
+        await this.deps.later({ name: 'dispatch', receipt_id, jobId: `${receipt_id}-released`, at: now });
     } catch (err) {
       // usually a concurrent check recorded first or settled the receipt (its answer stands);
       // anything else is worth a look
       if (!(err instanceof DomainError)) throw err;
       const raced = err.extra.stale === true || err.extra.illegal_transition === true;
-      this.deps.logger[raced ? 'debug' : 'warn']({ receipt_id, detail: err.detail }, 'reconciliation check not recorded');
+      this.deps.logger[raced ? 'debug' : 'warn'](
+        { receipt_id, detail: err.detail },
+        'reconciliation check not recorded',
+      );
     }
   }
 
   /** Entities like the one an uncertain creation asked for that appeared after its attempt. */
-  private async candidates(r: DispatchReceipt, request: Extract<MarketplaceRequest, { api: 'sp' }>, ads: AdsClient): Promise<Created[]> {
+  private async candidates(
+    r: DispatchReceipt,
+    request: Extract<MarketplaceRequest, { api: 'sp' }>,
+    ads: AdsClient,
+  ): Promise<Created[]> {
     const since = Date.parse(r.started_at ?? r.uncertain_since!) - CLOCK_SKEW_MS;
     const item = request.operation === 'create' ? request.item : {};
     const filter = {
@@ -247,10 +314,16 @@ export class Dispatcher {
     const idKey = SP_RESOURCES[request.resource].idKey;
     for await (const page of ads.sp.pages(request.profileId, request.resource, filter)) {
       for (const entity of page as unknown as Record<string, unknown>[]) {
-        const createdAt = Date.parse(String((entity.extendedData as { creationDateTime?: string } | undefined)?.creationDateTime ?? ''));
+        const createdAt = Date.parse(
+          String((entity.extendedData as { creationDateTime?: string } | undefined)?.creationDateTime ?? ''),
+        );
         if (!(createdAt >= since) || !matchesCreation(request.resource, item, entity)) continue;
         const providerId = String(entity[idKey]);
-        candidates.push({ type: CREATED_TYPE[r.action as keyof typeof CREATED_TYPE], id: adsEntityId(request.creates!, r.account_id, request.profileId, providerId), providerId });
+        candidates.push({
+          type: CREATED_TYPE[r.action as keyof typeof CREATED_TYPE],
+          id: adsEntityId(request.creates!, r.account_id, request.profileId, providerId),
+          providerId,
+        });
       }
     }
     return candidates;
@@ -261,11 +334,17 @@ export class Dispatcher {
    * uncertain receipt whose next check is due a reconciliation job, keyed so a job already
    * waiting isn't added twice. Run at start-up and periodically.
    */
-  async sweep(enqueue: (jobs: Array<{ name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string }>) => Promise<void>): Promise<number> {
+  async sweep(
+    enqueue: (jobs: Array<{ name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string }>) => Promise<void>,
+  ): Promise<number> {
     const { sending, due } = await receiptsToSweep(this.deps.db, iso(this.deps.now()));
     const jobs = [
       // a submitting receipt's own job may still be held by a killed worker until BullMQ sees it stalled
-      ...sending.map((r) => ({ name: 'dispatch' as const, receipt_id: r.id, jobId: r.status === 'submitting' ? `${r.id}-submitting-${r.attempts}` : r.id })),
+      ...sending.map((r) => ({
+        name: 'dispatch' as const,
+        receipt_id: r.id,
+        jobId: r.status === 'submitting' ? `${r.id}-submitting-${r.attempts}` : r.id,
+      })),
       ...due.map((r) => ({ name: 'reconcile' as const, receipt_id: r.id, jobId: `${r.id}-sweep-check-${r.checks}` })),
     ];
     if (jobs.length) await enqueue(jobs);
@@ -278,16 +357,27 @@ async function observe(request: MarketplaceRequest, clients: Clients): Promise<{
   if (request.api === 'listings') {
     let attributes: Record<string, unknown> | null = null;
     try {
-      attributes = (await clients.selling.listings.getListingsItem(clients.sellerId, request.sku, request.marketplaceId, ['attributes'])).attributes ?? {};
+      attributes =
+        (
+          await clients.selling.listings.getListingsItem(clients.sellerId, request.sku, request.marketplaceId, [
+            'attributes',
+          ])
+        ).attributes ?? {};
     } catch (err) {
       if (!(err instanceof MarketplaceError && err.status === 404)) throw err;
     }
-    return { shows: showsListingPatches(request.body, attributes), observed: patchedAttributes(request.body, attributes) };
+    return {
+      shows: showsListingPatches(request.body, attributes),
+      observed: patchedAttributes(request.body, attributes),
+    };
   }
   const wire = SP_RESOURCES[request.resource];
   const id = request.operation === 'delete' ? request.id : String(request.item[wire.idKey]);
   // every state: an archived entity is what an archive asked for
-  const { items } = await clients.ads.sp.list(request.profileId, request.resource, { [wire.idFilter]: { include: [id] }, stateFilter: { include: [...ENTITY_STATES] } });
+  const { items } = await clients.ads.sp.list(request.profileId, request.resource, {
+    [wire.idFilter]: { include: [id] },
+    stateFilter: { include: [...ENTITY_STATES] },
+  });
   const entity = (items as unknown as Record<string, unknown>[]).find((e) => String(e[wire.idKey]) === id) ?? null;
   return { shows: showsAdsChange(request, entity), observed: entity };
 }

@@ -35,12 +35,17 @@ export interface RunningDispatch {
 type Work = { name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string };
 
 const addAll = async (queue: Queue<DispatchJob>, jobs: readonly Work[]) => {
-  await queue.addBulk(jobs.map((j) => ({ name: j.name, data: { receipt_id: j.receipt_id }, opts: { jobId: j.jobId } })));
+  await queue.addBulk(
+    jobs.map((j) => ({ name: j.name, data: { receipt_id: j.receipt_id }, opts: { jobId: j.jobId } })),
+  );
 };
 
 /** Dispatch jobs for receipts just admitted queued, keyed as the sweep keys them, so adding one twice is a no-op. */
 export function enqueueDispatch(queue: Queue<DispatchJob>, receiptIds: readonly string[]): Promise<void> {
-  return addAll(queue, receiptIds.map((id) => ({ name: 'dispatch', receipt_id: id, jobId: id })));
+  return addAll(
+    queue,
+    receiptIds.map((id) => ({ name: 'dispatch', receipt_id: id, jobId: id })),
+  );
 }
 
 export function dispatchQueue(connection: Redis, prefix: string): Queue<DispatchJob> {
@@ -48,7 +53,12 @@ export function dispatchQueue(connection: Redis, prefix: string): Queue<Dispatch
     connection,
     prefix,
     // finished jobs are removed (failures are logged) so the sweep can add a receipt's job again
-    defaultJobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true },
+    defaultJobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    },
   });
 }
 
@@ -62,14 +72,25 @@ export async function startDispatch(o: DispatchWorkerOptions): Promise<RunningDi
   });
   const worker = new Worker<DispatchJob>(
     DISPATCH_QUEUE,
-    async (job) => (job.name === 'reconcile' ? dispatcher.reconcile(job.data.receipt_id) : dispatcher.dispatchFor(job.data.receipt_id)),
+    async (job) =>
+      job.name === 'reconcile'
+        ? dispatcher.reconcile(job.data.receipt_id)
+        : dispatcher.dispatchFor(job.data.receipt_id),
     // a killed worker's jobs come back after about 15 s (a live worker renews its locks)
-    { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 4, lockDuration: 10_000, stalledInterval: 5_000 },
+    {
+      connection: o.connection,
+      prefix: o.prefix,
+      concurrency: o.concurrency ?? 4,
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+    },
   );
   // e.g. a job whose keys were flushed from Redis mid-run: the sweep adds it again
   worker.on('error', (err) => o.logger.warn({ err: err.message }, 'dispatch worker error'));
   queue.on('error', (err) => o.logger.warn({ err: err.message }, 'dispatch queue error'));
-  worker.on('failed', (job, err) => o.logger.warn({ job: job?.name, receipt_id: job?.data.receipt_id, err: err.message }, 'dispatch job failed'));
+  worker.on('failed', (job, err) =>
+    o.logger.warn({ job: job?.name, receipt_id: job?.data.receipt_id, err: err.message }, 'dispatch job failed'),
+  );
   const sweep = () => dispatcher.sweep((jobs) => addAll(queue, jobs));
   let sweeping: Promise<unknown> = sweep().catch((err: unknown) => o.logger.error({ err }, 'dispatch sweep failed'));
   const timer = setInterval(() => {

@@ -17,7 +17,14 @@ export interface ReceiptToSend {
 
 export type MarketplaceRequest =
   | { api: 'listings'; sku: string; marketplaceId: string; body: ListingsItemPatchRequest }
-  | { api: 'sp'; profileId: string; resource: SpResource; operation: 'create' | 'update'; item: Record<string, unknown>; creates: AdsEntityKind | null }
+  | {
+      api: 'sp';
+      profileId: string;
+      resource: SpResource;
+      operation: 'create' | 'update';
+      item: Record<string, unknown>;
+      creates: AdsEntityKind | null;
+    }
   | { api: 'sp'; profileId: string; resource: SpResource; operation: 'delete'; id: string; creates: null };
 
 /** The v3 resource of each kind of target (keywords and targeting clauses are separate id spaces). */
@@ -29,7 +36,10 @@ export const TARGET_RESOURCES: Record<SpTargetKind, SpResource> = {
   campaign_negative_keyword: 'campaignNegativeKeywords',
   campaign_negative_target: 'campaignNegativeTargets',
 };
-const KIND_OF_RESOURCE = Object.fromEntries(Object.entries(TARGET_RESOURCES).map(([k, r]) => [r, k])) as Record<string, SpTargetKind>;
+const KIND_OF_RESOURCE = Object.fromEntries(Object.entries(TARGET_RESOURCES).map(([k, r]) => [r, k])) as Record<
+  string,
+  SpTargetKind
+>;
 
 export class UnsendableReceipt extends Error {}
 
@@ -40,7 +50,8 @@ const need = (provider: Record<string, string>, key: string): string => {
 };
 
 /** The payload without the fields derived from the target (ids, adProduct, scope, countries). */
-const own = (payload: Record<string, unknown>) => Object.fromEntries(Object.entries(payload).filter(([k]) => !DERIVED_FIELDS.includes(k)));
+const own = (payload: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(payload).filter(([k]) => !DERIVED_FIELDS.includes(k)));
 
 /** A bid object `{ bid }` of the payload as the v3 number. */
 const flatBid = (fields: Record<string, unknown>) => {
@@ -51,22 +62,48 @@ const flatBid = (fields: Record<string, unknown>) => {
 export function marketplaceRequest(r: ReceiptToSend): MarketplaceRequest {
   const p = r.provider;
   if (r.target.type === 'Listing') {
-    return { api: 'listings', sku: need(p, 'sku'), marketplaceId: need(p, 'marketplaceId'), body: r.payload as unknown as ListingsItemPatchRequest };
+    return {
+      api: 'listings',
+      sku: need(p, 'sku'),
+      marketplaceId: need(p, 'marketplaceId'),
+      body: r.payload as unknown as ListingsItemPatchRequest,
+    };
   }
   const profileId = need(p, 'profileId');
   if (r.action === 'update' || r.action === 'archive') {
     const { resource, id } = existingEntity(r);
     if (r.action === 'archive') return { api: 'sp', profileId, resource, operation: 'delete', id, creates: null };
-    return { api: 'sp', profileId, resource, operation: 'update', item: { [SP_RESOURCES[resource].idKey]: id, ...flatBid(own(r.payload)) }, creates: null };
+    return {
+      api: 'sp',
+      profileId,
+      resource,
+      operation: 'update',
+      item: { [SP_RESOURCES[resource].idKey]: id, ...flatBid(own(r.payload)) },
+      creates: null,
+    };
   }
   const fields = own(r.payload);
   switch (r.action) {
     case 'create_campaign':
       return { api: 'sp', profileId, resource: 'campaigns', operation: 'create', item: fields, creates: 'campaign' };
     case 'create_ad_group':
-      return { api: 'sp', profileId, resource: 'adGroups', operation: 'create', item: { campaignId: need(p, 'campaignId'), ...fields }, creates: 'ad_group' };
+      return {
+        api: 'sp',
+        profileId,
+        resource: 'adGroups',
+        operation: 'create',
+        item: { campaignId: need(p, 'campaignId'), ...fields },
+        creates: 'ad_group',
+      };
     case 'create_ad':
-      return { api: 'sp', profileId, resource: 'productAds', operation: 'create', item: { campaignId: need(p, 'campaignId'), adGroupId: need(p, 'adGroupId'), ...fields }, creates: 'product_ad' };
+      return {
+        api: 'sp',
+        profileId,
+        resource: 'productAds',
+        operation: 'create',
+        item: { campaignId: need(p, 'campaignId'), adGroupId: need(p, 'adGroupId'), ...fields },
+        creates: 'product_ad',
+      };
     case 'create_target':
       return targetCreation(r, profileId);
   }
@@ -107,21 +144,42 @@ type TargetPayload = {
 function targetCreation(r: ReceiptToSend, profileId: string): MarketplaceRequest {
   const t = r.payload as unknown as TargetPayload;
   const campaignLevel = r.target.type === 'Campaign';
-  const parents = campaignLevel ? { campaignId: need(r.provider, 'campaignId') } : { campaignId: need(r.provider, 'campaignId'), adGroupId: need(r.provider, 'adGroupId') };
+  const parents = campaignLevel
+    ? { campaignId: need(r.provider, 'campaignId') }
+    : { campaignId: need(r.provider, 'campaignId'), adGroupId: need(r.provider, 'adGroupId') };
   const bid = t.bid ? { bid: t.bid.bid } : {};
   let resource: SpResource;
   let item: Record<string, unknown>;
   if (t.targetType === 'KEYWORD') {
     const { keyword, matchType } = t.targetDetails.keywordTarget!;
     resource = campaignLevel ? 'campaignNegativeKeywords' : t.negative ? 'negativeKeywords' : 'keywords';
-    item = { ...parents, keywordText: keyword, matchType: t.negative ? `NEGATIVE_${matchType}` : matchType, state: t.state, ...(t.negative ? {} : bid) };
+    item = {
+      ...parents,
+      keywordText: keyword,
+      matchType: t.negative ? `NEGATIVE_${matchType}` : matchType,
+      state: t.state,
+      ...(t.negative ? {} : bid),
+    };
   } else {
     const expression =
       t.targetType === 'PRODUCT'
-        ? [{ type: t.targetDetails.productTarget!.matchType === 'PRODUCT_SIMILAR' ? 'ASIN_EXPANDED_FROM' : 'ASIN_SAME_AS', value: t.targetDetails.productTarget!.product.productId }]
-        : [{ type: 'ASIN_CATEGORY_SAME_AS', value: t.targetDetails.productCategoryTarget!.productCategoryRefinement.productCategoryId }];
+        ? [
+            {
+              type:
+                t.targetDetails.productTarget!.matchType === 'PRODUCT_SIMILAR' ? 'ASIN_EXPANDED_FROM' : 'ASIN_SAME_AS',
+              value: t.targetDetails.productTarget!.product.productId,
+            },
+          ]
+        : [
+            {
+              type: 'ASIN_CATEGORY_SAME_AS',
+              value: t.targetDetails.productCategoryTarget!.productCategoryRefinement.productCategoryId,
+            },
+          ];
     resource = campaignLevel ? 'campaignNegativeTargets' : t.negative ? 'negativeTargets' : 'targets';
-    item = t.negative ? { ...parents, expression, state: t.state } : { ...parents, expression, expressionType: 'MANUAL', state: t.state, ...bid };
+    item = t.negative
+      ? { ...parents, expression, state: t.state }
+      : { ...parents, expression, expressionType: 'MANUAL', state: t.state, ...bid };
   }
   return { api: 'sp', profileId, resource, operation: 'create', item, creates: KIND_OF_RESOURCE[resource]! };
 }
@@ -140,6 +198,12 @@ const IDENTITY: Record<SpResource, readonly string[]> = {
 };
 
 /** Whether a listed entity is what this creation item would have made. */
-export function matchesCreation(resource: SpResource, item: Record<string, unknown>, entity: Record<string, unknown>): boolean {
-  return IDENTITY[resource].every((k) => item[k] === undefined || JSON.stringify(item[k]) === JSON.stringify(entity[k]));
+export function matchesCreation(
+  resource: SpResource,
+  item: Record<string, unknown>,
+  entity: Record<string, unknown>,
+): boolean {
+  return IDENTITY[resource].every(
+    (k) => item[k] === undefined || JSON.stringify(item[k]) === JSON.stringify(entity[k]),
+  );
 }

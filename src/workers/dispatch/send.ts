@@ -43,11 +43,30 @@ export async function send(clients: Clients, batch: readonly Sendable[]): Promis
   const first = batch[0]!.request;
   try {
     if (first.api === 'listings') {
-      const body = await clients.selling.listings.patchListingsItem(clients.sellerId, first.sku, first.marketplaceId, first.body, { onAnswer: (a) => (answer = a) });
+      const body = await clients.selling.listings.patchListingsItem(
+        clients.sellerId,
+        first.sku,
+        first.marketplaceId,
+        first.body,
+        { onAnswer: (a) => (answer = a) },
+      );
       const accepted = body.status === 'ACCEPTED';
       const issue = body.issues?.find((i) => i.severity === 'ERROR');
-      const error = accepted ? null : { code: issue?.code ?? body.status, message: issue?.message ?? `the submission is ${body.status}` };
-      return [{ kind: 'submitted', accepted, submission_id: body.submissionId, created: null, http_status: answer.status, response: body, request_id: answer.requestId, error }];
+      const error = accepted
+        ? null
+        : { code: issue?.code ?? body.status, message: issue?.message ?? `the submission is ${body.status}` };
+      return [
+        {
+          kind: 'submitted',
+          accepted,
+          submission_id: body.submissionId,
+          created: null,
+          http_status: answer.status,
+          response: body,
+          request_id: answer.requestId,
+          error,
+        },
+      ];
     }
     const sp = clients.ads.sp;
     const requests = batch.map((b) => b.request as Extract<MarketplaceRequest, { api: 'sp' }>);
@@ -63,18 +82,44 @@ export async function send(clients: Clients, batch: readonly Sendable[]): Promis
       const { receipt } = batch[index]!;
       const success = result.success.find((s) => s.index === index);
       if (success) {
-        const created = request.creates && isCreation(receipt.action)
-          ? { type: CREATED_TYPE[receipt.action], id: adsEntityId(request.creates, receipt.account_id, first.profileId, success.id), providerId: success.id }
-          : null;
+        const created =
+          request.creates && isCreation(receipt.action)
+            ? {
+                type: CREATED_TYPE[receipt.action],
+                id: adsEntityId(request.creates, receipt.account_id, first.profileId, success.id),
+                providerId: success.id,
+              }
+            : null;
         return { kind: 'submitted', accepted: true, submission_id: null, created, ...call, error: null };
       }
       const failure = result.error.find((e) => e.index === index);
-      if (failure) return { kind: 'submitted', accepted: false, submission_id: null, created: null, ...call, error: itemError(failure.errors) };
-      return { kind: 'uncertain', cause: 'ambiguous', ...call, error: { code: 'ambiguous', message: `the multi-status answer names neither a success nor an error for item ${index}` } };
+      if (failure)
+        return {
+          kind: 'submitted',
+          accepted: false,
+          submission_id: null,
+          created: null,
+          ...call,
+          error: itemError(failure.errors),
+        };
+      return {
+        kind: 'uncertain',
+        cause: 'ambiguous',
+        ...call,
+        error: {
+          code: 'ambiguous',
+          message: `the multi-status answer names neither a success nor an error for item ${index}`,
+        },
+      };
     });
   } catch (err) {
     if (!(err instanceof MarketplaceError)) throw err;
-    const call = { http_status: err.status, response: err.body ?? null, request_id: err.requestId, error: { code: err.code, message: err.message } };
+    const call = {
+      http_status: err.status,
+      response: err.body ?? null,
+      request_id: err.requestId,
+      error: { code: err.code, message: err.message },
+    };
     const verdict: Verdict =
       err.status === null
         ? { kind: 'uncertain', cause: 'reply_lost', ...call }
@@ -90,5 +135,7 @@ export async function send(clients: Clients, batch: readonly Sendable[]): Promis
 /** The first error of a 207 item: its reason and message. */
 function itemError(errors: SpMutationError[]): ReceiptError {
   const first = Object.values(errors[0]?.errorValue ?? {})[0];
-  return first ? { code: first.reason, message: first.message } : { code: 'rejected', message: 'the marketplace rejected the item' };
+  return first
+    ? { code: first.reason, message: first.message }
+    : { code: 'rejected', message: 'the marketplace rejected the item' };
 }

@@ -9,7 +9,8 @@ import type { MarketplaceRequest } from './requests.js';
 // a list that still has elements the request dropped was not replaced.
 
 /** A decimal string sent for a number, or a number shown for one ("0.50" = 0.5); never two strings ("0123" is not "123"). */
-const numeric = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+const numeric = (v: unknown): number | null =>
+  typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null;
 
 /**
  * `actual` holds `expected`: equal scalars, every expected key held; an expected list's every
@@ -33,7 +34,10 @@ export function contains(expected: unknown, actual: unknown, exact = true): bool
 }
 
 /** A Sponsored Products update or archive, against the entity listed now (null: not found). */
-export function showsAdsChange(request: Extract<MarketplaceRequest, { api: 'sp' }>, entity: Record<string, unknown> | null): boolean {
+export function showsAdsChange(
+  request: Extract<MarketplaceRequest, { api: 'sp' }>,
+  entity: Record<string, unknown> | null,
+): boolean {
   if (!entity) return false;
   if (request.operation === 'delete') return entity.state === 'ARCHIVED';
   if (request.operation !== 'update') throw new Error('creations are reconciled, not verified');
@@ -47,7 +51,10 @@ export function showsAdsChange(request: Extract<MarketplaceRequest, { api: 'sp' 
  * (other elements may stay); a `delete` of values leaves none of them, a `delete` of a whole
  * attribute leaves it empty.
  */
-export function showsListingPatches(body: ListingsItemPatchRequest, attributes: Record<string, unknown> | null): boolean {
+export function showsListingPatches(
+  body: ListingsItemPatchRequest,
+  attributes: Record<string, unknown> | null,
+): boolean {
   if (!attributes) return false;
   return body.patches.every((patch) => {
     const name = /^\/attributes\/(.+)$/.exec(patch.path)?.[1];
@@ -61,7 +68,10 @@ export function showsListingPatches(body: ListingsItemPatchRequest, attributes: 
 }
 
 /** The part of a listing's attributes a patch request names: what the receipt records it saw. */
-export function patchedAttributes(body: ListingsItemPatchRequest, attributes: Record<string, unknown> | null): Record<string, unknown> | null {
+export function patchedAttributes(
+  body: ListingsItemPatchRequest,
+  attributes: Record<string, unknown> | null,
+): Record<string, unknown> | null {
   if (!attributes) return null;
   const names = body.patches.map((p) => /^\/attributes\/(.+)$/.exec(p.path)?.[1]).filter((n): n is string => !!n);
   return Object.fromEntries(names.map((n) => [n, attributes[n] ?? null]));

@@ -25,7 +25,10 @@ export interface AdsContext {
  */
 export async function adsContext(deps: SyncDeps, account_id: string): Promise<AdsContext | null> {
   const rm = () => deps.db.withSchema(READ_MODEL_SCHEMA);
-  const account: { entity_type: string; ads: { credentials?: string | null } | null } | undefined = await rm().table('accounts').where({ account_id }).first('entity_type', 'ads');
+  const account: { entity_type: string; ads: { credentials?: string | null } | null } | undefined = await rm()
+    .table('accounts')
+    .where({ account_id })
+    .first('entity_type', 'ads');
   if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
   const refreshToken = connectionCredentials(deps.credentials, account.ads).ads_refresh_token;
   if (!account.ads || !refreshToken || account.entity_type !== 'seller') return null;
@@ -34,6 +37,7 @@ export async function adsContext(deps: SyncDeps, account_id: string): Promise<Ad
     .where({ account_id })
     .orderBy('provider_profile_id')
     .select('provider_profile_id', 'marketplace_id', 'currency_code', 'timezone');
-  if (profiles.length === 0) throw new Error(`advertising profiles of account ${account_id} are not in the read model yet`);
+  if (profiles.length === 0)
+    throw new Error(`advertising profiles of account ${account_id} are not in the read model yet`);
   return { profiles, client: createAdsClient({ endpoint: deps.endpoints.adsApiUrl, lwa: deps.lwa, refreshToken }) };
 }

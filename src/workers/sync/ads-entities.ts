@@ -20,8 +20,18 @@ export const adsEntitiesSync: SyncJobDefinition = {
     let recorded = 0;
     for (const { provider_profile_id: profileId } of ads.profiles) {
       for (const resource of SP_RESOURCE_NAMES) {
-        const pages = ads.client.sp.pages(profileId, resource, { maxResults: PAGE_SIZE, stateFilter: { include: ['ENABLED', 'PAUSED', 'ARCHIVED'] } });
-        recorded += (await syncScope(deps.ctx, { account_id, dataset: SP_ENTITY_DATASETS[resource], scope: profileId }, pages, deps.now)).recorded;
+        const pages = ads.client.sp.pages(profileId, resource, {
+          maxResults: PAGE_SIZE,
+          stateFilter: { include: ['ENABLED', 'PAUSED', 'ARCHIVED'] },
+        });
+        recorded += (
+          await syncScope(
+            deps.ctx,
+            { account_id, dataset: SP_ENTITY_DATASETS[resource], scope: profileId },
+            pages,
+            deps.now,
+          )
+        ).recorded;
       }
     }
     return { recorded };

@@ -75,8 +75,10 @@ interface Window {
   endDate: string;
 }
 
-export const adsCampaignMetricsSync = (options: Partial<AdsMetricsOptions> = {}) => dailyReportSync(SP_CAMPAIGNS, options);
-export const adsTargetingMetricsSync = (options: Partial<AdsMetricsOptions> = {}) => dailyReportSync(SP_TARGETING, options);
+export const adsCampaignMetricsSync = (options: Partial<AdsMetricsOptions> = {}) =>
+  dailyReportSync(SP_CAMPAIGNS, options);
+export const adsTargetingMetricsSync = (options: Partial<AdsMetricsOptions> = {}) =>
+  dailyReportSync(SP_TARGETING, options);
 
 export const adsCampaignMetrics = adsCampaignMetricsSync();
 export const adsTargetingMetrics = adsTargetingMetricsSync();
@@ -94,9 +96,15 @@ function dailyReportSync(report: DailyReport, options: Partial<AdsMetricsOptions
       for (const profile of ads.profiles) {
         const yesterday = addDays(localDate(deps.now(), profile.timezone), -1);
         const restatedFrom = addDays(yesterday, 1 - o.restatedDays);
-        const wanted = datesFrom(addDays(yesterday, 1 - o.historyDays), yesterday).filter((d) => d >= restatedFrom || !complete.has(dailyScope(profile.provider_profile_id, d)));
+        const wanted = datesFrom(addDays(yesterday, 1 - o.historyDays), yesterday).filter(
+          (d) => d >= restatedFrom || !complete.has(dailyScope(profile.provider_profile_id, d)),
+        );
         for (const window of windows(profile, wanted)) {
-          open.set(window, (await ads.client.reporting.createReport(profile.provider_profile_id, reportRequest(report, window))).reportId);
+          open.set(
+            window,
+            (await ads.client.reporting.createReport(profile.provider_profile_id, reportRequest(report, window)))
+              .reportId,
+          );
         }
       }
       let recorded = 0;
@@ -105,13 +113,27 @@ function dailyReportSync(report: DailyReport, options: Partial<AdsMetricsOptions
         if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
         for (const [window, reportId] of open) {
           const status = await ads.client.reporting.getReport(window.profile.provider_profile_id, reportId);
-          if (status.status === 'FAILED') deps.logger.warn({ account_id, reportId, reason: status.failureReason }, 'ads report failed at the marketplace; its days stay unread');
-          else if (status.status === 'COMPLETED' && status.url) recorded += await recordWindow(deps, account_id, report, window, await ads.client.reporting.downloadReport(status.url));
+          if (status.status === 'FAILED')
+            deps.logger.warn(
+              { account_id, reportId, reason: status.failureReason },
+              'ads report failed at the marketplace; its days stay unread',
+            );
+          else if (status.status === 'COMPLETED' && status.url)
+            recorded += await recordWindow(
+              deps,
+              account_id,
+              report,
+              window,
+              await ads.client.reporting.downloadReport(status.url),
+            );
           else continue;
           open.delete(window);
         }
       }
-      if (open.size > 0) throw new ReportNotReady(`${open.size} ads report(s) not done yet (${[...open.values()].slice(0, 3).join(', ')})`);
+      if (open.size > 0)
+        throw new ReportNotReady(
+          `${open.size} ads report(s) not done yet (${[...open.values()].slice(0, 3).join(', ')})`,
+        );
       return { recorded };
     },
   };
@@ -119,7 +141,11 @@ function dailyReportSync(report: DailyReport, options: Partial<AdsMetricsOptions
 
 /** Day scopes read completely at least once. */
 async function completeDays(deps: SyncDeps, account_id: string, dataset: string): Promise<Set<string>> {
-  const rows: { scope: string }[] = await deps.db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset }).select('scope');
+  const rows: { scope: string }[] = await deps.db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('observed_scopes')
+    .where({ account_id, dataset })
+    .select('scope');
   return new Set(rows.map((r) => r.scope));
 }
 
@@ -128,7 +154,8 @@ function windows(profile: SyncProfile, dates: readonly string[]): Window[] {
   const out: Window[] = [];
   for (const date of dates) {
     const last = out.at(-1);
-    if (last && addDays(last.endDate, 1) === date && datesFrom(last.startDate, date).length <= MAX_REPORT_DAYS) last.endDate = date;
+    if (last && addDays(last.endDate, 1) === date && datesFrom(last.startDate, date).length <= MAX_REPORT_DAYS)
+      last.endDate = date;
     else out.push({ profile, startDate: date, endDate: date });
   }
   return out;
@@ -147,11 +174,23 @@ function compareKeys(a: number[], b: number[]): number {
 }
 
 /** Records every day of the window as a complete read of its scope: a day without rows too. */
-async function recordWindow(deps: SyncDeps, account_id: string, report: DailyReport, w: Window, rows: unknown[]): Promise<number> {
+async function recordWindow(
+  deps: SyncDeps,
+  account_id: string,
+  report: DailyReport,
+  w: Window,
+  rows: unknown[],
+): Promise<number> {
   const byDate = new Map<string, unknown[]>();
   for (const row of rows) {
     const parsed = report.row.safeParse(row);
-    if (!parsed.success) throw new MarketplaceError({ status: 200, code: 'invalid_response', message: `ads report row: ${parsed.error.issues[0]?.message}`, retryable: false });
+    if (!parsed.success)
+      throw new MarketplaceError({
+        status: 200,
+        code: 'invalid_response',
+        message: `ads report row: ${parsed.error.issues[0]?.message}`,
+        retryable: false,
+      });
     byDate.set(parsed.data.date, [...(byDate.get(parsed.data.date) ?? []), row]);
   }
   // days are separate scopes (separate streams): a few at a time
@@ -160,8 +199,15 @@ async function recordWindow(deps: SyncDeps, account_id: string, report: DailyRep
   let recorded = 0;
   const worker = async () => {
     for (let date = days[next++]; date !== undefined; date = days[next++]) {
-      const rowsOfDay = (byDate.get(date) ?? []).sort((a, b) => compareKeys(report.order(a as Record<string, number>), report.order(b as Record<string, number>)));
-      const day = await syncScope(deps.ctx, { account_id, dataset: report.dataset, scope: dailyScope(w.profile.provider_profile_id, date) }, pagesOf(rowsOfDay), deps.now);
+      const rowsOfDay = (byDate.get(date) ?? []).sort((a, b) =>
+        compareKeys(report.order(a as Record<string, number>), report.order(b as Record<string, number>)),
+      );
+      const day = await syncScope(
+        deps.ctx,
+        { account_id, dataset: report.dataset, scope: dailyScope(w.profile.provider_profile_id, date) },
+        pagesOf(rowsOfDay),
+        deps.now,
+      );
       recorded += day.recorded;
     }
   };

@@ -22,11 +22,20 @@ export const catalogSync: SyncJobDefinition = {
     }),
 };
 
-async function* catalogPages(client: SellingClient, marketplaceId: string, asins: readonly string[]): AsyncIterable<unknown[]> {
+async function* catalogPages(
+  client: SellingClient,
+  marketplaceId: string,
+  asins: readonly string[],
+): AsyncIterable<unknown[]> {
   for (let i = 0; i < asins.length; i += MAX_CATALOG_IDENTIFIERS) {
     const identifiers = asins.slice(i, i + MAX_CATALOG_IDENTIFIERS);
     const items: unknown[] = [];
-    for await (const page of client.catalog.searchCatalogItems({ marketplaceId, identifiers, identifiersType: 'ASIN', includedData: ['summaries', 'identifiers', 'attributes', 'productTypes', 'salesRanks', 'images'] })) {
+    for await (const page of client.catalog.searchCatalogItems({
+      marketplaceId,
+      identifiers,
+      identifiersType: 'ASIN',
+      includedData: ['summaries', 'identifiers', 'attributes', 'productTypes', 'salesRanks', 'images'],
+    })) {
       items.push(...page);
     }
     yield items;

@@ -8,5 +8,8 @@ import { syncPerMarketplace } from './listings-context.js';
 export const inventorySync: SyncJobDefinition = {
   name: 'fba-inventory',
   everyMs: 3_600_000,
-  run: (deps, account_id) => syncPerMarketplace(deps, account_id, INVENTORY_DATASET, (selling, marketplaceId) => selling.client.inventory.inventorySummaries(marketplaceId)),
+  run: (deps, account_id) =>
+    syncPerMarketplace(deps, account_id, INVENTORY_DATASET, (selling, marketplaceId) =>
+      selling.client.inventory.inventorySummaries(marketplaceId),
+    ),
 };

@@ -12,7 +12,11 @@ import { listingRow } from '../../projections/observed/listings.js';
 // listed at all. Only a complete read decides, never the read model, which a rebuild empties.
 
 /** Collects the SKUs a marketplace's read shows alive (any status but DELETED) while passing its pages on. */
-export function liveSkus(pages: AsyncIterable<unknown[]>, marketplaceId: string, live: Set<string>): AsyncIterable<unknown[]> {
+export function liveSkus(
+  pages: AsyncIterable<unknown[]>,
+  marketplaceId: string,
+  live: Set<string>,
+): AsyncIterable<unknown[]> {
   return (async function* () {
     for await (const rows of pages) {
       for (const raw of rows) {
@@ -38,13 +42,18 @@ export async function retireDeletedListingTargets(
   let changed = 0;
   for (const r of pending.filter((p) => !live.has(p.sku))) {
     try {
-      const { events } = await executeMutationCommand(deps.ctx, { type: 'RecordTargetDeleted', receipt_id: r.id, recorded_at: deps.now().toISOString() });
+      const { events } = await executeMutationCommand(deps.ctx, {
+        type: 'RecordTargetDeleted',
+        receipt_id: r.id,
+        recorded_at: deps.now().toISOString(),
+      });
       changed += events.length ? 1 : 0;
     } catch (err) {
       // settled since the read model listed it pending: nothing to withhold any more
       if (!(err instanceof DomainError)) throw err;
     }
   }
-  if (changed) deps.logger.info({ account_id, marketplaceId, changed }, 'requests of listings the marketplace deleted withheld');
+  if (changed)
+    deps.logger.info({ account_id, marketplaceId, changed }, 'requests of listings the marketplace deleted withheld');
   return changed;
 }

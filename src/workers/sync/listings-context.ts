@@ -19,7 +19,16 @@ export interface SellingContext {
  * credentials. Throws while the account isn't in the read model yet, so the queue retries.
  */
 export async function sellingContext(deps: SyncDeps, account_id: string): Promise<SellingContext | null> {
-  const row: { entity_type: string; selling: { provider_id: string; credentials?: string | null; marketplaces?: { marketplace_id: string; participating: boolean }[] } | null } | undefined = await deps.db
+  const row:
+    | {
+        entity_type: string;
+        selling: {
+          provider_id: string;
+          credentials?: string | null;
+          marketplaces?: { marketplace_id: string; participating: boolean }[];
+        } | null;
+      }
+    | undefined = await deps.db
     .withSchema(READ_MODEL_SCHEMA)
     .table('accounts')
     .where({ account_id })
@@ -27,7 +36,10 @@ export async function sellingContext(deps: SyncDeps, account_id: string): Promis
   if (!row) throw new Error(`account ${account_id} is not in the read model yet`);
   const refreshToken = connectionCredentials(deps.credentials, row.selling).selling_refresh_token;
   if (row.entity_type !== 'seller' || !row.selling || !refreshToken) return null;
-  const marketplaces = (row.selling.marketplaces ?? []).filter((m) => m.participating).map((m) => m.marketplace_id).sort();
+  const marketplaces = (row.selling.marketplaces ?? [])
+    .filter((m) => m.participating)
+    .map((m) => m.marketplace_id)
+    .sort();
   const client = createSellingClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });
   return { sellerId: row.selling.provider_id, marketplaces, client };
 }
@@ -41,7 +53,10 @@ export async function syncPerMarketplace(
   deps: SyncDeps,
   account_id: string,
   dataset: string,
-  pagesOf: (selling: SellingContext, marketplaceId: string) => AsyncIterable<unknown[]> | Promise<AsyncIterable<unknown[]>>,
+  pagesOf: (
+    selling: SellingContext,
+    marketplaceId: string,
+  ) => AsyncIterable<unknown[]> | Promise<AsyncIterable<unknown[]>>,
 ): Promise<{ recorded: number }> {
   const selling = await sellingContext(deps, account_id);
   if (!selling) return { recorded: 0 };

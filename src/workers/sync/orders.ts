@@ -31,7 +31,12 @@ export const ordersSync: SyncJobDefinition = {
       for (const day of await daysToRead(deps, account_id, marketplaceId, today)) reads.push({ marketplaceId, day });
     }
     const results = await mapLimited(reads, PARALLEL_DAYS, ({ marketplaceId, day }) =>
-      syncScope(deps.ctx, { account_id, dataset: ORDERS_DATASET, scope: `${marketplaceId}/${dateOf(day)}` }, orderPages(selling.client, marketplaceId, day, today), deps.now),
+      syncScope(
+        deps.ctx,
+        { account_id, dataset: ORDERS_DATASET, scope: `${marketplaceId}/${dateOf(day)}` },
+        orderPages(selling.client, marketplaceId, day, today),
+        deps.now,
+      ),
     );
     return { recorded: results.reduce((sum, r) => sum + r.recorded, 0) };
   },
@@ -58,12 +63,23 @@ async function daysToRead(deps: SyncDeps, account_id: string, marketplaceId: str
   return days;
 }
 
-async function* orderPages(client: SellingClient, marketplaceId: string, day: number, today: number): AsyncIterable<unknown[]> {
-  const window = { createdAfter: `${dateOf(day)}T00:00:00Z`, ...(day < today ? { createdBefore: `${dateOf(day)}T23:59:59Z` } : {}) };
+async function* orderPages(
+  client: SellingClient,
+  marketplaceId: string,
+  day: number,
+  today: number,
+): AsyncIterable<unknown[]> {
+  const window = {
+    createdAfter: `${dateOf(day)}T00:00:00Z`,
+    ...(day < today ? { createdBefore: `${dateOf(day)}T23:59:59Z` } : {}),
+  };
   for await (const orders of client.orders.getOrders({ marketplaceIds: [marketplaceId], ...window })) {
     // A day without orders is a read of no pages (one event) rather than of one empty page.
     if (orders.length === 0) continue;
-    yield await mapLimited(orders, ITEM_CALLS, async (order: Order) => ({ ...order, OrderItems: await client.orders.getOrderItems(order.AmazonOrderId) }));
+    yield await mapLimited(orders, ITEM_CALLS, async (order: Order) => ({
+      ...order,
+      OrderItems: await client.orders.getOrderItems(order.AmazonOrderId),
+    }));
   }
 }
 

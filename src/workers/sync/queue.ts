@@ -20,18 +20,34 @@ export function syncQueue(connection: Redis, prefix: string): Queue<SyncJobData>
   return new Queue<SyncJobData>(SYNC_QUEUE, {
     connection,
     prefix,
-    defaultJobOptions: { attempts: 8, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: 200, removeOnFail: 500 },
+    defaultJobOptions: {
+      attempts: 8,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: 200,
+      removeOnFail: 500,
+    },
   });
 }
 
 /** Schedules every sync for the account, each at once and then every `everyMs`. Idempotent. */
-export async function scheduleSyncs(queue: Queue<SyncJobData>, jobs: readonly SyncJobDefinition[], account_id: string): Promise<void> {
+export async function scheduleSyncs(
+  queue: Queue<SyncJobData>,
+  jobs: readonly SyncJobDefinition[],
+  account_id: string,
+): Promise<void> {
   for (const job of jobs) {
-    await queue.upsertJobScheduler(`${job.name}-${account_id}`, { every: job.everyMs }, { name: job.name, data: { account_id } });
+    await queue.upsertJobScheduler(
+      `${job.name}-${account_id}`,
+      { every: job.everyMs },
+      { name: job.name, data: { account_id } },
+    );
   }
 }
 
-export function syncWorker(deps: SyncDeps & { connection: Redis; prefix: string }, jobs: readonly SyncJobDefinition[]): Worker<SyncJobData> {
+export function syncWorker(
+  deps: SyncDeps & { connection: Redis; prefix: string },
+  jobs: readonly SyncJobDefinition[],
+): Worker<SyncJobData> {
   const byName = new Map(jobs.map((j) => [j.name, j]));
   return new Worker<SyncJobData>(
     SYNC_QUEUE,
@@ -52,9 +68,19 @@ export function syncWorker(deps: SyncDeps & { connection: Redis; prefix: string 
         // requests.
         const nextDue = job.data.next_due ?? job.timestamp + (job.delay ?? 0) + definition.everyMs;
         const waits = job.data.waits ?? 0;
-        const wait = Math.min(REPORT_WAITS_MS.longest, REPORT_WAITS_MS.first * 2 ** waits, nextDue - definition.everyMs / 10 - Date.now());
-        if (wait <= 0) throw new UnrecoverableError(`${err.message} after ${waits} waits; the next run, due at ${new Date(nextDue).toISOString()}, picks them up`);
-        deps.logger.debug({ sync: job.name, account_id: job.data.account_id, waits, wait }, 'sync waits for its reports');
+        const wait = Math.min(
+          REPORT_WAITS_MS.longest,
+          REPORT_WAITS_MS.first * 2 ** waits,
+          nextDue - definition.everyMs / 10 - Date.now(),
+        );
+        if (wait <= 0)
+          throw new UnrecoverableError(
+            `${err.message} after ${waits} waits; the next run, due at ${new Date(nextDue).toISOString()}, picks them up`,
+          );
+        deps.logger.debug(
+          { sync: job.name, account_id: job.data.account_id, waits, wait },
+          'sync waits for its reports',
+        );
         return waitInDelayedSet(job, token, { ...job.data, next_due: nextDue, waits: waits + 1 }, wait);
       }
     },

@@ -11,4 +11,17 @@ import { couponsSync, promotionsSync } from './reports-deals.js';
 import { vendorMetricsSync } from './reports-vendor.js';
 
 /** Every data sync the worker schedules per connected account. One import per sync; add yours. */
-export const syncJobs: SyncJobDefinition[] = [economicsSync, listingsSync, catalogSync, ordersSync, inventorySync, adsEntitiesSync, adsCampaignMetrics, adsTargetingMetrics, searchQuerySync, couponsSync, promotionsSync, vendorMetricsSync];
+export const syncJobs: SyncJobDefinition[] = [
+  economicsSync,
+  listingsSync,
+  catalogSync,
+  ordersSync,
+  inventorySync,
+  adsEntitiesSync,
+  adsCampaignMetrics,
+  adsTargetingMetrics,
+  searchQuerySync,
+  couponsSync,
+  promotionsSync,
+  vendorMetricsSync,
+];

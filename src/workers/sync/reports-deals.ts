@@ -8,7 +8,13 @@ import { syncScope } from './scope.js';
 
 const PAGE_ROWS = 200;
 
-function dealSync(name: string, dataset: string, reportType: string, option: 'coupon' | 'promotion', list: 'coupons' | 'promotions'): SyncJobDefinition {
+function dealSync(
+  name: string,
+  dataset: string,
+  reportType: string,
+  option: 'coupon' | 'promotion',
+  list: 'coupons' | 'promotions',
+): SyncJobDefinition {
   return {
     name,
     everyMs: 12 * 3_600_000,
@@ -17,7 +23,10 @@ function dealSync(name: string, dataset: string, reportType: string, option: 'co
       if (!account) return { recorded: 0 };
       const day = today(deps);
       const from = `${dateOfDay(day - 365)}T00:00:00Z`;
-      const to = deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const to = deps
+        .now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z');
       return runReports(
         deps,
         account_id,
@@ -25,10 +34,22 @@ function dealSync(name: string, dataset: string, reportType: string, option: 'co
         account.marketplaces.map((marketplace_id) => ({
           key: `${dataset}/${marketplace_id}/${dateOfDay(day)}`,
           api: 'reports' as const,
-          create: (client) => client.createReport({ reportType, marketplaceIds: [marketplace_id], reportOptions: { [`${option}StartDateFrom`]: from, [`${option}StartDateTo`]: to } }),
+          create: (client) =>
+            client.createReport({
+              reportType,
+              marketplaceIds: [marketplace_id],
+              reportOptions: { [`${option}StartDateFrom`]: from, [`${option}StartDateTo`]: to },
+            }),
           async handle(content) {
             const rows = ((content as Record<string, unknown[]> | null)?.[list] ?? []) as unknown[];
-            return (await syncScope(deps.ctx, { account_id, dataset, scope: marketplace_id }, asPages(pagesOf(rows, PAGE_ROWS)), deps.now)).recorded;
+            return (
+              await syncScope(
+                deps.ctx,
+                { account_id, dataset, scope: marketplace_id },
+                asPages(pagesOf(rows, PAGE_ROWS)),
+                deps.now,
+              )
+            ).recorded;
           },
         })),
       );
@@ -36,5 +57,17 @@ function dealSync(name: string, dataset: string, reportType: string, option: 'co
   };
 }
 
-export const couponsSync = dealSync('coupon-performance', 'coupon_performance', 'GET_COUPON_PERFORMANCE_REPORT', 'coupon', 'coupons');
-export const promotionsSync = dealSync('promotion-performance', 'promotion_performance', 'GET_PROMOTION_PERFORMANCE_REPORT', 'promotion', 'promotions');
+export const couponsSync = dealSync(
+  'coupon-performance',
+  'coupon_performance',
+  'GET_COUPON_PERFORMANCE_REPORT',
+  'coupon',
+  'coupons',
+);
+export const promotionsSync = dealSync(
+  'promotion-performance',
+  'promotion_performance',
+  'GET_PROMOTION_PERFORMANCE_REPORT',
+  'promotion',
+  'promotions',
+);

@@ -1,5 +1,16 @@
 import type { SyncJobDefinition } from './job.js';
-import { asPages, dateOfDay, latestCompleteDay, pagesOf, reportsAccount, reportsClientFor, runReports, syncFrom, today, type ReportPlan } from './reports.js';
+import {
+  asPages,
+  dateOfDay,
+  latestCompleteDay,
+  pagesOf,
+  reportsAccount,
+  reportsClientFor,
+  runReports,
+  syncFrom,
+  today,
+  type ReportPlan,
+} from './reports.js';
 import { syncScope } from './scope.js';
 
 // Seller economics per SKU per day, from the Data Kiosk dataset analytics_economics_2024_03_15
@@ -49,7 +60,14 @@ export const economicsSync: SyncJobDefinition = {
             // every day of the range, so a day whose rows vanished reads as empty
             for (let day = from; day <= to; day++) {
               const scope = `${marketplace_id}/${dateOfDay(day)}`;
-              recorded += (await syncScope(deps.ctx, { account_id, dataset: ECONOMICS_DATASET, scope }, asPages(pagesOf(byDay.get(dateOfDay(day)) ?? [], PAGE_ROWS)), deps.now)).recorded;
+              recorded += (
+                await syncScope(
+                  deps.ctx,
+                  { account_id, dataset: ECONOMICS_DATASET, scope },
+                  asPages(pagesOf(byDay.get(dateOfDay(day)) ?? [], PAGE_ROWS)),
+                  deps.now,
+                )
+              ).recorded;
             }
             return recorded;
           },

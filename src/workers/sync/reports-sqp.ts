@@ -23,7 +23,10 @@ export function windowOf(period: Period, day: number): { start: number; end: num
   const date = new Date(day * 86_400_000);
   const months = period === 'MONTH' ? 1 : 3;
   const first = date.getUTCMonth() - (date.getUTCMonth() % months);
-  return { start: Date.UTC(date.getUTCFullYear(), first, 1) / 86_400_000, end: Date.UTC(date.getUTCFullYear(), first + months, 1) / 86_400_000 - 1 };
+  return {
+    start: Date.UTC(date.getUTCFullYear(), first, 1) / 86_400_000,
+    end: Date.UTC(date.getUTCFullYear(), first + months, 1) / 86_400_000 - 1,
+  };
 }
 
 /** The last `count` windows of `period` that ended before `todayDay`, newest first. */
@@ -58,7 +61,13 @@ export const searchQuerySync: SyncJobDefinition = {
     if (!account) return { recorded: 0 };
     const day = today(deps);
     const done = new Set(
-      (await deps.db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset: SQP_DATASET }).select('scope')).map((r: { scope: string }) => r.scope),
+      (
+        await deps.db
+          .withSchema(READ_MODEL_SCHEMA)
+          .table('observed_scopes')
+          .where({ account_id, dataset: SQP_DATASET })
+          .select('scope')
+      ).map((r: { scope: string }) => r.scope),
     );
     const plans: ReportPlan[] = [];
     for (const marketplace_id of account.marketplaces) {
@@ -82,7 +91,14 @@ export const searchQuerySync: SyncJobDefinition = {
               }),
             async handle(content) {
               const rows = ((content as { dataByAsin?: unknown[] } | null)?.dataByAsin ?? []) as unknown[];
-              return (await syncScope(deps.ctx, { account_id, dataset: SQP_DATASET, scope }, asPages(rows.length > 0 ? [rows] : []), deps.now)).recorded;
+              return (
+                await syncScope(
+                  deps.ctx,
+                  { account_id, dataset: SQP_DATASET, scope },
+                  asPages(rows.length > 0 ? [rows] : []),
+                  deps.now,
+                )
+              ).recorded;
             },
           });
         }

@@ -1,6 +1,16 @@
 import type { SyncJobDefinition } from './job.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
-import { asPages, dateOfDay, dayOfDate, pagesOf, reportsAccount, reportsClientFor, runReports, today, type ReportPlan } from './reports.js';
+import {
+  asPages,
+  dateOfDay,
+  dayOfDate,
+  pagesOf,
+  reportsAccount,
+  reportsClientFor,
+  runReports,
+  today,
+  type ReportPlan,
+} from './reports.js';
 import { syncScope } from './scope.js';
 
 // Vendor retail analytics per marketplace, distributor view and day: GET_VENDOR_SALES_REPORT
@@ -24,11 +34,36 @@ function monthOf(day: number): { first: number; last: number } {
 }
 
 const REPORTS = [
-  { dataset: 'vendor_sales', reportType: 'GET_VENDOR_SALES_REPORT', view: 'MANUFACTURING', lists: ['salesAggregate', 'salesByAsin'] },
-  { dataset: 'vendor_sales', reportType: 'GET_VENDOR_SALES_REPORT', view: 'SOURCING', lists: ['salesAggregate', 'salesByAsin'] },
-  { dataset: 'vendor_traffic', reportType: 'GET_VENDOR_TRAFFIC_REPORT', view: null, lists: ['trafficAggregate', 'trafficByAsin'] },
-  { dataset: 'vendor_inventory', reportType: 'GET_VENDOR_INVENTORY_REPORT', view: 'MANUFACTURING', lists: ['inventoryAggregate', 'inventoryByAsin'] },
-  { dataset: 'vendor_inventory', reportType: 'GET_VENDOR_INVENTORY_REPORT', view: 'SOURCING', lists: ['inventoryAggregate', 'inventoryByAsin'] },
+  {
+    dataset: 'vendor_sales',
+    reportType: 'GET_VENDOR_SALES_REPORT',
+    view: 'MANUFACTURING',
+    lists: ['salesAggregate', 'salesByAsin'],
+  },
+  {
+    dataset: 'vendor_sales',
+    reportType: 'GET_VENDOR_SALES_REPORT',
+    view: 'SOURCING',
+    lists: ['salesAggregate', 'salesByAsin'],
+  },
+  {
+    dataset: 'vendor_traffic',
+    reportType: 'GET_VENDOR_TRAFFIC_REPORT',
+    view: null,
+    lists: ['trafficAggregate', 'trafficByAsin'],
+  },
+  {
+    dataset: 'vendor_inventory',
+    reportType: 'GET_VENDOR_INVENTORY_REPORT',
+    view: 'MANUFACTURING',
+    lists: ['inventoryAggregate', 'inventoryByAsin'],
+  },
+  {
+    dataset: 'vendor_inventory',
+    reportType: 'GET_VENDOR_INVENTORY_REPORT',
+    view: 'SOURCING',
+    lists: ['inventoryAggregate', 'inventoryByAsin'],
+  },
 ] as const;
 
 export const vendorMetricsSync: SyncJobDefinition = {
@@ -65,12 +100,22 @@ export const vendorMetricsSync: SyncJobDefinition = {
                 marketplaceIds: [marketplace_id],
                 dataStartTime: first,
                 dataEndTime: last,
-                reportOptions: { reportPeriod: 'DAY', ...(report.view ? { distributorView: report.view, sellingProgram: 'RETAIL' } : {}) },
+                reportOptions: {
+                  reportPeriod: 'DAY',
+                  ...(report.view ? { distributorView: report.view, sellingProgram: 'RETAIL' } : {}),
+                },
               }),
             async handle(content) {
               const document = (content ?? {}) as Record<string, unknown>;
               const rows = report.lists.flatMap((list) => (document[list] ?? []) as unknown[]);
-              return (await syncScope(deps.ctx, { account_id, dataset: report.dataset, scope }, asPages(pagesOf(rows, PAGE_ROWS)), deps.now)).recorded;
+              return (
+                await syncScope(
+                  deps.ctx,
+                  { account_id, dataset: report.dataset, scope },
+                  asPages(pagesOf(rows, PAGE_ROWS)),
+                  deps.now,
+                )
+              ).recorded;
             },
           });
         }

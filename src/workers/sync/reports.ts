@@ -56,11 +56,18 @@ export function reportsClientFor(deps: SyncDeps, refreshToken: string): ReportsC
 }
 
 /** Runs the plans as described above; returns the events recorded by the handled ones. */
-export async function runReports(deps: SyncDeps, account_id: string, client: ReportsClient, plans: readonly ReportPlan[]): Promise<{ recorded: number }> {
+export async function runReports(
+  deps: SyncDeps,
+  account_id: string,
+  client: ReportsClient,
+  plans: readonly ReportPlan[],
+): Promise<{ recorded: number }> {
   await ensureTable(deps.db);
   const table = () => deps.db.withSchema('sync').table('report_requests');
   const known = new Map<string, { provider_id: string; created_at: Date }>(
-    (await table().where({ account_id }).select('request_key', 'provider_id', 'created_at')).map((r: { request_key: string; provider_id: string; created_at: Date }) => [r.request_key, r]),
+    (await table().where({ account_id }).select('request_key', 'provider_id', 'created_at')).map(
+      (r: { request_key: string; provider_id: string; created_at: Date }) => [r.request_key, r],
+    ),
   );
   const open = new Map<ReportPlan, string>();
   for (const plan of plans) {
@@ -70,7 +77,10 @@ export async function runReports(deps: SyncDeps, account_id: string, client: Rep
       continue;
     }
     const provider_id = await plan.create(client);
-    await table().insert({ account_id, request_key: plan.key, provider_id, created_at: deps.now() }).onConflict(['account_id', 'request_key']).merge();
+    await table()
+      .insert({ account_id, request_key: plan.key, provider_id, created_at: deps.now() })
+      .onConflict(['account_id', 'request_key'])
+      .merge();
     open.set(plan, provider_id);
   }
 
@@ -82,7 +92,10 @@ export async function runReports(deps: SyncDeps, account_id: string, client: Rep
       const state = await status(client, plan.api, id);
       if (state.status === 'IN_QUEUE' || state.status === 'IN_PROGRESS') continue;
       if (state.status === 'FATAL') {
-        deps.logger.warn({ account_id, report: plan.key, id }, 'report failed at the marketplace (FATAL); not recorded');
+        deps.logger.warn(
+          { account_id, report: plan.key, id },
+          'report failed at the marketplace (FATAL); not recorded',
+        );
       } else {
         recorded += await plan.handle(state.documentId ? await download(client, plan.api, state.documentId) : null);
       }
@@ -90,39 +103,74 @@ export async function runReports(deps: SyncDeps, account_id: string, client: Rep
       open.delete(plan);
     }
   }
-  if (open.size > 0) throw new ReportNotReady(`${open.size} of ${plans.length} reports not done yet (${[...open.keys()].slice(0, 3).map((p) => p.key).join(', ')})`);
+  if (open.size > 0)
+    throw new ReportNotReady(
+      `${open.size} of ${plans.length} reports not done yet (${[...open.keys()]
+        .slice(0, 3)
+        .map((p) => p.key)
+        .join(', ')})`,
+    );
   return { recorded };
 }
 
-async function status(client: ReportsClient, api: ReportPlan['api'], id: string): Promise<{ status: ProcessingStatus; documentId?: string }> {
+async function status(
+  client: ReportsClient,
+  api: ReportPlan['api'],
+  id: string,
+): Promise<{ status: ProcessingStatus; documentId?: string }> {
   if (api === 'reports') {
     const report = await client.getReport(id);
-    return { status: report.processingStatus, documentId: report.processingStatus === 'DONE' ? report.reportDocumentId : undefined };
+    return {
+      status: report.processingStatus,
+      documentId: report.processingStatus === 'DONE' ? report.reportDocumentId : undefined,
+    };
   }
   const query = await client.getQuery(id);
-  return { status: query.processingStatus, documentId: query.processingStatus === 'DONE' ? query.dataDocumentId : undefined };
+  return {
+    status: query.processingStatus,
+    documentId: query.processingStatus === 'DONE' ? query.dataDocumentId : undefined,
+  };
 }
 
 async function download(client: ReportsClient, api: ReportPlan['api'], documentId: string): Promise<unknown> {
-  return api === 'reports' ? client.downloadReport(await client.getReportDocument(documentId)) : client.downloadQueryDocument(await client.getQueryDocument(documentId));
+  return api === 'reports'
+    ? client.downloadReport(await client.getReportDocument(documentId))
+    : client.downloadQueryDocument(await client.getQueryDocument(documentId));
 }
 
 /** What a report sync needs to know about the account: its kind and marketplaces (those it
  * participates in, or, without a selling connection, its advertising profiles'); null when
  * the read model has no such account yet. */
-async function accountForReports(db: Knex, account_id: string): Promise<{ entity_type: string; marketplaces: string[]; connection: { credentials?: string | null } | null } | null> {
+async function accountForReports(
+  db: Knex,
+  account_id: string,
+): Promise<{ entity_type: string; marketplaces: string[]; connection: { credentials?: string | null } | null } | null> {
   const rm = () => db.withSchema(READ_MODEL_SCHEMA);
   const row = await rm().table('accounts').where({ account_id }).first('entity_type', 'selling', 'ads');
   if (!row) return null;
-  const participating = ((row.selling?.marketplaces ?? []) as { marketplace_id: string; participating: boolean }[]).filter((m) => m.participating).map((m) => m.marketplace_id);
-  const marketplaces = row.selling ? participating : (await rm().table('advertising_profiles').where({ account_id }).distinct('marketplace_id')).map((r: { marketplace_id: string }) => r.marketplace_id);
-  return { entity_type: row.entity_type, marketplaces: [...new Set(marketplaces)].sort(), connection: row.selling ?? row.ads };
+  const participating = ((row.selling?.marketplaces ?? []) as { marketplace_id: string; participating: boolean }[])
+    .filter((m) => m.participating)
+    .map((m) => m.marketplace_id);
+  const marketplaces = row.selling
+    ? participating
+    : (await rm().table('advertising_profiles').where({ account_id }).distinct('marketplace_id')).map(
+        (r: { marketplace_id: string }) => r.marketplace_id,
+      );
+  return {
+    entity_type: row.entity_type,
+    marketplaces: [...new Set(marketplaces)].sort(),
+    connection: row.selling ?? row.ads,
+  };
 }
 
 /** The account's marketplaces and selling refresh token when it is an `entityType` with one;
  * null when there is nothing to sync. Throws while the read model has no such account yet, so
  * the queue retries. */
-export async function reportsAccount(deps: SyncDeps, account_id: string, entityType: 'seller' | 'vendor'): Promise<{ marketplaces: string[]; token: string } | null> {
+export async function reportsAccount(
+  deps: SyncDeps,
+  account_id: string,
+  entityType: 'seller' | 'vendor',
+): Promise<{ marketplaces: string[]; token: string } | null> {
   const account = await accountForReports(deps.db, account_id);
   if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
   // the selling token of the credential set the account was connected with
@@ -131,7 +179,12 @@ export async function reportsAccount(deps: SyncDeps, account_id: string, entityT
 }
 
 /** The latest day (YYYY-MM-DD) whose scope `<prefix>/<day>` was read completely, if any. */
-export async function latestCompleteDay(db: Knex, account_id: string, dataset: string, prefix: string): Promise<string | null> {
+export async function latestCompleteDay(
+  db: Knex,
+  account_id: string,
+  dataset: string,
+  prefix: string,
+): Promise<string | null> {
   const row = await db
     .withSchema(READ_MODEL_SCHEMA)
     .table('observed_scopes')

@@ -7,7 +7,12 @@ import type { ObservationKey } from '../../domain/observation/events.js';
  * nothing), then the page count. Returns how many events were recorded, 0 for a re-sync
  * of unchanged data.
  */
-export async function syncScope(ctx: CommandContext, key: ObservationKey, pages: AsyncIterable<unknown[]>, now: () => Date = () => new Date()): Promise<{ pages: number; recorded: number }> {
+export async function syncScope(
+  ctx: CommandContext,
+  key: ObservationKey,
+  pages: AsyncIterable<unknown[]>,
+  now: () => Date = () => new Date(),
+): Promise<{ pages: number; recorded: number }> {
   let page = 0;
   let recorded = 0;
   for await (const rows of pages) {

@@ -5,5 +5,9 @@ import { adsAuth, type TokenStore } from '../tokens.js';
 
 // GET /v2/profiles: one seller profile per marketplace. Needs no Amazon-Advertising-API-Scope.
 export function registerProfiles(app: FastifyInstance, seller: FictionalSeller, tokens: TokenStore): void {
-  app.get('/v2/profiles', { config: { api: 'ads' }, preHandler: adsAuth(tokens) }, async () => seller.profiles satisfies Profile[]);
+  app.get(
+    '/v2/profiles',
+    { config: { api: 'ads' }, preHandler: adsAuth(tokens) },
+    async () => seller.profiles satisfies Profile[],
+  );
 }

@@ -18,7 +18,8 @@ const profiles = new WeakMap<FastifyRequest, ProfileAds>();
 export function requireScope(state: AdsState) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const scope = header(request, 'amazon-advertising-api-scope');
-    if (!scope) return reply.code(400).send(v3Error('INVALID_ARGUMENT', 'Amazon-Advertising-API-Scope header is missing'));
+    if (!scope)
+      return reply.code(400).send(v3Error('INVALID_ARGUMENT', 'Amazon-Advertising-API-Scope header is missing'));
     const ads = state.profile(scope);
     if (!ads) return reply.code(401).send(v3Error('UNAUTHORIZED', `Not authorized to access scope ${scope}`));
     profiles.set(request, ads);

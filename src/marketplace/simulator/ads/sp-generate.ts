@@ -48,7 +48,12 @@ const POOL_SIZE = 400;
 const KINDS = ['auto', 'keyword', 'product'] as const;
 type Kind = (typeof KINDS)[number];
 const KIND_LABEL: Record<Kind, string> = { auto: 'SP Auto', keyword: 'SP Keywords', product: 'SP Product targeting' };
-const AUTO_PREDICATES = ['QUERY_HIGH_REL_MATCHES', 'QUERY_BROAD_REL_MATCHES', 'ASIN_SUBSTITUTE_RELATED', 'ASIN_ACCESSORY_RELATED'];
+const AUTO_PREDICATES = [
+  'QUERY_HIGH_REL_MATCHES',
+  'QUERY_BROAD_REL_MATCHES',
+  'ASIN_SUBSTITUTE_RELATED',
+  'ASIN_ACCESSORY_RELATED',
+];
 const MATCH_TYPES = ['EXACT', 'PHRASE', 'BROAD'] as const;
 const CATEGORIES: ReadonlyArray<readonly [id: string, name: string]> = [
   ['3744541', 'Kitchen Utensils & Gadgets'],
@@ -98,7 +103,16 @@ export function generateProfileAds(seed: number, profile: Profile, catalog: Cata
   const marketplaceId = profile.accountInfo.marketplaceStringId;
   const digits = minorDigits(profile.currencyCode);
   const pool = advertisable(catalog, marketplaceId);
-  const ads: ProfileAds = { profileId, marketplaceId, currency: profile.currencyCode, digits, timezone: profile.timezone, entities: emptyMaps(), metrics: new Map(), pool };
+  const ads: ProfileAds = {
+    profileId,
+    marketplaceId,
+    currency: profile.currencyCode,
+    digits,
+    timezone: profile.timezone,
+    entities: emptyMaps(),
+    metrics: new Map(),
+    pool,
+  };
   if (pool.length === 0) return ads;
   const e = ads.entities;
   const count = campaignCount(pool.length);
@@ -107,7 +121,9 @@ export function generateProfileAds(seed: number, profile: Profile, catalog: Cata
     const kind = KINDS[i % KINDS.length]!;
     const state = i % 5 === 2 ? 'PAUSED' : i % 5 === 4 ? 'ARCHIVED' : 'ENABLED';
     const groups = kind === 'auto' || rng.next() < 0.5 ? 1 : 2;
-    const advertised = Array.from({ length: groups }, () => Array.from({ length: rng.int(1, 3) }, () => pool[rng.int(0, pool.length - 1)]!));
+    const advertised = Array.from({ length: groups }, () =>
+      Array.from({ length: rng.int(1, 3) }, () => pool[rng.int(0, pool.length - 1)]!),
+    );
     const lead = advertised[0]![0]!;
     const unitPrice = advertised.flat().reduce((sum, l) => sum + major(l, digits), 0) / advertised.flat().length;
     const budget = Math.max(minBudget(digits), roundMoney(unitPrice * (0.6 + rng.next() * 1.9), digits));
@@ -140,14 +156,33 @@ export function generateProfileAds(seed: number, profile: Profile, catalog: Cata
     } else if (i % 2 === 0) {
       const targetId = entityId(rng);
       const expression = [{ type: 'ASIN_SAME_AS', value: competitorAsin(rng) }];
-      e.campaignNegativeTargets.set(targetId, { targetId, campaignId, expression, resolvedExpression: expression, state: 'ENABLED' });
+      e.campaignNegativeTargets.set(targetId, {
+        targetId,
+        campaignId,
+        expression,
+        resolvedExpression: expression,
+        state: 'ENABLED',
+      });
     }
     advertised.forEach((listings, g) => {
       const adGroupId = entityId(rng);
-      e.adGroups.set(adGroupId, { adGroupId, campaignId, name: `Ad group ${g + 1}`, state: rng.next() < 0.1 ? 'PAUSED' : 'ENABLED', defaultBid });
+      e.adGroups.set(adGroupId, {
+        adGroupId,
+        campaignId,
+        name: `Ad group ${g + 1}`,
+        state: rng.next() < 0.1 ? 'PAUSED' : 'ENABLED',
+        defaultBid,
+      });
       for (const listing of listings) {
         const adId = entityId(rng);
-        e.productAds.set(adId, { adId, adGroupId, campaignId, state: rng.next() < 0.1 ? 'PAUSED' : 'ENABLED', sku: listing.sku, asin: listing.asin });
+        e.productAds.set(adId, {
+          adId,
+          adGroupId,
+          campaignId,
+          state: rng.next() < 0.1 ? 'PAUSED' : 'ENABLED',
+          sku: listing.sku,
+          asin: listing.asin,
+        });
       }
       const parents = { adGroupId, campaignId };
       const bid = () => Math.max(minBid(digits), roundMoney(defaultBid * (0.8 + rng.next() * 0.7), digits));
@@ -156,14 +191,29 @@ export function generateProfileAds(seed: number, profile: Profile, catalog: Cata
       if (kind === 'keyword') {
         [noun, `${noun} set`, `best ${noun}`, `${noun} gift`].forEach((keywordText, k) => {
           const keywordId = entityId(rng);
-          e.keywords.set(keywordId, { keywordId, ...parents, keywordText, matchType: MATCH_TYPES[k % MATCH_TYPES.length]!, state: state(), bid: bid() });
+          e.keywords.set(keywordId, {
+            keywordId,
+            ...parents,
+            keywordText,
+            matchType: MATCH_TYPES[k % MATCH_TYPES.length]!,
+            state: state(),
+            bid: bid(),
+          });
         });
       } else {
         const clauses =
           kind === 'auto'
-            ? AUTO_PREDICATES.map((type) => ({ expressionType: 'AUTO' as const, expression: [{ type }], resolvedExpression: [{ type }] }))
+            ? AUTO_PREDICATES.map((type) => ({
+                expressionType: 'AUTO' as const,
+                expression: [{ type }],
+                resolvedExpression: [{ type }],
+              }))
             : [competitorAsin(rng), competitorAsin(rng)]
-                .map((asin) => ({ expressionType: 'MANUAL' as const, expression: [{ type: 'ASIN_SAME_AS', value: asin }], resolvedExpression: [{ type: 'ASIN_SAME_AS', value: asin }] }))
+                .map((asin) => ({
+                  expressionType: 'MANUAL' as const,
+                  expression: [{ type: 'ASIN_SAME_AS', value: asin }],
+                  resolvedExpression: [{ type: 'ASIN_SAME_AS', value: asin }],
+                }))
                 .concat([categoryClause(rng)]);
         for (const clause of clauses) {
           const targetId = entityId(rng);
@@ -171,11 +221,23 @@ export function generateProfileAds(seed: number, profile: Profile, catalog: Cata
         }
         const targetId = entityId(rng);
         const expression = [{ type: 'ASIN_SAME_AS', value: competitorAsin(rng) }];
-        e.negativeTargets.set(targetId, { targetId, ...parents, expression, resolvedExpression: expression, state: 'ENABLED' });
+        e.negativeTargets.set(targetId, {
+          targetId,
+          ...parents,
+          expression,
+          resolvedExpression: expression,
+          state: 'ENABLED',
+        });
       }
       if (kind !== 'product') {
         const keywordId = entityId(rng);
-        e.negativeKeywords.set(keywordId, { keywordId, ...parents, keywordText: `free ${noun}`, matchType: 'NEGATIVE_PHRASE', state: 'ENABLED' });
+        e.negativeKeywords.set(keywordId, {
+          keywordId,
+          ...parents,
+          keywordText: `free ${noun}`,
+          matchType: 'NEGATIVE_PHRASE',
+          state: 'ENABLED',
+        });
       }
     });
   }
@@ -184,10 +246,20 @@ export function generateProfileAds(seed: number, profile: Profile, catalog: Cata
 
 function categoryClause(rng: Rng) {
   const [id, name] = rng.pick(CATEGORIES);
-  return { expressionType: 'MANUAL' as const, expression: [{ type: 'ASIN_CATEGORY_SAME_AS', value: id }], resolvedExpression: [{ type: 'ASIN_CATEGORY_SAME_AS', value: name }] };
+  return {
+    expressionType: 'MANUAL' as const,
+    expression: [{ type: 'ASIN_CATEGORY_SAME_AS', value: id }],
+    resolvedExpression: [{ type: 'ASIN_CATEGORY_SAME_AS', value: name }],
+  };
 }
 
-function addCampaignNegativeKeyword(e: SpEntityMaps, rng: Rng, campaignId: string, keywordText: string, matchType: 'NEGATIVE_EXACT' | 'NEGATIVE_PHRASE') {
+function addCampaignNegativeKeyword(
+  e: SpEntityMaps,
+  rng: Rng,
+  campaignId: string,
+  keywordText: string,
+  matchType: 'NEGATIVE_EXACT' | 'NEGATIVE_PHRASE',
+) {
   const keywordId = entityId(rng);
   e.campaignNegativeKeywords.set(keywordId, { keywordId, campaignId, keywordText, matchType, state: 'ENABLED' });
 }

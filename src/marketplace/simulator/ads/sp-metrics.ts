@@ -28,13 +28,22 @@ const serving = (p: CampaignMetricsParams, date: string) =>
   date >= p.startDate && !p.stops.some((s) => s.from <= date && (s.to === null || date < s.to));
 
 /** Null when the campaign did not serve that day, or the day had not ended when the report was generated. */
-export function dailyFigures(seed: number, campaignId: string, p: CampaignMetricsParams, date: string, generatedOn: string, digits: number): DailyFigures | null {
+export function dailyFigures(
+  seed: number,
+  campaignId: string,
+  p: CampaignMetricsParams,
+  date: string,
+  generatedOn: string,
+  digits: number,
+): DailyFigures | null {
   const age = daysBetween(date, generatedOn);
   if (age < 1 || !serving(p, date)) return null;
   const rng = rngOf(seed, campaignId, date);
   const dayOfYear = daysBetween(`${date.slice(0, 4)}-01-01`, date);
   const season = 1 + 0.25 * Math.sin((2 * Math.PI * dayOfYear) / 365);
-  const impressions = Math.round(p.baseImpressions * WEEKDAY[new Date(`${date}T00:00:00Z`).getUTCDay()]! * season * (0.7 + 0.6 * rng.next()));
+  const impressions = Math.round(
+    p.baseImpressions * WEEKDAY[new Date(`${date}T00:00:00Z`).getUTCDay()]! * season * (0.7 + 0.6 * rng.next()),
+  );
   const cpc = Math.max(10 ** -digits, p.bid * p.cpcFactor * (0.9 + 0.2 * rng.next()));
   // the daily budget caps what a day's clicks may cost
   const clicks = Math.min(Math.round(impressions * p.ctr * (0.75 + 0.5 * rng.next())), Math.floor(p.budget / cpc));
@@ -56,17 +65,27 @@ export function dailyFigures(seed: number, campaignId: string, p: CampaignMetric
   };
 }
 
-export type PositiveTarget = { id: string; keyword: SpKeyword; clause?: never } | { id: string; clause: SpTargetingClause; keyword?: never };
+export type PositiveTarget =
+  { id: string; keyword: SpKeyword; clause?: never } | { id: string; clause: SpTargetingClause; keyword?: never };
 
 /** Each campaign's positive keywords and targeting clauses, in id order: what its days are shared across. */
 export function positiveTargets(ads: ProfileAds): Map<string, PositiveTarget[]> {
   const all: Array<PositiveTarget & { campaignId: string }> = [
-    ...[...ads.entities.keywords.values()].map((keyword) => ({ id: keyword.keywordId, campaignId: keyword.campaignId, keyword })),
-    ...[...ads.entities.targets.values()].map((clause) => ({ id: clause.targetId, campaignId: clause.campaignId, clause })),
+    ...[...ads.entities.keywords.values()].map((keyword) => ({
+      id: keyword.keywordId,
+      campaignId: keyword.campaignId,
+      keyword,
+    })),
+    ...[...ads.entities.targets.values()].map((clause) => ({
+      id: clause.targetId,
+      campaignId: clause.campaignId,
+      clause,
+    })),
   ];
   const key = (id: string) => id.padStart(20, '0');
   const out = new Map<string, PositiveTarget[]>();
-  for (const { campaignId, ...t } of all.sort((a, b) => (key(a.id) < key(b.id) ? -1 : key(a.id) > key(b.id) ? 1 : 0))) out.set(campaignId, [...(out.get(campaignId) ?? []), t as PositiveTarget]);
+  for (const { campaignId, ...t } of all.sort((a, b) => (key(a.id) < key(b.id) ? -1 : key(a.id) > key(b.id) ? 1 : 0)))
+    out.set(campaignId, [...(out.get(campaignId) ?? []), t as PositiveTarget]);
   return out;
 }
 
@@ -77,7 +96,14 @@ export function positiveTargets(ads: ProfileAds): Map<string, PositiveTarget[]> 
  * largest remainder, so the targets' rows add up exactly to the campaign's row. Cost follows the
  * clicks, so a target without clicks costs nothing.
  */
-export function targetingFigures(seed: number, campaignId: string, date: string, day: DailyFigures, targetIds: readonly string[], digits: number): DailyFigures[] {
+export function targetingFigures(
+  seed: number,
+  campaignId: string,
+  date: string,
+  day: DailyFigures,
+  targetIds: readonly string[],
+  digits: number,
+): DailyFigures[] {
   const weights = targetIds.map((targetId) => {
     const rng = rngOf(seed, campaignId, targetId, date, 'targeting');
     const traffic = 0.2 + rng.next();
@@ -86,10 +112,14 @@ export function targetingFigures(seed: number, campaignId: string, date: string,
   });
   const unit = 10 ** digits;
   const split = (total: number, w: readonly number[]) => apportion(total, w);
-  const money = (amount: number, w: readonly number[]) => apportion(Math.round(amount * unit), w).map((minor) => minor / unit);
+  const money = (amount: number, w: readonly number[]) =>
+    apportion(Math.round(amount * unit), w).map((minor) => minor / unit);
   const traffic = weights.map((w) => w.traffic);
   const conversions = weights.map((w) => w.conversions);
-  const clicks = split(day.clicks, weights.map((w) => w.clicks));
+  const clicks = split(
+    day.clicks,
+    weights.map((w) => w.clicks),
+  );
   const parts = {
     impressions: split(day.impressions, traffic),
     clicks,
@@ -99,7 +129,9 @@ export function targetingFigures(seed: number, campaignId: string, date: string,
     purchases14d: split(day.purchases14d, conversions),
     sales14d: money(day.sales14d, conversions),
   };
-  return targetIds.map((_, i) => Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, v[i]!])) as unknown as DailyFigures);
+  return targetIds.map(
+    (_, i) => Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, v[i]!])) as unknown as DailyFigures,
+  );
 }
 
 /** Whole `total` shared in proportion to `weights` (largest remainder; equal shares when every weight is zero). */

@@ -22,22 +22,75 @@ interface Rules {
 
 const NEGATIVE_MATCH = ['NEGATIVE_EXACT', 'NEGATIVE_PHRASE', 'NEGATIVE_BROAD'];
 const RULES: Record<SpResource, Rules> = {
-  campaigns: { required: ['name', 'targetingType', 'state', 'budget'], optional: ['startDate', 'endDate', 'portfolioId', 'dynamicBidding', 'tags'], updatable: ['name', 'state', 'budget', 'startDate', 'endDate', 'portfolioId', 'dynamicBidding', 'tags'] },
-  adGroups: { required: ['campaignId', 'name', 'state', 'defaultBid'], optional: [], updatable: ['name', 'state', 'defaultBid'] },
-  productAds: { required: ['campaignId', 'adGroupId', 'state'], optional: ['sku', 'asin', 'customText'], updatable: ['state'] },
-  keywords: { required: ['campaignId', 'adGroupId', 'keywordText', 'matchType', 'state'], optional: ['bid'], updatable: ['state', 'bid'], matchTypes: ['EXACT', 'PHRASE', 'BROAD'] },
-  targets: { required: ['campaignId', 'adGroupId', 'expression', 'expressionType', 'state'], optional: ['bid'], updatable: ['state', 'bid', 'expression'] },
-  negativeKeywords: { required: ['campaignId', 'adGroupId', 'keywordText', 'matchType', 'state'], optional: [], updatable: ['state'], matchTypes: NEGATIVE_MATCH },
-  negativeTargets: { required: ['campaignId', 'adGroupId', 'expression', 'state'], optional: [], updatable: ['state', 'expression'] },
-  campaignNegativeKeywords: { required: ['campaignId', 'keywordText', 'matchType', 'state'], optional: [], updatable: ['state'], matchTypes: NEGATIVE_MATCH },
-  campaignNegativeTargets: { required: ['campaignId', 'expression', 'state'], optional: [], updatable: ['state', 'expression'] },
+  campaigns: {
+    required: ['name', 'targetingType', 'state', 'budget'],
+    optional: ['startDate', 'endDate', 'portfolioId', 'dynamicBidding', 'tags'],
+    updatable: ['name', 'state', 'budget', 'startDate', 'endDate', 'portfolioId', 'dynamicBidding', 'tags'],
+  },
+  adGroups: {
+    required: ['campaignId', 'name', 'state', 'defaultBid'],
+    optional: [],
+    updatable: ['name', 'state', 'defaultBid'],
+  },
+  productAds: {
+    required: ['campaignId', 'adGroupId', 'state'],
+    optional: ['sku', 'asin', 'customText'],
+    updatable: ['state'],
+  },
+  keywords: {
+    required: ['campaignId', 'adGroupId', 'keywordText', 'matchType', 'state'],
+    optional: ['bid'],
+    updatable: ['state', 'bid'],
+    matchTypes: ['EXACT', 'PHRASE', 'BROAD'],
+  },
+  targets: {
+    required: ['campaignId', 'adGroupId', 'expression', 'expressionType', 'state'],
+    optional: ['bid'],
+    updatable: ['state', 'bid', 'expression'],
+  },
+  negativeKeywords: {
+    required: ['campaignId', 'adGroupId', 'keywordText', 'matchType', 'state'],
+    optional: [],
+    updatable: ['state'],
+    matchTypes: NEGATIVE_MATCH,
+  },
+  negativeTargets: {
+    required: ['campaignId', 'adGroupId', 'expression', 'state'],
+    optional: [],
+    updatable: ['state', 'expression'],
+  },
+  campaignNegativeKeywords: {
+    required: ['campaignId', 'keywordText', 'matchType', 'state'],
+    optional: [],
+    updatable: ['state'],
+    matchTypes: NEGATIVE_MATCH,
+  },
+  campaignNegativeTargets: {
+    required: ['campaignId', 'expression', 'state'],
+    optional: [],
+    updatable: ['state', 'expression'],
+  },
 };
 
 const WRITABLE_STATES = ['ENABLED', 'PAUSED', 'PROPOSED'];
-const AUTO_PREDICATES = ['QUERY_HIGH_REL_MATCHES', 'QUERY_BROAD_REL_MATCHES', 'ASIN_SUBSTITUTE_RELATED', 'ASIN_ACCESSORY_RELATED'];
+const AUTO_PREDICATES = [
+  'QUERY_HIGH_REL_MATCHES',
+  'QUERY_BROAD_REL_MATCHES',
+  'ASIN_SUBSTITUTE_RELATED',
+  'ASIN_ACCESSORY_RELATED',
+];
 
-function mutationError(kind: string, reason: string, message: string, location?: string, extra: Record<string, unknown> = {}): SpMutationError {
-  return { errorType: kind, errorValue: { [kind]: { reason, message, ...(location ? { cause: { location } } : {}), ...extra } } };
+function mutationError(
+  kind: string,
+  reason: string,
+  message: string,
+  location?: string,
+  extra: Record<string, unknown> = {},
+): SpMutationError {
+  return {
+    errorType: kind,
+    errorValue: { [kind]: { reason, message, ...(location ? { cause: { location } } : {}), ...extra } },
+  };
 }
 
 export interface MultiStatus {
@@ -47,11 +100,23 @@ export interface MultiStatus {
 
 /** Applies a create, update or delete request's items; `items` are the body's array (or, for
  * delete, the ids of its id filter). */
-export function applyMutations(state: AdsState, ads: ProfileAds, resource: SpResource, operation: SpOperation, items: readonly unknown[], representation: boolean): MultiStatus {
+export function applyMutations(
+  state: AdsState,
+  ads: ProfileAds,
+  resource: SpResource,
+  operation: SpOperation,
+  items: readonly unknown[],
+  representation: boolean,
+): MultiStatus {
   const wire = SP_RESOURCES[resource];
   const result: MultiStatus = { success: [], error: [] };
   items.forEach((raw, index) => {
-    const outcome = operation === 'create' ? create(state, ads, resource, raw, index) : operation === 'update' ? update(state, ads, resource, raw, index) : archive(state, ads, resource, raw, index);
+    const outcome =
+      operation === 'create'
+        ? create(state, ads, resource, raw, index)
+        : operation === 'update'
+          ? update(state, ads, resource, raw, index)
+          : archive(state, ads, resource, raw, index);
     if ('errors' in outcome) {
       result.error.push({ index, errors: outcome.errors });
       return;
@@ -72,23 +137,44 @@ const map = (ads: ProfileAds, resource: SpResource) => ads.entities[resource] as
 const isItem = (raw: unknown): raw is Item => typeof raw === 'object' && raw !== null && !Array.isArray(raw);
 
 function create(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unknown, index: number): Outcome {
-  if (!isItem(raw)) return { errors: [mutationError('malformedValueError', 'PATTERN_NOT_MATCHED', 'item is not an object', `$[${index}]`)] };
+  if (!isItem(raw))
+    return {
+      errors: [mutationError('malformedValueError', 'PATTERN_NOT_MATCHED', 'item is not an object', `$[${index}]`)],
+    };
   const rules = RULES[resource];
   const missing = rules.required.filter((f) => raw[f] === undefined || raw[f] === null || raw[f] === '');
-  if (missing.length) return { errors: missing.map((f) => mutationError('missingValueError', 'MISSING_VALUE', `${f} is required`, `$[${index}].${f}`)) };
+  if (missing.length)
+    return {
+      errors: missing.map((f) =>
+        mutationError('missingValueError', 'MISSING_VALUE', `${f} is required`, `$[${index}].${f}`),
+      ),
+    };
   const errors = [...checkValues(ads, resource, raw, index), ...checkParents(ads, raw, index)];
-  const entity: Entity = Object.fromEntries([...rules.required, ...rules.optional].filter((f) => raw[f] !== undefined).map((f) => [f, raw[f]]));
+  const entity: Entity = Object.fromEntries(
+    [...rules.required, ...rules.optional].filter((f) => raw[f] !== undefined).map((f) => [f, raw[f]]),
+  );
   const wire = SP_RESOURCES[resource];
   const id = state.newId();
   entity[wire.idKey] = id;
   if (resource === 'campaigns') {
-    if (nameTaken(ads, String(raw.name), null)) errors.push(mutationError('duplicateValueError', 'NAME_NOT_UNIQUE', 'a campaign with this name exists', `$[${index}].name`));
+    if (nameTaken(ads, String(raw.name), null))
+      errors.push(
+        mutationError('duplicateValueError', 'NAME_NOT_UNIQUE', 'a campaign with this name exists', `$[${index}].name`),
+      );
     entity.startDate ??= state.today(ads);
     entity.dynamicBidding ??= { strategy: 'LEGACY_FOR_SALES', placementBidding: [] };
   }
   if (resource === 'productAds') {
     const listing = typeof raw.sku === 'string' ? state.catalog.findListing(raw.sku, ads.marketplaceId) : undefined;
-    if (!listing) errors.push(mutationError('otherError', 'OTHER_ERROR', `sku ${String(raw.sku)} is not offered in this marketplace`, `$[${index}].sku`));
+    if (!listing)
+      errors.push(
+        mutationError(
+          'otherError',
+          'OTHER_ERROR',
+          `sku ${String(raw.sku)} is not offered in this marketplace`,
+          `$[${index}].sku`,
+        ),
+      );
     else entity.asin = listing.asin;
   }
   if ('expression' in entity) entity.resolvedExpression = entity.expression;
@@ -98,18 +184,26 @@ function create(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unk
   entity.extendedData = { creationDateTime: at, lastUpdateDateTime: at };
   map(ads, resource).set(id, entity);
   if (resource === 'campaigns') startMetrics(state, ads, entity);
-  const auto = resource === 'adGroups' && map(ads, 'campaigns').get(String(entity.campaignId))?.targetingType === 'AUTO';
+  const auto =
+    resource === 'adGroups' && map(ads, 'campaigns').get(String(entity.campaignId))?.targetingType === 'AUTO';
   return { before: null, after: entity, ...(auto ? { then: () => addAutoTargets(state, ads, entity) } : {}) };
 }
 
 function update(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unknown, index: number): Outcome {
   const wire = SP_RESOURCES[resource];
-  if (!isItem(raw) || typeof raw[wire.idKey] !== 'string') return { errors: [mutationError('missingValueError', 'MISSING_VALUE', `${wire.idKey} is required`, `$[${index}].${wire.idKey}`)] };
+  if (!isItem(raw) || typeof raw[wire.idKey] !== 'string')
+    return {
+      errors: [
+        mutationError('missingValueError', 'MISSING_VALUE', `${wire.idKey} is required`, `$[${index}].${wire.idKey}`),
+      ],
+    };
   const found = existing(ads, resource, String(raw[wire.idKey]), index);
   if ('errors' in found) return found;
   const errors = checkValues(ads, resource, raw, index);
   if (resource === 'campaigns' && typeof raw.name === 'string' && nameTaken(ads, raw.name, String(raw.campaignId))) {
-    errors.push(mutationError('duplicateValueError', 'NAME_NOT_UNIQUE', 'a campaign with this name exists', `$[${index}].name`));
+    errors.push(
+      mutationError('duplicateValueError', 'NAME_NOT_UNIQUE', 'a campaign with this name exists', `$[${index}].name`),
+    );
   }
   if (errors.length) return { errors };
   const before = structuredClone(found.entity);
@@ -128,12 +222,38 @@ function archive(state: AdsState, ads: ProfileAds, resource: SpResource, raw: un
   return { before, after: found.entity };
 }
 
-function existing(ads: ProfileAds, resource: SpResource, id: string, index: number): { errors: SpMutationError[] } | { entity: Entity } {
+function existing(
+  ads: ProfileAds,
+  resource: SpResource,
+  id: string,
+  index: number,
+): { errors: SpMutationError[] } | { entity: Entity } {
   const wire = SP_RESOURCES[resource];
   const entity = map(ads, resource).get(id);
-  if (!entity) return { errors: [mutationError('entityNotFoundError', 'ENTITY_NOT_FOUND', `${wire.entityType} ${id} not found`, `$[${index}].${wire.idKey}`, { entityType: wire.entityType, entityId: id })] };
+  if (!entity)
+    return {
+      errors: [
+        mutationError(
+          'entityNotFoundError',
+          'ENTITY_NOT_FOUND',
+          `${wire.entityType} ${id} not found`,
+          `$[${index}].${wire.idKey}`,
+          { entityType: wire.entityType, entityId: id },
+        ),
+      ],
+    };
   if (entity.state === 'ARCHIVED') {
-    return { errors: [mutationError('entityStateError', 'ARCHIVED_ENTITY_CANNOT_BE_MODIFIED', `${wire.entityType} ${id} is archived`, `$[${index}].${wire.idKey}`, { entityType: wire.entityType })] };
+    return {
+      errors: [
+        mutationError(
+          'entityStateError',
+          'ARCHIVED_ENTITY_CANNOT_BE_MODIFIED',
+          `${wire.entityType} ${id} is archived`,
+          `$[${index}].${wire.idKey}`,
+          { entityType: wire.entityType },
+        ),
+      ],
+    };
   }
   return { entity };
 }
@@ -142,7 +262,12 @@ function checkValues(ads: ProfileAds, resource: SpResource, item: Item, index: n
   const errors: SpMutationError[] = [];
   const at = (f: string) => `$[${index}].${f}`;
   const oneOf = (f: string, allowed: readonly string[]) => {
-    if (item[f] !== undefined && !allowed.includes(String(item[f]))) errors.push(mutationError('rangeError', 'INVALID_ENUM_VALUE', `${f} must be one of ${allowed.join(', ')}`, at(f), { allowed }));
+    if (item[f] !== undefined && !allowed.includes(String(item[f])))
+      errors.push(
+        mutationError('rangeError', 'INVALID_ENUM_VALUE', `${f} must be one of ${allowed.join(', ')}`, at(f), {
+          allowed,
+        }),
+      );
   };
   oneOf('state', WRITABLE_STATES);
   if (resource === 'campaigns') oneOf('targetingType', ['AUTO', 'MANUAL']);
@@ -154,24 +279,66 @@ function checkValues(ads: ProfileAds, resource: SpResource, item: Item, index: n
     const bid = item[f];
     if (bid === undefined || (f === 'bid' && bid === null)) continue;
     if (typeof bid !== 'number' || bid < low || bid > low * 50_000) {
-      errors.push(mutationError('biddingError', 'BID_OUT_OF_MARKET_PLACE_RANGE', `${f} must be between ${low} and ${low * 50_000}`, at(f), { lowerLimit: String(low), upperLimit: String(low * 50_000) }));
+      errors.push(
+        mutationError(
+          'biddingError',
+          'BID_OUT_OF_MARKET_PLACE_RANGE',
+          `${f} must be between ${low} and ${low * 50_000}`,
+          at(f),
+          { lowerLimit: String(low), upperLimit: String(low * 50_000) },
+        ),
+      );
     }
   }
   if (item.budget !== undefined) {
     const budget = item.budget as { budget?: unknown; budgetType?: unknown } | null;
     const amount = budget?.budget;
     const floor = minBudget(ads.digits);
-    if (typeof amount !== 'number' || budget?.budgetType !== 'DAILY') errors.push(mutationError('budgetError', 'MISSING_BUDGETING_POLICY', 'budget needs a number budget and budgetType DAILY', at('budget')));
+    if (typeof amount !== 'number' || budget?.budgetType !== 'DAILY')
+      errors.push(
+        mutationError(
+          'budgetError',
+          'MISSING_BUDGETING_POLICY',
+          'budget needs a number budget and budgetType DAILY',
+          at('budget'),
+        ),
+      );
     else if (amount < floor || amount > floor * 1_000_000) {
-      errors.push(mutationError('budgetError', amount < floor ? 'BUDGET_TOO_LOW' : 'BUDGET_TOO_HIGH', `budget must be between ${floor} and ${floor * 1_000_000}`, at('budget.budget'), { lowerLimit: String(floor), upperLimit: String(floor * 1_000_000) }));
+      errors.push(
+        mutationError(
+          'budgetError',
+          amount < floor ? 'BUDGET_TOO_LOW' : 'BUDGET_TOO_HIGH',
+          `budget must be between ${floor} and ${floor * 1_000_000}`,
+          at('budget.budget'),
+          { lowerLimit: String(floor), upperLimit: String(floor * 1_000_000) },
+        ),
+      );
     }
   }
   if (item.expression !== undefined) {
     const expression = item.expression;
-    const valid = Array.isArray(expression) && expression.length > 0 && expression.every((p) => isItem(p) && typeof p.type === 'string');
-    if (!valid) errors.push(mutationError('malformedValueError', 'PATTERN_NOT_MATCHED', 'expression must be a non-empty list of { type, value }', at('expression')));
+    const valid =
+      Array.isArray(expression) &&
+      expression.length > 0 &&
+      expression.every((p) => isItem(p) && typeof p.type === 'string');
+    if (!valid)
+      errors.push(
+        mutationError(
+          'malformedValueError',
+          'PATTERN_NOT_MATCHED',
+          'expression must be a non-empty list of { type, value }',
+          at('expression'),
+        ),
+      );
     else if (expression.some((p) => AUTO_PREDICATES.includes(String((p as Item).type)))) {
-      errors.push(mutationError('rangeError', 'NOT_IN_LIST', 'auto-targeting predicates cannot be created manually', at('expression')));
+      errors.push(
+        mutationError(
+          'rangeError',
+          'NOT_IN_LIST',
+          'auto-targeting predicates cannot be created manually',
+          at('expression'),
+        ),
+      );
     }
   }
   return errors;
@@ -180,14 +347,42 @@ function checkValues(ads: ProfileAds, resource: SpResource, item: Item, index: n
 function checkParents(ads: ProfileAds, item: Item, index: number): SpMutationError[] {
   if (item.campaignId === undefined) return [];
   const campaign = map(ads, 'campaigns').get(String(item.campaignId));
-  if (!campaign) return [mutationError('entityNotFoundError', 'ENTITY_NOT_FOUND', `campaign ${String(item.campaignId)} not found`, `$[${index}].campaignId`, { entityType: 'CAMPAIGN', entityId: String(item.campaignId) })];
-  if (campaign.state === 'ARCHIVED') return [mutationError('parentEntityError', 'PARENT_ENTITY_ARCHIVED', 'the campaign is archived', `$[${index}].campaignId`)];
+  if (!campaign)
+    return [
+      mutationError(
+        'entityNotFoundError',
+        'ENTITY_NOT_FOUND',
+        `campaign ${String(item.campaignId)} not found`,
+        `$[${index}].campaignId`,
+        { entityType: 'CAMPAIGN', entityId: String(item.campaignId) },
+      ),
+    ];
+  if (campaign.state === 'ARCHIVED')
+    return [
+      mutationError(
+        'parentEntityError',
+        'PARENT_ENTITY_ARCHIVED',
+        'the campaign is archived',
+        `$[${index}].campaignId`,
+      ),
+    ];
   if (item.adGroupId === undefined) return [];
   const adGroup = map(ads, 'adGroups').get(String(item.adGroupId));
   if (!adGroup || adGroup.campaignId !== item.campaignId) {
-    return [mutationError('entityNotFoundError', 'ENTITY_NOT_FOUND', `ad group ${String(item.adGroupId)} not found in campaign ${String(item.campaignId)}`, `$[${index}].adGroupId`, { entityType: 'AD_GROUP', entityId: String(item.adGroupId) })];
+    return [
+      mutationError(
+        'entityNotFoundError',
+        'ENTITY_NOT_FOUND',
+        `ad group ${String(item.adGroupId)} not found in campaign ${String(item.campaignId)}`,
+        `$[${index}].adGroupId`,
+        { entityType: 'AD_GROUP', entityId: String(item.adGroupId) },
+      ),
+    ];
   }
-  if (adGroup.state === 'ARCHIVED') return [mutationError('parentEntityError', 'PARENT_ENTITY_ARCHIVED', 'the ad group is archived', `$[${index}].adGroupId`)];
+  if (adGroup.state === 'ARCHIVED')
+    return [
+      mutationError('parentEntityError', 'PARENT_ENTITY_ARCHIVED', 'the ad group is archived', `$[${index}].adGroupId`),
+    ];
   return [];
 }
 
@@ -198,9 +393,24 @@ const nameTaken = (ads: ProfileAds, name: string, except: string | null) =>
 function addAutoTargets(state: AdsState, ads: ProfileAds, adGroup: Entity) {
   for (const type of AUTO_PREDICATES) {
     const targetId = entityId(rngOf(state.seed, ads.profileId, 'auto-target', String(adGroup.adGroupId), type));
-    const target = { targetId, adGroupId: adGroup.adGroupId, campaignId: adGroup.campaignId, expressionType: 'AUTO', expression: [{ type }], resolvedExpression: [{ type }], state: 'ENABLED' };
+    const target = {
+      targetId,
+      adGroupId: adGroup.adGroupId,
+      campaignId: adGroup.campaignId,
+      expressionType: 'AUTO',
+      expression: [{ type }],
+      resolvedExpression: [{ type }],
+      state: 'ENABLED',
+    };
     map(ads, 'targets').set(targetId, target);
-    state.log({ profileId: ads.profileId, resource: 'targets', operation: 'create', id: targetId, before: null, after: structuredClone(target) });
+    state.log({
+      profileId: ads.profileId,
+      resource: 'targets',
+      operation: 'create',
+      id: targetId,
+      before: null,
+      after: structuredClone(target),
+    });
   }
 }
 

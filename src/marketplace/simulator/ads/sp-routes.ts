@@ -29,19 +29,30 @@ const includes = (filter: unknown, value: unknown) => {
   return !list || list.includes(value);
 };
 
-export function registerSponsoredProductsRoutes(scope: FastifyInstance, state: AdsState, guards: preHandlerAsyncHookHandler[]): void {
+export function registerSponsoredProductsRoutes(
+  scope: FastifyInstance,
+  state: AdsState,
+  guards: preHandlerAsyncHookHandler[],
+): void {
   const route = { config: { api: 'ads' as const }, preHandler: guards };
   for (const resource of SP_RESOURCE_NAMES) {
     const wire = SP_RESOURCES[resource];
-    const answer = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type(wire.mediaType).send(body);
+    const answer = (reply: FastifyReply, status: number, body: unknown) =>
+      reply.code(status).type(wire.mediaType).send(body);
 
     scope.post(`/sp/${resource}/list`, route, async (request, reply) => {
       if (!hasMediaType(request, reply, wire.mediaType)) return reply;
       const parsed = listRequestSchema.safeParse(request.body ?? {});
-      if (!parsed.success) return reply.code(400).send(v3Error('INVALID_ARGUMENT', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')));
+      if (!parsed.success)
+        return reply
+          .code(400)
+          .send(
+            v3Error('INVALID_ARGUMENT', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')),
+          );
       const body = parsed.data;
       const maxResults = body.maxResults ?? DEFAULT_PAGE;
-      if (maxResults < 1 || maxResults > MAX_PAGE) return reply.code(400).send(v3Error('INVALID_ARGUMENT', `maxResults must be between 1 and ${MAX_PAGE}`));
+      if (maxResults < 1 || maxResults > MAX_PAGE)
+        return reply.code(400).send(v3Error('INVALID_ARGUMENT', `maxResults must be between 1 and ${MAX_PAGE}`));
       const offset = body.nextToken === undefined ? 0 : decodeToken(body.nextToken);
       if (offset === null) return reply.code(400).send(v3Error('INVALID_ARGUMENT', 'nextToken is invalid'));
       const matchTypes = body.matchTypeFilter as unknown[] | undefined;
@@ -56,12 +67,15 @@ export function registerSponsoredProductsRoutes(scope: FastifyInstance, state: A
             (!matchTypes || matchTypes.includes(e.matchType)),
         )
         .sort((a, b) => compareIds(String(a[wire.idKey]), String(b[wire.idKey])));
-      const page = all.slice(offset, offset + maxResults).map((e) => (body.includeExtendedDataFields || !('extendedData' in e) ? e : withoutExtendedData(e)));
+      const page = all
+        .slice(offset, offset + maxResults)
+        .map((e) => (body.includeExtendedDataFields || !('extendedData' in e) ? e : withoutExtendedData(e)));
       const next = offset + maxResults < all.length ? { nextToken: encodeToken(offset + maxResults) } : {};
       return answer(reply, 200, { [wire.key]: page, totalResults: all.length, ...next });
     });
 
-    const mutate = (operation: SpOperation, itemsOf: (body: Record<string, unknown>) => unknown) =>
+    const mutate =
+      (operation: SpOperation, itemsOf: (body: Record<string, unknown>) => unknown) =>
       async (request: FastifyRequest, reply: FastifyReply) => {
         if (!hasMediaType(request, reply, wire.mediaType)) return reply;
         const items = itemsOf((request.body ?? {}) as Record<string, unknown>);
@@ -69,12 +83,31 @@ export function registerSponsoredProductsRoutes(scope: FastifyInstance, state: A
           return reply.code(400).send(v3Error('INVALID_ARGUMENT', `expected between 1 and ${MAX_ITEMS} items`));
         }
         const representation = /return=representation/i.test(String(request.headers.prefer ?? ''));
-        const result = applyMutations(state, scopedProfile(request), resource as SpResource, operation, items, representation);
+        const result = applyMutations(
+          state,
+          scopedProfile(request),
+          resource as SpResource,
+          operation,
+          items,
+          representation,
+        );
         return answer(reply, 207, { [wire.key]: result });
       };
-    scope.post(`/sp/${resource}`, route, mutate('create', (b) => b[wire.key]));
-    scope.put(`/sp/${resource}`, route, mutate('update', (b) => b[wire.key]));
-    scope.post(`/sp/${resource}/delete`, route, mutate('delete', (b) => (b[wire.idFilter] as { include?: unknown } | undefined)?.include));
+    scope.post(
+      `/sp/${resource}`,
+      route,
+      mutate('create', (b) => b[wire.key]),
+    );
+    scope.put(
+      `/sp/${resource}`,
+      route,
+      mutate('update', (b) => b[wire.key]),
+    );
+    scope.post(
+      `/sp/${resource}/delete`,
+      route,
+      mutate('delete', (b) => (b[wire.idFilter] as { include?: unknown } | undefined)?.include),
+    );
   }
 }
 

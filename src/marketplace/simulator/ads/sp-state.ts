@@ -37,7 +37,12 @@ export interface AdsState {
   clearChanges(): void;
 }
 
-export function createAdsState(seed: number, profiles: readonly Profile[], catalog: Catalog, now: () => number): AdsState {
+export function createAdsState(
+  seed: number,
+  profiles: readonly Profile[],
+  catalog: Catalog,
+  now: () => number,
+): AdsState {
   const accounts = new Map<string, ProfileAds>();
   let changes: AppliedChange[] = [];
   let seq = 0;

@@ -24,7 +24,10 @@ export interface SponsoredAdsOptions {
   now: () => number;
 }
 
-const reportingControlInput = z.strictObject({ hold: z.boolean().optional(), pendingPolls: z.number().int().min(0).optional() });
+const reportingControlInput = z.strictObject({
+  hold: z.boolean().optional(),
+  pendingPolls: z.number().int().min(0).optional(),
+});
 
 export function registerSponsoredAds(app: FastifyInstance, options: SponsoredAdsOptions): void {
   const state = createAdsState(options.catalog.seed, options.seller.profiles, options.catalog, options.now);

@@ -24,7 +24,17 @@ interface Deal {
 }
 
 /** Deals of one kind in one marketplace starting within [from, to], one per slot of `every` days. */
-function dealsIn(catalog: Catalog, kind: string, marketplaceId: string, every: number, from: number, to: number, today: number, maxProducts: number, minProducts: number): Deal[] {
+function dealsIn(
+  catalog: Catalog,
+  kind: string,
+  marketplaceId: string,
+  every: number,
+  from: number,
+  to: number,
+  today: number,
+  maxProducts: number,
+  minProducts: number,
+): Deal[] {
   const pickable: SimListing[] = [];
   for (const listing of catalog.listingsIn(marketplaceId)) {
     if (pickable.length >= PICKABLE) break;
@@ -38,7 +48,9 @@ function dealsIn(catalog: Catalog, kind: string, marketplaceId: string, every: n
     if (start < from || start > to || start > today) continue;
     const end = start + rng.int(3, 30);
     const count = rng.int(minProducts, maxProducts);
-    const listings = [...new Map(Array.from({ length: count }, () => rng.pick(pickable)).map((l) => [l.asin, l])).values()];
+    const listings = [
+      ...new Map(Array.from({ length: count }, () => rng.pick(pickable)).map((l) => [l.asin, l])).values(),
+    ];
     deals.push({ slot, start, end, daysRun: Math.max(0, Math.min(end, today - 1) - start + 1), rng, listings });
   }
   return deals;
@@ -61,43 +73,60 @@ export const couponPerformance: ReportType = {
     if (typeof window === 'string') return fatal(window);
     const today = dayOf(asOf);
     const coupons = request.marketplaceIds.flatMap((marketplaceId) =>
-      dealsIn(catalog, 'coupon', marketplaceId, COUPON_EVERY_DAYS, window.from, window.to, today, 3, 1).map(({ slot, start, end, daysRun, rng, listings }) => {
-        const currency = listings[0]!.currency;
-        const yen = minorDigits(currency) === 0;
-        const percent = rng.next() < 0.6;
-        const discountAmount = percent ? rng.pick([5, 10, 15, 20]) : yen ? rng.pick([100, 200, 500]) : rng.pick([1, 2, 5]);
-        const unitDiscount = percent ? share(listings[0]!.price, discountAmount / 100) : discountAmount * 10 ** minorDigits(currency);
-        const clips = daysRun * rng.int(2, 25);
-        const redemptions = Math.floor(clips * (0.2 + rng.next() * 0.3));
-        // minor units: $500 to $5,000, or ¥75,000 to ¥750,000
-        const budget = rng.int(5, 50) * 100 * (yen ? 150 : 100);
-        const totalDiscount = redemptions * unitDiscount;
-        const budgetSpent = Math.min(budget, totalDiscount + redemptions * (yen ? 90 : 60));
-        return {
-          couponId: `A${keyedRng(catalog.seed, 'coupon-id', marketplaceId, slot).chars(13, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`,
-          merchantId,
-          marketplaceId,
-          currencyCode: currency,
-          name: percent ? `${discountAmount}% off ${listings[0]!.title.split(',')[0]}` : `Save on ${listings[0]!.title.split(',')[0]}`,
-          websiteMessage: `Save on ${listings[0]!.title.split(' ')[0]} products`,
-          startDateTime: iso(start),
-          endDateTime: iso(end, true),
-          customerSegment: rng.pick(['All (Default)', 'All (Default)', 'Amazon Prime']),
-          discountType: percent ? 'PERCENT_OFF_LIST_PRICE' : 'AMOUNT_OFF_LIST_PRICE',
-          discountAmount,
-          clips,
-          redemptions,
-          budget: major(budget, currency),
-          totalDiscount: major(totalDiscount, currency),
-          budgetSpent: major(budgetSpent, currency),
-          budgetRemaining: major(budget - budgetSpent, currency),
-          budgetPercentageUsed: Math.round((budgetSpent / budget) * 1000) / 10,
-          sales: major(redemptions * (listings[0]!.price - unitDiscount), currency),
-          asins: listings.map((l) => ({ asin: l.asin })),
-        };
-      }),
+      dealsIn(catalog, 'coupon', marketplaceId, COUPON_EVERY_DAYS, window.from, window.to, today, 3, 1).map(
+        ({ slot, start, end, daysRun, rng, listings }) => {
+          const currency = listings[0]!.currency;
+          const yen = minorDigits(currency) === 0;
+          const percent = rng.next() < 0.6;
+          const discountAmount = percent
+            ? rng.pick([5, 10, 15, 20])
+            : yen
+              ? rng.pick([100, 200, 500])
+              : rng.pick([1, 2, 5]);
+          const unitDiscount = percent
+            ? share(listings[0]!.price, discountAmount / 100)
+            : discountAmount * 10 ** minorDigits(currency);
+          const clips = daysRun * rng.int(2, 25);
+          const redemptions = Math.floor(clips * (0.2 + rng.next() * 0.3));
+          // minor units: $500 to $5,000, or ¥75,000 to ¥750,000
+          const budget = rng.int(5, 50) * 100 * (yen ? 150 : 100);
+          const totalDiscount = redemptions * unitDiscount;
+          const budgetSpent = Math.min(budget, totalDiscount + redemptions * (yen ? 90 : 60));
+          return {
+            couponId: `A${keyedRng(catalog.seed, 'coupon-id', marketplaceId, slot).chars(13, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`,
+            merchantId,
+            marketplaceId,
+            currencyCode: currency,
+            name: percent
+              ? `${discountAmount}% off ${listings[0]!.title.split(',')[0]}`
+              : `Save on ${listings[0]!.title.split(',')[0]}`,
+            websiteMessage: `Save on ${listings[0]!.title.split(' ')[0]} products`,
+            startDateTime: iso(start),
+            endDateTime: iso(end, true),
+            customerSegment: rng.pick(['All (Default)', 'All (Default)', 'Amazon Prime']),
+            discountType: percent ? 'PERCENT_OFF_LIST_PRICE' : 'AMOUNT_OFF_LIST_PRICE',
+            discountAmount,
+            clips,
+            redemptions,
+            budget: major(budget, currency),
+            totalDiscount: major(totalDiscount, currency),
+            budgetSpent: major(budgetSpent, currency),
+            budgetRemaining: major(budget - budgetSpent, currency),
+            budgetPercentageUsed: Math.round((budgetSpent / budget) * 1000) / 10,
+            sales: major(redemptions * (listings[0]!.price - unitDiscount), currency),
+            asins: listings.map((l) => ({ asin: l.asin })),
+          };
+        },
+      ),
     );
-    return jsonDocument({ reportSpecification: { reportType: request.reportType, reportOptions: request.reportOptions, marketplaceIds: request.marketplaceIds }, coupons });
+    return jsonDocument({
+      reportSpecification: {
+        reportType: request.reportType,
+        reportOptions: request.reportOptions,
+        marketplaceIds: request.marketplaceIds,
+      },
+      coupons,
+    });
   },
 };
 
@@ -110,41 +139,54 @@ export const promotionPerformance: ReportType = {
     if (typeof window === 'string') return fatal(window);
     const today = dayOf(asOf);
     const promotions = request.marketplaceIds.flatMap((marketplaceId) =>
-      dealsIn(catalog, 'promotion', marketplaceId, PROMOTION_EVERY_DAYS, window.from, window.to, today, 3, 0).map(({ slot, start, end, daysRun, rng, listings }) => {
-        const type = rng.pick(PROMOTION_TYPES);
-        const currency = MARKETPLACES.find((m) => m.id === marketplaceId)?.currencyCode ?? 'USD';
-        const products = listings.map((l) => {
-          const units = daysRun * rng.int(0, 6);
+      dealsIn(catalog, 'promotion', marketplaceId, PROMOTION_EVERY_DAYS, window.from, window.to, today, 3, 0).map(
+        ({ slot, start, end, daysRun, rng, listings }) => {
+          const type = rng.pick(PROMOTION_TYPES);
+          const currency = MARKETPLACES.find((m) => m.id === marketplaceId)?.currencyCode ?? 'USD';
+          const products = listings.map((l) => {
+            const units = daysRun * rng.int(0, 6);
+            return {
+              asin: l.asin,
+              productName: l.title,
+              productGlanceViews: units * rng.int(8, 30),
+              productUnitsSold: units,
+              productRevenue: major(units * share(l.price, 0.85), l.currency),
+              productRevenueCurrencyCode: l.currency,
+            };
+          });
+          const created = start - rng.int(3, 20);
           return {
-            asin: l.asin,
-            productName: l.title,
-            productGlanceViews: units * rng.int(8, 30),
-            productUnitsSold: units,
-            productRevenue: major(units * share(l.price, 0.85), l.currency),
-            productRevenueCurrencyCode: l.currency,
+            promotionId: String(
+              keyedRng(catalog.seed, 'promotion-id', marketplaceId, slot).int(10_000_000_000, 19_999_999_999),
+            ),
+            promotionName: `${type === 'LIGHTNING_DEAL' ? 'Lightning deal' : type === 'BEST_DEAL' ? 'Best deal' : 'Price discount'}: ${listings[0]?.title.split(',')[0] ?? 'selected products'}`,
+            merchantId,
+            unitsSold: products.reduce((n, p) => n + p.productUnitsSold, 0),
+            revenue:
+              Math.round(products.reduce((n, p) => n + p.productRevenue, 0) * 10 ** minorDigits(currency)) /
+              10 ** minorDigits(currency),
+            revenueCurrencyCode: currency,
+            startDateTime: iso(start),
+            endDateTime: iso(end, true),
+            type,
+            status: rng.next() < 0.1 ? 'CANCELED' : 'APPROVED',
+            creationChannel: 'SELF-SERVICE',
+            marketplaceId,
+            glanceViews: products.reduce((n, p) => n + p.productGlanceViews, 0),
+            createdDateTime: iso(created),
+            lastUpdatedDateTime: iso(Math.max(created, Math.min(today - 1, end))),
+            includedProducts: products,
           };
-        });
-        const created = start - rng.int(3, 20);
-        return {
-          promotionId: String(keyedRng(catalog.seed, 'promotion-id', marketplaceId, slot).int(10_000_000_000, 19_999_999_999)),
-          promotionName: `${type === 'LIGHTNING_DEAL' ? 'Lightning deal' : type === 'BEST_DEAL' ? 'Best deal' : 'Price discount'}: ${listings[0]?.title.split(',')[0] ?? 'selected products'}`,
-          merchantId,
-          unitsSold: products.reduce((n, p) => n + p.productUnitsSold, 0),
-          revenue: Math.round(products.reduce((n, p) => n + p.productRevenue, 0) * 10 ** minorDigits(currency)) / 10 ** minorDigits(currency),
-          revenueCurrencyCode: currency,
-          startDateTime: iso(start),
-          endDateTime: iso(end, true),
-          type,
-          status: rng.next() < 0.1 ? 'CANCELED' : 'APPROVED',
-          creationChannel: 'SELF-SERVICE',
-          marketplaceId,
-          glanceViews: products.reduce((n, p) => n + p.productGlanceViews, 0),
-          createdDateTime: iso(created),
-          lastUpdatedDateTime: iso(Math.max(created, Math.min(today - 1, end))),
-          includedProducts: products,
-        };
-      }),
+        },
+      ),
     );
-    return jsonDocument({ reportSpecification: { reportType: request.reportType, reportOptions: request.reportOptions, marketplaceIds: request.marketplaceIds }, promotions });
+    return jsonDocument({
+      reportSpecification: {
+        reportType: request.reportType,
+        reportOptions: request.reportOptions,
+        marketplaceIds: request.marketplaceIds,
+      },
+      promotions,
+    });
   },
 };

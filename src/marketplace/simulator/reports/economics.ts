@@ -44,13 +44,19 @@ export interface EconomicsRecord {
 }
 
 /** Chance that a listing sells on a given day, so a year holds about the scale's order lines. */
-const activity = (catalog: Catalog) => Math.min(0.9, catalog.scale.orderLines / Math.max(1, catalog.listingCount) / 365);
+const activity = (catalog: Catalog) =>
+  Math.min(0.9, catalog.scale.orderLines / Math.max(1, catalog.listingCount) / 365);
 
 /**
  * One listing's economics for one day as seen `age` days later (age ≥ 1: a day is reported
  * from the next day on), or null when it sold nothing that day.
  */
-export function economicsRecord(catalog: Catalog, listing: SimListing, day: string, age: number): EconomicsRecord | null {
+export function economicsRecord(
+  catalog: Catalog,
+  listing: SimListing,
+  day: string,
+  age: number,
+): EconomicsRecord | null {
   const rng = keyedRng(catalog.seed, 'economics', listing.index, day);
   if (rng.next() >= activity(catalog)) return null;
   const unitsOrdered = rng.next() < 0.3 ? rng.int(2, 4) : 1;
@@ -95,14 +101,39 @@ export function economicsRecord(catalog: Catalog, listing: SimListing, day: stri
     fees: charges.flatMap(([feeTypeName, total, quantity]) =>
       total === null
         ? []
-        : [{ feeTypeName, charges: [{ aggregatedDetail: { amount: amount(total), ...(quantity > 0 ? { amountPerUnit: amount(Math.round(total / quantity)) } : {}), quantity, totalAmount: amount(total) }, chargeType: 'CHARGE' as const }] }],
+        : [
+            {
+              feeTypeName,
+              charges: [
+                {
+                  aggregatedDetail: {
+                    amount: amount(total),
+                    ...(quantity > 0 ? { amountPerUnit: amount(Math.round(total / quantity)) } : {}),
+                    quantity,
+                    totalAmount: amount(total),
+                  },
+                  chargeType: 'CHARGE' as const,
+                },
+              ],
+            },
+          ],
     ),
-    netProceeds: { total: amount(net), ...(netUnitsSold > 0 ? { perUnit: amount(Math.round(net / netUnitsSold)) } : {}) },
+    netProceeds: {
+      total: amount(net),
+      ...(netUnitsSold > 0 ? { perUnit: amount(Math.round(net / netUnitsSold)) } : {}),
+    },
   };
 }
 
 /** Every record of one marketplace and day range (inclusive), as known on day `today`. */
-export function* economicsRecords(catalog: Catalog, marketplaceId: string, fromDay: number, toDay: number, today: number, dateOf: (day: number) => string): Generator<EconomicsRecord> {
+export function* economicsRecords(
+  catalog: Catalog,
+  marketplaceId: string,
+  fromDay: number,
+  toDay: number,
+  today: number,
+  dateOf: (day: number) => string,
+): Generator<EconomicsRecord> {
   // a day is reported from the next day on
   const last = Math.min(toDay, today - 1);
   for (let day = fromDay; day <= last; day++) {

@@ -6,7 +6,10 @@ export interface WireAmount {
   currencyCode: string;
 }
 
-export const wireAmount = (minor: number, currency: string): WireAmount => ({ amount: minor / 10 ** minorDigits(currency), currencyCode: currency });
+export const wireAmount = (minor: number, currency: string): WireAmount => ({
+  amount: minor / 10 ** minorDigits(currency),
+  currencyCode: currency,
+});
 
 /** Major units as a plain number (the coupon and promotion reports' style). */
 export const major = (minor: number, currency: string): number => minor / 10 ** minorDigits(currency);

@@ -46,36 +46,63 @@ const createQueryBody = z.object({ query: z.string().min(1).max(8000), paginatio
 
 /** Data Kiosk queries the simulator answers: the economics dataset, aggregated by day and MSKU. */
 function economicsQuery(query: string, source: ReportSource) {
-  if (!query.includes(ECONOMICS_DATASET) || !/\beconomics\s*\(/.test(query)) return fatal(`The simulator answers ${ECONOMICS_DATASET} economics queries only.`);
+  if (!query.includes(ECONOMICS_DATASET) || !/\beconomics\s*\(/.test(query))
+    return fatal(`The simulator answers ${ECONOMICS_DATASET} economics queries only.`);
   const arg = (name: string) => new RegExp(`\\b${name}\\s*:\\s*"([^"]*)"`).exec(query)?.[1];
   const from = dayOfWire(arg('startDate'));
   const to = dayOfWire(arg('endDate'));
-  const marketplaces = /\bmarketplaceIds\s*:\s*\[([^\]]*)\]/.exec(query)?.[1]?.match(/"[^"]+"/g)?.map((s) => s.slice(1, -1)) ?? [];
-  if (from === undefined || to === undefined || to < from) return fatal('startDate and endDate are required dates, in order.');
+  const marketplaces =
+    /\bmarketplaceIds\s*:\s*\[([^\]]*)\]/
+      .exec(query)?.[1]
+      ?.match(/"[^"]+"/g)
+      ?.map((s) => s.slice(1, -1)) ?? [];
+  if (from === undefined || to === undefined || to < from)
+    return fatal('startDate and endDate are required dates, in order.');
   if (to - from > 31) return fatal('The date range of an economics query must not exceed 31 days.');
-  if (!/\bdate\s*:\s*DAY\b/.test(query) || !/\bproductId\s*:\s*MSKU\b/.test(query)) return fatal('The simulator aggregates economics by date DAY and productId MSKU only.');
+  if (!/\bdate\s*:\s*DAY\b/.test(query) || !/\bproductId\s*:\s*MSKU\b/.test(query))
+    return fatal('The simulator aggregates economics by date DAY and productId MSKU only.');
   const lines: string[] = [];
   const today = dayOf(source.asOf);
   for (const marketplaceId of marketplaces) {
-    for (const record of economicsRecords(source.catalog, marketplaceId, from, to, today, dateOfDay)) lines.push(JSON.stringify(record));
+    for (const record of economicsRecords(source.catalog, marketplaceId, from, to, today, dateOfDay))
+      lines.push(JSON.stringify(record));
   }
-  return lines.length === 0 ? ({ kind: 'empty' } as const) : ({ kind: 'document', body: `${lines.join('\n')}\n` } as const);
+  return lines.length === 0
+    ? ({ kind: 'empty' } as const)
+    : ({ kind: 'document', body: `${lines.join('\n')}\n` } as const);
 }
 
 export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
   const jobs = createJobStore();
   const iso = () => new Date(deps.now()).toISOString();
-  const source = (): ReportSource => ({ seed: deps.seed, catalog: deps.catalog, vendor: deps.vendor, merchantId: deps.merchantId, asOf: deps.now() });
+  const source = (): ReportSource => ({
+    seed: deps.seed,
+    catalog: deps.catalog,
+    vendor: deps.vendor,
+    merchantId: deps.merchantId,
+    asOf: deps.now(),
+  });
   const route = { config: { api: 'selling' as const } };
 
   /** The caller's principal, or a 403 like the selling API's. */
   const principalOf = (request: FastifyRequest, reply: FastifyReply): Principal | undefined => {
     const principal = sellingPrincipal(deps.tokens, request);
-    if (!principal) void reply.code(403).send(sellingError('Unauthorized', 'Access to requested resource is denied.', 'The access token you provided is revoked, malformed or invalid.'));
+    if (!principal)
+      void reply
+        .code(403)
+        .send(
+          sellingError(
+            'Unauthorized',
+            'Access to requested resource is denied.',
+            'The access token you provided is revoked, malformed or invalid.',
+          ),
+        );
     return principal;
   };
-  const notFound = (reply: FastifyReply, what: string) => reply.code(404).send(sellingError('NotFound', `${what} not found.`));
-  const documentUrl = (request: FastifyRequest, id: string) => `${request.protocol}://${request.host}/report-documents/${encodeURIComponent(id)}?X-Amz-Expires=300`;
+  const notFound = (reply: FastifyReply, what: string) =>
+    reply.code(404).send(sellingError('NotFound', `${what} not found.`));
+  const documentUrl = (request: FastifyRequest, id: string) =>
+    `${request.protocol}://${request.host}/report-documents/${encodeURIComponent(id)}?X-Amz-Expires=300`;
 
   const reportOf = (job: Job, spec: ReportRequest) => ({
     reportId: job.id,
@@ -95,11 +122,29 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     const principal = principalOf(request, reply);
     if (!principal) return reply;
     const parsed = createReportBody.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send(sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.', parsed.error.issues[0]?.message));
+    if (!parsed.success)
+      return reply
+        .code(400)
+        .send(
+          sellingError(
+            'InvalidInput',
+            'Request has missing or invalid parameters and cannot be parsed.',
+            parsed.error.issues[0]?.message,
+          ),
+        );
     const spec: ReportRequest = { ...parsed.data, reportOptions: parsed.data.reportOptions ?? {} };
     const type = REPORT_TYPES[spec.reportType];
     if (!type) return reply.code(400).send(sellingError('InvalidInput', `Invalid reportType ${spec.reportType}.`));
-    if (type.principal !== principal) return reply.code(403).send(sellingError('Unauthorized', 'Access to requested resource is denied.', `${spec.reportType} is not available to this selling partner.`));
+    if (type.principal !== principal)
+      return reply
+        .code(403)
+        .send(
+          sellingError(
+            'Unauthorized',
+            'Access to requested resource is denied.',
+            `${spec.reportType} is not available to this selling partner.`,
+          ),
+        );
     const at = source();
     const job = jobs.create('reports', principal, iso(), () => type.produce(spec, at));
     specs.set(job.id, spec);
@@ -116,29 +161,55 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     return reportOf(job, spec);
   });
 
-  app.delete<{ Params: { reportId: string } }>('/reports/2021-06-30/reports/:reportId', route, async (request, reply) => {
-    const principal = principalOf(request, reply);
-    if (!principal) return reply;
-    if (!jobs.cancel(request.params.reportId, principal)) return notFound(reply, 'Report');
-    return reply.code(200).send();
-  });
+  app.delete<{ Params: { reportId: string } }>(
+    '/reports/2021-06-30/reports/:reportId',
+    route,
+    async (request, reply) => {
+      const principal = principalOf(request, reply);
+      if (!principal) return reply;
+      if (!jobs.cancel(request.params.reportId, principal)) return notFound(reply, 'Report');
+      return reply.code(200).send();
+    },
+  );
 
-  app.get<{ Params: { reportDocumentId: string } }>('/reports/2021-06-30/documents/:reportDocumentId', route, async (request, reply) => {
-    const principal = principalOf(request, reply);
-    if (!principal) return reply;
-    const id = request.params.reportDocumentId;
-    const document = jobs.document(id);
-    if (!document || document.owner !== principal || !document.gzip) return notFound(reply, 'Report document');
-    return { reportDocumentId: id, url: documentUrl(request, id), compressionAlgorithm: 'GZIP' };
-  });
+  app.get<{ Params: { reportDocumentId: string } }>(
+    '/reports/2021-06-30/documents/:reportDocumentId',
+    route,
+    async (request, reply) => {
+      const principal = principalOf(request, reply);
+      if (!principal) return reply;
+      const id = request.params.reportDocumentId;
+      const document = jobs.document(id);
+      if (!document || document.owner !== principal || !document.gzip) return notFound(reply, 'Report document');
+      return { reportDocumentId: id, url: documentUrl(request, id), compressionAlgorithm: 'GZIP' };
+    },
+  );
 
   const queries = new Map<string, string>();
   app.post('/dataKiosk/2023-11-15/queries', route, async (request, reply) => {
     const principal = principalOf(request, reply);
     if (!principal) return reply;
     const parsed = createQueryBody.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send(sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.', parsed.error.issues[0]?.message));
-    if (principal !== 'seller') return reply.code(403).send(sellingError('Unauthorized', 'Access to requested resource is denied.', 'The economics dataset is available to sellers only.'));
+    if (!parsed.success)
+      return reply
+        .code(400)
+        .send(
+          sellingError(
+            'InvalidInput',
+            'Request has missing or invalid parameters and cannot be parsed.',
+            parsed.error.issues[0]?.message,
+          ),
+        );
+    if (principal !== 'seller')
+      return reply
+        .code(403)
+        .send(
+          sellingError(
+            'Unauthorized',
+            'Access to requested resource is denied.',
+            'The economics dataset is available to sellers only.',
+          ),
+        );
     const at = source();
     const job = jobs.create('dataKiosk', principal, iso(), () => economicsQuery(parsed.data.query, at));
     queries.set(job.id, parsed.data.query);
@@ -164,14 +235,18 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     };
   });
 
-  app.get<{ Params: { documentId: string } }>('/dataKiosk/2023-11-15/documents/:documentId', route, async (request, reply) => {
-    const principal = principalOf(request, reply);
-    if (!principal) return reply;
-    const id = request.params.documentId;
-    const document = jobs.document(id);
-    if (!document || document.owner !== principal || document.gzip) return notFound(reply, 'Document');
-    return { documentId: id, documentUrl: documentUrl(request, id) };
-  });
+  app.get<{ Params: { documentId: string } }>(
+    '/dataKiosk/2023-11-15/documents/:documentId',
+    route,
+    async (request, reply) => {
+      const principal = principalOf(request, reply);
+      if (!principal) return reply;
+      const id = request.params.documentId;
+      const document = jobs.document(id);
+      if (!document || document.owner !== principal || document.gzip) return notFound(reply, 'Document');
+      return { documentId: id, documentUrl: documentUrl(request, id) };
+    },
+  );
 
   app.put('/_sim/reports/processing', async (request, reply) => {
     const parsed = z.object({ paused: z.boolean() }).safeParse(request.body);

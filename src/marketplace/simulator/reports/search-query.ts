@@ -23,19 +23,34 @@ export function sqpWindow(period: SqpPeriod, day: number): { start: number; end:
   return { start, end };
 }
 
-const WORDS = ['set', 'for women', 'for men', 'large', 'small', 'gift', 'pack', 'best', 'cheap', 'premium', 'travel', 'kids'];
+const WORDS = [
+  'set',
+  'for women',
+  'for men',
+  'large',
+  'small',
+  'gift',
+  'pack',
+  'best',
+  'cheap',
+  'premium',
+  'travel',
+  'kids',
+];
 
 export const searchQueryPerformance: ReportType = {
   principal: 'seller',
   produce(request, { catalog, asOf }) {
     const period = request.reportOptions.reportPeriod as SqpPeriod;
     if (!SQP_PERIODS.includes(period)) return fatal(`reportPeriod must be one of ${SQP_PERIODS.join(', ')}`);
-    if (request.marketplaceIds.length !== 1) return fatal('This report type supports only one marketplaceId per report.');
+    if (request.marketplaceIds.length !== 1)
+      return fatal('This report type supports only one marketplaceId per report.');
     const start = request.dataStartTime?.slice(0, 10);
     const end = request.dataEndTime?.slice(0, 10);
     if (!isDate(start) || !isDate(end)) return fatal('dataStartTime and dataEndTime are required dates.');
     const window = sqpWindow(period, dayNumber(start));
-    if (window.start !== dayNumber(start) || window.end !== dayNumber(end)) return fatal(`The dates must span exactly one ${period}.`);
+    if (window.start !== dayNumber(start) || window.end !== dayNumber(end))
+      return fatal(`The dates must span exactly one ${period}.`);
     if (window.end >= Math.floor(asOf / 86_400_000)) return { kind: 'empty' }; // the window isn't closed yet
     const marketplaceId = request.marketplaceIds[0]!;
     const asins = new Set((request.reportOptions.asin ?? '').split(/\s+/).filter(Boolean));
@@ -48,7 +63,11 @@ export const searchQueryPerformance: ReportType = {
       const noun = product.title.split(', ')[0]!.split(' ').slice(-2).join(' ').toLowerCase();
       const rng = keyedRng(catalog.seed, 'sqp', marketplaceId, listing.asin, period, start);
       const days = window.end - window.start + 1;
-      const queries = [noun, `${product.brand.toLowerCase()} ${noun}`, ...Array.from({ length: rng.int(1, 3) }, () => `${noun} ${rng.pick(WORDS)}`)];
+      const queries = [
+        noun,
+        `${product.brand.toLowerCase()} ${noun}`,
+        ...Array.from({ length: rng.int(1, 3) }, () => `${noun} ${rng.pick(WORDS)}`),
+      ];
       const money = (minor: number) => wireAmount(minor, listing.currency);
       [...new Set(queries)].forEach((searchQuery, rank) => {
         const volume = rng.int(50, 400) * days;
@@ -72,7 +91,11 @@ export const searchQueryPerformance: ReportType = {
           endDate: end,
           asin: listing.asin,
           searchQueryData: { searchQuery, searchQueryScore: rank + 1, searchQueryVolume: volume },
-          impressionData: { totalQueryImpressionCount: impressions, asinImpressionCount: asinImpressions, asinImpressionShare: ratio(asinImpressions, impressions) },
+          impressionData: {
+            totalQueryImpressionCount: impressions,
+            asinImpressionCount: asinImpressions,
+            asinImpressionShare: ratio(asinImpressions, impressions),
+          },
           clickData: {
             totalClickCount: clicks,
             totalClickRate: rate(clicks),
@@ -110,9 +133,14 @@ export const searchQueryPerformance: ReportType = {
       });
     }
     return jsonDocument({
-      reportSpecification: { reportType: request.reportType, reportOptions: request.reportOptions, dataStartTime: start, dataEndTime: end, marketplaceIds: request.marketplaceIds },
+      reportSpecification: {
+        reportType: request.reportType,
+        reportOptions: request.reportOptions,
+        dataStartTime: start,
+        dataEndTime: end,
+        marketplaceIds: request.marketplaceIds,
+      },
       dataByAsin,
     });
   },
 };
-

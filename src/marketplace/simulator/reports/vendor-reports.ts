@@ -30,7 +30,8 @@ function plan(request: ReportRequest, source: ReportSource, views: boolean): Pla
   if (view !== 'MANUFACTURING' && view !== 'SOURCING') return 'distributorView must be MANUFACTURING or SOURCING.';
   const from = dayOfWire(request.dataStartTime);
   const requestedTo = dayOfWire(request.dataEndTime);
-  if (from === undefined || requestedTo === undefined || requestedTo < from) return 'dataStartTime and dataEndTime must be dates, in order.';
+  if (from === undefined || requestedTo === undefined || requestedTo < from)
+    return 'dataStartTime and dataEndTime must be dates, in order.';
   const to = Math.min(requestedTo, dayOf(source.asOf) - 2);
   if (to < from) return null;
   return { marketplaceId: marketplace.id, currency: marketplace.currencyCode, view, from, to };
@@ -39,7 +40,9 @@ function plan(request: ReportRequest, source: ReportSource, views: boolean): Pla
 /** One ASIN's figures for one day of one marketplace; both views derive from the same draw. */
 function asinDay(source: ReportSource, marketplaceId: string, currency: string, asin: string, day: number) {
   const yen = minorDigits(currency) === 0;
-  const price = keyedRng(source.seed, 'vendor-price', marketplaceId, asin).int(yen ? 100 : 5, yen ? 1500 : 120) * (yen ? 10 : 100) - (yen ? 0 : 1);
+  const price =
+    keyedRng(source.seed, 'vendor-price', marketplaceId, asin).int(yen ? 100 : 5, yen ? 1500 : 120) * (yen ? 10 : 100) -
+    (yen ? 0 : 1);
   const rng = keyedRng(source.seed, 'vendor-day', marketplaceId, asin, day);
   const orderedUnits = rng.int(0, 24);
   const shippedUnits = Math.max(0, orderedUnits + rng.int(-3, 3));
@@ -68,7 +71,15 @@ function asinDay(source: ReportSource, marketplaceId: string, currency: string, 
 
 type Figures = ReturnType<typeof asinDay>;
 
-function build(request: ReportRequest, source: ReportSource, views: boolean, aggregateKey: string, byAsinKey: string, row: (f: Figures, p: Plan) => Record<string, unknown>, total: (rows: Figures[], p: Plan) => Record<string, unknown>) {
+function build(
+  request: ReportRequest,
+  source: ReportSource,
+  views: boolean,
+  aggregateKey: string,
+  byAsinKey: string,
+  row: (f: Figures, p: Plan) => Record<string, unknown>,
+  total: (rows: Figures[], p: Plan) => Record<string, unknown>,
+) {
   const p = plan(request, source, views);
   if (p === null) return { kind: 'empty' as const };
   if (typeof p === 'string') return fatal(p);
@@ -76,8 +87,16 @@ function build(request: ReportRequest, source: ReportSource, views: boolean, agg
   const byAsin = [];
   for (let day = p.from; day <= p.to; day++) {
     const dates = { startDate: dateOfDay(day), endDate: dateOfDay(day) };
-    const figures = source.vendor.asins().map((asin) => ({ asin, f: asinDay(source, p.marketplaceId, p.currency, asin, day) }));
-    aggregate.push({ ...dates, ...total(figures.map((x) => x.f), p) });
+    const figures = source.vendor
+      .asins()
+      .map((asin) => ({ asin, f: asinDay(source, p.marketplaceId, p.currency, asin, day) }));
+    aggregate.push({
+      ...dates,
+      ...total(
+        figures.map((x) => x.f),
+        p,
+      ),
+    });
     for (const { asin, f } of figures) byAsin.push({ ...dates, asin, ...row(f, p) });
   }
   return jsonDocument({
@@ -95,14 +114,20 @@ function build(request: ReportRequest, source: ReportSource, views: boolean, agg
 }
 
 const sum = (rows: Figures[], pick: (f: Figures) => number) => rows.reduce((n, f) => n + pick(f), 0);
-const mean = (rows: Figures[], pick: (f: Figures) => number) => (rows.length === 0 ? 0 : Math.round((sum(rows, pick) / rows.length) * 1000) / 1000);
+const mean = (rows: Figures[], pick: (f: Figures) => number) =>
+  rows.length === 0 ? 0 : Math.round((sum(rows, pick) / rows.length) * 1000) / 1000;
 
 function salesFields(rows: Figures[], p: Plan) {
   const money = (minor: number) => wireAmount(minor, p.currency);
   const shipped = (f: Figures) => (p.view === 'SOURCING' ? f.sourcedUnits : f.shippedUnits);
   return {
     customerReturns: sum(rows, (f) => f.customerReturns),
-    ...(p.view === 'MANUFACTURING' ? { orderedRevenue: money(sum(rows, (f) => f.orderedUnits * f.price)), orderedUnits: sum(rows, (f) => f.orderedUnits) } : {}),
+    ...(p.view === 'MANUFACTURING'
+      ? {
+          orderedRevenue: money(sum(rows, (f) => f.orderedUnits * f.price)),
+          orderedUnits: sum(rows, (f) => f.orderedUnits),
+        }
+      : {}),
     shippedCogs: money(sum(rows, (f) => shipped(f) * f.cost)),
     shippedRevenue: money(sum(rows, (f) => shipped(f) * f.price)),
     shippedUnits: sum(rows, shipped),
@@ -132,16 +157,34 @@ function inventoryFields(rows: Figures[], p: Plan) {
 
 export const vendorSales: ReportType = {
   principal: 'vendor',
-  produce: (request, source) => build(request, source, true, 'salesAggregate', 'salesByAsin', (f, p) => salesFields([f], p), salesFields),
+  produce: (request, source) =>
+    build(request, source, true, 'salesAggregate', 'salesByAsin', (f, p) => salesFields([f], p), salesFields),
 };
 
 export const vendorTraffic: ReportType = {
   principal: 'vendor',
   produce: (request, source) =>
-    build(request, source, false, 'trafficAggregate', 'trafficByAsin', (f) => ({ glanceViews: f.glanceViews }), (rows) => ({ glanceViews: sum(rows, (f) => f.glanceViews) })),
+    build(
+      request,
+      source,
+      false,
+      'trafficAggregate',
+      'trafficByAsin',
+      (f) => ({ glanceViews: f.glanceViews }),
+      (rows) => ({ glanceViews: sum(rows, (f) => f.glanceViews) }),
+    ),
 };
 
 export const vendorInventory: ReportType = {
   principal: 'vendor',
-  produce: (request, source) => build(request, source, true, 'inventoryAggregate', 'inventoryByAsin', (f, p) => inventoryFields([f], p), inventoryFields),
+  produce: (request, source) =>
+    build(
+      request,
+      source,
+      true,
+      'inventoryAggregate',
+      'inventoryByAsin',
+      (f, p) => inventoryFields([f], p),
+      inventoryFields,
+    ),
 };

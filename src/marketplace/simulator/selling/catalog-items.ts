@@ -8,14 +8,26 @@ import { csv, decodeToken, encodeToken } from './page-token.js';
 // Catalog Items API 2022-04-01: searchCatalogItems by identifiers (ASIN or EAN) and
 // getCatalogItem. The catalog knows a product in the marketplaces where the seller lists it.
 
-const INCLUDED_DATA = ['attributes', 'classifications', 'dimensions', 'identifiers', 'images', 'productTypes', 'relationships', 'salesRanks', 'summaries', 'vendorDetails'] as const;
+const INCLUDED_DATA = [
+  'attributes',
+  'classifications',
+  'dimensions',
+  'identifiers',
+  'images',
+  'productTypes',
+  'relationships',
+  'salesRanks',
+  'summaries',
+  'vendorDetails',
+] as const;
 const STREAM_RANKS = 49;
 
 type Query = Record<string, string | undefined>;
 interface Cursor {
   offset: number;
 }
-const isCursor = (v: unknown): v is Cursor => typeof v === 'object' && v !== null && Number.isInteger((v as Cursor).offset);
+const isCursor = (v: unknown): v is Cursor =>
+  typeof v === 'object' && v !== null && Number.isInteger((v as Cursor).offset);
 
 export function registerCatalogItems(app: FastifyInstance, tokens: TokenStore, catalog: Catalog): void {
   const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
@@ -23,14 +35,16 @@ export function registerCatalogItems(app: FastifyInstance, tokens: TokenStore, c
   /** The marketplace and data sets of a request, or an error message. */
   function parse(q: Query): { marketplaceId: string; included: Set<string> } | string {
     const marketplaceIds = csv(q.marketplaceIds);
-    if (marketplaceIds.length !== 1 || !MARKETPLACES.some((m) => m.id === marketplaceIds[0])) return 'marketplaceIds must name exactly one marketplace.';
+    if (marketplaceIds.length !== 1 || !MARKETPLACES.some((m) => m.id === marketplaceIds[0]))
+      return 'marketplaceIds must name exactly one marketplace.';
     const included = q.includedData === undefined ? ['summaries'] : csv(q.includedData);
     const unknown = included.find((d) => !(INCLUDED_DATA as readonly string[]).includes(d));
     if (unknown) return `includedData: unknown value ${unknown}.`;
     return { marketplaceId: marketplaceIds[0]!, included: new Set(included) };
   }
 
-  const productIn = (asin: string, marketplaceId: string) => (catalog.productMarketplaces(asin).includes(marketplaceId) ? catalog.productByAsin(asin) : undefined);
+  const productIn = (asin: string, marketplaceId: string) =>
+    catalog.productMarketplaces(asin).includes(marketplaceId) ? catalog.productByAsin(asin) : undefined;
 
   app.get<{ Querystring: Query }>('/catalog/2022-04-01/items', route, async (request, reply) => {
     reply.header('x-amzn-RateLimit-Limit', '2');
@@ -39,30 +53,53 @@ export function registerCatalogItems(app: FastifyInstance, tokens: TokenStore, c
     const parsed = parse(q);
     if (typeof parsed === 'string') return invalid(parsed);
     const identifiers = csv(q.identifiers);
-    if (identifiers.length === 0 || identifiers.length > 20) return invalid('The simulator searches by 1 to 20 identifiers only.');
-    if (q.identifiersType !== 'ASIN' && q.identifiersType !== 'EAN') return invalid('identifiersType must be ASIN or EAN here.');
+    if (identifiers.length === 0 || identifiers.length > 20)
+      return invalid('The simulator searches by 1 to 20 identifiers only.');
+    if (q.identifiersType !== 'ASIN' && q.identifiersType !== 'EAN')
+      return invalid('identifiersType must be ASIN or EAN here.');
     const pageSize = q.pageSize === undefined ? 10 : Number(q.pageSize);
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 20) return invalid('pageSize must be between 1 and 20.');
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 20)
+      return invalid('pageSize must be between 1 and 20.');
     const offset = q.pageToken === undefined ? 0 : decodeToken(q.pageToken, isCursor)?.offset;
     if (offset === undefined) return invalid('Invalid pageToken.');
     // EANs are looked up among the products of the ASINs the caller could know: the
     // simulator has no EAN index, so EAN search covers products listed in the marketplace.
-    const found = (q.identifiersType === 'ASIN' ? identifiers.map((asin) => productIn(asin, parsed.marketplaceId)) : eanLookup(catalog, parsed.marketplaceId, identifiers)).filter(
-      (p): p is CatalogProduct => p !== undefined,
-    );
-    const items = found.slice(offset, offset + pageSize).map((p) => catalogItem(p, parsed.marketplaceId, parsed.included, catalog.seed));
+    const found = (
+      q.identifiersType === 'ASIN'
+        ? identifiers.map((asin) => productIn(asin, parsed.marketplaceId))
+        : eanLookup(catalog, parsed.marketplaceId, identifiers)
+    ).filter((p): p is CatalogProduct => p !== undefined);
+    const items = found
+      .slice(offset, offset + pageSize)
+      .map((p) => catalogItem(p, parsed.marketplaceId, parsed.included, catalog.seed));
     const more = offset + pageSize < found.length;
-    return { numberOfResults: found.length, ...(more ? { pagination: { nextToken: encodeToken({ offset: offset + pageSize } satisfies Cursor) } } : {}), items };
+    return {
+      numberOfResults: found.length,
+      ...(more ? { pagination: { nextToken: encodeToken({ offset: offset + pageSize } satisfies Cursor) } } : {}),
+      items,
+    };
   });
 
-  app.get<{ Params: { asin: string }; Querystring: Query }>('/catalog/2022-04-01/items/:asin', route, async (request, reply) => {
-    reply.header('x-amzn-RateLimit-Limit', '2');
-    const parsed = parse(request.query);
-    if (typeof parsed === 'string') return reply.code(400).send(sellingError('InvalidInput', parsed));
-    const product = productIn(request.params.asin, parsed.marketplaceId);
-    if (!product) return reply.code(404).send(sellingError('NOT_FOUND', `Requested item '${request.params.asin}' not found in marketplace '${parsed.marketplaceId}'.`));
-    return catalogItem(product, parsed.marketplaceId, parsed.included, catalog.seed);
-  });
+  app.get<{ Params: { asin: string }; Querystring: Query }>(
+    '/catalog/2022-04-01/items/:asin',
+    route,
+    async (request, reply) => {
+      reply.header('x-amzn-RateLimit-Limit', '2');
+      const parsed = parse(request.query);
+      if (typeof parsed === 'string') return reply.code(400).send(sellingError('InvalidInput', parsed));
+      const product = productIn(request.params.asin, parsed.marketplaceId);
+      if (!product)
+        return reply
+          .code(404)
+          .send(
+            sellingError(
+              'NOT_FOUND',
+              `Requested item '${request.params.asin}' not found in marketplace '${parsed.marketplaceId}'.`,
+            ),
+          );
+      return catalogItem(product, parsed.marketplaceId, parsed.included, catalog.seed);
+    },
+  );
 }
 
 function eanLookup(catalog: Catalog, marketplaceId: string, eans: string[]): Array<CatalogProduct | undefined> {
@@ -93,12 +130,27 @@ function catalogItem(p: CatalogProduct, marketplaceId: string, included: Readonl
     item.identifiers = [{ marketplaceId, identifiers: [{ identifierType: 'EAN', identifier: p.ean }] }];
   }
   if (included.has('images')) {
-    item.images = [{ marketplaceId, images: [{ variant: 'MAIN', link: `https://m.media-amazon.example/images/I/${p.asin}.jpg`, height: 500, width: 500 }] }];
+    item.images = [
+      {
+        marketplaceId,
+        images: [
+          { variant: 'MAIN', link: `https://m.media-amazon.example/images/I/${p.asin}.jpg`, height: 500, width: 500 },
+        ],
+      },
+    ];
   }
   if (included.has('productTypes')) item.productTypes = [{ marketplaceId, productType: p.productType }];
   if (included.has('salesRanks')) {
     const rank = rngFor(seed, STREAM_RANKS, parseInt(p.asin.slice(2), 36) % 1_000_000_007).int(100, 250_000);
-    item.salesRanks = [{ marketplaceId, displayGroupRanks: [{ websiteDisplayGroup: displayGroup, title: p.productType.replace(/_/g, ' ').toLowerCase(), rank }], classificationRanks: [] }];
+    item.salesRanks = [
+      {
+        marketplaceId,
+        displayGroupRanks: [
+          { websiteDisplayGroup: displayGroup, title: p.productType.replace(/_/g, ' ').toLowerCase(), rank },
+        ],
+        classificationRanks: [],
+      },
+    ];
   }
   if (included.has('summaries')) {
     item.summaries = [

@@ -24,7 +24,13 @@ export function createSellingData(catalog: Catalog, now: () => number): SellingD
 }
 
 /** Seller-only routes: a vendor's token is refused by `sellingAuth` (its audience differs). */
-export function registerSellingData(app: FastifyInstance, seller: FictionalSeller, tokens: TokenStore, data: SellingData, now: () => number): void {
+export function registerSellingData(
+  app: FastifyInstance,
+  seller: FictionalSeller,
+  tokens: TokenStore,
+  data: SellingData,
+  now: () => number,
+): void {
   registerListings(app, seller, tokens, data.listings);
   registerCatalogItems(app, tokens, data.listings.catalog);
   registerOrders(app, tokens, data.orders, now);

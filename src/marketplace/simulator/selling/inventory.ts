@@ -17,7 +17,11 @@ interface Cursor {
   marketplaceId: string;
   k: number;
 }
-const isCursor = (v: unknown): v is Cursor => typeof v === 'object' && v !== null && typeof (v as Cursor).marketplaceId === 'string' && Number.isInteger((v as Cursor).k);
+const isCursor = (v: unknown): v is Cursor =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as Cursor).marketplaceId === 'string' &&
+  Number.isInteger((v as Cursor).k);
 
 type Query = Record<string, string | undefined>;
 
@@ -31,7 +35,8 @@ export function registerInventory(app: FastifyInstance, tokens: TokenStore, stat
     const marketplaceId = q.granularityId;
     if (!MARKETPLACES.some((m) => m.id === marketplaceId)) return invalid('granularityId must be a marketplace id.');
     if (q.marketplaceIds !== marketplaceId) return invalid('marketplaceIds must be the marketplace of granularityId.');
-    if (q.sellerSkus !== undefined || q.sellerSku !== undefined || q.startDateTime !== undefined) return invalid('The simulator supports no SKU or start-date filter.');
+    if (q.sellerSkus !== undefined || q.sellerSku !== undefined || q.startDateTime !== undefined)
+      return invalid('The simulator supports no SKU or start-date filter.');
     let k = 0;
     if (q.nextToken !== undefined) {
       const cursor = decodeToken(q.nextToken, isCursor);
@@ -47,16 +52,31 @@ export function registerInventory(app: FastifyInstance, tokens: TokenStore, stat
     }
     return {
       // Only when more remain; the last page has no nextToken.
-      ...(k < total ? { pagination: { nextToken: encodeToken({ marketplaceId: marketplaceId!, k } satisfies Cursor) } } : {}),
-      payload: { granularity: { granularityType: 'Marketplace', granularityId: marketplaceId }, inventorySummaries: summaries },
+      ...(k < total
+        ? { pagination: { nextToken: encodeToken({ marketplaceId: marketplaceId!, k } satisfies Cursor) } }
+        : {}),
+      payload: {
+        granularity: { granularityType: 'Marketplace', granularityId: marketplaceId },
+        inventorySummaries: summaries,
+      },
     };
   });
 }
 
 const CONDITIONS: Readonly<Record<string, string>> = {
-  new_new: 'NewItem', new_open_box: 'NewOpenBox', new_oem: 'NewOEM', used_like_new: 'UsedLikeNew', used_very_good: 'UsedVeryGood',
-  used_good: 'UsedGood', used_acceptable: 'UsedAcceptable', collectible_like_new: 'CollectibleLikeNew', collectible_very_good: 'CollectibleVeryGood',
-  collectible_good: 'CollectibleGood', collectible_acceptable: 'CollectibleAcceptable', refurbished_refurbished: 'Refurbished', club_club: 'Club',
+  new_new: 'NewItem',
+  new_open_box: 'NewOpenBox',
+  new_oem: 'NewOEM',
+  used_like_new: 'UsedLikeNew',
+  used_very_good: 'UsedVeryGood',
+  used_good: 'UsedGood',
+  used_acceptable: 'UsedAcceptable',
+  collectible_like_new: 'CollectibleLikeNew',
+  collectible_very_good: 'CollectibleVeryGood',
+  collectible_good: 'CollectibleGood',
+  collectible_acceptable: 'CollectibleAcceptable',
+  refurbished_refurbished: 'Refurbished',
+  club_club: 'Club',
 };
 
 function inventorySummary(listing: LiveListing, seed: number, details: boolean) {
@@ -86,7 +106,12 @@ function inventorySummary(listing: LiveListing, seed: number, details: boolean) 
             inboundWorkingQuantity: inboundWorking,
             inboundShippedQuantity: inboundShipped,
             inboundReceivingQuantity: inboundReceiving,
-            reservedQuantity: { totalReservedQuantity: reserved, pendingCustomerOrderQuantity: pendingCustomerOrders, pendingTransshipmentQuantity: pendingTransshipment, fcProcessingQuantity: fcProcessing },
+            reservedQuantity: {
+              totalReservedQuantity: reserved,
+              pendingCustomerOrderQuantity: pendingCustomerOrders,
+              pendingTransshipmentQuantity: pendingTransshipment,
+              fcProcessingQuantity: fcProcessing,
+            },
             researchingQuantity: {
               totalResearchingQuantity: researching,
               researchingQuantityBreakdown: [
@@ -109,7 +134,8 @@ function inventorySummary(listing: LiveListing, seed: number, details: boolean) 
       : {}),
     lastUpdatedTime: listing.lastUpdatedAt.replace(/\.\d{3}Z$/, 'Z'),
     productName: listing.title,
-    totalQuantity: fulfillable + inboundWorking + inboundShipped + inboundReceiving + reserved + unfulfillable + researching,
+    totalQuantity:
+      fulfillable + inboundWorking + inboundShipped + inboundReceiving + reserved + unfulfillable + researching,
     stores: [],
   };
 }

@@ -10,7 +10,22 @@ export interface LiveListing extends SimListing {
   lastUpdatedAt: string;
 }
 
-type Changes = Partial<Pick<LiveListing, 'title' | 'price' | 'b2bPrice' | 'floor' | 'ceiling' | 'status' | 'quantity' | 'handlingTime' | 'restockDate' | 'shippingGroup' | 'lastUpdatedAt'>>;
+type Changes = Partial<
+  Pick<
+    LiveListing,
+    | 'title'
+    | 'price'
+    | 'b2bPrice'
+    | 'floor'
+    | 'ceiling'
+    | 'status'
+    | 'quantity'
+    | 'handlingTime'
+    | 'restockDate'
+    | 'shippingGroup'
+    | 'lastUpdatedAt'
+  >
+>;
 
 export interface PatchOperation {
   op: 'add' | 'replace' | 'merge' | 'delete';
@@ -44,7 +59,12 @@ export interface ListingsState {
   find(sku: string, marketplaceId: string): LiveListing | undefined;
   live(listing: SimListing): LiveListing;
   /** Validates and (unless previewing) applies a patchListingsItem request. */
-  patch(sku: string, marketplaceId: string, request: { productType: string; patches: PatchOperation[] }, mode: Submission['mode']): Submission;
+  patch(
+    sku: string,
+    marketplaceId: string,
+    request: { productType: string; patches: PatchOperation[] },
+    mode: Submission['mode'],
+  ): Submission;
   /** What deleteListingsItem does: the listing stays, reported DELETED. */
   remove(sku: string, marketplaceId: string): Submission;
   /** Every submission, oldest first. */
@@ -74,10 +94,32 @@ export function createListingsState(catalog: Catalog, now: () => number): Listin
     return listing && live(listing);
   }
 
-  function submit(sku: string, marketplaceId: string, productType: string, patches: PatchOperation[], mode: Submission['mode'], issues: ListingIssue[], apply: () => void): Submission {
-    const status = issues.some((i) => i.severity === 'ERROR') ? 'INVALID' : mode === 'VALIDATION_PREVIEW' ? 'VALID' : 'ACCEPTED';
+  function submit(
+    sku: string,
+    marketplaceId: string,
+    productType: string,
+    patches: PatchOperation[],
+    mode: Submission['mode'],
+    issues: ListingIssue[],
+    apply: () => void,
+  ): Submission {
+    const status = issues.some((i) => i.severity === 'ERROR')
+      ? 'INVALID'
+      : mode === 'VALIDATION_PREVIEW'
+        ? 'VALID'
+        : 'ACCEPTED';
     if (status === 'ACCEPTED') apply();
-    const submission: Submission = { submissionId: randomBytes(16).toString('hex'), at: new Date(now()).toISOString(), sku, marketplaceId, productType, patches, mode, status, issues };
+    const submission: Submission = {
+      submissionId: randomBytes(16).toString('hex'),
+      at: new Date(now()).toISOString(),
+      sku,
+      marketplaceId,
+      productType,
+      patches,
+      mode,
+      status,
+      issues,
+    };
     log.push(submission);
     return submission;
   }
@@ -97,24 +139,43 @@ export function createListingsState(catalog: Catalog, now: () => number): Listin
     remove(sku, marketplaceId) {
       return submit(sku, marketplaceId, 'PRODUCT', [], 'APPLY', find(sku, marketplaceId) ? [] : [notFound(sku)], () => {
         const key = keyOf(sku, marketplaceId);
-        changes.set(key, { ...changes.get(key), status: 'DELETED' satisfies ListingStatus, lastUpdatedAt: new Date(now()).toISOString() });
+        changes.set(key, {
+          ...changes.get(key),
+          status: 'DELETED' satisfies ListingStatus,
+          lastUpdatedAt: new Date(now()).toISOString(),
+        });
       });
     },
     submissions: () => [...log],
   };
 }
 
-const issue = (code: string, message: string, attributeNames?: string[]): ListingIssue => ({ code, message, severity: 'ERROR', ...(attributeNames ? { attributeNames } : {}), categories: ['INVALID_ATTRIBUTE'] });
+const issue = (code: string, message: string, attributeNames?: string[]): ListingIssue => ({
+  code,
+  message,
+  severity: 'ERROR',
+  ...(attributeNames ? { attributeNames } : {}),
+  categories: ['INVALID_ATTRIBUTE'],
+});
 const notFound = (sku: string) => issue('LISTING_NOT_FOUND', `SKU ${sku} does not exist in this marketplace.`);
 
 /** The changes a request makes to a listing, or the issues that make it invalid. */
-function planPatches(listing: LiveListing, request: { productType: string; patches: PatchOperation[] }): { changed: Changes; issues: ListingIssue[] } {
+function planPatches(
+  listing: LiveListing,
+  request: { productType: string; patches: PatchOperation[] },
+): { changed: Changes; issues: ListingIssue[] } {
   const issues: ListingIssue[] = [];
   const changed: Changes = {};
-  if (listing.status === 'DELETED') return { changed, issues: [issue('LISTING_DELETED', 'The listing has been deleted.')] };
+  if (listing.status === 'DELETED')
+    return { changed, issues: [issue('LISTING_DELETED', 'The listing has been deleted.')] };
   // Offer-only patches may name the generic PRODUCT type (spec 2.6).
   if (request.productType !== listing.productType && request.productType !== 'PRODUCT') {
-    issues.push(issue('PRODUCT_TYPE_MISMATCH', `The product type ${request.productType} does not match the listing's ${listing.productType}.`));
+    issues.push(
+      issue(
+        'PRODUCT_TYPE_MISMATCH',
+        `The product type ${request.productType} does not match the listing's ${listing.productType}.`,
+      ),
+    );
   }
   const toMinor = (major: unknown, attribute: string): number | undefined => {
     if (major === undefined) return undefined;
@@ -140,31 +201,45 @@ function planPatches(listing: LiveListing, request: { productType: string; patch
     switch (attribute) {
       case 'purchasable_offer':
         // a replace is the attribute's whole value: a B2B offer it doesn't name is gone
-        if (patch.op === 'replace' && listing.b2bPrice !== null && !values.some((o) => o.audience === 'B2B')) changed.b2bPrice = null;
+        if (patch.op === 'replace' && listing.b2bPrice !== null && !values.some((o) => o.audience === 'B2B'))
+          changed.b2bPrice = null;
         for (const offer of values) {
           if (offer.currency !== undefined && offer.currency !== listing.currency) {
-            issues.push(issue('INVALID_CURRENCY', `Offers in this marketplace are in ${listing.currency}.`, [attribute]));
+            issues.push(
+              issue('INVALID_CURRENCY', `Offers in this marketplace are in ${listing.currency}.`, [attribute]),
+            );
             continue;
           }
           const b2b = offer.audience === 'B2B';
           if (patch.op === 'delete') {
             if (b2b) changed.b2bPrice = null;
-            else issues.push(issue('OFFER_REQUIRED', 'The consumer offer cannot be deleted; delete the listing instead.', [attribute]));
+            else
+              issues.push(
+                issue('OFFER_REQUIRED', 'The consumer offer cannot be deleted; delete the listing instead.', [
+                  attribute,
+                ]),
+              );
             continue;
           }
           const price = toMinor(schedulePrice(offer.our_price), 'our_price');
           if (price !== undefined) changed[b2b ? 'b2bPrice' : 'price'] = price;
           if (b2b) continue;
-          if ('minimum_seller_allowed_price' in offer) changed.floor = toMinor(schedulePrice(offer.minimum_seller_allowed_price), 'minimum_seller_allowed_price') ?? null;
-          if ('maximum_seller_allowed_price' in offer) changed.ceiling = toMinor(schedulePrice(offer.maximum_seller_allowed_price), 'maximum_seller_allowed_price') ?? null;
+          if ('minimum_seller_allowed_price' in offer)
+            changed.floor =
+              toMinor(schedulePrice(offer.minimum_seller_allowed_price), 'minimum_seller_allowed_price') ?? null;
+          if ('maximum_seller_allowed_price' in offer)
+            changed.ceiling =
+              toMinor(schedulePrice(offer.maximum_seller_allowed_price), 'maximum_seller_allowed_price') ?? null;
         }
         break;
       case 'fulfillment_availability':
         if (!merchantOnly(attribute)) break;
         for (const availability of values) {
           if (typeof availability.quantity === 'number') changed.quantity = availability.quantity;
-          if ('lead_time_to_ship_max_days' in availability) changed.handlingTime = patch.op === 'delete' ? null : Number(availability.lead_time_to_ship_max_days);
-          if ('restock_date' in availability) changed.restockDate = patch.op === 'delete' ? null : String(availability.restock_date).slice(0, 10);
+          if ('lead_time_to_ship_max_days' in availability)
+            changed.handlingTime = patch.op === 'delete' ? null : Number(availability.lead_time_to_ship_max_days);
+          if ('restock_date' in availability)
+            changed.restockDate = patch.op === 'delete' ? null : String(availability.restock_date).slice(0, 10);
         }
         break;
       case 'merchant_shipping_group':
@@ -183,6 +258,8 @@ function planPatches(listing: LiveListing, request: { productType: string; patch
 
 /** `[{ schedule: [{ value_with_tax }] }]`, the shape of our_price and the seller-allowed bounds. */
 function schedulePrice(value: unknown): unknown {
-  const first = Array.isArray(value) ? (value[0] as { schedule?: Array<{ value_with_tax?: unknown }> } | undefined) : undefined;
+  const first = Array.isArray(value)
+    ? (value[0] as { schedule?: Array<{ value_with_tax?: unknown }> } | undefined)
+    : undefined;
   return first?.schedule?.[0]?.value_with_tax;
 }

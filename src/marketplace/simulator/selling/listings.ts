@@ -13,14 +13,29 @@ import { csv, decodeToken, encodeToken } from './page-token.js';
 // catalog order (sortBy/sortOrder are not simulated) and, unlike the real API, past 1,000
 // items, so the bench catalog can be read through it.
 
-const INCLUDED_DATA = ['summaries', 'attributes', 'issues', 'offers', 'fulfillmentAvailability', 'procurement', 'relationships', 'productTypes'] as const;
+const INCLUDED_DATA = [
+  'summaries',
+  'attributes',
+  'issues',
+  'offers',
+  'fulfillmentAvailability',
+  'procurement',
+  'relationships',
+  'productTypes',
+] as const;
 type IncludedData = (typeof INCLUDED_DATA)[number];
 const RATE_LIMIT = '5';
 
 const patchBody = z.object({
   productType: z.string().min(1),
   patches: z
-    .array(z.object({ op: z.enum(['add', 'replace', 'merge', 'delete']), path: z.string(), value: z.array(z.unknown()).optional() }))
+    .array(
+      z.object({
+        op: z.enum(['add', 'replace', 'merge', 'delete']),
+        path: z.string(),
+        value: z.array(z.unknown()).optional(),
+      }),
+    )
     .min(1),
 });
 
@@ -29,11 +44,19 @@ interface SearchCursor {
   k: number;
 }
 const isSearchCursor = (v: unknown): v is SearchCursor =>
-  typeof v === 'object' && v !== null && typeof (v as SearchCursor).marketplaceId === 'string' && Number.isInteger((v as SearchCursor).k);
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as SearchCursor).marketplaceId === 'string' &&
+  Number.isInteger((v as SearchCursor).k);
 
 type Query = Record<string, string | undefined>;
 
-export function registerListings(app: FastifyInstance, seller: FictionalSeller, tokens: TokenStore, state: ListingsState): void {
+export function registerListings(
+  app: FastifyInstance,
+  seller: FictionalSeller,
+  tokens: TokenStore,
+  state: ListingsState,
+): void {
   const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
   const base = '/listings/2021-08-01/items/:sellerId';
 
@@ -41,12 +64,24 @@ export function registerListings(app: FastifyInstance, seller: FictionalSeller, 
   function requestContext(reply: FastifyReply, sellerId: string, query: Query, defaultIncluded: IncludedData[]) {
     reply.header('x-amzn-RateLimit-Limit', RATE_LIMIT);
     if (sellerId !== seller.merchantId) {
-      reply.code(403).send(sellingError('Unauthorized', 'Access to requested resource is denied.', `The seller ${sellerId} is not authorized by this token.`));
+      reply
+        .code(403)
+        .send(
+          sellingError(
+            'Unauthorized',
+            'Access to requested resource is denied.',
+            `The seller ${sellerId} is not authorized by this token.`,
+          ),
+        );
       return undefined;
     }
     const marketplaceIds = csv(query.marketplaceIds);
     if (marketplaceIds.length !== 1 || !MARKETPLACES.some((m) => m.id === marketplaceIds[0])) {
-      reply.code(400).send(sellingError('InvalidInput', 'marketplaceIds must name exactly one marketplace the seller participates in.'));
+      reply
+        .code(400)
+        .send(
+          sellingError('InvalidInput', 'marketplaceIds must name exactly one marketplace the seller participates in.'),
+        );
       return undefined;
     }
     const included = query.includedData === undefined ? defaultIncluded : csv(query.includedData);
@@ -58,63 +93,121 @@ export function registerListings(app: FastifyInstance, seller: FictionalSeller, 
     return { marketplaceId: marketplaceIds[0]!, included: new Set(included as IncludedData[]) };
   }
 
-  app.get<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(`${base}/:sku`, route, async (request, reply) => {
-    const context = requestContext(reply, request.params.sellerId, request.query, ['summaries']);
-    if (!context) return reply;
-    const listing = state.find(request.params.sku, context.marketplaceId);
-    if (!listing) return reply.code(404).send(sellingError('NOT_FOUND', `SKU '${request.params.sku}' not found in marketplace ${context.marketplaceId}`));
-    return listingItem(listing, context.included);
-  });
+  app.get<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(
+    `${base}/:sku`,
+    route,
+    async (request, reply) => {
+      const context = requestContext(reply, request.params.sellerId, request.query, ['summaries']);
+      if (!context) return reply;
+      const listing = state.find(request.params.sku, context.marketplaceId);
+      if (!listing)
+        return reply
+          .code(404)
+          .send(
+            sellingError('NOT_FOUND', `SKU '${request.params.sku}' not found in marketplace ${context.marketplaceId}`),
+          );
+      return listingItem(listing, context.included);
+    },
+  );
 
   app.get<{ Params: { sellerId: string }; Querystring: Query }>(base, route, async (request, reply) => {
     const query = request.query;
     const context = requestContext(reply, request.params.sellerId, query, ['summaries']);
     if (!context) return reply;
-    const unsupported = ['identifiers', 'variationParentSku', 'packageHierarchySku', 'createdAfter', 'createdBefore', 'lastUpdatedAfter', 'lastUpdatedBefore', 'withIssueSeverity', 'withStatus', 'withoutStatus'].find((p) => query[p] !== undefined);
-    if (unsupported) return reply.code(400).send(sellingError('InvalidInput', `The simulator does not support the ${unsupported} filter.`));
+    const unsupported = [
+      'identifiers',
+      'variationParentSku',
+      'packageHierarchySku',
+      'createdAfter',
+      'createdBefore',
+      'lastUpdatedAfter',
+      'lastUpdatedBefore',
+      'withIssueSeverity',
+      'withStatus',
+      'withoutStatus',
+    ].find((p) => query[p] !== undefined);
+    if (unsupported)
+      return reply
+        .code(400)
+        .send(sellingError('InvalidInput', `The simulator does not support the ${unsupported} filter.`));
     const pageSize = query.pageSize === undefined ? 10 : Number(query.pageSize);
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 20) return reply.code(400).send(sellingError('InvalidInput', 'pageSize must be between 1 and 20.'));
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 20)
+      return reply.code(400).send(sellingError('InvalidInput', 'pageSize must be between 1 and 20.'));
     const { marketplaceId } = context;
     let k = 0;
     if (query.pageToken !== undefined) {
       const cursor = decodeToken(query.pageToken, isSearchCursor);
-      if (!cursor || cursor.marketplaceId !== marketplaceId) return reply.code(400).send(sellingError('InvalidInput', 'Invalid pageToken.'));
+      if (!cursor || cursor.marketplaceId !== marketplaceId)
+        return reply.code(400).send(sellingError('InvalidInput', 'Invalid pageToken.'));
       k = cursor.k;
     }
     const total = state.catalog.marketplaceListingCount(marketplaceId);
     const items = [];
-    for (let i = k; i < Math.min(total, k + pageSize); i++) items.push(listingItem(state.live(state.catalog.marketplaceListingAt(marketplaceId, i)), context.included));
-    const next = k + pageSize < total ? encodeToken({ marketplaceId, k: k + pageSize } satisfies SearchCursor) : undefined;
-    const previous = k > 0 ? encodeToken({ marketplaceId, k: Math.max(0, k - pageSize) } satisfies SearchCursor) : undefined;
+    for (let i = k; i < Math.min(total, k + pageSize); i++)
+      items.push(listingItem(state.live(state.catalog.marketplaceListingAt(marketplaceId, i)), context.included));
+    const next =
+      k + pageSize < total ? encodeToken({ marketplaceId, k: k + pageSize } satisfies SearchCursor) : undefined;
+    const previous =
+      k > 0 ? encodeToken({ marketplaceId, k: Math.max(0, k - pageSize) } satisfies SearchCursor) : undefined;
     return {
       numberOfResults: total,
-      ...(next || previous ? { pagination: { ...(next ? { nextToken: next } : {}), ...(previous ? { previousToken: previous } : {}) } } : {}),
+      ...(next || previous
+        ? { pagination: { ...(next ? { nextToken: next } : {}), ...(previous ? { previousToken: previous } : {}) } }
+        : {}),
       items,
     };
   });
 
-  app.patch<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(`${base}/:sku`, route, async (request, reply) => {
-    const context = requestContext(reply, request.params.sellerId, request.query, ['issues']);
-    if (!context) return reply;
-    const body = patchBody.safeParse(request.body);
-    if (!body.success) return reply.code(400).send(sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.', body.error.issues[0]?.message));
-    const mode = request.query.mode === 'VALIDATION_PREVIEW' ? 'VALIDATION_PREVIEW' : 'APPLY';
-    const submission = state.patch(request.params.sku, context.marketplaceId, body.data, mode);
-    return submissionResponse(submission);
-  });
+  app.patch<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(
+    `${base}/:sku`,
+    route,
+    async (request, reply) => {
+      const context = requestContext(reply, request.params.sellerId, request.query, ['issues']);
+      if (!context) return reply;
+      const body = patchBody.safeParse(request.body);
+      if (!body.success)
+        return reply
+          .code(400)
+          .send(
+            sellingError(
+              'InvalidInput',
+              'Request has missing or invalid parameters and cannot be parsed.',
+              body.error.issues[0]?.message,
+            ),
+          );
+      const mode = request.query.mode === 'VALIDATION_PREVIEW' ? 'VALIDATION_PREVIEW' : 'APPLY';
+      const submission = state.patch(request.params.sku, context.marketplaceId, body.data, mode);
+      return submissionResponse(submission);
+    },
+  );
 
-  app.delete<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(`${base}/:sku`, route, async (request, reply) => {
-    const context = requestContext(reply, request.params.sellerId, request.query, []);
-    if (!context) return reply;
-    return submissionResponse(state.remove(request.params.sku, context.marketplaceId));
-  });
+  app.delete<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(
+    `${base}/:sku`,
+    route,
+    async (request, reply) => {
+      const context = requestContext(reply, request.params.sellerId, request.query, []);
+      if (!context) return reply;
+      return submissionResponse(state.remove(request.params.sku, context.marketplaceId));
+    },
+  );
 
   app.get('/_sim/listings/submissions', async () => ({ submissions: state.submissions() }));
 }
 
-const submissionResponse = (s: { sku: string; status: string; submissionId: string; issues: unknown[] }) => ({ sku: s.sku, status: s.status, submissionId: s.submissionId, issues: s.issues });
+const submissionResponse = (s: { sku: string; status: string; submissionId: string; issues: unknown[] }) => ({
+  sku: s.sku,
+  status: s.status,
+  submissionId: s.submissionId,
+  issues: s.issues,
+});
 
-const FBA_CHANNEL: Readonly<Record<string, string>> = { US: 'AMAZON_NA', CA: 'AMAZON_NA', GB: 'AMAZON_EU', DE: 'AMAZON_EU', JP: 'AMAZON_JP' };
+const FBA_CHANNEL: Readonly<Record<string, string>> = {
+  US: 'AMAZON_NA',
+  CA: 'AMAZON_NA',
+  GB: 'AMAZON_EU',
+  DE: 'AMAZON_EU',
+  JP: 'AMAZON_JP',
+};
 const STREAM_ISSUES = 17;
 
 /** The provider's timestamps carry no milliseconds. */
@@ -130,7 +223,11 @@ export function fbaChannelCode(marketplaceId: string): string {
 }
 
 /** The FBA listing's fulfillment network SKU. */
-export const fnSkuOf = (listing: LiveListing): string => `X00${listing.sku.replace(/[^0-9A-Z]/g, '').slice(-7).padStart(7, '0')}`;
+export const fnSkuOf = (listing: LiveListing): string =>
+  `X00${listing.sku
+    .replace(/[^0-9A-Z]/g, '')
+    .slice(-7)
+    .padStart(7, '0')}`;
 
 /** The wire `Item` of a listing with the requested data sets. */
 export function listingItem(l: LiveListing, included: ReadonlySet<IncludedData>) {
@@ -166,7 +263,8 @@ export function listingItem(l: LiveListing, included: ReadonlySet<IncludedData>)
         ...(l.ceiling === null ? {} : { maximum_seller_allowed_price: schedule(l.ceiling, l.currency) }),
       },
     ];
-    if (l.b2bPrice !== null) offers.push({ ...mp, currency: l.currency, audience: 'B2B', our_price: schedule(l.b2bPrice, l.currency) });
+    if (l.b2bPrice !== null)
+      offers.push({ ...mp, currency: l.currency, audience: 'B2B', our_price: schedule(l.b2bPrice, l.currency) });
     item.attributes = {
       item_name: [{ value: l.title, language_tag: marketplace.languageCode, ...mp }],
       condition_type: [{ value: l.conditionType, ...mp }],
@@ -186,21 +284,47 @@ export function listingItem(l: LiveListing, included: ReadonlySet<IncludedData>)
     };
   }
   if (included.has('issues')) {
-    item.issues = rngFor(0, STREAM_ISSUES, l.index).next() < 0.1
-      ? [{ code: '90220', message: "'bullet_point' is required but not supplied.", severity: 'WARNING', attributeNames: ['bullet_point'], categories: ['MISSING_ATTRIBUTE'] }]
-      : [];
+    item.issues =
+      rngFor(0, STREAM_ISSUES, l.index).next() < 0.1
+        ? [
+            {
+              code: '90220',
+              message: "'bullet_point' is required but not supplied.",
+              severity: 'WARNING',
+              attributeNames: ['bullet_point'],
+              categories: ['MISSING_ATTRIBUTE'],
+            },
+          ]
+        : [];
   }
   if (included.has('offers')) {
     const money = (minor: number) => ({ currencyCode: l.currency, amount: formatAmount(minor, l.currency) });
     item.offers = [
-      { marketplaceId: l.marketplaceId, offerType: 'B2C', price: money(l.price), audience: { value: 'ALL', displayName: 'Sell on Amazon' } },
-      ...(l.b2bPrice === null ? [] : [{ marketplaceId: l.marketplaceId, offerType: 'B2B', price: money(l.b2bPrice), audience: { value: 'B2B', displayName: 'Amazon Business' } }]),
+      {
+        marketplaceId: l.marketplaceId,
+        offerType: 'B2C',
+        price: money(l.price),
+        audience: { value: 'ALL', displayName: 'Sell on Amazon' },
+      },
+      ...(l.b2bPrice === null
+        ? []
+        : [
+            {
+              marketplaceId: l.marketplaceId,
+              offerType: 'B2B',
+              price: money(l.b2bPrice),
+              audience: { value: 'B2B', displayName: 'Amazon Business' },
+            },
+          ]),
     ];
   }
   if (included.has('fulfillmentAvailability')) {
-    item.fulfillmentAvailability = fba ? [{ fulfillmentChannelCode: fbaChannelCode(l.marketplaceId) }] : [{ fulfillmentChannelCode: 'DEFAULT', quantity: l.quantity }];
+    item.fulfillmentAvailability = fba
+      ? [{ fulfillmentChannelCode: fbaChannelCode(l.marketplaceId) }]
+      : [{ fulfillmentChannelCode: 'DEFAULT', quantity: l.quantity }];
   }
-  if (included.has('productTypes')) item.productTypes = [{ marketplaceId: l.marketplaceId, productType: l.productType }];
+  if (included.has('productTypes'))
+    item.productTypes = [{ marketplaceId: l.marketplaceId, productType: l.productType }];
   if (included.has('relationships')) item.relationships = [{ marketplaceId: l.marketplaceId, relationships: [] }];
   if (included.has('procurement')) item.procurement = [];
   return item;

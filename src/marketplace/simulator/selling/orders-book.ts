@@ -70,7 +70,8 @@ const CACHED_DAYS = 64;
 export function orderAsOf(order: SimOrder, now: number): OrderAsOf {
   const age = now - order.purchasedAt;
   const at = (ms: number) => order.purchasedAt + ms;
-  if (order.cancelMs !== null && age >= order.cancelMs) return { status: 'Canceled', lastUpdatedAt: at(order.cancelMs), shippedLines: 0 };
+  if (order.cancelMs !== null && age >= order.cancelMs)
+    return { status: 'Canceled', lastUpdatedAt: at(order.cancelMs), shippedLines: 0 };
   if (age < order.pendingMs) return { status: 'Pending', lastUpdatedAt: order.purchasedAt, shippedLines: 0 };
   if (age < order.shipMs) return { status: 'Unshipped', lastUpdatedAt: at(order.pendingMs), shippedLines: 0 };
   if (age < order.lastShipMs) return { status: 'PartiallyShipped', lastUpdatedAt: at(order.shipMs), shippedLines: 1 };
@@ -88,12 +89,13 @@ export function createOrdersBook(catalog: Catalog): OrdersBook {
     if (listings === 0) return [];
     const rng = rngFor(seed, STREAM_ORDERS, day * MARKETPLACES.length + marketplaceIndex);
     const weekend = [2, 3].includes(day % 7) ? 1.2 : 1; // day 0 was a Thursday
-    const expected = ((catalog.scale.orderLines / 365) * (WEIGHT[marketplace.countryCode] ?? 0.1) * weekend) / LINES_PER_ORDER;
+    const expected =
+      ((catalog.scale.orderLines / 365) * (WEIGHT[marketplace.countryCode] ?? 0.1) * weekend) / LINES_PER_ORDER;
     const count = Math.floor(expected * (0.75 + 0.5 * rng.next()) + rng.next());
     const times = Array.from({ length: count }, () => rng.int(0, 86_399) * 1000).sort((a, b) => a - b);
     const daySalt = rngFor(seed, STREAM_ORDER_IDS, day + 1).int(0, ID_SPACE - 1);
     return times.map((time, ordinal) => {
-      const prefix = (marketplaceIndex + 1) * 100 + ((day * 37 + seed) % 100 + 100) % 100;
+      const prefix = (marketplaceIndex + 1) * 100 + ((((day * 37 + seed) % 100) + 100) % 100);
       const dayCode = (((day * DAY_MULTIPLIER + idSalt) % ID_SPACE) + ID_SPACE) % ID_SPACE;
       const ordinalCode = (ordinal * ORDINAL_MULTIPLIER + daySalt) % ID_SPACE;
       const pad = (n: number) => String(n).padStart(7, '0');
@@ -101,7 +103,8 @@ export function createOrdersBook(catalog: Catalog): OrdersBook {
       const lineCount = rng.next() < 0.75 ? 1 : rng.next() < 0.72 ? 2 : 3;
       const isBusinessOrder = rng.next() < 0.08;
       const picked = new Set<number>();
-      for (let tries = 0; picked.size < lineCount && tries < lineCount * 3; tries++) picked.add(rng.int(0, listings - 1));
+      for (let tries = 0; picked.size < lineCount && tries < lineCount * 3; tries++)
+        picked.add(rng.int(0, listings - 1));
       const lines = [...picked].map((k, line) => {
         const listing = catalog.marketplaceListingAt(marketplace.id, k);
         const roll = rng.next();
@@ -109,11 +112,20 @@ export function createOrdersBook(catalog: Catalog): OrdersBook {
         const unit = isBusinessOrder && listing.b2bPrice !== null ? listing.b2bPrice : listing.price;
         // US and CA prices exclude sales tax; the others include VAT or consumption tax.
         const itemTax = ['US', 'CA'].includes(marketplace.countryCode) ? Math.round(unit * quantity * 0.08) : 0;
-        return { orderItemId: `${pad(ordinalCode)}${pad(dayCode).slice(2)}${marketplaceIndex}${line}`, listing, quantity, itemPrice: unit * quantity, itemTax };
+        return {
+          orderItemId: `${pad(ordinalCode)}${pad(dayCode).slice(2)}${marketplaceIndex}${line}`,
+          listing,
+          quantity,
+          itemPrice: unit * quantity,
+          itemTax,
+        };
       });
       const fulfillmentChannel = lines[0]!.listing.fulfillmentChannel === 'FBA' ? 'AFN' : 'MFN';
       const pendingMs = rng.int(2, 90) * 60_000;
-      const shipMs = fulfillmentChannel === 'AFN' ? rng.int(6, 30) * HOUR : ((lines[0]!.listing.handlingTime ?? 2) * 24 - rng.int(0, 12)) * HOUR;
+      const shipMs =
+        fulfillmentChannel === 'AFN'
+          ? rng.int(6, 30) * HOUR
+          : ((lines[0]!.listing.handlingTime ?? 2) * 24 - rng.int(0, 12)) * HOUR;
       const lastShipMs = lines.length > 1 && rng.next() < 0.4 ? shipMs + rng.int(24, 72) * HOUR : shipMs;
       const cancelMs = rng.next() < 0.03 ? Math.min(shipMs - HOUR, rng.int(1, 12) * HOUR) : null;
       return {

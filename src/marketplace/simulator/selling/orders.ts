@@ -29,8 +29,10 @@ interface OrdersCursor {
   m: number;
   ordinal: number;
 }
-const isOrdersCursor = (v: unknown): v is OrdersCursor => typeof v === 'object' && v !== null && 'query' in v && Number.isInteger((v as OrdersCursor).day);
-const isItemsCursor = (v: unknown): v is { orderId: string; i: number } => typeof v === 'object' && v !== null && Number.isInteger((v as { i: unknown }).i);
+const isOrdersCursor = (v: unknown): v is OrdersCursor =>
+  typeof v === 'object' && v !== null && 'query' in v && Number.isInteger((v as OrdersCursor).day);
+const isItemsCursor = (v: unknown): v is { orderId: string; i: number } =>
+  typeof v === 'object' && v !== null && Number.isInteger((v as { i: unknown }).i);
 
 type Query = Record<string, string | undefined>;
 
@@ -59,7 +61,9 @@ export function registerOrders(app: FastifyInstance, tokens: TokenStore, book: O
       if (order.purchasedAt > at) return false;
       const state = orderAsOf(order, at);
       const time = query.by === 'created' ? order.purchasedAt : state.lastUpdatedAt;
-      return time >= query.after && time <= before && (query.statuses.length === 0 || query.statuses.includes(state.status));
+      return (
+        time >= query.after && time <= before && (query.statuses.length === 0 || query.statuses.includes(state.status))
+      );
     };
     const page: SimOrder[] = [];
     let next: OrdersCursor | undefined;
@@ -78,62 +82,85 @@ export function registerOrders(app: FastifyInstance, tokens: TokenStore, book: O
       }
     }
     const echo = query.by === 'created' ? { CreatedBefore: iso(before) } : { LastUpdatedBefore: iso(before) };
-    return { payload: { Orders: page.map((o) => orderWire(o, at)), ...(next ? { NextToken: encodeToken(next) } : {}), ...echo } };
+    return {
+      payload: {
+        Orders: page.map((o) => orderWire(o, at)),
+        ...(next ? { NextToken: encodeToken(next) } : {}),
+        ...echo,
+      },
+    };
   });
 
-  app.get<{ Params: { orderId: string }; Querystring: Query }>('/orders/v0/orders/:orderId/orderItems', route, async (request, reply) => {
-    reply.header('x-amzn-RateLimit-Limit', '0.5');
-    const at = now();
-    const { orderId } = request.params;
-    const order = book.order(orderId);
-    if (!order || order.purchasedAt > at) return reply.code(404).send(sellingError('NotFound', `Order ${orderId} not found.`));
-    let start = 0;
-    if (request.query.NextToken !== undefined) {
-      const cursor = decodeToken(request.query.NextToken, isItemsCursor);
-      if (!cursor || cursor.orderId !== orderId) return reply.code(400).send(invalid('Invalid NextToken.'));
-      start = cursor.i;
-    }
-    const state = orderAsOf(order, at);
-    const lines = state.status === 'Pending' ? [] : order.lines;
-    const items = lines.slice(start, start + ITEMS_PER_PAGE).map((line, i) => {
-      const money = (minor: number) => ({ CurrencyCode: order.currency, Amount: formatAmount(minor, order.currency) });
-      const [family, subtype] = conditionIds(line.listing.conditionFamily, line.listing.conditionType);
+  app.get<{ Params: { orderId: string }; Querystring: Query }>(
+    '/orders/v0/orders/:orderId/orderItems',
+    route,
+    async (request, reply) => {
+      reply.header('x-amzn-RateLimit-Limit', '0.5');
+      const at = now();
+      const { orderId } = request.params;
+      const order = book.order(orderId);
+      if (!order || order.purchasedAt > at)
+        return reply.code(404).send(sellingError('NotFound', `Order ${orderId} not found.`));
+      let start = 0;
+      if (request.query.NextToken !== undefined) {
+        const cursor = decodeToken(request.query.NextToken, isItemsCursor);
+        if (!cursor || cursor.orderId !== orderId) return reply.code(400).send(invalid('Invalid NextToken.'));
+        start = cursor.i;
+      }
+      const state = orderAsOf(order, at);
+      const lines = state.status === 'Pending' ? [] : order.lines;
+      const items = lines.slice(start, start + ITEMS_PER_PAGE).map((line, i) => {
+        const money = (minor: number) => ({
+          CurrencyCode: order.currency,
+          Amount: formatAmount(minor, order.currency),
+        });
+        const [family, subtype] = conditionIds(line.listing.conditionFamily, line.listing.conditionType);
+        return {
+          ASIN: line.listing.asin,
+          SellerSKU: line.listing.sku,
+          OrderItemId: line.orderItemId,
+          Title: line.listing.title,
+          QuantityOrdered: line.quantity,
+          QuantityShipped: start + i < state.shippedLines ? line.quantity : 0,
+          ProductInfo: { NumberOfItems: '1' },
+          ItemPrice: money(line.itemPrice),
+          ItemTax: money(line.itemTax),
+          PromotionDiscount: money(0),
+          PromotionDiscountTax: money(0),
+          IsGift: 'false',
+          ConditionId: family,
+          ConditionSubtypeId: subtype,
+          IsTransparency: false,
+          SerialNumberRequired: false,
+        };
+      });
+      const more = start + ITEMS_PER_PAGE < lines.length;
       return {
-        ASIN: line.listing.asin,
-        SellerSKU: line.listing.sku,
-        OrderItemId: line.orderItemId,
-        Title: line.listing.title,
-        QuantityOrdered: line.quantity,
-        QuantityShipped: start + i < state.shippedLines ? line.quantity : 0,
-        ProductInfo: { NumberOfItems: '1' },
-        ItemPrice: money(line.itemPrice),
-        ItemTax: money(line.itemTax),
-        PromotionDiscount: money(0),
-        PromotionDiscountTax: money(0),
-        IsGift: 'false',
-        ConditionId: family,
-        ConditionSubtypeId: subtype,
-        IsTransparency: false,
-        SerialNumberRequired: false,
+        payload: {
+          AmazonOrderId: orderId,
+          OrderItems: items,
+          ...(more ? { NextToken: encodeToken({ orderId, i: start + ITEMS_PER_PAGE }) } : {}),
+        },
       };
-    });
-    const more = start + ITEMS_PER_PAGE < lines.length;
-    return { payload: { AmazonOrderId: orderId, OrderItems: items, ...(more ? { NextToken: encodeToken({ orderId, i: start + ITEMS_PER_PAGE }) } : {}) } };
-  });
+    },
+  );
 }
 
 function parseOrdersQuery(q: Query, at: number): OrdersQuery | string {
   const marketplaceIds = csv(q.MarketplaceIds);
-  if (marketplaceIds.length === 0 || marketplaceIds.length > 50) return 'MarketplaceIds must list 1 to 50 marketplaces.';
+  if (marketplaceIds.length === 0 || marketplaceIds.length > 50)
+    return 'MarketplaceIds must list 1 to 50 marketplaces.';
   const unknown = marketplaceIds.find((id) => !MARKETPLACES.some((m) => m.id === id));
   if (unknown) return `Invalid MarketplaceId ${unknown}.`;
-  if ((q.CreatedAfter === undefined) === (q.LastUpdatedAfter === undefined)) return 'Exactly one of CreatedAfter and LastUpdatedAfter is required.';
+  if ((q.CreatedAfter === undefined) === (q.LastUpdatedAfter === undefined))
+    return 'Exactly one of CreatedAfter and LastUpdatedAfter is required.';
   const by = q.CreatedAfter !== undefined ? 'created' : 'updated';
   const after = Date.parse((by === 'created' ? q.CreatedAfter : q.LastUpdatedAfter)!);
   const beforeText = by === 'created' ? q.CreatedBefore : q.LastUpdatedBefore;
   const before = beforeText === undefined ? at : Date.parse(beforeText);
   if (!Number.isFinite(after) || !Number.isFinite(before)) return 'Dates must be ISO 8601.';
-  if (before < after) return `${by === 'created' ? 'CreatedBefore' : 'LastUpdatedBefore'} must not be earlier than the start of the window.`;
+  if (before < after)
+    return `${by === 'created' ? 'CreatedBefore' : 'LastUpdatedBefore'} must not be earlier than the start of the window.`;
   const statuses = csv(q.OrderStatuses);
   const badStatus = statuses.find((s) => !(ORDER_STATUSES as readonly string[]).includes(s));
   if (badStatus) return `Invalid OrderStatuses value ${badStatus}.`;
@@ -161,7 +188,9 @@ function orderWire(order: SimOrder, at: number) {
     SalesChannel: marketplace.name,
     ShipServiceLevel: afn ? 'Expedited' : 'Std Dom',
     // Pending and canceled orders carry no total, as the provider's do.
-    ...(state.status === 'Pending' || state.status === 'Canceled' ? {} : { OrderTotal: { CurrencyCode: order.currency, Amount: formatAmount(total, order.currency) } }),
+    ...(state.status === 'Pending' || state.status === 'Canceled'
+      ? {}
+      : { OrderTotal: { CurrencyCode: order.currency, Amount: formatAmount(total, order.currency) } }),
     NumberOfItemsShipped: state.status === 'Canceled' ? 0 : shipped,
     NumberOfItemsUnshipped: state.status === 'Canceled' ? 0 : units - shipped,
     PaymentMethod: 'Other',
@@ -184,7 +213,15 @@ function orderWire(order: SimOrder, at: number) {
 }
 
 const SUBTYPES: Readonly<Record<string, string>> = {
-  new: 'New', open_box: 'Open Box', oem: 'OEM', like_new: 'Mint', very_good: 'Very Good', good: 'Good', acceptable: 'Acceptable', refurbished: 'Refurbished', club: 'Club',
+  new: 'New',
+  open_box: 'Open Box',
+  oem: 'OEM',
+  like_new: 'Mint',
+  very_good: 'Very Good',
+  good: 'Good',
+  acceptable: 'Acceptable',
+  refurbished: 'Refurbished',
+  club: 'Club',
 };
 
 /** The order item's ConditionId and ConditionSubtypeId for a listing condition token. */

@@ -14,4 +14,8 @@ export function decodeToken<T>(token: string, isCursor: (value: unknown) => valu
 }
 
 /** A comma-delimited array query parameter (the selling API's `collectionFormat: csv`). */
-export const csv = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+export const csv = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
