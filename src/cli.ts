@@ -8,6 +8,7 @@ import { loadConfig } from './infra/config.js';
 import { createDb } from './infra/db.js';
 import { createLogger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
+import { migrationSteps } from './migrations.js';
 import { checkRedis, ensureDatabase } from './infra/reachability.js';
 import { createRedis } from './infra/redis.js';
 import { admissionProjection } from './projections/admission/projection.js';
@@ -78,7 +79,7 @@ async function main(argv: string[]): Promise<void> {
     }
   };
   try {
-    await migrate(db, projections, { eventStoreInPostgres: !config.EVENTSTORE_URL });
+    await migrate(db, migrationSteps(projections, { eventStoreInPostgres: !config.EVENTSTORE_URL }));
     switch (`${group} ${action}`) {
       case 'users create': {
         const user_id = newId();

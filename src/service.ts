@@ -11,6 +11,7 @@ import type { Config } from './infra/config.js';
 import { createDb, type Knex } from './infra/db.js';
 import type { Logger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
+import { migrationSteps } from './migrations.js';
 import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachability.js';
 import { createProducerRedis, createRedis } from './infra/redis.js';
 import { tokenAuthenticator } from './mcp/auth.js';
@@ -88,7 +89,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       await s().catch((err: unknown) => logger.error({ err }, 'error while stopping'));
   };
   try {
-    await migrate(db, projections, { eventStoreInPostgres: !config.EVENTSTORE_URL });
+    await migrate(db, migrationSteps(projections, { eventStoreInPostgres: !config.EVENTSTORE_URL }));
 
     let simulator: Simulator | null = null;
     if (roles.has('simulator') && config.useSimulator) {

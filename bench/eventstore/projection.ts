@@ -3,6 +3,7 @@ import { PostgresEventStore } from '../../src/eventstore/postgres.js';
 import { NO_STREAM, type ExpectedRevision } from '../../src/eventstore/port.js';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 import { BENCH_EVENT_TYPES, benchEvent } from './targets.js';
@@ -43,7 +44,7 @@ export async function runProjectionBench(url: string, events: number, writers: n
   const db = createDb(url);
   const store = new PostgresEventStore(url);
   try {
-    await migrate(db, [counter], { eventStoreInPostgres: true });
+    await migrate(db, migrationSteps([counter], { eventStoreInPostgres: true }));
     const appendsPerWriter = Math.ceil(events / APPEND_SIZE / writers);
     const total = appendsPerWriter * APPEND_SIZE * writers;
     console.log(`appending ${fmt(total)} events in ${APPEND_SIZE}-event appends ...`);

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { BENCH_SCALE, createSimulator } from '../../src/marketplace/simulator/index.js';
 import { listingItem } from '../../src/marketplace/simulator/selling/listings.js';
 import type { RecordedEvent } from '../../src/eventstore/index.js';
@@ -44,9 +45,12 @@ async function main(): Promise<void> {
   await run(async (url) => {
     const db = createDb(url);
     try {
-      await migrate(db, [observationsProjection, listingsProjection, fbaInventoryProjection], {
-        eventStoreInPostgres: true,
-      });
+      await migrate(
+        db,
+        migrationSteps([observationsProjection, listingsProjection, fbaInventoryProjection], {
+          eventStoreInPostgres: true,
+        }),
+      );
       const started = Date.now();
       let count = 0;
       const at = new Date().toISOString();

@@ -18,6 +18,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import { createEventStore } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { deleteKeys } from '../../src/infra/redis.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { createSimulator, DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
@@ -63,7 +64,7 @@ async function run(url: string, targets: number): Promise<boolean> {
     admissionProjection,
     mutationsProjection,
   ];
-  await migrate(db, projections, { eventStoreInPostgres: true });
+  await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
   const projector = new Projector(db, store, projections, { pollMs: 20 });
   projector.start();
   const simulator = createSimulator({ latencyMs, scale: { listings: 1000, orderLines: 1000 } });

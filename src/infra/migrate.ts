@@ -1,27 +1,16 @@
 import type { Knex } from 'knex';
-import { migrateEventStore } from '../eventstore/schema.js';
-import { migrateProductTypeSchemaCache } from '../mcp/product-type-schemas.js';
-import { migrateProjections } from '../projections/schema.js';
-import type { Projection } from '../projections/projection.js';
-import { migrateViews } from '../projections/views/migrate.js';
-import { viewDefinitions } from '../projections/views/registry.js';
+
+/** One part of the schema (a table, a view, a role): idempotent, run inside the migration's transaction. */
+export type MigrationStep = (trx: Knex.Transaction) => Promise<unknown>;
 
 /**
- * Brings a database to the current schema: the event store table, the projector's
- * bookkeeping, every registered projection's live tables, query_data's views and
- * role, and the product type schema cache. Safe to run concurrently from several
- * processes (each step takes an advisory lock) and repeatedly.
+ * Brings a database to the current schema by running the given steps in order. The caller
+ * composes the steps (infra knows no layer above it). Safe to run concurrently from several
+ * processes (one advisory lock) and repeatedly.
  */
-export async function migrate(
-  db: Knex,
-  projections: readonly Projection[],
-  options: { eventStoreInPostgres: boolean },
-): Promise<void> {
+export async function migrate(db: Knex, steps: readonly MigrationStep[]): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', ['migrate']);
-    if (options.eventStoreInPostgres) await migrateEventStore(trx);
-    await migrateProjections(trx, projections);
-    await migrateViews(trx, viewDefinitions);
-    await migrateProductTypeSchemaCache(trx);
+    for (const step of steps) await step(trx);
   });
 }

@@ -47,6 +47,7 @@ export function inputError(error: z.ZodError): DomainError {
 }
 
 /** A NUL character, or half of a surrogate pair without the other half. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL text cannot store
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**

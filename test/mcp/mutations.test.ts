@@ -8,6 +8,7 @@ import { ACTIONS, PAYLOADS, TARGET_TYPES, type Action, type TargetType } from '.
 import { createEventStore, type EventStore, type Position } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
@@ -112,7 +113,7 @@ describe('mutation tools over MCP', function () {
       },
     ]);
     store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-    await migrate(db, [mutationsProjection], { eventStoreInPostgres: true });
+    await migrate(db, migrationSteps([mutationsProjection], { eventStoreInPostgres: true }));
     projector = new Projector(db, store, [mutationsProjection], { pollMs: 50 });
     projector.start();
 

@@ -3,6 +3,7 @@ import type { AccountEvent } from '../../src/domain/account/events.js';
 import type { UserEvent } from '../../src/domain/user/events.js';
 import { ANY, createEventStore, type Position } from '../../src/eventstore/index.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { Projector } from '../../src/projections/projector.js';
@@ -12,7 +13,7 @@ import { Projector } from '../../src/projections/projector.js';
 const projections = [accountsProjection, authProjection];
 
 export async function prepareReadModels(db: Knex): Promise<void> {
-  await migrate(db, projections, { eventStoreInPostgres: true });
+  await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
 }
 
 const streamOf = (e: AccountEvent | UserEvent) =>

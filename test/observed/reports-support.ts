@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { createEventStore, type EventStore, type RecordedEvent } from '../../src/eventstore/index.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { createSimulator, DEFAULT_LWA_CLIENT, type Simulator } from '../../src/marketplace/simulator/index.js';
@@ -52,7 +53,7 @@ export async function startHarness(
   const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
   // receipts too: the read tools show each target's mutations
   const all = [accountsProjection, observationsProjection, mutationsProjection, ...projections];
-  await migrate(db, all, { eventStoreInPostgres: true });
+  await migrate(db, migrationSteps(all, { eventStoreInPostgres: true }));
   await db.transaction((trx) =>
     migrateViews(trx, [...viewDefinitions, ...views.filter((v) => !viewDefinitions.some((d) => d.name === v.name))]),
   );

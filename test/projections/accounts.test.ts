@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { createEventStore, type EventStore, type RecordedEvent } from '../../src/eventstore/index.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { createSimulator, type Simulator } from '../../src/marketplace/simulator/index.js';
@@ -54,7 +55,7 @@ describe('accounts and auth read models', function () {
   before(async () => {
     db = createDb(process.env.DATABASE_URL!);
     store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-    await migrate(db, projections, { eventStoreInPostgres: true });
+    await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
     simulator = createSimulator({ seed: 7 });
     await simulator.listen();
     projector = new Projector(db, store, projections, { pollMs: 50 });

@@ -4,6 +4,7 @@ import { comparePositions, type AppendResult, type Position, type RecordedEvent 
 import { PostgresEventStore } from '../../src/eventstore/postgres.js';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { setCheckpoint } from '../../src/projections/checkpoints.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { migrateProjections } from '../../src/projections/schema.js';
@@ -27,7 +28,7 @@ export async function openEnv(): Promise<TestEnv> {
   const url = process.env.DATABASE_URL!;
   const db = createDb(url);
   const store = new PostgresEventStore(url, { poolSize: 4 });
-  await migrate(db, [], { eventStoreInPostgres: true });
+  await migrate(db, migrationSteps([], { eventStoreInPostgres: true }));
   return { db, store, close: async () => void (await Promise.all([store.close(), db.destroy()])) };
 }
 

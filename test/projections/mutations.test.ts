@@ -8,6 +8,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import { createEventStore, type EventStore, type Position } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import {
   getReceipt,
@@ -98,7 +99,7 @@ describe('mutation receipts: command handler and read model', function () {
   before(async () => {
     db = createDb(process.env.DATABASE_URL!);
     store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-    await migrate(db, [mutationsProjection], { eventStoreInPostgres: true });
+    await migrate(db, migrationSteps([mutationsProjection], { eventStoreInPostgres: true }));
     projector = new Projector(db, store, [mutationsProjection], { pollMs: 50 });
     projector.start();
 

@@ -5,6 +5,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import { createEventStore, type EventStore } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { Projector } from '../../src/projections/projector.js';
@@ -28,7 +29,7 @@ describe('v_listing_mutations', function () {
   before(async () => {
     db = createDb(process.env.DATABASE_URL!);
     store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-    await migrate(db, [accountsProjection, mutationsProjection], { eventStoreInPostgres: true });
+    await migrate(db, migrationSteps([accountsProjection, mutationsProjection], { eventStoreInPostgres: true }));
     await db.transaction((trx) => migrateViews(trx, viewDefinitions));
     await project(db, [
       {

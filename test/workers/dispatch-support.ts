@@ -10,6 +10,7 @@ import { createEventStore, type EventStore, type Position } from '../../src/even
 import { createDb } from '../../src/infra/db.js';
 import { deleteKeys } from '../../src/infra/redis.js';
 import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
@@ -68,7 +69,7 @@ export async function startBench(
   const db = createDb(databaseUrl);
   const store = createEventStore({ DATABASE_URL: databaseUrl });
   // accounts too: the dispatcher reads which credential set an account's connections name
-  await migrate(db, [accountsProjection, mutationsProjection], { eventStoreInPostgres: true });
+  await migrate(db, migrationSteps([accountsProjection, mutationsProjection], { eventStoreInPostgres: true }));
   const projector = new Projector(db, store, [mutationsProjection], { pollMs: 20 });
   projector.start();
   const { simulator, baseUrl } = await startSimulator({

@@ -1,0 +1,24 @@
+import { migrateEventStore } from './eventstore/schema.js';
+import type { MigrationStep } from './infra/migrate.js';
+import { migrateProductTypeSchemaCache } from './mcp/product-type-schemas.js';
+import type { Projection } from './projections/projection.js';
+import { migrateProjections } from './projections/schema.js';
+import { migrateViews } from './projections/views/migrate.js';
+import { viewDefinitions } from './projections/views/registry.js';
+
+/**
+ * The service's schema, in order: the event store table (when PostgreSQL holds the events), the
+ * projector's bookkeeping and every given projection's live tables, query_data's views and role,
+ * and the product type schema cache.
+ */
+export function migrationSteps(
+  projections: readonly Projection[],
+  options: { eventStoreInPostgres: boolean },
+): MigrationStep[] {
+  return [
+    ...(options.eventStoreInPostgres ? [migrateEventStore] : []),
+    (trx) => migrateProjections(trx, projections),
+    (trx) => migrateViews(trx, viewDefinitions),
+    migrateProductTypeSchemaCache,
+  ];
+}
