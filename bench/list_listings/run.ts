@@ -13,10 +13,11 @@ import { listingItem } from '../../src/marketplace/simulator/selling/listings.js
 import type { RecordedEvent } from '../../src/eventstore/index.js';
 import { observationsProjection } from '../../src/projections/observations/projection.js';
 import type { Projection } from '../../src/projections/projection.js';
-import { fbaInventoryProjection, INVENTORY_DATASET } from '../../src/projections/observed/inventory.js';
-import { listingsProjection, LISTINGS_DATASET } from '../../src/projections/observed/listings.js';
+import { fbaInventoryProjection } from '../../src/projections/observed/inventory.js';
+import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { searchListings, type ListingFilters } from '../../src/projections/observed/listings-search.js';
 import { fmt, printMachine, withDatabase } from '../support.js';
+import { INVENTORY_DATASET, LISTINGS_DATASET } from '../../src/domain/observation/datasets.js';
 
 const { values: args } = parseArgs({
   options: {

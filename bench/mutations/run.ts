@@ -26,7 +26,7 @@ import { buildHttpServer } from '../../src/mcp/server.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { observationsProjection } from '../../src/projections/observations/projection.js';
-import { listingId, listingsProjection } from '../../src/projections/observed/listings.js';
+import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
@@ -34,6 +34,7 @@ import { dispatchClients } from '../../src/workers/dispatch/clients.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { startDispatch } from '../../src/workers/dispatch/queue.js';
 import { fmt, printMachine, withDatabase } from '../support.js';
+import { listingId } from '../../src/domain/observation/ids.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -32,13 +32,13 @@ import {
   resolveTarget,
   type CurrentListing,
 } from '../projections/admission/queries.js';
-import { listingId } from '../projections/observed/listings.js';
 import type { Logger } from '../infra/logger.js';
 import { withheldReason } from './dispatch-control.js';
 import { underAdmissionLocks } from './admission-locks.js';
 import { notifyQueued, type DispatchNotifier } from './dispatch-notifier.js';
 import { streamName, type CommandContext } from './handler.js';
 import { executeMutationCommand } from './mutations.js';
+import { listingId } from '../domain/observation/ids.js';
 
 // Admission of mutation requests (spec 4.8, 4.12, 3.4): each `{ target, action, payload }` is
 // resolved to a target on the caller's own account (local id → provider ids of it and its

@@ -6,8 +6,8 @@ import {
 import type { DispatchControlEvent } from '../domain/dispatch-control/events.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { WrongExpectedVersion, type EventStore } from '../eventstore/port.js';
-import { adsEntityId } from '../projections/observed/ads-datasets.js';
 import { handleCommand, streamName, type CommandContext, type CommandResult } from './handler.js';
+import { adsEntityId } from '../domain/observation/ids.js';
 
 /**
  * Sets a listing's block flag or a campaign's Automation switch (update_listing and the operator

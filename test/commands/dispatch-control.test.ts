@@ -3,9 +3,9 @@ import { executeDispatchControlCommand, withheldReason } from '../../src/command
 import { dispatchControlDecider } from '../../src/domain/dispatch-control/decide.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { newId } from '../../src/domain/shared/ids.js';
-import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import { given } from '../support/gwt.js';
 import { usePgEventStore } from '../support/pg-event-store.js';
+import { adsEntityId } from '../../src/domain/observation/ids.js';
 
 // A listing's block flag and a campaign's Automation switch (spec 3.3, 3.5): the decider records
 // changes only; what withholds a request is read from the flags' own streams, so a flag set a

@@ -6,7 +6,7 @@ import type { InventorySummary } from '../../src/marketplace/clients/index.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { listingItem } from '../../src/marketplace/simulator/selling/listings.js';
 import { fbaInventoryProjection } from '../../src/projections/observed/inventory.js';
-import { currentListingsSql, listingId, listingsProjection } from '../../src/projections/observed/listings.js';
+import { currentListingsSql, listingsProjection } from '../../src/projections/observed/listings.js';
 import { inventorySync } from '../../src/workers/sync/inventory.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
@@ -14,6 +14,7 @@ import { clientsFor } from '../marketplace/support.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';
+import { listingId } from '../../src/domain/observation/ids.js';
 
 // list_listings over MCP on listings and FBA inventory synced from the simulator; every
 // expected value comes from the simulator's own catalog and answers.

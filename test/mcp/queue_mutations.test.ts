@@ -11,7 +11,6 @@ import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { loadAccounts, type ProfileView } from '../../src/projections/accounts/queries.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
-import { adsEntityId, type AdsEntityKind } from '../../src/projections/observed/ads-datasets.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
@@ -20,6 +19,7 @@ import { cli } from '../support/processes.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';
 import { call } from '../views/fixtures.js';
+import { adsEntityId, type AdsEntityKind } from '../../src/domain/observation/ids.js';
 
 // queue_mutations and patch_listing through the MCP client over HTTP, on listings and ads
 // entities synced from the simulator by the real sync jobs. Expected provider ids come from the

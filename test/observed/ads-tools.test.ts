@@ -13,7 +13,6 @@ import {
 } from '../../src/marketplace/simulator/ads/sp-metrics.js';
 import { executeMutationCommand } from '../../src/commands/mutations.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
-import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { adsCampaignMetricsSync, adsTargetingMetricsSync } from '../../src/workers/sync/ads-metrics.js';
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
@@ -21,6 +20,7 @@ import { serveMcp, type McpServing } from '../support/mcp.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { call } from '../views/fixtures.js';
 import { startHarness, type Harness } from './reports-support.js';
+import { adsEntityId } from '../../src/domain/observation/ids.js';
 
 const ADS_TOKEN = 'Atzr|demo-advertiser';
 const US = 'ATVPDKIKX0DER';

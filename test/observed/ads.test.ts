@@ -4,7 +4,6 @@ import { SP_CAMPAIGN_DAILY_COLUMNS } from '../../src/marketplace/clients/ads-rep
 import { SP_RESOURCE_NAMES } from '../../src/marketplace/clients/ads-sp-types.js';
 import { createAdsClient } from '../../src/marketplace/clients/index.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
-import { adsEntityId, SP_CAMPAIGN_DAILY } from '../../src/projections/observed/ads-datasets.js';
 import { vAdPerformance } from '../../src/projections/views/v_ad_performance.js';
 import { vAdvertisedProducts } from '../../src/projections/views/v_advertised_products.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
@@ -13,6 +12,8 @@ import type { SyncDeps, SyncJobDefinition } from '../../src/workers/sync/job.js'
 import { ReportNotReady } from '../../src/workers/sync/reports.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { DAY_MS, startHarness, type Harness } from './reports-support.js';
+import { SP_CAMPAIGN_DAILY } from '../../src/domain/observation/datasets.js';
+import { adsEntityId } from '../../src/domain/observation/ids.js';
 
 const ADS_TOKEN = 'Atzr|demo-advertiser';
 const US = 'ATVPDKIKX0DER';

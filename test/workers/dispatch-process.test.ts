@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import { clientsFor } from '../marketplace/support.js';
 import { eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
 import { admin, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
 import { startBench, type Bench } from './dispatch-support.js';
+import { adsEntityId } from '../../src/domain/observation/ids.js';
 
 // A worker process killed in the middle of a send, then a new one started: the receipt found
 // submitting becomes uncertain and is never sent again; later requests for its target wait until

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { adsEntityId } from '../../src/projections/observed/ads-datasets.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
 import { deleteKeys } from '../../src/infra/redis.js';
 import { getReceipt } from '../../src/projections/mutations/queries.js';
@@ -7,6 +6,7 @@ import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 import { clientsFor } from '../marketplace/support.js';
 import { eventually } from '../support/processes.js';
 import { startBench, type Bench } from './dispatch-support.js';
+import { adsEntityId } from '../../src/domain/observation/ids.js';
 
 // The dispatch worker against the simulator through the real clients, PostgreSQL, Redis and
 // BullMQ, with faults injected; every test compares the simulator's record of applied changes

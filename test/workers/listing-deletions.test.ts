@@ -3,9 +3,10 @@ import { streamName } from '../../src/commands/handler.js';
 import { executeMutationCommand } from '../../src/commands/mutations.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { getReceipt } from '../../src/projections/mutations/queries.js';
-import { listingId, listingsProjection } from '../../src/projections/observed/listings.js';
+import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';
+import { listingId } from '../../src/domain/observation/ids.js';
 
 // A listing the marketplace deletes takes its pending requests with it (spec 3.4): the listings
 // sync's complete read reports it DELETED, its queued receipts become `blocked` (target_deleted),

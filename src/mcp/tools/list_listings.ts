@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { listingId } from '../../projections/observed/listings.js';
 import { searchListings, type ListingRecord } from '../../projections/observed/listings-search.js';
 import { accountArgument, sellingAccountsForRead } from '../accounts.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { withMutations } from '../target-mutations.js';
 import { defineTool } from '../tool.js';
 import { instantWindow, limitArgument, sinceArgument, untilArgument } from '../window.js';
+import { listingId } from '../../domain/observation/ids.js';
 
 // Spec 2.5 / 4.5: the seller's listings, one row per (SKU, marketplace), money in minor units
 // of the row's currency, with the raw sources under `data`. Listings the marketplace reports

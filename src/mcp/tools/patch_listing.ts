@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { admitMutations } from '../../commands/admission.js';
 import { defaultProductType } from '../../domain/admission/rules.js';
-import { listingId } from '../../projections/observed/listings.js';
 import { listingUpdate } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
@@ -9,6 +8,7 @@ import { accountArgument, selectAccounts } from '../accounts.js';
 import { admissionDeps, simulation } from '../admission.js';
 import { listingBySku } from '../listing-by-sku.js';
 import { defineTool } from '../tool.js';
+import { listingId } from '../../domain/observation/ids.js';
 
 // Spec 4.5: a listing's attribute patches as one immutable receipt (a Listing `update`), admitted
 // like queue_mutations' so the same rules and records apply.

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { executeDispatchControlCommand } from '../../commands/dispatch-control.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import { listingId } from '../../projections/observed/listings.js';
 import { accountArgument, accountForWrite } from '../accounts.js';
 import { simulation } from '../admission.js';
 import { listingBySku } from '../listing-by-sku.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool, type ToolContext } from '../tool.js';
+import { listingId } from '../../domain/observation/ids.js';
 
 // Spec 3.5, 4.5: block or allow automated changes per listing. Each row is independent and says
 // whether it was `saved`; blocking withholds the listing's queued and future requests (and its

@@ -3,8 +3,9 @@ import { ADMISSION_SWITCH_EVENTS } from '../../domain/admission/events.js';
 import type { Created } from '../../domain/mutation/events.js';
 import type { PageObserved } from '../../domain/observation/events.js';
 import { str, obj } from '../observed/json.js';
-import { listingId, LISTINGS_DATASET } from '../observed/listings.js';
 import type { Projection } from '../projection.js';
+import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
+import { listingId } from '../../domain/observation/ids.js';
 
 // What admission looks up besides the observed entities: the operator's switch (one row), and
 // the listing behind each local listing id (the id is a hash of account, marketplace and SKU, so

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from './ads-datasets.js';
 import { completeReads, inCompleteRead } from './economics-support.js';
+import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
 
 // Reads over the ads read model for the ads tools: entities of each scope's last complete read
 // (one row per local id), and daily metrics summed in SQL over each profile's own window of

@@ -1,5 +1,6 @@
-import { adsEntityId, SP_ENTITY_DATASETS, type SpTargetKind } from './ads-datasets.js';
 import { minorUnits } from './economics-support.js';
+import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
+import { adsEntityId, type SpTargetKind } from '../../domain/observation/ids.js';
 
 // Observed Sponsored Products rows (as the provider sent them) as read-model rows: local ids,
 // typed columns with money in minor units of the profile currency, and the native entity,

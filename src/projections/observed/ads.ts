@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { AccountEvent } from '../../domain/account/events.js';
 import type { Projection } from '../projection.js';
-import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from './ads-datasets.js';
 import {
   adGroupRow,
   campaignDailyRow,
@@ -15,6 +14,7 @@ import {
 } from './ads-rows.js';
 import { pageOf, replacePage } from './economics-support.js';
 import { pageTable } from './page-table.js';
+import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
 
 // Observed advertising: Sponsored Products entities per profile and daily campaign and targeting
 // (keyword / targeting clause) metrics per profile-local day, each table holding the rows of the pages it was given (readers keep only

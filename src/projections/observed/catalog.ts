@@ -1,11 +1,11 @@
 import type { Projection } from '../projection.js';
 import { arr, obj, str, type Json } from './json.js';
 import { applyPages, pageTable } from './page-table.js';
+import { CATALOG_DATASET } from '../../domain/observation/datasets.js';
 
 // Catalog items (dataset `catalog_items`, scope the marketplace id): one row per ASIN per
 // marketplace, the Catalog Items API item as sent in `data`, and its identifiers there.
 
-export const CATALOG_DATASET = 'catalog_items';
 export const CATALOG_TABLE = 'catalog_items';
 
 const forMarketplace = (v: unknown, marketplaceId: string): Json | undefined =>

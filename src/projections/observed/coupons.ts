@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Projection } from '../projection.js';
 import { minorUnits } from './economics-support.js';
 import { applyPages, pageTable } from './page-table.js';
+import { COUPONS_DATASET } from '../../domain/observation/datasets.js';
 
 // Coupon performance (dataset `coupon_performance`, GET_COUPON_PERFORMANCE_REPORT): one row
 // per coupon per marketplace; money (major units in the report) becomes minor units of the
@@ -93,7 +94,5 @@ export const couponsProjection: Projection = {
       t.jsonb('raw').notNullable();
     });
   },
-  apply: applyPages(['coupon_performance'], COUPONS_TABLE, (page) =>
-    page.rows.map((r) => couponRow(r, page.observed_at)),
-  ),
+  apply: applyPages([COUPONS_DATASET], COUPONS_TABLE, (page) => page.rows.map((r) => couponRow(r, page.observed_at))),
 };

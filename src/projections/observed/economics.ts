@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Projection } from '../projection.js';
 import { minorUnits, wireAmount } from './economics-support.js';
 import { applyPages, pageTable } from './page-table.js';
+import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 
 // Seller economics per SKU per day (dataset `seller_economics`, Data Kiosk economics records).
 // Fees are stored signed, charges negative. A fee type maps to one of the four named fees;
@@ -104,7 +105,7 @@ export const economicsProjection: Projection = {
       t.index(['account_id', 'marketplace_id', 'date']);
     });
   },
-  apply: applyPages(['seller_economics'], ECONOMICS_TABLE, (page) =>
+  apply: applyPages([ECONOMICS_DATASET], ECONOMICS_TABLE, (page) =>
     page.rows.map(economicsRow).map((r) => r && { ...r, raw: JSON.stringify(r.raw) }),
   ),
 };

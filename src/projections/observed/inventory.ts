@@ -1,11 +1,11 @@
 import type { Projection } from '../projection.js';
 import { int, obj, str } from './json.js';
 import { applyPages, pageTable } from './page-table.js';
+import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 
 // FBA inventory (dataset `fba_inventory`, scope the marketplace id): one row per FBA SKU per
 // marketplace, the inventory summary as sent in `data`, and its quantities as columns.
 
-export const INVENTORY_DATASET = 'fba_inventory';
 export const INVENTORY_TABLE = 'fba_inventory';
 
 export function inventoryRow(raw: unknown, marketplaceId: string): Record<string, unknown> | null {

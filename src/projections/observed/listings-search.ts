@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { READ_MODEL_SCHEMA } from '../projection.js';
-import { INVENTORY_DATASET, INVENTORY_TABLE } from './inventory.js';
+import { INVENTORY_TABLE } from './inventory.js';
 import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE } from './listings.js';
+import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 
 // list_listings' read: the current listings of complete reads (`listing_current`), with the
 // filters in SQL. Filtering, counting and ordering run on that narrow table; the wide rows

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { SyncCompleted } from '../../domain/observation/events.js';
-import { stableId } from '../../domain/shared/ids.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
 import { completeReads, minorUnits, pageOf } from './economics-support.js';
 import { arr, int, obj, str, type Json } from './json.js';
 import { applyPages, pageTable } from './page-table.js';
+import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 
 // Listings (dataset `listings`, scope the marketplace id): one row per SKU per marketplace,
 // the Listings Items API item as sent under `data.listings_item`, and typed columns read
@@ -17,15 +17,10 @@ import { applyPages, pageTable } from './page-table.js';
 // SyncCompleted), so the index follows the event order exactly; a page re-picks the current
 // row of the SKUs it held or holds, a new page count re-picks the whole scope.
 
-export const LISTINGS_DATASET = 'listings';
 export const LISTINGS_TABLE = 'listings';
 export const CURRENT_LISTINGS_TABLE = 'listing_current';
 const SCOPES_TABLE = 'listing_scopes';
 const CURRENT_COLUMNS = ['account_id', 'marketplace_id', 'sku', 'scope', 'page', 'row', 'created_at', 'asin', 'title'];
-
-/** The local id of a listing (target id of type `Listing`): stable for (account, marketplace, SKU). */
-export const listingId = (account_id: string, marketplace_id: string, sku: string): string =>
-  stableId('listing', `${account_id}/${marketplace_id}/${sku}`);
 
 /** `attributes[name]` values for this marketplace (values without a marketplace apply to all). */
 const attributeValues = (item: Json, name: string, marketplaceId: string): Json[] =>

@@ -4,13 +4,13 @@ import type { Projection } from '../projection.js';
 import { minorDigits, pageOf, replacePage } from './economics-support.js';
 import { arr, int, obj, str, type Json } from './json.js';
 import { pageTable } from './page-table.js';
+import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 // Orders (dataset `orders`, scope `<marketplace>/<YYYY-MM-DD>` of purchase): each recorded
 // row is a getOrders order with its getOrderItems answer embedded as `OrderItems`. Two
 // tables: `orders`, one row per order whatever its status (pending ones included, for
 // freshness), and `order_lines`, one row per order item. Money in minor units.
 
-export const ORDERS_DATASET = 'orders';
 export const ORDERS_TABLE = 'orders';
 export const ORDER_LINES_TABLE = 'order_lines';
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Projection } from '../projection.js';
 import { minorUnits } from './economics-support.js';
 import { applyPages, pageTable } from './page-table.js';
+import { PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
 
 // Promotion performance (dataset `promotion_performance`, GET_PROMOTION_PERFORMANCE_REPORT):
 // one row per promotion per included product, or one row with a null asin for a promotion
@@ -106,7 +107,7 @@ export const promotionsProjection: Projection = {
       t.jsonb('raw').notNullable();
     });
   },
-  apply: applyPages(['promotion_performance'], PROMOTIONS_TABLE, (page) =>
+  apply: applyPages([PROMOTIONS_DATASET], PROMOTIONS_TABLE, (page) =>
     page.rows.flatMap((r) => promotionRows(r, page.observed_at)),
   ),
 };

@@ -3,7 +3,8 @@ import { READ_MODEL_SCHEMA } from '../projection.js';
 import { CONFIRMED_ORDER_STATUSES } from '../views/v_sales_lines.js';
 import { completeReads } from './economics-support.js';
 import { currentListingsSql } from './listings.js';
-import { ORDER_LINES_TABLE, ORDERS_DATASET, ORDERS_TABLE } from './orders.js';
+import { ORDER_LINES_TABLE, ORDERS_TABLE } from './orders.js';
+import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 // The queries of the sales reads (get_sales_summary, list_sales_by_listing; spec 4.2, 4.6)
 // over rm.orders and rm.order_lines, complete reads only, aggregated in SQL.

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Projection } from '../projection.js';
 import { minorUnits, wireAmount } from './economics-support.js';
 import { applyPages, pageTable } from './page-table.js';
+import { SQP_DATASET } from '../../domain/observation/datasets.js';
 
 // Search query performance (dataset `search_query_performance`): one row per ASIN per search
 // query per closed window. The scope names the marketplace and period
@@ -138,5 +139,5 @@ export const searchQueryProjection: Projection = {
       t.jsonb('raw').notNullable();
     });
   },
-  apply: applyPages(['search_query_performance'], SQP_TABLE, (page) => page.rows.map((r) => sqpRow(page.scope, r))),
+  apply: applyPages([SQP_DATASET], SQP_TABLE, (page) => page.rows.map((r) => sqpRow(page.scope, r))),
 };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Projection } from '../projection.js';
 import { minorUnits, wireAmount } from './economics-support.js';
 import { applyPages, pageTable } from './page-table.js';
+import { VENDOR_DATASETS } from '../../domain/observation/datasets.js';
 
 // Vendor metrics (datasets vendor_sales, vendor_traffic, vendor_inventory): one row per report
 // row, keyed by marketplace, view and day from the scope (`<marketplace>/<view>/<date>`); a
@@ -9,7 +10,6 @@ import { applyPages, pageTable } from './page-table.js';
 // view merges the three per (marketplace, view, day, asin).
 
 export const VENDOR_TABLE = 'vendor_metrics';
-const DATASETS = ['vendor_sales', 'vendor_traffic', 'vendor_inventory'];
 
 /** Metric columns the three reports fill, with their SQL kind. */
 export const VENDOR_REPORTED = {
@@ -113,5 +113,5 @@ export const vendorProjection: Projection = {
       t.index(['account_id', 'marketplace_id', 'date']);
     });
   },
-  apply: applyPages(DATASETS, VENDOR_TABLE, (page) => page.rows.map((r) => vendorRow(page.scope, r)), true),
+  apply: applyPages(VENDOR_DATASETS, VENDOR_TABLE, (page) => page.rows.map((r) => vendorRow(page.scope, r)), true),
 };

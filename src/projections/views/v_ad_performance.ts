@@ -1,6 +1,6 @@
-import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS } from '../observed/ads-datasets.js';
 import { completeReads, inCompleteRead } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
 const count = (name: string, description: string) => ({
   name,

@@ -1,6 +1,6 @@
-import { SP_ENTITY_DATASETS } from '../observed/ads-datasets.js';
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
 export const vAdvertisedProducts: ViewDefinition = {
   name: 'v_advertised_products',

@@ -1,7 +1,8 @@
 import { completeReads } from '../observed/economics-support.js';
-import { CATALOG_DATASET, CATALOG_TABLE } from '../observed/catalog.js';
+import { CATALOG_TABLE } from '../observed/catalog.js';
 import { currentListingsSql } from '../observed/listings.js';
 import type { ViewDefinition } from './definition.js';
+import { CATALOG_DATASET } from '../../domain/observation/datasets.js';
 
 // Every ASIN the account lists, per marketplace, from the listings as soon as they are read,
 // completed by the catalog sync (gtin, identifiers, data); catalog items whose listings are

@@ -1,5 +1,6 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import { COUPONS_DATASET } from '../../domain/observation/datasets.js';
 
 const money = (name: string, nullable: boolean, description: string) => ({
   name,
@@ -122,5 +123,5 @@ export const vCouponPerformance: ViewDefinition = {
   c.discount_type, c.discount_percent, c.discount_amount, c.clips, c.redemptions, c.budget, c.budget_spent, c.budget_remaining,
   c.budget_percentage_used, c.total_discount, c.sales, c.asins, c.reported_at
 from rm.coupon_performance c
-${completeReads('c', 'coupon_performance')}`,
+${completeReads('c', COUPONS_DATASET)}`,
 };

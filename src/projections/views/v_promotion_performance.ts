@@ -1,5 +1,6 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import { PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
 
 // Spec 2.15 shows only the grain; the columns are the promotion report's fields (money in minor units).
 export const vPromotionPerformance: ViewDefinition = {
@@ -134,5 +135,5 @@ export const vPromotionPerformance: ViewDefinition = {
   p.starts_at, p.ends_at, p.product_name, p.product_glance_views, p.product_units_sold, p.product_revenue,
   p.promotion_glance_views, p.promotion_units_sold, p.promotion_revenue, p.created_at, p.last_updated_at, p.reported_at
 from rm.promotion_performance p
-${completeReads('p', 'promotion_performance')}`,
+${completeReads('p', PROMOTIONS_DATASET)}`,
 };

@@ -1,7 +1,8 @@
 import { completeReads } from '../observed/economics-support.js';
 import { currentListingsSql } from '../observed/listings.js';
-import { ORDER_LINES_TABLE, ORDERS_DATASET } from '../observed/orders.js';
+import { ORDER_LINES_TABLE } from '../observed/orders.js';
 import type { ViewDefinition } from './definition.js';
+import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 /** Order statuses of confirmed orders: Pending has no lines yet, Canceled is excluded. */
 export const CONFIRMED_ORDER_STATUSES = ['Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed'] as const;

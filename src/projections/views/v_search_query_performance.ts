@@ -1,6 +1,7 @@
 import { completeReads } from '../observed/economics-support.js';
 import { SQP_MEASURES } from '../observed/search_query.js';
 import type { ViewDefinition } from './definition.js';
+import { SQP_DATASET } from '../../domain/observation/datasets.js';
 
 const words = (name: string) =>
   name
@@ -87,5 +88,5 @@ export const vSearchQueryPerformance: ViewDefinition = {
   sql: `select q.account_id, q.asin, q.search_query, q.report_period, q.start_date, q.end_date, q.marketplace_id, q.currency,
   q.search_query_score, q.search_query_volume, ${SQP_MEASURES.map(([name]) => `q.${name}`).join(', ')}
 from rm.search_query_performance q
-${completeReads('q', 'search_query_performance')}`,
+${completeReads('q', SQP_DATASET)}`,
 };

@@ -1,5 +1,6 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 
 const money = (name: string, nullable: boolean, description: string) => ({
   name,
@@ -85,5 +86,5 @@ export const vSellerEconomics: ViewDefinition = {
   e.ordered_product_sales, e.net_product_sales, e.referral_fee, e.fulfillment_fee, e.storage_fee, e.other_fees,
   e.total_fees, e.net_proceeds, e.net_proceeds_per_unit, e.net_units_sold, e.units_ordered, e.units_refunded
 from rm.seller_economics e
-${completeReads('e', 'seller_economics')}`,
+${completeReads('e', ECONOMICS_DATASET)}`,
 };

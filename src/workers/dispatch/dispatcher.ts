@@ -11,12 +11,12 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { pollUntil } from '../../infra/poll.js';
 import { MarketplaceError, type AdsClient } from '../../marketplace/clients/index.js';
 import { ENTITY_STATES, SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
-import { adsEntityId } from '../../projections/observed/ads-datasets.js';
 import { queuedAlike, receiptShown, receiptsToSweep } from '../../projections/mutations/queries.js';
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
 import { patchedAttributes, showsAdsChange, showsListingPatches } from './verify.js';
+import { adsEntityId } from '../../domain/observation/ids.js';
 
 // The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
 // advisory lock held for the whole send; the block flag and Automation switch are re-read under

@@ -1,7 +1,7 @@
 import { DERIVED_FIELDS, type Action, type TargetType } from '../../domain/mutation/payloads.js';
 import type { ListingsItemPatchRequest } from '../../marketplace/clients/index.js';
 import { SP_RESOURCES, type SpResource } from '../../marketplace/clients/ads-sp-types.js';
-import type { AdsEntityKind, SpTargetKind } from '../../projections/observed/ads-datasets.js';
+import type { AdsEntityKind, SpTargetKind } from '../../domain/observation/ids.js';
 
 // The marketplace request a receipt stands for: a Listings Items patch, or one item of a
 // Sponsored Products v3 create / update / delete. Pure: the dispatcher sends it, reconciliation

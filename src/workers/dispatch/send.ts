@@ -3,8 +3,8 @@ import { CREATED_TYPE, isCreation, type Action } from '../../domain/mutation/pay
 import { MarketplaceError, type AdsClient, type SellingClient } from '../../marketplace/clients/index.js';
 import type { HttpAnswer } from '../../marketplace/clients/http.js';
 import type { SpMutationError } from '../../marketplace/clients/ads-sp-types.js';
-import { adsEntityId } from '../../projections/observed/ads-datasets.js';
 import type { MarketplaceRequest } from './requests.js';
+import { adsEntityId } from '../../domain/observation/ids.js';
 
 // Sends one receipt's request and says what its answer means for the receipt (spec 3.4):
 // an answer item accepted or rejected; 429 and 5xx retryable (refused before anything

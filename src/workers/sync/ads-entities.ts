@@ -1,8 +1,8 @@
 import { SP_RESOURCE_NAMES } from '../../marketplace/clients/ads-sp-types.js';
-import { SP_ENTITY_DATASETS } from '../../projections/observed/ads-datasets.js';
 import { adsContext } from './ads-context.js';
 import type { SyncJobDefinition } from './job.js';
 import { syncScope } from './scope.js';
+import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
 // Sponsored Products entities: every resource of every profile, read completely page by page
 // (one dataset per resource, scope = the provider profile id), archived entities included so a

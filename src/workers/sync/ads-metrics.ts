@@ -9,12 +9,12 @@ import {
   type CreateReportRequest,
 } from '../../marketplace/clients/ads-reporting-types.js';
 import { MarketplaceError } from '../../marketplace/clients/index.js';
-import { dailyScope, SP_CAMPAIGN_DAILY, SP_TARGETING_DAILY } from '../../projections/observed/ads-datasets.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { adsContext, type SyncProfile } from './ads-context.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
 import { ReportNotReady } from './reports.js';
 import { syncScope } from './scope.js';
+import { SP_CAMPAIGN_DAILY, SP_TARGETING_DAILY, dailyScope } from '../../domain/observation/datasets.js';
 
 // Daily Sponsored Products metrics, per campaign (spCampaigns) or per keyword and targeting
 // clause (spTargeting), one scope per profile and profile-local day

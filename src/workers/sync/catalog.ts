@@ -1,9 +1,9 @@
 import type { SellingClient } from '../../marketplace/clients/index.js';
 import { MAX_CATALOG_IDENTIFIERS } from '../../marketplace/clients/selling-catalog.js';
-import { CATALOG_DATASET } from '../../projections/observed/catalog.js';
 import { listedAsins } from '../../projections/observed/listings.js';
 import type { SyncJobDefinition } from './job.js';
 import { syncPerMarketplace } from './listings-context.js';
+import { CATALOG_DATASET } from '../../domain/observation/datasets.js';
 
 // Catalog items of the ASINs the account lists (dataset `catalog_items`, scope the marketplace
 // id): the listed ASINs in order, 20 per searchCatalogItems request, one recorded page each.

@@ -1,6 +1,6 @@
-import { INVENTORY_DATASET } from '../../projections/observed/inventory.js';
 import type { SyncJobDefinition } from './job.js';
 import { syncPerMarketplace } from './listings-context.js';
+import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 
 // FBA inventory per marketplace (dataset `fba_inventory`, scope the marketplace id):
 // getInventorySummaries with details, one recorded page per API page.

@@ -1,7 +1,7 @@
-import { LISTINGS_DATASET } from '../../projections/observed/listings.js';
 import type { SyncJobDefinition } from './job.js';
 import { retireDeletedListingTargets, liveSkus } from './listing-deletions.js';
 import { syncPerMarketplace } from './listings-context.js';
+import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 
 // Listings per marketplace (dataset `listings`, scope the marketplace id): searchListingsItems
 // with everything a listing row needs, one recorded page per API page of up to 20 items. After

@@ -1,9 +1,9 @@
 import type { Order, SellingClient } from '../../marketplace/clients/index.js';
-import { ORDERS_DATASET } from '../../projections/observed/orders.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
 import { sellingContext } from './listings-context.js';
 import { syncScope } from './scope.js';
+import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 // Orders per marketplace per UTC day of purchase (dataset `orders`, scope
 // `<marketplace>/<YYYY-MM-DD>`): getOrders for the day, each order with its getOrderItems

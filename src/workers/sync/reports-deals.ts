@@ -1,6 +1,7 @@
 import type { SyncJobDefinition } from './job.js';
 import { asPages, dateOfDay, pagesOf, reportsAccount, reportsClientFor, runReports, today } from './reports.js';
 import { syncScope } from './scope.js';
+import { COUPONS_DATASET, PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
 
 // Coupons (GET_COUPON_PERFORMANCE_REPORT) and promotions (GET_PROMOTION_PERFORMANCE_REPORT)
 // that started within the last year, per marketplace (scope: the marketplace id). Their
@@ -59,14 +60,14 @@ function dealSync(
 
 export const couponsSync = dealSync(
   'coupon-performance',
-  'coupon_performance',
+  COUPONS_DATASET,
   'GET_COUPON_PERFORMANCE_REPORT',
   'coupon',
   'coupons',
 );
 export const promotionsSync = dealSync(
   'promotion-performance',
-  'promotion_performance',
+  PROMOTIONS_DATASET,
   'GET_PROMOTION_PERFORMANCE_REPORT',
   'promotion',
   'promotions',

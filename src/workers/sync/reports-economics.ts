@@ -12,13 +12,13 @@ import {
   type ReportPlan,
 } from './reports.js';
 import { syncScope } from './scope.js';
+import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 
 // Seller economics per SKU per day, from the Data Kiosk dataset analytics_economics_2024_03_15
 // (aggregated by date DAY and productId MSKU): one query per marketplace per ≤31 days, cut into
 // one scope per day (`<marketplace>/<YYYY-MM-DD>`, dataset `seller_economics`). The first run
 // reads a year; later runs re-read the trailing seven days, which restate.
 
-export const ECONOMICS_DATASET = 'seller_economics';
 const RESTATE_DAYS = 7;
 const QUERY_DAYS = 31;
 const PAGE_ROWS = 500;

@@ -2,6 +2,7 @@ import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
 import { asPages, dateOfDay, reportsAccount, reportsClientFor, runReports, today, type ReportPlan } from './reports.js';
 import { syncScope } from './scope.js';
+import { SQP_DATASET } from '../../domain/observation/datasets.js';
 
 // Search query performance (GET_BRAND_ANALYTICS_SEARCH_QUERY_PERFORMANCE_REPORT) per closed
 // window: the last 52 weeks (Sunday to Saturday), 12 months and 4 quarters, each read once
@@ -9,7 +10,6 @@ import { syncScope } from './scope.js';
 // takes at most 200 characters of ASINs: it covers the marketplace's 18 best-selling ASINs of
 // the last year by net units (from seller_economics, so it follows the economics sync).
 
-export const SQP_DATASET = 'search_query_performance';
 const PERIODS = { WEEK: 52, MONTH: 12, QUARTER: 4 } as const;
 type Period = keyof typeof PERIODS;
 const MAX_ASINS = 18;

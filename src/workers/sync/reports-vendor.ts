@@ -22,7 +22,6 @@ import { syncScope } from './scope.js';
 // late: the sync reads through the day before yesterday; the first run a year, later runs the
 // months of the trailing week again (a partial current month is a complete read of it).
 
-export const VENDOR_DATASETS = ['vendor_sales', 'vendor_traffic', 'vendor_inventory'] as const;
 const RESTATE_DAYS = 7;
 const PAGE_ROWS = 500;
 
