@@ -1,0 +1,106 @@
+import type { Tool } from './tool.js';
+
+// docs/tools.md is rendered from the same tool table the server lists (names, annotations,
+// availability, input schemas), so the reference can't drift from what an agent sees; a test
+// fails when the committed file differs from this rendering (`npm run docs:tools` rewrites it).
+
+interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  enum?: unknown[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  maxLength?: number;
+}
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n+/g, ' ');
+
+function typeOf(s: JsonSchema): string {
+  if (s.enum) return s.enum.map((v) => `\`${String(v)}\``).join(' \\| ');
+  if (s.anyOf) return s.anyOf.map(typeOf).join(' or ');
+  if (s.type === 'array') return `${s.items ? typeOf(s.items) : 'any'}[]`;
+  if (Array.isArray(s.type)) return s.type.join(' or ');
+  return s.type ?? 'any';
+}
+
+/** Bounds a caller must respect, in the schema's own numbers. */
+function bounds(s: JsonSchema): string {
+  const parts = [
+    s.minimum !== undefined ? `≥ ${s.minimum}` : '',
+    s.maximum !== undefined ? `≤ ${s.maximum}` : '',
+    s.minItems !== undefined ? `at least ${s.minItems}` : '',
+    s.maxItems !== undefined ? `at most ${s.maxItems}` : '',
+    s.maxLength !== undefined ? `at most ${s.maxLength} characters` : '',
+  ].filter(Boolean);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+/** One row per argument, nested object fields as `parent.child` (array items as `parent[].child`). */
+function rows(properties: Record<string, JsonSchema>, required: readonly string[], prefix = ''): string[] {
+  return Object.entries(properties).flatMap(([name, s]) => {
+    const path = `${prefix}${name}`;
+    const row = `| \`${path}\` | ${cell(typeOf(s))} | ${required.includes(name) ? 'yes' : 'no'} | ${cell((s.description ?? '') + bounds(s))} |`;
+    const nested = s.type === 'array' ? s.items : s;
+    const children = nested?.properties
+      ? rows(nested.properties, nested.required ?? [], `${path}${s.type === 'array' ? '[]' : ''}.`)
+      : [];
+    return [row, ...children];
+  });
+}
+
+function availability(tool: Tool): string {
+  const write = !tool.listing.annotations?.readOnlyHint;
+  const where = tool.notOnDemo
+    ? '`/mcp` only (not on `/demo/mcp`)'
+    : `\`/mcp\` and \`/demo/mcp\`${write ? ' (the demo validates and simulates, recording nothing)' : ''}`;
+  return tool.sellerOnly ? `${where}; hidden from vendor-only users` : where;
+}
+
+function section(tool: Tool): string {
+  const { listing } = tool;
+  const schema = listing.inputSchema as JsonSchema;
+  const kind = listing.annotations?.readOnlyHint ? 'read' : 'write';
+  const args = schema.properties && Object.keys(schema.properties).length > 0;
+  return [
+    `## \`${tool.name}\``,
+    '',
+    `${listing.annotations?.title ?? tool.name}: ${kind}; ${availability(tool)}.`,
+    '',
+    listing.description ?? '',
+    '',
+    ...(args
+      ? [
+          '| argument | type | required | meaning |',
+          '|---|---|---|---|',
+          ...rows(schema.properties!, schema.required ?? []),
+        ]
+      : ['No arguments.']),
+    '',
+  ].join('\n');
+}
+
+export function renderToolsDoc(tools: readonly Tool[]): string {
+  return [
+    '# Tools',
+    '',
+    '<!-- Generated from src/mcp/tools/index.ts by `npm run docs:tools`; do not edit by hand. -->',
+    '',
+    'Every tool the MCP endpoints serve, in listing order. An extra argument is refused with `unknown_argument`;',
+    'errors come back as `isError: true` with `{ code, detail }`.',
+    '',
+    '| tool | kind | where |',
+    '|---|---|---|',
+    ...tools.map(
+      (t) =>
+        `| [\`${t.name}\`](#${t.name}) | ${t.listing.annotations?.readOnlyHint ? 'read' : 'write'} | ${availability(t)} |`,
+    ),
+    '',
+    ...tools.map(section),
+  ].join('\n');
+}
