@@ -35,6 +35,8 @@ export interface AdsState {
   log(change: Omit<AppliedChange, 'seq' | 'at'>): void;
   changes(): AppliedChange[];
   clearChanges(): void;
+  /** Told of every applied change, for the Marketing Stream's entity datasets. */
+  onChange(listener: (change: AppliedChange) => void): void;
 }
 
 export function createAdsState(
@@ -45,6 +47,7 @@ export function createAdsState(
 ): AdsState {
   const accounts = new Map<string, ProfileAds>();
   let changes: AppliedChange[] = [];
+  const listeners: Array<(change: AppliedChange) => void> = [];
   let seq = 0;
   let created = 0;
   return {
@@ -64,11 +67,16 @@ export function createAdsState(
     today: (ads) => localDate(now(), ads.timezone),
     newId: () => entityId(rngOf(seed, 'created', ++created)),
     log(change) {
-      changes.push({ seq: ++seq, at: new Date(now()).toISOString(), ...change });
+      const applied = { seq: ++seq, at: new Date(now()).toISOString(), ...change };
+      changes.push(applied);
+      for (const listener of listeners) listener(applied);
     },
     changes: () => [...changes],
     clearChanges() {
       changes = [];
+    },
+    onChange(listener) {
+      listeners.push(listener);
     },
   };
 }

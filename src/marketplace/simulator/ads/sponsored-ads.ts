@@ -6,7 +6,7 @@ import { adsAuth, type TokenStore } from '../tokens.js';
 import { registerReportingRoutes } from './reporting.js';
 import { acceptVendorJson, requireScope } from './scope.js';
 import { registerSponsoredProductsRoutes } from './sp-routes.js';
-import { createAdsState } from './sp-state.js';
+import { createAdsState, type AdsState } from './sp-state.js';
 
 // The fictional seller's Sponsored Products: entity routes, async reporting, and the control
 // routes tests use:
@@ -29,7 +29,8 @@ const reportingControlInput = z.strictObject({
   pendingPolls: z.number().int().min(0).optional(),
 });
 
-export function registerSponsoredAds(app: FastifyInstance, options: SponsoredAdsOptions): void {
+/** Returns the Sponsored Products state, which the Marketing Stream reads and follows. */
+export function registerSponsoredAds(app: FastifyInstance, options: SponsoredAdsOptions): AdsState {
   const state = createAdsState(options.catalog.seed, options.seller.profiles, options.catalog, options.now);
   void app.register(async (scope) => {
     acceptVendorJson(scope);
@@ -50,4 +51,5 @@ export function registerSponsoredAds(app: FastifyInstance, options: SponsoredAds
     state.clearChanges();
     return reply.code(204).send();
   });
+  return state;
 }

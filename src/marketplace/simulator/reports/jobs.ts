@@ -29,6 +29,18 @@ export interface Job {
   produce: () => JobOutcome;
 }
 
+/** A job at its terminal status, named as the finished-processing notifications name it. */
+export interface FinishedJob {
+  api: JobApi;
+  id: string;
+  owner: string;
+  /** the report type, or the query text */
+  subject: string;
+  processingStatus: ProcessingStatus;
+  documentId?: string;
+  errorDocumentId?: string;
+}
+
 export interface StoredDocument {
   owner: string;
   body: Buffer;
@@ -46,7 +58,13 @@ export interface JobStore {
   document(id: string): StoredDocument | undefined;
 }
 
-export function createJobStore(limit = 5_000, documentLimit = 200): JobStore {
+/** `onFinished` hears of every job that reached DONE, CANCELLED or FATAL by processing (the
+ * finished-processing notifications). */
+export function createJobStore(
+  onFinished: (job: Job) => void = () => {},
+  limit = 5_000,
+  documentLimit = 200,
+): JobStore {
   const jobs = new Map<string, Job>();
   const documents = new Map<string, StoredDocument>();
   let seq = 0;
@@ -92,6 +110,7 @@ export function createJobStore(limit = 5_000, documentLimit = 200): JobStore {
           if (job.api === 'reports') job.documentId = id;
           else job.errorDocumentId = id;
         }
+        onFinished(job);
       }
       return job;
     },

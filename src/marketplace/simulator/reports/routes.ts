@@ -6,7 +6,7 @@ import type { TokenStore } from '../tokens.js';
 import { sellingPrincipal, type FictionalVendor } from '../vendor.js';
 import { couponPerformance, promotionPerformance } from './deals.js';
 import { ECONOMICS_DATASET, economicsRecords } from './economics.js';
-import { createJobStore, type Job } from './jobs.js';
+import { createJobStore, type FinishedJob, type Job } from './jobs.js';
 import { dateOfDay, dayOf, dayOfWire } from './keyed.js';
 import { searchQueryPerformance } from './search-query.js';
 import { fatal, type Principal, type ReportRequest, type ReportSource, type ReportType } from './types.js';
@@ -32,6 +32,8 @@ export interface ReportsDeps {
   merchantId: string;
   tokens: TokenStore;
   now: () => number;
+  /** Hears of every report and query that finished processing. */
+  onFinished?: (job: FinishedJob) => void;
 }
 
 const createReportBody = z.object({
@@ -73,7 +75,17 @@ function economicsQuery(query: string, source: ReportSource) {
 }
 
 export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
-  const jobs = createJobStore();
+  const jobs = createJobStore((job) =>
+    deps.onFinished?.({
+      api: job.api,
+      id: job.id,
+      owner: job.owner,
+      subject: (job.api === 'reports' ? specs.get(job.id)?.reportType : queries.get(job.id)) ?? '',
+      processingStatus: job.status,
+      ...(job.documentId ? { documentId: job.documentId } : {}),
+      ...(job.errorDocumentId ? { errorDocumentId: job.errorDocumentId } : {}),
+    }),
+  );
   const iso = () => new Date(deps.now()).toISOString();
   const source = (): ReportSource => ({
     seed: deps.seed,

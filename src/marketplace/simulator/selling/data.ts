@@ -3,7 +3,7 @@ import type { Catalog } from '../catalog.js';
 import type { FictionalSeller } from '../seller.js';
 import type { TokenStore } from '../tokens.js';
 import { registerCatalogItems } from './catalog-items.js';
-import { registerInventory } from './inventory.js';
+import { createFbaStock, registerInventory, type FbaStock } from './inventory.js';
 import { registerListings } from './listings.js';
 import { createListingsState, type ListingsState } from './listings-state.js';
 import { registerOrders } from './orders.js';
@@ -17,10 +17,16 @@ import { registerProductTypes } from './product-types.js';
 export interface SellingData {
   listings: ListingsState;
   orders: OrdersBook;
+  /** FBA quantities: generated, then moved by the live market. */
+  stock: FbaStock;
 }
 
 export function createSellingData(catalog: Catalog, now: () => number): SellingData {
-  return { listings: createListingsState(catalog, now), orders: createOrdersBook(catalog) };
+  return {
+    listings: createListingsState(catalog, now),
+    orders: createOrdersBook(catalog),
+    stock: createFbaStock(catalog.seed),
+  };
 }
 
 /** Seller-only routes: a vendor's token is refused by `sellingAuth` (its audience differs). */
@@ -34,6 +40,6 @@ export function registerSellingData(
   registerListings(app, seller, tokens, data.listings);
   registerCatalogItems(app, tokens, data.listings.catalog);
   registerOrders(app, tokens, data.orders, now);
-  registerInventory(app, tokens, data.listings);
+  registerInventory(app, tokens, data.listings, data.stock);
   registerProductTypes(app, tokens);
 }

@@ -8,7 +8,8 @@ import type { LiveListing, ListingsState } from './listings-state.js';
 import { decodeToken, encodeToken } from './page-token.js';
 
 // FBA Inventory API v1 getInventorySummaries, marketplace granularity: one summary per FBA
-// listing of the marketplace, quantities generated per listing from the seed.
+// listing of the marketplace, quantities generated per listing from the seed and moved by the
+// live market (stock received or lost), so the API and the inventory notifications agree.
 
 const PAGE_SIZE = 50;
 const STREAM_INVENTORY = 48;
@@ -25,7 +26,62 @@ const isCursor = (v: unknown): v is Cursor =>
 
 type Query = Record<string, string | undefined>;
 
-export function registerInventory(app: FastifyInstance, tokens: TokenStore, state: ListingsState): void {
+export interface FbaQuantities {
+  fulfillable: number;
+  inboundWorking: number;
+  inboundShipped: number;
+  inboundReceiving: number;
+  pendingCustomerOrders: number;
+  pendingTransshipment: number;
+  fcProcessing: number;
+  customerDamaged: number;
+  warehouseDamaged: number;
+  defective: number;
+  researching: number;
+}
+
+export interface FbaStock {
+  quantities(listing: LiveListing): FbaQuantities;
+  /** Fulfillable units change by `delta` (never below zero). */
+  move(listing: LiveListing, delta: number): FbaQuantities;
+}
+
+export function createFbaStock(seed: number): FbaStock {
+  const moved = new Map<string, number>();
+  const keyOf = (l: LiveListing) => `${l.marketplaceId}/${l.sku}`;
+  function quantities(listing: LiveListing): FbaQuantities {
+    const rng = rngFor(seed, STREAM_INVENTORY, listing.index);
+    const fulfillable = rng.next() < 0.1 ? 0 : rng.int(1, 400);
+    return {
+      fulfillable: Math.max(0, fulfillable + (moved.get(keyOf(listing)) ?? 0)),
+      inboundWorking: rng.next() < 0.3 ? rng.int(10, 200) : 0,
+      inboundShipped: rng.next() < 0.3 ? rng.int(10, 200) : 0,
+      inboundReceiving: rng.next() < 0.2 ? rng.int(1, 50) : 0,
+      pendingCustomerOrders: rng.int(0, 10),
+      pendingTransshipment: rng.int(0, 5),
+      fcProcessing: rng.int(0, 3),
+      customerDamaged: rng.int(0, 2),
+      warehouseDamaged: rng.int(0, 2),
+      defective: rng.int(0, 1),
+      researching: rng.int(0, 2),
+    };
+  }
+  return {
+    quantities,
+    move(listing, delta) {
+      const now = quantities(listing).fulfillable;
+      moved.set(keyOf(listing), (moved.get(keyOf(listing)) ?? 0) + Math.max(delta, -now));
+      return quantities(listing);
+    },
+  };
+}
+
+export function registerInventory(
+  app: FastifyInstance,
+  tokens: TokenStore,
+  state: ListingsState,
+  stock: FbaStock,
+): void {
   const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
   app.get<{ Querystring: Query }>('/fba/inventory/v1/summaries', route, async (request, reply) => {
     reply.header('x-amzn-RateLimit-Limit', '2');
@@ -48,7 +104,8 @@ export function registerInventory(app: FastifyInstance, tokens: TokenStore, stat
     const summaries = [];
     for (; k < total && summaries.length < PAGE_SIZE; k++) {
       const listing = state.live(state.catalog.marketplaceListingAt(marketplaceId!, k));
-      if (listing.fulfillmentChannel === 'FBA') summaries.push(inventorySummary(listing, state.catalog.seed, details));
+      if (listing.fulfillmentChannel === 'FBA')
+        summaries.push(inventorySummary(listing, stock.quantities(listing), details));
     }
     return {
       // Only when more remain; the last page has no nextToken.
@@ -79,21 +136,22 @@ const CONDITIONS: Readonly<Record<string, string>> = {
   club_club: 'Club',
 };
 
-function inventorySummary(listing: LiveListing, seed: number, details: boolean) {
-  const rng = rngFor(seed, STREAM_INVENTORY, listing.index);
-  const fulfillable = rng.next() < 0.1 ? 0 : rng.int(1, 400);
-  const inboundWorking = rng.next() < 0.3 ? rng.int(10, 200) : 0;
-  const inboundShipped = rng.next() < 0.3 ? rng.int(10, 200) : 0;
-  const inboundReceiving = rng.next() < 0.2 ? rng.int(1, 50) : 0;
-  const pendingCustomerOrders = rng.int(0, 10);
-  const pendingTransshipment = rng.int(0, 5);
-  const fcProcessing = rng.int(0, 3);
+function inventorySummary(listing: LiveListing, q: FbaQuantities, details: boolean) {
+  const {
+    fulfillable,
+    inboundWorking,
+    inboundShipped,
+    inboundReceiving,
+    pendingCustomerOrders,
+    pendingTransshipment,
+    fcProcessing,
+    customerDamaged,
+    warehouseDamaged,
+    defective,
+    researching,
+  } = q;
   const reserved = pendingCustomerOrders + pendingTransshipment + fcProcessing;
-  const customerDamaged = rng.int(0, 2);
-  const warehouseDamaged = rng.int(0, 2);
-  const defective = rng.int(0, 1);
   const unfulfillable = customerDamaged + warehouseDamaged + defective;
-  const researching = rng.int(0, 2);
   return {
     asin: listing.asin,
     fnSku: fnSkuOf(listing),

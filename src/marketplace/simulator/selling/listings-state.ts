@@ -69,13 +69,20 @@ export interface ListingsState {
   remove(sku: string, marketplaceId: string): Submission;
   /** Every submission, oldest first. */
   submissions(): Submission[];
+  /** The market sold or restocked merchant-fulfilled units. */
+  setQuantity(sku: string, marketplaceId: string, quantity: number): void;
+  /** Told of every change applied to a listing (patch, deletion, market move), for the notifications. */
+  onChange(listener: ListingChangeListener): void;
 }
+
+export type ListingChangeListener = (before: LiveListing, after: LiveListing) => void;
 
 const STREAM_QUANTITY = 16;
 
 export function createListingsState(catalog: Catalog, now: () => number): ListingsState {
   const changes = new Map<string, Changes>();
   const log: Submission[] = [];
+  const listeners: ListingChangeListener[] = [];
   const keyOf = (sku: string, marketplaceId: string) => `${marketplaceId}/${sku}`;
 
   function live(listing: SimListing): LiveListing {
@@ -92,6 +99,15 @@ export function createListingsState(catalog: Catalog, now: () => number): Listin
   function find(sku: string, marketplaceId: string): LiveListing | undefined {
     const listing = catalog.findListing(sku, marketplaceId);
     return listing && live(listing);
+  }
+
+  /** Records changes of an existing listing and tells the listeners. */
+  function change(sku: string, marketplaceId: string, changed: Changes): void {
+    const before = find(sku, marketplaceId)!;
+    const key = keyOf(sku, marketplaceId);
+    changes.set(key, { ...changes.get(key), ...changed, lastUpdatedAt: new Date(now()).toISOString() });
+    const after = find(sku, marketplaceId)!;
+    for (const listener of listeners) listener(before, after);
   }
 
   function submit(
@@ -131,22 +147,20 @@ export function createListingsState(catalog: Catalog, now: () => number): Listin
     patch(sku, marketplaceId, request, mode) {
       const listing = find(sku, marketplaceId);
       const { changed, issues } = listing ? planPatches(listing, request) : { changed: {}, issues: [notFound(sku)] };
-      return submit(sku, marketplaceId, request.productType, request.patches, mode, issues, () => {
-        const key = keyOf(sku, marketplaceId);
-        changes.set(key, { ...changes.get(key), ...changed, lastUpdatedAt: new Date(now()).toISOString() });
-      });
+      return submit(sku, marketplaceId, request.productType, request.patches, mode, issues, () =>
+        change(sku, marketplaceId, changed),
+      );
     },
     remove(sku, marketplaceId) {
-      return submit(sku, marketplaceId, 'PRODUCT', [], 'APPLY', find(sku, marketplaceId) ? [] : [notFound(sku)], () => {
-        const key = keyOf(sku, marketplaceId);
-        changes.set(key, {
-          ...changes.get(key),
-          status: 'DELETED' satisfies ListingStatus,
-          lastUpdatedAt: new Date(now()).toISOString(),
-        });
-      });
+      return submit(sku, marketplaceId, 'PRODUCT', [], 'APPLY', find(sku, marketplaceId) ? [] : [notFound(sku)], () =>
+        change(sku, marketplaceId, { status: 'DELETED' satisfies ListingStatus }),
+      );
     },
     submissions: () => [...log],
+    setQuantity: (sku, marketplaceId, quantity) => change(sku, marketplaceId, { quantity }),
+    onChange(listener) {
+      listeners.push(listener);
+    },
   };
 }
 
