@@ -1,0 +1,79 @@
+// The event types the simulator pushes: the selling notification types the service can
+// subscribe to, the two it handles internally, and the Marketing Stream datasets.
+
+export const SELECTABLE_SELLING_TYPES = [
+  'ANY_OFFER_CHANGED',
+  'B2B_ANY_OFFER_CHANGED',
+  'PRICING_HEALTH',
+  'LISTINGS_ITEM_STATUS_CHANGE',
+  'LISTINGS_ITEM_ISSUES_CHANGE',
+  'LISTINGS_ITEM_MFN_QUANTITY_CHANGE',
+  'ORDER_CHANGE',
+  'FBA_INVENTORY_AVAILABILITY_CHANGES',
+  'ACCOUNT_STATUS_CHANGED',
+  'FEED_PROCESSING_FINISHED',
+  'FBA_OUTBOUND_SHIPMENT_STATUS',
+  'FULFILLMENT_ORDER_STATUS',
+  'ITEM_SALES_EVENT_CHANGE',
+  'DETAIL_PAGE_TRAFFIC_EVENT',
+  'BRANDED_ITEM_CONTENT_CHANGE',
+] as const;
+
+/** Handled by the service itself (spec 6.1 "handled internally"). */
+export const INTERNAL_SELLING_TYPES = ['DATA_KIOSK_QUERY_PROCESSING_FINISHED', 'REPORT_PROCESSING_FINISHED'] as const;
+
+export const SELLING_TYPES = [...SELECTABLE_SELLING_TYPES, ...INTERNAL_SELLING_TYPES] as const;
+export type SellingType = (typeof SELLING_TYPES)[number];
+
+/** Marketing Stream dataset ids (the data guide's; the subscription API's spec leaves them open). */
+export const DATASETS = {
+  BUDGET_USAGE: 'budget-usage',
+  SP_TRAFFIC: 'sp-traffic',
+  SP_CONVERSION: 'sp-conversion',
+  CAMPAIGN_CHANGE: 'campaigns',
+  AD_GROUP_CHANGE: 'adgroups',
+  AD_CHANGE: 'ads',
+  TARGET_CHANGE: 'targets',
+} as const;
+export type AdsType = keyof typeof DATASETS;
+export type DatasetId = (typeof DATASETS)[AdsType];
+export const ADS_TYPES = Object.keys(DATASETS) as AdsType[];
+export const DATASET_IDS = Object.values(DATASETS) as DatasetId[];
+
+export type EventType = SellingType | AdsType;
+export const EVENT_TYPES: readonly EventType[] = [...SELLING_TYPES, ...ADS_TYPES];
+
+export const isSellingType = (type: string): type is SellingType => (SELLING_TYPES as readonly string[]).includes(type);
+export const isAdsType = (type: string): type is AdsType => type in DATASETS;
+
+/** Notification and payload versions by type; a subscription may ask for any of `payload`, the first is the default. */
+export const VERSIONS: Readonly<Record<SellingType, { notification: string; payload: readonly string[] }>> = {
+  ANY_OFFER_CHANGED: { notification: '1.0', payload: ['1.0'] },
+  B2B_ANY_OFFER_CHANGED: { notification: '1.0', payload: ['1.0'] },
+  PRICING_HEALTH: { notification: '1.0', payload: ['1.0'] },
+  LISTINGS_ITEM_STATUS_CHANGE: { notification: '1.0', payload: ['1.0'] },
+  LISTINGS_ITEM_ISSUES_CHANGE: { notification: '1.0', payload: ['1.0', '2023-12-13'] },
+  LISTINGS_ITEM_MFN_QUANTITY_CHANGE: { notification: '1.0', payload: ['1.0'] },
+  ORDER_CHANGE: { notification: '1.0', payload: ['1.0'] },
+  FBA_INVENTORY_AVAILABILITY_CHANGES: { notification: '1.0', payload: ['1.0'] },
+  ACCOUNT_STATUS_CHANGED: { notification: '1.0', payload: ['1.0'] },
+  FEED_PROCESSING_FINISHED: { notification: '2020-09-04', payload: ['2020-09-04'] },
+  FBA_OUTBOUND_SHIPMENT_STATUS: { notification: '1.0', payload: ['1.0'] },
+  FULFILLMENT_ORDER_STATUS: { notification: '1.0', payload: ['1.0'] },
+  ITEM_SALES_EVENT_CHANGE: { notification: '2020-09-04', payload: ['2020-09-04'] },
+  DETAIL_PAGE_TRAFFIC_EVENT: { notification: '2020-09-04', payload: ['2020-09-04'] },
+  BRANDED_ITEM_CONTENT_CHANGE: { notification: '1.0', payload: ['1.0'] },
+  DATA_KIOSK_QUERY_PROCESSING_FINISHED: { notification: '2023-11-15', payload: ['2023-11-15'] },
+  REPORT_PROCESSING_FINISHED: { notification: '2020-09-04', payload: ['2020-09-04'] },
+};
+
+/** Envelopes written in camelCase: spec 4.11.2's five, and the two internal types as their published examples are. */
+export const CAMEL_CASE_TYPES: ReadonlySet<SellingType> = new Set<SellingType>([
+  'PRICING_HEALTH',
+  'ACCOUNT_STATUS_CHANGED',
+  'FEED_PROCESSING_FINISHED',
+  'ITEM_SALES_EVENT_CHANGE',
+  'DETAIL_PAGE_TRAFFIC_EVENT',
+  'DATA_KIOSK_QUERY_PROCESSING_FINISHED',
+  'REPORT_PROCESSING_FINISHED',
+]);
