@@ -1,6 +1,7 @@
 import { listProfilesResponseSchema, type Profile } from './ads-types.js';
 import { createAdsReportingClient, type AdsReportingClient } from './ads-reporting.js';
 import { createSpClient, type SpClient } from './ads-sp.js';
+import { createStreamsClient, type StreamsClient } from './ads-streams.js';
 import { withAccessToken } from './authorized.js';
 import { createHttp, endpointUrl, type HttpRequest, type RetryPolicy } from './http.js';
 import type { LwaClient } from './lwa.js';
@@ -21,6 +22,8 @@ export interface AdsClient {
   sp: SpClient;
   /** Asynchronous reporting v3. */
   reporting: AdsReportingClient;
+  /** Amazon Marketing Stream subscriptions. */
+  streams: StreamsClient;
 }
 
 /** One authorized ads API call: `profileId` goes out as Amazon-Advertising-API-Scope, and
@@ -55,5 +58,6 @@ export function createAdsClient(options: AdsClientOptions): AdsClient {
     listProfiles: () => call({ method: 'GET', path: '/v2/profiles', schema: listProfilesResponseSchema }),
     sp: createSpClient(call),
     reporting: createAdsReportingClient(call, http),
+    streams: createStreamsClient(call),
   };
 }

@@ -21,3 +21,12 @@ export type { OrdersClient, OrdersWindow } from './selling-orders.js';
 export type { Order, OrderItem, OrderMoney } from './selling-orders-types.js';
 export type { DefinitionsClient } from './selling-definitions.js';
 export type { ProductTypeDefinition, ProductTypeList } from './selling-definitions-types.js';
+export type { NotificationsClient } from './selling-notifications.js';
+export type {
+  CreateSubscriptionRequest,
+  Destination,
+  DestinationResourceSpecification,
+  Subscription,
+} from './selling-notifications-types.js';
+export type { StreamsClient } from './ads-streams.js';
+export type { CreateStreamSubscriptionRequest, StreamDestination, StreamSubscription } from './ads-streams-types.js';

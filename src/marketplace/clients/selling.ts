@@ -7,6 +7,7 @@ import { createDefinitionsClient, type DefinitionsClient } from './selling-defin
 import { createCatalogItemsClient, type CatalogItemsClient } from './selling-catalog.js';
 import { createInventoryClient, type InventoryClient } from './selling-inventory.js';
 import { createListingsClient, type ListingsClient } from './selling-listings.js';
+import { createNotificationsClient, type NotificationsClient } from './selling-notifications.js';
 import { createOrdersClient, type OrdersClient } from './selling-orders.js';
 import {
   getAccountResponseSchema,
@@ -37,6 +38,8 @@ export interface SellingClient {
   inventory: InventoryClient;
   /** Product Type Definitions 2020-09-01. */
   definitions: DefinitionsClient;
+  /** Notifications v1: destinations and subscriptions. */
+  notifications: NotificationsClient;
 }
 
 export function createSellingClient(options: SellingClientOptions): SellingClient {
@@ -63,5 +66,6 @@ export function createSellingClient(options: SellingClientOptions): SellingClien
     orders: createOrdersClient(call),
     inventory: createInventoryClient(call),
     definitions: createDefinitionsClient(call, http),
+    notifications: createNotificationsClient(call),
   };
 }
