@@ -32,6 +32,12 @@ const schema = z.object({
   VENDOR_SELLING_PARTNER_ID: z.string().optional(),
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
   SIMULATOR_SEED: z.coerce.number().int().default(42),
+  // The simulator's events (docs/marketplace-events.md): its live market's tick interval (0 stops
+  // it), how long a new stream subscription waits for confirmation, and the push retries.
+  SIMULATOR_MARKET_PACE_MS: z.coerce.number().int().min(0).default(5_000),
+  SIMULATOR_STREAM_CONFIRM_MS: z.coerce.number().int().min(0).default(1_000),
+  SIMULATOR_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).default(8),
+  SIMULATOR_DELIVERY_RETRY_MS: z.coerce.number().int().min(1).default(500),
   /** the user the stdio entry serves; unset = the demo user */
   MCP_USER_ID: z.uuid().optional(),
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),

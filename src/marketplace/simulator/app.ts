@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerProfiles } from './ads/profiles.js';
 import { registerSponsoredAds } from './ads/sponsored-ads.js';
 import { catalogFor, type Catalog, type Scale } from './catalog.js';
+import { registerEvents, type EventsOptions } from './events/index.js';
 import { createFaults, registerFaults, type Faults } from './faults.js';
 import { registerLwa } from './lwa.js';
 import { registerReports } from './reports/routes.js';
@@ -31,6 +32,8 @@ export interface SimulatorOptions {
   logger?: FastifyBaseLogger;
   /** Delay before every API answer (control routes excluded); also set by PUT /_sim/latency { ms, when: before|after }. */
   latencyMs?: number;
+  /** Notifications and Marketing Stream: the live market's pace (off unless set), confirmation delay, delivery retries. */
+  events?: EventsOptions;
 }
 
 /** The URLs the clients take from configuration (SELLING_API_URL, ADS_API_URL, LWA_TOKEN_URL). */
@@ -124,7 +127,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerSellers(app, seller, tokens);
   registerSellingData(app, seller, tokens, selling, options.now ?? Date.now);
   registerProfiles(app, seller, tokens);
-  registerSponsoredAds(app, { seller, catalog, tokens, now: options.now ?? Date.now });
+  const ads = registerSponsoredAds(app, { seller, catalog, tokens, now: options.now ?? Date.now });
+  const events = registerEvents(
+    app,
+    { seed: options.seed ?? 42, seller, selling, ads, tokens, now: options.now ?? Date.now },
+    options.events,
+  );
   registerVendor(app, vendor, tokens);
   registerReports(app, {
     seed: options.seed ?? 42,
@@ -133,6 +141,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     merchantId: seller.merchantId,
     tokens,
     now: options.now ?? Date.now,
+    onFinished: (job) => events.jobFinished(job),
   });
 
   let baseUrl: string | undefined;
@@ -156,6 +165,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       if (!baseUrl) throw new Error('simulator: call listen() first');
       return endpointsAt(baseUrl);
     },
-    close: () => app.close(),
+    close() {
+      events.close();
+      return app.close();
+    },
   };
 }

@@ -6,6 +6,7 @@ export {
   type Simulator,
   type SimulatorOptions,
 } from './app.js';
+export { eventsOptionsFrom, type EventsOptions } from './events/index.js';
 export { FAULT_KINDS, type FaultKind, type FaultRule, type FaultRuleInput } from './faults.js';
 export { MARKETPLACES, type SimMarketplace } from './marketplaces.js';
 export type { LoggedRequest } from './request-log.js';

@@ -1,9 +1,11 @@
 import { ConfigError, loadConfig } from '../../infra/config.js';
 import { createLogger } from '../../infra/logger.js';
 import { createSimulator } from './app.js';
+import { eventsOptionsFrom } from './events/index.js';
 
 // Runs the simulator on its own: node dist/src/marketplace/simulator/main.js
-// (SIMULATOR_PORT, SIMULATOR_SEED, LWA_CLIENT_ID / LWA_CLIENT_SECRET from the environment).
+// (SIMULATOR_PORT, SIMULATOR_SEED, SIMULATOR_MARKET_PACE_MS and the other SIMULATOR_* event
+// settings, LWA_CLIENT_ID / LWA_CLIENT_SECRET from the environment).
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL, 'simulator');
@@ -11,6 +13,7 @@ async function main(): Promise<void> {
     seed: config.SIMULATOR_SEED,
     lwaClients: [{ clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }],
     logger,
+    events: eventsOptionsFrom(config),
   });
   const baseUrl = await simulator.listen({ port: config.SIMULATOR_PORT });
   logger.info(
