@@ -1,6 +1,5 @@
-import type { Projection } from '../projection.js';
 import { arr, obj, str, type Json } from './json.js';
-import { applyPages, pageTable } from './page-table.js';
+import { pagedProjection } from './page-table.js';
 import { CATALOG_DATASET } from '../../domain/observation/datasets.js';
 
 // Catalog items (dataset `catalog_items`, scope the marketplace id): one row per ASIN per
@@ -44,23 +43,20 @@ export function catalogRow(raw: unknown, marketplaceId: string): Record<string, 
   };
 }
 
-export const catalogItemsProjection: Projection = {
+export const catalogItemsProjection = pagedProjection({
   name: 'catalog_items',
   version: 1,
-  handles: ['PageObserved'],
-  tables: [CATALOG_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(CATALOG_TABLE, (t) => {
-      pageTable(t);
-      t.text('asin').notNullable();
-      t.text('marketplace_id').notNullable();
-      t.text('title');
-      t.text('brand');
-      t.text('product_type');
-      t.text('gtin');
-      t.jsonb('identifiers').notNullable();
-      t.jsonb('data').notNullable();
-    });
+  datasets: [CATALOG_DATASET],
+  table: CATALOG_TABLE,
+  columns(t) {
+    t.text('asin').notNullable();
+    t.text('marketplace_id').notNullable();
+    t.text('title');
+    t.text('brand');
+    t.text('product_type');
+    t.text('gtin');
+    t.jsonb('identifiers').notNullable();
+    t.jsonb('data').notNullable();
   },
-  apply: applyPages([CATALOG_DATASET], CATALOG_TABLE, (page) => page.rows.map((raw) => catalogRow(raw, page.scope))),
-};
+  rows: (page) => page.rows.map((raw) => catalogRow(raw, page.scope)),
+});

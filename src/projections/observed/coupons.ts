@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { Projection } from '../projection.js';
 import { minorUnits } from './economics-support.js';
-import { applyPages, pageTable } from './page-table.js';
+import { pagedProjection } from './page-table.js';
 import { COUPONS_DATASET } from '../../domain/observation/datasets.js';
 
 // Coupon performance (dataset `coupon_performance`, GET_COUPON_PERFORMANCE_REPORT): one row
@@ -65,34 +64,31 @@ function couponRow(raw: unknown, observedAt: string): Record<string, unknown> | 
   };
 }
 
-export const couponsProjection: Projection = {
+export const couponsProjection = pagedProjection({
   name: 'coupon_performance',
   version: 1,
-  handles: ['PageObserved'],
-  tables: [COUPONS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(COUPONS_TABLE, (t) => {
-      pageTable(t);
-      for (const c of ['coupon_id', 'marketplace_id', 'currency']) t.text(c).notNullable();
-      for (const c of ['name', 'website_message']) t.text(c);
-      t.timestamp('starts_at', { useTz: true }).notNullable();
-      t.timestamp('ends_at', { useTz: true }).notNullable();
-      t.text('customer_segment').notNullable();
-      t.text('discount_type');
-      t.decimal('discount_percent', null);
-      t.bigInteger('discount_amount');
-      t.bigInteger('clips').notNullable();
-      t.bigInteger('redemptions').notNullable();
-      t.bigInteger('budget');
-      t.bigInteger('budget_spent').notNullable();
-      t.bigInteger('budget_remaining');
-      t.decimal('budget_percentage_used', null).notNullable();
-      t.bigInteger('total_discount').notNullable();
-      t.bigInteger('sales');
-      t.jsonb('asins').notNullable();
-      t.timestamp('reported_at', { useTz: true }).notNullable();
-      t.jsonb('raw').notNullable();
-    });
+  datasets: [COUPONS_DATASET],
+  table: COUPONS_TABLE,
+  columns(t) {
+    for (const c of ['coupon_id', 'marketplace_id', 'currency']) t.text(c).notNullable();
+    for (const c of ['name', 'website_message']) t.text(c);
+    t.timestamp('starts_at', { useTz: true }).notNullable();
+    t.timestamp('ends_at', { useTz: true }).notNullable();
+    t.text('customer_segment').notNullable();
+    t.text('discount_type');
+    t.decimal('discount_percent', null);
+    t.bigInteger('discount_amount');
+    t.bigInteger('clips').notNullable();
+    t.bigInteger('redemptions').notNullable();
+    t.bigInteger('budget');
+    t.bigInteger('budget_spent').notNullable();
+    t.bigInteger('budget_remaining');
+    t.decimal('budget_percentage_used', null).notNullable();
+    t.bigInteger('total_discount').notNullable();
+    t.bigInteger('sales');
+    t.jsonb('asins').notNullable();
+    t.timestamp('reported_at', { useTz: true }).notNullable();
+    t.jsonb('raw').notNullable();
   },
-  apply: applyPages([COUPONS_DATASET], COUPONS_TABLE, (page) => page.rows.map((r) => couponRow(r, page.observed_at))),
-};
+  rows: (page) => page.rows.map((r) => couponRow(r, page.observed_at)),
+});

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { Projection } from '../projection.js';
 import { minorUnits, wireAmount } from './economics-support.js';
-import { applyPages, pageTable } from './page-table.js';
+import { pagedProjection } from './page-table.js';
 import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 
 // Seller economics per SKU per day (dataset `seller_economics`, Data Kiosk economics records).
@@ -82,30 +81,25 @@ export function economicsRow(raw: unknown): Record<string, unknown> | null {
   };
 }
 
-export const economicsProjection: Projection = {
+export const economicsProjection = pagedProjection({
   name: 'seller_economics',
   version: 1,
-  handles: ['PageObserved'],
-  tables: [ECONOMICS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(ECONOMICS_TABLE, (t) => {
-      pageTable(t);
-      t.text('marketplace_id').notNullable();
-      t.date('date').notNullable();
-      t.text('sku').notNullable();
-      t.text('asin').notNullable();
-      t.text('currency').notNullable();
-      for (const column of ['ordered_product_sales', 'net_product_sales']) t.bigInteger(column).notNullable();
-      for (const column of ['referral_fee', 'fulfillment_fee', 'storage_fee', 'other_fees']) t.bigInteger(column);
-      t.bigInteger('total_fees').notNullable();
-      t.bigInteger('net_proceeds').notNullable();
-      t.bigInteger('net_proceeds_per_unit');
-      for (const column of ['net_units_sold', 'units_ordered', 'units_refunded']) t.integer(column).notNullable();
-      t.jsonb('raw').notNullable();
-      t.index(['account_id', 'marketplace_id', 'date']);
-    });
+  datasets: [ECONOMICS_DATASET],
+  table: ECONOMICS_TABLE,
+  columns(t) {
+    t.text('marketplace_id').notNullable();
+    t.date('date').notNullable();
+    t.text('sku').notNullable();
+    t.text('asin').notNullable();
+    t.text('currency').notNullable();
+    for (const column of ['ordered_product_sales', 'net_product_sales']) t.bigInteger(column).notNullable();
+    for (const column of ['referral_fee', 'fulfillment_fee', 'storage_fee', 'other_fees']) t.bigInteger(column);
+    t.bigInteger('total_fees').notNullable();
+    t.bigInteger('net_proceeds').notNullable();
+    t.bigInteger('net_proceeds_per_unit');
+    for (const column of ['net_units_sold', 'units_ordered', 'units_refunded']) t.integer(column).notNullable();
+    t.jsonb('raw').notNullable();
+    t.index(['account_id', 'marketplace_id', 'date']);
   },
-  apply: applyPages([ECONOMICS_DATASET], ECONOMICS_TABLE, (page) =>
-    page.rows.map(economicsRow).map((r) => r && { ...r, raw: JSON.stringify(r.raw) }),
-  ),
-};
+  rows: (page) => page.rows.map(economicsRow).map((r) => r && { ...r, raw: JSON.stringify(r.raw) }),
+});

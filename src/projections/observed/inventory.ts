@@ -1,6 +1,5 @@
-import type { Projection } from '../projection.js';
 import { int, obj, str } from './json.js';
-import { applyPages, pageTable } from './page-table.js';
+import { pagedProjection } from './page-table.js';
 import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 
 // FBA inventory (dataset `fba_inventory`, scope the marketplace id): one row per FBA SKU per
@@ -43,27 +42,22 @@ const QUANTITIES = [
   'unfulfillable_quantity',
 ];
 
-export const fbaInventoryProjection: Projection = {
+export const fbaInventoryProjection = pagedProjection({
   name: 'fba_inventory',
   // 2: index for a listing's inventory row (list_listings)
   version: 2,
-  handles: ['PageObserved'],
-  tables: [INVENTORY_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(INVENTORY_TABLE, (t) => {
-      pageTable(t);
-      t.text('sku').notNullable();
-      t.text('marketplace_id').notNullable();
-      t.text('asin');
-      t.text('fn_sku');
-      t.text('condition');
-      for (const column of QUANTITIES) t.integer(column);
-      t.timestamp('last_updated_at', { useTz: true });
-      t.jsonb('data').notNullable();
-      t.index(['account_id', 'marketplace_id', 'sku', 'page']);
-    });
+  datasets: [INVENTORY_DATASET],
+  table: INVENTORY_TABLE,
+  columns(t) {
+    t.text('sku').notNullable();
+    t.text('marketplace_id').notNullable();
+    t.text('asin');
+    t.text('fn_sku');
+    t.text('condition');
+    for (const column of QUANTITIES) t.integer(column);
+    t.timestamp('last_updated_at', { useTz: true });
+    t.jsonb('data').notNullable();
+    t.index(['account_id', 'marketplace_id', 'sku', 'page']);
   },
-  apply: applyPages([INVENTORY_DATASET], INVENTORY_TABLE, (page) =>
-    page.rows.map((raw) => inventoryRow(raw, page.scope)),
-  ),
-};
+  rows: (page) => page.rows.map((raw) => inventoryRow(raw, page.scope)),
+});

@@ -32,3 +32,38 @@ export const applyPages =
     const rows = rowsOf(page).filter((r): r is Record<string, unknown> => r !== null);
     await replacePage(trx, schema, table, page, rows, withDataset);
   };
+
+export interface PagedProjectionSpec {
+  name: string;
+  version: number;
+  datasets: readonly string[];
+  table: string;
+  /** one table for several datasets: `dataset` joins the key */
+  withDataset?: boolean;
+  /** the columns after the page key, and any index */
+  columns: (t: Knex.CreateTableBuilder) => void;
+  rows: (page: PageObserved) => ReadonlyArray<Record<string, unknown> | null>;
+}
+
+/** A projection that keeps one page table, each page event replacing that page's rows. */
+export const pagedProjection = ({
+  name,
+  version,
+  datasets,
+  table,
+  withDataset = false,
+  columns,
+  rows,
+}: PagedProjectionSpec): Projection => ({
+  name,
+  version,
+  handles: ['PageObserved'],
+  tables: [table],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(table, (t) => {
+      pageTable(t, withDataset);
+      columns(t);
+    });
+  },
+  apply: applyPages(datasets, table, rows, withDataset),
+});

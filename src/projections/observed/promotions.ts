@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { Projection } from '../projection.js';
 import { minorUnits } from './economics-support.js';
-import { applyPages, pageTable } from './page-table.js';
+import { pagedProjection } from './page-table.js';
 import { PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
 
 // Promotion performance (dataset `promotion_performance`, GET_PROMOTION_PERFORMANCE_REPORT):
@@ -76,38 +75,33 @@ function promotionRows(raw: unknown, observedAt: string): Record<string, unknown
   }));
 }
 
-export const promotionsProjection: Projection = {
+export const promotionsProjection = pagedProjection({
   name: 'promotion_performance',
   version: 1,
-  handles: ['PageObserved'],
-  tables: [PROMOTIONS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(PROMOTIONS_TABLE, (t) => {
-      pageTable(t);
-      for (const c of [
-        'promotion_id',
-        'marketplace_id',
-        'promotion_name',
-        'type',
-        'status',
-        'creation_channel',
-        'currency',
-      ])
-        t.text(c).notNullable();
-      for (const c of ['starts_at', 'ends_at', 'created_at', 'last_updated_at', 'reported_at'])
-        t.timestamp(c, { useTz: true }).notNullable();
-      t.bigInteger('promotion_glance_views');
-      t.bigInteger('promotion_units_sold').notNullable();
-      t.bigInteger('promotion_revenue').notNullable();
-      t.text('asin');
-      t.text('product_name');
-      t.bigInteger('product_glance_views');
-      t.bigInteger('product_units_sold');
-      t.bigInteger('product_revenue');
-      t.jsonb('raw').notNullable();
-    });
+  datasets: [PROMOTIONS_DATASET],
+  table: PROMOTIONS_TABLE,
+  columns(t) {
+    for (const c of [
+      'promotion_id',
+      'marketplace_id',
+      'promotion_name',
+      'type',
+      'status',
+      'creation_channel',
+      'currency',
+    ])
+      t.text(c).notNullable();
+    for (const c of ['starts_at', 'ends_at', 'created_at', 'last_updated_at', 'reported_at'])
+      t.timestamp(c, { useTz: true }).notNullable();
+    t.bigInteger('promotion_glance_views');
+    t.bigInteger('promotion_units_sold').notNullable();
+    t.bigInteger('promotion_revenue').notNullable();
+    t.text('asin');
+    t.text('product_name');
+    t.bigInteger('product_glance_views');
+    t.bigInteger('product_units_sold');
+    t.bigInteger('product_revenue');
+    t.jsonb('raw').notNullable();
   },
-  apply: applyPages([PROMOTIONS_DATASET], PROMOTIONS_TABLE, (page) =>
-    page.rows.flatMap((r) => promotionRows(r, page.observed_at)),
-  ),
-};
+  rows: (page) => page.rows.flatMap((r) => promotionRows(r, page.observed_at)),
+});

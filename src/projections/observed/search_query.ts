@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { Projection } from '../projection.js';
 import { minorUnits, wireAmount } from './economics-support.js';
-import { applyPages, pageTable } from './page-table.js';
+import { pagedProjection } from './page-table.js';
 import { SQP_DATASET } from '../../domain/observation/datasets.js';
 
 // Search query performance (dataset `search_query_performance`): one row per ASIN per search
@@ -115,29 +114,26 @@ export const SQP_MEASURES: ReadonlyArray<readonly [string, 'count' | 'rate' | 'p
   ['asin_median_purchase_price', 'price'],
 ];
 
-export const searchQueryProjection: Projection = {
+export const searchQueryProjection = pagedProjection({
   name: 'search_query_performance',
   version: 1,
-  handles: ['PageObserved'],
-  tables: [SQP_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(SQP_TABLE, (t) => {
-      pageTable(t);
-      for (const c of ['marketplace_id', 'report_period']) t.text(c).notNullable();
-      t.date('start_date').notNullable();
-      t.date('end_date').notNullable();
-      t.text('asin').notNullable();
-      t.text('search_query').notNullable();
-      t.integer('search_query_score').notNullable();
-      t.bigInteger('search_query_volume').notNullable();
-      t.text('currency');
-      for (const [name, kind] of SQP_MEASURES) {
-        if (kind === 'count') t.bigInteger(name).notNullable();
-        else if (kind === 'rate') t.decimal(name, null).notNullable();
-        else t.bigInteger(name);
-      }
-      t.jsonb('raw').notNullable();
-    });
+  datasets: [SQP_DATASET],
+  table: SQP_TABLE,
+  columns(t) {
+    for (const c of ['marketplace_id', 'report_period']) t.text(c).notNullable();
+    t.date('start_date').notNullable();
+    t.date('end_date').notNullable();
+    t.text('asin').notNullable();
+    t.text('search_query').notNullable();
+    t.integer('search_query_score').notNullable();
+    t.bigInteger('search_query_volume').notNullable();
+    t.text('currency');
+    for (const [name, kind] of SQP_MEASURES) {
+      if (kind === 'count') t.bigInteger(name).notNullable();
+      else if (kind === 'rate') t.decimal(name, null).notNullable();
+      else t.bigInteger(name);
+    }
+    t.jsonb('raw').notNullable();
   },
-  apply: applyPages([SQP_DATASET], SQP_TABLE, (page) => page.rows.map((r) => sqpRow(page.scope, r))),
-};
+  rows: (page) => page.rows.map((r) => sqpRow(page.scope, r)),
+});

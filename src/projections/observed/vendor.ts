@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { Projection } from '../projection.js';
 import { minorUnits, wireAmount } from './economics-support.js';
-import { applyPages, pageTable } from './page-table.js';
+import { pagedProjection } from './page-table.js';
 import { VENDOR_DATASETS } from '../../domain/observation/datasets.js';
 
 // Vendor metrics (datasets vendor_sales, vendor_traffic, vendor_inventory): one row per report
@@ -92,26 +91,24 @@ function vendorRow(scope: string, raw: unknown): Record<string, unknown> | null 
   };
 }
 
-export const vendorProjection: Projection = {
+export const vendorProjection = pagedProjection({
   name: 'vendor_metrics',
   version: 1,
-  handles: ['PageObserved'],
-  tables: [VENDOR_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(VENDOR_TABLE, (t) => {
-      pageTable(t, true);
-      t.text('marketplace_id').notNullable();
-      t.text('view').notNullable();
-      t.date('date').notNullable();
-      t.text('asin');
-      t.text('currency');
-      for (const [name, kind] of Object.entries(VENDOR_REPORTED)) {
-        if (kind === 'count' || kind === 'money') t.bigInteger(name);
-        else t.decimal(name, null);
-      }
-      t.jsonb('raw').notNullable();
-      t.index(['account_id', 'marketplace_id', 'date']);
-    });
+  datasets: VENDOR_DATASETS,
+  table: VENDOR_TABLE,
+  withDataset: true,
+  columns(t) {
+    t.text('marketplace_id').notNullable();
+    t.text('view').notNullable();
+    t.date('date').notNullable();
+    t.text('asin');
+    t.text('currency');
+    for (const [name, kind] of Object.entries(VENDOR_REPORTED)) {
+      if (kind === 'count' || kind === 'money') t.bigInteger(name);
+      else t.decimal(name, null);
+    }
+    t.jsonb('raw').notNullable();
+    t.index(['account_id', 'marketplace_id', 'date']);
   },
-  apply: applyPages(VENDOR_DATASETS, VENDOR_TABLE, (page) => page.rows.map((r) => vendorRow(page.scope, r)), true),
-};
+  rows: (page) => page.rows.map((r) => vendorRow(page.scope, r)),
+});
