@@ -1,28 +1,14 @@
 import { completeReads, inCompleteRead } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import { accountId, count, MARKETPLACES_JOIN, money, MONEY_WARNING, PROFILE_MARKETPLACE_ID } from './shared.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
-
-const count = (name: string, description: string) => ({
-  name,
-  type: 'integer',
-  unit: 'count',
-  nullable: false,
-  description,
-});
-const money = (name: string, description: string) => ({
-  name,
-  type: 'integer',
-  unit: 'minor units of currency',
-  nullable: false,
-  description,
-});
 
 export const vAdPerformance: ViewDefinition = {
   name: 'v_ad_performance',
   audience: 'advertiser',
   grain: 'one row per Sponsored Products campaign per profile-local day with activity',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the advertising account' },
+    accountId('advertising'),
     {
       name: 'campaign_id',
       type: 'uuid',
@@ -45,13 +31,7 @@ export const vAdPerformance: ViewDefinition = {
       nullable: false,
       description: 'local id of the advertising profile (connection_status ads.profiles[].id)',
     },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: "the profile's marketplace (v_marketplaces)",
-    },
+    PROFILE_MARKETPLACE_ID,
     {
       name: 'currency',
       type: 'text',
@@ -66,10 +46,15 @@ export const vAdPerformance: ViewDefinition = {
       nullable: false,
       description: "the day in the profile's time zone",
     },
-    count('impressions', 'impressions that day'),
-    count('clicks', 'clicks that day'),
-    money('cost', 'what the clicks cost that day'),
-    money('attributed_sales_7d', 'sales attributed to ad clicks within 7 days; not comparable to organic revenue'),
+    count('impressions', false, 'impressions that day', 'integer'),
+    count('clicks', false, 'clicks that day', 'integer'),
+    money('cost', false, 'what the clicks cost that day', 'integer'),
+    money(
+      'attributed_sales_7d',
+      false,
+      'sales attributed to ad clicks within 7 days; not comparable to organic revenue',
+      'integer',
+    ),
   ],
   freshness:
     'From the daily Sponsored Products campaign report, re-read every few hours. Days are profile-local and complete through yesterday. The most recent ~14 days are restated on every sync: they read artificially low (sales still maturing) until then.',
@@ -80,13 +65,13 @@ export const vAdPerformance: ViewDefinition = {
       fanOut:
         'every product ad of the campaign repeats the campaign-day row: spend is campaign-level, never per product',
     },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     'The most recent ~14 days read artificially low while attribution matures and are restated; exclude them from trends.',
     'attributed_sales_7d is 7-day ad-attributed sales, not comparable to organic revenue (v_sales_lines, v_seller_economics).',
     'Joining v_advertised_products repeats each campaign-day for every advertised product: cost is campaign-level.',
-    'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.',
+    MONEY_WARNING,
     'A day without a row means no activity or not synced yet, never confirmed zero spend.',
   ],
   dateColumn: 'report_date',

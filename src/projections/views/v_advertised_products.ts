@@ -1,5 +1,6 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import { accountId, MARKETPLACES_JOIN, PROFILE_MARKETPLACE_ID } from './shared.js';
 import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
 export const vAdvertisedProducts: ViewDefinition = {
@@ -7,7 +8,7 @@ export const vAdvertisedProducts: ViewDefinition = {
   audience: 'advertiser',
   grain: 'one row per Sponsored Products product ad',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the advertising account' },
+    accountId('advertising'),
     {
       name: 'campaign_id',
       type: 'uuid',
@@ -37,13 +38,7 @@ export const vAdvertisedProducts: ViewDefinition = {
       nullable: false,
       description: 'local id of the advertising profile',
     },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: "the profile's marketplace (v_marketplaces)",
-    },
+    PROFILE_MARKETPLACE_ID,
   ],
   freshness:
     'From the Sponsored Products product ads list, re-read completely every hour; an ad archived since shows as archived.',
@@ -55,7 +50,7 @@ export const vAdvertisedProducts: ViewDefinition = {
     },
     { view: 'v_listings', on: 'account_id, marketplace_id, sku', fanOut: null },
     { view: 'v_catalog_items', on: 'marketplace_id, asin', fanOut: null },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     "Spend is campaign-level: joining v_ad_performance through this view shares each campaign's cost across every product it advertises; per-product spend is exact only for single-product campaigns.",

@@ -2,6 +2,7 @@ import { completeReads } from '../observed/economics-support.js';
 import { CATALOG_TABLE } from '../observed/catalog.js';
 import { currentListingsSql } from '../observed/listings.js';
 import type { ViewDefinition } from './definition.js';
+import { accountId, MARKETPLACE_ID, MARKETPLACES_JOIN } from './shared.js';
 import { CATALOG_DATASET } from '../../domain/observation/datasets.js';
 
 // Every ASIN the account lists, per marketplace, from the listings as soon as they are read,
@@ -13,7 +14,7 @@ export const vCatalogItems: ViewDefinition = {
   audience: 'seller_and_advertiser',
   grain: 'one row per ASIN per marketplace',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the account' },
+    accountId(),
     { name: 'asin', type: 'text', unit: null, nullable: false, description: 'the catalog item' },
     {
       name: 'gtin',
@@ -31,13 +32,7 @@ export const vCatalogItems: ViewDefinition = {
       description:
         "the catalog's identifiers in this marketplace, as sent: [{ identifierType, identifier }]; null until the catalog sync",
     },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the marketplace (v_marketplaces)',
-    },
+    MARKETPLACE_ID,
     {
       name: 'title',
       type: 'text',
@@ -68,7 +63,7 @@ export const vCatalogItems: ViewDefinition = {
       on: 'account_id, marketplace_id, asin',
       fanOut: 'one ASIN can be advertised by several product ads',
     },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: ['Identifiers differ by marketplace: join on marketplace_id as well as asin.'],
   dateColumn: null,

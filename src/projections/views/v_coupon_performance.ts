@@ -1,14 +1,17 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import {
+  accountId,
+  count,
+  MARKETPLACE_ID,
+  MARKETPLACES_JOIN,
+  money,
+  MONEY_WARNING,
+  REPORTED_AT,
+  ROW_CURRENCY,
+  STARTS_AT,
+} from './shared.js';
 import { COUPONS_DATASET } from '../../domain/observation/datasets.js';
-
-const money = (name: string, nullable: boolean, description: string) => ({
-  name,
-  type: 'bigint',
-  unit: 'minor units of currency',
-  nullable,
-  description,
-});
 
 // Spec 2.15 shows only the grain; the columns are the coupon report's fields (money in minor units).
 export const vCouponPerformance: ViewDefinition = {
@@ -16,22 +19,10 @@ export const vCouponPerformance: ViewDefinition = {
   audience: 'seller',
   grain: 'one row per coupon per marketplace (coupons that started within the last year)',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    accountId('seller'),
     { name: 'coupon_id', type: 'text', unit: null, nullable: false, description: "the marketplace's coupon id" },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the marketplace (v_marketplaces)',
-    },
-    {
-      name: 'currency',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'ISO 4217 code of every money column of the row',
-    },
+    MARKETPLACE_ID,
+    ROW_CURRENCY,
     { name: 'name', type: 'text', unit: null, nullable: true, description: 'the coupon name' },
     {
       name: 'website_message',
@@ -40,7 +31,7 @@ export const vCouponPerformance: ViewDefinition = {
       nullable: true,
       description: 'the message shown with the coupon',
     },
-    { name: 'starts_at', type: 'timestamptz', unit: null, nullable: false, description: 'start, UTC' },
+    STARTS_AT,
     {
       name: 'ends_at',
       type: 'timestamptz',
@@ -70,20 +61,8 @@ export const vCouponPerformance: ViewDefinition = {
       description: 'the discount when percent off; null otherwise',
     },
     money('discount_amount', true, 'the discount per unit when an amount off; null otherwise'),
-    {
-      name: 'clips',
-      type: 'bigint',
-      unit: 'count',
-      nullable: false,
-      description: 'times unique customers clipped it, cumulative',
-    },
-    {
-      name: 'redemptions',
-      type: 'bigint',
-      unit: 'count',
-      nullable: false,
-      description: 'purchases using it, cumulative, gross of returns',
-    },
+    count('clips', false, 'times unique customers clipped it, cumulative'),
+    count('redemptions', false, 'purchases using it, cumulative, gross of returns'),
     money('budget', true, 'the budget for discounts and fees'),
     money('budget_spent', false, 'spent on discounts and clip/redemption fees, cumulative'),
     money('budget_remaining', true, 'budget less budget_spent'),
@@ -97,13 +76,7 @@ export const vCouponPerformance: ViewDefinition = {
     money('total_discount', false, 'saved by customers, cumulative, gross of returns'),
     money('sales', true, 'revenue of redemptions after the discount, cumulative, gross of returns'),
     { name: 'asins', type: 'jsonb', unit: null, nullable: false, description: 'array of the ASINs the coupon covers' },
-    {
-      name: 'reported_at',
-      type: 'timestamptz',
-      unit: null,
-      nullable: false,
-      description: 'when these totals were downloaded',
-    },
+    REPORTED_AT,
   ],
   freshness: 'Re-read about twice a day per marketplace; totals are cumulative through the day before reported_at.',
   joins: [
@@ -112,11 +85,11 @@ export const vCouponPerformance: ViewDefinition = {
       on: 'account_id, marketplace_id, asins ? asin',
       fanOut: 'one coupon covers several ASINs, and an ASIN several SKUs',
     },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     'Totals are cumulative over the life of the coupon, not per day: never sum them over reported_at or join them to daily views without care.',
-    'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.',
+    MONEY_WARNING,
   ],
   dateColumn: 'starts_at',
   sql: `select c.account_id, c.coupon_id, c.marketplace_id, c.currency, c.name, c.website_message, c.starts_at, c.ends_at, c.customer_segment,

@@ -1,6 +1,7 @@
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPTS_TABLE } from '../mutations/projection.js';
 import type { ViewDefinition } from './definition.js';
+import { accountId, MARKETPLACES_JOIN } from './shared.js';
 
 // Listing patches as receipts (spec 2.9, 2.15): one row per mutation whose target is a
 // listing, whatever became of it; the SKU and marketplace are the ones resolved at admission,
@@ -11,7 +12,7 @@ export const vListingMutations: ViewDefinition = {
   audience: 'seller',
   grain: 'one row per listing mutation (one patch_listing request or automation listing update)',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    accountId('seller'),
     { name: 'mutation_id', type: 'uuid', unit: null, nullable: false, description: 'the receipt id (get_mutation)' },
     { name: 'sku', type: 'text', unit: null, nullable: false, description: "the listing's SKU" },
     {
@@ -70,7 +71,7 @@ export const vListingMutations: ViewDefinition = {
     'Written by the service itself: a receipt appears as soon as it is admitted and changes with every dispatch step.',
   joins: [
     { view: 'v_listings', on: 'account_id, marketplace_id, sku', fanOut: 'one listing meets each of its mutations' },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     'Queued is durable admission, not acceptance: read outcome (accepted / rejected) on submitted rows.',

@@ -1,12 +1,13 @@
 import { currentListingsSql } from '../observed/listings.js';
 import type { ViewDefinition } from './definition.js';
+import { accountId, MARKETPLACES_JOIN } from './shared.js';
 
 export const vListings: ViewDefinition = {
   name: 'v_listings',
   audience: 'seller',
   grain: 'one row per SKU per marketplace',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    accountId('seller'),
     { name: 'sku', type: 'text', unit: null, nullable: false, description: "the seller's SKU" },
     {
       name: 'asin',
@@ -45,7 +46,7 @@ export const vListings: ViewDefinition = {
       on: 'account_id, marketplace_id, sku',
       fanOut: 'one listing meets one economics row per day',
     },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     'Presence does not mean buyable: a listing is here while the marketplace reports it BUYABLE, DISCOVERABLE or no status yet.',

@@ -1,5 +1,15 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import {
+  accountId,
+  count,
+  MARKETPLACE_ID,
+  MARKETPLACES_JOIN,
+  money,
+  MONEY_WARNING,
+  REPORTED_AT,
+  STARTS_AT,
+} from './shared.js';
 import { PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
 
 // Spec 2.15 shows only the grain; the columns are the promotion report's fields (money in minor units).
@@ -9,7 +19,7 @@ export const vPromotionPerformance: ViewDefinition = {
   grain:
     'one row per promotion per included product (promotion × ASIN), or one row with a null asin for a promotion with none',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    accountId('seller'),
     { name: 'promotion_id', type: 'text', unit: null, nullable: false, description: "the marketplace's promotion id" },
     {
       name: 'asin',
@@ -18,13 +28,7 @@ export const vPromotionPerformance: ViewDefinition = {
       nullable: true,
       description: 'the included product; null for a promotion without products',
     },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the marketplace (v_marketplaces)',
-    },
+    MARKETPLACE_ID,
     {
       name: 'currency',
       type: 'text',
@@ -54,51 +58,15 @@ export const vPromotionPerformance: ViewDefinition = {
       nullable: false,
       description: 'SELF-SERVICE, FULL-SERVICE, AUTOMATED or MANUAL',
     },
-    { name: 'starts_at', type: 'timestamptz', unit: null, nullable: false, description: 'start, UTC' },
+    STARTS_AT,
     { name: 'ends_at', type: 'timestamptz', unit: null, nullable: false, description: 'scheduled end, UTC' },
     { name: 'product_name', type: 'text', unit: null, nullable: true, description: "the product's name" },
-    {
-      name: 'product_glance_views',
-      type: 'bigint',
-      unit: 'count',
-      nullable: true,
-      description: "views of this product's detail page during the promotion",
-    },
-    {
-      name: 'product_units_sold',
-      type: 'bigint',
-      unit: 'count',
-      nullable: true,
-      description: 'units of this product sold at the promotional price',
-    },
-    {
-      name: 'product_revenue',
-      type: 'bigint',
-      unit: 'minor units of currency',
-      nullable: true,
-      description: 'revenue of this product in the promotion',
-    },
-    {
-      name: 'promotion_glance_views',
-      type: 'bigint',
-      unit: 'count',
-      nullable: true,
-      description: 'the whole promotion; repeated on each of its rows',
-    },
-    {
-      name: 'promotion_units_sold',
-      type: 'bigint',
-      unit: 'count',
-      nullable: false,
-      description: 'the whole promotion; repeated on each of its rows',
-    },
-    {
-      name: 'promotion_revenue',
-      type: 'bigint',
-      unit: 'minor units of currency',
-      nullable: false,
-      description: 'the whole promotion; repeated on each of its rows',
-    },
+    count('product_glance_views', true, "views of this product's detail page during the promotion"),
+    count('product_units_sold', true, 'units of this product sold at the promotional price'),
+    money('product_revenue', true, 'revenue of this product in the promotion'),
+    count('promotion_glance_views', true, 'the whole promotion; repeated on each of its rows'),
+    count('promotion_units_sold', false, 'the whole promotion; repeated on each of its rows'),
+    money('promotion_revenue', false, 'the whole promotion; repeated on each of its rows'),
     {
       name: 'created_at',
       type: 'timestamptz',
@@ -113,22 +81,16 @@ export const vPromotionPerformance: ViewDefinition = {
       nullable: false,
       description: 'when the marketplace last updated it',
     },
-    {
-      name: 'reported_at',
-      type: 'timestamptz',
-      unit: null,
-      nullable: false,
-      description: 'when these totals were downloaded',
-    },
+    REPORTED_AT,
   ],
   freshness: 'Re-read about twice a day per marketplace; totals are cumulative over the promotion so far.',
   joins: [
     { view: 'v_listings', on: 'account_id, marketplace_id, asin', fanOut: 'several SKUs can share the ASIN' },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     'promotion_* columns repeat on every product row of a promotion: sum product_* columns, or take promotion_* once per promotion_id.',
-    'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.',
+    MONEY_WARNING,
   ],
   dateColumn: 'starts_at',
   sql: `select p.account_id, p.promotion_id, p.asin, p.marketplace_id, p.currency, p.promotion_name, p.type, p.status, p.creation_channel,

@@ -2,6 +2,7 @@ import { completeReads } from '../observed/economics-support.js';
 import { currentListingsSql } from '../observed/listings.js';
 import { ORDER_LINES_TABLE } from '../observed/orders.js';
 import type { ViewDefinition } from './definition.js';
+import { accountId, count, MARKETPLACE_ID, MARKETPLACES_JOIN, money } from './shared.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 /** Order statuses of confirmed orders: Pending has no lines yet, Canceled is excluded. */
@@ -12,7 +13,7 @@ export const vSalesLines: ViewDefinition = {
   audience: 'seller',
   grain: 'one row per order line of a confirmed order (cancellations excluded; pending orders have no lines)',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    accountId('seller'),
     {
       name: 'order_id',
       type: 'uuid',
@@ -48,13 +49,7 @@ export const vSalesLines: ViewDefinition = {
       nullable: false,
       description: 'an Amazon Business (B2B) order',
     },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the marketplace (v_marketplaces)',
-    },
+    MARKETPLACE_ID,
     { name: 'currency', type: 'text', unit: null, nullable: true, description: 'ISO 4217 code of price' },
     { name: 'asin', type: 'text', unit: null, nullable: false, description: 'the ASIN sold' },
     { name: 'sku', type: 'text', unit: null, nullable: true, description: "the seller's SKU sold" },
@@ -65,14 +60,8 @@ export const vSalesLines: ViewDefinition = {
       nullable: true,
       description: "the listing's current title; null when the listing is gone (deleted or no longer listed)",
     },
-    {
-      name: 'price',
-      type: 'integer',
-      unit: 'minor units of currency',
-      nullable: true,
-      description: 'the line total (unit price × quantity, ItemPrice), tax and shipping excluded',
-    },
-    { name: 'quantity', type: 'integer', unit: 'count', nullable: false, description: 'units ordered on the line' },
+    money('price', true, 'the line total (unit price × quantity, ItemPrice), tax and shipping excluded', 'integer'),
+    count('quantity', false, 'units ordered on the line', 'integer'),
   ],
   freshness:
     'From the Orders API, by day of purchase (UTC): the past year once, then the trailing 14 days re-read about every 30 minutes, so status changes and new orders of today show within the hour.',
@@ -84,7 +73,7 @@ export const vSalesLines: ViewDefinition = {
       on: 'account_id, marketplace_id, sku, sold_at::date = date',
       fanOut: 'each line meets its SKU-day economics row: aggregate the lines per sku and day first',
     },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     'Money is in minor units of the row currency (JPY has no subunit); never sum price across currencies.',

@@ -1,6 +1,7 @@
 import { completeReads } from '../observed/economics-support.js';
 import { SQP_MEASURES } from '../observed/search_query.js';
 import type { ViewDefinition } from './definition.js';
+import { accountId, count, MARKETPLACE_ID, MARKETPLACES_JOIN } from './shared.js';
 import { SQP_DATASET } from '../../domain/observation/datasets.js';
 
 const words = (name: string) =>
@@ -15,7 +16,7 @@ export const vSearchQueryPerformance: ViewDefinition = {
   grain:
     'one row per ASIN per search query per closed reporting window (report_period WEEK, MONTH or QUARTER) per marketplace',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    accountId('seller'),
     { name: 'asin', type: 'text', unit: null, nullable: false, description: "the seller's ASIN" },
     { name: 'search_query', type: 'text', unit: null, nullable: false, description: 'what shoppers searched' },
     {
@@ -33,13 +34,7 @@ export const vSearchQueryPerformance: ViewDefinition = {
       nullable: false,
       description: 'last day of the window (closed: before today)',
     },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the marketplace (v_marketplaces)',
-    },
+    MARKETPLACE_ID,
     {
       name: 'currency',
       type: 'text',
@@ -54,13 +49,7 @@ export const vSearchQueryPerformance: ViewDefinition = {
       nullable: false,
       description: "the query's rank among this ASIN's queries (1 = best)",
     },
-    {
-      name: 'search_query_volume',
-      type: 'bigint',
-      unit: 'count',
-      nullable: false,
-      description: 'times shoppers searched the query in the window',
-    },
+    count('search_query_volume', false, 'times shoppers searched the query in the window'),
     ...SQP_MEASURES.map(([name, kind]) => ({
       name,
       type: kind === 'rate' ? 'numeric' : 'bigint',
@@ -77,7 +66,7 @@ export const vSearchQueryPerformance: ViewDefinition = {
       on: 'account_id, marketplace_id, asin, date between start_date and end_date',
       fanOut: 'every query row of the ASIN meets every SKU and day of the window',
     },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     'Summing across periods, or across more than one window of one period, multiplies counts: filter report_period and pick windows that do not overlap.',

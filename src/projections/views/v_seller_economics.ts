@@ -1,21 +1,14 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
+import { accountId, count, MARKETPLACE_ID, MARKETPLACES_JOIN, money, MONEY_WARNING, ROW_CURRENCY } from './shared.js';
 import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
-
-const money = (name: string, nullable: boolean, description: string) => ({
-  name,
-  type: 'bigint',
-  unit: 'minor units of currency',
-  nullable,
-  description,
-});
 
 export const vSellerEconomics: ViewDefinition = {
   name: 'v_seller_economics',
   audience: 'seller',
   grain: 'one row per SKU per day per marketplace',
   columns: [
-    { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the seller account' },
+    accountId('seller'),
     { name: 'sku', type: 'text', unit: null, nullable: false, description: "the seller's SKU (MSKU)" },
     {
       name: 'asin',
@@ -25,20 +18,8 @@ export const vSellerEconomics: ViewDefinition = {
       description: 'the ASIN the SKU sells; several SKUs can share one',
     },
     { name: 'date', type: 'date', unit: null, nullable: false, description: 'the day the figures describe' },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the marketplace (v_marketplaces)',
-    },
-    {
-      name: 'currency',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'ISO 4217 code of every money column of the row',
-    },
+    MARKETPLACE_ID,
+    ROW_CURRENCY,
     money('ordered_product_sales', false, 'sales of the units ordered that day'),
     money('net_product_sales', false, 'ordered product sales less refunds'),
     money('referral_fee', true, 'referral fees, signed (charges negative); null on a day with no such fee'),
@@ -48,21 +29,9 @@ export const vSellerEconomics: ViewDefinition = {
     money('total_fees', false, 'the four named fees summed (nulls as 0), signed'),
     money('net_proceeds', false, 'net_product_sales + total_fees, exactly'),
     money('net_proceeds_per_unit', true, 'net_proceeds / net_units_sold, rounded; null when no unit was sold net'),
-    {
-      name: 'net_units_sold',
-      type: 'integer',
-      unit: 'count',
-      nullable: false,
-      description: 'units ordered less units refunded',
-    },
-    { name: 'units_ordered', type: 'integer', unit: 'count', nullable: false, description: 'units ordered that day' },
-    {
-      name: 'units_refunded',
-      type: 'integer',
-      unit: 'count',
-      nullable: false,
-      description: "units of that day's orders refunded so far",
-    },
+    count('net_units_sold', false, 'units ordered less units refunded', 'integer'),
+    count('units_ordered', false, 'units ordered that day', 'integer'),
+    count('units_refunded', false, "units of that day's orders refunded so far", 'integer'),
   ],
   freshness:
     'From the Data Kiosk economics dataset, read daily per marketplace; a day is reported from the next day on. About the most recent 7 days restate (refunds arrive for up to a week) and are re-read on every sync.',
@@ -73,13 +42,13 @@ export const vSellerEconomics: ViewDefinition = {
       fanOut: 'one economics row meets every order line of that SKU and day: aggregate the lines first',
     },
     { view: 'v_listings', on: 'account_id, marketplace_id, sku', fanOut: null },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+    MARKETPLACES_JOIN,
   ],
   warnings: [
     'Several SKUs can share an ASIN: aggregate to (asin, date) before joining to order lines or other per-ASIN views.',
     'Fees are signed (charges negative): net_product_sales + total_fees = net_proceeds.',
     'The latest ~7 days restate; totals over them will still move.',
-    'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.',
+    MONEY_WARNING,
   ],
   dateColumn: 'date',
   sql: `select e.account_id, e.sku, e.asin, e.date, e.marketplace_id, e.currency,

@@ -1,6 +1,7 @@
 import { completeReads } from '../observed/economics-support.js';
 import { VENDOR_REPORTED } from '../observed/vendor.js';
 import type { ViewColumn, ViewDefinition } from './definition.js';
+import { accountId, MARKETPLACE_ID, MARKETPLACES_JOIN, MONEY_WARNING } from './shared.js';
 
 // The spec's columns in its order. Those no vendor report of the Reports API carries
 // (net GMS, lost featured offer, net PPM, contra COGS, sales discount, in-transit and
@@ -68,14 +69,8 @@ const METRICS: ReadonlyArray<
 const UNIT = { count: 'count', money: 'minor units of currency', rate: 'ratio 0-1', days: 'days' } as const;
 
 const columns: ViewColumn[] = [
-  { name: 'account_id', type: 'uuid', unit: null, nullable: false, description: 'the vendor account' },
-  {
-    name: 'marketplace_id',
-    type: 'text',
-    unit: null,
-    nullable: false,
-    description: 'the marketplace (v_marketplaces)',
-  },
+  accountId('vendor'),
+  MARKETPLACE_ID,
   {
     name: 'view',
     type: 'text',
@@ -116,16 +111,13 @@ export const vVendorMetrics: ViewDefinition = {
   columns,
   freshness:
     'From the vendor sales, traffic and inventory reports at reportPeriod DAY, read twice a day; a day lands two days late, so the latest two days are empty. The trailing week is re-read.',
-  joins: [
-    { view: 'v_catalog_items', on: 'marketplace_id, asin', fanOut: null },
-    { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
-  ],
+  joins: [{ view: 'v_catalog_items', on: 'marketplace_id, asin', fanOut: null }, MARKETPLACES_JOIN],
   warnings: [
     'The manufacturing and sourcing views overlap: always filter on view.',
     'Filter asin IS NOT NULL for per-ASIN rows; the null-asin row already holds the catalog-wide totals.',
     'Inventory and sourcing columns are end-of-day snapshots: never sum them across dates.',
     'Orders and traffic columns are null in the sourcing view.',
-    'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.',
+    MONEY_WARNING,
   ],
   dateColumn: 'date',
   sql: `select v.account_id, v.marketplace_id, v.view, v.date, v.asin, max(v.currency) as currency,

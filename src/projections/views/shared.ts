@@ -1,0 +1,47 @@
+import type { ViewColumn, ViewJoin } from './definition.js';
+
+// What several views state alike, stated once: a column that means the same in every view that
+// has it reads the same in describe_data. A view's own columns stay in its file.
+
+const plain = (name: string, type: string, description: string): ViewColumn => ({
+  name,
+  type,
+  unit: null,
+  nullable: false,
+  description,
+});
+
+/** The first column of every account view; `kind` names which accounts the view shows. */
+export const accountId = (kind?: 'seller' | 'advertising' | 'vendor'): ViewColumn =>
+  plain('account_id', 'uuid', kind ? `the ${kind} account` : 'the account');
+
+export const MARKETPLACE_ID = plain('marketplace_id', 'text', 'the marketplace (v_marketplaces)');
+/** Ads views: an advertising profile is one marketplace. */
+export const PROFILE_MARKETPLACE_ID = plain('marketplace_id', 'text', "the profile's marketplace (v_marketplaces)");
+/** For views whose money columns are all in the row's one currency. */
+export const ROW_CURRENCY = plain('currency', 'text', 'ISO 4217 code of every money column of the row');
+
+/** Coupon and promotion reports: when a deal starts, and when its cumulative totals were read. */
+export const STARTS_AT = plain('starts_at', 'timestamptz', 'start, UTC');
+export const REPORTED_AT = plain('reported_at', 'timestamptz', 'when these totals were downloaded');
+
+/** Money is an integer count of the currency's minor units everywhere. */
+export const money = (
+  name: string,
+  nullable: boolean,
+  description: string,
+  type: 'bigint' | 'integer' = 'bigint',
+): ViewColumn => ({ name, type, unit: 'minor units of currency', nullable, description });
+
+/** A count of things (units, clicks, clips). */
+export const count = (
+  name: string,
+  nullable: boolean,
+  description: string,
+  type: 'bigint' | 'integer' = 'bigint',
+): ViewColumn => ({ name, type, unit: 'count', nullable, description });
+
+export const MONEY_WARNING =
+  'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.';
+
+export const MARKETPLACES_JOIN: ViewJoin = { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null };
