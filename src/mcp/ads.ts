@@ -9,9 +9,10 @@ import {
   type ProfileWindow,
   type Totals,
 } from '../projections/observed/ads-queries.js';
-import { accountsForRead } from './accounts.js';
+import { accountArgument, accountsForRead } from './accounts.js';
+import { marketplaceIdArgument } from './marketplace-argument.js';
 import type { ToolContext } from './tool.js';
-import { dayWindow, type DayWindow } from './window.js';
+import { dayWindow, limitArgument, sinceArgument, untilArgument, type DayWindow, type WindowedRead } from './window.js';
 
 // What the ads read tools share (spec 4.2, 4.6): the profiles a call covers, each with its own
 // window of profile-local report dates, the freshness of what was synced, and acos.
@@ -33,15 +34,7 @@ export interface CoveredProfile {
  * with the window cut on its own time zone. The window is checked even when no profile is
  * covered, so a bad window is `invalid_window` whatever is connected.
  */
-export async function coveredProfiles(
-  ctx: ToolContext,
-  input: {
-    account?: string | undefined;
-    marketplace_id?: string | undefined;
-    since?: string | undefined;
-    until?: string | undefined;
-  },
-): Promise<CoveredProfile[]> {
+export async function coveredProfiles(ctx: ToolContext, input: WindowedRead): Promise<CoveredProfile[]> {
   const wanted = input.marketplace_id?.trim();
   if (wanted !== undefined && !marketplaceById(wanted)) {
     throw new DomainError(
@@ -73,6 +66,12 @@ export const windowsOf = (covered: readonly CoveredProfile[]): ProfileWindow[] =
 export const accountIdsOf = (covered: readonly CoveredProfile[]): string[] => [
   ...new Set(covered.map((c) => c.account.id)),
 ];
+
+/** What a rollup query reads: the covered accounts, each profile over its own window. */
+export const rollupScope = (covered: readonly CoveredProfile[]) => ({
+  accountIds: accountIdsOf(covered),
+  windows: windowsOf(covered),
+});
 
 /**
  * Per covered profile: the window applied and what was synced. Zeros with a null or old
@@ -129,14 +128,23 @@ export const campaignIdArgument = z
   .optional()
   .describe('local campaign id (list_campaigns campaign_id)');
 
+/** The arguments of list_keywords and list_targets, around the one filter that tells them apart. */
+export const targetListInput = <Filter extends z.ZodRawShape>(filter: Filter) => ({
+  campaign_id: campaignIdArgument,
+  state: stateArgument,
+  ...filter,
+  marketplace_id: marketplaceIdArgument,
+  since: sinceArgument,
+  until: untilArgument,
+  order_by: z.enum(['cost', 'sales', 'clicks']).default('cost').describe('descending; cost (default), sales or clicks'),
+  limit: limitArgument(),
+  account: accountArgument,
+});
+
 /** Positive keywords and targeting clauses (`categories` narrows them) with their window's figures. */
 export async function targetRows(
   ctx: ToolContext,
-  input: {
-    account?: string | undefined;
-    marketplace_id?: string | undefined;
-    since?: string | undefined;
-    until?: string | undefined;
+  input: WindowedRead & {
     campaign_id?: string | undefined;
     state?: string | undefined;
     match_type?: string | undefined;
@@ -147,8 +155,7 @@ export async function targetRows(
 ) {
   const covered = await coveredProfiles(ctx, input);
   const rows = await targetRollups(ctx.db, {
-    accountIds: accountIdsOf(covered),
-    windows: windowsOf(covered),
+    ...rollupScope(covered),
     campaignId: input.campaign_id,
     state: input.state,
     categories,

@@ -3,7 +3,7 @@ import type { AccountView } from '../projections/accounts/queries.js';
 import { ordersFreshness, type SalesScope } from '../projections/observed/sales-queries.js';
 import { sellingAccountsForRead } from './accounts.js';
 import type { ToolContext } from './tool.js';
-import { dayWindow, daysBetween, previousWindow, type DayWindow } from './window.js';
+import { dayWindow, daysBetween, previousWindow, type DayWindow, type WindowedRead } from './window.js';
 
 // What the two sales reads share (spec 4.2, 4.6): the accounts with a selling connection
 // they cover, each marketplace's window of whole local days, and the `freshness` block.
@@ -28,15 +28,7 @@ export interface SalesReach {
  * The accounts and windows a sales read covers. A named account without a selling
  * connection is `not_connected`; without `account`, such accounts are skipped.
  */
-export async function salesReach(
-  ctx: ToolContext,
-  input: {
-    since?: string | undefined;
-    until?: string | undefined;
-    marketplace_id?: string | undefined;
-    account?: string | undefined;
-  },
-): Promise<SalesReach> {
+export async function salesReach(ctx: ToolContext, input: WindowedRead): Promise<SalesReach> {
   const wanted = input.marketplace_id;
   const sellers = await sellingAccountsForRead(ctx, input.account);
   const marketplacesOf = (a: AccountView) =>

@@ -16,6 +16,14 @@ export const untilArgument = z
   .optional()
   .describe('ISO 8601 date or timestamp: end of the window, exclusive at an instant, inclusive of a named day');
 
+/** What a windowed read names: an account (else all), a marketplace (else all), the window. */
+export interface WindowedRead {
+  account?: string | undefined;
+  marketplace_id?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+}
+
 export const limitArgument = (fallback = 20, max = 100) =>
   z.number().int().min(1).max(max).default(fallback).describe(`rows to return, default ${fallback}, at most ${max}`);
 

@@ -1,6 +1,4 @@
-import { z } from 'zod';
 import { profileTotals, type Totals } from '../../projections/observed/ads-queries.js';
-import { accountArgument } from '../accounts.js';
 import {
   coveredProfiles,
   figures,
@@ -10,9 +8,9 @@ import {
   windowsOf,
   type CoveredProfile,
 } from '../ads.js';
-import { marketplaceIdArgument } from '../marketplace-argument.js';
+import { summaryArguments } from '../summary-arguments.js';
 import { defineTool } from '../tool.js';
-import { previousWindow, sinceArgument, untilArgument } from '../window.js';
+import { previousWindow } from '../window.js';
 
 const ZERO: Totals = { impressions: 0, clicks: 0, cost: 0, sales: 0, purchases: 0 };
 
@@ -22,16 +20,7 @@ export const getAdsSummary = defineTool({
   name: 'get_ads_summary',
   description: `Sponsored Products totals per account and advertising profile (one marketplace, one currency each): impressions, clicks, cost, sales, purchases and acos (cost / sales, null when sales is 0) over whole profile-local report dates (default the trailing 30 days ending today, at most 400). ${SALES_NOTE} compare_to_previous adds a \`previous\` block over the same number of days just before. A profile with nothing synced shows zeros: check \`freshness\` (latest report date read per profile) before reading zeros as no spend.`,
   annotations: { title: 'Ads summary', readOnlyHint: true, openWorldHint: false },
-  input: {
-    since: sinceArgument,
-    until: untilArgument,
-    marketplace_id: marketplaceIdArgument,
-    compare_to_previous: z
-      .boolean()
-      .default(false)
-      .describe('add a `previous` block over the window of the same length just before'),
-    account: accountArgument,
-  },
+  input: summaryArguments('add a `previous` block over the window of the same length just before'),
   async handler(input, ctx) {
     const covered = await coveredProfiles(ctx, input);
     const current = await profileTotals(ctx.db, windowsOf(covered));

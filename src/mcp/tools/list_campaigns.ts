@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { campaignRollups } from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
-import {
-  accountIdsOf,
-  accountNames,
-  coveredProfiles,
-  figures,
-  freshnessOf,
-  SALES_NOTE,
-  stateArgument,
-  windowsOf,
-} from '../ads.js';
+import { accountNames, coveredProfiles, figures, freshnessOf, rollupScope, SALES_NOTE, stateArgument } from '../ads.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
@@ -38,8 +29,7 @@ export const listCampaigns = defineTool({
   async handler(input, ctx) {
     const covered = await coveredProfiles(ctx, input);
     const rows = await campaignRollups(ctx.db, {
-      accountIds: accountIdsOf(covered),
-      windows: windowsOf(covered),
+      ...rollupScope(covered),
       state: input.state,
       name: input.name,
       asin: input.asin?.trim(),

@@ -1,32 +1,18 @@
 import { z } from 'zod';
-import { accountArgument } from '../accounts.js';
-import { campaignIdArgument, SALES_NOTE, stateArgument, targetRows } from '../ads.js';
-import { marketplaceIdArgument } from '../marketplace-argument.js';
+import { SALES_NOTE, targetListInput, targetRows } from '../ads.js';
 import { defineTool } from '../tool.js';
-import { limitArgument, sinceArgument, untilArgument } from '../window.js';
 
 // Spec 4.6: every positive target: keywords, the auto-targeting buckets, product and category targets.
 export const listTargets = defineTool({
   name: 'list_targets',
   description: `Sponsored Products targets (positive; exclusions are in list_ads_entities) with their figures over whole profile-local report dates (default the trailing 30 days ending today). target_type is keyword, auto (the buckets close-match, loose-match, substitutes, complements), product (asin="…") or product_category (category="…"); text is the keyword or the expression. bid (the target's own, else its ad group's default), cost and sales are integer minor units of the row currency; acos = cost / sales, null when sales is 0. ${SALES_NOTE} A target without metrics shows zeros; check \`freshness\`. order_by cost (default), sales or clicks, descending; money is ranked within each currency and the ranks interleave.`,
   annotations: { title: 'List targets', readOnlyHint: true, openWorldHint: false },
-  input: {
-    campaign_id: campaignIdArgument,
-    state: stateArgument,
+  input: targetListInput({
     target_type: z
       .enum(['keyword', 'auto', 'product', 'product_category'])
       .optional()
       .describe('keep targets of this type'),
-    marketplace_id: marketplaceIdArgument,
-    since: sinceArgument,
-    until: untilArgument,
-    order_by: z
-      .enum(['cost', 'sales', 'clicks'])
-      .default('cost')
-      .describe('descending; cost (default), sales or clicks'),
-    limit: limitArgument(),
-    account: accountArgument,
-  },
+  }),
   async handler(input, ctx) {
     const { rows, freshness } = await targetRows(ctx, input, input.target_type && [input.target_type]);
     return {
