@@ -25,21 +25,21 @@ export const ROW_CURRENCY = plain('currency', 'text', 'ISO 4217 code of every mo
 export const STARTS_AT = plain('starts_at', 'timestamptz', 'start, UTC');
 export const REPORTED_AT = plain('reported_at', 'timestamptz', 'when these totals were downloaded');
 
-/** Money is an integer count of the currency's minor units everywhere. */
-export const money = (
-  name: string,
-  nullable: boolean,
-  description: string,
-  type: 'bigint' | 'integer' = 'bigint',
-): ViewColumn => ({ name, type, unit: 'minor units of currency', nullable, description });
+/** A measure column in `unit`, bigint unless the view's table keeps an integer. */
+const measure =
+  (unit: string) =>
+  (name: string, nullable: boolean, description: string, type: 'bigint' | 'integer' = 'bigint'): ViewColumn => ({
+    name,
+    type,
+    unit,
+    nullable,
+    description,
+  });
 
+/** Money is an integer count of the currency's minor units everywhere. */
+export const money = measure('minor units of currency');
 /** A count of things (units, clicks, clips). */
-export const count = (
-  name: string,
-  nullable: boolean,
-  description: string,
-  type: 'bigint' | 'integer' = 'bigint',
-): ViewColumn => ({ name, type, unit: 'count', nullable, description });
+export const count = measure('count');
 
 export const MONEY_WARNING =
   'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.';
