@@ -48,6 +48,15 @@ export const reportSchema = z.looseObject({
 });
 export type Report = z.infer<typeof reportSchema>;
 
+/** The metrics both daily reports carry, last in their rows. */
+const spDailyMetrics = {
+  impressions: z.number().int(),
+  clicks: z.number().int(),
+  cost: z.number(),
+  sales7d: z.number(),
+  purchases7d: z.number().int(),
+};
+
 /**
  * A row of a daily Sponsored Products campaign report. Ids are JSON numbers in report documents
  * (strings in the v3 entity resources); money is in major units of the profile currency.
@@ -58,27 +67,12 @@ export const spCampaignDailyRowSchema = z.looseObject({
   campaignName: z.string(),
   campaignStatus: z.string(),
   campaignBudgetAmount: z.number(),
-  impressions: z.number().int(),
-  clicks: z.number().int(),
-  cost: z.number(),
-  sales7d: z.number(),
-  purchases7d: z.number().int(),
+  ...spDailyMetrics,
 });
 export type SpCampaignDailyRow = z.infer<typeof spCampaignDailyRowSchema>;
 
-/** The columns the campaign metrics sync asks for. */
-export const SP_CAMPAIGN_DAILY_COLUMNS = [
-  'date',
-  'campaignId',
-  'campaignName',
-  'campaignStatus',
-  'campaignBudgetAmount',
-  'impressions',
-  'clicks',
-  'cost',
-  'sales7d',
-  'purchases7d',
-] as const;
+/** The columns the campaign metrics sync asks for: the row's fields. */
+export const SP_CAMPAIGN_DAILY_COLUMNS = spCampaignDailyRowSchema.keyof().options;
 
 /**
  * A row of a daily Sponsored Products targeting report (groupBy targeting): one keyword or
@@ -94,29 +88,12 @@ export const spTargetingDailyRowSchema = z.looseObject({
   targeting: z.string(),
   keywordType: z.string(),
   matchType: z.string(),
-  impressions: z.number().int(),
-  clicks: z.number().int(),
-  cost: z.number(),
-  sales7d: z.number(),
-  purchases7d: z.number().int(),
+  ...spDailyMetrics,
 });
 export type SpTargetingDailyRow = z.infer<typeof spTargetingDailyRowSchema>;
 
-/** The columns the targeting metrics sync asks for. */
-export const SP_TARGETING_DAILY_COLUMNS = [
-  'date',
-  'campaignId',
-  'adGroupId',
-  'keywordId',
-  'targeting',
-  'keywordType',
-  'matchType',
-  'impressions',
-  'clicks',
-  'cost',
-  'sales7d',
-  'purchases7d',
-] as const;
+/** The columns the targeting metrics sync asks for: the row's fields. */
+export const SP_TARGETING_DAILY_COLUMNS = spTargetingDailyRowSchema.keyof().options;
 
 /** The longest window one spCampaigns or spTargeting report may cover, in days. */
 export const MAX_REPORT_DAYS = 31;

@@ -19,6 +19,14 @@ export interface SpListPage<E> {
   totalResults?: number;
 }
 
+/** A create or update of `items`; `representation` asks for the entities as they now are. */
+type SpWrite = <R extends SpResource>(
+  profileId: string,
+  resource: R,
+  items: readonly object[],
+  options?: { representation?: boolean },
+) => Promise<SpResult<SpEntities[R]>>;
+
 export interface SpClient {
   /** One page of `POST /sp/<resource>/list`. */
   list<R extends SpResource>(
@@ -29,19 +37,9 @@ export interface SpClient {
   /** Every page of a list, following nextToken. */
   pages<R extends SpResource>(profileId: string, resource: R, request?: SpListRequest): AsyncIterable<SpEntities[R][]>;
   /** `POST /sp/<resource>`; `representation` asks for the created entities (Prefer: return=representation). */
-  create<R extends SpResource>(
-    profileId: string,
-    resource: R,
-    items: readonly object[],
-    options?: { representation?: boolean },
-  ): Promise<SpResult<SpEntities[R]>>;
+  create: SpWrite;
   /** `PUT /sp/<resource>`: each item names its id and the fields to change. */
-  update<R extends SpResource>(
-    profileId: string,
-    resource: R,
-    items: readonly object[],
-    options?: { representation?: boolean },
-  ): Promise<SpResult<SpEntities[R]>>;
+  update: SpWrite;
   /** `POST /sp/<resource>/delete`: archives the entities with these ids. */
   delete<R extends SpResource>(
     profileId: string,

@@ -2,19 +2,8 @@ import { listProfilesResponseSchema, type Profile } from './ads-types.js';
 import { createAdsReportingClient, type AdsReportingClient } from './ads-reporting.js';
 import { createSpClient, type SpClient } from './ads-sp.js';
 import { createStreamsClient, type StreamsClient } from './ads-streams.js';
-import { withAccessToken } from './authorized.js';
-import { createHttp, endpointUrl, type HttpRequest, type RetryPolicy } from './http.js';
-import type { LwaClient } from './lwa.js';
-
-export interface AdsClientOptions {
-  /** Regional advertising API endpoint, e.g. https://advertising-api.amazon.com. */
-  endpoint: string;
-  /** Its clientId is also sent as Amazon-Advertising-API-ClientId. */
-  lwa: LwaClient;
-  /** The advertising connection's refresh token. */
-  refreshToken: string;
-  retry?: Partial<RetryPolicy>;
-}
+import { withAccessToken, type ConnectionOptions } from './authorized.js';
+import { createHttp, endpointUrl, type HttpRequest } from './http.js';
 
 export interface AdsClient {
   listProfiles(): Promise<Profile[]>;
@@ -37,7 +26,7 @@ export type AdsCall = <T>(
   },
 ) => Promise<T>;
 
-export function createAdsClient(options: AdsClientOptions): AdsClient {
+export function createAdsClient(options: ConnectionOptions): AdsClient {
   const http = createHttp(options.retry);
   const call: AdsCall = ({ path, profileId, mediaType, headers, ...request }) =>
     withAccessToken(options.lwa, options.refreshToken, (accessToken) =>

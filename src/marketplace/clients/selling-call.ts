@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import type { HttpRequest } from './http.js';
 
 // What the selling API's sub-clients (listings, catalog, orders, inventory) share: one
-// authorized call through the clients' one HTTP layer, and token paging.
+// authorized call through the clients' one HTTP layer, token paging, and the search envelope.
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 
@@ -34,3 +35,11 @@ export async function* pages<Row>(
 
 /** A path segment from caller data (SKUs may hold `/` or spaces). */
 export const segment = (value: string): string => encodeURIComponent(value);
+
+/** The envelope of catalog and listings searches: a count, the page tokens and one page of items. */
+export const searchResultsSchema = <Item extends z.ZodType>(item: Item) =>
+  z.looseObject({
+    numberOfResults: z.number().int(),
+    pagination: z.looseObject({ nextToken: z.string().optional(), previousToken: z.string().optional() }).optional(),
+    items: z.array(item),
+  });

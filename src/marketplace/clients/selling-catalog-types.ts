@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchResultsSchema } from './selling-call.js';
 
 // Wire shapes of the Catalog Items API 2022-04-01 (catalog-items-api-model). Loose objects:
 // catalog items are recorded with every key the provider sent.
@@ -18,11 +19,7 @@ export const catalogItemSchema = z.looseObject({
 });
 export type CatalogItem = z.infer<typeof catalogItemSchema>;
 
-export const catalogSearchResultsSchema = z.looseObject({
-  numberOfResults: z.number().int(),
-  pagination: z.looseObject({ nextToken: z.string().optional(), previousToken: z.string().optional() }).optional(),
-  items: z.array(catalogItemSchema),
-});
+export const catalogSearchResultsSchema = searchResultsSchema(catalogItemSchema);
 
 export const CATALOG_INCLUDED_DATA = [
   'attributes',

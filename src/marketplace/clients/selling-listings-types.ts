@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { searchResultsSchema } from './selling-call.js';
 
 // Wire shapes of the Listings Items API 2021-08-01 (listings-items-api-model). Objects are
 // loose: observed items are recorded with every key the provider sent.
@@ -47,11 +48,7 @@ export const listingItemSchema = z.looseObject({
 });
 export type ListingItem = z.infer<typeof listingItemSchema>;
 
-export const listingSearchResultsSchema = z.looseObject({
-  numberOfResults: z.number().int(),
-  pagination: z.looseObject({ nextToken: z.string().optional(), previousToken: z.string().optional() }).optional(),
-  items: z.array(listingItemSchema),
-});
+export const listingSearchResultsSchema = searchResultsSchema(listingItemSchema);
 
 export const LISTING_INCLUDED_DATA = [
   'summaries',

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import { withAccessToken } from './authorized.js';
-import { createHttp, endpointUrl, type RetryPolicy } from './http.js';
-import type { LwaClient } from './lwa.js';
+import { withAccessToken, type ConnectionOptions } from './authorized.js';
+import { createHttp, endpointUrl } from './http.js';
 import { queryString, type SellingCall } from './selling-call.js';
 import { createDefinitionsClient, type DefinitionsClient } from './selling-definitions.js';
 import { createCatalogItemsClient, type CatalogItemsClient } from './selling-catalog.js';
@@ -15,15 +14,6 @@ import {
   type Account,
   type MarketplaceParticipation,
 } from './selling-types.js';
-
-export interface SellingClientOptions {
-  /** Regional selling API endpoint, e.g. https://sellingpartnerapi-na.amazon.com. */
-  endpoint: string;
-  lwa: LwaClient;
-  /** The selling connection's refresh token. */
-  refreshToken: string;
-  retry?: Partial<RetryPolicy>;
-}
 
 export interface SellingClient {
   getMarketplaceParticipations(): Promise<MarketplaceParticipation[]>;
@@ -42,7 +32,7 @@ export interface SellingClient {
   notifications: NotificationsClient;
 }
 
-export function createSellingClient(options: SellingClientOptions): SellingClient {
+export function createSellingClient(options: ConnectionOptions): SellingClient {
   const http = createHttp(options.retry);
   const call: SellingCall = ({ path, query, ...request }) =>
     withAccessToken(options.lwa, options.refreshToken, (accessToken) =>
