@@ -1,5 +1,5 @@
 import type { SyncJobDefinition } from './job.js';
-import { asPages, dateOfDay, pagesOf, reportsAccount, reportsClientFor, runReports, today } from './reports.js';
+import { asPages, dateOfDay, pagesOf, reportsJob, today } from './reports.js';
 import { syncScope } from './scope.js';
 import { COUPONS_DATASET, PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
 
@@ -16,46 +16,40 @@ function dealSync(
   option: 'coupon' | 'promotion',
   list: 'coupons' | 'promotions',
 ): SyncJobDefinition {
-  return {
+  return reportsJob({
     name,
     everyMs: 12 * 3_600_000,
-    async run(deps, account_id) {
-      const account = await reportsAccount(deps, account_id, 'seller');
-      if (!account) return { recorded: 0 };
+    entityType: 'seller',
+    plans(deps, account_id, marketplaces) {
       const day = today(deps);
       const from = `${dateOfDay(day - 365)}T00:00:00Z`;
       const to = deps
         .now()
         .toISOString()
         .replace(/\.\d{3}Z$/, 'Z');
-      return runReports(
-        deps,
-        account_id,
-        reportsClientFor(deps, account.token),
-        account.marketplaces.map((marketplace_id) => ({
-          key: `${dataset}/${marketplace_id}/${dateOfDay(day)}`,
-          api: 'reports' as const,
-          create: (client) =>
-            client.createReport({
-              reportType,
-              marketplaceIds: [marketplace_id],
-              reportOptions: { [`${option}StartDateFrom`]: from, [`${option}StartDateTo`]: to },
-            }),
-          async handle(content) {
-            const rows = ((content as Record<string, unknown[]> | null)?.[list] ?? []) as unknown[];
-            return (
-              await syncScope(
-                deps.ctx,
-                { account_id, dataset, scope: marketplace_id },
-                asPages(pagesOf(rows, PAGE_ROWS)),
-                deps.now,
-              )
-            ).recorded;
-          },
-        })),
-      );
+      return marketplaces.map((marketplace_id) => ({
+        key: `${dataset}/${marketplace_id}/${dateOfDay(day)}`,
+        api: 'reports' as const,
+        create: (client) =>
+          client.createReport({
+            reportType,
+            marketplaceIds: [marketplace_id],
+            reportOptions: { [`${option}StartDateFrom`]: from, [`${option}StartDateTo`]: to },
+          }),
+        async handle(content) {
+          const rows = ((content as Record<string, unknown[]> | null)?.[list] ?? []) as unknown[];
+          return (
+            await syncScope(
+              deps.ctx,
+              { account_id, dataset, scope: marketplace_id },
+              asPages(pagesOf(rows, PAGE_ROWS)),
+              deps.now,
+            )
+          ).recorded;
+        },
+      }));
     },
-  };
+  });
 }
 
 export const couponsSync = dealSync(

@@ -1,12 +1,9 @@
-import type { SyncJobDefinition } from './job.js';
 import {
   asPages,
   dateOfDay,
   latestCompleteDay,
   pagesOf,
-  reportsAccount,
-  reportsClientFor,
-  runReports,
+  reportsJob,
   syncFrom,
   today,
   type ReportPlan,
@@ -31,15 +28,14 @@ const economicsQuery = (marketplaceId: string, from: string, to: string) =>
   netProceeds { total { amount currencyCode } perUnit { amount currencyCode } }
 } } }`;
 
-export const economicsSync: SyncJobDefinition = {
+export const economicsSync = reportsJob({
   name: 'seller-economics',
   everyMs: 6 * 3_600_000,
-  async run(deps, account_id) {
-    const account = await reportsAccount(deps, account_id, 'seller');
-    if (!account) return { recorded: 0 };
+  entityType: 'seller',
+  async plans(deps, account_id, marketplaces) {
     const lastDay = today(deps) - 1; // a day is reported from the next day on
     const plans: ReportPlan[] = [];
-    for (const marketplace_id of account.marketplaces) {
+    for (const marketplace_id of marketplaces) {
       const latest = await latestCompleteDay(deps.db, account_id, ECONOMICS_DATASET, marketplace_id);
       for (let from = syncFrom(latest, lastDay, RESTATE_DAYS); from <= lastDay; from += QUERY_DAYS) {
         const to = Math.min(lastDay, from + QUERY_DAYS - 1);
@@ -74,6 +70,6 @@ export const economicsSync: SyncJobDefinition = {
         });
       }
     }
-    return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
+    return plans;
   },
-};
+});

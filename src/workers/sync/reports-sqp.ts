@@ -1,6 +1,6 @@
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
-import type { SyncDeps, SyncJobDefinition } from './job.js';
-import { asPages, dateOfDay, reportsAccount, reportsClientFor, runReports, today, type ReportPlan } from './reports.js';
+import type { SyncDeps } from './job.js';
+import { asPages, dateOfDay, reportsJob, today, type ReportPlan } from './reports.js';
 import { syncScope } from './scope.js';
 import { SQP_DATASET } from '../../domain/observation/datasets.js';
 
@@ -53,12 +53,11 @@ async function topAsins(deps: SyncDeps, account_id: string, marketplace_id: stri
   return rows.map((r: { asin: string }) => r.asin);
 }
 
-export const searchQuerySync: SyncJobDefinition = {
+export const searchQuerySync = reportsJob({
   name: 'search-query-performance',
   everyMs: 24 * 3_600_000,
-  async run(deps, account_id) {
-    const account = await reportsAccount(deps, account_id, 'seller');
-    if (!account) return { recorded: 0 };
+  entityType: 'seller',
+  async plans(deps, account_id, marketplaces) {
     const day = today(deps);
     const done = new Set(
       (
@@ -70,7 +69,7 @@ export const searchQuerySync: SyncJobDefinition = {
       ).map((r: { scope: string }) => r.scope),
     );
     const plans: ReportPlan[] = [];
-    for (const marketplace_id of account.marketplaces) {
+    for (const marketplace_id of marketplaces) {
       const asins = await topAsins(deps, account_id, marketplace_id, dateOfDay(day - 365));
       if (asins.length === 0) continue;
       for (const period of Object.keys(PERIODS) as Period[]) {
@@ -104,6 +103,6 @@ export const searchQuerySync: SyncJobDefinition = {
         }
       }
     }
-    return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
+    return plans;
   },
-};
+});

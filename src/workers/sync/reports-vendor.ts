@@ -1,16 +1,5 @@
-import type { SyncJobDefinition } from './job.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
-import {
-  asPages,
-  dateOfDay,
-  dayOfDate,
-  pagesOf,
-  reportsAccount,
-  reportsClientFor,
-  runReports,
-  today,
-  type ReportPlan,
-} from './reports.js';
+import { asPages, dateOfDay, dayOfDate, pagesOf, reportsJob, today, type ReportPlan } from './reports.js';
 import { syncScope } from './scope.js';
 
 // Vendor retail analytics per marketplace, distributor view and day: GET_VENDOR_SALES_REPORT
@@ -32,48 +21,25 @@ function monthOf(day: number): { first: number; last: number } {
   return { first, last: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / 86_400_000 - 1 };
 }
 
-const REPORTS = [
-  {
-    dataset: 'vendor_sales',
-    reportType: 'GET_VENDOR_SALES_REPORT',
-    view: 'MANUFACTURING',
-    lists: ['salesAggregate', 'salesByAsin'],
-  },
-  {
-    dataset: 'vendor_sales',
-    reportType: 'GET_VENDOR_SALES_REPORT',
-    view: 'SOURCING',
-    lists: ['salesAggregate', 'salesByAsin'],
-  },
-  {
-    dataset: 'vendor_traffic',
-    reportType: 'GET_VENDOR_TRAFFIC_REPORT',
-    view: null,
-    lists: ['trafficAggregate', 'trafficByAsin'],
-  },
-  {
-    dataset: 'vendor_inventory',
-    reportType: 'GET_VENDOR_INVENTORY_REPORT',
-    view: 'MANUFACTURING',
-    lists: ['inventoryAggregate', 'inventoryByAsin'],
-  },
-  {
-    dataset: 'vendor_inventory',
-    reportType: 'GET_VENDOR_INVENTORY_REPORT',
-    view: 'SOURCING',
-    lists: ['inventoryAggregate', 'inventoryByAsin'],
-  },
-] as const;
+// Each report once per distributor view it has (traffic has none); its rows are in two lists.
+const REPORTS = (
+  [
+    ['vendor_sales', 'GET_VENDOR_SALES_REPORT', 'sales', ['MANUFACTURING', 'SOURCING']],
+    ['vendor_traffic', 'GET_VENDOR_TRAFFIC_REPORT', 'traffic', [null]],
+    ['vendor_inventory', 'GET_VENDOR_INVENTORY_REPORT', 'inventory', ['MANUFACTURING', 'SOURCING']],
+  ] as const
+).flatMap(([dataset, reportType, list, views]) =>
+  views.map((view) => ({ dataset, reportType, view, lists: [`${list}Aggregate`, `${list}ByAsin`] })),
+);
 
-export const vendorMetricsSync: SyncJobDefinition = {
+export const vendorMetricsSync = reportsJob({
   name: 'vendor-metrics',
   everyMs: 12 * 3_600_000,
-  async run(deps, account_id) {
-    const account = await reportsAccount(deps, account_id, 'vendor');
-    if (!account) return { recorded: 0 };
+  entityType: 'vendor',
+  async plans(deps, account_id, marketplaces) {
     const lastDay = today(deps) - 2;
     const plans: ReportPlan[] = [];
-    for (const marketplace_id of account.marketplaces) {
+    for (const marketplace_id of marketplaces) {
       const latest = await deps.db
         .withSchema(READ_MODEL_SCHEMA)
         .table('observed_scopes')
@@ -120,6 +86,6 @@ export const vendorMetricsSync: SyncJobDefinition = {
         }
       }
     }
-    return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
+    return plans;
   },
-};
+});

@@ -3,7 +3,7 @@ import { createReportsClient, type ReportsClient } from '../../marketplace/clien
 import type { ProcessingStatus } from '../../marketplace/clients/reports-types.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { connectionCredentials } from '../credentials.js';
-import type { SyncDeps } from './job.js';
+import type { SyncDeps, SyncJobDefinition } from './job.js';
 
 // Report-based syncs never wait for a report inside a job: a run creates the reports it needs
 // (or finds the ones an earlier attempt created, kept in `sync.report_requests`), checks
@@ -51,7 +51,7 @@ function ensureTable(db: Knex): Promise<void> {
   return tableReady;
 }
 
-export function reportsClientFor(deps: SyncDeps, refreshToken: string): ReportsClient {
+function reportsClientFor(deps: SyncDeps, refreshToken: string): ReportsClient {
   return createReportsClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });
 }
 
@@ -166,7 +166,7 @@ async function accountForReports(
 /** The account's marketplaces and selling refresh token when it is an `entityType` with one;
  * null when there is nothing to sync. Throws while the read model has no such account yet, so
  * the queue retries. */
-export async function reportsAccount(
+async function reportsAccount(
   deps: SyncDeps,
   account_id: string,
   entityType: 'seller' | 'vendor',
@@ -177,6 +177,24 @@ export async function reportsAccount(
   const token = connectionCredentials(deps.credentials, account.connection).selling_refresh_token;
   return account.entity_type === entityType && token ? { marketplaces: account.marketplaces, token } : null;
 }
+
+/** A reports sync: for an account of `entityType` with a selling token, the plans its
+ * marketplaces need, run as above; other accounts record nothing. */
+export const reportsJob = (job: {
+  name: string;
+  everyMs: number;
+  entityType: 'seller' | 'vendor';
+  plans: (deps: SyncDeps, account_id: string, marketplaces: string[]) => Promise<ReportPlan[]> | ReportPlan[];
+}): SyncJobDefinition => ({
+  name: job.name,
+  everyMs: job.everyMs,
+  async run(deps, account_id) {
+    const account = await reportsAccount(deps, account_id, job.entityType);
+    if (!account) return { recorded: 0 };
+    const plans = await job.plans(deps, account_id, account.marketplaces);
+    return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
+  },
+});
 
 /** The latest day (YYYY-MM-DD) whose scope `<prefix>/<day>` was read completely, if any. */
 export async function latestCompleteDay(
