@@ -123,6 +123,19 @@ export function createSpClient(call: AdsCall): SpClient {
     };
   }
 
+  // create and update differ only in the method
+  const write =
+    (method: 'POST' | 'PUT'): SpWrite =>
+    (profileId, resource, items, options = {}) =>
+      mutate(
+        profileId,
+        resource,
+        method,
+        `/sp/${resource}`,
+        { [SP_RESOURCES[resource].key]: items },
+        options.representation ?? false,
+      );
+
   return {
     list,
     async *pages(profileId, resource, request = {}) {
@@ -133,24 +146,8 @@ export function createSpClient(call: AdsCall): SpClient {
         nextToken = page.nextToken;
       } while (nextToken);
     },
-    create: (profileId, resource, items, options = {}) =>
-      mutate(
-        profileId,
-        resource,
-        'POST',
-        `/sp/${resource}`,
-        { [SP_RESOURCES[resource].key]: items },
-        options.representation ?? false,
-      ),
-    update: (profileId, resource, items, options = {}) =>
-      mutate(
-        profileId,
-        resource,
-        'PUT',
-        `/sp/${resource}`,
-        { [SP_RESOURCES[resource].key]: items },
-        options.representation ?? false,
-      ),
+    create: write('POST'),
+    update: write('PUT'),
     delete: (profileId, resource, ids) =>
       mutate(
         profileId,
