@@ -7,6 +7,7 @@ import {
   profileFreshness,
   targetRollups,
   type ProfileWindow,
+  type TargetRollup,
   type Totals,
 } from '../projections/observed/ads-queries.js';
 import { accountArgument, accountsForRead } from './accounts.js';
@@ -141,7 +142,8 @@ export const targetListInput = <Filter extends z.ZodRawShape>(filter: Filter) =>
   account: accountArgument,
 });
 
-/** Positive keywords and targeting clauses (`categories` narrows them) with their window's figures. */
+/** Positive keywords and targeting clauses (`categories` narrows them) with their window's figures,
+ * each row led by the fields `own` names it by (list_keywords and list_targets differ only there). */
 export async function targetRows(
   ctx: ToolContext,
   input: WindowedRead & {
@@ -152,6 +154,7 @@ export async function targetRows(
     limit: number;
   },
   categories: readonly string[] | undefined,
+  own: (row: TargetRollup) => Record<string, unknown>,
 ) {
   const covered = await coveredProfiles(ctx, input);
   const rows = await targetRollups(ctx.db, {
@@ -166,21 +169,19 @@ export async function targetRows(
   const account = accountNames(covered);
   return {
     rows: rows.map((r) => ({
-      row: r,
-      common: {
-        ...account(r.account_id),
-        campaign_id: r.campaign_id,
-        campaign_name: r.campaign_name,
-        ad_group_id: r.ad_group_id,
-        ad_group_name: r.ad_group_name,
-        state: r.state,
-        // a target without a bid of its own bids its ad group's default
-        bid: r.bid ?? r.default_bid,
-        advertising_profile_id: r.profile_id,
-        marketplace_id: r.marketplace_id,
-        currency: r.currency,
-        ...figures(r),
-      },
+      ...own(r),
+      ...account(r.account_id),
+      campaign_id: r.campaign_id,
+      campaign_name: r.campaign_name,
+      ad_group_id: r.ad_group_id,
+      ad_group_name: r.ad_group_name,
+      state: r.state,
+      // a target without a bid of its own bids its ad group's default
+      bid: r.bid ?? r.default_bid,
+      advertising_profile_id: r.profile_id,
+      marketplace_id: r.marketplace_id,
+      currency: r.currency,
+      ...figures(r),
     })),
     freshness: await freshnessOf(ctx, covered, 'targeting'),
   };

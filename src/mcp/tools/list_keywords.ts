@@ -10,17 +10,11 @@ export const listKeywords = defineTool({
   input: targetListInput({
     match_type: z.enum(['exact', 'phrase', 'broad']).optional().describe('keep keywords of this match type'),
   }),
-  async handler(input, ctx) {
-    const { rows, freshness } = await targetRows(ctx, input, ['keyword']);
-    return {
-      rows: rows.map(({ row, common }) => ({
-        keyword_id: row.id,
-        provider_keyword_id: row.provider_id,
-        keyword: row.text,
-        match_type: row.match_type,
-        ...common,
-      })),
-      freshness,
-    };
-  },
+  handler: (input, ctx) =>
+    targetRows(ctx, input, ['keyword'], (row) => ({
+      keyword_id: row.id,
+      provider_keyword_id: row.provider_id,
+      keyword: row.text,
+      match_type: row.match_type,
+    })),
 });

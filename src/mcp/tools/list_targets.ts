@@ -13,18 +13,12 @@ export const listTargets = defineTool({
       .optional()
       .describe('keep targets of this type'),
   }),
-  async handler(input, ctx) {
-    const { rows, freshness } = await targetRows(ctx, input, input.target_type && [input.target_type]);
-    return {
-      rows: rows.map(({ row, common }) => ({
-        target_id: row.id,
-        provider_target_id: row.provider_id,
-        target_type: row.category,
-        text: row.text,
-        match_type: row.match_type,
-        ...common,
-      })),
-      freshness,
-    };
-  },
+  handler: (input, ctx) =>
+    targetRows(ctx, input, input.target_type && [input.target_type], (row) => ({
+      target_id: row.id,
+      provider_target_id: row.provider_id,
+      target_type: row.category,
+      text: row.text,
+      match_type: row.match_type,
+    })),
 });
