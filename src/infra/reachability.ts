@@ -50,7 +50,9 @@ export async function checkRedis(url: string): Promise<void> {
       `Redis unreachable at ${redact(url)} (${(err as Error).message}); start it with: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
     );
   } finally {
-    redis.disconnect();
+    // a refused connection has already ended; disconnecting it again would arm ioredis' 2 s
+    // disconnect timer on a closed stream and hold the failed start-up open that long
+    if (redis.status !== 'end') redis.disconnect();
   }
 }
 
