@@ -1,7 +1,11 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './infra/config.js';
+import { exitWhenIdle } from './infra/exit.js';
 import { createLogger } from './infra/logger.js';
 import { ROLES, startService, type Role } from './service.js';
+
+/** A failed start-up that left something open (a half-started role) still ends this soon after. */
+const START_FAILURE_EXIT_MS = 5_000;
 
 // `npm start` runs every role in one process; `--role api|projector|worker|simulator`
 // (repeatable) runs only those, so the service can scale out over several processes.
@@ -53,5 +57,5 @@ main().catch((err: unknown) => {
   // how to fix it, never a stack trace; LOG_LEVEL=debug shows the stack too.
   console.error(`cannot start: ${err instanceof Error ? err.message : String(err)}`);
   if (process.env.LOG_LEVEL === 'debug') console.error(err);
-  process.exit(1);
+  exitWhenIdle(1, START_FAILURE_EXIT_MS);
 });
