@@ -1,0 +1,12 @@
+import { createHmac } from 'node:crypto';
+
+// Where and how the marketplace pushes an account's events to the service: one ingestion URL per
+// account, signed with a secret derived from the service's own secret and the account id (Standard
+// Webhooks format), so no secret is stored and a leaked one opens a single account's endpoint.
+
+/** The ingestion path of an account's events, under the service's public base URL. */
+export const ingestionPath = (account_id: string): string => `/ingest/${account_id}`;
+
+/** The account's signing secret, in the `whsec_<base64>` form Standard Webhooks libraries take. */
+export const deliverySecret = (serviceSecret: string, account_id: string): string =>
+  `whsec_${createHmac('sha256', serviceSecret).update(`ingestion:${account_id}`).digest('base64')}`;
