@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Decider, DomainEvent } from '../domain/shared/decider.js';
+import { parseEvent, type Decider, type DomainEvent } from '../domain/shared/decider.js';
 import {
   NO_STREAM,
   WrongExpectedVersion,
@@ -23,27 +23,57 @@ export interface CommandResult<Event> {
   position: Position | null;
 }
 
+export interface Aggregate<State, Event> {
+  state: State;
+  /** revision of the stream's last event, or null when the stream is empty */
+  revision: bigint | null;
+  events: Event[];
+}
+
 export const streamName = (aggregate: string, id: string): string => `${aggregate}-${id}`;
 
-/**
- * Reads the aggregate's stream, folds it, decides, and appends with the expected
- * revision. A concurrent writer makes the append fail; the command is then decided
- * again on the fresh state, a bounded number of times.
- */
+/** Reads the aggregate's stream, each event parsed by the decider's schemas, and folds it. */
+export async function aggregateStream<Command, State, Event extends DomainEvent>(
+  store: EventStore,
+  decider: Decider<Command, State, Event>,
+  id: string,
+): Promise<Aggregate<State, Event>> {
+  const recorded = await store.readStream(streamName(decider.aggregate, id));
+  const events = recorded.map((e) => parseEvent(decider.schemas, e));
+  return {
+    state: events.reduce(decider.evolve, decider.initialState()),
+    revision: recorded.at(-1)?.revision ?? null,
+    events,
+  };
+}
+
+/** Decides the command on the aggregate's state and appends what it records: see handleCommandWith. */
 export async function handleCommand<Command, State, Event extends DomainEvent>(
   decider: Decider<Command, State, Event>,
   id: string,
   command: Command,
   ctx: CommandContext,
 ): Promise<CommandResult<Event>> {
+  return handleCommandWith(decider, id, () => command, ctx);
+}
+
+/**
+ * Reads the aggregate's stream, folds it, decides, and appends with the expected revision. A
+ * concurrent writer makes the append fail; the command is then decided again on the fresh
+ * state, a bounded number of times. `commandFor` builds the command for the state it is
+ * decided on, when the decider needs facts that live elsewhere and depend on that state.
+ */
+export async function handleCommandWith<Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  id: string,
+  commandFor: (state: State) => Command | Promise<Command>,
+  ctx: CommandContext,
+): Promise<CommandResult<Event>> {
   const stream = streamName(decider.aggregate, id);
   const maxAttempts = ctx.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt++) {
-    const recorded = await ctx.store.readStream(stream);
-    let state = decider.initialState();
-    for (const e of recorded) state = decider.evolve(state, { type: e.type, data: e.data } as Event);
-    const revision = recorded.length ? recorded[recorded.length - 1]!.revision : null;
-    const events = decider.decide(command, state);
+    const { state, revision } = await aggregateStream(ctx.store, decider, id);
+    const events = decider.decide(await commandFor(state), state);
     if (events.length === 0) return { events, revision, position: null };
     const metadata: EventMetadata = { correlation_id: randomUUID(), ...ctx.metadata, at: new Date().toISOString() };
     try {

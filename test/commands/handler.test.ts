@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { handleCommand } from '../../src/commands/handler.js';
+import { z } from 'zod';
+import { aggregateStream, handleCommand, handleCommandWith } from '../../src/commands/handler.js';
 import type { Decider } from '../../src/domain/shared/decider.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { createEventStore, WrongExpectedVersion, type EventStore } from '../../src/eventstore/index.js';
@@ -13,6 +14,7 @@ type Ev = { type: 'Incremented'; data: { by: number } };
 type Cmd = { type: 'Increment'; by: number; limit: number };
 const counter: Decider<Cmd, number, Ev> = {
   aggregate: 'counter',
+  schemas: { Incremented: z.object({ by: z.number() }) },
   initialState: () => 0,
   evolve: (n, e) => n + e.data.by,
   decide: (c, n) => {
@@ -46,6 +48,71 @@ describe('command handler', () => {
     expect(events.map((e) => e.data)).to.deep.equal([{ by: 2 }, { by: 3 }]);
     expect(events[1]!.metadata.actor).to.deep.equal({ kind: 'user', id: 'test' });
     expect(events[1]!.metadata.at).to.be.a('string');
+  });
+
+  it('aggregateStream answers the folded state, the revision and the events parsed', async () => {
+    const id = newId();
+    expect(await aggregateStream(store, counter, id)).to.deep.equal({ state: 0, revision: null, events: [] });
+    await handleCommand(counter, id, { type: 'Increment', by: 2, limit: 10 }, ctx());
+    await handleCommand(counter, id, { type: 'Increment', by: 3, limit: 10 }, ctx());
+    expect(await aggregateStream(store, counter, id)).to.deep.equal({
+      state: 5,
+      revision: 1n,
+      events: [
+        { type: 'Incremented', data: { by: 2 } },
+        { type: 'Incremented', data: { by: 3 } },
+      ],
+    });
+  });
+
+  it('an event that does not fit its schema fails the read, naming stream, revision and type', async () => {
+    const id = newId();
+    await store.appendToStream(`counter-${id}`, [
+      { type: 'Incremented', data: { by: 1 } },
+      { type: 'Incremented', data: { by: 'two' } },
+    ]);
+    let thrown: unknown;
+    try {
+      await aggregateStream(store, counter, id);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).to.be.instanceOf(Error);
+    expect((thrown as Error).message).to.match(new RegExp(`^event 1 of stream counter-${id} \\(Incremented\\)`));
+    expect((thrown as Error).message).to.include('by');
+    const other = newId();
+    await store.appendToStream(`counter-${other}`, [{ type: 'Decremented', data: { by: 1 } }]);
+    const refused = await aggregateStream(store, counter, other).catch((err: Error) => err);
+    expect((refused as Error).message).to.equal(
+      `event 0 of stream counter-${other} has type Decremented, which is none of Incremented`,
+    );
+  });
+
+  it('builds the command for the state it decides on, again after a concurrent append', async () => {
+    const id = newId();
+    await handleCommand(counter, id, { type: 'Increment', by: 1, limit: 10 }, ctx());
+    const seen: number[] = [];
+    const racing: EventStore = Object.create(store, {
+      appendToStream: {
+        value: async (...args: Parameters<EventStore['appendToStream']>) => {
+          // another writer gets in first, once
+          if (seen.length === 1)
+            await store.appendToStream(`counter-${id}`, [{ type: 'Incremented', data: { by: 4 } }]);
+          return store.appendToStream(...args);
+        },
+      },
+    });
+    const { events } = await handleCommandWith(
+      counter,
+      id,
+      (n) => {
+        seen.push(n);
+        return { type: 'Increment' as const, by: n, limit: 100 };
+      },
+      { store: racing, metadata: {} },
+    );
+    expect(seen).to.deep.equal([1, 5]);
+    expect(events).to.deep.equal([{ type: 'Incremented', data: { by: 5 } }]);
   });
 
   it('appends nothing when the decider returns no events', async () => {

@@ -2,7 +2,13 @@ import { isDeepStrictEqual } from 'node:util';
 import { DomainError } from '../shared/errors.js';
 import type { Decider } from '../shared/decider.js';
 import { stableId } from '../shared/ids.js';
-import type { AccountEvent, AdvertisingProfile, EntityType, Marketplace } from './events.js';
+import {
+  accountEventSchemas,
+  type AccountEvent,
+  type AdvertisingProfile,
+  type EntityType,
+  type Marketplace,
+} from './events.js';
 import { evolve, initialState, type AccountState } from './state.js';
 
 export type ObservedProfile = Omit<AdvertisingProfile, 'id'>;
@@ -96,6 +102,7 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
 
 export const accountDecider: Decider<AccountCommand, AccountState, AccountEvent> = {
   aggregate: 'account',
+  schemas: accountEventSchemas,
   initialState,
   evolve,
   decide,

@@ -1,5 +1,5 @@
 import type { Decider } from '../shared/decider.js';
-import type { DispatchControlEvent } from './events.js';
+import { dispatchControlEventSchemas, type DispatchControlEvent } from './events.js';
 
 // Setting a flag to the value it already has records nothing (update_listing rows are idempotent).
 
@@ -48,6 +48,7 @@ export const evolve = (_state: DispatchControlState, event: DispatchControlEvent
 
 export const dispatchControlDecider: Decider<DispatchControlCommand, DispatchControlState, DispatchControlEvent> = {
   aggregate: 'dispatch-control',
+  schemas: dispatchControlEventSchemas,
   initialState: () => ({ withheld: null }),
   evolve,
   decide,

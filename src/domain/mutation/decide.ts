@@ -1,13 +1,14 @@
 import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
-import type {
-  Created,
-  Idempotency,
-  MutationEvent,
-  MutationEventOf,
-  ReceiptError,
-  Reconciliation,
-  Status,
+import {
+  mutationEventSchemas,
+  type Created,
+  type Idempotency,
+  type MutationEvent,
+  type MutationEventOf,
+  type ReceiptError,
+  type Reconciliation,
+  type Status,
 } from './events.js';
 import { CREATED_TYPE, isCreation, payloadSchema, type Action, type TargetType } from './payloads.js';
 import { evolve, initialState, type ReceiptState } from './state.js';
@@ -337,6 +338,7 @@ function verify(command: Extract<MutationCommand, { type: 'ReconcileChange' }>, 
 
 export const mutationDecider: Decider<MutationCommand, ReceiptState, MutationEvent> = {
   aggregate: 'mutation',
+  schemas: mutationEventSchemas,
   initialState,
   evolve,
   decide,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
 import { stableId } from '../shared/ids.js';
-import type { ObservationEvent, ObservationKey } from './events.js';
+import { observationEventSchemas, type ObservationEvent, type ObservationKey } from './events.js';
 
 // One stream per observed page (`observation-<id of account, dataset, scope, page>`) and
 // one per scope for completions, so each decision folds a stream of a few events only.
@@ -62,6 +62,7 @@ export function decide(command: ObservationCommand, state: ObservationState): Ob
 
 export const observationDecider: Decider<ObservationCommand, ObservationState, ObservationEvent> = {
   aggregate: 'observation',
+  schemas: observationEventSchemas,
   initialState,
   evolve,
   decide,

@@ -33,3 +33,4 @@ export type SyncCompleted = z.infer<typeof SyncCompleted>;
 
 export type ObservationEvent =
   { type: 'PageObserved'; data: PageObserved } | { type: 'SyncCompleted'; data: SyncCompleted };
+export const observationEventSchemas = { PageObserved, SyncCompleted } as const;

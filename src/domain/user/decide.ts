@@ -1,6 +1,6 @@
 import { DomainError } from '../shared/errors.js';
 import type { Decider } from '../shared/decider.js';
-import type { UserEvent } from './events.js';
+import { userEventSchemas, type UserEvent } from './events.js';
 import { evolve, initialState, type UserState } from './state.js';
 
 export type UserCommand =
@@ -43,6 +43,7 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
 
 export const userDecider: Decider<UserCommand, UserState, UserEvent> = {
   aggregate: 'user',
+  schemas: userEventSchemas,
   initialState,
   evolve,
   decide,
