@@ -6,7 +6,7 @@ import {
 import type { DispatchControlEvent } from '../domain/dispatch-control/events.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { WrongExpectedVersion, type EventStore } from '../eventstore/port.js';
-import { handleCommand, streamName, type CommandContext, type CommandResult } from './handler.js';
+import { aggregateStream, handleCommand, type CommandContext, type CommandResult } from './handler.js';
 import { adsEntityId } from '../domain/observation/ids.js';
 
 /**
@@ -47,11 +47,7 @@ export interface Withholdable {
 
 /** The flag as its stream has it now (never a lagging read model: this is the check under the lock). */
 async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: string): Promise<boolean> {
-  const recorded = await store.readStream(streamName(dispatchControlDecider.aggregate, controlStreamId(type, id)));
-  const state = recorded.reduce(
-    (s, e) => dispatchControlDecider.evolve(s, { type: e.type, data: e.data } as DispatchControlEvent),
-    dispatchControlDecider.initialState(),
-  );
+  const { state } = await aggregateStream(store, dispatchControlDecider, controlStreamId(type, id));
   return state.withheld ?? false;
 }
 

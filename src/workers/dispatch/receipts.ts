@@ -1,9 +1,7 @@
 import type { Knex } from 'knex';
 import type { EventStore } from '../../eventstore/index.js';
-import { streamName } from '../../commands/handler.js';
+import { readReceipt } from '../../commands/mutations.js';
 import type { PendingReceipt } from '../../domain/mutation/dispatch-order.js';
-import type { MutationEvent } from '../../domain/mutation/events.js';
-import { evolve, initialState } from '../../domain/mutation/state.js';
 import { pendingOfTargetIds } from '../../projections/mutations/queries.js';
 import type { ReceiptToSend } from './requests.js';
 
@@ -24,16 +22,12 @@ export interface DispatchReceipt extends PendingReceipt, ReceiptToSend {
 }
 
 export async function loadReceipt(store: EventStore, id: string): Promise<DispatchReceipt | null> {
-  const events = await store.readStream(streamName('mutation', id));
-  const first = events[0];
-  if (!first || first.type !== 'MutationAdmitted') return null;
-  const admitted = (first as unknown as { data: Extract<MutationEvent, { type: 'MutationAdmitted' }>['data'] }).data;
-  let state = initialState();
+  const receipt = await readReceipt(store, id);
+  if (!receipt) return null;
+  const { admitted, state, events } = receipt;
   let recorded_at: string | null = null;
   let started_at: string | null = null;
-  for (const e of events) {
-    const event = { type: e.type, data: e.data } as MutationEvent;
-    state = evolve(state, event);
+  for (const event of events) {
     if (event.type === 'MutationDispatchStarted') started_at = event.data.started_at;
     if ('recorded_at' in event.data) recorded_at = event.data.recorded_at;
   }
