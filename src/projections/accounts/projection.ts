@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { AccountEvent } from '../../domain/account/events.js';
+import { accountEventSchemas, type AccountEvent } from '../../domain/account/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 import type { Projection } from '../projection.js';
 
 // Accounts with their selling and advertising connections, and advertising profiles.
@@ -40,7 +41,7 @@ export const accountsProjection: Projection = {
     });
   },
   async apply(trx, recorded, schema) {
-    const event = { type: recorded.type, data: recorded.data } as AccountEvent;
+    const event = parseEvent<AccountEvent>(accountEventSchemas, recorded);
     const at = recorded.createdAt;
     const accounts = () => trx.withSchema(schema).table('accounts');
     switch (event.type) {

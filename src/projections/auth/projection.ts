@@ -1,4 +1,5 @@
-import type { UserEvent } from '../../domain/user/events.js';
+import { userEventSchemas, type UserEvent } from '../../domain/user/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 import type { Projection } from '../projection.js';
 
 // Users and their API tokens (hashes only), read by the bearer-token check of /mcp.
@@ -23,7 +24,7 @@ export const authProjection: Projection = {
     });
   },
   async apply(trx, recorded, schema) {
-    const event = { type: recorded.type, data: recorded.data } as UserEvent;
+    const event = parseEvent<UserEvent>(userEventSchemas, recorded);
     const at = recorded.createdAt;
     switch (event.type) {
       case 'UserRegistered':

@@ -1,5 +1,11 @@
-import type { MutationEvent } from '../../domain/mutation/events.js';
-import { awaitingCheck, MUTATION_EVENT_TYPES, PENDING_STATUSES } from '../../domain/mutation/events.js';
+import {
+  awaitingCheck,
+  MUTATION_EVENT_TYPES,
+  mutationEventSchemas,
+  PENDING_STATUSES,
+  type MutationEvent,
+} from '../../domain/mutation/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 import type { Projection } from '../projection.js';
 
 // Mutation receipts (spec 2.9): one row per receipt with its current fields, and every event
@@ -161,7 +167,7 @@ export const mutationsProjection: Projection = {
     });
   },
   async apply(trx, recorded, schema) {
-    const event = { type: recorded.type, data: recorded.data } as MutationEvent;
+    const event = parseEvent<MutationEvent>(mutationEventSchemas, recorded);
     const receipt_id = event.data.receipt_id;
     const revision = recorded.revision.toString();
     await trx

@@ -1,4 +1,5 @@
-import type { ObservationEvent } from '../../domain/observation/events.js';
+import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 import type { Projection } from '../projection.js';
 
 /**
@@ -22,7 +23,7 @@ export const observationsProjection: Projection = {
     });
   },
   async apply(trx, recorded, schema) {
-    const event = { type: recorded.type, data: recorded.data } as ObservationEvent;
+    const event = parseEvent<ObservationEvent>(observationEventSchemas, recorded);
     if (event.type !== 'SyncCompleted') return;
     const { account_id, dataset, scope, pages, observed_at } = event.data;
     await trx

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { AccountEvent } from '../../domain/account/events.js';
+import { accountEventSchemas, type AccountEvent } from '../../domain/account/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 import type { Projection } from '../projection.js';
 import {
   adGroupRow,
@@ -172,9 +173,9 @@ export const adsProjection: Projection = {
   },
   async apply(trx, event, schema) {
     if (event.type === 'AdvertisingProfilesObserved') {
-      const { account_id, profiles } = (
-        event as unknown as Extract<AccountEvent, { type: 'AdvertisingProfilesObserved' }>
-      ).data;
+      const observed = parseEvent<AccountEvent>(accountEventSchemas, event);
+      if (observed.type !== 'AdvertisingProfilesObserved') return;
+      const { account_id, profiles } = observed.data;
       if (profiles.length === 0) return;
       await trx
         .withSchema(schema)

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { RecordedEvent } from '../../eventstore/port.js';
-import type { PageObserved } from '../../domain/observation/events.js';
+import { observationEventSchemas, type ObservationEvent, type PageObserved } from '../../domain/observation/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 
 // Shared by the report-based dataset projections (economics, search queries, coupons,
 // promotions, vendor metrics): money conversion and page replacement.
@@ -28,8 +29,8 @@ export const wireAmount = z.object({ amount: z.number(), currencyCode: z.string(
 /** The page event of `dataset`, or null for any other event. */
 export function pageOf(event: RecordedEvent, datasets: readonly string[]): PageObserved | null {
   if (event.type !== 'PageObserved') return null;
-  const data = event.data as PageObserved;
-  return datasets.includes(data.dataset) ? data : null;
+  const page = parseEvent<ObservationEvent>(observationEventSchemas, event);
+  return page.type === 'PageObserved' && datasets.includes(page.data.dataset) ? page.data : null;
 }
 
 /**

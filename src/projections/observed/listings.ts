@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import type { SyncCompleted } from '../../domain/observation/events.js';
+import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
-import { completeReads, minorUnits, pageOf } from './economics-support.js';
+import { completeReads, minorUnits } from './economics-support.js';
 import { arr, int, obj, str, type Json } from './json.js';
 import { applyPages, pageTable } from './page-table.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
@@ -179,8 +180,9 @@ export const listingsProjection: Projection = {
     });
   },
   async apply(trx, event, schema) {
-    if (event.type === 'SyncCompleted') {
-      const { account_id, dataset, scope, pages } = event.data as SyncCompleted;
+    const observed = parseEvent<ObservationEvent>(observationEventSchemas, event);
+    if (observed.type === 'SyncCompleted') {
+      const { account_id, dataset, scope, pages } = observed.data;
       if (dataset !== LISTINGS_DATASET) return;
       await trx
         .withSchema(schema)
@@ -190,8 +192,8 @@ export const listingsProjection: Projection = {
         .merge();
       return repickCurrent(trx, schema, account_id, scope, null);
     }
-    const page = pageOf(event, [LISTINGS_DATASET]);
-    if (!page) return;
+    const page = observed.data;
+    if (page.dataset !== LISTINGS_DATASET) return;
     const before: { sku: string }[] = await trx
       .withSchema(schema)
       .table(LISTINGS_TABLE)
