@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventUnion } from '../shared/decider.js';
 import { ACTIONS, TARGET_TYPES } from './payloads.js';
 
 // Events of a mutation receipt (spec 2.9, 3.4), one stream per receipt: `mutation-<id>`.
@@ -162,6 +163,6 @@ export const mutationEventSchemas = {
 
 type Schemas = typeof mutationEventSchemas;
 export type MutationEventType = keyof Schemas;
-export type MutationEvent = { [K in MutationEventType]: { type: K; data: z.infer<Schemas[K]> } }[MutationEventType];
+export type MutationEvent = EventUnion<Schemas>;
 export type MutationEventOf<K extends MutationEventType> = Extract<MutationEvent, { type: K }>;
 export const MUTATION_EVENT_TYPES = Object.keys(mutationEventSchemas) as MutationEventType[];

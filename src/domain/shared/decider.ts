@@ -8,6 +8,11 @@ export interface DomainEvent<Type extends string = string, Data = unknown> {
   data: Data;
 }
 
+/** The events a map of schemas describes: `{ type, data }` for each type. */
+export type EventUnion<Schemas extends Record<string, z.ZodType>> = {
+  [Type in keyof Schemas & string]: { type: Type; data: z.infer<Schemas[Type]> };
+}[keyof Schemas & string];
+
 /** The zod schema of each event type's data: what events read back from the store are checked against. */
 export type EventSchemas<Event extends DomainEvent> = {
   readonly [Type in Event['type']]: z.ZodType<Extract<Event, { type: Type }>['data']>;
