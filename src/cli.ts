@@ -135,8 +135,13 @@ async function main(argv: string[]): Promise<void> {
         const by = process.env.USER ?? 'operator';
         const command =
           action === 'disable'
-            ? { type: 'disable' as const, reason: option('reason', false) ?? null, by, at: new Date().toISOString() }
-            : { type: 'enable' as const, by, at: new Date().toISOString() };
+            ? {
+                type: 'DisableAdmissions' as const,
+                reason: option('reason', false) ?? null,
+                by,
+                at: new Date().toISOString(),
+              }
+            : { type: 'EnableAdmissions' as const, by, at: new Date().toISOString() };
         const { changed, position } = await setAdmissions(ctx, command);
         if (changed) await project(position, [admissionProjection]);
         console.log(`admissions ${action}d${changed ? '' : ' (already)'}`);

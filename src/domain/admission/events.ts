@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { EventUnion } from '../shared/decider.js';
 
-// Events of admission itself (not of any one receipt):
+// Events of admission itself (not of any one receipt), one decider each:
 // - the operator switch (`admissions-switch`): new provider write requests paused or allowed;
 // - an idempotency key's use (`idempotency-<hash of namespace and key>`): what a call with that
 //   key admitted, so a retry answers the same and a different input is a conflict;
@@ -33,12 +34,9 @@ export type IdempotencyKeyUsed = z.infer<typeof IdempotencyKeyUsed>;
 
 export const CreationRequested = z.object({ receipt_id: z.uuid(), at: instant });
 
-export const admissionEventSchemas = {
-  AdmissionsDisabled,
-  AdmissionsEnabled,
-  IdempotencyKeyUsed,
-  CreationRequested,
-} as const;
-type Schemas = typeof admissionEventSchemas;
-export type AdmissionEvent = { [K in keyof Schemas]: { type: K; data: z.infer<Schemas[K]> } }[keyof Schemas];
-export const ADMISSION_SWITCH_EVENTS = ['AdmissionsDisabled', 'AdmissionsEnabled'] as const;
+export const switchEventSchemas = { AdmissionsDisabled, AdmissionsEnabled } as const;
+export type SwitchEvent = EventUnion<typeof switchEventSchemas>;
+export const idempotencyEventSchemas = { IdempotencyKeyUsed } as const;
+export type IdempotencyEvent = EventUnion<typeof idempotencyEventSchemas>;
+export const creationEventSchemas = { CreationRequested } as const;
+export type CreationEvent = EventUnion<typeof creationEventSchemas>;

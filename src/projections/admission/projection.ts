@@ -1,7 +1,7 @@
-import type { AdmissionEvent } from '../../domain/admission/events.js';
-import { ADMISSION_SWITCH_EVENTS } from '../../domain/admission/events.js';
-import type { Created } from '../../domain/mutation/events.js';
-import type { PageObserved } from '../../domain/observation/events.js';
+import { switchEventSchemas, type SwitchEvent } from '../../domain/admission/events.js';
+import { mutationEventSchemas, type MutationEvent } from '../../domain/mutation/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
+import { pageOf } from '../observed/economics-support.js';
 import { str, obj } from '../observed/json.js';
 import type { Projection } from '../projection.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
@@ -18,11 +18,12 @@ export const LISTING_TARGETS_TABLE = 'listing_targets';
 export const CREATED_TARGETS_TABLE = 'created_targets';
 
 const CREATION_EVENTS = ['MutationSubmitted', 'MutationCreationConfirmed'] as const;
+const SWITCH_EVENTS = Object.keys(switchEventSchemas);
 
 export const admissionProjection: Projection = {
   name: 'admission',
   version: 1,
-  handles: [...ADMISSION_SWITCH_EVENTS, 'PageObserved', ...CREATION_EVENTS],
+  handles: [...SWITCH_EVENTS, 'PageObserved', ...CREATION_EVENTS],
   tables: [ADMISSION_SWITCH_TABLE, LISTING_TARGETS_TABLE, CREATED_TARGETS_TABLE],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable(ADMISSION_SWITCH_TABLE, (t) => {
@@ -48,7 +49,9 @@ export const admissionProjection: Projection = {
   },
   async apply(trx, recorded, schema) {
     if ((CREATION_EVENTS as readonly string[]).includes(recorded.type)) {
-      const { receipt_id, created } = recorded.data as { receipt_id: string; created: Created | null };
+      const event = parseEvent<MutationEvent>(mutationEventSchemas, recorded);
+      if (event.type !== 'MutationSubmitted' && event.type !== 'MutationCreationConfirmed') return;
+      const { receipt_id, created } = event.data;
       if (created)
         await trx
           .withSchema(schema)
@@ -59,8 +62,8 @@ export const admissionProjection: Projection = {
       return;
     }
     if (recorded.type === 'PageObserved') {
-      const page = recorded.data as PageObserved;
-      if (page.dataset !== LISTINGS_DATASET) return;
+      const page = pageOf(recorded, [LISTINGS_DATASET]);
+      if (!page) return;
       const skus = [...new Set(page.rows.map((raw) => str(obj(raw)?.sku)).filter((s): s is string => s !== null))];
       if (skus.length === 0) return;
       const rows = skus.map((sku) => ({
@@ -72,8 +75,7 @@ export const admissionProjection: Projection = {
       await trx.withSchema(schema).table(LISTING_TARGETS_TABLE).insert(rows).onConflict('listing_id').ignore();
       return;
     }
-    const event = { type: recorded.type, data: recorded.data } as AdmissionEvent;
-    if (event.type !== 'AdmissionsDisabled' && event.type !== 'AdmissionsEnabled') return;
+    const event = parseEvent<SwitchEvent>(switchEventSchemas, recorded);
     const row = {
       disabled: event.type === 'AdmissionsDisabled',
       reason: event.type === 'AdmissionsDisabled' ? event.data.reason : null,

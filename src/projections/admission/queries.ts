@@ -6,7 +6,7 @@ import { completeReads } from '../observed/economics-support.js';
 import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPTS_TABLE } from '../mutations/projection.js';
-import { PENDING_STATUSES } from '../../domain/mutation/events.js';
+import { PENDING_STATUSES, type Status } from '../../domain/mutation/events.js';
 import { ADMISSION_SWITCH_TABLE, CREATED_TARGETS_TABLE, LISTING_TARGETS_TABLE } from './projection.js';
 import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
@@ -238,7 +238,7 @@ export async function pendingIdentical(
   target: { type: string; id: string },
   action: string,
   payload: unknown,
-): Promise<{ receipt_id: string; status: string } | null> {
+): Promise<{ receipt_id: string; status: Status } | null> {
   const row = await rm(db, RECEIPTS_TABLE)
     .where({ account_id, target_type: target.type, target_id: target.id, action })
     .whereIn('status', [...PENDING_STATUSES])

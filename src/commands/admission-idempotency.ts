@@ -1,0 +1,68 @@
+import type { IdempotencyKeyUsed, RecordedResult } from '../domain/admission/events.js';
+import { idempotencyDecider, idempotencyStreamId, idempotencyVerdict } from '../domain/admission/idempotency.js';
+import type { Idempotency } from '../domain/mutation/events.js';
+import type { AdmissionOutcome, AdmissionResult, Admit } from './admission-receipts.js';
+import { receiptView } from './admission-receipts.js';
+import { aggregateStream, handleCommand, streamName, type CommandContext } from './handler.js';
+import { executeMutationCommand, readReceipt } from './mutations.js';
+
+// An idempotency key answers every retry the same (spec 4.8): a call's answer is recorded under
+// its key before its receipts are admitted, so a retry after a crash replays the answer and
+// completes the admissions it names. Runs under the key's lock (`keyLocks`).
+
+/** What a call admitted: its answer, the answer as the key records it, and the receipts to admit. */
+export interface Admission {
+  outcome: AdmissionOutcome;
+  recorded: RecordedResult[];
+  admissions: Admit[];
+}
+
+const keyId = ({ namespace, key }: Idempotency): string => idempotencyStreamId(namespace, key);
+
+/** The lock a call with this key holds while it is admitted. */
+export const keyLocks = (idempotency: Idempotency | null): string[] =>
+  idempotency ? [streamName(idempotencyDecider.aggregate, keyId(idempotency))] : [];
+
+/** Replays the key's answer, or admits the call (`admit`), records its answer under the key, then its receipts. */
+export async function admitIdempotently({
+  ctx,
+  idempotency,
+  at,
+  admit,
+}: {
+  ctx: CommandContext;
+  idempotency: Idempotency | null;
+  at: string;
+  admit: () => Promise<Admission>;
+}): Promise<AdmissionOutcome> {
+  if (idempotency) {
+    const { state } = await aggregateStream(ctx.store, idempotencyDecider, keyId(idempotency));
+    if (idempotencyVerdict(state, idempotency.fingerprint, at) === 'replay') return replay(ctx, state.used!);
+  }
+  const { outcome, recorded, admissions } = await admit();
+  if (idempotency) {
+    const use = { ...idempotency, results: recorded, admissions };
+    await handleCommand(idempotencyDecider, keyId(idempotency), { type: 'RecordKeyUse', use, at }, ctx);
+  }
+  for (const command of admissions) await executeMutationCommand(ctx, command);
+  return outcome;
+}
+
+/** The first call's answer again, with each receipt's current status; completes admissions a crash cut short. */
+async function replay(ctx: CommandContext, used: IdempotencyKeyUsed): Promise<AdmissionOutcome> {
+  const results: AdmissionResult[] = [];
+  for (const [index, r] of used.results.entries()) {
+    if ('error' in r) {
+      results.push({ index, error: r.error });
+      continue;
+    }
+    let found = await readReceipt(ctx.store, r.receipt_id);
+    if (!found) {
+      const command = used.admissions.find((a) => a.receipt_id === r.receipt_id) as Admit;
+      await executeMutationCommand(ctx, command);
+      found = (await readReceipt(ctx.store, r.receipt_id))!;
+    }
+    results.push({ index, receipt: receiptView(found, false) });
+  }
+  return { results, replayed: true, idempotency: { key: used.key, expires_at: used.expires_at } };
+}

@@ -1,0 +1,200 @@
+import type { Knex } from 'knex';
+import { foreignMarketplaceSelector, isQualifiedAction } from '../domain/admission/rules.js';
+import { decide } from '../domain/mutation/decide.js';
+import { ACTIONS, allowedActions, TARGET_TYPES, type Action, type TargetType } from '../domain/mutation/payloads.js';
+import { initialState } from '../domain/mutation/state.js';
+import { listingId } from '../domain/observation/ids.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { newOrderedId } from '../domain/shared/ids.js';
+import type { EventStore } from '../eventstore/port.js';
+import type { AccountView } from '../projections/accounts/queries.js';
+import { advertisedListing, hasAsin, resolveTarget, type CurrentListing } from '../projections/admission/queries.js';
+import type { Admit } from './admission-receipts.js';
+import { withheldReason } from './dispatch-control.js';
+
+// One request of a call, resolved to a target on the caller's own account (local id → provider
+// ids of it and its parents) and checked: the AdmitMutation command it becomes, or its refusal.
+
+export interface MutationRequest {
+  target: { type: string; id: string };
+  action: string;
+  payload: Record<string, unknown>;
+}
+
+export type Prepared = { command: Admit } | { error: DomainError };
+
+const fail = (
+  code: DomainError['code'],
+  detail: string,
+  extra: Record<string, unknown> = {},
+): { error: DomainError } => ({ error: new DomainError(code, detail, extra) });
+
+/** Resolves and checks one request; never throws for the request's own faults. */
+export async function prepareRequest({
+  reads,
+  store,
+  accounts,
+  account,
+  request: m,
+  index,
+  idempotency,
+  now,
+}: {
+  reads: Knex;
+  /** null: simulate (nothing is withheld: the demo records no flags) */
+  store: EventStore | null;
+  /** every account of the caller (targets are looked up among them) */
+  accounts: readonly AccountView[];
+  /** the account the write applies to (spec 1.5) */
+  account: AccountView;
+  request: MutationRequest;
+  index: number;
+  idempotency: Admit['idempotency'];
+  now: Date;
+}): Promise<Prepared> {
+  const at = `mutations[${index}]`;
+  const type = m.target.type as TargetType;
+  if (!TARGET_TYPES.includes(type))
+    return fail(
+      'invalid',
+      `${at}.target.type: '${m.target.type}' is not a target type; one of ${TARGET_TYPES.join(', ')}`,
+      { argument: `${at}.target.type` },
+    );
+  if (isQualifiedAction(m.action)) {
+    return fail(
+      'operation_unavailable',
+      `${at}.action: the catalog operation '${m.action}' is cataloged but cannot be queued: no reviewed adapter runs qualified operations yet; use one of ${ACTIONS.join(', ')}`,
+      { argument: `${at}.action`, reason: 'adapter_missing' },
+    );
+  }
+  const action = m.action as Action;
+  if (!ACTIONS.includes(action))
+    return fail('invalid', `${at}.action: '${m.action}' is not an action; one of ${ACTIONS.join(', ')}`, {
+      argument: `${at}.action`,
+    });
+  const allowed = allowedActions(type);
+  if (!allowed.includes(action)) {
+    return fail(
+      'invalid',
+      `${at}.action: ${action} does not apply to a ${type} target; ${allowed.length ? `it takes ${allowed.join(', ')}` : 'it takes none of the six actions'}`,
+      { argument: `${at}.action`, allowed_actions: allowed },
+    );
+  }
+  const target = { type, id: m.target.id.trim().toLowerCase() };
+  const resolved = await resolveTarget(
+    reads,
+    accounts.map((a) => a.id),
+    target,
+  );
+  if (!resolved)
+    return fail(
+      'target_not_found',
+      `${at}.target: no ${type} with id '${m.target.id}' on your accounts (use an id from list_listings or list_ads_entities)`,
+      { argument: `${at}.target` },
+    );
+  if (resolved.account_id !== account.id) {
+    const owner = accounts.find((a) => a.id === resolved.account_id)!;
+    return fail(
+      'scope_mismatch',
+      `${at}.target: the ${type} '${target.id}' belongs to account ${owner.id} (${owner.name}), not to account ${account.id} (${account.name}) this call writes to`,
+      { argument: `${at}.target` },
+    );
+  }
+  const provider = { ...resolved.provider };
+  if (type === 'Listing' && account.selling) provider.sellerId = account.selling.provider_id;
+  const command: Admit = {
+    type: 'AdmitMutation',
+    receipt_id: newOrderedId(),
+    account_id: account.id,
+    target,
+    provider,
+    action,
+    payload: m.payload,
+    idempotency,
+    created_at: now.toISOString(),
+    blocked: null,
+  };
+  try {
+    decide(command, initialState());
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    const argument = typeof err.extra.argument === 'string' ? `${at}.${err.extra.argument}` : at;
+    return { error: new DomainError(err.code, `${at}.${err.detail}`, { ...err.extra, argument }) };
+  }
+  // an ad's requests are its listing's advertising changes (spec 3.5): that listing's flag holds them too
+  const advertised =
+    type === 'Ad'
+      ? resolved.facts.advertised
+      : action === 'create_ad'
+        ? { sku: (m.payload.sku as string | undefined) ?? null, asin: (m.payload.asin as string | undefined) ?? null }
+        : undefined;
+  const listing = advertised ? await advertisedListing(reads, account.id, provider.marketplaceId!, advertised) : null;
+  const refusal = await rulesBeyondSchema({ reads, account, command, facts: { ...resolved.facts, listing } });
+  if (refusal)
+    return {
+      error: new DomainError(refusal.code, `${at}.${refusal.detail}`, {
+        argument: `${at}.${refusal.extra.argument as string}`,
+      }),
+    };
+  const admitted = listing
+    ? {
+        ...command,
+        provider: { ...provider, listingId: listingId(listing.account_id, listing.marketplace_id, listing.sku) },
+      }
+    : command;
+  // a blocked listing or a campaign with its Automation switch off: recorded, never sent (spec 3.3);
+  // the demo records no flags, so nothing is withheld there
+  return { command: { ...admitted, blocked: store && (await withheldReason(store, admitted)) } };
+}
+
+/** What the payload schemas and decide can't check alone: selectors against the listing, the account's ads connection and products, exclusions (spec 4.5, 4.12.5). */
+async function rulesBeyondSchema({
+  reads,
+  account,
+  command: c,
+  facts,
+}: {
+  reads: Knex;
+  account: AccountView;
+  command: Admit;
+  facts: { negative?: boolean; listing: CurrentListing | null };
+}): Promise<DomainError | null> {
+  const p = c.payload;
+  const foreign = c.target.type === 'Listing' ? foreignMarketplaceSelector(p, c.provider.marketplaceId!) : null;
+  if (foreign) {
+    return new DomainError(
+      'scope_mismatch',
+      `${foreign.path}: '${foreign.given}' is not the listing's marketplace ${c.provider.marketplaceId}`,
+      { argument: foreign.path },
+    );
+  }
+  if (c.action === 'create_campaign' && !account.ads?.connected) {
+    return new DomainError(
+      'not_connected',
+      `payload: creating a campaign needs an authorized advertising connection; account ${account.id} (${account.name}) has none`,
+      { argument: 'payload' },
+    );
+  }
+  if (c.action === 'create_ad') {
+    const product = p.sku !== undefined ? { sku: p.sku as string } : { asin: p.asin as string };
+    // a SKU is the account's when it names a current listing there (found above for the ad's block flag)
+    if (
+      !('sku' in product
+        ? facts.listing !== null
+        : await hasAsin(reads, account.id, c.provider.marketplaceId!, product.asin))
+    ) {
+      const [key, value] = Object.entries(product)[0]!;
+      return new DomainError(
+        'invalid',
+        `payload.${key}: the account has no ${key.toUpperCase()} '${value}' in the profile's marketplace ${c.provider.marketplaceId}; an advertised product must be one it already has there`,
+        { argument: `payload.${key}` },
+      );
+    }
+  }
+  if (c.action === 'update' && c.target.type === 'Target' && facts.negative && p.bid !== undefined) {
+    return new DomainError('invalid', 'payload.bid: the target is an exclusion (negative), which takes no bid', {
+      argument: 'payload.bid',
+    });
+  }
+  return null;
+}
