@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventUnion } from '../shared/decider.js';
 
 export const EntityType = z.enum(['seller', 'vendor']);
 
@@ -51,13 +52,6 @@ export type Marketplace = z.infer<typeof Marketplace>;
 export type AdvertisingProfile = z.infer<typeof AdvertisingProfile>;
 export type EntityType = z.infer<typeof EntityType>;
 
-export type AccountEvent =
-  | { type: 'AccountRegistered'; data: z.infer<typeof AccountRegistered> }
-  | { type: 'SellingConnected'; data: z.infer<typeof SellingConnected> }
-  | { type: 'SellingParticipationsObserved'; data: z.infer<typeof SellingParticipationsObserved> }
-  | { type: 'AdvertisingConnected'; data: z.infer<typeof AdvertisingConnected> }
-  | { type: 'AdvertisingProfilesObserved'; data: z.infer<typeof AdvertisingProfilesObserved> };
-
 export const accountEventSchemas = {
   AccountRegistered,
   SellingConnected,
@@ -65,3 +59,4 @@ export const accountEventSchemas = {
   AdvertisingConnected,
   AdvertisingProfilesObserved,
 } as const;
+export type AccountEvent = EventUnion<typeof accountEventSchemas>;

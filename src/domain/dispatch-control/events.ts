@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventUnion } from '../shared/decider.js';
 
 // What withholds requests from the marketplace (spec 3.4, 3.5): a listing's block flag (set by
 // update_listing) and a campaign's Automation switch. One stream per controlled target:
@@ -20,7 +21,4 @@ export const CampaignAutomationSet = z.object({
 });
 
 export const dispatchControlEventSchemas = { ListingBlockSet, CampaignAutomationSet } as const;
-export type DispatchControlEvent =
-  | { type: 'ListingBlockSet'; data: z.infer<typeof ListingBlockSet> }
-  | { type: 'CampaignAutomationSet'; data: z.infer<typeof CampaignAutomationSet> };
-export const DISPATCH_CONTROL_EVENT_TYPES = Object.keys(dispatchControlEventSchemas) as DispatchControlEvent['type'][];
+export type DispatchControlEvent = EventUnion<typeof dispatchControlEventSchemas>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventUnion } from '../shared/decider.js';
 
 /**
  * Observed marketplace data enters the log a page at a time: one event per page of an
@@ -31,6 +32,5 @@ export type ObservationKey = z.infer<typeof ObservationKey>;
 export type PageObserved = z.infer<typeof PageObserved>;
 export type SyncCompleted = z.infer<typeof SyncCompleted>;
 
-export type ObservationEvent =
-  { type: 'PageObserved'; data: PageObserved } | { type: 'SyncCompleted'; data: SyncCompleted };
 export const observationEventSchemas = { PageObserved, SyncCompleted } as const;
+export type ObservationEvent = EventUnion<typeof observationEventSchemas>;

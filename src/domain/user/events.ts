@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventUnion } from '../shared/decider.js';
 
 export const UserRegistered = z.object({ user_id: z.uuid(), name: z.string().min(1) });
 export const ApiTokenIssued = z.object({
@@ -10,9 +11,5 @@ export const ApiTokenIssued = z.object({
 });
 export const ApiTokenRevoked = z.object({ user_id: z.uuid(), token_id: z.uuid() });
 
-export type UserEvent =
-  | { type: 'UserRegistered'; data: z.infer<typeof UserRegistered> }
-  | { type: 'ApiTokenIssued'; data: z.infer<typeof ApiTokenIssued> }
-  | { type: 'ApiTokenRevoked'; data: z.infer<typeof ApiTokenRevoked> };
-
 export const userEventSchemas = { UserRegistered, ApiTokenIssued, ApiTokenRevoked } as const;
+export type UserEvent = EventUnion<typeof userEventSchemas>;
