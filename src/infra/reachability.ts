@@ -14,26 +14,6 @@ function redact(url: string): string {
   }
 }
 
-export async function checkPostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-  } catch (err) {
-    const reason = (err as Error).message;
-    if (/database .* does not exist/.test(reason)) {
-      throw new UnreachableError(
-        `PostgreSQL at ${redact(url)}: ${reason}; create it with: createdb -h 127.0.0.1 -U postgres ${new URL(url).pathname.slice(1)}`,
-      );
-    }
-    throw new UnreachableError(
-      `PostgreSQL unreachable at ${redact(url)} (${reason}); start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start`,
-    );
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 export async function checkRedis(url: string): Promise<void> {
   const redis = new Redis(url, {
     lazyConnect: true,

@@ -26,8 +26,6 @@ export const SP_ENTITY_DATASETS = {
   campaignNegativeTargets: 'sp_campaign_negative_targets',
 } as const;
 
-export type SpEntityDataset = (typeof SP_ENTITY_DATASETS)[keyof typeof SP_ENTITY_DATASETS];
-
 /** Daily spCampaigns report rows, one scope per profile and profile-local day. */
 export const SP_CAMPAIGN_DAILY = 'sp_campaign_daily';
 

@@ -19,7 +19,6 @@ export const reportConfigurationSchema = z.object({
     .nullable()
     .optional(),
 });
-export type ReportConfiguration = z.infer<typeof reportConfigurationSchema>;
 
 export const createReportRequestSchema = z.object({
   name: z.string().optional(),
@@ -69,7 +68,6 @@ export const spCampaignDailyRowSchema = z.looseObject({
   campaignBudgetAmount: z.number(),
   ...spDailyMetrics,
 });
-export type SpCampaignDailyRow = z.infer<typeof spCampaignDailyRowSchema>;
 
 /** The columns the campaign metrics sync asks for: the row's fields. */
 export const SP_CAMPAIGN_DAILY_COLUMNS = spCampaignDailyRowSchema.keyof().options;
@@ -90,7 +88,6 @@ export const spTargetingDailyRowSchema = z.looseObject({
   matchType: z.string(),
   ...spDailyMetrics,
 });
-export type SpTargetingDailyRow = z.infer<typeof spTargetingDailyRowSchema>;
 
 /** The columns the targeting metrics sync asks for: the row's fields. */
 export const SP_TARGETING_DAILY_COLUMNS = spTargetingDailyRowSchema.keyof().options;

@@ -14,7 +14,6 @@ export const ENTITY_STATES = [
   'OTHER',
 ] as const;
 export const entityStateSchema = z.enum(ENTITY_STATES);
-export type EntityState = z.infer<typeof entityStateSchema>;
 
 const expressionSchema = z.array(z.looseObject({ type: z.string(), value: z.string().optional() }));
 

@@ -55,7 +55,3 @@ export type Query = z.infer<typeof querySchema>;
 
 export const dataKioskDocumentSchema = z.object({ documentId: z.string(), documentUrl: z.string() });
 export type DataKioskDocument = z.infer<typeof dataKioskDocumentSchema>;
-
-/** One row of a report, keys and values as the provider sent them. */
-export const reportRowSchema = z.record(z.string(), z.unknown());
-export type ReportRow = z.infer<typeof reportRowSchema>;

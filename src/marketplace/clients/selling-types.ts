@@ -43,7 +43,6 @@ export const addressSchema = z.object({
   city: z.string().optional(),
   postalCode: z.string().optional(),
 });
-export type Address = z.infer<typeof addressSchema>;
 
 export const BUSINESS_TYPES = [
   'CHARITY',
