@@ -302,3 +302,18 @@ export function payloadSchema(targetType: TargetType, action: Action): z.ZodType
 }
 
 export const allowedActions = (targetType: TargetType): Action[] => Object.keys(PAYLOADS[targetType] ?? {}) as Action[];
+
+export type JsonSchema = Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
+
+/** The JSON Schema of a combination's payload as agents read it (get_mutation_schema,
+ * describe_stream_type), or null when the table doesn't allow it. */
+export function payloadJsonSchema(targetType: TargetType, action: Action): JsonSchema | null {
+  const schema = payloadSchema(targetType, action);
+  if (!schema) return null;
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as JsonSchema;
+  return json;
+}
+
+/** The payload keys a caller chooses (every key but those derived from the target). */
+export const chosenFields = (json: JsonSchema): string[] =>
+  Object.keys(json.properties ?? {}).filter((k) => !DERIVED_FIELDS.includes(k));

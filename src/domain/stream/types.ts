@@ -19,7 +19,20 @@ export interface StreamType {
   sellerOnly: boolean;
   /** the Marketing Stream dataset id (ads types) */
   dataset?: string;
+  /** the case of a selling notification's envelope keys (spec 4.11.2: camelCase for a few types) */
+  envelope?: 'PascalCase' | 'camelCase';
 }
+
+// spec 4.11.2's five camelCase envelopes, and the two internal types' as their published examples are
+const CAMEL_CASE_ENVELOPES = new Set([
+  'PRICING_HEALTH',
+  'ACCOUNT_STATUS_CHANGED',
+  'FEED_PROCESSING_FINISHED',
+  'ITEM_SALES_EVENT_CHANGE',
+  'DETAIL_PAGE_TRAFFIC_EVENT',
+  'DATA_KIOSK_QUERY_PROCESSING_FINISHED',
+  'REPORT_PROCESSING_FINISHED',
+]);
 
 const selling = (code: string, scope: ContextScope | null, policy: SubscriptionPolicy): StreamType => ({
   code,
@@ -27,6 +40,7 @@ const selling = (code: string, scope: ContextScope | null, policy: SubscriptionP
   scope,
   policy,
   sellerOnly: true,
+  envelope: CAMEL_CASE_ENVELOPES.has(code) ? 'camelCase' : 'PascalCase',
 });
 const ads = (code: string, scope: ContextScope, dataset: string): StreamType => ({
   code,

@@ -3,7 +3,7 @@ import {
   ACTIONS,
   allowedActions,
   DERIVED_FIELDS,
-  payloadSchema,
+  payloadJsonSchema,
   TARGET_TYPES,
 } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -21,8 +21,8 @@ export const getMutationSchema = defineTool({
     action: z.enum(ACTIONS),
   },
   async handler({ target_type, action }) {
-    const schema = payloadSchema(target_type, action);
-    if (!schema) {
+    const json = payloadJsonSchema(target_type, action);
+    if (!json) {
       const allowed = allowedActions(target_type);
       const takes = allowed.length
         ? `a ${target_type} target takes ${allowed.join(', ')}`
@@ -32,10 +32,6 @@ export const getMutationSchema = defineTool({
         allowed_actions: allowed,
       });
     }
-    const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<
-      string,
-      unknown
-    > & { properties?: Record<string, unknown> };
     const derived = DERIVED_FIELDS.filter((f) => f in (json.properties ?? {}));
     const money =
       target_type === 'Listing'
