@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { admitMutations } from '../../commands/admission.js';
 import { ACTIONS, TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
+import { RUN_LIMITS } from '../../runtime/contracts/limits.js';
 import { accountArgument, selectAccounts } from '../accounts.js';
 import { admissionDeps, simulation } from '../admission.js';
 import { defineTool } from '../tool.js';
@@ -10,7 +11,7 @@ import { defineTool } from '../tool.js';
 // admitted or rejected on its own; an idempotency key makes a retry answer the same.
 
 /** Per call, as many as an automation run may push (spec 8). */
-export const MAX_MUTATIONS = 50;
+export const MAX_MUTATIONS = RUN_LIMITS.mutationsPerRun;
 
 const mutation = z.strictObject({
   target: z.strictObject({

@@ -1,0 +1,26 @@
+import { MAJOR, type Field, type FieldType } from '../fields.js';
+
+// Small constructors for the context tables: one line per field, paths relative to `context`.
+
+type Extra = Partial<Pick<Field, 'nullable' | 'optional' | 'unit'>>;
+
+export const field = (path: string, type: FieldType, description: string, extra: Extra = {}): Field => ({
+  path,
+  type,
+  nullable: false,
+  optional: false,
+  ...extra,
+  description,
+});
+
+/** Nullable (null says what `description` says). */
+export const maybe = (path: string, type: FieldType, description: string, extra: Extra = {}): Field =>
+  field(path, type, description, { nullable: true, ...extra });
+
+/** Money in a context: a number in major units. */
+export const money = (path: string, description: string, nullable = false): Field =>
+  field(path, 'number', description, { nullable, unit: MAJOR });
+
+/** The same fields mounted under `prefix` (an object or an array's elements, `x[]`). */
+export const under = (prefix: string, fields: readonly Field[]): Field[] =>
+  fields.map((f) => ({ ...f, path: `${prefix}.${f.path}` }));

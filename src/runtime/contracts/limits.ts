@@ -1,0 +1,12 @@
+// Spec 8's limits of one automation run: the outbox rules quote them and the runtime enforces them.
+export const RUN_LIMITS = {
+  runTimeMs: 5_000,
+  memoryMb: 64,
+  consoleLines: 100,
+  consoleLineBytes: 2_000,
+  mutationsPerRun: 50,
+  mutationPayloadBytesPerRun: 100_000,
+  outputBytesPerRun: 500_000,
+  codeBytes: 100_000,
+  fabricatedEventBytes: 100_000,
+} as const;
