@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../domain/shared/errors.js';
+import { connectionFor, type StreamType } from '../domain/stream/types.js';
 import { loadAccounts, type AccountView } from '../projections/accounts/queries.js';
 import type { ToolContext } from './tool.js';
 
@@ -73,4 +74,34 @@ export async function sellingAccountsForRead(ctx: ToolContext, account: string |
     );
   }
   return selling;
+}
+
+/** The account that runs an event type (spec 4.3, 5.5): the one named, or the first that can; a
+ * seller type on a vendor account is `stream_type_not_for_entity`, a missing connection
+ * `owner_not_connected`. */
+export function accountForStreamType(
+  accounts: readonly AccountView[],
+  account: string | undefined,
+  type: StreamType,
+): AccountView {
+  const connection = connectionFor(type);
+  const forEntity = (a: AccountView) => !(type.sellerOnly && a.entity_type === 'vendor');
+  const connected = (a: AccountView) => a[connection]?.connected === true;
+  const candidates = selectAccounts(accounts, account, 'read');
+  const found = candidates.find((a) => forEntity(a) && connected(a));
+  if (found) return found;
+  const named = account !== undefined ? `account ${candidates[0]!.id} (${candidates[0]!.name})` : 'no account of yours';
+  if (candidates.length > 0 && !candidates.some(forEntity))
+    throw new DomainError(
+      'stream_type_not_for_entity',
+      `${type.code} is a seller event type and ${account !== undefined ? `${named} is a vendor account` : 'every account of yours is a vendor account'}`,
+      { stream_type: type.code },
+    );
+  throw new DomainError(
+    'owner_not_connected',
+    `${type.code} needs ${connection === 'ads' ? 'an advertising' : 'a selling'} connection and ${named}${
+      account !== undefined ? ' has none' : ' has one'
+    }${candidates.length === 0 ? ' (no account is connected)' : ''}`,
+    { stream_type: type.code, connection },
+  );
 }

@@ -1,6 +1,7 @@
 import type { Tool } from '../tool.js';
 import { connectionStatus } from './connection_status.js';
 import { describeData } from './describe_data.js';
+import { describeStreamType } from './describe_stream_type.js';
 import { getSalesSummary } from './get_sales_summary.js';
 import { listSalesByListing } from './list_sales_by_listing.js';
 import { getProductTypeSchema } from './get_product_type_schema.js';
@@ -32,6 +33,7 @@ export const TOOLS: readonly Tool[] = [
   listAdsEntities,
   queryData,
   describeData,
+  describeStreamType,
   getMutation,
   listMutations,
   getMutationSchema,
