@@ -1,3 +1,4 @@
+import { STREAM_TYPES } from '../../../domain/stream/types.js';
 // The event types the simulator pushes: the selling notification types the service can
 // subscribe to, the two it handles internally, and the Marketing Stream datasets.
 
@@ -67,13 +68,7 @@ export const VERSIONS: Readonly<Record<SellingType, { notification: string; payl
   REPORT_PROCESSING_FINISHED: { notification: '2020-09-04', payload: ['2020-09-04'] },
 };
 
-/** Envelopes written in camelCase: spec 4.11.2's five, and the two internal types as their published examples are. */
-export const CAMEL_CASE_TYPES: ReadonlySet<SellingType> = new Set<SellingType>([
-  'PRICING_HEALTH',
-  'ACCOUNT_STATUS_CHANGED',
-  'FEED_PROCESSING_FINISHED',
-  'ITEM_SALES_EVENT_CHANGE',
-  'DETAIL_PAGE_TRAFFIC_EVENT',
-  'DATA_KIOSK_QUERY_PROCESSING_FINISHED',
-  'REPORT_PROCESSING_FINISHED',
-]);
+/** Envelopes written in camelCase: the domain's table says which (spec 4.11.2's five and the two internal types). */
+export const CAMEL_CASE_TYPES: ReadonlySet<string> = new Set(
+  STREAM_TYPES.filter((t) => t.envelope === 'camelCase').map((t) => t.code),
+);

@@ -71,20 +71,23 @@ export const AD_GROUP: readonly Field[] = [
   field('asinCount', 'number', 'distinct advertised ASINs in the group'),
 ];
 
-export const AD: readonly Field[] = [
-  ...entity('Ad'),
+/** Where an ad or a positive target sits, and its state. */
+const IN_AD_GROUP: readonly Field[] = [
   field('campaignId', 'string', 'local id of the campaign'),
   field('adGroupId', 'string', 'local id of the ad group'),
   field('state', 'string', 'ENABLED, PAUSED or ARCHIVED'),
+];
+
+export const AD: readonly Field[] = [
+  ...entity('Ad'),
+  ...IN_AD_GROUP,
   maybe('asin', 'string', 'the advertised ASIN'),
   maybe('sku', 'string', 'the advertised SKU (sellers)'),
 ];
 
 export const TARGET: readonly Field[] = [
   ...entity('Target'),
-  field('campaignId', 'string', 'local id of the campaign'),
-  field('adGroupId', 'string', 'local id of the ad group'),
-  field('state', 'string', 'ENABLED, PAUSED or ARCHIVED'),
+  ...IN_AD_GROUP,
   decimal('bid', 'bid', true),
   field('category', 'string', 'keyword, auto, product or product_category'),
   field('text', 'string', 'the keyword or targeting expression (expression in the ads API)'),
