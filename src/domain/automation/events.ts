@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+// Events of one automation (`automation-<id>`) and of the live slot of one event type on one
+// account (`automation_live-<account>.<stream type>`), which makes "one live automation per event
+// type" hold under concurrent activations.
+
+const instant = z.iso.datetime({ offset: true });
+const author = z.string().min(1);
+
+/** Qualified operation names mapped to the catalog revision and schema digest they were written against (spec 4.4). */
+export const OperationDependencies = z.record(
+  z.string(),
+  z.strictObject({ catalog_revision: z.string(), schema_digest: z.string() }),
+);
+export type OperationDependencies = z.infer<typeof OperationDependencies>;
+
+export const AutomationCreated = z.object({
+  automation_id: z.uuid(),
+  account_id: z.uuid(),
+  stream_type: z.string(),
+  title: z.string(),
+  code: z.string(),
+  operation_dependencies: OperationDependencies,
+  /** the automation it was duplicated from, or null */
+  source_automation_id: z.uuid().nullable(),
+  by: author,
+  at: instant,
+});
+/** A new code version (the first one is version 1, in AutomationCreated). */
+export const AutomationCodeSaved = z.object({
+  version: z.number().int().min(2),
+  code: z.string(),
+  by: author,
+  at: instant,
+});
+export const AutomationRetitled = z.object({ title: z.string(), by: author, at: instant });
+export const AutomationDependenciesSet = z.object({
+  operation_dependencies: OperationDependencies,
+  by: author,
+  at: instant,
+});
+export const AutomationActivated = z.object({ by: author, at: instant });
+export const AutomationDeactivated = z.object({
+  /** `replaced`: another automation of the event type went live; `archived`: deactivated before archiving */
+  reason: z.enum(['replaced', 'archived']),
+  replaced_by: z.uuid().nullable(),
+  by: author,
+  at: instant,
+});
+export const AutomationArchived = z.object({ by: author, at: instant });
+
+export const automationEventSchemas = {
+  AutomationCreated,
+  AutomationCodeSaved,
+  AutomationRetitled,
+  AutomationDependenciesSet,
+  AutomationActivated,
+  AutomationDeactivated,
+  AutomationArchived,
+} as const;
+type Schemas = typeof automationEventSchemas;
+export type AutomationEvent = { [K in keyof Schemas]: { type: K; data: z.infer<Schemas[K]> } }[keyof Schemas];
+
+/** The slot now names this automation as the live one (null: none is live). */
+export const LiveAutomationChanged = z.object({
+  account_id: z.uuid(),
+  stream_type: z.string(),
+  automation_id: z.uuid().nullable(),
+  previous: z.uuid().nullable(),
+  at: instant,
+});
+export const liveSlotEventSchemas = { LiveAutomationChanged } as const;
+export type LiveSlotEvent = { type: 'LiveAutomationChanged'; data: z.infer<typeof LiveAutomationChanged> };

@@ -1,0 +1,167 @@
+import { automationDecider, MAX_CODE_BYTES, type AutomationCommand } from '../../src/domain/automation/decide.js';
+import type { AutomationEvent, LiveSlotEvent } from '../../src/domain/automation/events.js';
+import { liveSlotDecider } from '../../src/domain/automation/live-slot.js';
+import { given } from '../support/gwt.js';
+
+// spec 3.1, row by row: the automation's own decider, then the live slot that keeps one live
+// automation per event type and account.
+
+const automation_id = '0b7d2c10-1111-4222-8333-944444444444';
+const other = '1c8e3d21-2222-4333-9444-a55555555555';
+const account_id = '5d1f4e1a-8a43-4f51-9d2a-6f1f1f1f1f1f';
+const by = 'user-1';
+const at = '2026-11-25T10:00:00.000Z';
+const code = 'function handle(event, context) {}';
+
+const create: Extract<AutomationCommand, { type: 'CreateAutomation' }> = {
+  type: 'CreateAutomation',
+  automation_id,
+  account_id,
+  stream_type: 'ANY_OFFER_CHANGED',
+  title: 'Reprice',
+  code,
+  operation_dependencies: {},
+  source_automation_id: null,
+  by,
+  at,
+};
+const { type: _, ...createdData } = create;
+const created: AutomationEvent = { type: 'AutomationCreated', data: createdData };
+const activated: AutomationEvent = { type: 'AutomationActivated', data: { by, at } };
+const archived: AutomationEvent = { type: 'AutomationArchived', data: { by, at } };
+const cmd = <T extends AutomationCommand['type']>(type: T, extra: object = {}) =>
+  ({ type, automation_id, by, at, ...extra }) as Extract<AutomationCommand, { type: T }>;
+
+describe('automation decider (spec 3.1)', () => {
+  describe('(none)', () => {
+    it('create_automation makes a draft with code version 1', () =>
+      given(automationDecider, []).when(create).then([created]));
+    it('duplicate_automation is a creation naming its source', () =>
+      given(automationDecider, [])
+        .when({ ...create, source_automation_id: other })
+        .then([{ type: 'AutomationCreated', data: { ...createdData, source_automation_id: other } }]));
+    it('refuses code over 100,000 bytes (counted in UTF-8 bytes, not characters)', () =>
+      given(automationDecider, [])
+        .when({ ...create, code: 'é'.repeat(MAX_CODE_BYTES / 2 + 1) })
+        .thenThrows('code_too_large', /100002 bytes is over the limit of 100000/));
+    it('accepts code of exactly 100,000 bytes', () =>
+      given(automationDecider, [])
+        .when({ ...create, code: 'x'.repeat(MAX_CODE_BYTES) })
+        .then([{ type: 'AutomationCreated', data: { ...createdData, code: 'x'.repeat(MAX_CODE_BYTES) } }]));
+    it('an edit, activation or archive of an unknown id is automation_not_found', () => {
+      given(automationDecider, [])
+        .when(cmd('EditAutomation', { title: 'x' }))
+        .thenThrows('automation_not_found');
+      given(automationDecider, []).when(cmd('ActivateAutomation')).thenThrows('automation_not_found');
+      given(automationDecider, []).when(cmd('ArchiveAutomation')).thenThrows('automation_not_found');
+    });
+    it('creating an id twice is a conflict', () =>
+      given(automationDecider, [created]).when(create).thenThrows('conflict'));
+  });
+
+  describe('draft', () => {
+    it('activate makes it live', () =>
+      given(automationDecider, [created]).when(cmd('ActivateAutomation')).then([activated]));
+    it('a code edit saves version 2 and keeps the state', () =>
+      given(automationDecider, [created])
+        .when(cmd('EditAutomation', { code: `${code}\n` }))
+        .then([{ type: 'AutomationCodeSaved', data: { version: 2, code: `${code}\n`, by, at } }]));
+    it('title and dependencies edits record what changed, nothing for what stayed', () =>
+      given(automationDecider, [created])
+        .when(
+          cmd('EditAutomation', {
+            code,
+            title: 'Reprice v2',
+            operation_dependencies: {
+              'sp:listings:2021-08-01:patchListingsItem': { catalog_revision: 'r1', schema_digest: 'd' },
+            },
+          }),
+        )
+        .then([
+          { type: 'AutomationRetitled', data: { title: 'Reprice v2', by, at } },
+          {
+            type: 'AutomationDependenciesSet',
+            data: {
+              operation_dependencies: {
+                'sp:listings:2021-08-01:patchListingsItem': { catalog_revision: 'r1', schema_digest: 'd' },
+              },
+              by,
+              at,
+            },
+          },
+        ]));
+    it('an edit that changes nothing records nothing', () =>
+      given(automationDecider, [created])
+        .when(cmd('EditAutomation', { code, title: 'Reprice' }))
+        .then([]));
+    it('an edit over the size limit is refused', () =>
+      given(automationDecider, [created])
+        .when(cmd('EditAutomation', { code: 'x'.repeat(MAX_CODE_BYTES + 1) }))
+        .thenThrows('code_too_large'));
+    it('archive drops it (no deactivation: it was not live)', () =>
+      given(automationDecider, [created]).when(cmd('ArchiveAutomation')).then([archived]));
+    it('a replacement elsewhere deactivates nothing', () =>
+      given(automationDecider, [created])
+        .when(cmd('DeactivateAutomation', { replaced_by: other }))
+        .then([]));
+  });
+
+  describe('live', () => {
+    const live = [created, activated];
+    it('activating again records nothing', () =>
+      given(automationDecider, live).when(cmd('ActivateAutomation')).then([]));
+    it('a code edit keeps it live with the next version', () =>
+      given(automationDecider, [...live, { type: 'AutomationCodeSaved', data: { version: 2, code: 'a', by, at } }])
+        .when(cmd('EditAutomation', { code: 'b' }))
+        .then([{ type: 'AutomationCodeSaved', data: { version: 3, code: 'b', by, at } }]));
+    it('another automation of the event type going live deactivates it', () =>
+      given(automationDecider, live)
+        .when(cmd('DeactivateAutomation', { replaced_by: other }))
+        .then([{ type: 'AutomationDeactivated', data: { reason: 'replaced', replaced_by: other, by, at } }]));
+    it('archive deactivates first, then archives', () =>
+      given(automationDecider, live)
+        .when(cmd('ArchiveAutomation'))
+        .then([{ type: 'AutomationDeactivated', data: { reason: 'archived', replaced_by: null, by, at } }, archived]));
+  });
+
+  describe('archived', () => {
+    const gone = [created, archived];
+    it('archiving again records nothing', () => given(automationDecider, gone).when(cmd('ArchiveAutomation')).then([]));
+    it('refuses edits and activation, keeping the history', () => {
+      given(automationDecider, gone)
+        .when(cmd('EditAutomation', { title: 'x' }))
+        .thenThrows('invalid', /archived/);
+      given(automationDecider, gone)
+        .when(cmd('ActivateAutomation'))
+        .thenThrows('invalid', /archived/);
+    });
+  });
+});
+
+describe('live slot decider (one live automation per event type and account)', () => {
+  const slot = { account_id, stream_type: 'ANY_OFFER_CHANGED', at };
+  const changed = (to: string | null, previous: string | null): LiveSlotEvent => ({
+    type: 'LiveAutomationChanged',
+    data: { ...slot, automation_id: to, previous },
+  });
+  it('claims an empty slot', () =>
+    given(liveSlotDecider, [])
+      .when({ type: 'ClaimLive', ...slot, automation_id })
+      .then([changed(automation_id, null)]));
+  it('a claim by another automation names the one it replaces', () =>
+    given(liveSlotDecider, [changed(automation_id, null)])
+      .when({ type: 'ClaimLive', ...slot, automation_id: other })
+      .then([changed(other, automation_id)]));
+  it('claiming a slot already held records nothing', () =>
+    given(liveSlotDecider, [changed(automation_id, null)])
+      .when({ type: 'ClaimLive', ...slot, automation_id })
+      .then([]));
+  it('the holder releases it', () =>
+    given(liveSlotDecider, [changed(automation_id, null)])
+      .when({ type: 'ReleaseLive', ...slot, automation_id })
+      .then([changed(null, automation_id)]));
+  it('a release by an automation that is not the holder records nothing', () =>
+    given(liveSlotDecider, [changed(other, null)])
+      .when({ type: 'ReleaseLive', ...slot, automation_id })
+      .then([]));
+});
