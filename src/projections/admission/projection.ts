@@ -2,7 +2,7 @@ import { switchEventSchemas, type SwitchEvent } from '../../domain/admission/eve
 import { mutationEventSchemas, type MutationEvent } from '../../domain/mutation/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
 import { pageOf } from '../observed/economics-support.js';
-import { str, obj } from '../observed/json.js';
+import { str, obj } from '../../domain/shared/json.js';
 import type { Projection } from '../projection.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 import { listingId } from '../../domain/observation/ids.js';

@@ -1,4 +1,4 @@
-import { arr, obj, str, type Json } from './json.js';
+import { arr, obj, str, type Json } from '../../domain/shared/json.js';
 import { pagedProjection } from './page-table.js';
 import { CATALOG_DATASET } from '../../domain/observation/datasets.js';
 

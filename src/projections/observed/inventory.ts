@@ -1,4 +1,4 @@
-import { int, obj, str } from './json.js';
+import { int, obj, str } from '../../domain/shared/json.js';
 import { pagedProjection } from './page-table.js';
 import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 

@@ -3,7 +3,7 @@ import { observationEventSchemas, type ObservationEvent } from '../../domain/obs
 import { parseEvent } from '../../domain/shared/decider.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
 import { completeReads, minorUnits } from './economics-support.js';
-import { arr, int, obj, str, type Json } from './json.js';
+import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
 import { applyPages, pageTable } from './page-table.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 

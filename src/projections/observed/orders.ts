@@ -2,7 +2,7 @@ import { stableId } from '../../domain/shared/ids.js';
 import type { Knex } from 'knex';
 import type { Projection } from '../projection.js';
 import { minorDigits, pageOf, replacePage } from './economics-support.js';
-import { arr, int, obj, str, type Json } from './json.js';
+import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
 import { pageTable } from './page-table.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 

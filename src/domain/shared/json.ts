@@ -1,5 +1,5 @@
-// Reading raw provider payloads recorded in page events: keys may be missing or of another
-// type than the model says, so every read is checked and falls back to undefined or null.
+// Reading raw provider payloads (recorded pages, pushed marketplace messages): keys may be missing
+// or of another type than the model says, so every read is checked and falls back to undefined or null.
 
 export type Json = Record<string, unknown>;
 
