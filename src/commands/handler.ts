@@ -4,6 +4,7 @@ import {
   NO_STREAM,
   WrongExpectedVersion,
   type EventMetadata,
+  type ExpectedRevision,
   type EventStore,
   type Position,
 } from '../eventstore/port.js';
@@ -47,6 +48,22 @@ export async function aggregateStream<Command, State, Event extends DomainEvent>
   };
 }
 
+/** Appends decided events with one metadata for all of them. */
+async function append<Event extends DomainEvent>(
+  ctx: CommandContext,
+  stream: string,
+  events: Event[],
+  expectedRevision: ExpectedRevision,
+): Promise<CommandResult<Event>> {
+  const metadata: EventMetadata = { correlation_id: randomUUID(), ...ctx.metadata, at: new Date().toISOString() };
+  const result = await ctx.store.appendToStream(
+    stream,
+    events.map((e) => ({ type: e.type, data: e.data, metadata })),
+    { expectedRevision },
+  );
+  return { events, revision: result.nextExpectedRevision, position: result.position };
+}
+
 /** Decides the command on the aggregate's state and appends what it records: see handleCommandWith. */
 export async function handleCommand<Command, State, Event extends DomainEvent>(
   decider: Decider<Command, State, Event>,
@@ -75,16 +92,31 @@ export async function handleCommandWith<Command, State, Event extends DomainEven
     const { state, revision } = await aggregateStream(ctx.store, decider, id);
     const events = decider.decide(await commandFor(state), state);
     if (events.length === 0) return { events, revision, position: null };
-    const metadata: EventMetadata = { correlation_id: randomUUID(), ...ctx.metadata, at: new Date().toISOString() };
     try {
-      const result = await ctx.store.appendToStream(
-        stream,
-        events.map((e) => ({ type: e.type, data: e.data, metadata })),
-        { expectedRevision: revision ?? NO_STREAM },
-      );
-      return { events, revision: result.nextExpectedRevision, position: result.position };
+      return await append(ctx, stream, events, revision ?? NO_STREAM);
     } catch (err) {
       if (!(err instanceof WrongExpectedVersion) || attempt >= maxAttempts) throw err;
     }
+  }
+}
+
+/**
+ * For streams that are only ever created (one per provider message): decides on the initial
+ * state and appends with NO_STREAM, without reading first. A stream already there means the
+ * command was recorded before: nothing is appended and the result says so (`existed`).
+ */
+export async function handleCreation<Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  id: string,
+  command: Command,
+  ctx: CommandContext,
+): Promise<CommandResult<Event> & { existed: boolean }> {
+  const events = decider.decide(command, decider.initialState());
+  if (events.length === 0) return { events, revision: null, position: null, existed: false };
+  try {
+    return { ...(await append(ctx, streamName(decider.aggregate, id), events, NO_STREAM)), existed: false };
+  } catch (err) {
+    if (err instanceof WrongExpectedVersion) return { events: [], revision: null, position: null, existed: true };
+    throw err;
   }
 }
