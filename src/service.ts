@@ -241,6 +241,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
           // a user waits on these calls: three quick attempts, not the workers' patient five
           retry: { attempts: 3, minDelayMs: 300, maxDelayMs: 2_000, maxRetryAfterMs: 5_000 },
         },
+        ingestionSecret: config.INGESTION_SECRET,
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
       });
       await app.listen({ port: config.PORT, host: config.HOST });

@@ -38,6 +38,9 @@ const schema = z.object({
   SIMULATOR_STREAM_CONFIRM_MS: z.coerce.number().int().min(0).default(1_000),
   SIMULATOR_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).default(8),
   SIMULATOR_DELIVERY_RETRY_MS: z.coerce.number().int().min(1).default(500),
+  // Accounts' event signing secrets derive from it (src/domain/event/delivery.ts); a default only
+  // while the built-in simulator is the marketplace.
+  INGESTION_SECRET: z.string().min(1, 'must not be empty').optional(),
   /** the user the stdio entry serves; unset = the demo user */
   MCP_USER_ID: z.uuid().optional(),
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),
@@ -50,7 +53,11 @@ const schema = z.object({
   DISPATCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'VENDOR_SELLING_REFRESH_TOKEN' | 'VENDOR_ADS_REFRESH_TOKEN'> & {
+export type Config = Omit<
+  z.infer<typeof schema>,
+  'VENDOR_SELLING_REFRESH_TOKEN' | 'VENDOR_ADS_REFRESH_TOKEN' | 'INGESTION_SECRET'
+> & {
+  INGESTION_SECRET: string;
   VENDOR_SELLING_REFRESH_TOKEN: string;
   VENDOR_ADS_REFRESH_TOKEN: string;
   useSimulator: boolean;
@@ -70,12 +77,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const useSimulator = realEndpoints === 0;
+  if (c.INGESTION_SECRET === undefined && !useSimulator)
+    throw new ConfigError(
+      'invalid configuration: INGESTION_SECRET: required when the marketplace is not the simulator',
+    );
   return {
+    INGESTION_SECRET: c.INGESTION_SECRET ?? SIMULATOR_INGESTION_SECRET,
     ...c,
     VENDOR_SELLING_REFRESH_TOKEN: c.VENDOR_SELLING_REFRESH_TOKEN ?? (useSimulator ? 'Atzr|demo-vendor' : ''),
     VENDOR_ADS_REFRESH_TOKEN: c.VENDOR_ADS_REFRESH_TOKEN ?? (useSimulator ? 'Atzr|demo-vendor-advertiser' : ''),
     useSimulator,
   };
 }
+
+/** The simulator's deployments sign with this; never use it against the real marketplace. */
+export const SIMULATOR_INGESTION_SECRET = 'simulator-ingestion-secret';
 
 export class ConfigError extends Error {}

@@ -8,6 +8,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
 import { AUTHENTICATION_DOC, type Authenticate, bearerToken, protectedResourceMetadata } from './auth.js';
 import { registerExportRoutes } from './exports.js';
+import { registerIngestionRoute } from './ingestion.js';
 import { buildMcpServer } from './mcp-server.js';
 import type { Endpoint, MarketplaceAccess } from './tool.js';
 
@@ -27,6 +28,8 @@ export interface HttpServerDeps {
   dispatch?: DispatchNotifier;
   /** the marketplace tools that read it live call */
   marketplace?: MarketplaceAccess;
+  /** the secret accounts' event signing secrets derive from; with `store`, serves POST /ingest/:account_id */
+  ingestionSecret?: string;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -63,6 +66,8 @@ export function buildHttpServer(deps: HttpServerDeps) {
   app.get(WELL_KNOWN, metadata);
   app.get(`${WELL_KNOWN}/mcp`, metadata);
   registerExportRoutes(app, { db: deps.db, authenticate: deps.authenticate });
+  if (deps.store && deps.ingestionSecret)
+    registerIngestionRoute(app, { db: deps.db, store: deps.store, secret: deps.ingestionSecret });
   app.get('/docs/authentication', async (_req, reply) =>
     reply.type('text/markdown; charset=utf-8').send(AUTHENTICATION_DOC),
   );

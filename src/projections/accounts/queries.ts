@@ -120,3 +120,13 @@ export async function isVendorOnly(db: Knex, userId: string): Promise<boolean> {
     .distinct('entity_type');
   return kinds.length > 0 && kinds.every((k) => k.entity_type === 'vendor');
 }
+
+/** Whether any user has this account (the ingestion endpoint's 404). */
+export async function accountExists(db: Knex, accountId: string): Promise<boolean> {
+  const row = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('accounts')
+    .where({ account_id: accountId })
+    .first(db.raw('1'));
+  return row !== undefined;
+}
