@@ -16,6 +16,7 @@ import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachabili
 import { createProducerRedis, createRedis } from './infra/redis.js';
 import { tokenAuthenticator } from './mcp/auth.js';
 import { buildHttpServer } from './mcp/server.js';
+import { eventRetentionQueue, eventRetentionWorker, scheduleEventRetention } from './workers/events/retention-queue.js';
 import { startTableMaintenance } from './projections/maintenance.js';
 import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
@@ -198,6 +199,20 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         logger: workerLogger.child({ worker: 'dispatch' }),
       });
       stops.push(() => dispatch.close());
+      const retentionQueue = eventRetentionQueue(redis, config.REDIS_PREFIX);
+      stops.push(() => retentionQueue.close());
+      const retention = eventRetentionWorker({
+        connection: redis,
+        prefix: config.REDIS_PREFIX,
+        db,
+        ctx,
+        logger: workerLogger,
+      });
+      stops.push(() => retention.close());
+      retentionQueue.on('error', warn('event retention queue'));
+      retention.on('error', warn('event retention worker'));
+      retention.on('failed', (_job, err) => workerLogger.warn({ err: err.message }, 'event retention failed'));
+      await scheduleEventRetention(retentionQueue);
       // the demo user's accounts: one per configured credential set, the seller and the vendor
       for (const [account_id, set] of [
         [DEMO_ACCOUNT_ID, SELLER_CREDENTIALS],

@@ -97,6 +97,14 @@ export class EsdbEventStore implements EventStore {
     return out;
   }
 
+  async deleteStream(stream: string): Promise<void> {
+    try {
+      await this.client.deleteStream(stream);
+    } catch (err) {
+      if (!(err instanceof StreamNotFoundError)) throw err;
+    }
+  }
+
   /**
    * `fromPosition` is inclusive and the client cannot filter `$all` reads, so each page asks
    * for one event more than still needed, skips what is at or before the cursor, and drops

@@ -75,6 +75,11 @@ export interface EventStore {
   ): Promise<AppendResult>;
   /** A missing stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Deletes the stream and its events (retention): it then reads as missing. A missing stream is
+   * no error. PostgreSQL removes the rows at once; EventStoreDB soft-deletes (its scavenge frees them).
+   */
+  deleteStream(stream: string): Promise<void>;
   /** Committed events only, in global order, after `after` (exclusive). */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /**

@@ -196,6 +196,10 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toRecorded);
   }
 
+  async deleteStream(stream: string): Promise<void> {
+    await this.pool.query('delete from events where stream_id = $1', [stream]);
+  }
+
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     const after = options.after ?? START;
     const { rows } = await this.pool.query<EventRow>(READ_ALL_SQL, [

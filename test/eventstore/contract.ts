@@ -246,6 +246,20 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
     });
   });
 
+  describe('deleteStream', () => {
+    it('deletes a stream: it reads as missing, other streams stay; a missing stream is no error', async () => {
+      const gone = stream('deleted');
+      const kept = stream('kept');
+      await store.appendToStream(gone, [event('A'), event('B')], { expectedRevision: NO_STREAM });
+      await store.appendToStream(kept, [event('C')], { expectedRevision: NO_STREAM });
+      await store.deleteStream(gone);
+      expect(await store.readStream(gone)).to.deep.equal([]);
+      expect((await store.readStream(kept)).map((e) => e.type)).to.deep.equal(['C']);
+      await store.deleteStream(gone);
+      await store.deleteStream(stream('never-written'));
+    });
+  });
+
   describe('readAll', () => {
     it('pages through the global log in order, each event once', async () => {
       const marker = await store.appendToStream(stream('marker'), [event('Marker')]);

@@ -1,0 +1,49 @@
+import { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { pruneExpiredEvents } from '../../commands/event/prune.js';
+import type { CommandContext } from '../../commands/handler.js';
+
+// The events' retention (spec 8: one month from receipt), run hourly by the worker role. A run
+// is idempotent: one that finds nothing expired does nothing.
+
+export const EVENT_RETENTION_QUEUE = 'event-retention';
+const EVERY_MS = 60 * 60_000;
+
+export function eventRetentionQueue(connection: Redis, prefix: string): Queue {
+  return new Queue(EVENT_RETENTION_QUEUE, {
+    connection,
+    prefix,
+    defaultJobOptions: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 60_000 },
+      removeOnComplete: 10,
+      removeOnFail: 50,
+    },
+  });
+}
+
+/** Prunes every hour, the first time at once. Idempotent. */
+export async function scheduleEventRetention(queue: Queue): Promise<void> {
+  await queue.upsertJobScheduler('event-retention', { every: EVERY_MS, immediately: true }, { name: 'prune' });
+}
+
+export function eventRetentionWorker(deps: {
+  connection: Redis;
+  prefix: string;
+  db: Knex;
+  ctx: CommandContext;
+  logger: Logger;
+  now?: () => Date;
+}): Worker {
+  return new Worker(
+    EVENT_RETENTION_QUEUE,
+    async () => {
+      const pruned = await pruneExpiredEvents(deps.db, deps.ctx.store, (deps.now ?? (() => new Date()))());
+      if (pruned > 0) deps.logger.info({ pruned }, 'expired events pruned');
+      return pruned;
+    },
+    { connection: deps.connection, prefix: deps.prefix },
+  );
+}
