@@ -14,6 +14,7 @@ import { promotionsProjection } from './observed/promotions.js';
 import { vendorProjection } from './observed/vendor.js';
 import { mutationsProjection } from './mutations/projection.js';
 import { admissionProjection } from './admission/projection.js';
+import { eventsProjection } from './events/projection.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
@@ -35,4 +36,5 @@ export const projections: Projection[] = [
   vendorProjection,
   mutationsProjection,
   admissionProjection,
+  eventsProjection,
 ];

@@ -2,6 +2,8 @@ import type { Tool } from '../tool.js';
 import { connectionStatus } from './connection_status.js';
 import { describeData } from './describe_data.js';
 import { describeStreamType } from './describe_stream_type.js';
+import { getEvent } from './get_event.js';
+import { listEvents } from './list_events.js';
 import { getSalesSummary } from './get_sales_summary.js';
 import { listSalesByListing } from './list_sales_by_listing.js';
 import { getProductTypeSchema } from './get_product_type_schema.js';
@@ -22,6 +24,8 @@ import { updateListing } from './update_listing.js';
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
   connectionStatus,
+  listEvents,
+  getEvent,
   listListings,
   getProductTypeSchema,
   getSalesSummary,

@@ -1,0 +1,156 @@
+import type { Knex } from 'knex';
+import { MARKETPLACE_EVENT_TYPES, marketplaceEventSchemas, type MarketplaceEvent } from '../../domain/event/events.js';
+import { identitiesOf, NO_IDENTITY, type Identity } from '../../domain/event/identities.js';
+import { mutationEventSchemas, type MutationEvent } from '../../domain/mutation/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
+import type { RecordedEvent } from '../../eventstore/port.js';
+import type { Projection } from '../projection.js';
+
+// Events (spec 2.3): one row per recorded marketplace message, with the listings and advertising
+// entities its payload names, and the synthetic rows: the marketplace's answer to a listing push
+// and a listing read back while reconciling one (both already recorded on the receipt's stream).
+// Rows are keyed by the recorded event's id, so applying an event twice changes nothing.
+
+export const EVENTS_TABLE = 'marketplace_events';
+export const EVENT_TARGETS_TABLE = 'marketplace_event_targets';
+/** Listing receipts' account, SKU and marketplace, which their later events don't repeat. */
+const LISTING_RECEIPTS_TABLE = 'marketplace_event_listing_receipts';
+
+const SYNTHETIC_SOURCES = [
+  'MutationAdmitted',
+  'MutationSubmitted',
+  'MutationReconciliationChecked',
+  'MutationChangeConfirmed',
+  'MutationChangeAbsent',
+] as const;
+
+interface EventRow {
+  id: string;
+  account_id: string;
+  stream: string | null;
+  stream_type: string | null;
+  synthetic: boolean;
+  occurred_at: string;
+  received_at: string;
+  payload: unknown;
+}
+
+async function insert(trx: Knex.Transaction, schema: string, row: EventRow, targets: Identity[]): Promise<void> {
+  const inserted = await trx
+    .withSchema(schema)
+    .table(EVENTS_TABLE)
+    .insert({ ...row, payload: JSON.stringify(row.payload) })
+    .onConflict('id')
+    .ignore()
+    .returning('id');
+  if (inserted.length === 0 || targets.length === 0) return;
+  await trx
+    .withSchema(schema)
+    .table(EVENT_TARGETS_TABLE)
+    .insert(targets.map((t, ord) => ({ event_id: row.id, ord, ...t })));
+}
+
+/** A Listing receipt's synthetic row: what the push answered, or what a read showed. */
+async function applySynthetic(trx: Knex.Transaction, event: RecordedEvent, schema: string): Promise<void> {
+  const e = parseEvent<MutationEvent>(mutationEventSchemas, event);
+  const receipts = () => trx.withSchema(schema).table(LISTING_RECEIPTS_TABLE);
+  if (e.type === 'MutationAdmitted') {
+    const { receipt_id, account_id, target, provider } = e.data;
+    if (target.type !== 'Listing') return;
+    await receipts()
+      .insert({ receipt_id, account_id, sku: provider.sku ?? null, marketplace_id: provider.marketplaceId ?? null })
+      .onConflict('receipt_id')
+      .ignore();
+    return;
+  }
+  const receipt = await receipts().where({ receipt_id: e.data.receipt_id }).first();
+  if (!receipt) return; // not a listing's receipt
+  const synthetic = (at: string, payload: Record<string, unknown>) =>
+    insert(
+      trx,
+      schema,
+      {
+        id: event.id,
+        account_id: receipt.account_id,
+        stream: null,
+        stream_type: null,
+        synthetic: true,
+        occurred_at: at,
+        received_at: at,
+        payload: { receipt_id: e.data.receipt_id, ...payload },
+      },
+      [{ ...NO_IDENTITY, sku: receipt.sku, marketplace_id: receipt.marketplace_id }],
+    );
+  switch (e.type) {
+    case 'MutationSubmitted': {
+      const { http_status, response, submission_id, accepted, recorded_at } = e.data;
+      return synthetic(recorded_at, { kind: 'listing_push_answer', http_status, accepted, submission_id, response });
+    }
+    case 'MutationReconciliationChecked':
+    case 'MutationChangeConfirmed':
+    case 'MutationChangeAbsent': {
+      const { reconciliation, observed } = e.data;
+      if (observed === undefined || reconciliation.checkedAt === null) return;
+      return synthetic(reconciliation.checkedAt, { kind: 'listing_read', observed });
+    }
+  }
+}
+
+export const eventsProjection: Projection = {
+  name: 'events',
+  version: 1,
+  handles: [...MARKETPLACE_EVENT_TYPES, ...SYNTHETIC_SOURCES],
+  tables: [EVENTS_TABLE, EVENT_TARGETS_TABLE, LISTING_RECEIPTS_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(EVENTS_TABLE, (t) => {
+      t.uuid('id').primary();
+      t.uuid('account_id').notNullable();
+      /** the event store stream of a marketplace message (what retention deletes); null for a synthetic row */
+      t.text('stream');
+      t.text('stream_type');
+      t.boolean('synthetic').notNullable();
+      t.timestamp('occurred_at', { useTz: true }).notNullable();
+      t.timestamp('received_at', { useTz: true }).notNullable();
+      t.jsonb('payload').notNullable();
+    });
+    const events = `${schema}.${EVENTS_TABLE}`;
+    // list_events: an account's events newest first (keyset on occurred_at, id)
+    await db.raw('create index on ?? (account_id, occurred_at desc, id desc)', [events]);
+    // retention prunes by receipt
+    await db.raw('create index on ?? (received_at)', [events]);
+    await db.schema.withSchema(schema).createTable(EVENT_TARGETS_TABLE, (t) => {
+      t.uuid('event_id').notNullable().references('id').inTable(events).onDelete('CASCADE');
+      t.integer('ord').notNullable();
+      for (const column of Object.keys(NO_IDENTITY)) t.text(column);
+      t.primary(['event_id', 'ord']);
+    });
+    const targets = `${schema}.${EVENT_TARGETS_TABLE}`;
+    await db.raw('create index on ?? (asin) where asin is not null', [targets]);
+    await db.raw('create index on ?? (sku) where sku is not null', [targets]);
+    await db.schema.withSchema(schema).createTable(LISTING_RECEIPTS_TABLE, (t) => {
+      t.uuid('receipt_id').primary();
+      t.uuid('account_id').notNullable();
+      t.text('sku');
+      t.text('marketplace_id');
+    });
+  },
+  async apply(trx, event, schema) {
+    if (event.type !== 'MarketplaceEventReceived') return applySynthetic(trx, event, schema);
+    const { data } = parseEvent<MarketplaceEvent>(marketplaceEventSchemas, event);
+    await insert(
+      trx,
+      schema,
+      {
+        id: event.id,
+        account_id: data.account_id,
+        stream: event.streamId,
+        stream_type: data.stream_type,
+        synthetic: false,
+        occurred_at: data.occurred_at,
+        received_at: data.received_at,
+        payload: data.payload,
+      },
+      identitiesOf(data.stream_type, data.payload),
+    );
+  },
+};

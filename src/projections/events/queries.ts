@@ -1,0 +1,166 @@
+import type { Knex } from 'knex';
+import { ADS_TABLES } from '../observed/ads.js';
+import { CURRENT_LISTINGS_TABLE } from '../observed/listings.js';
+import { READ_MODEL_SCHEMA } from '../projection.js';
+import { EVENT_TARGETS_TABLE, EVENTS_TABLE } from './projection.js';
+
+// Reads of the events read model. What an event names (ASIN, SKU, provider ids) is matched to the
+// account's listings and campaigns here, at read time: a listing synced after the event still gets
+// named, and the stored rows stay a pure function of the messages.
+
+export interface EventFilter {
+  account_ids: readonly string[];
+  stream_type?: string | undefined;
+  /** inclusive */
+  since?: Date | null;
+  /** exclusive */
+  until?: Date | null;
+  asin?: string | undefined;
+  sku?: string | undefined;
+  marketplace_id?: string | undefined;
+  limit: number;
+}
+
+/** One thing an event names, matched to the account's listing or campaign when it has one. */
+export interface EventTarget {
+  asin: string | null;
+  sku: string | null;
+  marketplace_id: string | null;
+  /** the listing's title; null when no listing of the account matched */
+  title: string | null;
+  listed: boolean;
+  campaign_id: string | null;
+  campaign_name: string | null;
+  ad_group_id: string | null;
+  ad_id: string | null;
+  target_id: string | null;
+}
+
+export interface EventRecord {
+  id: string;
+  account_id: string;
+  stream: string | null;
+  stream_type: string | null;
+  synthetic: boolean;
+  /** a synthetic row's `listing_push_answer` or `listing_read` */
+  synthetic_kind: string | null;
+  occurred_at: Date;
+  received_at: Date;
+  targets: EventTarget[];
+}
+
+const rm = (table: string) => `${READ_MODEL_SCHEMA}.${table}`;
+
+/**
+ * The targets of event `e`: each identity row, widened to every listing of the account it names
+ * (by SKU, else by ASIN; within its marketplace when it names one), and its campaign's name.
+ */
+const TARGETS = `
+  select coalesce(l.asin, t.asin) as asin, coalesce(l.sku, t.sku) as sku,
+         coalesce(l.marketplace_id, t.marketplace_id) as marketplace_id, l.title, l.sku is not null as listed,
+         t.campaign_id, c.name as campaign_name, t.ad_group_id, t.ad_id, t.target_id, t.ord
+    from ${rm(EVENT_TARGETS_TABLE)} t
+    left join ${rm(CURRENT_LISTINGS_TABLE)} l
+      on l.account_id = e.account_id
+     and (t.sku = l.sku or (t.sku is null and t.asin = l.asin))
+     and (t.marketplace_id is null or t.marketplace_id = l.marketplace_id)
+    left join lateral (
+      select name from ${rm(ADS_TABLES.campaigns)} ac
+       where ac.account_id = e.account_id and ac.provider_id = t.campaign_id limit 1
+    ) c on true
+   where t.event_id = e.id`;
+
+const COLUMNS = `
+  e.id, e.account_id, e.stream, e.stream_type, e.synthetic, e.occurred_at, e.received_at,
+  case when e.synthetic then e.payload->>'kind' end as synthetic_kind,
+  coalesce((select jsonb_agg(to_jsonb(x) - 'ord' order by x.ord, x.marketplace_id, x.sku)
+              from (${TARGETS}) x), '[]'::jsonb) as targets`;
+
+/** Events of the accounts, newest first by occurred_at, and how many match before `limit`. */
+export async function searchEvents(db: Knex, f: EventFilter): Promise<{ rows: EventRecord[]; total: number }> {
+  if (f.account_ids.length === 0) return { rows: [], total: 0 };
+  const where = ['e.account_id = any(?::uuid[])'];
+  const bindings: Knex.RawBinding[] = [[...f.account_ids]];
+  const add = (sql: string, value: Knex.RawBinding) => {
+    where.push(sql);
+    bindings.push(value);
+  };
+  if (f.stream_type !== undefined) add('e.stream_type = ?', f.stream_type);
+  if (f.since) add('e.occurred_at >= ?', f.since);
+  if (f.until) add('e.occurred_at < ?', f.until);
+  // a listing filter holds when one target matches every listing filter given
+  const listing: string[] = [];
+  const listingBindings: string[] = [];
+  for (const [column, value] of [
+    ['asin', f.asin],
+    ['sku', f.sku],
+    ['marketplace_id', f.marketplace_id],
+  ] as const) {
+    if (value === undefined) continue;
+    listing.push(`x.${column} = ?`);
+    listingBindings.push(value);
+  }
+  if (listing.length > 0) {
+    where.push(`exists (select 1 from (${TARGETS}) x where ${listing.join(' and ')})`);
+    bindings.push(...listingBindings);
+  }
+  const { rows } = await db.raw(
+    `with page as (
+       select e.id, e.occurred_at, count(*) over () as total
+         from ${rm(EVENTS_TABLE)} e
+        where ${where.join(' and ')}
+        order by e.occurred_at desc, e.id desc
+        limit ?)
+     select ${COLUMNS}, p.total from ${rm(EVENTS_TABLE)} e join page p on p.id = e.id
+     order by e.occurred_at desc, e.id desc`,
+    [...bindings, f.limit],
+  );
+  const total = rows.length === 0 ? await countOnly(db, where, bindings) : Number(rows[0].total);
+  return { rows: rows as EventRecord[], total };
+}
+
+// a page past the last match still reports the total
+async function countOnly(db: Knex, where: string[], bindings: Knex.RawBinding[]): Promise<number> {
+  const { rows } = await db.raw(
+    `select count(*)::int as n from ${rm(EVENTS_TABLE)} e where ${where.join(' and ')}`,
+    bindings,
+  );
+  return rows[0].n as number;
+}
+
+/** One event of the accounts, with its payload; undefined when none of them has it. */
+export async function findEvent(
+  db: Knex,
+  account_ids: readonly string[],
+  id: string,
+): Promise<(EventRecord & { payload: unknown }) | undefined> {
+  const { rows } = await db.raw(
+    `select ${COLUMNS}, e.payload from ${rm(EVENTS_TABLE)} e where e.id = ? and e.account_id = any(?::uuid[])`,
+    [id, [...account_ids]],
+  );
+  return rows[0];
+}
+
+/** The oldest events received before `before` (at most `limit`), with the store stream each came from. */
+export async function expiredEvents(
+  db: Knex,
+  before: Date,
+  limit: number,
+): Promise<{ id: string; stream: string | null }[]> {
+  return db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table(EVENTS_TABLE)
+    .where('received_at', '<', before)
+    .orderBy('received_at')
+    .limit(limit)
+    .select('id', 'stream');
+}
+
+/** Retention: deletes these events' rows (their targets go with them). */
+export async function deleteEventRows(db: Knex, ids: readonly string[]): Promise<void> {
+  await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table(EVENTS_TABLE)
+    .whereIn('id', [...ids])
+    .delete();
+}
