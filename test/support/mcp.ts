@@ -21,16 +21,19 @@ export interface McpServing {
 
 /**
  * `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator);
- * `dispatch`: where write tools hand the receipts they queued.
+ * `dispatch`: where write tools hand the receipts they queued; `ingestionSecret`: serves
+ * POST /ingest/:account_id.
  */
 export async function serveMcp(
   db: Knex,
   now: () => Date,
   demoUserId: string = randomUUID(),
-  extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch'> = {},
+  extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch' | 'ingestionSecret'> & { storeUrl?: string } = {},
 ): Promise<McpServing> {
-  // write tools append to the test database's event store (DATABASE_URL, set by test/setup.ts)
-  const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
+  // write tools append to the test database's event store (DATABASE_URL, set by test/setup.ts),
+  // or, for tests of the store's failures, to the store at `storeUrl`
+  const { storeUrl, ...deps } = extra;
+  const store = createEventStore({ DATABASE_URL: storeUrl ?? process.env.DATABASE_URL! });
   const app = buildHttpServer({
     store,
     db,
@@ -38,7 +41,7 @@ export async function serveMcp(
     authenticate: async (token) => (token.startsWith('user.') ? { userId: token.slice('user.'.length) } : null),
     demoUserId,
     now,
-    ...extra,
+    ...deps,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
