@@ -7,6 +7,8 @@ const REAL = {
   SELLING_API_URL: 'https://sellingpartnerapi-na.amazon.com',
   ADS_API_URL: 'https://advertising-api.amazon.com',
   LWA_TOKEN_URL: 'https://api.amazon.com/auth/o2/token',
+  // a real deployment signs its event destinations with its own secret
+  INGESTION_SECRET: 'production-secret',
 };
 
 describe('credential sets from configuration', () => {

@@ -1,0 +1,21 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig, SIMULATOR_INGESTION_SECRET } from '../../src/infra/config.js';
+
+// INGESTION_SECRET: every account's event signing secret derives from it.
+
+const REAL = {
+  SELLING_API_URL: 'https://sellingpartnerapi-na.amazon.com',
+  ADS_API_URL: 'https://advertising-api.amazon.com',
+  LWA_TOKEN_URL: 'https://api.amazon.com/auth/o2/token',
+};
+
+describe('configuration: INGESTION_SECRET', () => {
+  it('defaults to the simulator secret only while the simulator is the marketplace', () => {
+    expect(loadConfig({}).INGESTION_SECRET).to.equal(SIMULATOR_INGESTION_SECRET);
+    expect(() => loadConfig(REAL)).to.throw(ConfigError, /INGESTION_SECRET: required/);
+    expect(loadConfig({ ...REAL, INGESTION_SECRET: 's3cret' }).INGESTION_SECRET).to.equal('s3cret');
+  });
+  it('refuses an empty secret', () => {
+    expect(() => loadConfig({ INGESTION_SECRET: '' })).to.throw(ConfigError, /INGESTION_SECRET: must not be empty/);
+  });
+});
