@@ -1,7 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../../src/eventstore/port.js';
+import {
+  comparePositions,
+  type EventMetadata,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+} from '../../src/eventstore/port.js';
+import { createDb } from '../../src/infra/db.js';
 import { applyEvents } from '../../src/projections/apply.js';
 import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../../src/projections/projection.js';
@@ -104,4 +111,122 @@ export async function catchUpTo(
   } finally {
     await projector.stop();
   }
+}
+
+/** A domain event and the stream it was appended to. */
+export interface StreamEvent {
+  stream: string;
+  type: string;
+  data: unknown;
+  metadata?: EventMetadata;
+}
+
+/** These domain events, in this order, all appended to `stream`. */
+export const inStream = (stream: string, events: readonly { type: string; data: unknown }[]): StreamEvent[] =>
+  events.map((e) => ({ stream, ...e }));
+
+const RECORDED_FROM = Date.parse('2026-01-01T00:00:00.000Z');
+
+/**
+ * The events as the store would hand them to a projection: revisions count from 0 in each
+ * stream, positions and `createdAt` (a second apart from 2026-01-01) follow the array's order,
+ * metadata names a system actor unless the event brings its own.
+ */
+export function recordedEvents(events: readonly StreamEvent[]): RecordedEvent[] {
+  const revisions = new Map<string, bigint>();
+  return events.map((e, i) => {
+    const revision = revisions.get(e.stream) ?? 0n;
+    revisions.set(e.stream, revision + 1n);
+    return {
+      id: randomUUID(),
+      streamId: e.stream,
+      revision,
+      type: e.type,
+      data: e.data,
+      metadata: { actor: { kind: 'system', id: 'projection-spec' }, ...e.metadata },
+      position: { commit: BigInt(i + 1), prepare: BigInt(i + 1) },
+      createdAt: new Date(RECORDED_FROM + i * 1000),
+    };
+  });
+}
+
+export type Row = Record<string, unknown>;
+
+/** Timestamps as ISO strings, so expected rows can spell them as the events do. */
+const plain = (row: Row): Row =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]));
+
+/** JSON with every object's keys sorted (jsonb keeps its own key order). */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+
+const inOrder = (rows: Row[]): Row[] =>
+  rows
+    .map((row) => ({ row, key: canonical(row) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ row }) => row);
+
+/**
+ * Given/when/then for a projection over real PostgreSQL (after emmett's PostgreSQLProjectionSpec):
+ *
+ *   const given = projectionSpec(mutationsProjection);
+ *   await given(inStream('mutation-1', [admitted])).when(inStream('mutation-1', [started]))
+ *     .then('mutation_receipts', [{ id: '1', status: 'submitting', attempts: 1 }]);
+ *
+ * Each `then` creates the projection's tables in a scratch schema, applies the `given` events
+ * and then the `when` events (one transaction each) through `applyEvents`, checks, and drops
+ * the schema. The checks:
+ *   then(table, rows)          the table holds exactly these rows (in any order), compared on
+ *                              the columns the expected rows name; timestamps as ISO strings
+ *   then(table, (rows) => ...) every column of every row, ordered by the whole row
+ *   then((db, schema) => ...)  any query of the scratch schema
+ * It must be awaited (or returned to mocha). The database is DATABASE_URL unless given.
+ */
+export function projectionSpec(projection: Projection, options: { connectionString?: string } = {}) {
+  return (given: readonly StreamEvent[]) => ({
+    when(events: readonly StreamEvent[]) {
+      const recorded = recordedEvents([...given, ...events]);
+      const run = async (check: (db: Knex, schema: string) => Promise<void> | void) => {
+        const db = createDb(options.connectionString ?? process.env.DATABASE_URL!, { min: 0, max: 1 });
+        try {
+          await withScratchSchema(db, 'spec', async (schema) => {
+            await db.raw('create schema ??', [schema]);
+            await projection.createTables(db, schema);
+            for (const batch of [recorded.slice(0, given.length), recorded.slice(given.length)])
+              await db.transaction((trx) => applyEvents(trx, projection, batch, schema));
+            await check(db, schema);
+          });
+        } finally {
+          await db.destroy();
+        }
+      };
+      function then(table: string, expected: Row[] | ((rows: Row[]) => Promise<void> | void)): Promise<void>;
+      function then(check: (db: Knex, schema: string) => Promise<void> | void): Promise<void>;
+      function then(
+        target: string | ((db: Knex, schema: string) => Promise<void> | void),
+        expected?: Row[] | ((rows: Row[]) => Promise<void> | void),
+      ): Promise<void> {
+        if (typeof target !== 'string') return run(target);
+        return run(async (db, schema) => {
+          if (typeof expected === 'function') {
+            const rows: Row[] = (await db.raw('select * from ??.?? r order by r::text', [schema, target])).rows;
+            await expected(rows.map(plain));
+            return;
+          }
+          const columns = Object.keys(expected![0] ?? {});
+          for (const row of expected!)
+            expect(Object.keys(row), 'every expected row names the same columns').to.have.members(columns);
+          const rows: Row[] = await db.withSchema(schema).table(target).select(columns);
+          expect(inOrder(rows.map(plain)), `${projection.name}: rows of ${target}`).to.deep.equal(
+            inOrder(expected!.map(plain)),
+          );
+        });
+      }
+      return { then };
+    },
+  });
 }
