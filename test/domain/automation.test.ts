@@ -1,4 +1,5 @@
-import { automationDecider, MAX_CODE_BYTES, type AutomationCommand } from '../../src/domain/automation/decide.js';
+import { MAX_CODE_BYTES } from '../../src/domain/automation/code-check.js';
+import { automationDecider, type AutomationCommand } from '../../src/domain/automation/decide.js';
 import type { AutomationEvent, LiveSlotEvent } from '../../src/domain/automation/events.js';
 import { liveSlotDecider } from '../../src/domain/automation/live-slot.js';
 import { given } from '../support/gwt.js';
@@ -44,10 +45,20 @@ describe('automation decider (spec 3.1)', () => {
       given(automationDecider, [])
         .when({ ...create, code: 'é'.repeat(MAX_CODE_BYTES / 2 + 1) })
         .thenThrows('code_too_large', /100002 bytes is over the limit of 100000/));
-    it('accepts code of exactly 100,000 bytes', () =>
+    it('accepts code of exactly 100,000 bytes', () => {
+      const full = code.padEnd(MAX_CODE_BYTES, ' ');
       given(automationDecider, [])
-        .when({ ...create, code: 'x'.repeat(MAX_CODE_BYTES) })
-        .then([{ type: 'AutomationCreated', data: { ...createdData, code: 'x'.repeat(MAX_CODE_BYTES) } }]));
+        .when({ ...create, code: full })
+        .then([{ type: 'AutomationCreated', data: { ...createdData, code: full } }]);
+    });
+    it('refuses code that does not parse, or whose handle does not take 2 parameters, saying where', () => {
+      given(automationDecider, [])
+        .when({ ...create, code: 'function handle(event, context) {\n  return 1 +;\n}' })
+        .thenThrows('invalid', /^code: line 2, column 13: Unexpected token$/);
+      given(automationDecider, [])
+        .when({ ...create, code: 'function handle(event) {}' })
+        .thenThrows('invalid', /exactly 2 parameters \(event, context\); it has 1/);
+    });
     it('an edit, activation or archive of an unknown id is automation_not_found', () => {
       given(automationDecider, [])
         .when(cmd('EditAutomation', { title: 'x' }))
@@ -96,7 +107,7 @@ describe('automation decider (spec 3.1)', () => {
         .then([]));
     it('an edit over the size limit is refused', () =>
       given(automationDecider, [created])
-        .when(cmd('EditAutomation', { code: 'x'.repeat(MAX_CODE_BYTES + 1) }))
+        .when(cmd('EditAutomation', { code: code.padEnd(MAX_CODE_BYTES + 1, ' ') }))
         .thenThrows('code_too_large'));
     it('archive drops it (no deactivation: it was not live)', () =>
       given(automationDecider, [created]).when(cmd('ArchiveAutomation')).then([archived]));
@@ -111,9 +122,13 @@ describe('automation decider (spec 3.1)', () => {
     it('activating again records nothing', () =>
       given(automationDecider, live).when(cmd('ActivateAutomation')).then([]));
     it('a code edit keeps it live with the next version', () =>
-      given(automationDecider, [...live, { type: 'AutomationCodeSaved', data: { version: 2, code: 'a', by, at } }])
-        .when(cmd('EditAutomation', { code: 'b' }))
-        .then([{ type: 'AutomationCodeSaved', data: { version: 3, code: 'b', by, at } }]));
+      given(automationDecider, [...live, { type: 'AutomationCodeSaved', data: { version: 2, code: `${code}\n`, by, at } }])
+        .when(cmd('EditAutomation', { code: `${code}\n\n` }))
+        .then([{ type: 'AutomationCodeSaved', data: { version: 3, code: `${code}\n\n`, by, at } }]));
+    it('a code edit that does not parse is refused and keeps it live on its last version', () =>
+      given(automationDecider, live)
+        .when(cmd('EditAutomation', { code: 'function handle(event, context) {' }))
+        .thenThrows('invalid', /^code: line 1, column 34: Unexpected token$/));
     it('another automation of the event type going live deactivates it', () =>
       given(automationDecider, live)
         .when(cmd('DeactivateAutomation', { replaced_by: other }))

@@ -1,11 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
+import { checkAutomationCode } from './code-check.js';
 import { automationEventSchemas, type AutomationEvent, type OperationDependencies } from './events.js';
 import { evolve, initialState, type AutomationState } from './state.js';
-
-/** spec 8: code size. */
-export const MAX_CODE_BYTES = 100_000;
 
 type Who = { automation_id: string; by: string; at: string };
 export type AutomationCommand =
@@ -22,14 +20,6 @@ export type AutomationCommand =
   | (Who & { type: 'ActivateAutomation' })
   | (Who & { type: 'DeactivateAutomation'; replaced_by: string })
   | (Who & { type: 'ArchiveAutomation' });
-
-function checkSize(code: string): void {
-  const bytes = new TextEncoder().encode(code).length;
-  if (bytes > MAX_CODE_BYTES)
-    throw new DomainError('code_too_large', `code: ${bytes} bytes is over the limit of ${MAX_CODE_BYTES} bytes`, {
-      argument: 'code',
-    });
-}
 
 /** An automation that exists and is not archived: what every change but archiving needs. */
 function editable(state: AutomationState, c: Who): void {
@@ -50,7 +40,7 @@ export function decide(command: AutomationCommand, state: AutomationState): Auto
     case 'CreateAutomation': {
       if (state.status !== null)
         throw new DomainError('conflict', `automation '${command.automation_id}' already exists`);
-      checkSize(command.code);
+      checkAutomationCode(command.code);
       const { type: _, ...data } = command;
       return [{ type: 'AutomationCreated', data }];
     }
@@ -58,7 +48,7 @@ export function decide(command: AutomationCommand, state: AutomationState): Auto
       editable(state, command);
       const events: AutomationEvent[] = [];
       if (command.code !== undefined && command.code !== state.code) {
-        checkSize(command.code);
+        checkAutomationCode(command.code);
         events.push({ type: 'AutomationCodeSaved', data: { version: state.version + 1, code: command.code, by, at } });
       }
       if (command.title !== undefined && command.title !== state.title)

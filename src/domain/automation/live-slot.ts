@@ -7,6 +7,9 @@ import { liveSlotEventSchemas, type LiveSlotEvent } from './events.js';
 
 export interface LiveSlotState {
   live: string | null;
+  /** the automation the last change took the slot from: an activation retried after a crash
+   * still knows whom it replaced, and deactivates it (docs/decisions.md, "Automations") */
+  previous: string | null;
 }
 
 type Slot = { account_id: string; stream_type: string; automation_id: string; at: string };
@@ -26,7 +29,7 @@ export function decide(command: LiveSlotCommand, state: LiveSlotState): LiveSlot
 export const liveSlotDecider: Decider<LiveSlotCommand, LiveSlotState, LiveSlotEvent> = {
   aggregate: 'automation_live',
   schemas: liveSlotEventSchemas,
-  initialState: () => ({ live: null }),
-  evolve: (_state, event) => ({ live: event.data.automation_id }),
+  initialState: () => ({ live: null, previous: null }),
+  evolve: (_state, event) => ({ live: event.data.automation_id, previous: event.data.previous }),
   decide,
 };
