@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import knexFactory from 'knex';
 import { pino } from 'pino';
 import { buildHttpServer } from '../../src/mcp/server.js';
-import { QUERY_LIMIT } from '../../src/mcp/query-throttle.js';
+import { QUERY_LIMIT } from '../../src/mcp/throttle.js';
 import { call, startWorld, type World } from '../views/fixtures.js';
 
 // query_data end to end through the SDK client over HTTP: the views, the inline/download

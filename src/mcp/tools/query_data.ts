@@ -6,7 +6,7 @@ import { type ResultColumn, STATEMENT_TIMEOUT_MS } from '../../projections/views
 import { SqlRefused } from '../../projections/views/validate.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
 import { saveExport } from '../exports.js';
-import { takeQuerySlot } from '../query-throttle.js';
+import { QUERY_LIMIT, takeCallSlot } from '../throttle.js';
 import { defineTool } from '../tool.js';
 
 // Spec 4.7 and 8: one read-only SELECT over the views, 3 second timeout, fewer than 500 rows
@@ -49,7 +49,7 @@ export const queryData = defineTool({
     if (!input.sql?.trim())
       throw new DomainError('missing_sql', 'pass sql: one SELECT over the views (describe_data lists them)');
     const accounts = await accountsForRead(ctx, input.account);
-    await takeQuerySlot(ctx.db, ctx.userId);
+    await takeCallSlot(ctx.db, ctx.userId, QUERY_LIMIT);
     const result = await queryViews(
       ctx.db,
       input.sql,
