@@ -122,7 +122,10 @@ describe('automation decider (spec 3.1)', () => {
     it('activating again records nothing', () =>
       given(automationDecider, live).when(cmd('ActivateAutomation')).then([]));
     it('a code edit keeps it live with the next version', () =>
-      given(automationDecider, [...live, { type: 'AutomationCodeSaved', data: { version: 2, code: `${code}\n`, by, at } }])
+      given(automationDecider, [
+        ...live,
+        { type: 'AutomationCodeSaved', data: { version: 2, code: `${code}\n`, by, at } },
+      ])
         .when(cmd('EditAutomation', { code: `${code}\n\n` }))
         .then([{ type: 'AutomationCodeSaved', data: { version: 3, code: `${code}\n\n`, by, at } }]));
     it('a code edit that does not parse is refused and keeps it live on its last version', () =>

@@ -182,6 +182,8 @@ async function migrateQueryDataTables(db: Knex.Transaction): Promise<void> {
   )`);
   await db.raw(`create index if not exists calls_user_at on ${QUERY_DATA_SCHEMA}.calls (user_id, at)`);
   // Other per-user limits (automation activations) count their calls here too, by kind (mcp/throttle.ts).
-  await db.raw(`alter table ${QUERY_DATA_SCHEMA}.calls add column if not exists kind text not null default 'query_data'`);
+  await db.raw(
+    `alter table ${QUERY_DATA_SCHEMA}.calls add column if not exists kind text not null default 'query_data'`,
+  );
   await db.raw(`create index if not exists calls_user_kind_at on ${QUERY_DATA_SCHEMA}.calls (user_id, kind, at)`);
 }
