@@ -1,0 +1,48 @@
+import { DomainError } from '../shared/errors.js';
+import { connectionFor, selectableStreamType, streamType, type StreamType } from './types.js';
+
+// spec 5 rule 5: an event type runs on the account's connection of its source; a seller type
+// does not run on a vendor account. What an automation for the type needs of its account.
+
+export interface StreamAccount {
+  id: string;
+  name: string;
+  entity_type: 'seller' | 'vendor';
+  /** the connections the account has authorized */
+  connected: { selling: boolean; ads: boolean };
+}
+
+/** Why the account can't run the type, or null when it can. */
+export function streamTypeRefusal(t: StreamType, account: StreamAccount): DomainError | null {
+  const named = `account ${account.id} (${account.name})`;
+  if (t.sellerOnly && account.entity_type === 'vendor')
+    return new DomainError(
+      'stream_type_not_for_entity',
+      `stream_type: ${t.code} is a seller event type and ${named} is a vendor account`,
+      { argument: 'stream_type' },
+    );
+  const connection = connectionFor(t);
+  if (!account.connected[connection])
+    return new DomainError(
+      'owner_not_connected',
+      `stream_type: ${t.code} runs on the ${connection === 'ads' ? 'advertising' : 'selling'} connection, which ${named} has not authorized`,
+      { argument: 'stream_type' },
+    );
+  return null;
+}
+
+/** The selectable event type of that code on the account, or the spec's refusal. */
+export function automationStreamType(code: string, account: StreamAccount): StreamType {
+  const t = selectableStreamType(code);
+  if (!t)
+    throw new DomainError(
+      'unknown_stream_type',
+      streamType(code)
+        ? `stream_type: ${code} is handled by the service itself; an automation can't handle it`
+        : `stream_type: no event type has the code '${code}'; describe_stream_type lists them`,
+      { argument: 'stream_type' },
+    );
+  const refusal = streamTypeRefusal(t, account);
+  if (refusal) throw refusal;
+  return t;
+}
