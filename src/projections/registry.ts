@@ -12,6 +12,7 @@ import { searchQueryProjection } from './observed/search_query.js';
 import { couponsProjection } from './observed/coupons.js';
 import { promotionsProjection } from './observed/promotions.js';
 import { vendorProjection } from './observed/vendor.js';
+import { automationsProjection } from './automations/projection.js';
 import { mutationsProjection } from './mutations/projection.js';
 import { admissionProjection } from './admission/projection.js';
 import { eventsProjection } from './events/projection.js';
@@ -37,4 +38,5 @@ export const projections: Projection[] = [
   mutationsProjection,
   admissionProjection,
   eventsProjection,
+  automationsProjection,
 ];

@@ -1,0 +1,138 @@
+import {
+  automationEventSchemas,
+  liveSlotEventSchemas,
+  type AutomationEvent,
+  type LiveSlotEvent,
+} from '../../domain/automation/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
+import type { Knex } from '../../infra/db.js';
+import type { RecordedEvent } from '../../eventstore/port.js';
+import type { Projection } from '../projection.js';
+
+// Automations (spec 2.2) and every code version (spec 8 keeps them a year). `live` follows the
+// live slots (`automation_live-…`), the authority on which automation of an event type runs, so a
+// half-finished activation reads as it will be once retried; `archived` follows the automation's
+// own stream. A row remembers the last revision of its stream it applied: a replay changes nothing.
+
+export const AUTOMATIONS_TABLE = 'automations';
+export const CODE_VERSIONS_TABLE = 'automation_code_versions';
+
+const AUTOMATION_STREAM = 'automation-';
+
+/** The columns an event of the automation's own stream sets (creation inserts the row whole). */
+function changes(event: AutomationEvent): Record<string, unknown> {
+  switch (event.type) {
+    case 'AutomationCreated':
+      return {};
+    case 'AutomationCodeSaved':
+      return { code: event.data.code, version: event.data.version };
+    case 'AutomationRetitled':
+      return { title: event.data.title };
+    case 'AutomationDependenciesSet':
+      return { operation_dependencies: JSON.stringify(event.data.operation_dependencies) };
+    case 'AutomationActivated':
+    case 'AutomationDeactivated':
+      return {}; // the slot's LiveAutomationChanged moves `live`
+    case 'AutomationArchived':
+      return { archived: true };
+  }
+}
+
+async function applyAutomationEvent(trx: Knex.Transaction, recorded: RecordedEvent, schema: string) {
+  const event = parseEvent<AutomationEvent>(automationEventSchemas, recorded);
+  const automation_id = recorded.streamId.slice(AUTOMATION_STREAM.length);
+  const revision = Number(recorded.revision);
+  const at = recorded.createdAt;
+  if (event.type === 'AutomationCreated') {
+    const d = event.data;
+    await trx
+      .withSchema(schema)
+      .table(AUTOMATIONS_TABLE)
+      .insert({
+        automation_id,
+        account_id: d.account_id,
+        stream_type: d.stream_type,
+        title: d.title,
+        code: d.code,
+        version: 1,
+        operation_dependencies: JSON.stringify(d.operation_dependencies),
+        source_automation_id: d.source_automation_id,
+        live: false,
+        archived: false,
+        created_at: d.at,
+        created_by: d.by,
+        updated_at: at,
+        revision,
+      })
+      .onConflict('automation_id')
+      .ignore();
+  } else {
+    await trx
+      .withSchema(schema)
+      .table(AUTOMATIONS_TABLE)
+      .where({ automation_id })
+      .where('revision', '<', revision)
+      .update({ ...changes(event), updated_at: at, revision });
+  }
+  const saved =
+    event.type === 'AutomationCreated'
+      ? { ...event.data, version: 1 }
+      : event.type === 'AutomationCodeSaved'
+        ? event.data
+        : null;
+  if (saved)
+    await trx
+      .withSchema(schema)
+      .table(CODE_VERSIONS_TABLE)
+      .insert({ automation_id, version: saved.version, code: saved.code, at: saved.at, by: saved.by })
+      .onConflict(['automation_id', 'version'])
+      .ignore();
+}
+
+async function applySlotEvent(trx: Knex.Transaction, recorded: RecordedEvent, schema: string) {
+  const { data } = parseEvent<LiveSlotEvent>(liveSlotEventSchemas, recorded);
+  const rows = () => trx.withSchema(schema).table(AUTOMATIONS_TABLE);
+  const at = recorded.createdAt;
+  if (data.previous) await rows().where({ automation_id: data.previous }).update({ live: false, updated_at: at });
+  if (data.automation_id)
+    await rows().where({ automation_id: data.automation_id }).update({ live: true, updated_at: at });
+}
+
+export const automationsProjection: Projection = {
+  name: 'automations',
+  version: 1,
+  handles: [...Object.keys(automationEventSchemas), ...Object.keys(liveSlotEventSchemas)],
+  tables: [AUTOMATIONS_TABLE, CODE_VERSIONS_TABLE],
+  async createTables(db, schema) {
+    await db.schema.withSchema(schema).createTable(AUTOMATIONS_TABLE, (t) => {
+      t.uuid('automation_id').primary();
+      t.uuid('account_id').notNullable();
+      t.text('stream_type').notNullable();
+      t.text('title').notNullable();
+      t.text('code').notNullable();
+      t.integer('version').notNullable();
+      t.jsonb('operation_dependencies').notNullable();
+      t.uuid('source_automation_id');
+      t.boolean('live').notNullable();
+      t.boolean('archived').notNullable();
+      t.timestamp('created_at', { useTz: true }).notNullable();
+      t.text('created_by').notNullable();
+      t.timestamp('updated_at', { useTz: true }).notNullable();
+      /** the last revision of the automation's stream applied */
+      t.integer('revision').notNullable();
+      t.index(['account_id', 'stream_type']);
+    });
+    await db.schema.withSchema(schema).createTable(CODE_VERSIONS_TABLE, (t) => {
+      t.uuid('automation_id').notNullable();
+      t.integer('version').notNullable();
+      t.text('code').notNullable();
+      t.timestamp('at', { useTz: true }).notNullable();
+      t.text('by').notNullable();
+      t.primary(['automation_id', 'version']);
+    });
+  },
+  async apply(trx, recorded, schema) {
+    if (recorded.type in liveSlotEventSchemas) return applySlotEvent(trx, recorded, schema);
+    return applyAutomationEvent(trx, recorded, schema);
+  },
+};
