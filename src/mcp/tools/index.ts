@@ -20,6 +20,12 @@ import { listMutations } from './list_mutations.js';
 import { patchListing } from './patch_listing.js';
 import { queueMutations } from './queue_mutations.js';
 import { updateListing } from './update_listing.js';
+import { createAutomationTool } from './create_automation.js';
+import { updateAutomationTool } from './update_automation.js';
+import { duplicateAutomationTool } from './duplicate_automation.js';
+import { archiveAutomationTool } from './archive_automation.js';
+import { getAutomationTool } from './get_automation.js';
+import { listAutomationsTool } from './list_automations.js';
 
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
@@ -44,4 +50,10 @@ export const TOOLS: readonly Tool[] = [
   queueMutations,
   patchListing,
   updateListing,
+  createAutomationTool,
+  updateAutomationTool,
+  duplicateAutomationTool,
+  archiveAutomationTool,
+  getAutomationTool,
+  listAutomationsTool,
 ];

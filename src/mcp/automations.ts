@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import type { AutomationCall } from '../commands/automation/context.js';
+import { OperationDependencies } from '../domain/automation/events.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { SELECTABLE_STREAM_TYPES, streamType } from '../domain/stream/types.js';
+import { loadAccounts, type AccountView } from '../projections/accounts/queries.js';
+import type { AutomationRow } from '../projections/automations/queries.js';
+import { simulation } from './admission.js';
+import type { ToolContext } from './tool.js';
+
+// What the automation tools share: their arguments, and the call their commands run in. On the
+// demo endpoint (spec 1.4) the commands decide everything and record nothing.
+
+export const automationIdArgument = z
+  .string()
+  .min(1)
+  .describe('the automation id (from create_automation or list_automations)');
+
+export const streamTypeArgument = z
+  .string()
+  .min(1)
+  .describe(`the event type code, one of ${SELECTABLE_STREAM_TYPES.map((t) => t.code).join(', ')}`);
+
+export const codeArgument = z
+  .string()
+  .describe(
+    'JavaScript defining handle(event, context) with exactly 2 parameters (at most 100,000 bytes); checked for syntax and signature on save, never run on save',
+  );
+
+export const dependenciesArgument = OperationDependencies.describe(
+  'qualified operation names the code uses, each mapped to { catalog_revision, schema_digest }',
+);
+
+export async function automationCall(ctx: ToolContext): Promise<AutomationCall> {
+  if (!ctx.store)
+    throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
+  return {
+    store: ctx.store,
+    userId: ctx.userId,
+    accounts: await loadAccounts(ctx.db, ctx.userId),
+    at: ctx.now(),
+    correlationId: ctx.requestId,
+    simulate: ctx.endpoint === 'demo',
+  };
+}
+
+/** A write tool's answer: what it did, marked simulated on the demo. */
+export const written = (ctx: ToolContext, answer: Record<string, unknown>) => ({ ...answer, ...simulation(ctx) });
+
+/** spec 2.2 `subscription`: local report completions need none; otherwise what the event type's subscription is. */
+export function subscriptionOf(row: {
+  stream_type: string;
+  state: string;
+}): 'active' | 'none' | 'failed' | 'not_required' {
+  if (streamType(row.stream_type)?.policy === 'not_required') return 'not_required';
+  return 'none';
+}
+
+/** The fields of spec 2.2 every automation answer carries, with its account's name. */
+export function automationView<Row extends AutomationRow>(row: Row, accounts: readonly AccountView[]) {
+  return {
+    ...row,
+    subscription: subscriptionOf(row),
+    account_name: accounts.find((a) => a.id === row.account_id)?.name ?? null,
+  };
+}
