@@ -2,32 +2,16 @@ import { MAX_CODE_BYTES } from '../../src/domain/automation/code-check.js';
 import { automationDecider, type AutomationCommand } from '../../src/domain/automation/decide.js';
 import type { AutomationEvent, LiveSlotEvent } from '../../src/domain/automation/events.js';
 import { liveSlotDecider } from '../../src/domain/automation/live-slot.js';
+import * as fixture from '../support/automation.js';
+import { account_id, at, automation_id, by, code, other } from '../support/automation.js';
 import { given } from '../support/gwt.js';
 
 // spec 3.1, row by row: the automation's own decider, then the live slot that keeps one live
 // automation per event type and account.
 
-const automation_id = '0b7d2c10-1111-4222-8333-944444444444';
-const other = '1c8e3d21-2222-4333-9444-a55555555555';
-const account_id = '5d1f4e1a-8a43-4f51-9d2a-6f1f1f1f1f1f';
-const by = 'user-1';
-const at = '2026-11-25T10:00:00.000Z';
-const code = 'function handle(event, context) {}';
-
-const create: Extract<AutomationCommand, { type: 'CreateAutomation' }> = {
-  type: 'CreateAutomation',
-  automation_id,
-  account_id,
-  stream_type: 'ANY_OFFER_CHANGED',
-  title: 'Reprice',
-  code,
-  operation_dependencies: {},
-  source_automation_id: null,
-  by,
-  at,
-};
-const { type: _, ...createdData } = create;
-const created: AutomationEvent = { type: 'AutomationCreated', data: createdData };
+const createdData = fixture.createdData();
+const create: Extract<AutomationCommand, { type: 'CreateAutomation' }> = { type: 'CreateAutomation', ...createdData };
+const created = fixture.created();
 const activated: AutomationEvent = { type: 'AutomationActivated', data: { by, at } };
 const archived: AutomationEvent = { type: 'AutomationArchived', data: { by, at } };
 const cmd = <T extends AutomationCommand['type']>(type: T, extra: object = {}) =>
@@ -124,7 +108,7 @@ describe('automation decider (spec 3.1)', () => {
     it('a code edit keeps it live with the next version', () =>
       given(automationDecider, [
         ...live,
-        { type: 'AutomationCodeSaved', data: { version: 2, code: `${code}\n`, by, at } },
+        { type: 'AutomationCodeSaved' as const, data: { version: 2, code: `${code}\n`, by, at } },
       ])
         .when(cmd('EditAutomation', { code: `${code}\n\n` }))
         .then([{ type: 'AutomationCodeSaved', data: { version: 3, code: `${code}\n\n`, by, at } }]));

@@ -1,33 +1,15 @@
 import type { AutomationEvent, LiveSlotEvent } from '../../src/domain/automation/events.js';
 import { createDb } from '../../src/infra/db.js';
 import { automationsProjection } from '../../src/projections/automations/projection.js';
+import { account_id, at, automation_id, by, code, created, other, stream_type } from '../support/automation.js';
 import { assertApplyTwiceSameResult, inStream, projectionSpec, recordedEvents } from '../support/projections.js';
 
 // The automations read model, event by event (spec 2.2, 3.1, 8): `live` follows the live slot,
 // `archived` the automation's stream, and every code version is kept.
 
-const a = '0b7d2c10-1111-4222-8333-944444444444';
-const b = '1c8e3d21-2222-4333-9444-a55555555555';
-const account_id = '5d1f4e1a-8a43-4f51-9d2a-6f1f1f1f1f1f';
-const by = 'user-1';
-const at = '2026-11-25T10:00:00.000Z';
-const code = 'function handle(event, context) {}';
-const stream_type = 'ANY_OFFER_CHANGED';
+const a = automation_id;
+const b = other;
 
-const created = (automation_id: string): AutomationEvent => ({
-  type: 'AutomationCreated',
-  data: {
-    automation_id,
-    account_id,
-    stream_type,
-    title: 'Reprice',
-    code,
-    operation_dependencies: {},
-    source_automation_id: null,
-    by,
-    at,
-  },
-});
 const automation = (id: string, events: AutomationEvent[]) => inStream(`automation-${id}`, events);
 const slot = (events: LiveSlotEvent['data'][]) =>
   inStream(
