@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { checkAutomationCode, MAX_CODE_BYTES } from '../../src/domain/automation/code-check.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
+import { SELECTABLE_STREAM_TYPES } from '../../src/domain/stream/types.js';
+import { automationTemplate } from '../../src/runtime/contracts/templates.js';
 
 // spec 4.11.1: what saving accepts and how it says what is wrong (never running the code).
 
@@ -25,6 +27,11 @@ describe('automation code check on save (spec 4.11.1)', () => {
       'function helper(x) { return x; }\nfunction handle(e, c) { helper(e); }',
     ])
       expect(() => checkAutomationCode(code), code).not.to.throw();
+  });
+
+  it("every event type's template (create_automation's default code) passes the check", () => {
+    for (const t of SELECTABLE_STREAM_TYPES)
+      expect(() => checkAutomationCode(automationTemplate(t.code)!), t.code).not.to.throw();
   });
 
   it('never runs the code it checks', () => {
