@@ -5,6 +5,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import { SELECTABLE_STREAM_TYPES, streamType } from '../domain/stream/types.js';
 import { loadAccounts, type AccountView } from '../projections/accounts/queries.js';
 import type { AutomationRow } from '../projections/automations/queries.js';
+import { subscriptionOfRow, type SubscriptionRow } from '../projections/streams/queries.js';
 import { simulation } from './admission.js';
 import type { ToolContext } from './tool.js';
 
@@ -47,20 +48,30 @@ export async function automationCall(ctx: ToolContext): Promise<AutomationCall> 
 /** A write tool's answer: what it did, marked simulated on the demo. */
 export const written = (ctx: ToolContext, answer: Record<string, unknown>) => ({ ...answer, ...simulation(ctx) });
 
-/** spec 2.2 `subscription`: local report completions need none; otherwise what the event type's subscription is. */
-export function subscriptionOf(row: {
-  stream_type: string;
-  state: string;
-}): 'active' | 'none' | 'failed' | 'not_required' {
+/**
+ * spec 2.2 `subscription`: local report completions need none; otherwise what the event type's
+ * subscription on the account is, whatever the automation's state: `active` once the marketplace
+ * confirmed it, `failed` when the subscribe failed, else `none` (not subscribed, or still waiting:
+ * list_streams shows that as `pending`; docs/decisions.md, "Streams and subscriptions").
+ */
+export function subscriptionOf(
+  row: { account_id: string; stream_type: string },
+  streams: Map<string, SubscriptionRow>,
+): 'active' | 'none' | 'failed' | 'not_required' {
   if (streamType(row.stream_type)?.policy === 'not_required') return 'not_required';
-  return 'none';
+  const status = subscriptionOfRow(streams, row.account_id, row.stream_type)?.status;
+  return status === 'active' || status === 'failed' ? status : 'none';
 }
 
 /** The fields of spec 2.2 every automation answer carries, with its account's name. */
-export function automationView<Row extends AutomationRow>(row: Row, accounts: readonly AccountView[]) {
+export function automationView<Row extends AutomationRow>(
+  row: Row,
+  accounts: readonly AccountView[],
+  streams: Map<string, SubscriptionRow>,
+) {
   return {
     ...row,
-    subscription: subscriptionOf(row),
+    subscription: subscriptionOf(row, streams),
     account_name: accounts.find((a) => a.id === row.account_id)?.name ?? null,
   };
 }

@@ -13,6 +13,7 @@ import { couponsProjection } from './observed/coupons.js';
 import { promotionsProjection } from './observed/promotions.js';
 import { vendorProjection } from './observed/vendor.js';
 import { automationsProjection } from './automations/projection.js';
+import { streamsProjection } from './streams/projection.js';
 import { mutationsProjection } from './mutations/projection.js';
 import { admissionProjection } from './admission/projection.js';
 import { eventsProjection } from './events/projection.js';
@@ -39,4 +40,5 @@ export const projections: Projection[] = [
   admissionProjection,
   eventsProjection,
   automationsProjection,
+  streamsProjection,
 ];

@@ -1,6 +1,7 @@
 import { DomainError } from '../../domain/shared/errors.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
+import { subscriptionRows } from '../../projections/streams/queries.js';
 import { automationIdArgument, automationView } from '../automations.js';
 import { defineTool } from '../tool.js';
 
@@ -27,6 +28,6 @@ export const getAutomationTool = defineTool({
           argument: 'automation_id',
         },
       );
-    return automationView(found, accounts);
+    return automationView(found, accounts, await subscriptionRows(ctx.db, [found.account_id]));
   },
 });

@@ -1,5 +1,6 @@
 import type { Tool } from '../tool.js';
 import { connectionStatus } from './connection_status.js';
+import { listStreamsTool } from './list_streams.js';
 import { describeData } from './describe_data.js';
 import { describeStreamType } from './describe_stream_type.js';
 import { getEvent } from './get_event.js';
@@ -30,6 +31,7 @@ import { listAutomationsTool } from './list_automations.js';
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
   connectionStatus,
+  listStreamsTool,
   listEvents,
   getEvent,
   describeStreamType,

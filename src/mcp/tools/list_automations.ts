@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listAutomations } from '../../projections/automations/queries.js';
+import { subscriptionRows } from '../../projections/streams/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
 import { automationView } from '../automations.js';
 import { defineTool } from '../tool.js';
@@ -17,11 +18,12 @@ export const listAutomationsTool = defineTool({
   },
   async handler(input, ctx) {
     const accounts = await accountsForRead(ctx, input.account);
-    const rows = await listAutomations(
-      ctx.db,
-      accounts.map((a) => a.id),
-      { stream_type: input.stream_type, include_archived: input.include_archived },
-    );
-    return { automations: rows.map((r) => automationView(r, accounts)), total: rows.length };
+    const ids = accounts.map((a) => a.id);
+    const rows = await listAutomations(ctx.db, ids, {
+      stream_type: input.stream_type,
+      include_archived: input.include_archived,
+    });
+    const streams = await subscriptionRows(ctx.db, ids);
+    return { automations: rows.map((r) => automationView(r, accounts, streams)), total: rows.length };
   },
 });
