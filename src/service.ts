@@ -26,6 +26,9 @@ import { dispatchClients } from './workers/dispatch/clients.js';
 import { dispatchQueue, enqueueDispatch, startDispatch } from './workers/dispatch/queue.js';
 import { syncJobs } from './workers/sync/registry.js';
 import { credentialSets, SELLER_CREDENTIALS, VENDOR_CREDENTIALS } from './workers/credentials.js';
+import { startStreams } from './workers/streams/queue.js';
+import { subscriber } from './workers/streams/subscriber.js';
+import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
 
 export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
@@ -263,6 +266,41 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       stops.push(() => app.close());
       const address = app.server.address();
       url = typeof address === 'object' && address ? `http://${config.HOST}:${address.port}` : null;
+    }
+    if (roles.has('worker')) {
+      // after the api, so that one process's ingestion URL is the port it really listens on
+      const base = config.PUBLIC_BASE_URL ?? url ?? `http://${config.HOST}:${config.PORT}`;
+      const redis = createRedis(config.REDIS_URL);
+      stops.push(() => redis.quit());
+      const endpoints = marketplaceEndpoints(config, simulator);
+      const sets = credentialSets(config);
+      const streams = await startStreams({
+        connection: redis,
+        prefix: config.REDIS_PREFIX,
+        db,
+        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'streams' } } },
+        subscriber: subscriber({
+          db,
+          lwa: createLwaClient({
+            tokenUrl: endpoints.lwaTokenUrl,
+            clientId: config.LWA_CLIENT_ID,
+            clientSecret: config.LWA_CLIENT_SECRET,
+          }),
+          endpoints,
+          credentials: (name) => sets.get(name),
+          push: (account_id) => ({
+            url: `${base.replace(/\/$/, '')}${ingestionPath(account_id)}`,
+            secret: deliverySecret(config.INGESTION_SECRET, account_id),
+          }),
+        }),
+        sweepEveryMs: config.STREAMS_SWEEP_MS,
+        graceMs: config.STREAMS_GRACE_MS,
+        retryFailedMs: config.STREAMS_RETRY_FAILED_MS,
+        confirmPollMs: config.STREAMS_CONFIRM_POLL_MS,
+        now: () => new Date(),
+        logger: logger.child({ role: 'worker', worker: 'streams' }),
+      });
+      stops.push(() => streams.close());
     }
     return { db, store, url, simulator, projector, stop };
   } catch (err) {

@@ -51,6 +51,16 @@ const schema = z.object({
   DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(5000),
   /** deadline of one dispatched request; past it the receipt is uncertain */
   DISPATCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+  /** the service's secret the per-account ingestion signing secrets are derived from */
+  INGESTION_SECRET: z.string().min(1).default('simulator-ingestion-secret'),
+  // Stream subscriptions (docs/decisions.md, "Streams and subscriptions"): how often the sweep
+  // compares what should be subscribed with what is, how long a while_needed type stays
+  // subscribed after its last live automation stops, when a failed subscribe is tried again,
+  // and how often an ads subscription waiting for confirmation is looked at.
+  STREAMS_SWEEP_MS: z.coerce.number().int().positive().default(5_000),
+  STREAMS_GRACE_MS: z.coerce.number().int().min(0).default(600_000),
+  STREAMS_RETRY_FAILED_MS: z.coerce.number().int().positive().default(600_000),
+  STREAMS_CONFIRM_POLL_MS: z.coerce.number().int().positive().default(2_000),
 });
 
 export type Config = Omit<

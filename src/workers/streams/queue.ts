@@ -1,0 +1,180 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { aggregateStream, handleCommand, type CommandContext } from '../../commands/handler.js';
+import {
+  subscriptionDecider,
+  subscriptionId,
+  subscriptionWanted,
+  type SubscriptionCommand,
+} from '../../domain/stream/subscription.js';
+import { streamType } from '../../domain/stream/types.js';
+import { MarketplaceError } from '../../marketplace/clients/index.js';
+import { allStreamAccounts, subscriptionRows, typesOf } from '../../projections/streams/queries.js';
+import { waitInDelayedSet, withRetryPolicy } from '../retry-policy.js';
+import { providerError, type Subscriber } from './subscriber.js';
+
+// Subscriptions (docs/decisions.md, "Streams and subscriptions"). A sweep over the read models,
+// at start-up and every `sweepEveryMs`, compares what should be subscribed (always types of
+// connected accounts; while_needed types with a live automation, or within the grace period
+// after the last one stopped) with each subscription's state: it records the request or the
+// let-go through the subscription decider and enqueues one `reconcile` job per subscription
+// with work to do (jobId = `<account>.<stream type>`, so a job already waiting is not doubled).
+// The job does what the subscription's state asks of the marketplace and records the answer;
+// an ads subscription still waiting for confirmation waits in the delayed set and looks again.
+// A subscription has at most one job at a time (its jobId), so its subscribe and unsubscribe never
+// overlap; jobs of different types run side by side.
+
+export const STREAMS_QUEUE = 'stream-subscriptions';
+
+export interface SubscriptionJob {
+  account_id: string;
+  stream_type: string;
+}
+
+export interface StreamsWorkerOptions {
+  connection: Redis;
+  prefix: string;
+  db: Knex;
+  ctx: CommandContext;
+  subscriber: Subscriber;
+  sweepEveryMs: number;
+  /** how long a while_needed type stays subscribed after its last live automation stops */
+  graceMs: number;
+  /** how long a failed subscription waits before it is requested again */
+  retryFailedMs: number;
+  /** how often an ads subscription waiting for confirmation is looked at */
+  confirmPollMs: number;
+  now: () => Date;
+  logger: Logger;
+}
+
+/** a command without the subscription's key and time, which `record` adds */
+type Bare<C> = C extends SubscriptionCommand ? Omit<C, 'account_id' | 'stream_type' | 'at'> : never;
+
+export interface RunningStreams {
+  queue: Queue<SubscriptionJob>;
+  sweep(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStreams> {
+  const queue = new Queue<SubscriptionJob>(STREAMS_QUEUE, {
+    connection: o.connection,
+    prefix: o.prefix,
+    defaultJobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    },
+  });
+
+  const record = (job: SubscriptionJob, command: Bare<SubscriptionCommand>) =>
+    handleCommand(
+      subscriptionDecider,
+      subscriptionId(job.account_id, job.stream_type),
+      { ...job, ...command, at: o.now().toISOString() } as SubscriptionCommand,
+      o.ctx,
+    );
+
+  async function reconcile(job: Job<SubscriptionJob>, token: string | undefined): Promise<void> {
+    const t = streamType(job.data.stream_type);
+    if (!t) return;
+    const { state } = await aggregateStream(
+      o.ctx.store,
+      subscriptionDecider,
+      subscriptionId(job.data.account_id, t.code),
+    );
+    if (state.status === 'unsubscribing') {
+      await o.subscriber.unsubscribe(job.data.account_id, t);
+      await record(job.data, { type: 'RecordUnsubscribed' });
+      return;
+    }
+    if (state.status !== 'requested' && state.status !== 'pending') return;
+    let answer;
+    try {
+      answer = await o.subscriber.subscribe(job.data.account_id, t, state.requests);
+    } catch (err) {
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (!(err instanceof MarketplaceError) || (err.retryable && !lastAttempt)) throw err;
+      answer = { status: 'failed' as const, error: providerError(err) };
+    }
+    if (answer.status === 'failed') {
+      await record(job.data, { type: 'RecordFailed', error: answer.error });
+      return;
+    }
+    const ids = { subscription_ids: answer.subscription_ids, destination_id: answer.destination_id };
+    if (answer.status === 'active') {
+      await record(job.data, { type: 'RecordSubscribed', ...ids });
+      return;
+    }
+    await record(job.data, { type: 'RecordPending', ...ids });
+    await waitInDelayedSet(job, token, job.data, o.confirmPollMs);
+  }
+
+  const worker = new Worker<SubscriptionJob>(
+    STREAMS_QUEUE,
+    (job, token) => withRetryPolicy(() => reconcile(job, token)),
+    { connection: o.connection, prefix: o.prefix, concurrency: 4, lockDuration: 30_000 },
+  );
+  worker.on('error', (err) => o.logger.warn({ err: err.message }, 'stream subscriptions worker error'));
+  queue.on('error', (err) => o.logger.warn({ err: err.message }, 'stream subscriptions queue error'));
+  worker.on('failed', (job, err) =>
+    o.logger.warn({ ...job?.data, err: err.message }, 'stream subscription job failed'),
+  );
+
+  async function sweep(): Promise<void> {
+    const now = o.now();
+    const rows = await subscriptionRows(o.db, null);
+    const work: SubscriptionJob[] = [];
+    for (const account of await allStreamAccounts(o.db))
+      for (const t of typesOf(account)) {
+        if (t.policy === 'not_required') continue;
+        const job = { account_id: account.id, stream_type: t.code };
+        const row = rows.get(subscriptionId(account.id, t.code));
+        const status = row?.status ?? 'inactive';
+        const need = {
+          type: t,
+          runnable: true,
+          live: Boolean(row?.live_automation_id),
+          released_at: row?.released_at ?? null,
+        };
+        const retryDue = status === 'failed' && now.getTime() - Date.parse(row!.changed_at!) >= o.retryFailedMs;
+        let command: 'RequestSubscription' | 'RequestUnsubscribe' | null = null;
+        if (subscriptionWanted(need, now, o.graceMs)) {
+          if (status === 'inactive' || status === 'unsubscribing' || retryDue) command = 'RequestSubscription';
+        } else if (status !== 'inactive' && status !== 'unsubscribing') command = 'RequestUnsubscribe';
+        const recorded = command ? (await record(job, { type: command })).events.length > 0 : false;
+        if (recorded || status === 'requested' || status === 'pending' || status === 'unsubscribing') work.push(job);
+      }
+    await queue.addBulk(
+      work.map((data) => ({
+        name: 'reconcile',
+        data,
+        opts: { jobId: subscriptionId(data.account_id, data.stream_type) },
+      })),
+    );
+  }
+
+  let sweeping: Promise<unknown> | null = null;
+  // a tick that finds the last sweep still running skips: sweeps never queue up behind each other
+  const tick = () => {
+    sweeping ??= sweep()
+      .catch((err: unknown) => o.logger.error({ err }, 'stream subscriptions sweep failed'))
+      .finally(() => (sweeping = null));
+  };
+  tick();
+  const timer = setInterval(tick, o.sweepEveryMs);
+  return {
+    queue,
+    sweep,
+    async close() {
+      clearInterval(timer);
+      await sweeping;
+      await worker.close();
+      await queue.close();
+    },
+  };
+}
