@@ -9,6 +9,7 @@ import { migrationSteps } from '../../src/migrations.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { automationsProjection } from '../../src/projections/automations/projection.js';
+import { streamsProjection } from '../../src/projections/streams/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 import { ACTIVATION_LIMIT } from '../../src/mcp/throttle.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
@@ -80,7 +81,7 @@ describe('automation lifecycle tools over MCP', function () {
   before(async () => {
     db = createDb(process.env.DATABASE_URL!);
     store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-    const projections = [accountsProjection, authProjection, automationsProjection];
+    const projections = [accountsProjection, authProjection, automationsProjection, streamsProjection];
     await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
     await project(db, [
       ...account(acc.sellerAds, users.ada, 'Ada Seller', 'seller', ['selling', 'ads']),
