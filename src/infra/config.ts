@@ -51,8 +51,6 @@ const schema = z.object({
   DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(5000),
   /** deadline of one dispatched request; past it the receipt is uncertain */
   DISPATCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
-  /** the service's secret the per-account ingestion signing secrets are derived from */
-  INGESTION_SECRET: z.string().min(1).default('simulator-ingestion-secret'),
   // Stream subscriptions (docs/decisions.md, "Streams and subscriptions"): how often the sweep
   // compares what should be subscribed with what is, how long a while_needed type stays
   // subscribed after its last live automation stops, when a failed subscribe is tried again,
