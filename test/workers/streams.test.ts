@@ -11,6 +11,7 @@ import {
 } from '../../src/marketplace/clients/index.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
 import { startService, type RunningService } from '../../src/service.js';
+import { admin, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { eventually } from '../support/processes.js';
 import { call } from '../views/fixtures.js';
@@ -27,6 +28,8 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
   let account_id: string;
   let simBase: string;
   const handle = 'function handle(event, context) {}';
+  const database = `${TEST_DB_NAME}_streams`;
+  const databaseUrl = testDatabaseUrl(database);
 
   const sim = (method: string, path: string, body: unknown) =>
     fetch(`${simBase}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -78,8 +81,11 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
   };
 
   before(async () => {
+    // a database of its own: the sweep subscribes every account it holds, and other tests' accounts
+    // share the demo seller's credentials (the seller has one subscription per type)
     const config = loadConfig({
       ...process.env,
+      DATABASE_URL: databaseUrl,
       PORT: '0',
       SIMULATOR_PORT: '0',
       PUBLIC_BASE_URL: 'http://127.0.0.1:9',
@@ -94,7 +100,7 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
       pino({ level: 'silent' }),
     );
     simBase = service.simulator!.endpoints().sellingApiUrl;
-    mcp = await serveMcp(service.db, () => new Date());
+    mcp = await serveMcp(service.db, () => new Date(), undefined, { storeUrl: databaseUrl });
     agent = await mcp.clientFor(DEMO_USER_ID);
     account_id = await eventually(async () => {
       const seller = (await loadAccounts(service.db, DEMO_USER_ID)).find((a) => a.entity_type === 'seller');
@@ -105,6 +111,7 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
   after(async () => {
     await mcp?.close();
     await service?.stop();
+    await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
   });
 
   it('connecting an account subscribes its always types at the simulator, pointing at its ingestion URL', async () => {
@@ -130,7 +137,8 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
   });
 
   it('an ads type is pending until the marketplace confirms it, then active', async () => {
-    await sim('PUT', '/_sim/streams', { confirmDelayMs: 2_000 });
+    // long enough that a lagging projector still shows the wait
+    await sim('PUT', '/_sim/streams', { confirmDelayMs: 20_000 });
     const automation_id = await liveAutomation('BUDGET_USAGE');
     const pending = await streamIs('BUDGET_USAGE', (s) => s.subscription === 'pending');
     expect(pending).to.include({ status: 'pending', source: 'ads' });

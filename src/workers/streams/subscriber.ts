@@ -84,6 +84,13 @@ export function subscriber(o: SubscriberOptions) {
     const { notifications } = await clients(account_id);
     const destination_id = await destinationOf(notifications, account_id);
     const existing = await sellingSubscription(notifications, t.code);
+    // the seller has one subscription per type: one delivering elsewhere (the same seller
+    // connected as another account) is not ours to take or move
+    if (existing && existing.destinationId !== destination_id)
+      return {
+        status: 'failed',
+        error: `the seller's ${t.code} subscription ${existing.subscriptionId} delivers to destination ${existing.destinationId}, not to this account's ${destination_id}`,
+      };
     const subscription =
       existing ??
       (await notifications.createSubscription(t.code, {
@@ -130,7 +137,8 @@ export function subscriber(o: SubscriberOptions) {
       const { notifications, streams } = await clients(account_id);
       if (t.source === 'selling') {
         const existing = await sellingSubscription(notifications, t.code);
-        if (existing) await notifications.deleteSubscriptionById(t.code, existing.subscriptionId);
+        const ours = existing && existing.destinationId === (await destinationOf(notifications, account_id));
+        if (ours) await notifications.deleteSubscriptionById(t.code, existing.subscriptionId);
         return;
       }
       const { url } = o.push(account_id);
