@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { executeMutationCommand } from '../../src/commands/mutations.js';
 import type { MutationCommand } from '../../src/domain/mutation/decide.js';
+import { awaitingCheck, type MutationEvent, type Reconciliation } from '../../src/domain/mutation/events.js';
 import type { Action, TargetType } from '../../src/domain/mutation/payloads.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { newId } from '../../src/domain/shared/ids.js';
@@ -9,7 +10,11 @@ import { createEventStore, type EventStore, type Position } from '../../src/even
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
 import { migrationSteps } from '../../src/migrations.js';
-import { mutationsProjection } from '../../src/projections/mutations/projection.js';
+import {
+  mutationsProjection,
+  RECEIPT_EVENTS_TABLE,
+  RECEIPTS_TABLE,
+} from '../../src/projections/mutations/projection.js';
 import {
   getReceipt,
   listReceipts,
@@ -17,7 +22,387 @@ import {
   type ReceiptSummary,
 } from '../../src/projections/mutations/queries.js';
 import { Projector } from '../../src/projections/projector.js';
-import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+import {
+  assertApplyTwiceSameResult,
+  assertRebuildEqualsLive,
+  inStream,
+  projectionSpec,
+} from '../support/projections.js';
+
+// The receipts' rows, given a receipt's events: each transition of spec 3.4 and the columns it
+// sets, applied by the real projection into a scratch schema.
+
+describe('mutation receipts read model: given events, then rows', function () {
+  const given = projectionSpec(mutationsProjection);
+  const id = '7e57a000-0000-4000-8000-00000000b001';
+  const account_id = '7e57a000-0000-4000-8000-000000000002';
+  const campaign = { type: 'Campaign' as const, id: '7e57a000-0000-4000-8000-0000000000c2' };
+  const t0 = '2026-11-20T10:00:00.000Z';
+  const t1 = '2026-11-20T10:00:01.000Z';
+  const t2 = '2026-11-20T10:00:02.000Z';
+  const at = (minutes: number) => new Date(Date.parse(t2) + minutes * 60_000).toISOString();
+  const receipt = (...events: MutationEvent[]) => inStream(`mutation-${id}`, events);
+
+  const admittedData = {
+    receipt_id: id,
+    account_id,
+    target: campaign,
+    provider: { profileId: '3001', campaignId: '111' },
+    action: 'update' as const,
+    payload: { state: 'PAUSED' },
+    idempotency: null,
+    created_at: t0,
+    blocked: null,
+  };
+  const admitted: MutationEvent = { type: 'MutationAdmitted', data: admittedData };
+  const creation: MutationEvent = {
+    type: 'MutationAdmitted',
+    data: { ...admittedData, action: 'create_ad_group', payload: { name: 'Exact', state: 'ENABLED', defaultBid: 0.5 } },
+  };
+  const started: MutationEvent = {
+    type: 'MutationDispatchStarted',
+    data: { receipt_id: id, attempt: 1, started_at: t1 },
+  };
+  const answer = {
+    http_status: 207,
+    response: { campaigns: { success: [{ index: 0, campaignId: '111' }], error: [] } },
+    request_id: 'req-1',
+    error: null,
+    recorded_at: t2,
+  };
+  const lost = {
+    http_status: null,
+    response: null,
+    request_id: 'req-lost',
+    error: { code: 'timeout', message: 'no reply' },
+    recorded_at: t2,
+  };
+  const uncertain: MutationEvent = {
+    type: 'MutationUncertain',
+    data: { receipt_id: id, attempt: 1, ...lost, cause: 'reply_lost' },
+  };
+  const adGroup = { type: 'AdGroup' as const, id: '7e57a000-0000-4000-8000-0000000000d1', providerId: '222' };
+  const settled = (result: Reconciliation['result'], cause: string): Reconciliation => ({
+    result,
+    attempts: 1,
+    checkedAt: at(10),
+    nextAt: null,
+    candidates: result === 'accepted' ? [adGroup] : [],
+    cause,
+  });
+
+  it('an admission is a queued row with its target, payload and provider ids', () =>
+    given([])
+      .when(receipt(admitted))
+      .then(RECEIPTS_TABLE, [
+        {
+          id,
+          account_id,
+          target_type: 'Campaign',
+          target_id: campaign.id,
+          action: 'update',
+          status: 'queued',
+          outcome: null,
+          accepted: null,
+          error: null,
+          recorded_at: null,
+          payload: { state: 'PAUSED' },
+          provider: { profileId: '3001', campaignId: '111' },
+          reconciliation: null,
+          attempts: 0,
+          target_deleted_at: null,
+          created_at: t0,
+          revision: '0',
+        },
+      ]));
+
+  it('an idempotent admission keeps its key, namespace and fingerprint', () => {
+    const idempotency = { namespace: 'user-1', key: 'k-1', fingerprint: 'f', expires_at: at(1440) };
+    return given([])
+      .when(receipt({ type: 'MutationAdmitted', data: { ...admittedData, idempotency } }))
+      .then(RECEIPTS_TABLE, [
+        { id, idempotency, idempotency_namespace: 'user-1', idempotency_key: 'k-1', status: 'queued' },
+      ]);
+  });
+
+  it('an admission without a key has no idempotency columns', () =>
+    given([])
+      .when(receipt(admitted))
+      .then(RECEIPTS_TABLE, [{ id, idempotency: null, idempotency_namespace: null, idempotency_key: null }]));
+
+  it('an admission already blocked is a blocked row with the reason as its error', () =>
+    given([])
+      .when(
+        receipt({
+          type: 'MutationAdmitted',
+          data: {
+            ...admittedData,
+            blocked: { reason: 'automation_switch_off', message: 'the campaign has its Automation switch off' },
+          },
+        }),
+      )
+      .then(RECEIPTS_TABLE, [
+        {
+          id,
+          status: 'blocked',
+          outcome: 'blocked',
+          accepted: false,
+          error: { code: 'automation_switch_off', message: 'the campaign has its Automation switch off' },
+          recorded_at: t0,
+          attempts: 0,
+        },
+      ]));
+
+  it('a dispatch started makes it submitting and counts the attempt', () =>
+    given(receipt(admitted))
+      .when(receipt(started))
+      .then(RECEIPTS_TABLE, [{ id, status: 'submitting', outcome: null, accepted: null, attempts: 1, revision: '1' }]));
+
+  it('an accepted submission records the provider answer', () =>
+    given(receipt(admitted, started))
+      .when(
+        receipt({
+          type: 'MutationSubmitted',
+          data: { receipt_id: id, attempt: 1, ...answer, submission_id: 'sub-1', accepted: true, created: null },
+        }),
+      )
+      .then(RECEIPTS_TABLE, [
+        {
+          id,
+          status: 'submitted',
+          outcome: 'accepted',
+          accepted: true,
+          http_status: 207,
+          response: answer.response,
+          request_id: 'req-1',
+          error: null,
+          submission_id: 'sub-1',
+          created: null,
+          recorded_at: t2,
+          reconciliation: null,
+          attempts: 1,
+          revision: '2',
+        },
+      ]));
+
+  it('an accepted creation records what it created', () =>
+    given(receipt(creation, started))
+      .when(
+        receipt({
+          type: 'MutationSubmitted',
+          data: { receipt_id: id, attempt: 1, ...answer, submission_id: null, accepted: true, created: adGroup },
+        }),
+      )
+      .then(RECEIPTS_TABLE, [
+        { id, action: 'create_ad_group', status: 'submitted', outcome: 'accepted', created: adGroup },
+      ]));
+
+  it('a rejected submission records the provider error', () => {
+    const error = { code: 'NAME_NOT_UNIQUE', message: 'a campaign with this name exists' };
+    return given(receipt(admitted, started))
+      .when(
+        receipt({
+          type: 'MutationSubmitted',
+          data: { receipt_id: id, attempt: 1, ...answer, error, submission_id: null, accepted: false, created: null },
+        }),
+      )
+      .then(RECEIPTS_TABLE, [
+        { id, status: 'submitted', outcome: 'rejected', accepted: false, http_status: 207, error, created: null },
+      ]);
+  });
+
+  it('a retryable rejection queues it again with the answer that refused it', () =>
+    given(receipt(admitted, started))
+      .when(
+        receipt({
+          type: 'MutationRetryScheduled',
+          data: {
+            receipt_id: id,
+            attempt: 1,
+            http_status: 429,
+            response: { code: 'THROTTLED' },
+            request_id: 'req-429',
+            error: { code: 'THROTTLED', message: 'slow down' },
+            recorded_at: t2,
+          },
+        }),
+      )
+      .then(RECEIPTS_TABLE, [
+        {
+          id,
+          status: 'queued',
+          outcome: 'retryable',
+          accepted: null,
+          http_status: 429,
+          response: { code: 'THROTTLED' },
+          request_id: 'req-429',
+          error: { code: 'THROTTLED', message: 'slow down' },
+          recorded_at: t2,
+          attempts: 1,
+        },
+      ]));
+
+  it('an uncertain submission awaits its first check', () =>
+    given(receipt(admitted, started))
+      .when(receipt(uncertain))
+      .then(RECEIPTS_TABLE, [
+        {
+          id,
+          status: 'uncertain',
+          outcome: 'uncertain',
+          accepted: null,
+          http_status: null,
+          response: null,
+          request_id: 'req-lost',
+          error: { code: 'timeout', message: 'no reply' },
+          recorded_at: t2,
+          reconciliation: awaitingCheck({ cause: 'reply_lost', recorded_at: t2 }),
+        },
+      ]));
+
+  it('a check that found nothing yet keeps it uncertain with the check recorded', () => {
+    const pending: Reconciliation = {
+      result: 'pending',
+      attempts: 1,
+      checkedAt: at(1),
+      nextAt: at(2),
+      candidates: [],
+      cause: 'nothing matching appeared yet',
+    };
+    return given(receipt(creation, started, uncertain))
+      .when(receipt({ type: 'MutationReconciliationChecked', data: { receipt_id: id, reconciliation: pending } }))
+      .then(RECEIPTS_TABLE, [
+        { id, status: 'uncertain', outcome: 'uncertain', accepted: null, recorded_at: t2, reconciliation: pending },
+      ]);
+  });
+
+  it('a confirmed creation is submitted and accepted, with what was created', () => {
+    const reconciliation = settled('accepted', 'exactly one matching entity appeared after the attempt');
+    return given(receipt(creation, started, uncertain))
+      .when(receipt({ type: 'MutationCreationConfirmed', data: { receipt_id: id, created: adGroup, reconciliation } }))
+      .then(RECEIPTS_TABLE, [
+        {
+          id,
+          status: 'submitted',
+          outcome: 'accepted',
+          accepted: true,
+          created: adGroup,
+          reconciliation,
+          recorded_at: at(10),
+        },
+      ]);
+  });
+
+  it('a confirmed change is submitted and accepted', () => {
+    const reconciliation = settled('accepted', 'the target read back shows every requested value');
+    return given(receipt(admitted, started, uncertain))
+      .when(
+        receipt({
+          type: 'MutationChangeConfirmed',
+          data: { receipt_id: id, reconciliation, observed: { state: 'PAUSED' } },
+        }),
+      )
+      .then(RECEIPTS_TABLE, [
+        {
+          id,
+          status: 'submitted',
+          outcome: 'accepted',
+          accepted: true,
+          created: null,
+          reconciliation,
+          recorded_at: at(10),
+        },
+      ]);
+  });
+
+  it('an absent creation or change is submitted, absent and not accepted', async () => {
+    const reconciliation = settled('absent', 'nothing matching appeared within 10 minutes');
+    const absent = { id, status: 'submitted', outcome: 'absent', accepted: false, reconciliation, recorded_at: at(10) };
+    await given(receipt(creation, started, uncertain))
+      .when(receipt({ type: 'MutationCreationAbsent', data: { receipt_id: id, reconciliation } }))
+      .then(RECEIPTS_TABLE, [absent]);
+    await given(receipt(admitted, started, uncertain))
+      .when(receipt({ type: 'MutationChangeAbsent', data: { receipt_id: id, reconciliation, observed: null } }))
+      .then(RECEIPTS_TABLE, [absent]);
+  });
+
+  it('an unresolved creation is unresolved, with its candidates', () => {
+    const reconciliation: Reconciliation = {
+      ...settled('unresolved', '2 entities appeared after the attempt that could each be this creation'),
+      candidates: [adGroup, { ...adGroup, id: '7e57a000-0000-4000-8000-0000000000d2', providerId: '223' }],
+    };
+    return given(receipt(creation, started, uncertain))
+      .when(receipt({ type: 'MutationUnresolved', data: { receipt_id: id, reconciliation } }))
+      .then(RECEIPTS_TABLE, [
+        { id, status: 'unresolved', outcome: 'unresolved', accepted: null, reconciliation, recorded_at: at(10) },
+      ]);
+  });
+
+  it('a receipt blocked before dispatch is blocked with the reason as its error', () =>
+    given(receipt(admitted))
+      .when(
+        receipt({
+          type: 'MutationBlocked',
+          data: {
+            receipt_id: id,
+            reason: 'target_deleted',
+            message: 'the marketplace deleted the target before this request was sent',
+            recorded_at: t1,
+          },
+        }),
+      )
+      .then(RECEIPTS_TABLE, [
+        {
+          id,
+          status: 'blocked',
+          outcome: 'blocked',
+          accepted: false,
+          error: { code: 'target_deleted', message: 'the marketplace deleted the target before this request was sent' },
+          recorded_at: t1,
+          attempts: 0,
+        },
+      ]));
+
+  it('a target deleted during a submission leaves it submitting, the deletion time recorded', () =>
+    given(receipt(admitted, started))
+      .when(receipt({ type: 'MutationTargetDeleted', data: { receipt_id: id, recorded_at: t2 } }))
+      .then(RECEIPTS_TABLE, [
+        { id, status: 'submitting', outcome: null, accepted: null, target_deleted_at: t2, recorded_at: null },
+      ]));
+
+  it('every event is in the history, by revision, stamped with the time it was recorded', () =>
+    given(receipt(admitted, started))
+      .when(receipt(uncertain))
+      .then(RECEIPT_EVENTS_TABLE, (rows) => {
+        expect(rows.map((r) => [r.receipt_id, r.revision, r.type])).to.deep.equal([
+          [id, '0', 'MutationAdmitted'],
+          [id, '1', 'MutationDispatchStarted'],
+          [id, '2', 'MutationUncertain'],
+        ]);
+        expect(rows.map((r) => r.data)).to.deep.equal([admitted.data, started.data, uncertain.data]);
+        // recordedEvents stamps the events a second apart from 2026-01-01
+        expect(rows.map((r) => r.recorded_at)).to.deep.equal([
+          '2026-01-01T00:00:00.000Z',
+          '2026-01-01T00:00:01.000Z',
+          '2026-01-01T00:00:02.000Z',
+        ]);
+      }));
+
+  it("another receipt's events leave this receipt's row alone", () => {
+    const other = '7e57a000-0000-4000-8000-00000000b002';
+    return given(receipt(admitted))
+      .when(
+        inStream(`mutation-${other}`, [
+          { type: 'MutationAdmitted', data: { ...admittedData, receipt_id: other } },
+          { type: 'MutationDispatchStarted', data: { ...started.data, receipt_id: other } },
+        ]),
+      )
+      .then(RECEIPTS_TABLE, [
+        { id, status: 'queued', revision: '0' },
+        { id: other, status: 'submitting', revision: '1' },
+      ]);
+  });
+});
 
 // Receipts driven through the command handler into the real event store, projected by the
 // real projector; the queries are checked against what the commands recorded.
