@@ -6,7 +6,7 @@ import {
 } from '../../src/marketplace/clients/ads-reporting-types.js';
 import { MarketplaceError } from '../../src/marketplace/clients/errors.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
-import { clientsFor, rejectionOf, startSimulator } from './support.js';
+import { clientsFor, rejectionOf, startSimulator } from '../support/marketplace.js';
 
 // Async reporting v3 through the real ads client: create, poll, download the gzip document;
 // duplicates adopted; the last ~14 days restated by a report generated later.

@@ -3,7 +3,14 @@ import { SP_RESOURCE_NAMES, type SpCampaign } from '../../src/marketplace/client
 import { MarketplaceError } from '../../src/marketplace/clients/errors.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
-import { clientsFor, injectFault, rejectionOf, requestsTo, resetSimulator, startSimulator } from './support.js';
+import {
+  clientsFor,
+  injectFault,
+  rejectionOf,
+  requestsTo,
+  resetSimulator,
+  startSimulator,
+} from '../support/marketplace.js';
 
 // Sponsored Products v3 through the real ads client against the simulator over HTTP: the
 // entity lists with their wire shapes, paging and filters, and the 207 create/update/delete.

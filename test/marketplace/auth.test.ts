@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
-import { ADS_TOKEN, clientsFor, requestsTo, resetSimulator, SELLING_TOKEN, startSimulator } from './support.js';
+import {
+  ADS_TOKEN,
+  clientsFor,
+  requestsTo,
+  resetSimulator,
+  SELLING_TOKEN,
+  startSimulator,
+} from '../support/marketplace.js';
 
 // The simulator checks the access token on every API call, answering refusals in each
 // API's own dialect; raw fetch here, since the clients always send a token.

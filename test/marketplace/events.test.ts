@@ -13,7 +13,7 @@ import {
   type EventType,
 } from '../../src/marketplace/simulator/events/types.js';
 import { sleep, startReceiver, until, type Received, type Receiver } from './receiver.js';
-import { clientsFor, QUICK_RETRY, rejectionOf, SELLING_TOKEN, startSimulator } from './support.js';
+import { clientsFor, QUICK_RETRY, rejectionOf, SELLING_TOKEN, startSimulator } from '../support/marketplace.js';
 
 // The simulator's event side over HTTP: subscriptions made through the real clients, every
 // one of the 24 types raised on demand and pushed to a receiver with a valid Standard Webhooks

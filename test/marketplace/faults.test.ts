@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
 import type { FaultRule } from '../../src/marketplace/simulator/faults.js';
-import { injectFault, resetSimulator, startSimulator } from './support.js';
+import { injectFault, resetSimulator, startSimulator } from '../support/marketplace.js';
 
 describe('marketplace simulator: fault API', () => {
   let simulator: Simulator;

@@ -10,7 +10,7 @@ import {
   resetSimulator,
   SELLING_TOKEN,
   startSimulator,
-} from './support.js';
+} from '../support/marketplace.js';
 
 describe('marketplace: LWA token exchange', () => {
   let simulator: Simulator;

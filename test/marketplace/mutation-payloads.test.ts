@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { DERIVED_FIELDS, PAYLOADS } from '../../src/domain/mutation/payloads.js';
 import type { SpResource } from '../../src/marketplace/clients/ads-sp-types.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
-import { clientsFor, startSimulator } from './support.js';
+import { clientsFor, startSimulator } from '../support/marketplace.js';
 
 // The campaign, ad group and ad payloads of get_mutation_schema are the Sponsored Products v3
 // objects themselves: a payload our schema admits, with the derived ids added, is applied by

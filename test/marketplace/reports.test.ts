@@ -4,7 +4,14 @@ import { MarketplaceError } from '../../src/marketplace/clients/errors.js';
 import { createReportsClient, type ReportsClient } from '../../src/marketplace/clients/reports.js';
 import { createSellingClient } from '../../src/marketplace/clients/selling.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
-import { clientsFor, injectFault, QUICK_RETRY, rejectionOf, requestsTo, startSimulator } from './support.js';
+import {
+  clientsFor,
+  injectFault,
+  QUICK_RETRY,
+  rejectionOf,
+  requestsTo,
+  startSimulator,
+} from '../support/marketplace.js';
 
 // The Reports API and Data Kiosk through the real client: the job lifecycle, gzip documents,
 // the report types' rules, and the vendor account's tokens.

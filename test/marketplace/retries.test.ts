@@ -9,7 +9,7 @@ import {
   requestsTo,
   resetSimulator,
   startSimulator,
-} from './support.js';
+} from '../support/marketplace.js';
 
 const PARTICIPATIONS = '/sellers/v1/marketplaceParticipations';
 

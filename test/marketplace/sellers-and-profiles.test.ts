@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
-import { clientsFor, startSimulator } from './support.js';
+import { clientsFor, startSimulator } from '../support/marketplace.js';
 
 const REAL_MARKETPLACES: Record<string, { currency: string; timezone: string }> = {
   ATVPDKIKX0DER: { currency: 'USD', timezone: 'America/Los_Angeles' },

@@ -3,7 +3,7 @@ import { createSellingClient, MarketplaceError, type ListingItem } from '../../s
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { DAY_MS, orderAsOf } from '../../src/marketplace/simulator/selling/orders-book.js';
-import { clientsFor, QUICK_RETRY, rejectionOf, startSimulator } from './support.js';
+import { clientsFor, QUICK_RETRY, rejectionOf, startSimulator } from '../support/marketplace.js';
 
 // The selling simulator's listings, catalog items, orders and FBA inventory, read and
 // written through the real clients, in the wire shapes of the published models.

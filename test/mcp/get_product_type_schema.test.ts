@@ -10,7 +10,7 @@ import {
   requestsTo,
   resetSimulator,
   SELLING_TOKEN,
-} from '../marketplace/support.js';
+} from '../support/marketplace.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';

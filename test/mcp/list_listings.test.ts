@@ -10,7 +10,7 @@ import { currentListingsSql, listingsProjection } from '../../src/projections/ob
 import { inventorySync } from '../../src/workers/sync/inventory.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
-import { clientsFor } from '../marketplace/support.js';
+import { clientsFor } from '../support/marketplace.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
 import { startHarness, type Harness } from '../observed/reports-support.js';

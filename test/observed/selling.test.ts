@@ -15,7 +15,7 @@ import { inventorySync } from '../../src/workers/sync/inventory.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { HISTORY_DAYS, ordersSync, TRAILING_DAYS } from '../../src/workers/sync/orders.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
-import { injectFault, requestsTo, resetSimulator } from '../marketplace/support.js';
+import { injectFault, requestsTo, resetSimulator } from '../support/marketplace.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { DAY_MS, startHarness, type Harness } from './reports-support.js';
 

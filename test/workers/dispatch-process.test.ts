@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { clientsFor } from '../marketplace/support.js';
+import { clientsFor } from '../support/marketplace.js';
 import { eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
 import { admin, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
 import { startBench, type Bench } from './dispatch-support.js';

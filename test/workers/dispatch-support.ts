@@ -23,7 +23,7 @@ import { Projector } from '../../src/projections/projector.js';
 import { dispatchClients } from '../../src/workers/dispatch/clients.js';
 import { startDispatch, type RunningDispatch } from '../../src/workers/dispatch/queue.js';
 import { eventually } from '../support/processes.js';
-import { ADS_TOKEN, adsChanges, listingSubmissions, SELLING_TOKEN, startSimulator } from '../marketplace/support.js';
+import { ADS_TOKEN, adsChanges, listingSubmissions, SELLING_TOKEN, startSimulator } from '../support/marketplace.js';
 
 // A dispatch test bench: the real event store, projector, Redis/BullMQ and dispatch worker
 // against the simulator over HTTP. `clock` is the service's and the simulator's clock; tests

@@ -3,7 +3,7 @@ import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state
 import { deleteKeys } from '../../src/infra/redis.js';
 import { getReceipt } from '../../src/projections/mutations/queries.js';
 import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
-import { clientsFor } from '../marketplace/support.js';
+import { clientsFor } from '../support/marketplace.js';
 import { eventually } from '../support/processes.js';
 import { startBench, type Bench } from './dispatch-support.js';
 import { adsEntityId } from '../../src/domain/observation/ids.js';
