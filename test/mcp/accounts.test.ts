@@ -5,7 +5,7 @@ import { createDb, type Knex } from '../../src/infra/db.js';
 import { isVendorOnly, type AccountView } from '../../src/projections/accounts/queries.js';
 import { accountForWrite, accountsForRead, selectAccounts } from '../../src/mcp/accounts.js';
 import { defineTool, type ToolContext } from '../../src/mcp/tool.js';
-import { prepareReadModels, project } from './seed.js';
+import { prepareReadModels, project } from '../support/seed.js';
 
 const account = (id: string, name: string): AccountView => ({
   id,

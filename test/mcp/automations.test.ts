@@ -15,7 +15,7 @@ import { ACTIVATION_LIMIT } from '../../src/mcp/throttle.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { assertRebuildEqualsLive } from '../support/projections.js';
 import { call } from '../views/fixtures.js';
-import { project } from './seed.js';
+import { project } from '../support/seed.js';
 
 // The automation lifecycle tools (spec 4.4, 3.1) through the MCP client over HTTP, on the real
 // event store and read model: create, edit, activate (one live per event type, racing activations),

@@ -6,7 +6,7 @@ import { createDb, type Knex } from '../../src/infra/db.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
-import { prepareReadModels, project } from './seed.js';
+import { prepareReadModels, project } from '../support/seed.js';
 
 // describe_stream_type over HTTP through the MCP client: the contract of every selectable type,
 // the account it is described for, and each refusal with its code and detail.

@@ -13,7 +13,7 @@ import { tokenAuthenticator } from '../../src/mcp/auth.js';
 import { CHANGELOG } from '../../src/mcp/changelog.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
 import { hashToken } from '../../src/domain/user/token.js';
-import { prepareReadModels, project } from './seed.js';
+import { prepareReadModels, project } from '../support/seed.js';
 
 type Line = Record<string, unknown>;
 

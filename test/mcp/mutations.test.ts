@@ -13,7 +13,7 @@ import { mutationsProjection } from '../../src/projections/mutations/projection.
 import { Projector } from '../../src/projections/projector.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
-import { prepareReadModels, project } from './seed.js';
+import { prepareReadModels, project } from '../support/seed.js';
 
 // get_mutation, list_mutations and get_mutation_schema through the MCP client over HTTP, over
 // receipts recorded by the command handler in the real event store and projected by the real

@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
 import { createDb, type Knex } from '../../src/infra/db.js';
-import { prepareReadModels, project } from './seed.js';
+import { prepareReadModels, project } from '../support/seed.js';
 
 describe('MCP over stdio', () => {
   const user = randomUUID();

@@ -12,7 +12,7 @@ import { Projector } from '../../src/projections/projector.js';
 import { migrateViews } from '../../src/projections/views/migrate.js';
 import { viewDefinitions } from '../../src/projections/views/registry.js';
 import { withQueryRole } from '../../src/projections/views/run.js';
-import { project } from '../mcp/seed.js';
+import { project } from '../support/seed.js';
 
 // v_listing_mutations (spec 2.15) over receipts recorded through the command handler: one row
 // per listing mutation with the SKU and marketplace resolved at admission, submission id and
