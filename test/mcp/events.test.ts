@@ -14,7 +14,7 @@ import { adsProjection } from '../../src/projections/observed/ads.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { clientsFor } from '../support/marketplace.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';

@@ -13,7 +13,7 @@ import {
 } from '../support/marketplace.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 
 // get_product_type_schema over MCP against the simulator's Product Type Definitions API:
 // what it serves, the 24-hour cache (by the simulator's request log), the error codes, and

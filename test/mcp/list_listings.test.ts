@@ -13,7 +13,7 @@ import { syncScope } from '../../src/workers/sync/scope.js';
 import { clientsFor } from '../support/marketplace.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 
 // list_listings over MCP on listings and FBA inventory synced from the simulator; every

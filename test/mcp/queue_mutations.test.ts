@@ -18,7 +18,7 @@ import { listingsSync } from '../../src/workers/sync/listings.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { cli } from '../support/processes.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 import { call } from '../views/fixtures.js';
 import { adsEntityId, type AdsEntityKind } from '../../src/domain/observation/ids.js';
 

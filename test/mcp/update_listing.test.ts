@@ -7,7 +7,7 @@ import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { call } from '../views/fixtures.js';
 

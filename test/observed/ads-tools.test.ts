@@ -19,7 +19,7 @@ import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { call } from '../views/fixtures.js';
-import { startHarness, type Harness } from './reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 import { adsEntityId } from '../../src/domain/observation/ids.js';
 
 const ADS_TOKEN = 'Atzr|demo-advertiser';

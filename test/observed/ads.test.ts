@@ -11,7 +11,7 @@ import { adsCampaignMetricsSync } from '../../src/workers/sync/ads-metrics.js';
 import type { SyncDeps, SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { ReportNotReady } from '../../src/workers/sync/reports.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { DAY_MS, startHarness, type Harness } from './reports-support.js';
+import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 import { SP_CAMPAIGN_DAILY } from '../../src/domain/observation/datasets.js';
 import { adsEntityId } from '../../src/domain/observation/ids.js';
 

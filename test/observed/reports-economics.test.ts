@@ -6,7 +6,7 @@ import { dateOfDay } from '../../src/marketplace/simulator/reports/keyed.js';
 import { economicsSync } from '../../src/workers/sync/reports-economics.js';
 import { ReportNotReady } from '../../src/workers/sync/reports.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { DAY_MS, startHarness, type Harness } from './reports-support.js';
+import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 const SELLER = 'Atzr|demo-seller';
 const US = 'ATVPDKIKX0DER';

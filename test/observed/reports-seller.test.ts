@@ -12,7 +12,7 @@ import { couponsSync, promotionsSync } from '../../src/workers/sync/reports-deal
 import { economicsSync } from '../../src/workers/sync/reports-economics.js';
 import { searchQuerySync } from '../../src/workers/sync/reports-sqp.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { DAY_MS, startHarness, type Harness } from './reports-support.js';
+import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 const SELLER = 'Atzr|demo-seller';
 const US = 'ATVPDKIKX0DER';

@@ -8,7 +8,7 @@ import { economicsSync } from '../../src/workers/sync/reports-economics.js';
 import { vendorMetricsSync } from '../../src/workers/sync/reports-vendor.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { DAY_MS, startHarness, type Harness } from './reports-support.js';
+import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 const VENDOR = 'Atzr|demo-vendor';
 const JP = 'A1VC38T7YXB528';

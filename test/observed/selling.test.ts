@@ -17,7 +17,7 @@ import { HISTORY_DAYS, ordersSync, TRAILING_DAYS } from '../../src/workers/sync/
 import { syncScope } from '../../src/workers/sync/scope.js';
 import { injectFault, requestsTo, resetSimulator } from '../support/marketplace.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { DAY_MS, startHarness, type Harness } from './reports-support.js';
+import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 // Listings, catalog items, orders and FBA inventory, end to end: the simulator over HTTP,
 // the real clients and sync jobs, the event log, the projections and the views as

@@ -15,7 +15,7 @@ import { streamName } from '../../src/commands/handler.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
 import { eventually } from '../support/processes.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 
 // The data syncs are scheduled when a connection job completes, and they read the account's
 // marketplaces and profiles from the read model: the job completes only once the accounts

@@ -3,7 +3,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { dispatchClients } from '../../src/workers/dispatch/clients.js';
 import type { DispatchReceipt } from '../../src/workers/dispatch/receipts.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 
 // The dispatcher's clients follow the account's connection as the read model has it now: an
 // account reconnected with another credential set is sent with that set's tokens at its next

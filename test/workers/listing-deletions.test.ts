@@ -5,7 +5,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import { getReceipt } from '../../src/projections/mutations/queries.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { startHarness, type Harness } from '../observed/reports-support.js';
+import { startHarness, type Harness } from '../support/observed.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 
 // A listing the marketplace deletes takes its pending requests with it (spec 3.4): the listings

@@ -9,7 +9,7 @@ import { syncQueue, syncWorker, type SyncJobData } from '../../src/workers/sync/
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
 import { eventually } from '../support/processes.js';
-import { DAY_MS, startHarness, type Harness } from '../observed/reports-support.js';
+import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 // A report sync through the real queue and worker: while the marketplace hasn't finished its
 // reports the job waits in the delayed set without spending its attempts, and completes once
