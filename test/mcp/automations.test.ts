@@ -14,7 +14,7 @@ import { Projector } from '../../src/projections/projector.js';
 import { ACTIVATION_LIMIT } from '../../src/mcp/throttle.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { assertRebuildEqualsLive } from '../support/projections.js';
-import { call } from '../views/fixtures.js';
+import { call } from '../support/query-world.js';
 import { project } from '../support/seed.js';
 
 // The automation lifecycle tools (spec 4.4, 3.1) through the MCP client over HTTP, on the real

@@ -19,7 +19,7 @@ import { serveMcp, type McpServing } from '../support/mcp.js';
 import { cli } from '../support/processes.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { startHarness, type Harness } from '../support/observed.js';
-import { call } from '../views/fixtures.js';
+import { call } from '../support/query-world.js';
 import { adsEntityId, type AdsEntityKind } from '../../src/domain/observation/ids.js';
 
 // queue_mutations and patch_listing through the MCP client over HTTP, on listings and ads

@@ -18,7 +18,7 @@ import { adsCampaignMetricsSync, adsTargetingMetricsSync } from '../../src/worke
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { call } from '../views/fixtures.js';
+import { call } from '../support/query-world.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { adsEntityId } from '../../src/domain/observation/ids.js';
 

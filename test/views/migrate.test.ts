@@ -7,7 +7,7 @@ import { assertDefinitions, migrateViews } from '../../src/projections/views/mig
 import { viewDefinitions } from '../../src/projections/views/registry.js';
 import { withQueryRole } from '../../src/projections/views/run.js';
 import { vMarketplaces } from '../../src/projections/views/v_marketplaces.js';
-import { startWorld, TEST_VIEWS, type World } from './fixtures.js';
+import { startWorld, TEST_VIEWS, type World } from '../support/query-world.js';
 
 // The views migration: what it creates and grants, the definition checks that fail it
 // loudly, views whose tables are missing (skipped), views no longer registered (dropped),

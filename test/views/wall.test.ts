@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { withQueryRole } from '../../src/projections/views/run.js';
-import { startWorld, type World } from './fixtures.js';
+import { startWorld, type World } from '../support/query-world.js';
 
 // The database wall on its own: statements that never pass the parser, run straight in
 // query_data's transaction (READ ONLY, as mas_query, with the caller's accounts set), still

@@ -14,7 +14,7 @@ import { buildHttpServer } from '../../src/mcp/server.js';
 import type { ViewDefinition } from '../../src/projections/views/definition.js';
 import { migrateViews } from '../../src/projections/views/migrate.js';
 import { viewDefinitions } from '../../src/projections/views/registry.js';
-import { prepareReadModels, project } from '../support/seed.js';
+import { prepareReadModels, project } from './seed.js';
 
 // A world for query_data tests: users with seller and vendor accounts, a test table in the
 // read-model schema with rows for each account, and two test-only views over it (one
