@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { call } from '../support/query-world.js';
+import { call } from '../support/mcp.js';
 import { adsChanges, listingSubmissions } from '../support/marketplace.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { cli, eventually, type Spawned } from '../support/processes.js';

@@ -12,9 +12,8 @@ import { automationsProjection } from '../../src/projections/automations/project
 import { streamsProjection } from '../../src/projections/streams/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 import { ACTIVATION_LIMIT } from '../../src/mcp/throttle.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { assertRebuildEqualsLive } from '../support/projections.js';
-import { call } from '../support/query-world.js';
 import { project } from '../support/seed.js';
 
 // The automation lifecycle tools (spec 4.4, 3.1) through the MCP client over HTTP, on the real

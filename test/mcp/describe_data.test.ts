@@ -4,7 +4,8 @@ import { VIEW_NAMES, type ViewDefinition } from '../../src/projections/views/def
 import { existingViews, viewCoverage } from '../../src/projections/views/queries.js';
 import { migrateViews, VIEWS_SCHEMA } from '../../src/projections/views/migrate.js';
 import { viewDefinitions } from '../../src/projections/views/registry.js';
-import { call, startWorld, TEST_VIEWS, type World } from '../support/query-world.js';
+import { call } from '../support/mcp.js';
+import { startWorld, TEST_VIEWS, type World } from '../support/query-world.js';
 
 // describe_data end to end: the overview, one view in full, unknown and not-yet-available
 // views, and coverage per account (through the views, so hidden views read as empty).

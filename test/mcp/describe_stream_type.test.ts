@@ -4,8 +4,7 @@ import { expect } from 'chai';
 import { SELECTABLE_STREAM_TYPES } from '../../src/domain/stream/types.js';
 import { createDb, type Knex } from '../../src/infra/db.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
-import { call } from '../support/query-world.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { prepareReadModels, project } from '../support/seed.js';
 
 // describe_stream_type over HTTP through the MCP client: the contract of every selectable type,

@@ -15,10 +15,9 @@ import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { clientsFor } from '../support/marketplace.js';
 import { startHarness, type Harness } from '../support/observed.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
-import { call } from '../support/query-world.js';
 
 // Marketplace events end to end: the simulator pushes signed messages over HTTP to the service's
 // ingestion endpoint, the event store records each once, the projector builds the events read

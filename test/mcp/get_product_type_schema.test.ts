@@ -11,8 +11,7 @@ import {
   resetSimulator,
   SELLING_TOKEN,
 } from '../support/marketplace.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
-import { call } from '../support/query-world.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startHarness, type Harness } from '../support/observed.js';
 
 // get_product_type_schema over MCP against the simulator's Product Type Definitions API:

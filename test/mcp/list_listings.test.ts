@@ -11,8 +11,7 @@ import { inventorySync } from '../../src/workers/sync/inventory.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
 import { clientsFor } from '../support/marketplace.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
-import { call } from '../support/query-world.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 

@@ -11,8 +11,7 @@ import { migrate } from '../../src/infra/migrate.js';
 import { migrationSteps } from '../../src/migrations.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { Projector } from '../../src/projections/projector.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
-import { call } from '../support/query-world.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { prepareReadModels, project } from '../support/seed.js';
 
 // get_mutation, list_mutations and get_mutation_schema through the MCP client over HTTP, over

@@ -9,7 +9,8 @@ import knexFactory from 'knex';
 import { pino } from 'pino';
 import { buildHttpServer } from '../../src/mcp/server.js';
 import { QUERY_LIMIT } from '../../src/mcp/throttle.js';
-import { call, startWorld, type World } from '../support/query-world.js';
+import { call } from '../support/mcp.js';
+import { startWorld, type World } from '../support/query-world.js';
 
 // query_data end to end through the SDK client over HTTP: the views, the inline/download
 // threshold, the CSV export and who may download it, value types, engine errors, the

@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import type { RefusalRule } from '../../src/projections/views/validate.js';
-import { call, startWorld, type World } from '../support/query-world.js';
+import { call } from '../support/mcp.js';
+import { startWorld, type World } from '../support/query-world.js';
 
 // Hostile SQL through query_data, end to end, as user A (a seller account a1 and a vendor
 // account a2). Every case must be refused or harmless: no row of another user's account

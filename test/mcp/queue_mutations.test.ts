@@ -15,11 +15,10 @@ import { adsProjection } from '../../src/projections/observed/ads.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { cli } from '../support/processes.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 import { startHarness, type Harness } from '../support/observed.js';
-import { call } from '../support/query-world.js';
 import { adsEntityId, type AdsEntityKind } from '../../src/domain/observation/ids.js';
 
 // queue_mutations and patch_listing through the MCP client over HTTP, on listings and ads

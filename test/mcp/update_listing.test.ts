@@ -8,8 +8,7 @@ import { admissionProjection } from '../../src/projections/admission/projection.
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { startHarness, type Harness } from '../support/observed.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
-import { call } from '../support/query-world.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 
 // update_listing over MCP on listings synced from the simulator: block flags per row, each row
 // independent with `saved`, the spec's errors, idempotent re-blocking, and the demo recording nothing.

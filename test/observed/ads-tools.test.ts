@@ -16,9 +16,8 @@ import { adsProjection } from '../../src/projections/observed/ads.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { adsCampaignMetricsSync, adsTargetingMetricsSync } from '../../src/workers/sync/ads-metrics.js';
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
-import { call } from '../support/query-world.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { adsEntityId } from '../../src/domain/observation/ids.js';
 

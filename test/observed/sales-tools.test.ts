@@ -9,8 +9,7 @@ import { ordersProjection } from '../../src/projections/observed/orders.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { ordersSync } from '../../src/workers/sync/orders.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
-import { serveMcp, type McpServing } from '../support/mcp.js';
-import { call } from '../support/query-world.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 // get_sales_summary and list_sales_by_listing through the MCP client over HTTP, on orders and

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createEventStore } from '../../src/eventstore/index.js';
@@ -61,5 +62,16 @@ export async function serveMcp(
       await app.close();
       await store.close();
     },
+  };
+}
+
+/** Calls a tool; tests read its untyped structured output. */
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult & { structuredContent: Record<string, any> }> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult & {
+    structuredContent: Record<string, any>;
   };
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import type { AccountEvent } from '../../src/domain/account/events.js';
 import { stableId } from '../../src/domain/shared/ids.js';
@@ -52,16 +51,6 @@ export interface World {
   rows: Record<'a1' | 'a2' | 'b1' | 'c1' | 'd1', number>;
   connect(path: '/mcp' | '/demo/mcp', token?: string): Promise<Client>;
   close(): Promise<void>;
-}
-
-export async function call(
-  client: Client,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<CallToolResult & { structuredContent: Record<string, any> }> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult & {
-    structuredContent: Record<string, any>;
-  };
 }
 
 function accountEvents(
