@@ -12,7 +12,7 @@ import {
   VERSIONS,
   type EventType,
 } from '../../src/marketplace/simulator/events/types.js';
-import { sleep, startReceiver, until, type Received, type Receiver } from './receiver.js';
+import { sleep, startReceiver, until, type Received, type Receiver } from '../support/receiver.js';
 import { clientsFor, QUICK_RETRY, rejectionOf, SELLING_TOKEN, startSimulator } from '../support/marketplace.js';
 
 // The simulator's event side over HTTP: subscriptions made through the real clients, every

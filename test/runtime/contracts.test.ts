@@ -7,7 +7,7 @@ import { DATASETS, isAdsType, VERSIONS } from '../../src/marketplace/simulator/e
 import { EVENT_CONTRACTS } from '../../src/runtime/contracts/events/index.js';
 import { AS_SENT, fieldsOf, MAJOR } from '../../src/runtime/contracts/fields.js';
 import { CONTEXT_FIELDS, eventFixture, streamContract } from '../../src/runtime/contracts/index.js';
-import { startReceiver, until, sleep, type Receiver } from '../marketplace/receiver.js';
+import { startReceiver, until, sleep, type Receiver } from '../support/receiver.js';
 import { clientsFor, startSimulator } from '../support/marketplace.js';
 
 // The handler contracts as data: complete for the 24 selectable types, notes that name real
