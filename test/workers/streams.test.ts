@@ -14,7 +14,7 @@ import { startService, type RunningService } from '../../src/service.js';
 import { admin, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { eventually } from '../support/processes.js';
-import { call } from '../views/fixtures.js';
+import { call } from '../support/mcp.js';
 
 // Subscriptions through the real queue, worker, simulator and MCP client: the service's
 // projector, worker and simulator roles in this process (the worker connects the demo seller),

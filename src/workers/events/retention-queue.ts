@@ -24,9 +24,9 @@ export function eventRetentionQueue(connection: Redis, prefix: string): Queue {
   });
 }
 
-/** Prunes every hour, the first time at once. Idempotent. */
+/** Prunes every hour (BullMQ runs an `every` schedule's first job at once). Idempotent. */
 export async function scheduleEventRetention(queue: Queue): Promise<void> {
-  await queue.upsertJobScheduler('event-retention', { every: EVERY_MS, immediately: true }, { name: 'prune' });
+  await queue.upsertJobScheduler('event-retention', { every: EVERY_MS }, { name: 'prune' });
 }
 
 export function eventRetentionWorker(deps: {
