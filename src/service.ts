@@ -1,6 +1,7 @@
 import { createLwaClient } from './marketplace/clients/index.js';
 import {
   createSimulator,
+  eventsOptionsFrom,
   endpointsAt,
   type MarketplaceEndpoints,
   type Simulator,
@@ -101,6 +102,8 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         seed: config.SIMULATOR_SEED,
         lwaClients: [{ clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }],
         logger: logger.child({ role: 'simulator' }, { level: 'warn' }),
+        // a live market (SIMULATOR_MARKET_PACE_MS): something happens to the demo seller every few seconds
+        events: eventsOptionsFrom(config),
       });
       await simulator.listen({ port: config.SIMULATOR_PORT });
       stops.push(() => simulator!.close());

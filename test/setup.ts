@@ -11,6 +11,8 @@ export const mochaHooks = {
     process.env.REDIS_PREFIX = TEST_REDIS_PREFIX;
     process.env.NODE_ENV = 'test';
     process.env.LOG_LEVEL ??= 'silent';
+    // services the tests spawn keep the simulator's market still; a test raises the events it needs
+    process.env.SIMULATOR_MARKET_PACE_MS ??= '0';
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(30000);
