@@ -8,6 +8,7 @@ import {
   type Simulator,
   type SimulatorOptions,
 } from '../../src/marketplace/simulator/app.js';
+import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index.js';
 import type { FaultRuleInput } from '../../src/marketplace/simulator/faults.js';
 import type { LoggedRequest } from '../../src/marketplace/simulator/request-log.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
@@ -29,12 +30,13 @@ export async function startSimulator(
   return { simulator, baseUrl };
 }
 
+/** The real clients, as the demo seller and advertiser, for a simulator in this process or at its endpoints. */
 export function clientsFor(
-  simulator: Simulator,
+  simulator: Simulator | MarketplaceEndpoints,
   retry: Partial<RetryPolicy> = QUICK_RETRY,
   lwaOptions: Partial<LwaClientOptions> = {},
 ) {
-  const endpoints = simulator.endpoints();
+  const endpoints = 'endpoints' in simulator ? simulator.endpoints() : simulator;
   const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT, retry, ...lwaOptions });
   return {
     lwa,
