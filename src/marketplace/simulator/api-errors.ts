@@ -17,6 +17,14 @@ export const sellingError = (code: string, message: string, details = ''): Selli
   errors: [{ code, message, details }],
 });
 
+/** The selling API's 400 for a request it cannot parse. */
+export const unparsableRequest = (details?: string): SellingErrorList =>
+  sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.', details);
+
+/** The selling API's 403 for a caller it refuses. */
+export const accessDenied = (details?: string): SellingErrorList =>
+  sellingError('Unauthorized', 'Access to requested resource is denied.', details);
+
 export const adsError = (code: string, details: string, requestId?: string): AdsError => ({ code, details, requestId });
 
 export const lwaError = (error: string, description: string): LwaError => ({ error, error_description: description });
@@ -29,8 +37,7 @@ export function failureBody(api: Api, failure: FailureClass, status: number): un
     case 'selling':
       if (failure === 'throttled')
         return sellingError('QuotaExceeded', 'You exceeded your quota for the requested resource.');
-      if (failure === 'rejected')
-        return sellingError('InvalidInput', 'Request has missing or invalid parameters and cannot be parsed.');
+      if (failure === 'rejected') return unparsableRequest();
       return status === 503
         ? sellingError('ServiceUnavailable', 'Service is temporarily unavailable. Please try again.')
         : sellingError('InternalFailure', 'We encountered an internal error. Please try again.');

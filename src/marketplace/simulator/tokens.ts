@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { adsError, sellingError } from './api-errors.js';
+import { accessDenied, adsError } from './api-errors.js';
 
 // Access tokens the simulated LWA issues: opaque, expiring, bound to the API whose refresh
 // token they came from, and checked on every API call.
@@ -66,9 +66,7 @@ export function sellingAuth(tokens: TokenStore) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const verdict = tokens.verify(header(request, 'x-amz-access-token'), 'selling');
     if (!verdict.ok) {
-      return reply
-        .code(403)
-        .send(sellingError('Unauthorized', 'Access to requested resource is denied.', SELLING_DETAILS[verdict.reason]));
+      return reply.code(403).send(accessDenied(SELLING_DETAILS[verdict.reason]));
     }
   };
 }

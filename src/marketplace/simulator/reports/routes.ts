@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { sellingError } from '../api-errors.js';
+import { accessDenied, sellingError, unparsableRequest } from '../api-errors.js';
 import type { Catalog } from '../catalog.js';
 import type { TokenStore } from '../tokens.js';
 import { sellingPrincipal, type FictionalVendor } from '../vendor.js';
@@ -100,15 +100,7 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
   const principalOf = (request: FastifyRequest, reply: FastifyReply): Principal | undefined => {
     const principal = sellingPrincipal(deps.tokens, request);
     if (!principal)
-      void reply
-        .code(403)
-        .send(
-          sellingError(
-            'Unauthorized',
-            'Access to requested resource is denied.',
-            'The access token you provided is revoked, malformed or invalid.',
-          ),
-        );
+      void reply.code(403).send(accessDenied('The access token you provided is revoked, malformed or invalid.'));
     return principal;
   };
   const notFound = (reply: FastifyReply, what: string) =>
@@ -134,29 +126,12 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     const principal = principalOf(request, reply);
     if (!principal) return reply;
     const parsed = createReportBody.safeParse(request.body);
-    if (!parsed.success)
-      return reply
-        .code(400)
-        .send(
-          sellingError(
-            'InvalidInput',
-            'Request has missing or invalid parameters and cannot be parsed.',
-            parsed.error.issues[0]?.message,
-          ),
-        );
+    if (!parsed.success) return reply.code(400).send(unparsableRequest(parsed.error.issues[0]?.message));
     const spec: ReportRequest = { ...parsed.data, reportOptions: parsed.data.reportOptions ?? {} };
     const type = REPORT_TYPES[spec.reportType];
     if (!type) return reply.code(400).send(sellingError('InvalidInput', `Invalid reportType ${spec.reportType}.`));
     if (type.principal !== principal)
-      return reply
-        .code(403)
-        .send(
-          sellingError(
-            'Unauthorized',
-            'Access to requested resource is denied.',
-            `${spec.reportType} is not available to this selling partner.`,
-          ),
-        );
+      return reply.code(403).send(accessDenied(`${spec.reportType} is not available to this selling partner.`));
     const at = source();
     const job = jobs.create('reports', principal, iso(), () => type.produce(spec, at));
     specs.set(job.id, spec);
@@ -202,26 +177,9 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     const principal = principalOf(request, reply);
     if (!principal) return reply;
     const parsed = createQueryBody.safeParse(request.body);
-    if (!parsed.success)
-      return reply
-        .code(400)
-        .send(
-          sellingError(
-            'InvalidInput',
-            'Request has missing or invalid parameters and cannot be parsed.',
-            parsed.error.issues[0]?.message,
-          ),
-        );
+    if (!parsed.success) return reply.code(400).send(unparsableRequest(parsed.error.issues[0]?.message));
     if (principal !== 'seller')
-      return reply
-        .code(403)
-        .send(
-          sellingError(
-            'Unauthorized',
-            'Access to requested resource is denied.',
-            'The economics dataset is available to sellers only.',
-          ),
-        );
+      return reply.code(403).send(accessDenied('The economics dataset is available to sellers only.'));
     const at = source();
     const job = jobs.create('dataKiosk', principal, iso(), () => economicsQuery(parsed.data.query, at));
     queries.set(job.id, parsed.data.query);
