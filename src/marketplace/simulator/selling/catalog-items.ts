@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { CATALOG_INCLUDED_DATA } from '../../clients/selling-catalog-types.js';
 import { sellingError } from '../api-errors.js';
 import { rngFor, type Catalog, type CatalogProduct } from '../catalog.js';
 import { MARKETPLACES } from '../marketplaces.js';
@@ -8,18 +9,6 @@ import { csv, decodeToken, encodeToken } from './page-token.js';
 // Catalog Items API 2022-04-01: searchCatalogItems by identifiers (ASIN or EAN) and
 // getCatalogItem. The catalog knows a product in the marketplaces where the seller lists it.
 
-const INCLUDED_DATA = [
-  'attributes',
-  'classifications',
-  'dimensions',
-  'identifiers',
-  'images',
-  'productTypes',
-  'relationships',
-  'salesRanks',
-  'summaries',
-  'vendorDetails',
-] as const;
 const STREAM_RANKS = 49;
 
 type Query = Record<string, string | undefined>;
@@ -38,7 +27,7 @@ export function registerCatalogItems(app: FastifyInstance, tokens: TokenStore, c
     if (marketplaceIds.length !== 1 || !MARKETPLACES.some((m) => m.id === marketplaceIds[0]))
       return 'marketplaceIds must name exactly one marketplace.';
     const included = q.includedData === undefined ? ['summaries'] : csv(q.includedData);
-    const unknown = included.find((d) => !(INCLUDED_DATA as readonly string[]).includes(d));
+    const unknown = included.find((d) => !(CATALOG_INCLUDED_DATA as readonly string[]).includes(d));
     if (unknown) return `includedData: unknown value ${unknown}.`;
     return { marketplaceId: marketplaceIds[0]!, included: new Set(included) };
   }

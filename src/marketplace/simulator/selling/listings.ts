@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { sellingError } from '../api-errors.js';
+import { LISTING_INCLUDED_DATA, type ListingIncludedData } from '../../clients/selling-listings-types.js';
+import { accessDenied, sellingError, unparsableRequest } from '../api-errors.js';
 import { formatAmount, minorDigits, rngFor } from '../catalog.js';
 import { MARKETPLACES } from '../marketplaces.js';
 import type { FictionalSeller } from '../seller.js';
@@ -13,17 +14,6 @@ import { csv, decodeToken, encodeToken } from './page-token.js';
 // catalog order (sortBy/sortOrder are not simulated) and, unlike the real API, past 1,000
 // items, so the bench catalog can be read through it.
 
-const INCLUDED_DATA = [
-  'summaries',
-  'attributes',
-  'issues',
-  'offers',
-  'fulfillmentAvailability',
-  'procurement',
-  'relationships',
-  'productTypes',
-] as const;
-type IncludedData = (typeof INCLUDED_DATA)[number];
 const RATE_LIMIT = '5';
 
 const patchBody = z.object({
@@ -61,18 +51,10 @@ export function registerListings(
   const base = '/listings/2021-08-01/items/:sellerId';
 
   /** The one marketplace of the request, or an error answer already sent. */
-  function requestContext(reply: FastifyReply, sellerId: string, query: Query, defaultIncluded: IncludedData[]) {
+  function requestContext(reply: FastifyReply, sellerId: string, query: Query, defaultIncluded: ListingIncludedData[]) {
     reply.header('x-amzn-RateLimit-Limit', RATE_LIMIT);
     if (sellerId !== seller.merchantId) {
-      reply
-        .code(403)
-        .send(
-          sellingError(
-            'Unauthorized',
-            'Access to requested resource is denied.',
-            `The seller ${sellerId} is not authorized by this token.`,
-          ),
-        );
+      reply.code(403).send(accessDenied(`The seller ${sellerId} is not authorized by this token.`));
       return undefined;
     }
     const marketplaceIds = csv(query.marketplaceIds);
@@ -85,12 +67,12 @@ export function registerListings(
       return undefined;
     }
     const included = query.includedData === undefined ? defaultIncluded : csv(query.includedData);
-    const unknown = included.find((d) => !(INCLUDED_DATA as readonly string[]).includes(d));
+    const unknown = included.find((d) => !(LISTING_INCLUDED_DATA as readonly string[]).includes(d));
     if (unknown) {
       reply.code(400).send(sellingError('InvalidInput', `includedData: unknown value ${unknown}.`));
       return undefined;
     }
-    return { marketplaceId: marketplaceIds[0]!, included: new Set(included as IncludedData[]) };
+    return { marketplaceId: marketplaceIds[0]!, included: new Set(included as ListingIncludedData[]) };
   }
 
   app.get<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(
@@ -165,16 +147,7 @@ export function registerListings(
       const context = requestContext(reply, request.params.sellerId, request.query, ['issues']);
       if (!context) return reply;
       const body = patchBody.safeParse(request.body);
-      if (!body.success)
-        return reply
-          .code(400)
-          .send(
-            sellingError(
-              'InvalidInput',
-              'Request has missing or invalid parameters and cannot be parsed.',
-              body.error.issues[0]?.message,
-            ),
-          );
+      if (!body.success) return reply.code(400).send(unparsableRequest(body.error.issues[0]?.message));
       const mode = request.query.mode === 'VALIDATION_PREVIEW' ? 'VALIDATION_PREVIEW' : 'APPLY';
       const submission = state.patch(request.params.sku, context.marketplaceId, body.data, mode);
       return submissionResponse(submission);
@@ -230,7 +203,7 @@ export const fnSkuOf = (listing: LiveListing): string =>
     .padStart(7, '0')}`;
 
 /** The wire `Item` of a listing with the requested data sets. */
-export function listingItem(l: LiveListing, included: ReadonlySet<IncludedData>) {
+export function listingItem(l: LiveListing, included: ReadonlySet<ListingIncludedData>) {
   const marketplace = MARKETPLACES.find((m) => m.id === l.marketplaceId)!;
   const fba = l.fulfillmentChannel === 'FBA';
   const item: Record<string, unknown> = { sku: l.sku };
