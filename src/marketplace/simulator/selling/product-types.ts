@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sellingError } from '../api-errors.js';
 import { CONDITION_TOKENS } from '../catalog.js';
 import { MARKETPLACES, type SimMarketplace } from '../marketplaces.js';
@@ -411,28 +411,26 @@ export function registerProductTypes(app: FastifyInstance, tokens: TokenStore): 
   const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
   const available = (pt: SimProductType, m: SimMarketplace) => !pt.missingIn?.includes(m.id);
 
-  /** The one marketplace of the request (the API takes exactly one), or undefined when invalid. */
-  const marketplaceOf = (value: string | undefined) => {
+  /** The one marketplace of the request (the API takes exactly one), or undefined with the 400 sent. */
+  const marketplaceOf = (reply: FastifyReply, value: string | undefined) => {
+    reply.header('x-amzn-RateLimit-Limit', '5');
     const ids = csv(value);
-    return ids.length === 1 ? MARKETPLACES.find((m) => m.id === ids[0]) : undefined;
+    const m = ids.length === 1 ? MARKETPLACES.find((m) => m.id === ids[0]) : undefined;
+    if (!m)
+      void reply
+        .code(400)
+        .send(
+          sellingError('InvalidInput', 'Invalid input.', 'marketplaceIds must name exactly one supported marketplace.'),
+        );
+    return m;
   };
 
   app.get<{ Querystring: Record<string, string | undefined> }>(
     '/definitions/2020-09-01/productTypes',
     route,
     async (request, reply) => {
-      reply.header('x-amzn-RateLimit-Limit', '5');
-      const m = marketplaceOf(request.query.marketplaceIds);
-      if (!m)
-        return reply
-          .code(400)
-          .send(
-            sellingError(
-              'InvalidInput',
-              'Invalid input.',
-              'marketplaceIds must name exactly one supported marketplace.',
-            ),
-          );
+      const m = marketplaceOf(reply, request.query.marketplaceIds);
+      if (!m) return reply;
       const { keywords, itemName } = request.query;
       if (keywords !== undefined && itemName !== undefined)
         return reply
@@ -457,18 +455,8 @@ export function registerProductTypes(app: FastifyInstance, tokens: TokenStore): 
     '/definitions/2020-09-01/productTypes/:productType',
     route,
     async (request, reply) => {
-      reply.header('x-amzn-RateLimit-Limit', '5');
-      const m = marketplaceOf(request.query.marketplaceIds);
-      if (!m)
-        return reply
-          .code(400)
-          .send(
-            sellingError(
-              'InvalidInput',
-              'Invalid input.',
-              'marketplaceIds must name exactly one supported marketplace.',
-            ),
-          );
+      const m = marketplaceOf(reply, request.query.marketplaceIds);
+      if (!m) return reply;
       const requirements = (request.query.requirements ?? 'LISTING') as Requirements;
       if (!REQUIREMENTS.includes(requirements))
         return reply
