@@ -1,3 +1,5 @@
+import type { MarketplaceParticipation } from '../clients/selling-types.js';
+
 // The marketplaces the fictional seller sells in, with Amazon's real ids. The selling API
 // names the United Kingdom GB; the ads API's profiles call it UK. The ads API gives DE
 // profiles the Europe/Paris time zone.
@@ -64,3 +66,21 @@ export const MARKETPLACES: readonly SimMarketplace[] = [
     timezone: 'Asia/Tokyo',
   },
 ];
+
+/** The sellers API's participation of a store in marketplace m. */
+export const participationIn = (
+  m: SimMarketplace,
+  storeName: string,
+  hasSuspendedListings: boolean,
+): MarketplaceParticipation => ({
+  marketplace: {
+    id: m.id,
+    countryCode: m.countryCode,
+    name: m.name,
+    defaultCurrencyCode: m.currencyCode,
+    defaultLanguageCode: m.languageCode,
+    domainName: m.domainName,
+  },
+  participation: { isParticipating: true, hasSuspendedListings },
+  storeName,
+});

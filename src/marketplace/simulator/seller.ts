@@ -1,6 +1,6 @@
 import type { Profile } from '../clients/ads-types.js';
 import type { Account, MarketplaceParticipation } from '../clients/selling-types.js';
-import { MARKETPLACES } from './marketplaces.js';
+import { MARKETPLACES, participationIn } from './marketplaces.js';
 import { createRng } from './prng.js';
 
 // The simulator's fictional seller, derived from the seed alone.
@@ -36,18 +36,7 @@ export function createFictionalSeller(seed: number): FictionalSeller {
   const rng = createRng(seed);
   const name = `${rng.pick(FIRST)} ${rng.pick(SECOND)}`;
   const merchantId = `A${rng.chars(13, ALNUM)}`;
-  const participations = MARKETPLACES.map((m) => ({
-    marketplace: {
-      id: m.id,
-      countryCode: m.countryCode,
-      name: m.name,
-      defaultCurrencyCode: m.currencyCode,
-      defaultLanguageCode: m.languageCode,
-      domainName: m.domainName,
-    },
-    participation: { isParticipating: true, hasSuspendedListings: rng.next() < 0.2 },
-    storeName: name,
-  }));
+  const participations = MARKETPLACES.map((m) => participationIn(m, name, rng.next() < 0.2));
   const address = () => ({
     addressLine1: `${rng.int(10, 9999)} ${rng.pick(STREETS)}`,
     city: 'Seattle',

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Profile } from '../clients/ads-types.js';
 import type { Account, MarketplaceParticipation } from '../clients/selling-types.js';
 import { catalogFor, type Scale } from './catalog.js';
-import { MARKETPLACES } from './marketplaces.js';
+import { MARKETPLACES, participationIn } from './marketplaces.js';
 import { createRng } from './prng.js';
 import type { TokenStore } from './tokens.js';
 
@@ -34,18 +34,7 @@ export function createFictionalVendor(seed: number, scale?: Partial<Scale>): Fic
   const name = `${rng.pick(['Alder', 'Brightwater', 'Cobalt', 'Driftwood', 'Evergreen'])} ${rng.pick(['Brands', 'Consumer Products', 'Manufacturing'])} Inc.`;
   const vendorCode = rng.chars(5, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ');
   const entityId = `ENTITY${rng.chars(13, ALNUM)}`;
-  const participations = MARKETPLACES.map((m) => ({
-    marketplace: {
-      id: m.id,
-      countryCode: m.countryCode,
-      name: m.name,
-      defaultCurrencyCode: m.currencyCode,
-      defaultLanguageCode: m.languageCode,
-      domainName: m.domainName,
-    },
-    participation: { isParticipating: true, hasSuspendedListings: false },
-    storeName: name,
-  }));
+  const participations = MARKETPLACES.map((m) => participationIn(m, name, false));
   const account: Account = {
     marketplaceParticipationList: participations,
     businessType: 'PRIVATE_LIMITED',
