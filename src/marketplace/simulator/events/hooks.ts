@@ -1,8 +1,6 @@
 import type { SpResource } from '../../clients/ads-sp-types.js';
-import type { FinishedJob } from '../reports/jobs.js';
 import type { LiveListing } from '../selling/listings-state.js';
 import { raiseEntityChange, raiseOfferChange } from './raise.js';
-import { dataKioskQueryProcessingFinished, reportProcessingFinished } from './selling-account.js';
 import { brandedItemContentChange, listingStatusChange, mfnQuantityChange } from './selling-listings.js';
 import type { EventSources } from './sources.js';
 
@@ -29,13 +27,4 @@ export function listingChanged(s: EventSources, before: LiveListing, after: Live
 export function adsEntityChanged(s: EventSources, profileId: string, resource: SpResource, after: unknown): void {
   const ads = s.ads.profile(profileId);
   if (ads) raiseEntityChange(s, ads, resource, after as Record<string, unknown>);
-}
-
-/** Only the seller's jobs notify: the vendor has no subscriptions here. */
-export function jobFinished(s: EventSources, job: FinishedJob): void {
-  if (job.owner !== 'seller') return;
-  const sellerId = s.seller.merchantId;
-  if (job.api === 'reports')
-    s.hub.selling('REPORT_PROCESSING_FINISHED', sellerId, reportProcessingFinished(sellerId, job));
-  else s.hub.selling('DATA_KIOSK_QUERY_PROCESSING_FINISHED', sellerId, dataKioskQueryProcessingFinished(sellerId, job));
 }

@@ -1,6 +1,7 @@
 import { SP_RESOURCES, type SpResource } from '../../clients/ads-sp-types.js';
 import type { ProfileAds } from '../ads/sp-generate.js';
 import { fnSkuOf } from '../selling/listings.js';
+import type { FinishedJob } from '../reports/jobs.js';
 import type { LiveListing } from '../selling/listings-state.js';
 import { budgetUsage, CHANGE_TYPE, entityChange, hourFigures, spConversion, spTraffic } from './ads-stream.js';
 import {
@@ -61,6 +62,15 @@ type Raise = (s: EventSources, t: EventTarget) => string | undefined;
 
 const iso = (s: EventSources) => new Date(s.now()).toISOString();
 const sellerOf = (s: EventSources) => s.seller.merchantId;
+
+/** Only the seller's jobs notify: the vendor has no subscriptions here. */
+export function jobFinished(s: EventSources, job: FinishedJob): void {
+  if (job.owner !== 'seller') return;
+  const sellerId = sellerOf(s);
+  if (job.api === 'reports')
+    s.hub.selling('REPORT_PROCESSING_FINISHED', sellerId, reportProcessingFinished(sellerId, job));
+  else s.hub.selling('DATA_KIOSK_QUERY_PROCESSING_FINISHED', sellerId, dataKioskQueryProcessingFinished(sellerId, job));
+}
 
 /** Offer notifications after a price moved; `buyBox` tells whether we held it before and after. */
 export function raiseOfferChange(
@@ -251,32 +261,22 @@ export const RAISERS: Readonly<Record<EventType, Raise>> = {
     return undefined;
   },
   REPORT_PROCESSING_FINISHED: (s) => {
-    s.market.issued += 1;
-    const job = {
-      api: 'reports' as const,
-      id: String(70_000_000_000 + s.market.issued),
+    const id = String(70_000_000_000 + ++s.market.issued);
+    const subject = 'GET_MERCHANT_LISTINGS_ALL_DATA';
+    jobFinished(s, {
+      api: 'reports',
+      id,
       owner: 'seller',
-      subject: 'GET_MERCHANT_LISTINGS_ALL_DATA',
-      processingStatus: 'DONE' as const,
-      documentId: `amzn1.spdoc.1.4.na.${70_000_000_000 + s.market.issued}`,
-    };
-    s.hub.selling('REPORT_PROCESSING_FINISHED', sellerOf(s), reportProcessingFinished(sellerOf(s), job));
+      subject,
+      processingStatus: 'DONE',
+      documentId: `amzn1.spdoc.1.4.na.${id}`,
+    });
     return undefined;
   },
   DATA_KIOSK_QUERY_PROCESSING_FINISHED: (s) => {
-    s.market.issued += 1;
-    const job = {
-      api: 'dataKiosk' as const,
-      id: String(70_000_000_000 + s.market.issued),
-      owner: 'seller',
-      subject: 'query { analytics_economics_2024_03_15 { economics { date } } }',
-      processingStatus: 'DONE' as const,
-    };
-    s.hub.selling(
-      'DATA_KIOSK_QUERY_PROCESSING_FINISHED',
-      sellerOf(s),
-      dataKioskQueryProcessingFinished(sellerOf(s), job),
-    );
+    const id = String(70_000_000_000 + ++s.market.issued);
+    const subject = 'query { analytics_economics_2024_03_15 { economics { date } } }';
+    jobFinished(s, { api: 'dataKiosk', id, owner: 'seller', subject, processingStatus: 'DONE' });
     return undefined;
   },
   BUDGET_USAGE: adsEvent((s, ads, campaign) => {
