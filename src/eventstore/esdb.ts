@@ -14,11 +14,11 @@ import {
 import {
   WrongExpectedVersion,
   comparePositions,
+  type AppendOptions,
   type AppendResult,
   type EventData,
   type EventMetadata,
   type EventStore,
-  type ExpectedRevision,
   type Position,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -62,11 +62,7 @@ export class EsdbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
-  async appendToStream(
-    stream: string,
-    events: EventData[],
-    options: { expectedRevision?: ExpectedRevision } = {},
-  ): Promise<AppendResult> {
+  async appendToStream(stream: string, events: EventData[], options: AppendOptions = {}): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     try {
       const result = await this.client.appendToStream(

@@ -63,16 +63,17 @@ export interface ReadAllOptions {
   limit: number;
 }
 
+export interface AppendOptions {
+  /** What the stream's last revision must be for the append to go through (default ANY). */
+  expectedRevision?: ExpectedRevision;
+}
+
 export interface Subscription extends AsyncIterable<RecordedEvent> {
   unsubscribe(): Promise<void>;
 }
 
 export interface EventStore {
-  appendToStream(
-    stream: string,
-    events: EventData[],
-    options?: { expectedRevision?: ExpectedRevision },
-  ): Promise<AppendResult>;
+  appendToStream(stream: string, events: EventData[], options?: AppendOptions): Promise<AppendResult>;
   /** A missing stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

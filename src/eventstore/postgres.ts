@@ -3,6 +3,7 @@ import pg from 'pg';
 import {
   NO_STREAM,
   WrongExpectedVersion,
+  type AppendOptions,
   type AppendResult,
   type EventData,
   type EventMetadata,
@@ -150,11 +151,7 @@ export class PostgresEventStore implements EventStore {
     this.subscriptionBatchSize = options.subscriptionBatchSize ?? 500;
   }
 
-  async appendToStream(
-    stream: string,
-    events: EventData[],
-    options: { expectedRevision?: ExpectedRevision } = {},
-  ): Promise<AppendResult> {
+  async appendToStream(stream: string, events: EventData[], options: AppendOptions = {}): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     const [mode, exact] = expectationParams(expected);
     const payload = JSON.stringify(
