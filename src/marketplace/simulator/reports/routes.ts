@@ -6,7 +6,7 @@ import type { TokenStore } from '../tokens.js';
 import { sellingPrincipal, type FictionalVendor } from '../vendor.js';
 import { couponPerformance, promotionPerformance } from './deals.js';
 import { ECONOMICS_DATASET, economicsRecords } from './economics.js';
-import { createJobStore, type FinishedJob, type Job } from './jobs.js';
+import { createJobStore, type FinishedJob, type Job, type JobApi, type JobOutcome } from './jobs.js';
 import { dateOfDay, dayOf, dayOfWire } from './keyed.js';
 import { searchQueryPerformance } from './search-query.js';
 import { fatal, type Principal, type ReportRequest, type ReportSource, type ReportType } from './types.js';
@@ -121,31 +121,65 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     ...(job.documentId ? { reportDocumentId: job.documentId } : {}),
   });
   const specs = new Map<string, ReportRequest>();
+  const queries = new Map<string, string>();
+
+  /** The request body as `schema` reads it, or undefined with the 400 sent. */
+  function bodyOf<T>(schema: z.ZodType<T>, request: FastifyRequest, reply: FastifyReply): T | undefined {
+    const parsed = schema.safeParse(request.body);
+    if (!parsed.success) void reply.code(400).send(unparsableRequest(parsed.error.issues[0]?.message));
+    return parsed.data;
+  }
+
+  /** The caller's job `id` of `api` with what it was asked, or undefined with the 404 sent. */
+  function jobOf<T>(reply: FastifyReply, principal: Principal, api: JobApi, id: string, asked: Map<string, T>) {
+    const job = jobs.read(id, principal, iso());
+    const question = asked.get(id);
+    if (job && job.api === api && question !== undefined) return { job, question };
+    void notFound(reply, api === 'reports' ? 'Report' : 'Query');
+    return undefined;
+  }
+
+  /** Whether the caller has document `id` of `api` (reports' are gzipped, queries' not); if not, the 404 is sent. */
+  function hasDocument(reply: FastifyReply, principal: Principal, api: JobApi, id: string): boolean {
+    const document = jobs.document(id);
+    if (document && document.owner === principal && document.gzip === (api === 'reports')) return true;
+    void notFound(reply, api === 'reports' ? 'Report document' : 'Document');
+    return false;
+  }
+
+  /** Starts a job on the simulator's state as of now and keeps what it was asked (the latest 5,000). */
+  function start<T>(
+    api: JobApi,
+    principal: Principal,
+    asked: Map<string, T>,
+    what: T,
+    produce: (at: ReportSource) => JobOutcome,
+  ) {
+    const at = source();
+    const job = jobs.create(api, principal, iso(), () => produce(at));
+    asked.set(job.id, what);
+    if (asked.size > 5_000) asked.delete(asked.keys().next().value!);
+    return job.id;
+  }
 
   app.post('/reports/2021-06-30/reports', route, async (request, reply) => {
     const principal = principalOf(request, reply);
     if (!principal) return reply;
-    const parsed = createReportBody.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send(unparsableRequest(parsed.error.issues[0]?.message));
-    const spec: ReportRequest = { ...parsed.data, reportOptions: parsed.data.reportOptions ?? {} };
+    const body = bodyOf(createReportBody, request, reply);
+    if (!body) return reply;
+    const spec: ReportRequest = { ...body, reportOptions: body.reportOptions ?? {} };
     const type = REPORT_TYPES[spec.reportType];
     if (!type) return reply.code(400).send(sellingError('InvalidInput', `Invalid reportType ${spec.reportType}.`));
     if (type.principal !== principal)
       return reply.code(403).send(accessDenied(`${spec.reportType} is not available to this selling partner.`));
-    const at = source();
-    const job = jobs.create('reports', principal, iso(), () => type.produce(spec, at));
-    specs.set(job.id, spec);
-    if (specs.size > 5_000) specs.delete(specs.keys().next().value!);
-    return reply.code(202).send({ reportId: job.id });
+    return reply.code(202).send({ reportId: start('reports', principal, specs, spec, (at) => type.produce(spec, at)) });
   });
 
   app.get<{ Params: { reportId: string } }>('/reports/2021-06-30/reports/:reportId', route, async (request, reply) => {
     const principal = principalOf(request, reply);
     if (!principal) return reply;
-    const job = jobs.read(request.params.reportId, principal, iso());
-    const spec = specs.get(request.params.reportId);
-    if (!job || job.api !== 'reports' || !spec) return notFound(reply, 'Report');
-    return reportOf(job, spec);
+    const found = jobOf(reply, principal, 'reports', request.params.reportId, specs);
+    return found ? reportOf(found.job, found.question) : reply;
   });
 
   app.delete<{ Params: { reportId: string } }>(
@@ -166,33 +200,30 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
       const principal = principalOf(request, reply);
       if (!principal) return reply;
       const id = request.params.reportDocumentId;
-      const document = jobs.document(id);
-      if (!document || document.owner !== principal || !document.gzip) return notFound(reply, 'Report document');
+      if (!hasDocument(reply, principal, 'reports', id)) return reply;
       return { reportDocumentId: id, url: documentUrl(request, id), compressionAlgorithm: 'GZIP' };
     },
   );
 
-  const queries = new Map<string, string>();
   app.post('/dataKiosk/2023-11-15/queries', route, async (request, reply) => {
     const principal = principalOf(request, reply);
     if (!principal) return reply;
-    const parsed = createQueryBody.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send(unparsableRequest(parsed.error.issues[0]?.message));
+    const body = bodyOf(createQueryBody, request, reply);
+    if (!body) return reply;
     if (principal !== 'seller')
       return reply.code(403).send(accessDenied('The economics dataset is available to sellers only.'));
-    const at = source();
-    const job = jobs.create('dataKiosk', principal, iso(), () => economicsQuery(parsed.data.query, at));
-    queries.set(job.id, parsed.data.query);
-    if (queries.size > 5_000) queries.delete(queries.keys().next().value!);
-    return reply.code(202).send({ queryId: job.id });
+    const { query } = body;
+    return reply
+      .code(202)
+      .send({ queryId: start('dataKiosk', principal, queries, query, (at) => economicsQuery(query, at)) });
   });
 
   app.get<{ Params: { queryId: string } }>('/dataKiosk/2023-11-15/queries/:queryId', route, async (request, reply) => {
     const principal = principalOf(request, reply);
     if (!principal) return reply;
-    const job = jobs.read(request.params.queryId, principal, iso());
-    const query = queries.get(request.params.queryId);
-    if (!job || job.api !== 'dataKiosk' || query === undefined) return notFound(reply, 'Query');
+    const found = jobOf(reply, principal, 'dataKiosk', request.params.queryId, queries);
+    if (!found) return reply;
+    const { job, question: query } = found;
     return {
       queryId: job.id,
       query,
@@ -212,8 +243,7 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
       const principal = principalOf(request, reply);
       if (!principal) return reply;
       const id = request.params.documentId;
-      const document = jobs.document(id);
-      if (!document || document.owner !== principal || document.gzip) return notFound(reply, 'Document');
+      if (!hasDocument(reply, principal, 'dataKiosk', id)) return reply;
       return { documentId: id, documentUrl: documentUrl(request, id) };
     },
   );
