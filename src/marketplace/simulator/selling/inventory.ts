@@ -5,7 +5,7 @@ import { MARKETPLACES } from '../marketplaces.js';
 import { sellingAuth, type TokenStore } from '../tokens.js';
 import { fnSkuOf } from './listings.js';
 import type { LiveListing, ListingsState } from './listings-state.js';
-import { decodeToken, encodeToken } from './page-token.js';
+import { decodeToken, encodeToken, isMarketplaceCursor, type MarketplaceCursor } from './page-token.js';
 
 // FBA Inventory API v1 getInventorySummaries, marketplace granularity: one summary per FBA
 // listing of the marketplace, quantities generated per listing from the seed and moved by the
@@ -13,16 +13,6 @@ import { decodeToken, encodeToken } from './page-token.js';
 
 const PAGE_SIZE = 50;
 const STREAM_INVENTORY = 48;
-
-interface Cursor {
-  marketplaceId: string;
-  k: number;
-}
-const isCursor = (v: unknown): v is Cursor =>
-  typeof v === 'object' &&
-  v !== null &&
-  typeof (v as Cursor).marketplaceId === 'string' &&
-  Number.isInteger((v as Cursor).k);
 
 type Query = Record<string, string | undefined>;
 
@@ -95,7 +85,7 @@ export function registerInventory(
       return invalid('The simulator supports no SKU or start-date filter.');
     let k = 0;
     if (q.nextToken !== undefined) {
-      const cursor = decodeToken(q.nextToken, isCursor);
+      const cursor = decodeToken(q.nextToken, isMarketplaceCursor);
       if (!cursor || cursor.marketplaceId !== marketplaceId) return invalid('Invalid nextToken.');
       k = cursor.k;
     }
@@ -110,7 +100,7 @@ export function registerInventory(
     return {
       // Only when more remain; the last page has no nextToken.
       ...(k < total
-        ? { pagination: { nextToken: encodeToken({ marketplaceId: marketplaceId!, k } satisfies Cursor) } }
+        ? { pagination: { nextToken: encodeToken({ marketplaceId: marketplaceId!, k } satisfies MarketplaceCursor) } }
         : {}),
       payload: {
         granularity: { granularityType: 'Marketplace', granularityId: marketplaceId },

@@ -7,7 +7,7 @@ import { MARKETPLACES } from '../marketplaces.js';
 import type { FictionalSeller } from '../seller.js';
 import { sellingAuth, type TokenStore } from '../tokens.js';
 import type { LiveListing, ListingsState } from './listings-state.js';
-import { csv, decodeToken, encodeToken } from './page-token.js';
+import { csv, decodeToken, encodeToken, isMarketplaceCursor, type MarketplaceCursor } from './page-token.js';
 
 // Listings Items API 2021-08-01: getListingsItem, searchListingsItems, patchListingsItem and
 // deleteListingsItem for the fictional seller. Search pages through one marketplace in
@@ -28,16 +28,6 @@ const patchBody = z.object({
     )
     .min(1),
 });
-
-interface SearchCursor {
-  marketplaceId: string;
-  k: number;
-}
-const isSearchCursor = (v: unknown): v is SearchCursor =>
-  typeof v === 'object' &&
-  v !== null &&
-  typeof (v as SearchCursor).marketplaceId === 'string' &&
-  Number.isInteger((v as SearchCursor).k);
 
 type Query = Record<string, string | undefined>;
 
@@ -118,7 +108,7 @@ export function registerListings(
     const { marketplaceId } = context;
     let k = 0;
     if (query.pageToken !== undefined) {
-      const cursor = decodeToken(query.pageToken, isSearchCursor);
+      const cursor = decodeToken(query.pageToken, isMarketplaceCursor);
       if (!cursor || cursor.marketplaceId !== marketplaceId)
         return reply.code(400).send(sellingError('InvalidInput', 'Invalid pageToken.'));
       k = cursor.k;
@@ -128,9 +118,9 @@ export function registerListings(
     for (let i = k; i < Math.min(total, k + pageSize); i++)
       items.push(listingItem(state.live(state.catalog.marketplaceListingAt(marketplaceId, i)), context.included));
     const next =
-      k + pageSize < total ? encodeToken({ marketplaceId, k: k + pageSize } satisfies SearchCursor) : undefined;
+      k + pageSize < total ? encodeToken({ marketplaceId, k: k + pageSize } satisfies MarketplaceCursor) : undefined;
     const previous =
-      k > 0 ? encodeToken({ marketplaceId, k: Math.max(0, k - pageSize) } satisfies SearchCursor) : undefined;
+      k > 0 ? encodeToken({ marketplaceId, k: Math.max(0, k - pageSize) } satisfies MarketplaceCursor) : undefined;
     return {
       numberOfResults: total,
       ...(next || previous

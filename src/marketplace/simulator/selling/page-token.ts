@@ -13,6 +13,17 @@ export function decodeToken<T>(token: string, isCursor: (value: unknown) => valu
   }
 }
 
+/** A cursor into one marketplace's listings: the position `k` of the next item. */
+export interface MarketplaceCursor {
+  marketplaceId: string;
+  k: number;
+}
+export const isMarketplaceCursor = (v: unknown): v is MarketplaceCursor =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as MarketplaceCursor).marketplaceId === 'string' &&
+  Number.isInteger((v as MarketplaceCursor).k);
+
 /** A comma-delimited array query parameter (the selling API's `collectionFormat: csv`). */
 export const csv = (value: string | undefined): string[] =>
   (value ?? '')
