@@ -93,6 +93,11 @@ function mutationError(
   };
 }
 
+/** An item's outcome when it is refused with one error. */
+const refused = (...error: Parameters<typeof mutationError>): { errors: SpMutationError[] } => ({
+  errors: [mutationError(...error)],
+});
+
 export interface MultiStatus {
   success: Array<Record<string, unknown>>;
   error: Array<{ index: number; errors: SpMutationError[] }>;
@@ -138,9 +143,7 @@ const isItem = (raw: unknown): raw is Item => typeof raw === 'object' && raw !==
 
 function create(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unknown, index: number): Outcome {
   if (!isItem(raw))
-    return {
-      errors: [mutationError('malformedValueError', 'PATTERN_NOT_MATCHED', 'item is not an object', `$[${index}]`)],
-    };
+    return refused('malformedValueError', 'PATTERN_NOT_MATCHED', 'item is not an object', `$[${index}]`);
   const rules = RULES[resource];
   const missing = rules.required.filter((f) => raw[f] === undefined || raw[f] === null || raw[f] === '');
   if (missing.length)
@@ -192,11 +195,7 @@ function create(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unk
 function update(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unknown, index: number): Outcome {
   const wire = SP_RESOURCES[resource];
   if (!isItem(raw) || typeof raw[wire.idKey] !== 'string')
-    return {
-      errors: [
-        mutationError('missingValueError', 'MISSING_VALUE', `${wire.idKey} is required`, `$[${index}].${wire.idKey}`),
-      ],
-    };
+    return refused('missingValueError', 'MISSING_VALUE', `${wire.idKey} is required`, `$[${index}].${wire.idKey}`);
   const found = existing(ads, resource, String(raw[wire.idKey]), index);
   if ('errors' in found) return found;
   const errors = checkValues(ads, resource, raw, index);
@@ -230,31 +229,17 @@ function existing(
 ): { errors: SpMutationError[] } | { entity: Entity } {
   const wire = SP_RESOURCES[resource];
   const entity = map(ads, resource).get(id);
+  const at = `$[${index}].${wire.idKey}`;
+  const { entityType } = wire;
   if (!entity)
-    return {
-      errors: [
-        mutationError(
-          'entityNotFoundError',
-          'ENTITY_NOT_FOUND',
-          `${wire.entityType} ${id} not found`,
-          `$[${index}].${wire.idKey}`,
-          { entityType: wire.entityType, entityId: id },
-        ),
-      ],
-    };
-  if (entity.state === 'ARCHIVED') {
-    return {
-      errors: [
-        mutationError(
-          'entityStateError',
-          'ARCHIVED_ENTITY_CANNOT_BE_MODIFIED',
-          `${wire.entityType} ${id} is archived`,
-          `$[${index}].${wire.idKey}`,
-          { entityType: wire.entityType },
-        ),
-      ],
-    };
-  }
+    return refused('entityNotFoundError', 'ENTITY_NOT_FOUND', `${entityType} ${id} not found`, at, {
+      entityType,
+      entityId: id,
+    });
+  if (entity.state === 'ARCHIVED')
+    return refused('entityStateError', 'ARCHIVED_ENTITY_CANNOT_BE_MODIFIED', `${entityType} ${id} is archived`, at, {
+      entityType,
+    });
   return { entity };
 }
 
