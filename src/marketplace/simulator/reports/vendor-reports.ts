@@ -71,46 +71,52 @@ function asinDay(source: ReportSource, marketplaceId: string, currency: string, 
 
 type Figures = ReturnType<typeof asinDay>;
 
-function build(
-  request: ReportRequest,
-  source: ReportSource,
+/**
+ * A vendor report over the plan's days: `total` words the figures of the aggregate, and of one
+ * ASIN's row as the total of its one day.
+ */
+function vendorReport(
   views: boolean,
   aggregateKey: string,
   byAsinKey: string,
-  row: (f: Figures, p: Plan) => Record<string, unknown>,
   total: (rows: Figures[], p: Plan) => Record<string, unknown>,
-) {
-  const p = plan(request, source, views);
-  if (p === null) return { kind: 'empty' as const };
-  if (typeof p === 'string') return fatal(p);
-  const aggregate = [];
-  const byAsin = [];
-  for (let day = p.from; day <= p.to; day++) {
-    const dates = { startDate: dateOfDay(day), endDate: dateOfDay(day) };
-    const figures = source.vendor
-      .asins()
-      .map((asin) => ({ asin, f: asinDay(source, p.marketplaceId, p.currency, asin, day) }));
-    aggregate.push({
-      ...dates,
-      ...total(
-        figures.map((x) => x.f),
-        p,
-      ),
-    });
-    for (const { asin, f } of figures) byAsin.push({ ...dates, asin, ...row(f, p) });
-  }
-  return jsonDocument({
-    reportSpecification: {
-      reportType: request.reportType,
-      reportOptions: request.reportOptions,
-      ...(aggregateKey === 'salesAggregate' ? { lastUpdatedDate: dateOfDay(dayOf(source.asOf)) } : {}),
-      dataStartTime: dateOfDay(p.from),
-      dataEndTime: dateOfDay(p.to),
-      marketplaceIds: request.marketplaceIds,
+): ReportType {
+  return {
+    principal: 'vendor',
+    produce(request, source) {
+      const p = plan(request, source, views);
+      if (p === null) return { kind: 'empty' as const };
+      if (typeof p === 'string') return fatal(p);
+      const aggregate = [];
+      const byAsin = [];
+      for (let day = p.from; day <= p.to; day++) {
+        const dates = { startDate: dateOfDay(day), endDate: dateOfDay(day) };
+        const figures = source.vendor
+          .asins()
+          .map((asin) => ({ asin, f: asinDay(source, p.marketplaceId, p.currency, asin, day) }));
+        aggregate.push({
+          ...dates,
+          ...total(
+            figures.map((x) => x.f),
+            p,
+          ),
+        });
+        for (const { asin, f } of figures) byAsin.push({ ...dates, asin, ...total([f], p) });
+      }
+      return jsonDocument({
+        reportSpecification: {
+          reportType: request.reportType,
+          reportOptions: request.reportOptions,
+          ...(aggregateKey === 'salesAggregate' ? { lastUpdatedDate: dateOfDay(dayOf(source.asOf)) } : {}),
+          dataStartTime: dateOfDay(p.from),
+          dataEndTime: dateOfDay(p.to),
+          marketplaceIds: request.marketplaceIds,
+        },
+        [aggregateKey]: aggregate,
+        [byAsinKey]: byAsin,
+      });
     },
-    [aggregateKey]: aggregate,
-    [byAsinKey]: byAsin,
-  });
+  };
 }
 
 const sum = (rows: Figures[], pick: (f: Figures) => number) => rows.reduce((n, f) => n + pick(f), 0);
@@ -155,36 +161,10 @@ function inventoryFields(rows: Figures[], p: Plan) {
   };
 }
 
-export const vendorSales: ReportType = {
-  principal: 'vendor',
-  produce: (request, source) =>
-    build(request, source, true, 'salesAggregate', 'salesByAsin', (f, p) => salesFields([f], p), salesFields),
-};
+export const vendorSales = vendorReport(true, 'salesAggregate', 'salesByAsin', salesFields);
 
-export const vendorTraffic: ReportType = {
-  principal: 'vendor',
-  produce: (request, source) =>
-    build(
-      request,
-      source,
-      false,
-      'trafficAggregate',
-      'trafficByAsin',
-      (f) => ({ glanceViews: f.glanceViews }),
-      (rows) => ({ glanceViews: sum(rows, (f) => f.glanceViews) }),
-    ),
-};
+export const vendorTraffic = vendorReport(false, 'trafficAggregate', 'trafficByAsin', (rows) => ({
+  glanceViews: sum(rows, (f) => f.glanceViews),
+}));
 
-export const vendorInventory: ReportType = {
-  principal: 'vendor',
-  produce: (request, source) =>
-    build(
-      request,
-      source,
-      true,
-      'inventoryAggregate',
-      'inventoryByAsin',
-      (f, p) => inventoryFields([f], p),
-      inventoryFields,
-    ),
-};
+export const vendorInventory = vendorReport(true, 'inventoryAggregate', 'inventoryByAsin', inventoryFields);
