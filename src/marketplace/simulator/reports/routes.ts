@@ -139,12 +139,20 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     return undefined;
   }
 
-  /** Whether the caller has document `id` of `api` (reports' are gzipped, queries' not); if not, the 404 is sent. */
-  function hasDocument(reply: FastifyReply, principal: Principal, api: JobApi, id: string): boolean {
-    const document = jobs.document(id);
-    if (document && document.owner === principal && document.gzip === (api === 'reports')) return true;
-    void notFound(reply, api === 'reports' ? 'Report document' : 'Document');
-    return false;
+  /**
+   * GET of a document of `api` (reports' are gzipped, queries' not) for its owner: `answer`
+   * words its presigned URL.
+   */
+  function documentRoute(path: string, api: JobApi, answer: (id: string, url: string) => Record<string, string>) {
+    app.get<{ Params: { documentId: string } }>(path, route, async (request, reply) => {
+      const principal = principalOf(request, reply);
+      if (!principal) return reply;
+      const id = request.params.documentId;
+      const document = jobs.document(id);
+      if (!document || document.owner !== principal || document.gzip !== (api === 'reports'))
+        return notFound(reply, api === 'reports' ? 'Report document' : 'Document');
+      return answer(id, documentUrl(request, id));
+    });
   }
 
   /** Starts a job on the simulator's state as of now and keeps what it was asked (the latest 5,000). */
@@ -193,17 +201,11 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     },
   );
 
-  app.get<{ Params: { reportDocumentId: string } }>(
-    '/reports/2021-06-30/documents/:reportDocumentId',
-    route,
-    async (request, reply) => {
-      const principal = principalOf(request, reply);
-      if (!principal) return reply;
-      const id = request.params.reportDocumentId;
-      if (!hasDocument(reply, principal, 'reports', id)) return reply;
-      return { reportDocumentId: id, url: documentUrl(request, id), compressionAlgorithm: 'GZIP' };
-    },
-  );
+  documentRoute('/reports/2021-06-30/documents/:documentId', 'reports', (id, url) => ({
+    reportDocumentId: id,
+    url,
+    compressionAlgorithm: 'GZIP',
+  }));
 
   app.post('/dataKiosk/2023-11-15/queries', route, async (request, reply) => {
     const principal = principalOf(request, reply);
@@ -236,17 +238,10 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     };
   });
 
-  app.get<{ Params: { documentId: string } }>(
-    '/dataKiosk/2023-11-15/documents/:documentId',
-    route,
-    async (request, reply) => {
-      const principal = principalOf(request, reply);
-      if (!principal) return reply;
-      const id = request.params.documentId;
-      if (!hasDocument(reply, principal, 'dataKiosk', id)) return reply;
-      return { documentId: id, documentUrl: documentUrl(request, id) };
-    },
-  );
+  documentRoute('/dataKiosk/2023-11-15/documents/:documentId', 'dataKiosk', (id, url) => ({
+    documentId: id,
+    documentUrl: url,
+  }));
 
   app.put('/_sim/reports/processing', async (request, reply) => {
     const parsed = z.object({ paused: z.boolean() }).safeParse(request.body);
