@@ -141,20 +141,22 @@ export function registerNotificationsApi(
   });
 
   type ByIdParams = TypeParams & { subscriptionId: string };
-  const byId = (params: ByIdParams) => {
+  /** The seller's subscription the path names, or undefined with the 400 or 404 sent. */
+  const byId = (reply: FastifyReply, params: ByIdParams) => {
+    if (!typeOf(reply, params.notificationType)) return undefined;
     const subscription = store.selling.get(params.subscriptionId);
-    return subscription?.notificationType === params.notificationType && subscription.sellerId === seller.merchantId
-      ? subscription
-      : undefined;
+    if (subscription?.notificationType === params.notificationType && subscription.sellerId === seller.merchantId)
+      return subscription;
+    void notFound(reply, 'Subscription');
+    return undefined;
   };
 
   app.get<{ Params: ByIdParams }>(
     `${base}/subscriptions/:notificationType/:subscriptionId`,
     route,
     async (request, reply) => {
-      if (!typeOf(reply, request.params.notificationType)) return reply;
-      const subscription = byId(request.params);
-      return subscription ? { payload: subscriptionWire(subscription) } : notFound(reply, 'Subscription');
+      const subscription = byId(reply, request.params);
+      return subscription ? { payload: subscriptionWire(subscription) } : reply;
     },
   );
 
@@ -162,9 +164,8 @@ export function registerNotificationsApi(
     `${base}/subscriptions/:notificationType/:subscriptionId`,
     route,
     async (request, reply) => {
-      if (!typeOf(reply, request.params.notificationType)) return reply;
-      const subscription = byId(request.params);
-      if (!subscription) return notFound(reply, 'Subscription');
+      const subscription = byId(reply, request.params);
+      if (!subscription) return reply;
       store.selling.delete(subscription.subscriptionId);
       return {};
     },
