@@ -71,6 +71,12 @@ export function sellingAuth(tokens: TokenStore) {
   };
 }
 
+/** Route options of a selling API route: its error dialect and the access token check. */
+export const sellingRoute = (tokens: TokenStore) => ({
+  config: { api: 'selling' as const },
+  preHandler: sellingAuth(tokens),
+});
+
 /** Ads API: `Authorization: Bearer` plus the LWA client id the token was issued to; refusals are 401. */
 export function adsAuth(tokens: TokenStore) {
   return async (request: FastifyRequest, reply: FastifyReply) => {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { sellingError } from '../api-errors.js';
 import type { FictionalSeller } from '../seller.js';
-import { sellingAuth, type TokenStore } from '../tokens.js';
+import { sellingRoute, type TokenStore } from '../tokens.js';
 import { SECRET_PATTERN, type Destination, type SellingSubscription, type Subscriptions } from './subscriptions.js';
 import { isSellingType, VERSIONS, type SellingType } from './types.js';
 
@@ -51,7 +51,7 @@ export function registerNotificationsApi(
   tokens: TokenStore,
   store: Subscriptions,
 ): void {
-  const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
+  const route = sellingRoute(tokens);
   const base = '/notifications/v1';
 
   app.post(`${base}/destinations`, route, async (request, reply) => {

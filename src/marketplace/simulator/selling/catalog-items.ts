@@ -3,7 +3,7 @@ import { CATALOG_INCLUDED_DATA } from '../../clients/selling-catalog-types.js';
 import { sellingError } from '../api-errors.js';
 import { rngFor, type Catalog, type CatalogProduct } from '../catalog.js';
 import { MARKETPLACES } from '../marketplaces.js';
-import { sellingAuth, type TokenStore } from '../tokens.js';
+import { sellingRoute, type TokenStore } from '../tokens.js';
 import { csv, decodeToken, encodeToken } from './page-token.js';
 
 // Catalog Items API 2022-04-01: searchCatalogItems by identifiers (ASIN or EAN) and
@@ -19,7 +19,7 @@ const isCursor = (v: unknown): v is Cursor =>
   typeof v === 'object' && v !== null && Number.isInteger((v as Cursor).offset);
 
 export function registerCatalogItems(app: FastifyInstance, tokens: TokenStore, catalog: Catalog): void {
-  const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
+  const route = sellingRoute(tokens);
 
   /** The marketplace and data sets of a request, or an error message. */
   function parse(q: Query): { marketplaceId: string; included: Set<string> } | string {

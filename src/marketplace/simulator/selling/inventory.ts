@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sellingError } from '../api-errors.js';
 import { rngFor } from '../catalog.js';
 import { MARKETPLACES } from '../marketplaces.js';
-import { sellingAuth, type TokenStore } from '../tokens.js';
+import { sellingRoute, type TokenStore } from '../tokens.js';
 import { fnSkuOf } from './listings.js';
 import type { LiveListing, ListingsState } from './listings-state.js';
 import { decodeToken, encodeToken, isMarketplaceCursor, type MarketplaceCursor } from './page-token.js';
@@ -72,7 +72,7 @@ export function registerInventory(
   state: ListingsState,
   stock: FbaStock,
 ): void {
-  const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
+  const route = sellingRoute(tokens);
   app.get<{ Querystring: Query }>('/fba/inventory/v1/summaries', route, async (request, reply) => {
     reply.header('x-amzn-RateLimit-Limit', '2');
     const q = request.query;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sellingError } from '../api-errors.js';
 import { formatAmount, type ConditionFamily } from '../catalog.js';
 import { MARKETPLACES } from '../marketplaces.js';
-import { sellingAuth, type TokenStore } from '../tokens.js';
+import { sellingRoute, type TokenStore } from '../tokens.js';
 import { DAY_MS, orderAsOf, type OrderStatus, type OrdersBook, type SimOrder } from './orders-book.js';
 import { csv, decodeToken, encodeToken } from './page-token.js';
 
@@ -37,7 +37,7 @@ const isItemsCursor = (v: unknown): v is { orderId: string; i: number } =>
 type Query = Record<string, string | undefined>;
 
 export function registerOrders(app: FastifyInstance, tokens: TokenStore, book: OrdersBook, now: () => number): void {
-  const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
+  const route = sellingRoute(tokens);
   const invalid = (message: string) => sellingError('InvalidInput', message);
 
   app.get<{ Querystring: Query }>('/orders/v0/orders', route, async (request, reply) => {

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sellingError } from '../api-errors.js';
 import { CONDITION_TOKENS } from '../catalog.js';
 import { MARKETPLACES, type SimMarketplace } from '../marketplaces.js';
-import { sellingAuth, type TokenStore } from '../tokens.js';
+import { sellingRoute, type TokenStore } from '../tokens.js';
 import { fbaChannelCode } from './listings.js';
 import { csv } from './page-token.js';
 
@@ -398,7 +398,7 @@ function buildDocument(pt: SimProductType, m: SimMarketplace, requirements: Requ
 }
 
 export function registerProductTypes(app: FastifyInstance, tokens: TokenStore): void {
-  const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
+  const route = sellingRoute(tokens);
   const documents = new Map<string, SchemaDocument>();
   const documentPath = (pt: SimProductType, m: SimMarketplace, requirements: Requirements) =>
     `${SCHEMA_PATH}/${pt.name}/${m.id}/${requirements}/${versionOf(pt)}.json`;
