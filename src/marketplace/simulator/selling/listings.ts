@@ -5,7 +5,7 @@ import { accessDenied, sellingError, unparsableRequest } from '../api-errors.js'
 import { formatAmount, minorDigits, rngFor } from '../catalog.js';
 import { MARKETPLACES } from '../marketplaces.js';
 import type { FictionalSeller } from '../seller.js';
-import { sellingAuth, type TokenStore } from '../tokens.js';
+import { sellingRoute, type TokenStore } from '../tokens.js';
 import type { LiveListing, ListingsState } from './listings-state.js';
 import { csv, decodeToken, encodeToken, isMarketplaceCursor, type MarketplaceCursor } from './page-token.js';
 
@@ -30,6 +30,8 @@ const patchBody = z.object({
 });
 
 type Query = Record<string, string | undefined>;
+/** A route of one SKU of the seller's. */
+type SkuRoute = { Params: { sellerId: string; sku: string }; Querystring: Query };
 
 export function registerListings(
   app: FastifyInstance,
@@ -37,7 +39,7 @@ export function registerListings(
   tokens: TokenStore,
   state: ListingsState,
 ): void {
-  const route = { config: { api: 'selling' as const }, preHandler: sellingAuth(tokens) };
+  const route = sellingRoute(tokens);
   const base = '/listings/2021-08-01/items/:sellerId';
 
   /** The one marketplace of the request, or an error answer already sent. */
@@ -65,22 +67,18 @@ export function registerListings(
     return { marketplaceId: marketplaceIds[0]!, included: new Set(included as ListingIncludedData[]) };
   }
 
-  app.get<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(
-    `${base}/:sku`,
-    route,
-    async (request, reply) => {
-      const context = requestContext(reply, request.params.sellerId, request.query, ['summaries']);
-      if (!context) return reply;
-      const listing = state.find(request.params.sku, context.marketplaceId);
-      if (!listing)
-        return reply
-          .code(404)
-          .send(
-            sellingError('NOT_FOUND', `SKU '${request.params.sku}' not found in marketplace ${context.marketplaceId}`),
-          );
-      return listingItem(listing, context.included);
-    },
-  );
+  app.get<SkuRoute>(`${base}/:sku`, route, async (request, reply) => {
+    const context = requestContext(reply, request.params.sellerId, request.query, ['summaries']);
+    if (!context) return reply;
+    const listing = state.find(request.params.sku, context.marketplaceId);
+    if (!listing)
+      return reply
+        .code(404)
+        .send(
+          sellingError('NOT_FOUND', `SKU '${request.params.sku}' not found in marketplace ${context.marketplaceId}`),
+        );
+    return listingItem(listing, context.included);
+  });
 
   app.get<{ Params: { sellerId: string }; Querystring: Query }>(base, route, async (request, reply) => {
     const query = request.query;
@@ -130,29 +128,21 @@ export function registerListings(
     };
   });
 
-  app.patch<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(
-    `${base}/:sku`,
-    route,
-    async (request, reply) => {
-      const context = requestContext(reply, request.params.sellerId, request.query, ['issues']);
-      if (!context) return reply;
-      const body = patchBody.safeParse(request.body);
-      if (!body.success) return reply.code(400).send(unparsableRequest(body.error.issues[0]?.message));
-      const mode = request.query.mode === 'VALIDATION_PREVIEW' ? 'VALIDATION_PREVIEW' : 'APPLY';
-      const submission = state.patch(request.params.sku, context.marketplaceId, body.data, mode);
-      return submissionResponse(submission);
-    },
-  );
+  app.patch<SkuRoute>(`${base}/:sku`, route, async (request, reply) => {
+    const context = requestContext(reply, request.params.sellerId, request.query, ['issues']);
+    if (!context) return reply;
+    const body = patchBody.safeParse(request.body);
+    if (!body.success) return reply.code(400).send(unparsableRequest(body.error.issues[0]?.message));
+    const mode = request.query.mode === 'VALIDATION_PREVIEW' ? 'VALIDATION_PREVIEW' : 'APPLY';
+    const submission = state.patch(request.params.sku, context.marketplaceId, body.data, mode);
+    return submissionResponse(submission);
+  });
 
-  app.delete<{ Params: { sellerId: string; sku: string }; Querystring: Query }>(
-    `${base}/:sku`,
-    route,
-    async (request, reply) => {
-      const context = requestContext(reply, request.params.sellerId, request.query, []);
-      if (!context) return reply;
-      return submissionResponse(state.remove(request.params.sku, context.marketplaceId));
-    },
-  );
+  app.delete<SkuRoute>(`${base}/:sku`, route, async (request, reply) => {
+    const context = requestContext(reply, request.params.sellerId, request.query, []);
+    if (!context) return reply;
+    return submissionResponse(state.remove(request.params.sku, context.marketplaceId));
+  });
 
   app.get('/_sim/listings/submissions', async () => ({ submissions: state.submissions() }));
 }
