@@ -47,25 +47,33 @@ export const EVENT_TYPES: readonly EventType[] = [...SELLING_TYPES, ...ADS_TYPES
 export const isSellingType = (type: string): type is SellingType => (SELLING_TYPES as readonly string[]).includes(type);
 export const isAdsType = (type: string): type is AdsType => type in DATASETS;
 
+interface Versions {
+  notification: string;
+  payload: readonly string[];
+}
+/** One version for both the notification and its payload. */
+const only = (version: string): Versions => ({ notification: version, payload: [version] });
+const V1 = only('1.0');
+
 /** Notification and payload versions by type; a subscription may ask for any of `payload`, the first is the default. */
-export const VERSIONS: Readonly<Record<SellingType, { notification: string; payload: readonly string[] }>> = {
-  ANY_OFFER_CHANGED: { notification: '1.0', payload: ['1.0'] },
-  B2B_ANY_OFFER_CHANGED: { notification: '1.0', payload: ['1.0'] },
-  PRICING_HEALTH: { notification: '1.0', payload: ['1.0'] },
-  LISTINGS_ITEM_STATUS_CHANGE: { notification: '1.0', payload: ['1.0'] },
+export const VERSIONS: Readonly<Record<SellingType, Versions>> = {
+  ANY_OFFER_CHANGED: V1,
+  B2B_ANY_OFFER_CHANGED: V1,
+  PRICING_HEALTH: V1,
+  LISTINGS_ITEM_STATUS_CHANGE: V1,
   LISTINGS_ITEM_ISSUES_CHANGE: { notification: '1.0', payload: ['1.0', '2023-12-13'] },
-  LISTINGS_ITEM_MFN_QUANTITY_CHANGE: { notification: '1.0', payload: ['1.0'] },
-  ORDER_CHANGE: { notification: '1.0', payload: ['1.0'] },
-  FBA_INVENTORY_AVAILABILITY_CHANGES: { notification: '1.0', payload: ['1.0'] },
-  ACCOUNT_STATUS_CHANGED: { notification: '1.0', payload: ['1.0'] },
-  FEED_PROCESSING_FINISHED: { notification: '2020-09-04', payload: ['2020-09-04'] },
-  FBA_OUTBOUND_SHIPMENT_STATUS: { notification: '1.0', payload: ['1.0'] },
-  FULFILLMENT_ORDER_STATUS: { notification: '1.0', payload: ['1.0'] },
-  ITEM_SALES_EVENT_CHANGE: { notification: '2020-09-04', payload: ['2020-09-04'] },
-  DETAIL_PAGE_TRAFFIC_EVENT: { notification: '2020-09-04', payload: ['2020-09-04'] },
-  BRANDED_ITEM_CONTENT_CHANGE: { notification: '1.0', payload: ['1.0'] },
-  DATA_KIOSK_QUERY_PROCESSING_FINISHED: { notification: '2023-11-15', payload: ['2023-11-15'] },
-  REPORT_PROCESSING_FINISHED: { notification: '2020-09-04', payload: ['2020-09-04'] },
+  LISTINGS_ITEM_MFN_QUANTITY_CHANGE: V1,
+  ORDER_CHANGE: V1,
+  FBA_INVENTORY_AVAILABILITY_CHANGES: V1,
+  ACCOUNT_STATUS_CHANGED: V1,
+  FEED_PROCESSING_FINISHED: only('2020-09-04'),
+  FBA_OUTBOUND_SHIPMENT_STATUS: V1,
+  FULFILLMENT_ORDER_STATUS: V1,
+  ITEM_SALES_EVENT_CHANGE: only('2020-09-04'),
+  DETAIL_PAGE_TRAFFIC_EVENT: only('2020-09-04'),
+  BRANDED_ITEM_CONTENT_CHANGE: V1,
+  DATA_KIOSK_QUERY_PROCESSING_FINISHED: only('2023-11-15'),
+  REPORT_PROCESSING_FINISHED: only('2020-09-04'),
 };
 
 /** Envelopes written in camelCase: the domain's table says which (spec 4.11.2's five and the two internal types). */
