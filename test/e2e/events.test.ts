@@ -1,17 +1,10 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { endpointsAt } from '../../src/marketplace/simulator/index.js';
-import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { clientsFor } from '../support/marketplace.js';
 import { call } from '../support/mcp.js';
-import { cli, eventually, type Spawned } from '../support/processes.js';
-import {
-  connectMcp,
-  createUserWithToken,
-  killIfRunning,
-  simulatorUrl,
-  startServiceProcess,
-} from '../support/service.js';
+import { eventually } from '../support/processes.js';
+import { startConnectedService, type ConnectedService } from '../support/service.js';
 
 // The issue's end-to-end path through the service as `npm start` runs it: an agent creates an
 // ANY_OFFER_CHANGED automation and activates it; the worker subscribes the type at the built-in
@@ -23,40 +16,16 @@ type Row = Record<string, any>;
 
 describe('marketplace events end to end (npm start)', function () {
   this.timeout(300_000);
-  const database = `${TEST_DB_NAME}_e2e_events`;
-  const prefix = `${TEST_REDIS_PREFIX}-e2e-events`;
-  let service: Spawned;
+  let e2e: ConnectedService;
   let simulator: string;
   let client: Client;
   let account: string;
 
   before(async () => {
-    await admin((c) => c.query(`create database "${database}"`));
-    const env = {
-      DATABASE_URL: testDatabaseUrl(database),
-      REDIS_PREFIX: prefix,
-      PORT: '0',
-      SIMULATOR_PORT: '0',
-      LOG_LEVEL: 'info',
-      PROJECTOR_POLL_MS: '100',
-      STREAMS_SWEEP_MS: '1000',
-      VENDOR_SELLING_REFRESH_TOKEN: '',
-      VENDOR_ADS_REFRESH_TOKEN: '',
-    };
-    const started = await startServiceProcess(env);
-    service = started.spawned;
-    simulator = await simulatorUrl(service);
-    const { userId, token } = await createUserWithToken(env, 'Hedy');
-    account = (await cli(['accounts', 'connect', '--user', userId], env)).trim();
-    client = await connectMcp(`${started.base}/mcp`, token);
+    e2e = await startConnectedService('events', { STREAMS_SWEEP_MS: '1000' });
+    ({ simulator, client, account } = e2e);
   });
-
-  after(async () => {
-    await client?.close();
-    if (service) await killIfRunning(service);
-    await dropRedisKeys(`${prefix}:*`);
-    if (!process.env.KEEP_TEST_DB) await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
-  });
+  after(() => e2e?.stop());
 
   const tool = async (name: string, args: Row) => {
     const out = await call(client, name, args);

@@ -2,15 +2,8 @@ import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call } from '../support/mcp.js';
 import { adsChanges, listingSubmissions } from '../support/marketplace.js';
-import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
-import { cli, eventually, type Spawned } from '../support/processes.js';
-import {
-  connectMcp,
-  createUserWithToken,
-  killIfRunning,
-  simulatorUrl,
-  startServiceProcess,
-} from '../support/service.js';
+import { eventually, type Spawned } from '../support/processes.js';
+import { startConnectedService, type ConnectedService } from '../support/service.js';
 
 // Writes through the service as `npm start` runs it: queue_mutations and patch_listing on /mcp,
 // the worker sends each request to the built-in simulator, get_mutation shows the answer, and
@@ -28,42 +21,18 @@ type Row = Record<string, any>;
 
 describe('mutations end to end (npm start)', function () {
   this.timeout(300_000);
-  // a database of its own: the sweep at start-up would otherwise find what other tests left queued
-  const database = `${TEST_DB_NAME}_e2e_mutations`;
-  const prefix = `${TEST_REDIS_PREFIX}-e2e-mutations`;
+  let e2e: ConnectedService;
   let service: Spawned;
   let simulator: string;
   let client: Client;
   let accountId: string;
 
   before(async () => {
-    await admin((c) => c.query(`create database "${database}"`));
-    const env = {
-      DATABASE_URL: testDatabaseUrl(database),
-      REDIS_PREFIX: prefix,
-      PORT: '0',
-      SIMULATOR_PORT: '0',
-      LOG_LEVEL: 'info',
-      PROJECTOR_POLL_MS: '100',
-      DISPATCH_SWEEP_MS: '600000',
-      // no demo vendor: its year of reports would only slow down the syncs this test waits for
-      VENDOR_SELLING_REFRESH_TOKEN: '',
-      VENDOR_ADS_REFRESH_TOKEN: '',
-    };
-    const started = await startServiceProcess(env);
-    service = started.spawned;
-    simulator = await simulatorUrl(service);
-    const { userId, token } = await createUserWithToken(env, 'Grace');
-    accountId = (await cli(['accounts', 'connect', '--user', userId], env)).trim();
-    client = await connectMcp(`${started.base}/mcp`, token);
+    // the worker's sweep runs at start-up and then every ten minutes: only admission's jobs can send
+    e2e = await startConnectedService('mutations', { DISPATCH_SWEEP_MS: '600000' });
+    ({ service, simulator, client, account: accountId } = e2e);
   });
-
-  after(async () => {
-    await client?.close();
-    if (service) await killIfRunning(service);
-    await dropRedisKeys(`${prefix}:*`);
-    if (!process.env.KEEP_TEST_DB) await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
-  });
+  after(() => e2e?.stop());
 
   /** The rows a read tool returns once the account's first syncs are projected. */
   const rowsOf = (tool: string, args: Row, key: string) =>

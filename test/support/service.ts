@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './env.js';
 import { cli, runEntry, waitForLog, type Spawned } from './processes.js';
 
 // The service as `npm start` runs it, in a process of its own, and what end-to-end tests do
@@ -58,4 +59,56 @@ export async function createUserWithToken(
   const userId = (await cli(['users', 'create', '--name', name], env)).trim();
   const token = /token \(shown once\): (\S+)/.exec(await cli(['tokens', 'create', '--user', userId], env))![1]!;
   return { userId, token };
+}
+
+/** A service of its own (database, Redis prefix, ports) with a CLI user whose seller account is connected. */
+export interface ConnectedService {
+  service: Spawned;
+  simulator: string;
+  client: Client;
+  account: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the service on a database and Redis prefix named for the test (the sweeps at start-up
+ * would otherwise find what other tests left), without the demo vendor (its year of reports would
+ * only slow the syncs these tests wait for), then makes a user, connects its account and speaks
+ * MCP to /mcp as that user.
+ */
+export async function startConnectedService(
+  name: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ConnectedService> {
+  const database = `${TEST_DB_NAME}_e2e_${name}`;
+  const prefix = `${TEST_REDIS_PREFIX}-e2e-${name}`;
+  await admin((c) => c.query(`create database "${database}"`));
+  const env = {
+    DATABASE_URL: testDatabaseUrl(database),
+    REDIS_PREFIX: prefix,
+    PORT: '0',
+    SIMULATOR_PORT: '0',
+    LOG_LEVEL: 'info',
+    PROJECTOR_POLL_MS: '100',
+    VENDOR_SELLING_REFRESH_TOKEN: '',
+    VENDOR_ADS_REFRESH_TOKEN: '',
+    ...extraEnv,
+  };
+  const started = await startServiceProcess(env);
+  const simulator = await simulatorUrl(started.spawned);
+  const { userId, token } = await createUserWithToken(env, name);
+  const account = (await cli(['accounts', 'connect', '--user', userId], env)).trim();
+  const client = await connectMcp(`${started.base}/mcp`, token);
+  return {
+    service: started.spawned,
+    simulator,
+    client,
+    account,
+    async stop() {
+      await client.close();
+      await killIfRunning(started.spawned);
+      await dropRedisKeys(`${prefix}:*`);
+      if (!process.env.KEEP_TEST_DB) await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+    },
+  };
 }
