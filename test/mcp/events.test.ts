@@ -438,10 +438,14 @@ describe('marketplace events: ingestion, list_events and get_event', function ()
     const id = before.events.find((e) => !e.synthetic)!;
     const stream = (await h.db('rm.marketplace_events').where({ id: id.id }).first()).stream as string;
     expect(await h.store.readStream(stream)).to.have.length(1);
-    expect(await pruneExpiredEvents(h.db, h.store, new Date(Date.now() + 27 * DAY_MS))).to.equal(0);
-    expect((await list({ limit: 1 })).total).to.equal(before.total);
+    // the run's database is shared: other files' receipts left synthetic rows (some received on
+    // their own fixed clocks, days ago), pruned by the same runs; these counts are the caller's
+    await pruneExpiredEvents(h.db, h.store, new Date(Date.now() + 27 * DAY_MS));
+    expect((await list({ limit: 1 })).total, 'nothing of the last 27 days pruned').to.equal(before.total);
+    expect(await h.store.readStream(stream)).to.have.length(1);
     const pruned = await pruneExpiredEvents(h.db, h.store, new Date(Date.now() + 32 * DAY_MS));
-    expect(pruned).to.equal(before.total);
+    expect(pruned).to.be.at.least(before.total);
+    expect(await h.db('rm.marketplace_events').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
     expect((await list()).total).to.equal(0);
     expect(await h.store.readStream(stream)).to.deep.equal([]);
     expect((await call(client, 'get_event', { event_id: id.id })).structuredContent).to.include({

@@ -93,6 +93,9 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
       STREAMS_SWEEP_MS: '200',
       STREAMS_GRACE_MS: '2000',
       STREAMS_CONFIRM_POLL_MS: '200',
+      // no demo vendor: its year of reports would only slow the projector these tests wait on
+      VENDOR_SELLING_REFRESH_TOKEN: '',
+      VENDOR_ADS_REFRESH_TOKEN: '',
     });
     service = await startService(
       config,
@@ -102,10 +105,16 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
     simBase = service.simulator!.endpoints().sellingApiUrl;
     mcp = await serveMcp(service.db, () => new Date(), undefined, { storeUrl: databaseUrl });
     agent = await mcp.clientFor(DEMO_USER_ID);
-    account_id = await eventually(async () => {
-      const seller = (await loadAccounts(service.db, DEMO_USER_ID)).find((a) => a.entity_type === 'seller');
-      return seller?.selling && seller.ads?.profiles.length ? seller.id : undefined;
-    }, 'the demo seller to be connected');
+    account_id = await eventually(
+      async () => {
+        const seller = (await loadAccounts(service.db, DEMO_USER_ID)).find((a) => a.entity_type === 'seller');
+        return seller?.selling && seller.ads?.profiles.length ? seller.id : undefined;
+      },
+      'the demo seller to be connected',
+      // the connection job completes once the projector shows the account, which can queue
+      // behind other work on a loaded 2-core machine (CI took over 30 s once)
+      120_000,
+    );
   });
 
   after(async () => {
