@@ -11,7 +11,7 @@ import {
 } from '../../src/marketplace/clients/index.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
 import { startService, type RunningService } from '../../src/service.js';
-import { admin, TEST_DB_NAME, testDatabaseUrl } from '../support/env.js';
+import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { eventually } from '../support/processes.js';
 import { call } from '../support/mcp.js';
@@ -30,6 +30,7 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
   const handle = 'function handle(event, context) {}';
   const database = `${TEST_DB_NAME}_streams`;
   const databaseUrl = testDatabaseUrl(database);
+  const prefix = `${TEST_REDIS_PREFIX}-streams`;
 
   const sim = (method: string, path: string, body: unknown) =>
     fetch(`${simBase}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -86,6 +87,9 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
     const config = loadConfig({
       ...process.env,
       DATABASE_URL: databaseUrl,
+      // queues of its own too: an earlier file's job for the demo account (its id is the same in
+      // every database) would otherwise stand in for this one's connection job
+      REDIS_PREFIX: prefix,
       PORT: '0',
       SIMULATOR_PORT: '0',
       PUBLIC_BASE_URL: 'http://127.0.0.1:9',
@@ -120,6 +124,7 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
   after(async () => {
     await mcp?.close();
     await service?.stop();
+    await dropRedisKeys(`${prefix}:*`);
     await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
   });
 
