@@ -17,6 +17,8 @@ import { streamsProjection } from './streams/projection.js';
 import { mutationsProjection } from './mutations/projection.js';
 import { admissionProjection } from './admission/projection.js';
 import { eventsProjection } from './events/projection.js';
+import { webhooksProjection } from './webhook/projection.js';
+import { webhookDeliveriesProjection } from './webhook/deliveries.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
@@ -41,4 +43,6 @@ export const projections: Projection[] = [
   eventsProjection,
   automationsProjection,
   streamsProjection,
+  webhooksProjection,
+  webhookDeliveriesProjection,
 ];
