@@ -30,6 +30,7 @@ import { credentialSets, SELLER_CREDENTIALS, VENDOR_CREDENTIALS } from './worker
 import { startStreams } from './workers/streams/queue.js';
 import { subscriber } from './workers/streams/subscriber.js';
 import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
+import { startWebhookDelivery, type RunningWebhooks } from './workers/webhook/queue.js';
 
 export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
@@ -52,6 +53,8 @@ export interface RunningService {
   url: string | null;
   simulator: Simulator | null;
   projector: Projector | null;
+  /** the webhook delivery queue and worker when the worker role runs (live runs post through it) */
+  webhooks: RunningWebhooks | null;
   /** Stops accepting, lets in-flight work finish, then closes every connection. */
   stop(): Promise<void>;
 }
@@ -114,6 +117,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
     }
 
     let projector: Projector | null = null;
+    let webhooks: RunningWebhooks | null = null;
     if (roles.has('projector')) {
       projector = new Projector(db, store, projections, {
         pollMs: config.PROJECTOR_POLL_MS,
@@ -219,6 +223,17 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       retention.on('error', warn('event retention worker'));
       retention.on('failed', (_job, err) => workerLogger.warn({ err: err.message }, 'event retention failed'));
       await scheduleEventRetention(retentionQueue);
+      webhooks = startWebhookDelivery({
+        connection: redis,
+        prefix: config.REDIS_PREFIX,
+        db,
+        store,
+        signingKey: config.WEBHOOK_SIGNING_KEY,
+        allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        sweepEveryMs: config.WEBHOOK_SWEEP_MS,
+        logger: workerLogger.child({ worker: 'webhook' }),
+      });
+      stops.push(() => webhooks!.close());
       // the demo user's accounts: one per configured credential set, the seller and the vendor
       for (const [account_id, set] of [
         [DEMO_ACCOUNT_ID, SELLER_CREDENTIALS],
@@ -305,7 +320,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       });
       stops.push(() => streams.close());
     }
-    return { db, store, url, simulator, projector, stop };
+    return { db, store, url, simulator, projector, webhooks, stop };
   } catch (err) {
     await stop();
     throw err;

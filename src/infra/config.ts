@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 
 // One place that reads the environment. Defaults point at the local services of a
@@ -59,13 +60,21 @@ const schema = z.object({
   STREAMS_GRACE_MS: z.coerce.number().int().min(0).default(600_000),
   STREAMS_RETRY_FAILED_MS: z.coerce.number().int().positive().default(600_000),
   STREAMS_CONFIRM_POLL_MS: z.coerce.number().int().positive().default(2_000),
+  // Webhooks (docs/decisions.md, "Webhooks"): each webhook's signing secret derives from this key
+  // (unset: derived from INGESTION_SECRET); whether deliveries may reach
+  // private, loopback, link-local and metadata addresses, and use plain http (local receivers,
+  // tests; never in production); how often the sweep re-enqueues pending deliveries.
+  WEBHOOK_SIGNING_KEY: z.string().min(1, 'must not be empty').optional(),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().default(false),
+  WEBHOOK_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
 });
 
 export type Config = Omit<
   z.infer<typeof schema>,
-  'VENDOR_SELLING_REFRESH_TOKEN' | 'VENDOR_ADS_REFRESH_TOKEN' | 'INGESTION_SECRET'
+  'VENDOR_SELLING_REFRESH_TOKEN' | 'VENDOR_ADS_REFRESH_TOKEN' | 'INGESTION_SECRET' | 'WEBHOOK_SIGNING_KEY'
 > & {
   INGESTION_SECRET: string;
+  WEBHOOK_SIGNING_KEY: string;
   VENDOR_SELLING_REFRESH_TOKEN: string;
   VENDOR_ADS_REFRESH_TOKEN: string;
   useSimulator: boolean;
@@ -89,9 +98,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       'invalid configuration: INGESTION_SECRET: required when the marketplace is not the simulator',
     );
+  const ingestionSecret = c.INGESTION_SECRET ?? SIMULATOR_INGESTION_SECRET;
   return {
-    INGESTION_SECRET: c.INGESTION_SECRET ?? SIMULATOR_INGESTION_SECRET,
     ...c,
+    INGESTION_SECRET: ingestionSecret,
+    // unset: a key of its own derived from the ingestion secret (one operator secret to keep)
+    WEBHOOK_SIGNING_KEY:
+      c.WEBHOOK_SIGNING_KEY ?? createHmac('sha256', ingestionSecret).update('webhook-signing-key').digest('base64'),
     VENDOR_SELLING_REFRESH_TOKEN: c.VENDOR_SELLING_REFRESH_TOKEN ?? (useSimulator ? 'Atzr|demo-vendor' : ''),
     VENDOR_ADS_REFRESH_TOKEN: c.VENDOR_ADS_REFRESH_TOKEN ?? (useSimulator ? 'Atzr|demo-vendor-advertiser' : ''),
     useSimulator,
