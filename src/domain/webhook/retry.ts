@@ -39,7 +39,8 @@ export function retryAfterMs(header: string | null, now: Date): number | null {
   if (header === null) return null;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
+  // an HTTP date starts with the day's name (RFC 9110 5.6.7)
+  const date = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : NaN;
   return Number.isNaN(date) ? null : Math.max(0, date - now.getTime());
 }
 
