@@ -1,8 +1,9 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-// A tiny push receiver for event tests: records every POST (raw body, headers, arrival time)
-// and answers the statuses queued in `statuses` (then 200).
+// A tiny push receiver for event and webhook tests: records every POST (raw body, headers,
+// arrival time) and answers the statuses queued in `statuses` (then 200), or as `answer` says
+// (the request's number from 0, and the response to write, or leave hanging).
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -18,7 +19,10 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(
+  answer?: (n: number, response: ServerResponse) => void,
+  host = '127.0.0.1',
+): Promise<Receiver> {
   const received: Received[] = [];
   const statuses: number[] = [];
   const server = createServer((request, response) => {
@@ -26,16 +30,22 @@ export async function startReceiver(): Promise<Receiver> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      response.writeHead(statuses.shift() ?? 200).end();
+      if (answer) answer(received.length - 1, response);
+      else response.writeHead(statuses.shift() ?? 200).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/events`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/events`,
     received,
     statuses,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // hanging responses would hold close() forever
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
