@@ -23,6 +23,7 @@ import { projections } from './projections/registry.js';
 import { runRebuildCommand, UsageError } from './projections/rebuild-command.js';
 import { connectionsQueue, scheduleConnectionSync } from './workers/connections-queue.js';
 import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
+import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
 
 const USAGE = `usage: npm run cli -- <command>
   users create --name <name>                  register a user; prints its id
@@ -39,7 +40,8 @@ const USAGE = `usage: npm run cli -- <command>
   campaigns automation --campaign <local id> --switch on|off
                                               a campaign's Automation switch: off withholds every
                                               request that touches it (recorded, never sent)
-  rebuild <projection> | rebuild --all        rebuild read models from the event log`;
+  rebuild <projection> | rebuild --all        rebuild read models from the event log
+${WEBHOOK_USAGE}`;
 
 async function main(argv: string[]): Promise<void> {
   const [group, action, ...rest] = argv;
@@ -69,7 +71,7 @@ async function main(argv: string[]): Promise<void> {
     return value;
   };
   // Users and tokens must work the moment the command returns, running service or not.
-  const project = async (position: Position | null, which = [authProjection]) => {
+  const project = async (position: Position | null | undefined, which = [authProjection]) => {
     const projector = new Projector(db, store, which, { logger, pollMs: 50 });
     projector.start();
     try {
@@ -80,6 +82,22 @@ async function main(argv: string[]): Promise<void> {
   };
   try {
     await migrate(db, migrationSteps(projections, { eventStoreInPostgres: !config.EVENTSTORE_URL }));
+    if (group === 'webhook')
+      return await runWebhookCommand(action, rest, {
+        call: {
+          store,
+          db,
+          by: process.env.USER ?? 'cli',
+          actor: { kind: 'user', id: 'cli' },
+          signingKey: config.WEBHOOK_SIGNING_KEY,
+          allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        },
+        redisUrl: config.REDIS_URL,
+        redisPrefix: config.REDIS_PREFIX,
+        logger,
+        project,
+        print: (line) => console.log(line),
+      });
     switch (`${group} ${action}`) {
       case 'users create': {
         const user_id = newId();
