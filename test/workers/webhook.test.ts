@@ -53,7 +53,7 @@ describe('webhook delivery (worker, local receivers)', function () {
   let store: EventStore;
   let redis: Redis;
   let projector: Projector;
-  const prefix = `${process.env.REDIS_PREFIX}-webhook-${randomUUID().slice(0, 8)}`;
+  let prefix: string;
   const workers: Record<'open' | 'closed' | 'standard', RunningWebhooks> = {} as never;
   const receivers: Receiver[] = [];
   const account = randomUUID();
@@ -114,6 +114,7 @@ describe('webhook delivery (worker, local receivers)', function () {
 
   before(async function () {
     this.timeout(30_000);
+    prefix = `${process.env.REDIS_PREFIX}-webhook-${randomUUID().slice(0, 8)}`;
     db = createDb(process.env.DATABASE_URL!);
     store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
     const read = [webhooksProjection, webhookDeliveriesProjection];
