@@ -19,3 +19,25 @@ describe('configuration: INGESTION_SECRET', () => {
     expect(() => loadConfig({ INGESTION_SECRET: '' })).to.throw(ConfigError, /INGESTION_SECRET: must not be empty/);
   });
 });
+
+describe('configuration: webhooks', () => {
+  it('derives a signing key of its own from INGESTION_SECRET unless WEBHOOK_SIGNING_KEY is set', () => {
+    const derived = loadConfig({ ...REAL, INGESTION_SECRET: 's3cret' }).WEBHOOK_SIGNING_KEY;
+    expect(derived).to.not.equal('s3cret');
+    expect(loadConfig({ ...REAL, INGESTION_SECRET: 'other' }).WEBHOOK_SIGNING_KEY).to.not.equal(derived);
+    expect(loadConfig({ WEBHOOK_SIGNING_KEY: 'k' }).WEBHOOK_SIGNING_KEY).to.equal('k');
+    expect(() => loadConfig({ WEBHOOK_SIGNING_KEY: '' })).to.throw(
+      ConfigError,
+      /WEBHOOK_SIGNING_KEY: must not be empty/,
+    );
+  });
+  it('keeps private networks out of reach unless the operator says true', () => {
+    expect(loadConfig({}).WEBHOOK_ALLOW_PRIVATE_NETWORKS).to.equal(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).WEBHOOK_ALLOW_PRIVATE_NETWORKS).to.equal(true);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }).WEBHOOK_ALLOW_PRIVATE_NETWORKS).to.equal(false);
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe' })).to.throw(
+      ConfigError,
+      /WEBHOOK_ALLOW_PRIVATE_NETWORKS/,
+    );
+  });
+});
