@@ -8,13 +8,10 @@ import { DELIVERY_POLICY, retryAfterMs, type AttemptResult } from '../../src/dom
 import { MAX_WEBHOOKS } from '../../src/domain/webhook/rules.js';
 import { webhookSecret } from '../../src/domain/webhook/secret.js';
 import { given } from '../support/gwt.js';
+import { account_id, at, by, requested, webhook_id } from '../support/webhook.js';
 
 // spec 2.13 and 4.13: an account's webhook settings, then one delivery's attempts and retries.
 
-const account_id = '0b7d8a52-3f1e-4c55-9d59-0d2c4c3d1a10';
-const webhook_id = '5f0e4a9e-8a4b-4f43-9d0d-6d8e7b1c2a3f';
-const by = 'cli';
-const at = '2026-03-01T10:00:00.000Z';
 const settings = { name: 'slack', url: 'https://hooks.example.com/T1', headers: {}, kind: 'json' as const };
 const configure: Extract<WebhookCommand, { type: 'ConfigureWebhook' }> = {
   type: 'ConfigureWebhook',
@@ -201,19 +198,6 @@ describe('webhook bodies (spec 2.13)', () => {
   });
 });
 
-const delivery_id = 'c3d2a9b8-1e0f-4a5b-8c7d-6e5f4a3b2c1d';
-const requested: WebhookDeliveryEvent = {
-  type: 'WebhookDeliveryRequested',
-  data: {
-    delivery_id,
-    account_id,
-    webhook_id,
-    webhook_name: 'slack',
-    body: '{"text":"hi"}',
-    cause: { kind: 'test', by },
-    at,
-  },
-};
 const answer = (r: Partial<AttemptResult> & { attempt?: number; response?: string }): DeliveryCommand => ({
   type: 'RecordAttempt',
   attempt: 1,

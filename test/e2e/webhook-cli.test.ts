@@ -109,7 +109,7 @@ describe('webhook CLI (add, list, test, rotate-secret, update, deliveries, remov
     expect(() => new Verifier(secret).verify(second.body, second.headers as Record<string, string>)).to.throw();
 
     const activity = (await webhook('deliveries', '--name', 'alerts')).split('\n');
-    expect(activity.filter((l) => /alerts  delivered  \S+  \(test\)$/.test(l))).to.have.length(2);
+    expect(activity.filter((l) => /alerts {2}delivered {2}\S+ {2}\(test\)$/.test(l))).to.have.length(2);
     expect(activity.filter((l) => /^ {2}attempt 1 {2}delivered {2}200 {2}\d+ ms$/.test(l))).to.have.length(2);
   });
 

@@ -1,17 +1,12 @@
 import type { WebhookDeliveryEvent, WebhookEvent } from '../../src/domain/webhook/events.js';
-import { createDb } from '../../src/infra/db.js';
 import { webhookDeliveriesProjection } from '../../src/projections/webhook/deliveries.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
-import { assertApplyTwiceSameResult, inStream, projectionSpec, recordedEvents } from '../support/projections.js';
+import { assertStreamEventsApplyTwice, inStream, projectionSpec } from '../support/projections.js';
+import { account_id, at, by, delivery_id, requested, webhook_id } from '../support/webhook.js';
 
 // The webhook read models (spec 2.13, 4.13, 8): settings without header values, and deliveries
 // with their attempts and the time the 30-day retention counts from.
 
-const account_id = '0b7d8a52-3f1e-4c55-9d59-0d2c4c3d1a10';
-const webhook_id = '5f0e4a9e-8a4b-4f43-9d0d-6d8e7b1c2a3f';
-const delivery_id = 'c3d2a9b8-1e0f-4a5b-8c7d-6e5f4a3b2c1d';
-const by = 'cli';
-const at = '2026-03-01T10:00:00.000Z';
 const at2 = '2026-03-01T10:00:05.000Z';
 
 const settings = (events: WebhookEvent[]) => inStream(`webhook-${account_id}`, events);
@@ -28,18 +23,6 @@ const configured: WebhookEvent = {
     kind: 'chat',
     secret_nonce: 'nonce-1',
     by,
-    at,
-  },
-};
-const requested: WebhookDeliveryEvent = {
-  type: 'WebhookDeliveryRequested',
-  data: {
-    delivery_id,
-    account_id,
-    webhook_id,
-    webhook_name: 'slack',
-    body: '{"text":"hi"}',
-    cause: { kind: 'test', by },
     at,
   },
 };
@@ -104,24 +87,15 @@ describe('webhook settings projection', () => {
       .then('webhooks', [{ webhook_id, enabled: false, removed_at: at2 }]);
   });
 
-  it('applying the events twice changes nothing', async () => {
-    const db = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
-    try {
-      await assertApplyTwiceSameResult(
-        db,
-        webhooksProjection,
-        recordedEvents(
-          settings([
-            configured,
-            { type: 'WebhookDisabled', data: { webhook_id, by, at: at2 } },
-            { type: 'WebhookEnabled', data: { webhook_id, by, at: at2 } },
-          ]),
-        ),
-      );
-    } finally {
-      await db.destroy();
-    }
-  });
+  it('applying the events twice changes nothing', () =>
+    assertStreamEventsApplyTwice(
+      webhooksProjection,
+      settings([
+        configured,
+        { type: 'WebhookDisabled', data: { webhook_id, by, at: at2 } },
+        { type: 'WebhookEnabled', data: { webhook_id, by, at: at2 } },
+      ]),
+    ));
 });
 
 describe('webhook deliveries projection', () => {
@@ -170,16 +144,9 @@ describe('webhook deliveries projection', () => {
         { status: 'cancelled', last_error: 'the webhook was removed', next_attempt_at: null, last_activity_at: at2 },
       ]));
 
-  it('applying the events twice changes nothing', async () => {
-    const db = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
-    try {
-      await assertApplyTwiceSameResult(
-        db,
-        webhookDeliveriesProjection,
-        recordedEvents(delivery([requested, attempt(1, 'retry', 503, at), attempt(2, 'failed', 404, at2)])),
-      );
-    } finally {
-      await db.destroy();
-    }
-  });
+  it('applying the events twice changes nothing', () =>
+    assertStreamEventsApplyTwice(
+      webhookDeliveriesProjection,
+      delivery([requested, attempt(1, 'retry', 503, at), attempt(2, 'failed', 404, at2)]),
+    ));
 });

@@ -113,6 +113,19 @@ export async function catchUpTo(
   }
 }
 
+/** assertApplyTwiceSameResult for these stream events, on the run's database with a connection of its own. */
+export async function assertStreamEventsApplyTwice(
+  projection: Projection,
+  events: readonly StreamEvent[],
+): Promise<void> {
+  const db = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
+  try {
+    await assertApplyTwiceSameResult(db, projection, recordedEvents(events));
+  } finally {
+    await db.destroy();
+  }
+}
+
 /** A domain event and the stream it was appended to. */
 export interface StreamEvent {
   stream: string;

@@ -1,6 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { SWEPT_JOB_OPTIONS } from '../sweeps.js';
 import { Dispatcher, type DispatcherDeps } from './dispatcher.js';
 
 // The dispatch queue on BullMQ: `dispatch` jobs (one per receipt, jobId = receipt id) work
@@ -53,12 +54,7 @@ export function dispatchQueue(connection: Redis, prefix: string): Queue<Dispatch
     connection,
     prefix,
     // finished jobs are removed (failures are logged) so the sweep can add a receipt's job again
-    defaultJobOptions: {
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: true,
-      removeOnFail: true,
-    },
+    defaultJobOptions: SWEPT_JOB_OPTIONS,
   });
 }
 

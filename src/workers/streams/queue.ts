@@ -13,6 +13,7 @@ import { streamType } from '../../domain/stream/types.js';
 import { MarketplaceError } from '../../marketplace/clients/index.js';
 import { allStreamAccounts, subscriptionRows, typesOf } from '../../projections/streams/queries.js';
 import { waitInDelayedSet, withRetryPolicy } from '../retry-policy.js';
+import { startSweeps, SWEPT_JOB_OPTIONS } from '../sweeps.js';
 import { providerError, type Subscriber } from './subscriber.js';
 
 // Subscriptions (docs/decisions.md, "Streams and subscriptions"). A sweep over the read models,
@@ -63,12 +64,7 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
   const queue = new Queue<SubscriptionJob>(STREAMS_QUEUE, {
     connection: o.connection,
     prefix: o.prefix,
-    defaultJobOptions: {
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: true,
-      removeOnFail: true,
-    },
+    defaultJobOptions: SWEPT_JOB_OPTIONS,
   });
 
   const record = (job: SubscriptionJob, command: Bare<SubscriptionCommand>) =>
@@ -158,21 +154,12 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
     );
   }
 
-  let sweeping: Promise<unknown> | null = null;
-  // a tick that finds the last sweep still running skips: sweeps never queue up behind each other
-  const tick = () => {
-    sweeping ??= sweep()
-      .catch((err: unknown) => o.logger.error({ err }, 'stream subscriptions sweep failed'))
-      .finally(() => (sweeping = null));
-  };
-  tick();
-  const timer = setInterval(tick, o.sweepEveryMs);
+  const sweeps = startSweeps(sweep, o.sweepEveryMs, o.logger, 'stream subscriptions sweep failed');
   return {
     queue,
     sweep,
     async close() {
-      clearInterval(timer);
-      await sweeping;
+      await sweeps.stop();
       await worker.close();
       await queue.close();
     },

@@ -14,6 +14,7 @@ import { DELIVERY_POLICY, type DeliveryPolicy } from '../../domain/webhook/retry
 import type { EventStore } from '../../eventstore/port.js';
 import { pendingDeliveries } from '../../projections/webhook/queries.js';
 import { waitInDelayedSet, withRetryPolicy } from '../retry-policy.js';
+import { startSweeps, SWEPT_JOB_OPTIONS } from '../sweeps.js';
 import { deliveryStep } from './deliver.js';
 import { createPoster } from './post.js';
 
@@ -34,13 +35,8 @@ export function webhookQueue(connection: Redis, prefix: string): Queue<DeliveryJ
     connection,
     prefix,
     // HTTP outcomes are recorded, not thrown: BullMQ's own attempts cover the database or the
-    // store being away. Finished jobs go, so the sweep can add a delivery's job again.
-    defaultJobOptions: {
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: true,
-      removeOnFail: true,
-    },
+    // store being away
+    defaultJobOptions: SWEPT_JOB_OPTIONS,
   });
 }
 
@@ -131,14 +127,7 @@ export function startWebhookDelivery(o: WebhookWorkerOptions): RunningWebhooks {
       (await pendingDeliveries(o.db, SWEEP_BATCH)).map((d) => ({ delivery_id: d.delivery_id, due: d.next_attempt_at })),
       now().getTime(),
     );
-  let sweeping: Promise<unknown> | null = null;
-  const tick = () => {
-    sweeping ??= sweep()
-      .catch((err: unknown) => o.logger.error({ err }, 'webhook delivery sweep failed'))
-      .finally(() => (sweeping = null));
-  };
-  tick();
-  const timer = setInterval(tick, o.sweepEveryMs);
+  const sweeps = startSweeps(sweep, o.sweepEveryMs, o.logger, 'webhook delivery sweep failed');
   return {
     queue,
     worker,
@@ -146,8 +135,7 @@ export function startWebhookDelivery(o: WebhookWorkerOptions): RunningWebhooks {
     sendTest: (input) => sendTestWebhook(postDeps, input),
     sweep,
     async close() {
-      clearInterval(timer);
-      await sweeping;
+      await sweeps.stop();
       await worker.close();
       await queue.close();
       poster.close();
