@@ -9,4 +9,8 @@ export const RUN_LIMITS = {
   outputBytesPerRun: 500_000,
   codeBytes: 100_000,
   fabricatedEventBytes: 100_000,
+  // ours, beyond spec 8: how much of the missing-field record a run keeps (docs/decisions.md)
+  missingFieldReads: 100,
+  missingFieldKeys: 100,
+  missingFieldPathChars: 1_000,
 } as const;

@@ -1,0 +1,114 @@
+import ivm from 'isolated-vm';
+import { checkAutomationCode } from '../../domain/automation/code-check.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { RUN_LIMITS } from '../contracts/limits.js';
+import { ConsoleBuffer } from './console-buffer.js';
+import { copyOut } from './copy-out.js';
+import { describeThrown, memoryMessage, timedOutMessage } from './messages.js';
+import { MissingReads } from './missing-reads.js';
+import { isolatePrelude, type PreludeSettings } from './prelude.js';
+import { count } from './text.js';
+import type { RunJob, RunOutput } from './types.js';
+
+// One run in a fresh isolate, inside a runner process (runner.ts): the prelude, the automation's
+// code, then the entry that calls handle and copies the outbox out. A wall-clock timer disposes
+// the isolate at the deadline, since isolated-vm's `timeout` counts synchronous time only and a
+// promise that never settles would otherwise hold the run forever. Nothing isolated-vm gives the
+// host (the entry's Reference, the context) is ever passed into the isolate; the two callbacks
+// live in the prelude's closure, out of the automation's reach. No cachedData or snapshot is used.
+
+export const CODE_FILENAME = 'automation.js';
+
+const SETTINGS: PreludeSettings = {
+  consoleLineChars: RUN_LIMITS.consoleLineBytes,
+  outputChars: RUN_LIMITS.outputBytesPerRun,
+  missingKeys: RUN_LIMITS.missingFieldKeys,
+  missingPathChars: RUN_LIMITS.missingFieldPathChars,
+  errorChars: 10_000,
+  outputLimit: count(RUN_LIMITS.outputBytesPerRun),
+};
+const PRELUDE = `return (${isolatePrelude.toString()})($0, $1, $2);`;
+const SETTINGS_JSON = JSON.stringify(SETTINGS);
+
+/** Why the isolate stopped, from isolated-vm's error and what the run knows. */
+function stopMessage(e: unknown, job: RunJob, timedOut: boolean, isolate: ivm.Isolate): string {
+  const error = e instanceof Error ? e : new Error(String(e));
+  if (timedOut || /timed out/i.test(error.message)) return timedOutMessage(job.deadlineMs);
+  if (/memory limit/i.test(error.message) || isolate.isDisposed) return memoryMessage(job.memoryMb);
+  return describeThrown(error.name, error.message, error.stack);
+}
+
+/** Disposing races isolated-vm's own disposal after a memory overrun, which makes a second one throw. */
+function dispose(isolate: ivm.Isolate): void {
+  try {
+    if (!isolate.isDisposed) isolate.dispose();
+  } catch {
+    // already disposed
+  }
+}
+
+/** Saving refuses such code already; a dry run of inline code gets the same words as execution_error. */
+function codeProblem(code: string): string | undefined {
+  try {
+    checkAutomationCode(code);
+    return undefined;
+  } catch (e) {
+    if (e instanceof DomainError) return e.detail.replace(/^code: /, '');
+    throw e;
+  }
+}
+
+export async function runInIsolate(job: RunJob, onCatastrophicError?: (message: string) => void): Promise<RunOutput> {
+  const started = performance.now();
+  const logs = new ConsoleBuffer();
+  const reads = new MissingReads();
+  const end = (outcome: { ok: false; message: string; dropped?: number }): RunOutput => ({
+    ok: false,
+    error: { code: 'execution_error', message: outcome.message },
+    logs: logs.lines(outcome.dropped),
+    missingFieldReads: reads.list(),
+    durationMs: performance.now() - started,
+  });
+
+  const problem = codeProblem(job.code);
+  if (problem) return end({ ok: false, message: problem });
+
+  const isolate = new ivm.Isolate({ memoryLimit: job.memoryMb, onCatastrophicError });
+  let timedOut = false;
+  const backstop = setTimeout(() => {
+    timedOut = true;
+    dispose(isolate);
+  }, job.deadlineMs);
+  const remaining = () => Math.max(1, Math.ceil(job.deadlineMs - (performance.now() - started)));
+  try {
+    const context = await isolate.createContext();
+    const entry = (await context.evalClosure(
+      PRELUDE,
+      [new ivm.Callback(logs.add), new ivm.Callback(reads.add), SETTINGS_JSON],
+      { result: { reference: true }, timeout: remaining() },
+    )) as ivm.Reference;
+    const script = await isolate.compileScript(job.code, { filename: CODE_FILENAME });
+    await script.run(context, { timeout: remaining() });
+    const result: unknown = await entry.apply(
+      undefined,
+      [job.eventJson, job.contextJson, job.storeJson, JSON.stringify(job.webhooks)],
+      { result: { promise: true, copy: true }, timeout: remaining() },
+    );
+    const out = copyOut(result, { webhooks: job.webhooks, storeJson: job.storeJson, storeLimits: job.storeLimits });
+    if (!out.ok) return end(out);
+    return {
+      ok: true,
+      logs: logs.lines(out.dropped),
+      mutations: out.mutations,
+      webhookPosts: out.webhookPosts,
+      storeEffects: out.storeEffects,
+      missingFieldReads: reads.list(),
+      durationMs: performance.now() - started,
+    };
+  } catch (e) {
+    return end({ ok: false, message: stopMessage(e, job, timedOut, isolate) });
+  } finally {
+    clearTimeout(backstop);
+    dispose(isolate);
+  }
+}

@@ -1,0 +1,33 @@
+import { writeSync } from 'node:fs';
+import { runInIsolate } from './isolate-run.js';
+import { CATASTROPHE_MARK, type FromRunner, type ToRunner } from './protocol.js';
+import type { RunOutput } from './types.js';
+
+// A runner process: started by the pool (pool.ts) with --no-node-snapshot and an empty
+// environment, it runs one isolate at a time for its parent. After a V8 catastrophe (isolated-vm's
+// onCatastrophicError: the isolate is beyond recovery, e.g. an allocation V8 could not survive)
+// it says why on stderr and ends at once with SIGKILL; the pool answers that run with
+// execution_error and starts another runner. The process serving MCP never hosts an isolate.
+
+const send = (message: FromRunner) => process.send!(message);
+
+function catastrophe(message: string): void {
+  writeSync(2, `${CATASTROPHE_MARK}${message.replace(/\s+/g, ' ')}\n`);
+  process.kill(process.pid, 'SIGKILL');
+}
+
+process.on('message', (message: ToRunner) => {
+  if (message?.type !== 'run') return;
+  const { id, job } = message;
+  void runInIsolate(job, catastrophe)
+    .catch((e: unknown): RunOutput => ({
+      ok: false,
+      error: { code: 'execution_error', message: `the runner failed: ${e instanceof Error ? e.message : String(e)}` },
+      logs: [],
+      missingFieldReads: [],
+      durationMs: 0,
+    }))
+    .then((output) => send({ type: 'done', id, output }));
+});
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready' });
