@@ -7,7 +7,6 @@ import { copyOut } from './copy-out.js';
 import { describeThrown, memoryMessage, timedOutMessage } from './messages.js';
 import { MissingReads } from './missing-reads.js';
 import { isolatePrelude, type PreludeSettings } from './prelude.js';
-import { count } from './text.js';
 import type { RunJob, RunOutput } from './types.js';
 
 // One run in a fresh isolate, inside a runner process (runner.ts): the prelude, the automation's
@@ -25,7 +24,6 @@ const SETTINGS: PreludeSettings = {
   missingKeys: RUN_LIMITS.missingFieldKeys,
   missingPathChars: RUN_LIMITS.missingFieldPathChars,
   errorChars: 10_000,
-  outputLimit: count(RUN_LIMITS.outputBytesPerRun),
 };
 const PRELUDE = `return (${isolatePrelude.toString()})($0, $1, $2);`;
 const SETTINGS_JSON = JSON.stringify(SETTINGS);

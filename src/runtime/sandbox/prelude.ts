@@ -16,14 +16,13 @@ export type ReadCallback = (path: string, available: string[]) => boolean;
 export interface PreludeSettings {
   /** a console line is cut to this many UTF-16 units here, and to its byte limit by the host */
   consoleLineChars: number;
-  /** chars of mutations plus webhook posts beyond which the output is surely over its byte limit */
+  /** chars of mutations plus webhook posts beyond which the output is surely over its byte limit (a char is 1 to 3 bytes) */
   outputChars: number;
   missingKeys: number;
   missingPathChars: number;
   /** longest error text copied out */
   errorChars: number;
-  /** the output limit as the messages print it */
-  outputLimit: string;
+
 }
 
 /** What the entry resolves with; the host checks every field. */
@@ -70,6 +69,15 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
     defineProperty(target, key, d);
   };
   const cut = (text: string, chars: number): string => apply(stringSlice, text, [0, chars]) as string;
+  /** 600,350: numbers as the host's messages print them */
+  const thousands = (n: number): string => {
+    let digits = StringCtor(n);
+    let grouped = '';
+    for (; digits.length > 3; digits = apply(stringSlice, digits, [0, -3]) as string)
+      grouped = `,${apply(stringSlice, digits, [-3]) as string}${grouped}`;
+    return digits + grouped;
+  };
+  const outputLimit = thousands(settings.outputChars);
   const wellFormed = (text: string): string => apply(toWellFormed, text, []) as string;
   /** String(value), or undefined when even that throws (a hostile toString, a revoked proxy). */
   const text = (read: () => unknown): string | undefined => {
@@ -86,20 +94,25 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
   // console: one buffer per run, kept by the host so a run that times out still has its lines
   let logRoom = true;
   let dropped = 0;
+  const unshown = '[a value that cannot be shown]';
   const show = (value: unknown): string => {
-    if (typeof value === 'string') return value;
-    if (value === undefined) return 'undefined';
-    if (value !== null && typeof value === 'object') {
-      const stack = value instanceof ErrorCtor ? text(() => value.stack) : undefined;
-      if (stack !== undefined) return stack;
-      try {
-        const json = stringify(value);
-        if (typeof json === 'string') return json;
-      } catch {
-        // a cycle, a BigInt or a throwing getter: fall back to String()
+    try {
+      if (typeof value === 'string') return value;
+      if (value === undefined) return 'undefined';
+      if (value !== null && typeof value === 'object') {
+        const stack = value instanceof ErrorCtor ? text(() => value.stack) : undefined;
+        if (stack !== undefined) return stack;
+        try {
+          const json = stringify(value);
+          if (typeof json === 'string') return json;
+        } catch {
+          // a cycle, a BigInt or a throwing getter: fall back to String()
+        }
       }
+      return text(() => value) ?? unshown;
+    } catch {
+      return unshown; // a revoked proxy, a hostile Symbol.hasInstance
     }
-    return text(() => value) ?? '[a value that cannot be shown]';
   };
   const writer =
     (level: string) =>
@@ -215,13 +228,15 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
         post(payload: unknown): void {
           const json = serialize(typeof payload === 'string' ? { text: payload } : payload, what);
           chars += json.length;
-          if (chars > settings.outputChars) refuse(`${what}: the run's webhook posts are over the limit of ${settings.outputLimit} bytes of output per run`);
+          if (chars > settings.outputChars) refuse(`${what}: the run's webhook posts are over the limit of ${outputLimit} bytes of output per run`);
           append(posts, [name, json]);
         },
       });
     }
     return { api: freeze(hooks), posts, chars: () => chars };
   };
+
+  const ARTICLE: Record<string, string> = { object: 'an ', undefined: '' };
 
   return async function entry(eventJson, contextJson, storeJson, webhooksJson): Promise<EntryResult> {
     try {
@@ -235,7 +250,7 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
       if (typeof handle !== 'function')
         return {
           kind: 'invalid',
-          message: `handle is not a function (it is ${handle === null ? 'null' : `a ${typeof handle}`})`,
+          message: `handle is not a function (it is ${handle === null ? 'null' : (ARTICLE[typeof handle] ?? 'a ') + typeof handle})`,
           dropped,
         };
       await apply(handle as (...a: unknown[]) => unknown, undefined, [track(parse(eventJson), ''), context]);
@@ -246,10 +261,11 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
       } catch (e) {
         return { kind: 'invalid', message: `context.mutations could not be copied out: ${reason(e)}`, dropped };
       }
-      if (out.length + webhooks.chars() > settings.outputChars)
+      const chars = out.length + webhooks.chars();
+      if (chars > settings.outputChars)
         return {
           kind: 'invalid',
-          message: `the run's output (context.mutations and webhook posts) is over the limit of ${settings.outputLimit} bytes per run`,
+          message: `the run's output (context.mutations and webhook posts) is at least ${thousands(chars)} bytes; the limit is ${outputLimit} bytes per run`,
           dropped,
         };
       return { kind: 'ok', mutations: out, posts: stringify(webhooks.posts), store: store.copyOut(), dropped };
