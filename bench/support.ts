@@ -32,11 +32,17 @@ export async function withDatabase<T>(adminUrl: string, name: string, fn: (url: 
   }
 }
 
-export async function printMachine(adminUrl: string): Promise<void> {
+/** p in 0..1 of an ascending list. */
+export const percentile = (sorted: readonly number[], p: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+
+/** The machine line, and the database server's version when the benchmark uses one. */
+export async function printMachine(adminUrl?: string): Promise<void> {
   const cpus = os.cpus();
-  const { rows } = await admin(adminUrl, 'select version()');
   console.log(
-    `machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, node ${process.version}`,
+    `machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, node ${process.version}, load ${os.loadavg()[0]!.toFixed(1)}`,
   );
+  if (!adminUrl) return;
+  const { rows } = await admin(adminUrl, 'select version()');
   console.log(`server:  ${String(rows[0].version)}`);
 }

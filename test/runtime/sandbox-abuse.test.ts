@@ -10,7 +10,8 @@ import { createSandbox, type RunInput, type RunOutput, type Sandbox } from '../.
 
 const DEADLINE_MS = 1_500;
 const STOPPED = /^(timed out after 1500 ms|memory limit 64 MB exceeded)$/;
-const OUT_OF_ROOM = /^(timed out after 1500 ms|memory limit 64 MB exceeded|RangeError: (Invalid string length|Invalid array length|Array buffer allocation failed|Map maximum size exceeded).*)$/;
+const OUT_OF_ROOM =
+  /^(timed out after 1500 ms|memory limit 64 MB exceeded|RangeError: (Invalid string length|Invalid array length|Array buffer allocation failed|Map maximum size exceeded).*)$/;
 
 type Expect = { error: RegExp; logs?: string[] } | { clean: (out: Extract<RunOutput, { ok: true }>) => void };
 interface Case {
@@ -39,7 +40,11 @@ const CASES: Case[] = [
     code: 'async function handle(e, c) { await new Promise(() => {}); }',
     expect: { error: STOPPED },
   },
-  { name: 'an infinite loop at the top level', code: 'while (true);\nfunction handle(e, c) {}', expect: { error: STOPPED } },
+  {
+    name: 'an infinite loop at the top level',
+    code: 'while (true);\nfunction handle(e, c) {}',
+    expect: { error: STOPPED },
+  },
   {
     name: 'a getter that loops while the outbox is copied out',
     code: 'function handle(e, c) { c.mutations.push({ get payload() { for (;;); } }); }',
@@ -108,7 +113,9 @@ const CASES: Case[] = [
       console.log(e.constructor.constructor(probe)(), c.constructor.constructor(probe)(), console.log.constructor(probe)(),
         c.store.get.constructor(probe)(), c.webhooks.hook.post.constructor(probe)(), c.mutations.push.constructor(probe)());
     }`,
-    expect: logged('undefined,undefined undefined,undefined undefined,undefined undefined,undefined undefined,undefined undefined,undefined'),
+    expect: logged(
+      'undefined,undefined undefined,undefined undefined,undefined undefined,undefined undefined,undefined undefined,undefined',
+    ),
   },
   {
     name: 'Function and an async function constructor',
@@ -227,12 +234,18 @@ const CASES: Case[] = [
   {
     name: 'a cyclic request and a BigInt in the outbox',
     code: `function handle(e, c) { const m = { payload: { n: 1n } }; m.self = m; c.mutations.push(m); }`,
-    expect: { error: /^context\.mutations could not be copied out: (Converting circular structure|Do not know how to serialize a BigInt)/ },
+    expect: {
+      error:
+        /^context\.mutations could not be copied out: (Converting circular structure|Do not know how to serialize a BigInt)/,
+    },
   },
   {
     name: 'a billion-element sparse outbox',
     code: 'function handle(e, c) { c.mutations.length = 1e9; }',
-    expect: { error: /^(context\.mutations could not be copied out: Invalid string length|timed out after 1500 ms|memory limit 64 MB exceeded)$/ },
+    expect: {
+      error:
+        /^(context\.mutations could not be copied out: Invalid string length|timed out after 1500 ms|memory limit 64 MB exceeded)$/,
+    },
   },
   // output limits
   {
@@ -244,25 +257,33 @@ const CASES: Case[] = [
     name: 'an outbox over 100,000 bytes of payloads',
     code: `function handle(e, c) { for (let i = 0; i < 2; i++) c.mutations.push(${update("{ note: 'x'.repeat(50000) }")}); }`,
     expect: {
-      error: /^the payloads in context\.mutations add up to 100,022 bytes; a run may queue at most 100,000 bytes of payloads$/,
+      error:
+        /^the payloads in context\.mutations add up to 100,022 bytes; a run may queue at most 100,000 bytes of payloads$/,
     },
   },
   {
     name: 'an outbox over 500,000 bytes of output (large targets)',
     code: `function handle(e, c) { const big = { ...c.listing, blob: 'x'.repeat(120000) }; for (let i = 0; i < 5; i++) c.mutations.push({ target: big, action: 'update', payload: {} }); }`,
     expect: {
-      error: /^the run's output \(context\.mutations and webhook posts\) is at least 600,\d{3} bytes; the limit is 500,000 bytes per run$/,
+      error:
+        /^the run's output \(context\.mutations and webhook posts\) is at least 600,\d{3} bytes; the limit is 500,000 bytes per run$/,
     },
   },
   {
     name: 'an outbox under 500,000 characters but over 500,000 bytes',
     code: `function handle(e, c) { const big = { ...c.listing, blob: 'é'.repeat(60000) }; for (let i = 0; i < 5; i++) c.mutations.push({ target: big, action: 'update', payload: {} }); }`,
-    expect: { error: /^the run's output \(context\.mutations and webhook posts\) is 600,\d{3} bytes; the limit is 500,000 bytes per run$/ },
+    expect: {
+      error:
+        /^the run's output \(context\.mutations and webhook posts\) is 600,\d{3} bytes; the limit is 500,000 bytes per run$/,
+    },
   },
   {
     name: 'webhook posts over 500,000 bytes of output',
     code: `function handle(e, c) { for (let i = 0; i < 100; i++) c.webhooks.hook.post('x'.repeat(10000)); }`,
-    expect: { error: /^context\.webhooks\.hook\.post: the run's webhook posts are over the limit of 500,000 bytes of output per run$/ },
+    expect: {
+      error:
+        /^context\.webhooks\.hook\.post: the run's webhook posts are over the limit of 500,000 bytes of output per run$/,
+    },
   },
   {
     name: 'a webhook payload that is not JSON (a function)',
@@ -272,7 +293,10 @@ const CASES: Case[] = [
   {
     name: 'a webhook payload that is not JSON, the error caught by the code',
     code: 'function handle(e, c) { try { c.webhooks.hook.post({ n: 10n }); } catch {} c.mutations.push({}); }',
-    expect: { error: /^context\.webhooks\.hook\.post: the value is not JSON-serializable \(Do not know how to serialize a BigInt\)$/ },
+    expect: {
+      error:
+        /^context\.webhooks\.hook\.post: the value is not JSON-serializable \(Do not know how to serialize a BigInt\)$/,
+    },
   },
   // console
   {
@@ -362,7 +386,14 @@ const PROBE = `function handle(e, c) {
 }`;
 
 function input(code: string, more: Partial<RunInput> = {}): RunInput {
-  return { code, event: { Payload: { ASIN: 'B0' } }, context: { listing: LISTING }, webhooks: ['hook'], store: {}, ...more };
+  return {
+    code,
+    event: { Payload: { ASIN: 'B0' } },
+    context: { listing: LISTING },
+    webhooks: ['hook'],
+    store: {},
+    ...more,
+  };
 }
 
 describe('automation sandbox: escape and abuse suite', function () {
@@ -418,7 +449,9 @@ describe('automation sandbox: escape and abuse suite', function () {
     it('answers execution_error for its run only, and is replaced', async () => {
       // a long but finite run on the other runner must not notice
       const bystander = solo.run(
-        input(`function handle(e, c) { const end = Date.now() + 1500; while (Date.now() < end); c.mutations.push({ done: true }); }`),
+        input(
+          `function handle(e, c) { const end = Date.now() + 1500; while (Date.now() < end); c.mutations.push({ done: true }); }`,
+        ),
       );
       const victim = solo.run(input(`function handle(e, c) { console.log('started'); for (;;); }`));
       let busy: number[] = [];
@@ -438,7 +471,8 @@ describe('automation sandbox: escape and abuse suite', function () {
       if (out.ok) expect.fail('the killed run answered ok');
       expect(out.error).to.deep.equal({
         code: 'execution_error',
-        message: 'the sandbox runner process ended during the run (SIGKILL); it was replaced and nothing of this run was kept',
+        message:
+          'the sandbox runner process ended during the run (SIGKILL); it was replaced and nothing of this run was kept',
       });
       const after = await solo.run(input(PROBE));
       expect(after.ok).to.equal(true);

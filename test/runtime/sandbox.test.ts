@@ -146,9 +146,11 @@ describe('automation sandbox', function () {
       expect(total.error.message).to.equal(
         'context.store would hold 312 bytes after this run; the limit is 300 bytes per automation',
       );
-      ok(await run(`function handle(e, c) { c.store.delete('a'); c.store.set('d', 'x'.repeat(60)); }`, {
-        store: { a: 'x'.repeat(80), b: 'x'.repeat(80), c: 'x'.repeat(80) },
-      }));
+      ok(
+        await run(`function handle(e, c) { c.store.delete('a'); c.store.set('d', 'x'.repeat(60)); }`, {
+          store: { a: 'x'.repeat(80), b: 'x'.repeat(80), c: 'x'.repeat(80) },
+        }),
+      );
     });
   });
 
@@ -174,7 +176,14 @@ describe('automation sandbox', function () {
         },
         {
           path: 'Nope',
-          available: ['NotificationVersion', 'NotificationType', 'PayloadVersion', 'EventTime', 'Payload', 'NotificationMetadata'],
+          available: [
+            'NotificationVersion',
+            'NotificationType',
+            'PayloadVersion',
+            'EventTime',
+            'Payload',
+            'NotificationMetadata',
+          ],
         },
       ]);
     });
@@ -197,7 +206,9 @@ describe('automation sandbox', function () {
 
     it('is returned by a failed run too', async () => {
       const out = failed(await run(`function handle(event, context) { event.Payload.Missing.Deeper; }`));
-      expect(out.error.message).to.match(/^TypeError: Cannot read properties of undefined \(reading 'Deeper'\) \(line 1/);
+      expect(out.error.message).to.match(
+        /^TypeError: Cannot read properties of undefined \(reading 'Deeper'\) \(line 1/,
+      );
       expect(out.missingFieldReads.map((r) => r.path)).to.deep.equal(['Payload.Missing']);
     });
   });
@@ -236,7 +247,9 @@ describe('automation sandbox', function () {
     it('keeps the lines written before a run times out', async () => {
       const quick = createSandbox({ runners: 1, deadlineMs: 300 });
       try {
-        const out = failed(await quick.run(input(`function handle(e, c) { console.log('before the loop'); for (;;); }`)));
+        const out = failed(
+          await quick.run(input(`function handle(e, c) { console.log('before the loop'); for (;;); }`)),
+        );
         expect(out.error.message).to.equal('timed out after 300 ms');
         expect(out.logs).to.deep.equal([{ level: 'log', message: 'before the loop' }]);
       } finally {
@@ -247,19 +260,25 @@ describe('automation sandbox', function () {
 
   describe('errors', () => {
     it('reports what was thrown, with its line and column in the automation', async () => {
-      const out = failed(await run(`function handle(event, context) {\n  const x = 1;\n  throw new Error('no price for ' + x);\n}`));
+      const out = failed(
+        await run(`function handle(event, context) {\n  const x = 1;\n  throw new Error('no price for ' + x);\n}`),
+      );
       expect(out.error).to.deep.equal({ code: 'execution_error', message: 'Error: no price for 1 (line 3, column 9)' });
       const value = failed(await run(`function handle(event, context) { throw 'just a string'; }`));
       expect(value.error.message).to.equal('handle threw just a string');
       const top = failed(await run(`const limit = undefined.max;\nfunction handle(event, context) {}`));
-      expect(top.error.message).to.match(/^TypeError: Cannot read properties of undefined \(reading 'max'\) \(line 1, column \d+\)$/);
+      expect(top.error.message).to.match(
+        /^TypeError: Cannot read properties of undefined \(reading 'max'\) \(line 1, column \d+\)$/,
+      );
     });
 
     it('reports a syntax error and a missing or wrongly shaped handle as saving does', async () => {
       expect(failed(await run(`function handle(event, context) {\n  return event +;\n}`)).error.message).to.equal(
         'line 2, column 17: Unexpected token',
       );
-      expect(failed(await run(`function hendle(event, context) {}`)).error.message).to.match(/^no function named handle/);
+      expect(failed(await run(`function hendle(event, context) {}`)).error.message).to.match(
+        /^no function named handle/,
+      );
       expect(failed(await run(`function handle(event) {}`)).error.message).to.match(
         /^handle must be declared with exactly 2 parameters \(event, context\); it has 1/,
       );
@@ -279,7 +298,9 @@ describe('automation sandbox', function () {
       const event = (n: number) => ({ s: 'x'.repeat(n - 8) });
       expect(JSON.stringify(event(RUN_LIMITS.fabricatedEventBytes))).to.have.length(RUN_LIMITS.fabricatedEventBytes);
       ok(await run('function handle(e, c) {}', { event: event(RUN_LIMITS.fabricatedEventBytes) }));
-      expect(failed(await run('function handle(e, c) {}', { event: event(RUN_LIMITS.fabricatedEventBytes + 1) })).error).to.deep.equal({
+      expect(
+        failed(await run('function handle(e, c) {}', { event: event(RUN_LIMITS.fabricatedEventBytes + 1) })).error,
+      ).to.deep.equal({
         code: 'event_too_large',
         message: 'the event is 100,001 bytes serialized; the limit is 100,000 bytes',
       });

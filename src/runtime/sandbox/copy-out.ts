@@ -70,7 +70,11 @@ function checkStore(json: string, rules: CopyOutRules): StoreEffect[] {
     const [key, value] = Array.isArray(item) ? (item as unknown[]) : [];
     if (typeof key !== 'string' || (value !== null && typeof value !== 'string'))
       throw new Refused('a store effect was not copied out as a key and its JSON');
-    effects.push(value === null ? { op: 'delete', key } : { op: 'set', key, value: parseJson(value, `context.store value ${key}`) });
+    effects.push(
+      value === null
+        ? { op: 'delete', key }
+        : { op: 'set', key, value: parseJson(value, `context.store value ${key}`) },
+    );
   }
   if (rules.storeLimits) checkStoreLimits(effects, rules.storeJson, rules.storeLimits);
   return effects;
@@ -105,7 +109,8 @@ export function copyOut(result: unknown, rules: CopyOutRules): CopiedOut {
   const r = (result !== null && typeof result === 'object' ? result : {}) as Record<string, unknown>;
   const dropped = typeof r.dropped === 'number' && r.dropped > 0 ? r.dropped : 0;
   const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-  if (r.kind === 'threw') return { ok: false, message: describeThrown(str(r.name), str(r.message), str(r.stack)), dropped };
+  if (r.kind === 'threw')
+    return { ok: false, message: describeThrown(str(r.name), str(r.message), str(r.stack)), dropped };
   if (r.kind === 'invalid') return { ok: false, message: str(r.message) ?? 'the run produced invalid output', dropped };
   if (r.kind !== 'ok') return { ok: false, message: 'the run ended without a result', dropped };
   try {

@@ -29,12 +29,18 @@ const DEFAULT_RUNNERS = Math.max(2, Math.min(4, os.availableParallelism()));
 const GRACE_MS = 2_000;
 
 /** The caller's input as the runner takes it, or the answer when it cannot be run at all. */
-function prepare(input: RunInput, options: SandboxOptions & { deadlineMs: number; memoryMb: number }): RunJob | RunOutput {
+function prepare(
+  input: RunInput,
+  options: SandboxOptions & { deadlineMs: number; memoryMb: number },
+): RunJob | RunOutput {
   const refuse = (code: RunErrorCode, message: string): RunOutput => failure(message, 0, code);
   if (typeof input.code !== 'string') return refuse('execution_error', 'code must be a string');
   const codeBytes = bytes(input.code);
   if (codeBytes > RUN_LIMITS.codeBytes)
-    return refuse('code_too_large', `the code is ${count(codeBytes)} bytes; the limit is ${count(RUN_LIMITS.codeBytes)} bytes`);
+    return refuse(
+      'code_too_large',
+      `the code is ${count(codeBytes)} bytes; the limit is ${count(RUN_LIMITS.codeBytes)} bytes`,
+    );
   const json = (value: unknown, what: string): string | RunOutput => {
     try {
       const text = JSON.stringify(value);

@@ -22,7 +22,6 @@ export interface PreludeSettings {
   missingPathChars: number;
   /** longest error text copied out */
   errorChars: number;
-
 }
 
 /** What the entry resolves with; the host checks every field. */
@@ -31,7 +30,12 @@ export type EntryResult =
   | { kind: 'invalid'; message: string; dropped: number }
   | { kind: 'threw'; name?: string; message?: string; stack?: string; dropped: number };
 
-export type Entry = (eventJson: string, contextJson: string, storeJson: string, webhooksJson: string) => Promise<EntryResult>;
+export type Entry = (
+  eventJson: string,
+  contextJson: string,
+  storeJson: string,
+  webhooksJson: string,
+) => Promise<EntryResult>;
 
 export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJson: string): Entry {
   'use strict';
@@ -124,9 +128,18 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
       let line = '';
       for (let i = 0; i < args.length; i++) line += (i === 0 ? '' : ' ') + show(args[i]);
       const chars = line.length;
-      logRoom = log(level, wellFormed(chars > settings.consoleLineChars ? cut(line, settings.consoleLineChars) : line), chars);
+      logRoom = log(
+        level,
+        wellFormed(chars > settings.consoleLineChars ? cut(line, settings.consoleLineChars) : line),
+        chars,
+      );
     };
-  const consoleObject = freeze({ log: writer('log'), info: writer('info'), warn: writer('warn'), error: writer('error') });
+  const consoleObject = freeze({
+    log: writer('log'),
+    info: writer('info'),
+    warn: writer('warn'),
+    error: writer('error'),
+  });
   defineProperty(g, 'console', { value: consoleObject, writable: true, configurable: true });
 
   // a fault is invalid output the code may have caught; the run fails with it all the same
@@ -228,7 +241,8 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
         post(payload: unknown): void {
           const json = serialize(typeof payload === 'string' ? { text: payload } : payload, what);
           chars += json.length;
-          if (chars > settings.outputChars) refuse(`${what}: the run's webhook posts are over the limit of ${outputLimit} bytes of output per run`);
+          if (chars > settings.outputChars)
+            refuse(`${what}: the run's webhook posts are over the limit of ${outputLimit} bytes of output per run`);
           append(posts, [name, json]);
         },
       });
