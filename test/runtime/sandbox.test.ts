@@ -176,14 +176,7 @@ describe('automation sandbox', function () {
         },
         {
           path: 'Nope',
-          available: [
-            'NotificationVersion',
-            'NotificationType',
-            'PayloadVersion',
-            'EventTime',
-            'Payload',
-            'NotificationMetadata',
-          ],
+          available: Object.keys(eventFixture('ANY_OFFER_CHANGED')!),
         },
       ]);
     });
