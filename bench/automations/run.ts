@@ -109,7 +109,7 @@ async function sandboxPhase(bare: Stats | undefined): Promise<void> {
         async () => check(await worker.run(job(given))),
         async () => check(await sandbox.run(given)),
       );
-      line(`${name}: bare isolate cycle, taking turns with the runs below`, cycle!);
+      line(`${name}: bare isolate cycle (taking turns with these)`, cycle!);
       line(`${name}: in this process (runInIsolate, no boundary)`, inProcess!);
       line(`${name}: worker thread round trip`, threaded!);
       line(`${name}: createSandbox, runner process round trip`, pooled!);
