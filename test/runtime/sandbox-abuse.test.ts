@@ -455,7 +455,7 @@ describe('automation sandbox: escape and abuse suite', function () {
       );
       const victim = solo.run(input(`function handle(e, c) { console.log('started'); for (;;); }`));
       let busy: number[] = [];
-      for (let i = 0; i < 200 && busy.length < 2; i++) {
+      for (let i = 0; i < 600 && busy.length < 2; i++) {
         await new Promise((r) => setTimeout(r, 25));
         busy = solo.runners().flatMap((r) => (r.busy && r.pid ? [r.pid] : []));
       }

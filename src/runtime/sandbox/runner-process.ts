@@ -20,6 +20,23 @@ export const failure = (message: string, durationMs = 0, code: RunErrorCode = 'e
   durationMs,
 });
 
+const ERROR_CODES: ReadonlySet<unknown> = new Set<RunErrorCode>([
+  'execution_error',
+  'code_too_large',
+  'event_too_large',
+]);
+const isList = Array.isArray;
+
+/** The shape callers rely on: a runner is our code, but one taken over must not crash its parent. */
+function isRunOutput(o: unknown): o is RunOutput {
+  const r = o as Record<string, unknown> | null;
+  if (!r || typeof r !== 'object' || !isList(r.logs) || !isList(r.missingFieldReads)) return false;
+  if (typeof r.durationMs !== 'number') return false;
+  if (r.ok === true) return isList(r.mutations) && isList(r.webhookPosts) && isList(r.storeEffects);
+  const error = r.error as Record<string, unknown> | null;
+  return r.ok === false && !!error && ERROR_CODES.has(error.code) && typeof error.message === 'string';
+}
+
 interface InFlight {
   id: number;
   job: RunJob;
@@ -51,11 +68,15 @@ export class RunnerProcess {
     let failed: (e: Error) => void = () => {};
     this.ready = new Promise<void>((resolve, reject) => ((started = resolve), (failed = reject)));
     this.ready.catch(() => {}); // a runner that never starts is reported through onEnd
-    this.child.on('message', (message: FromRunner) => {
-      if (message.type === 'ready') {
+    this.child.on('message', (message: FromRunner | null) => {
+      if (message?.type === 'ready') {
         this.wasReady = true;
         started();
-      } else if (message.type === 'done' && message.id === this.current?.id) this.finish(message.output);
+      } else if (message?.type === 'done' && message.id === this.current?.id) {
+        if (isRunOutput(message.output)) return this.finish(message.output);
+        this.finish(failure('the sandbox runner answered something that is not a run result; it was replaced'));
+        this.child.kill('SIGKILL');
+      }
     });
     let gone: () => void = () => {};
     this.gone = new Promise<void>((resolve) => (gone = resolve));
