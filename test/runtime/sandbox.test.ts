@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { RUN_LIMITS } from '../../src/runtime/contracts/limits.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
@@ -319,10 +320,18 @@ describe('automation sandbox', function () {
   });
 
   describe('the pool', () => {
-    it('runs on a fixed number of runner processes, none of them this one', async () => {
+    it('runs on a fixed number of runner processes, none of them this one, built and without secrets', async () => {
       const runners = sandbox.runners();
       expect(runners).to.have.length(2);
-      for (const r of runners) expect(r.pid).to.be.a('number').and.not.equal(process.pid);
+      for (const r of runners) {
+        expect(r.pid).to.be.a('number').and.not.equal(process.pid);
+        const args = readFileSync(`/proc/${r.pid}/cmdline`, 'utf8').split('\0');
+        expect(args).to.include('--no-node-snapshot');
+        expect(args.find((a) => a.endsWith('runner.js'))).to.match(/\/dist\/src\/runtime\/sandbox\/runner\.js$/);
+        // nothing but the IPC channel's variables that Node adds for a forked child
+        const environment = readFileSync(`/proc/${r.pid}/environ`, 'utf8').split('\0').filter(Boolean);
+        expect(environment.filter((v) => !v.startsWith('NODE_CHANNEL_'))).to.deep.equal([]);
+      }
     });
 
     it('answers a closed sandbox with execution_error', async () => {
