@@ -21,7 +21,8 @@ export function errorResult(err: DomainError): CallToolResult {
 export const unexpectedError = (): DomainError =>
   new DomainError('unavailable', 'the service could not complete this call; retry later');
 
-function formatPath(path: readonly PropertyKey[]): string {
+/** `a.b[0].c`: how details name an argument's path. */
+export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : `${out ? '.' : ''}${String(p)}`;
   return out;

@@ -1,9 +1,20 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { changelogMarkdown, SERVICE_VERSION } from './changelog.js';
 import { isVendorOnly } from '../projections/accounts/queries.js';
 import type { ToolContext } from './tool.js';
 import { TOOLS } from './tools/index.js';
+
+/** tools/call with params as sent; the handler checks them (the SDK's schema would answer -32603). */
+const LooseCallToolRequest = z.looseObject({
+  method: z.literal('tools/call'),
+  params: z
+    .looseObject({ name: z.unknown().optional(), arguments: z.unknown().optional() })
+    .catch({ name: undefined, arguments: undefined }),
+});
+type LooseCallToolRequest = z.infer<typeof LooseCallToolRequest>;
 
 /**
  * One MCP server over our tools and resources. Tools are served through the low-level
@@ -26,9 +37,15 @@ export function buildMcpServer(context: () => ToolContext): McpServer {
       ),
     };
   });
-  server.server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool '${request.params.name}'`);
+  // Registered on the protocol layer, past the SDK server's own tools/call check: that check
+  // answers arguments that are not an object (an array, a string, null) with -32603 and a zod
+  // dump. Ours reads them as given, and the tool answers `invalid` like any other bad argument.
+  Protocol.prototype.setRequestHandler.call(server.server, LooseCallToolRequest, (request: LooseCallToolRequest) => {
+    const { name, arguments: args } = request.params;
+    if (typeof name !== 'string')
+      throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of a tool (a string)');
+    const tool = byName.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool '${name}'`);
     const ctx = context();
     // as absent there as an unknown tool (spec 4.1 availability)
     if (ctx.endpoint === 'demo' && tool.notOnDemo)
@@ -36,7 +53,7 @@ export function buildMcpServer(context: () => ToolContext): McpServer {
         ErrorCode.InvalidParams,
         `the tool '${tool.name}' is not available on the demo endpoint; use /mcp with your own accounts`,
       );
-    return tool.call(request.params.arguments, ctx);
+    return tool.call(args, ctx);
   });
   server.registerResource(
     'changelog',

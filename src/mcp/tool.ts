@@ -8,6 +8,7 @@ import type { LwaClient, RetryPolicy } from '../marketplace/clients/index.js';
 import type { Logger } from '../infra/logger.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { isVendorOnly } from '../projections/accounts/queries.js';
+import { argumentBoundsError } from './argument-bounds.js';
 import { errorResult, inputError, jsonResult, unexpectedError, unstorableTextAt } from './errors.js';
 
 export type Endpoint = 'mcp' | 'demo';
@@ -84,6 +85,9 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
           'tool call',
         );
       try {
+        // bounded first: everything after walks the arguments recursively
+        const unbounded = argumentBoundsError(args);
+        if (unbounded) throw unbounded;
         const parsed = schema.safeParse(args ?? {});
         if (!parsed.success) throw inputError(parsed.error);
         const unstorable = unstorableTextAt(parsed.data);

@@ -75,3 +75,34 @@ export async function call(
     structuredContent: Record<string, any>;
   };
 }
+
+/** The JSON-RPC answer to one message POSTed as is (a client would refuse to send malformed ones). */
+export interface RpcAnswer {
+  status: number;
+  body: { result?: Record<string, any>; error?: { code: number; message: string } } | null;
+}
+
+/** POSTs one JSON-RPC message to an MCP endpoint (`url`: …/mcp or …/demo/mcp), bounded by `timeoutMs`. */
+export async function postRpc(
+  url: string,
+  message: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<RpcAnswer> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: typeof message === 'string' ? message : JSON.stringify(message),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as RpcAnswer['body']) : null };
+}
+
+/** A tools/call message whose `arguments` may be anything at all. */
+export const toolCall = (name: unknown, args: unknown, id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: args === undefined ? { name } : { name, arguments: args },
+});

@@ -1,0 +1,64 @@
+import { DomainError } from '../domain/shared/errors.js';
+import { formatPath } from './errors.js';
+
+// Bounds every tool's arguments before anything walks them recursively (zod, the storability
+// check, canonical JSON, jsonb): a value nested thousands of levels deep would otherwise
+// overflow the stack and surface as `unavailable`. The walk here is iterative and stops at the
+// first value past a bound.
+
+/** Deeper than any payload the marketplace takes (a purchasable_offer patch is about 10 levels). */
+export const MAX_ARGUMENT_DEPTH = 32;
+/** Over the largest argument the tools accept (100,000-byte code or events, 50 update rows) with room to spare. */
+export const MAX_ARGUMENT_BYTES = 512 * 1024;
+
+const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/**
+ * `invalid` naming where the arguments break a bound: not an object of named arguments, nested
+ * deeper than MAX_ARGUMENT_DEPTH, or larger than MAX_ARGUMENT_BYTES of JSON (counted roughly:
+ * text as UTF-8 plus quotes and separators). Null when within bounds. `undefined` (no
+ * arguments) is within bounds.
+ */
+export function argumentBoundsError(args: unknown): DomainError | null {
+  if (args === undefined) return null;
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    const got = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+    return new DomainError(
+      'invalid',
+      `(arguments): must be an object of named arguments, got ${got}; pass {} or omit arguments for none`,
+      { argument: '(arguments)' },
+    );
+  }
+  let bytes = 0;
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: args, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') bytes += utf8Bytes(value) + 2;
+    else if (typeof value !== 'object' || value === null) bytes += String(value).length;
+    else {
+      if (path.length >= MAX_ARGUMENT_DEPTH) {
+        const at = formatPath(path);
+        return new DomainError(
+          'invalid',
+          `${at}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays; flatten it`,
+          { argument: at },
+        );
+      }
+      bytes += 2;
+      const isArray = Array.isArray(value);
+      for (const [k, v] of Object.entries(value)) {
+        bytes += 1 + (isArray ? 0 : utf8Bytes(k) + 3);
+        stack.push({ value: v, path: [...path, isArray ? Number(k) : k] });
+      }
+    }
+    if (bytes > MAX_ARGUMENT_BYTES) {
+      const at = path.length > 0 ? formatPath(path.slice(0, 1)) : '(arguments)';
+      return new DomainError(
+        'invalid',
+        `${at}: the arguments are over ${MAX_ARGUMENT_BYTES} bytes of JSON (the limit); send less in one call`,
+        { argument: at, limit_bytes: MAX_ARGUMENT_BYTES },
+      );
+    }
+  }
+  return null;
+}
