@@ -11,11 +11,15 @@ export const MAX_ARGUMENT_DEPTH = 32;
 /** Over the largest argument the tools accept (100,000-byte code or events, 50 update rows) with room to spare. */
 export const MAX_ARGUMENT_BYTES = 512 * 1024;
 
+/** Keys that reach an object's prototype when code copies them by assignment. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 /**
- * `invalid` naming where the arguments break a bound: not an object of named arguments, nested
- * deeper than MAX_ARGUMENT_DEPTH, or larger than MAX_ARGUMENT_BYTES of JSON (counted roughly:
+ * `invalid` naming where the arguments break a bound: not an object of named arguments, a
+ * prototype key (`__proto__`, `constructor`, `prototype`), nested deeper than
+ * MAX_ARGUMENT_DEPTH, or larger than MAX_ARGUMENT_BYTES of JSON (counted roughly:
  * text as UTF-8 plus quotes and separators). Null when within bounds. `undefined` (no
  * arguments) is within bounds.
  */
@@ -47,6 +51,14 @@ export function argumentBoundsError(args: unknown): DomainError | null {
       bytes += 2;
       const isArray = Array.isArray(value);
       for (const [k, v] of Object.entries(value)) {
+        if (!isArray && PROTOTYPE_KEYS.has(k)) {
+          const at = formatPath([...path, k]);
+          return new DomainError(
+            'invalid',
+            `${at}: a key named ${k} is refused anywhere in the arguments (it names a JavaScript object's prototype); rename it`,
+            { argument: at },
+          );
+        }
         bytes += 1 + (isArray ? 0 : utf8Bytes(k) + 3);
         stack.push({ value: v, path: [...path, isArray ? Number(k) : k] });
       }

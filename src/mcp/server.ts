@@ -43,7 +43,15 @@ function requestId(req: IncomingMessage): string {
 
 export function buildHttpServer(deps: HttpServerDeps) {
   // fastify's logs label the request id reqId; tool-call logs go through req.log and carry it too
-  const app = Fastify({ loggerInstance: deps.logger, genReqId: requestId });
+  // Bodies with `__proto__` or `constructor` keys are parsed as plain JSON (own properties, no
+  // prototype is touched) rather than refused with a bare 400: tool arguments refuse those keys
+  // themselves, as `invalid` naming where (argument-bounds.ts), and the SDK drops them elsewhere.
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    genReqId: requestId,
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+  });
   const baseUrl = (req: FastifyRequest) => (deps.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
 
   // set on the raw response so that hijacked MCP replies carry it too

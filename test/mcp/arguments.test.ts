@@ -67,6 +67,23 @@ describe('tool arguments out of bounds, over MCP HTTP', () => {
     });
   }
 
+  for (const [label, args, path] of [
+    ['__proto__ at the top', '{"__proto__":{"polluted":true}}', '__proto__'],
+    [
+      '__proto__ deep in a payload',
+      '{"mutations":[{"payload":{"a":{"__proto__":{"x":1}}}}]}',
+      'mutations[0].payload.a.__proto__',
+    ],
+    ['constructor.prototype', '{"mutations":[{"constructor":{"prototype":{"x":1}}}]}', 'mutations[0].constructor'],
+  ] as const) {
+    it(`a prototype key (${label}) is invalid naming where, not a bare HTTP 400`, async () => {
+      const answer = await rawCall('queue_mutations', args);
+      expect(answer.status).to.equal(200);
+      expect(answer.body!.result!.structuredContent).to.include({ code: 'invalid', argument: path });
+      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+    });
+  }
+
   it('arguments omitted are no arguments (connection_status answers)', async () => {
     const answer = await postRpc(demo, toolCall('connection_status', undefined));
     expect(answer.body!.result!.isError).to.equal(undefined);
