@@ -11,6 +11,7 @@ import type { AccountView } from '../projections/accounts/queries.js';
 import { advertisedListing, hasAsin, resolveTarget, type CurrentListing } from '../projections/admission/queries.js';
 import type { Admit } from './admission-receipts.js';
 import { withheldReason } from './dispatch-control.js';
+import { deletedListingDetail } from './deleted-listing.js';
 
 // One request of a call, resolved to a target on the caller's own account (local id → provider
 // ids of it and its parents) and checked: the AdmitMutation command it becomes, or its refusal.
@@ -100,6 +101,11 @@ export async function prepareRequest({
       { argument: `${at}.target` },
     );
   }
+  if (resolved.facts.deleted)
+    return fail('invalid', deletedListingDetail(`${at}.target`, resolved.facts.deleted), {
+      argument: `${at}.target`,
+      status: 'DELETED',
+    });
   const provider = { ...resolved.provider };
   if (type === 'Listing' && account.selling) provider.sellerId = account.selling.provider_id;
   const command: Admit = {

@@ -1,11 +1,14 @@
 import type { Knex } from 'knex';
 import { DomainError } from '../domain/shared/errors.js';
 import type { AccountView } from '../projections/accounts/queries.js';
+import { deletedListingDetail } from '../commands/deleted-listing.js';
 import { listingsBySku, type CurrentListing } from '../projections/admission/queries.js';
 
 /**
  * The account's current listing with this SKU (spec 4.5): `marketplace_id` is needed only when
- * the SKU sells in several marketplaces (`ambiguous_sku`); none is `listing_not_found`.
+ * the SKU sells in several marketplaces (`ambiguous_sku`); none is `listing_not_found`. A
+ * listing the marketplace reports DELETED is shown by list_listings but sells nowhere and takes
+ * no changes: it is refused as `invalid`, saying so.
  */
 export async function listingBySku(
   db: Knex,
@@ -14,7 +17,9 @@ export async function listingBySku(
   marketplaceId: string | undefined,
 ): Promise<CurrentListing> {
   const found = await listingsBySku(db, account.id, sku);
-  const listing = marketplaceId === undefined ? found[0] : found.find((l) => l.marketplace_id === marketplaceId);
+  const selling = found.filter((l) => l.status !== 'DELETED');
+  const listing =
+    marketplaceId === undefined ? (selling[0] ?? found[0]) : found.find((l) => l.marketplace_id === marketplaceId);
   if (!listing) {
     const where =
       marketplaceId === undefined
@@ -26,13 +31,15 @@ export async function listingBySku(
       { argument: 'sku' },
     );
   }
-  if (marketplaceId === undefined && found.length > 1) {
+  if (listing.status === 'DELETED')
+    throw new DomainError('invalid', deletedListingDetail('sku', listing), { argument: 'sku', status: 'DELETED' });
+  if (marketplaceId === undefined && selling.length > 1) {
     throw new DomainError(
       'ambiguous_sku',
-      `sku: '${sku}' sells in ${found.length} marketplaces (${found.map((l) => l.marketplace_id).join(', ')}); pass marketplace_id`,
+      `sku: '${sku}' sells in ${selling.length} marketplaces (${selling.map((l) => l.marketplace_id).join(', ')}); pass marketplace_id`,
       {
         argument: 'marketplace_id',
-        marketplace_ids: found.map((l) => l.marketplace_id),
+        marketplace_ids: selling.map((l) => l.marketplace_id),
       },
     );
   }

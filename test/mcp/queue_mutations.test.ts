@@ -13,6 +13,7 @@ import { loadAccounts, type ProfileView } from '../../src/projections/accounts/q
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
+import { fbaInventoryProjection } from '../../src/projections/observed/inventory.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
@@ -68,7 +69,8 @@ describe('queue_mutations and patch_listing over MCP', function () {
 
   before(async () => {
     h = await startHarness(
-      [listingsProjection, adsProjection, admissionProjection],
+      // FBA inventory: list_listings joins it
+      [listingsProjection, fbaInventoryProjection, adsProjection, admissionProjection],
       [],
       Date.parse('2026-11-20T10:00:00Z'),
       17,
@@ -909,6 +911,58 @@ describe('queue_mutations and patch_listing over MCP', function () {
       expect(bad.structuredContent.code).to.equal('invalid');
       expect(bad.structuredContent.detail).to.match(
         /^payload\.patches\.0\.value\.0: .*marketplace_id, currency, audience/,
+      );
+    });
+  });
+
+  describe('a listing the marketplace reports DELETED (spec 3.4, 3.5)', () => {
+    let deleted: Raw;
+    before(async () => {
+      const sim = [...h.simulator.catalog.listingsIn(profile.marketplace_id)].find((l) => l.status === 'DELETED')!;
+      const shown = await call(ada, 'list_listings', {
+        account: acc.ada,
+        sku: sim.sku,
+        marketplace_id: sim.marketplaceId,
+      });
+      expect(shown.isError, JSON.stringify(shown.structuredContent)).to.equal(undefined);
+      deleted = shown.structuredContent.listings[0];
+    });
+
+    it('list_listings shows it, with status DELETED and its id', () => {
+      expect(deleted).to.include({ status: 'DELETED', active: false, type: 'Listing' });
+      expect(deleted.id).to.be.a('string');
+    });
+
+    it('queue_mutations on its id is refused as invalid saying it is deleted (not target_not_found), and records nothing', async () => {
+      const before = await eventCount();
+      const out = await queue(ada, {
+        mutations: [
+          {
+            target: { type: 'Listing', id: deleted.id },
+            action: 'update',
+            payload: { productType: 'PRODUCT', patches: [offerPatch(9.99)] },
+          },
+        ],
+      });
+      expect(out.structuredContent).to.include({ admitted: 0, rejected: 1 });
+      const rejection = out.structuredContent.results[0].error;
+      expect(rejection).to.deep.include({ code: 'invalid', argument: 'mutations[0].target', status: 'DELETED' });
+      expect(rejection.detail).to.equal(
+        `mutations[0].target: the listing with SKU '${deleted.sku}' in marketplace ${deleted.marketplace_id} has status DELETED at the marketplace (list_listings shows it until the service removes it); a deleted listing takes no changes`,
+      );
+      expect(await eventCount()).to.equal(before);
+    });
+
+    it('patch_listing on its SKU is refused the same way, naming sku', async () => {
+      const out = await call(ada, 'patch_listing', {
+        account: acc.ada,
+        sku: deleted.sku,
+        marketplace_id: deleted.marketplace_id,
+        patches: [offerPatch(9.99)],
+      });
+      expect(out.structuredContent).to.deep.include({ code: 'invalid', argument: 'sku', status: 'DELETED' });
+      expect(out.structuredContent.detail).to.match(
+        /^sku: the listing with SKU '.+' in marketplace \S+ has status DELETED/,
       );
     });
   });

@@ -19,7 +19,13 @@ export interface ResolvedTarget {
   /** the names decide.ts checks: profileId, campaignId, adGroupId, adId, targetId, countryCode, sku, marketplaceId */
   provider: Record<string, string>;
   /** what admission rules need beyond the ids: an ad's advertised product, a target's polarity */
-  facts: { product_type?: string | null; negative?: boolean; advertised?: { sku: string | null; asin: string | null } };
+  facts: {
+    product_type?: string | null;
+    negative?: boolean;
+    advertised?: { sku: string | null; asin: string | null };
+    /** a listing the marketplace reports DELETED: still listed (until removed), but it takes no changes */
+    deleted?: { sku: string; marketplace_id: string };
+  };
 }
 
 const rm = (db: Knex, table: string) => db.withSchema(READ_MODEL_SCHEMA).table(table);
@@ -59,7 +65,10 @@ export async function resolveTarget(
     return {
       account_id: found.account_id,
       provider: { sku: found.sku, marketplaceId: found.marketplace_id },
-      facts: { product_type: listing.product_type },
+      facts: {
+        product_type: listing.product_type,
+        ...(listing.status === 'DELETED' ? { deleted: { sku: found.sku, marketplace_id: found.marketplace_id } } : {}),
+      },
     };
   }
   if (target.type === 'AdvertisingProfile') {
@@ -139,6 +148,8 @@ export interface CurrentListing {
   sku: string;
   asin: string | null;
   product_type: string | null;
+  /** the marketplace's status, as list_listings shows it (DELETED, BUYABLE, DISCOVERABLE, or null) */
+  status: string | null;
 }
 
 /** A listing of the account's last complete read (deleted ones excluded), or null. */
@@ -166,11 +177,11 @@ export async function listingsBySku(db: Knex, account_id: string, sku: string): 
     : [];
 }
 
-/** The account's current listings (its last complete read, list_listings' listing_current), deleted ones excluded. */
-const CURRENT_LISTINGS = `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type
+/** The account's current listings (its last complete read, list_listings' listing_current), deleted ones included as list_listings shows them. */
+const CURRENT_LISTINGS = `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type, l.status
   from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
   join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-  where l.status is distinct from 'DELETED' and c.account_id = ?`;
+  where c.account_id = ?`;
 
 /** The SKU's current rows in these marketplaces; by primary keys. */
 async function currentListings(
@@ -194,17 +205,16 @@ async function listingsByAsin(
   asin: string,
   limit: number,
 ): Promise<CurrentListing[]> {
-  const { rows } = await db.raw(`${CURRENT_LISTINGS} and c.marketplace_id = ? and c.asin = ? limit ${limit}`, [
-    account_id,
-    marketplace_id,
-    asin,
-  ]);
+  const { rows } = await db.raw(
+    `${CURRENT_LISTINGS} and c.marketplace_id = ? and c.asin = ? and l.status is distinct from 'DELETED' limit ${limit}`,
+    [account_id, marketplace_id, asin],
+  );
   return rows;
 }
 
 /**
- * The one current listing an ad advertises in the marketplace: by its SKU, else by its ASIN when
- * exactly one of the account's listings there has it. Blocking that listing withholds the ad's
+ * The one current listing an ad advertises in the marketplace (never a deleted one): by its SKU,
+ * else by its ASIN when exactly one of the account's listings there has it. Blocking that listing withholds the ad's
  * requests too (spec 3.5).
  */
 export async function advertisedListing(
@@ -213,7 +223,10 @@ export async function advertisedListing(
   marketplace_id: string,
   product: { sku: string | null; asin: string | null },
 ): Promise<CurrentListing | null> {
-  if (product.sku) return currentListing(db, account_id, marketplace_id, product.sku);
+  if (product.sku) {
+    const listing = await currentListing(db, account_id, marketplace_id, product.sku);
+    return listing?.status === 'DELETED' ? null : listing;
+  }
   if (!product.asin) return null;
   const found = await listingsByAsin(db, account_id, marketplace_id, product.asin, 2);
   return found.length === 1 ? found[0]! : null;
