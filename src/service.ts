@@ -17,7 +17,8 @@ import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachabili
 import { createProducerRedis, createRedis } from './infra/redis.js';
 import { tokenAuthenticator } from './mcp/auth.js';
 import { buildHttpServer } from './mcp/server.js';
-import { eventRetentionQueue, eventRetentionWorker, scheduleEventRetention } from './workers/events/retention-queue.js';
+import { eventRetentionQueue, eventRetentionWorker } from './workers/events/retention-queue.js';
+import { keepSchedules } from './workers/schedules.js';
 import { startTableMaintenance } from './projections/maintenance.js';
 import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
@@ -222,7 +223,17 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       retentionQueue.on('error', warn('event retention queue'));
       retention.on('error', warn('event retention worker'));
       retention.on('failed', (_job, err) => workerLogger.warn({ err: err.message }, 'event retention failed'));
-      await scheduleEventRetention(retentionQueue);
+      // the job schedulers (retention, every connected account's connection and data syncs), at
+      // start-up and again whenever Redis lost them
+      const schedules = keepSchedules({
+        db,
+        queues: { connections: queue, data: dataQueue, retention: retentionQueue },
+        jobs: syncJobs,
+        hasCredentials: (name) => sets.has(name),
+        everyMs: config.SCHEDULES_SWEEP_MS,
+        logger: workerLogger,
+      });
+      stops.push(() => schedules.close());
       webhooks = startWebhookDelivery({
         connection: redis,
         prefix: config.REDIS_PREFIX,

@@ -48,6 +48,8 @@ const schema = z.object({
   /** how often the projector role analyzes read-model tables whose statistics went stale */
   ANALYZE_EVERY_MS: z.coerce.number().int().positive().default(60_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
+  /** how often the worker re-establishes job schedulers missing from Redis (after a flush or failover) */
+  SCHEDULES_SWEEP_MS: z.coerce.number().int().positive().default(60_000),
   /** how often the dispatcher re-enqueues pending receipts from the read model */
   DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(5000),
   /** deadline of one dispatched request; past it the receipt is uncertain */

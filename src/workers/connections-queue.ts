@@ -35,9 +35,16 @@ export function connectionsQueue(connection: Redis, prefix: string): Queue<Conne
   });
 }
 
+/** The job scheduler of an account's connection sync. */
+export const connectionSchedulerId = (account_id: string) => `connections-${account_id}`;
+
 /** Re-syncs an account's connections every 15 minutes, the first time at once. Idempotent per account. */
 export async function scheduleConnectionSync(queue: Queue<ConnectionSyncJob>, job: ConnectionSyncJob): Promise<void> {
-  await queue.upsertJobScheduler(`connections-${job.account_id}`, { every: 15 * 60_000 }, { name: 'sync', data: job });
+  await queue.upsertJobScheduler(
+    connectionSchedulerId(job.account_id),
+    { every: 15 * 60_000 },
+    { name: 'sync', data: job },
+  );
 }
 
 /** A connection job's wait for the accounts read model: polled in the job, then rechecked from

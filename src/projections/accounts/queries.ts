@@ -130,3 +130,16 @@ export async function accountExists(db: Knex, accountId: string): Promise<boolea
     .first(db.raw('1'));
   return row !== undefined;
 }
+
+/** Every account with a connection recorded, with its user and the credential set its connections name (null: the seller's). */
+export async function connectedAccounts(
+  db: Knex,
+): Promise<Array<{ account_id: string; user_id: string; credentials: string | null }>> {
+  return db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('accounts')
+    .whereNotNull('selling')
+    .orWhereNotNull('ads')
+    .orderBy('account_id')
+    .select('account_id', 'user_id', db.raw(`coalesce(selling->>'credentials', ads->>'credentials') as credentials`));
+}

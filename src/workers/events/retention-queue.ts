@@ -10,6 +10,7 @@ import type { CommandContext } from '../../commands/handler.js';
 
 export const EVENT_RETENTION_QUEUE = 'event-retention';
 const EVERY_MS = 60 * 60_000;
+export const EVENT_RETENTION_SCHEDULER = 'event-retention';
 
 export function eventRetentionQueue(connection: Redis, prefix: string): Queue {
   return new Queue(EVENT_RETENTION_QUEUE, {
@@ -26,7 +27,7 @@ export function eventRetentionQueue(connection: Redis, prefix: string): Queue {
 
 /** Prunes every hour (BullMQ runs an `every` schedule's first job at once). Idempotent. */
 export async function scheduleEventRetention(queue: Queue): Promise<void> {
-  await queue.upsertJobScheduler('event-retention', { every: EVERY_MS }, { name: 'prune' });
+  await queue.upsertJobScheduler(EVENT_RETENTION_SCHEDULER, { every: EVERY_MS }, { name: 'prune' });
 }
 
 export function eventRetentionWorker(deps: {

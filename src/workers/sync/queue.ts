@@ -29,6 +29,9 @@ export function syncQueue(connection: Redis, prefix: string): Queue<SyncJobData>
   });
 }
 
+/** The job scheduler of one sync of an account. */
+export const syncSchedulerId = (name: string, account_id: string) => `${name}-${account_id}`;
+
 /** Schedules every sync for the account, each at once and then every `everyMs`. Idempotent. */
 export async function scheduleSyncs(
   queue: Queue<SyncJobData>,
@@ -37,7 +40,7 @@ export async function scheduleSyncs(
 ): Promise<void> {
   for (const job of jobs) {
     await queue.upsertJobScheduler(
-      `${job.name}-${account_id}`,
+      syncSchedulerId(job.name, account_id),
       { every: job.everyMs },
       { name: job.name, data: { account_id } },
     );
