@@ -139,6 +139,7 @@ const COMMANDS: Record<MutationCommandType, MutationCommand> = {
     receipt_id,
     checks: 0,
     shows: true,
+    unchanged: false,
     observed: { campaignId: '111', state: 'PAUSED' },
     checked_at: at(1),
   },
@@ -545,15 +546,21 @@ describe('mutation receipt decider: creation reconciliation', () => {
 
 describe('mutation receipt decider: verifying an uncertain change', () => {
   const history = [admitted(), started(), uncertain];
-  const verify = (shows: boolean, minutes: number, next_at?: string): MutationCommand => ({
-    type: 'ReconcileChange',
-    receipt_id,
-    checks: 0,
-    shows,
-    observed: { campaignId: '111', state: shows ? 'PAUSED' : 'ENABLED' },
-    checked_at: at(minutes),
-    ...(next_at ? { next_at } : {}),
-  });
+  /** what the read-back shows: the requested state, the prior one (or nothing: gone), or a third */
+  type Seen = 'requested' | 'prior' | 'neither';
+  const verify = (seen: Seen | boolean, minutes: number, next_at?: string): MutationCommand => {
+    const s: Seen = seen === true ? 'requested' : seen === false ? 'prior' : seen;
+    return {
+      type: 'ReconcileChange',
+      receipt_id,
+      checks: 0,
+      shows: s === 'requested',
+      unchanged: s === 'prior',
+      observed: { campaignId: '111', state: { requested: 'PAUSED', prior: 'ENABLED', neither: 'ARCHIVED' }[s] },
+      checked_at: at(minutes),
+      ...(next_at ? { next_at } : {}),
+    };
+  };
 
   it('the target shows every requested value: settled as submitted with outcome accepted, what was seen kept', () => {
     const [event] = mutationDecider.decide(verify(true, 1), fold(history));
@@ -561,9 +568,9 @@ describe('mutation receipt decider: verifying an uncertain change', () => {
     expect(event!.data).to.deep.include({ observed: { campaignId: '111', state: 'PAUSED' } });
     expect(fold([...history, event!])).to.deep.include({ status: 'submitted', outcome: 'accepted', created: null });
   });
-  it('not shown yet: stays uncertain (still holding the target), checked again at nextAt', () => {
+  it('still showing what it showed before: stays uncertain (still holding the target), checked again at nextAt', () => {
     given(mutationDecider, history)
-      .when(verify(false, 1, at(2)))
+      .when(verify('prior', 1, at(2)))
       .then([
         {
           type: 'MutationReconciliationChecked',
@@ -576,20 +583,39 @@ describe('mutation receipt decider: verifying an uncertain change', () => {
               checkedAt: at(1),
               nextAt: at(2),
               candidates: [],
-              cause: 'the target does not show the requested values yet',
+              cause: 'the target still shows what it showed before the request',
             },
           },
         },
       ]);
   });
-  it('still not shown 10 minutes after it became uncertain: settled as absent, accepted false', () => {
-    const [event] = mutationDecider.decide(verify(false, 10), fold(history));
+  it('still showing what it showed before 10 minutes after it became uncertain: settled as absent, accepted false', () => {
+    const [event] = mutationDecider.decide(verify('prior', 10), fold(history));
     expect(event).to.deep.include({ type: 'MutationChangeAbsent' });
     expect((event!.data as { reconciliation: unknown }).reconciliation).to.deep.include({
       result: 'absent',
       nextAt: null,
     });
     expect(fold([...history, event!])).to.include({ status: 'submitted', outcome: 'absent' });
+  });
+  it('showing neither the requested nor the prior values: in doubt until the 10 minutes, never absent', () => {
+    const [event] = mutationDecider.decide(verify('neither', 1, at(2)), fold(history));
+    expect(event).to.deep.include({ type: 'MutationReconciliationChecked' });
+    expect((event!.data as { reconciliation: unknown }).reconciliation).to.deep.include({
+      result: 'pending',
+      nextAt: at(2),
+      candidates: [{ observed: { campaignId: '111', state: 'ARCHIVED' } }],
+    });
+  });
+  it('showing neither after 10 minutes: unresolved (final), the values it shows as the candidate', () => {
+    const [event] = mutationDecider.decide(verify('neither', 10), fold(history));
+    expect(event).to.deep.include({ type: 'MutationUnresolved' });
+    expect((event!.data as { reconciliation: unknown }).reconciliation).to.deep.include({
+      result: 'unresolved',
+      nextAt: null,
+      candidates: [{ observed: { campaignId: '111', state: 'ARCHIVED' } }],
+    });
+    expect(fold([...history, event!])).to.include({ status: 'unresolved', outcome: 'unresolved' });
   });
   it('a creation is reconciled by what it made, not verified', () =>
     given(mutationDecider, [admitted(creation), started(), uncertain])

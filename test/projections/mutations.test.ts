@@ -576,6 +576,7 @@ describe('mutation receipts: command handler and read model', function () {
       receipt_id: ids.verified,
       checks: 0,
       shows: false,
+      unchanged: true,
       observed: { state: 'ENABLED' },
       checked_at: iso(verifiedSince + 60),
       next_at: iso(verifiedSince + 120),
@@ -585,6 +586,7 @@ describe('mutation receipts: command handler and read model', function () {
       receipt_id: ids.verified,
       checks: 1,
       shows: true,
+      unchanged: false,
       observed: { state: 'PAUSED' },
       checked_at: iso(verifiedSince + 120),
     });
@@ -598,6 +600,7 @@ describe('mutation receipts: command handler and read model', function () {
       receipt_id: ids.changeAbsent,
       checks: 0,
       shows: false,
+      unchanged: true,
       observed: null,
       checked_at: iso(changeSince + 600),
     });

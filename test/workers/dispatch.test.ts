@@ -297,7 +297,7 @@ describe('mutation dispatch against the simulator', function () {
       expect(checked).to.deep.include({ status: 'uncertain' });
       expect(checked.reconciliation).to.deep.include({
         result: 'pending',
-        cause: 'the target does not show the requested values yet',
+        cause: 'the target still shows what it showed before the request',
       });
       expect((await b.receipt(second)).status).to.equal('queued');
       b.clock.offset += 10 * 60_000;
@@ -344,6 +344,107 @@ describe('mutation dispatch against the simulator', function () {
       expect(seen.purchasable_offer[0]!.our_price).to.deep.equal([{ schedule: [{ value_with_tax: 23.45 }] }]);
       const applied = (await b.listingSubmissions()).filter((s) => s.sku === listing.sku && s.mode === 'APPLY');
       expect(applied.map((s) => [s.status, s.patches])).to.deep.equal([['ACCEPTED', payload.patches]]);
+    });
+
+    describe("applied but stored in the marketplace's own form, reply lost: never absent", () => {
+      const UK = 'A1F83G8C2ARO7P';
+      /** a live listing of the marketplace no other test patches */
+      const freshListing = (() => {
+        const taken = new Set<string>();
+        return (marketplaceId: string) => {
+          const l = [...b.simulator.catalog.listingsIn(marketplaceId)]
+            .filter((x) => x.status === 'BUYABLE' && !taken.has(x.sku))
+            .at(-2)!;
+          taken.add(l.sku);
+          return l;
+        };
+      })();
+      const patchListing = async (marketplaceId: string, patch: Record<string, unknown>) => {
+        const listing = freshListing(marketplaceId);
+        await b.fault({ route: 'PATCH /listings/2021-08-01/items/**', kind: 'lost_reply', times: 1 });
+        const id = await b.admit({
+          target: { type: 'Listing', id: `listing-${listing.sku}` },
+          provider: { sku: listing.sku, marketplaceId, sellerId: b.simulator.seller.merchantId },
+          action: 'update',
+          payload: { productType: 'PRODUCT', patches: [patch] },
+        });
+        return { id, listing };
+      };
+      /** the first read-back (still in doubt), then 10 minutes of simulated time: the receipt as it ends */
+      const endsAfterTenMinutes = async (id: string) => {
+        await b.until(id, ['uncertain']);
+        const checked = await eventually(async () => {
+          const rec = await b.receipt(id);
+          return (rec.reconciliation as { attempts?: number }).attempts === 1 ? rec : undefined;
+        }, 'the first read-back');
+        expect(checked.status).to.equal('uncertain');
+        expect(checked.reconciliation).to.deep.include({
+          result: 'pending',
+          cause: 'the target shows neither the requested values nor what it showed before',
+        });
+        b.clock.offset += 10 * 60_000;
+        await b.dispatch!.sweep();
+        const r = await b.until(id, ['unresolved']);
+        expect(r).to.deep.include({ outcome: 'unresolved', attempts: 1 });
+        expect(r.reconciliation).to.deep.include({ result: 'unresolved', attempts: 2, nextAt: null });
+        return r;
+      };
+      const offer = (marketplaceId: string, currency: string, price: number, audience = 'ALL') => ({
+        op: 'replace',
+        path: '/attributes/purchasable_offer',
+        value: [
+          { marketplace_id: marketplaceId, currency, audience, our_price: [{ schedule: [{ value_with_tax: price }] }] },
+        ],
+      });
+
+      it('a language tag: en_US sent, the marketplace stored its own en_GB; unresolved with what it shows as the candidate', async () => {
+        const { id, listing } = await patchListing(UK, {
+          op: 'replace',
+          path: '/attributes/item_name',
+          value: [{ value: 'Tea pot, blue', language_tag: 'en_US', marketplace_id: UK }],
+        });
+        const r = await endsAfterTenMinutes(id);
+        expect(r.reconciliation.candidates).to.deep.equal([
+          { observed: { item_name: [{ value: 'Tea pot, blue', language_tag: 'en_GB', marketplace_id: UK }] } },
+        ]);
+        const applied = (await b.listingSubmissions()).filter((x) => x.sku === listing.sku && x.mode === 'APPLY');
+        expect(
+          applied.map((x) => x.status),
+          'applied once, never resent',
+        ).to.deep.equal(['ACCEPTED']);
+      });
+
+      it('decimal precision: 23.455 sent, 23.46 stored; unresolved, not absent', async () => {
+        const { id, listing } = await patchListing(US, offer(US, 'USD', 23.455));
+        const r = await endsAfterTenMinutes(id);
+        const { observed } = (r.reconciliation.candidates as Array<{ observed: Record<string, any> }>)[0]!;
+        expect(observed.purchasable_offer[0].our_price).to.deep.equal([{ schedule: [{ value_with_tax: 23.46 }] }]);
+        expect(b.simulator.selling.listings.find(listing.sku, US)!.price).to.equal(2346);
+      });
+
+      it('the case of an enumeration: audience "all" sent, ALL stored; unresolved', async () => {
+        const { id } = await patchListing(US, offer(US, 'USD', 19.5, 'all'));
+        const r = await endsAfterTenMinutes(id);
+        const { observed } = (r.reconciliation.candidates as Array<{ observed: Record<string, any> }>)[0]!;
+        expect(observed.purchasable_offer[0]).to.deep.include({ audience: 'ALL' });
+      });
+
+      it('an ads bid: 0.555 sent, 0.56 stored by the marketplace; unresolved, and the next request then goes', async () => {
+        // the ad groups with cent bids are all taken: the first test's, idle since, serves again
+        const g = adGroups[0]!;
+        const group = g;
+        const target = { type: 'AdGroup' as const, id: adsEntityId('ad_group', b.account, g.profileId, g.adGroupId) };
+        const provider = { profileId: g.profileId, campaignId: g.campaignId, adGroupId: g.adGroupId };
+        const earlier = (await bidsOf(group.adGroupId)).length;
+        await b.fault({ route: 'PUT /sp/adGroups', kind: 'lost_reply', times: 1 });
+        const first = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.555 } });
+        const second = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.61 } });
+        const r = await endsAfterTenMinutes(first);
+        const { observed } = (r.reconciliation.candidates as Array<{ observed: Record<string, unknown> }>)[0]!;
+        expect(observed).to.deep.include({ adGroupId: group.adGroupId, defaultBid: 0.56 });
+        expect((await b.until(second, ['submitted'])).outcome).to.equal('accepted');
+        expect((await bidsOf(group.adGroupId)).slice(earlier), 'each sent once').to.deep.equal([0.56, 0.61]);
+      });
     });
 
     it('an archive whose reply was lost is settled by the entity showing ARCHIVED', async () => {
@@ -647,8 +748,9 @@ describe('mutation dispatch against the simulator', function () {
     });
     for (const t of targets) {
       const bids = (await changesOf(t.group.adGroupId)).map((c) => (c.after as { defaultBid: number }).defaultBid);
+      // as the marketplace stores them: rounded to the currency's cents
       expect(bids, 'each request applied once, in admission order').to.deep.equal(
-        ids.filter((x) => x.group === t.group.adGroupId).map((x) => x.bid),
+        ids.filter((x) => x.group === t.group.adGroupId).map((x) => Number(x.bid.toFixed(2))),
       );
     }
     for (const { id } of ids) expect((await b.receipt(id)).attempts).to.equal(1);

@@ -2,6 +2,7 @@ import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
 import {
   mutationEventSchemas,
+  type Candidate,
   type Created,
   type Idempotency,
   type MutationEvent,
@@ -37,7 +38,8 @@ export type MutationCommand =
       created_at: string;
       blocked: { reason: 'listing_blocked' | 'automation_switch_off'; message: string } | null;
     }
-  | { type: 'StartDispatch'; receipt_id: string; started_at: string }
+  /** `prior`: the part of the target the request names, read just before sending (see MutationDispatchStarted) */
+  | { type: 'StartDispatch'; receipt_id: string; started_at: string; prior?: unknown }
   | ({
       type: 'RecordSubmission';
       receipt_id: string;
@@ -63,12 +65,17 @@ export type MutationCommand =
       checked_at: string;
       next_at?: string;
     }
-  /** a verification read of an uncertain non-creation's target: `shows` = every requested value is there */
+  /**
+   * a verification read of an uncertain non-creation's target: `shows` = every requested value is
+   * there; `unchanged` = it still shows what it showed before the request, or it no longer exists
+   * (positive evidence the change did not happen)
+   */
   | {
       type: 'ReconcileChange';
       receipt_id: string;
       checks: number;
       shows: boolean;
+      unchanged: boolean;
       observed: unknown;
       checked_at: string;
       next_at?: string;
@@ -120,7 +127,12 @@ export function decide(command: MutationCommand, state: ReceiptState): MutationE
       return [
         {
           type: 'MutationDispatchStarted',
-          data: { receipt_id, attempt: state.attempts + 1, started_at: command.started_at },
+          data: {
+            receipt_id,
+            attempt: state.attempts + 1,
+            started_at: command.started_at,
+            ...('prior' in command ? { prior: command.prior } : {}),
+          },
         },
       ];
     case 'RecordSubmission': {
@@ -232,7 +244,7 @@ function checkCreated(command: MutationCommand, state: ReceiptState, created: Cr
 function checked(
   command: Extract<MutationCommand, { type: 'ReconcileCreation' | 'ReconcileChange' }>,
   state: ReceiptState,
-  candidates: Created[],
+  candidates: Candidate[],
 ) {
   const attempts = state.reconciliation?.attempts ?? 0;
   if (command.checks !== attempts)
@@ -249,6 +261,8 @@ function checked(
   });
   return {
     settled,
+    /** the 10 minutes are up */
+    due: Date.parse(command.checked_at) >= deadline,
     /** none seen yet: absent once the 10 minutes are up, else pending until `next_at` */
     unseen(absentCause: string, pendingCause: string): Reconciliation {
       if (Date.parse(command.checked_at) >= deadline) return settled('absent', absentCause);
@@ -305,8 +319,11 @@ function reconcile(
 /**
  * An uncertain update, archive or listing patch (spec 3.4 "other transitions: not shown"): the
  * target read back shows every requested value, so the change is in effect: settled accepted.
- * Still not shown 10 minutes after it became uncertain: settled absent, which releases the
- * requests held behind it (request again if still wanted).
+ * Settled absent (which releases the requests held behind it; request again if still wanted)
+ * only on positive evidence: 10 minutes after it became uncertain the target still shows what
+ * it showed before the request, or no longer exists. A target that shows neither (the
+ * marketplace may have applied the change and stored its own form of a value) stays in doubt and
+ * ends `unresolved`, final, with the values it shows as the candidate.
  */
 function verify(command: Extract<MutationCommand, { type: 'ReconcileChange' }>, state: ReceiptState): MutationEvent {
   const { receipt_id, observed } = command;
@@ -316,24 +333,48 @@ function verify(command: Extract<MutationCommand, { type: 'ReconcileChange' }>, 
       state,
       `applies to updates, archives and listing patches only; ${state.action} is a creation (use ReconcileCreation)`,
     );
-  const check = checked(command, state, []);
   if (command.shows) {
     return {
       type: 'MutationChangeConfirmed',
       data: {
         receipt_id,
         observed,
-        reconciliation: check.settled('accepted', 'the target read back shows every requested value'),
+        reconciliation: checked(command, state, []).settled(
+          'accepted',
+          'the target read back shows every requested value',
+        ),
       },
     };
   }
-  const reconciliation = check.unseen(
-    'the target still did not show the requested values 10 minutes after the attempt',
-    'the target does not show the requested values yet',
-  );
-  return reconciliation.result === 'absent'
-    ? { type: 'MutationChangeAbsent', data: { receipt_id, observed, reconciliation } }
-    : { type: 'MutationReconciliationChecked', data: { receipt_id, observed, reconciliation } };
+  if (command.unchanged) {
+    const reconciliation = checked(command, state, []).unseen(
+      'the target still showed what it showed before the request 10 minutes after the attempt',
+      'the target still shows what it showed before the request',
+    );
+    return reconciliation.result === 'absent'
+      ? { type: 'MutationChangeAbsent', data: { receipt_id, observed, reconciliation } }
+      : { type: 'MutationReconciliationChecked', data: { receipt_id, observed, reconciliation } };
+  }
+  const check = checked(command, state, [{ observed }]);
+  if (check.due)
+    return {
+      type: 'MutationUnresolved',
+      data: {
+        receipt_id,
+        reconciliation: check.settled(
+          'unresolved',
+          'the target shows neither the requested values nor what it showed before the request (the marketplace may have stored its own form of them); the values it shows are the candidate',
+        ),
+      },
+    };
+  return {
+    type: 'MutationReconciliationChecked',
+    data: {
+      receipt_id,
+      observed,
+      reconciliation: check.unseen('', 'the target shows neither the requested values nor what it showed before'),
+    },
+  };
 }
 
 export const mutationDecider: Decider<MutationCommand, ReceiptState, MutationEvent> = {

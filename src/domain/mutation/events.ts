@@ -61,10 +61,17 @@ export const MutationAdmitted = z.object({
   /** null: queued; else admitted already blocked (listing blocked or campaign switch off) */
   blocked: z.object({ reason: z.enum(['listing_blocked', 'automation_switch_off']), message: z.string() }).nullable(),
 });
+/** What a verification read of a changed target showed (the entity, or the listing attributes the patches name; null when gone). */
+const Observed = z.unknown();
+
+/** `prior`: the part of the target the request names, read just before it was sent (null: the
+ * target did not exist; absent: not read, e.g. a creation or a failed read). Reconciliation
+ * settles a lost answer `absent` only when the target still shows this. */
 export const MutationDispatchStarted = z.object({
   receipt_id: z.uuid(),
   attempt: z.number().int().positive(),
   started_at: instant,
+  prior: Observed.optional(),
 });
 export const MutationSubmitted = z.object({
   receipt_id: z.uuid(),
@@ -89,6 +96,12 @@ export const MutationUncertain = z.object({
   cause: z.enum(UNCERTAIN_CAUSES),
 });
 
+/** What an unresolved change's target showed instead (neither the requested values nor the prior ones). */
+export const ObservedCandidate = z.object({ observed: z.unknown() });
+/** A candidate on a receipt: an entity a creation may have made, or the values a change's target shows. */
+export const Candidate = z.union([Created, ObservedCandidate]);
+export type Candidate = z.infer<typeof Candidate>;
+
 export const Reconciliation = z.object({
   result: z.enum(['pending', 'accepted', 'absent', 'unresolved']),
   attempts: z.number().int().nonnegative(),
@@ -96,7 +109,7 @@ export const Reconciliation = z.object({
   checkedAt: instant.nullable(),
   /** when the next check is due; null once settled */
   nextAt: instant.nullable(),
-  candidates: z.array(Created),
+  candidates: z.array(Candidate),
   cause: z.string(),
 });
 export type Reconciliation = z.infer<typeof Reconciliation>;
@@ -113,9 +126,6 @@ export const awaitingCheck = (uncertain: {
   candidates: [],
   cause: `${uncertain.cause.replace('_', ' ')}: not checked yet`,
 });
-
-/** What a verification read of a changed target showed (the entity, or the listing attributes the patches name; null when gone). */
-const Observed = z.unknown();
 
 /** A reconciliation check found nothing yet: stays uncertain, checked again at nextAt. */
 export const MutationReconciliationChecked = z.object({

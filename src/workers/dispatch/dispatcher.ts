@@ -15,7 +15,7 @@ import { queuedAlike, receiptShown, receiptsToSweep } from '../../projections/mu
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
-import { patchedAttributes, showsAdsChange, showsListingPatches } from './verify.js';
+import { namedFields, patchedAttributes, sameJson, showsAdsChange, showsListingPatches } from './verify.js';
 import { adsEntityId } from '../../domain/observation/ids.js';
 
 // The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
@@ -164,11 +164,53 @@ export class Dispatcher {
     }
     const clients = await this.deps.clientsFor(r, trx);
     const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
+    const priors = await this.priors(batch, clients);
     for (const b of batch)
-      await this.run({ type: 'StartDispatch', receipt_id: b.receipt.id, started_at: iso(this.deps.now()) });
+      await this.run({
+        type: 'StartDispatch',
+        receipt_id: b.receipt.id,
+        started_at: iso(this.deps.now()),
+        ...(priors.has(b.receipt.id) ? { prior: priors.get(b.receipt.id) } : {}),
+      });
     const verdicts = await send(clients, batch);
     const recorded_at = iso(this.deps.now());
     for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at);
+  }
+
+  /**
+   * What each change's target shows before it is sent (the part the request names), so that a
+   * lost answer can later be settled absent only on evidence: one read for a listing, one list
+   * call for a batch of ads entities. Creations have none; a failed read leaves it unknown.
+   */
+  private async priors(
+    batch: ReadonlyArray<{ receipt: DispatchReceipt; request: MarketplaceRequest }>,
+    clients: Clients,
+  ): Promise<Map<string, unknown>> {
+    const found = new Map<string, unknown>();
+    const changes = batch.filter((b) => !isCreation(b.receipt.action));
+    if (changes.length === 0) return found;
+    try {
+      const first = changes[0]!.request;
+      if (first.api === 'listings') {
+        found.set(changes[0]!.receipt.id, (await observe(first, clients)).parts);
+        return found;
+      }
+      const entities = await listEntities(
+        first,
+        changes.map((c) => entityId(c.request as typeof first)),
+        clients,
+      );
+      for (const c of changes) {
+        const request = c.request as typeof first;
+        found.set(c.receipt.id, namedFields(request, entities.get(entityId(request)) ?? null));
+      }
+    } catch (err) {
+      this.deps.logger.warn(
+        { receipt_ids: changes.map((c) => c.receipt.id), err: (err as Error).message },
+        'reading the targets before sending failed: a lost answer can then end unresolved, never absent',
+      );
+    }
+    return found;
   }
 
   /**
@@ -264,7 +306,12 @@ export class Dispatcher {
     const found =
       isCreation(r.action) && request.api === 'sp'
         ? { candidates: await this.candidates(r, request, clients.ads) }
-        : await observe(request, clients);
+        : await observe(request, clients).then(({ shows, observed, parts }) => ({
+            shows,
+            observed,
+            // gone, or showing what it showed before the request: evidence the change did not happen
+            unchanged: parts === null || ('prior' in r && sameJson(parts, r.prior)),
+          }));
     const now = this.deps.now();
     const next = Math.min(now + this.deps.reconcileEveryMs, Date.parse(r.uncertain_since!) + ABSENT_AFTER_MS);
     const check = { receipt_id, checks: r.checks, checked_at: iso(now), next_at: iso(next) };
@@ -283,7 +330,11 @@ export class Dispatcher {
           at: next,
         });
       // a settled change no longer holds its target: what waited behind it goes now
-      if (settled === 'MutationChangeConfirmed' || settled === 'MutationChangeAbsent')
+      if (
+        settled === 'MutationChangeConfirmed' ||
+        settled === 'MutationChangeAbsent' ||
+        (settled === 'MutationUnresolved' && !isCreation(r.action))
+      )
         await this.deps.later({ name: 'dispatch', receipt_id, jobId: `${receipt_id}-released`, at: now });
     } catch (err) {
       // usually a concurrent check recorded first or settled the receipt (its answer stands);
@@ -352,8 +403,11 @@ export class Dispatcher {
   }
 }
 
-/** Reads back the target of an uncertain change: what it shows now, and whether that is what was asked. */
-async function observe(request: MarketplaceRequest, clients: Clients): Promise<{ shows: boolean; observed: unknown }> {
+/** Reads back the target of a change: what it shows now, the part the request names (null: gone), and whether that is what was asked. */
+async function observe(
+  request: MarketplaceRequest,
+  clients: Clients,
+): Promise<{ shows: boolean; observed: unknown; parts: unknown }> {
   if (request.api === 'listings') {
     let attributes: Record<string, unknown> | null = null;
     try {
@@ -366,18 +420,28 @@ async function observe(request: MarketplaceRequest, clients: Clients): Promise<{
     } catch (err) {
       if (!(err instanceof MarketplaceError && err.status === 404)) throw err;
     }
-    return {
-      shows: showsListingPatches(request.body, attributes),
-      observed: patchedAttributes(request.body, attributes),
-    };
+    const parts = patchedAttributes(request.body, attributes);
+    return { shows: showsListingPatches(request.body, attributes), observed: parts, parts };
   }
+  const entity = (await listEntities(request, [entityId(request)], clients)).get(entityId(request)) ?? null;
+  return { shows: showsAdsChange(request, entity), observed: entity, parts: namedFields(request, entity) };
+}
+
+/** The provider id an ads update or archive names. */
+function entityId(request: Extract<MarketplaceRequest, { api: 'sp' }>): string {
+  return request.operation === 'delete' ? request.id : String(request.item[SP_RESOURCES[request.resource].idKey]);
+}
+
+/** These entities of the request's resource as listed now, by provider id; every state (an archived entity is what an archive asked for). */
+async function listEntities(
+  request: Extract<MarketplaceRequest, { api: 'sp' }>,
+  ids: readonly string[],
+  clients: Clients,
+): Promise<Map<string, Record<string, unknown>>> {
   const wire = SP_RESOURCES[request.resource];
-  const id = request.operation === 'delete' ? request.id : String(request.item[wire.idKey]);
-  // every state: an archived entity is what an archive asked for
   const { items } = await clients.ads.sp.list(request.profileId, request.resource, {
-    [wire.idFilter]: { include: [id] },
+    [wire.idFilter]: { include: [...ids] },
     stateFilter: { include: [...ENTITY_STATES] },
   });
-  const entity = (items as unknown as Record<string, unknown>[]).find((e) => String(e[wire.idKey]) === id) ?? null;
-  return { shows: showsAdsChange(request, entity), observed: entity };
+  return new Map((items as unknown as Record<string, unknown>[]).map((e) => [String(e[wire.idKey]), e]));
 }

@@ -19,6 +19,8 @@ export interface DispatchReceipt extends PendingReceipt, ReceiptToSend {
   checks: number;
   /** when the next reconciliation check is due (null: none) */
   next_check_at: string | null;
+  /** the named part of the target read before the latest send (undefined: not read) */
+  prior?: unknown;
 }
 
 export async function loadReceipt(store: EventStore, id: string): Promise<DispatchReceipt | null> {
@@ -27,8 +29,12 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
   const { admitted, state, events } = receipt;
   let recorded_at: string | null = null;
   let started_at: string | null = null;
+  let prior: { prior?: unknown } = {};
   for (const event of events) {
-    if (event.type === 'MutationDispatchStarted') started_at = event.data.started_at;
+    if (event.type === 'MutationDispatchStarted') {
+      started_at = event.data.started_at;
+      prior = 'prior' in event.data ? { prior: event.data.prior } : {};
+    }
     if ('recorded_at' in event.data) recorded_at = event.data.recorded_at;
   }
   return {
@@ -47,6 +53,7 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
     uncertain_since: state.uncertain_since,
     checks: state.reconciliation?.attempts ?? 0,
     next_check_at: state.reconciliation?.nextAt ?? null,
+    ...prior,
   };
 }
 

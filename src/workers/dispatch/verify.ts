@@ -76,3 +76,29 @@ export function patchedAttributes(
   const names = body.patches.map((p) => /^\/attributes\/(.+)$/.exec(p.path)?.[1]).filter((n): n is string => !!n);
   return Object.fromEntries(names.map((n) => [n, attributes[n] ?? null]));
 }
+
+/**
+ * The part of an ads entity an update or archive names (null: no such entity): what the receipt
+ * records it showed before the request, and compares a read-back with.
+ */
+export function namedFields(
+  request: Extract<MarketplaceRequest, { api: 'sp' }>,
+  entity: Record<string, unknown> | null,
+): Record<string, unknown> | null {
+  if (!entity) return null;
+  if (request.operation === 'delete') return { state: entity.state ?? null };
+  const { [SP_RESOURCES[request.resource].idKey]: _, ...fields } = request.item;
+  return Object.fromEntries(Object.keys(fields).map((k) => [k, entity[k] ?? null]));
+}
+
+/** The same JSON, whatever the order of keys. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null || Array.isArray(b)) return false;
+  const [ka, kb] = [Object.keys(a), Object.keys(b)];
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
+}

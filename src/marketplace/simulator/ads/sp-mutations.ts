@@ -141,9 +141,29 @@ type Outcome = { errors: SpMutationError[] } | { before: Entity | null; after: E
 const map = (ads: ProfileAds, resource: SpResource) => ads.entities[resource] as unknown as Map<string, Entity>;
 const isItem = (raw: unknown): raw is Item => typeof raw === 'object' && raw !== null && !Array.isArray(raw);
 
-function create(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unknown, index: number): Outcome {
-  if (!isItem(raw))
+/** Enumerations the marketplace reads in any case and stores upper case. */
+const ENUM_FIELDS = ['state', 'targetingType', 'matchType', 'expressionType'] as const;
+
+/**
+ * What the marketplace stores of an item, as the real one does: enumerations upper case
+ * ('enabled' → 'ENABLED'), bids and budgets rounded to the currency's precision (0.555 → 0.56 in
+ * USD, 12.4 → 12 in JPY). A read-back then shows the stored value, not the one requested.
+ */
+function normalized(ads: ProfileAds, raw: Item): Item {
+  const item: Item = { ...raw };
+  for (const f of ENUM_FIELDS) if (typeof item[f] === 'string') item[f] = (item[f] as string).toUpperCase();
+  const round = (n: unknown) => (typeof n === 'number' ? Number(n.toFixed(ads.digits)) : n);
+  for (const f of ['bid', 'defaultBid']) if (item[f] !== undefined) item[f] = round(item[f]);
+  const budget = item.budget as { budget?: unknown } | undefined;
+  if (budget && typeof budget === 'object' && 'budget' in budget)
+    item.budget = { ...budget, budget: round(budget.budget) };
+  return item;
+}
+
+function create(state: AdsState, ads: ProfileAds, resource: SpResource, given: unknown, index: number): Outcome {
+  if (!isItem(given))
     return refused('malformedValueError', 'PATTERN_NOT_MATCHED', 'item is not an object', `$[${index}]`);
+  const raw = normalized(ads, given);
   const rules = RULES[resource];
   const missing = rules.required.filter((f) => raw[f] === undefined || raw[f] === null || raw[f] === '');
   if (missing.length)
@@ -192,10 +212,11 @@ function create(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unk
   return { before: null, after: entity, ...(auto ? { then: () => addAutoTargets(state, ads, entity) } : {}) };
 }
 
-function update(state: AdsState, ads: ProfileAds, resource: SpResource, raw: unknown, index: number): Outcome {
+function update(state: AdsState, ads: ProfileAds, resource: SpResource, given: unknown, index: number): Outcome {
   const wire = SP_RESOURCES[resource];
-  if (!isItem(raw) || typeof raw[wire.idKey] !== 'string')
+  if (!isItem(given) || typeof given[wire.idKey] !== 'string')
     return refused('missingValueError', 'MISSING_VALUE', `${wire.idKey} is required`, `$[${index}].${wire.idKey}`);
+  const raw = normalized(ads, given);
   const found = existing(ads, resource, String(raw[wire.idKey]), index);
   if ('errors' in found) return found;
   const errors = checkValues(ads, resource, raw, index);
