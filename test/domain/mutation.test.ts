@@ -589,33 +589,33 @@ describe('mutation receipt decider: verifying an uncertain change', () => {
         },
       ]);
   });
+  /** the one event a check decides, its type and reconciliation */
+  const checkOnce = (seen: Seen, minutes: number, next_at?: string) => {
+    const [event] = mutationDecider.decide(verify(seen, minutes, next_at), fold(history));
+    return {
+      event: event!,
+      type: event!.type,
+      reconciliation: (event!.data as { reconciliation: unknown }).reconciliation,
+    };
+  };
+  const candidate = [{ observed: { campaignId: '111', state: 'ARCHIVED' } }];
+
   it('still showing what it showed before 10 minutes after it became uncertain: settled as absent, accepted false', () => {
-    const [event] = mutationDecider.decide(verify('prior', 10), fold(history));
-    expect(event).to.deep.include({ type: 'MutationChangeAbsent' });
-    expect((event!.data as { reconciliation: unknown }).reconciliation).to.deep.include({
-      result: 'absent',
-      nextAt: null,
-    });
-    expect(fold([...history, event!])).to.include({ status: 'submitted', outcome: 'absent' });
+    const { event, type, reconciliation } = checkOnce('prior', 10);
+    expect(type).to.equal('MutationChangeAbsent');
+    expect(reconciliation).to.deep.include({ result: 'absent', nextAt: null });
+    expect(fold([...history, event])).to.include({ status: 'submitted', outcome: 'absent' });
   });
   it('showing neither the requested nor the prior values: in doubt until the 10 minutes, never absent', () => {
-    const [event] = mutationDecider.decide(verify('neither', 1, at(2)), fold(history));
-    expect(event).to.deep.include({ type: 'MutationReconciliationChecked' });
-    expect((event!.data as { reconciliation: unknown }).reconciliation).to.deep.include({
-      result: 'pending',
-      nextAt: at(2),
-      candidates: [{ observed: { campaignId: '111', state: 'ARCHIVED' } }],
-    });
+    const { type, reconciliation } = checkOnce('neither', 1, at(2));
+    expect(type).to.equal('MutationReconciliationChecked');
+    expect(reconciliation).to.deep.include({ result: 'pending', nextAt: at(2), candidates: candidate });
   });
   it('showing neither after 10 minutes: unresolved (final), the values it shows as the candidate', () => {
-    const [event] = mutationDecider.decide(verify('neither', 10), fold(history));
-    expect(event).to.deep.include({ type: 'MutationUnresolved' });
-    expect((event!.data as { reconciliation: unknown }).reconciliation).to.deep.include({
-      result: 'unresolved',
-      nextAt: null,
-      candidates: [{ observed: { campaignId: '111', state: 'ARCHIVED' } }],
-    });
-    expect(fold([...history, event!])).to.include({ status: 'unresolved', outcome: 'unresolved' });
+    const { event, type, reconciliation } = checkOnce('neither', 10);
+    expect(type).to.equal('MutationUnresolved');
+    expect(reconciliation).to.deep.include({ result: 'unresolved', nextAt: null, candidates: candidate });
+    expect(fold([...history, event])).to.include({ status: 'unresolved', outcome: 'unresolved' });
   });
   it('a creation is reconciled by what it made, not verified', () =>
     given(mutationDecider, [admitted(creation), started(), uncertain])

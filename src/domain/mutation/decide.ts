@@ -276,6 +276,12 @@ function checked(
   };
 }
 
+/** Settled unresolved (final): the candidates the check found stay on the receipt. */
+const unresolved = (receipt_id: string, check: ReturnType<typeof checked>, cause: string): MutationEvent => ({
+  type: 'MutationUnresolved',
+  data: { receipt_id, reconciliation: check.settled('unresolved', cause) },
+});
+
 function reconcile(
   command: Extract<MutationCommand, { type: 'ReconcileCreation' }>,
   state: ReceiptState,
@@ -295,18 +301,12 @@ function reconcile(
       },
     };
   }
-  if (candidates.length > 1) {
-    return {
-      type: 'MutationUnresolved',
-      data: {
-        receipt_id,
-        reconciliation: check.settled(
-          'unresolved',
-          `${candidates.length} entities appeared after the attempt that could each be this creation`,
-        ),
-      },
-    };
-  }
+  if (candidates.length > 1)
+    return unresolved(
+      receipt_id,
+      check,
+      `${candidates.length} entities appeared after the attempt that could each be this creation`,
+    );
   const reconciliation = check.unseen(
     'no matching entity appeared within 10 minutes of the attempt',
     'no matching entity has appeared yet',
@@ -357,16 +357,11 @@ function verify(command: Extract<MutationCommand, { type: 'ReconcileChange' }>, 
   }
   const check = checked(command, state, [{ observed }]);
   if (check.due)
-    return {
-      type: 'MutationUnresolved',
-      data: {
-        receipt_id,
-        reconciliation: check.settled(
-          'unresolved',
-          'the target shows neither the requested values nor what it showed before the request (the marketplace may have stored its own form of them); the values it shows are the candidate',
-        ),
-      },
-    };
+    return unresolved(
+      receipt_id,
+      check,
+      'the target shows neither the requested values nor what it showed before the request (the marketplace may have stored its own form of them); the values it shows are the candidate',
+    );
   return {
     type: 'MutationReconciliationChecked',
     data: {
