@@ -2,6 +2,7 @@ import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
 import {
   mutationEventSchemas,
+  type CausedBy,
   type Created,
   type Idempotency,
   type MutationEvent,
@@ -36,6 +37,8 @@ export type MutationCommand =
       idempotency: Idempotency | null;
       created_at: string;
       blocked: { reason: 'listing_blocked' | 'automation_switch_off'; message: string } | null;
+      /** the automation run that admits it (absent for tools) */
+      caused_by?: CausedBy | null;
     }
   | { type: 'StartDispatch'; receipt_id: string; started_at: string }
   | ({
