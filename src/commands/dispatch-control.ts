@@ -46,7 +46,7 @@ export interface Withholdable {
 }
 
 /** The flag as its stream has it now (never a lagging read model: this is the check under the lock). */
-async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: string): Promise<boolean> {
+export async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: string): Promise<boolean> {
   const { state } = await aggregateStream(store, dispatchControlDecider, controlStreamId(type, id));
   return state.withheld ?? false;
 }

@@ -156,6 +156,8 @@ export const mutationsProjection: Projection = {
     await db.raw(`create index on ?? (target_type, target_id, created_at, id) where status in (${pendingList})`, [
       table,
     ]);
+    // a listing's context: what its own automation runs created
+    await db.raw(`create index on ?? ((provider->>'sourceListingId')) where created is not null`, [table]);
     await db.raw(`create index on ?? (idempotency_namespace, idempotency_key) where idempotency_key is not null`, [
       table,
     ]);

@@ -352,3 +352,17 @@ export async function pendingListingReceipts(
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .select('id', db.raw(`provider->>'sku' as sku`));
 }
+
+/** What the automation runs of a listing created and the marketplace confirmed (spec 2.8: its context reaches them). */
+export async function createdForListing(
+  db: Knex,
+  account_id: string,
+  listingId: string,
+): Promise<Array<{ created: Created; provider: Record<string, string> }>> {
+  return receipts(db)
+    .where({ account_id })
+    .whereRaw(`provider->>'sourceListingId' = ?`, [listingId])
+    .whereNotNull('created')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('created', 'provider');
+}
