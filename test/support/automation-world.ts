@@ -44,8 +44,8 @@ export interface AutomationWorld {
   account: string;
   baseUrl: string;
   now(): Date;
-  /** Runs a sync job for the account as the demo seller (and advertiser). */
-  sync(job: SyncJobDefinition): Promise<void>;
+  /** Runs a sync job for the account (or another one) as the demo seller (and advertiser). */
+  sync(job: SyncJobDefinition, accountId?: string): Promise<void>;
   /** Has the simulator raise one event (about the target given), and records it as ingestion would. */
   raise(type: EventType, target?: Record<string, string>): Promise<RaisedEvent>;
   close(): Promise<void>;
@@ -68,14 +68,14 @@ export async function startAutomationWorld(options: { deals?: boolean } = {}): P
     SEED,
   );
   const account = await h.connect('seller');
-  const sync = async (job: SyncJobDefinition) => {
+  const sync = async (job: SyncJobDefinition, accountId = account) => {
     const deps = h.deps(SELLING_TOKEN);
     // a report still being made fails the run; the worker's retry adopts it, as this loop does
     for (let attempt = 1; ; attempt++) {
       try {
         await job.run(
           { ...deps, credentials: () => ({ selling_refresh_token: SELLING_TOKEN, ads_refresh_token: ADS_TOKEN }) },
-          account,
+          accountId,
         );
         break;
       } catch (err) {

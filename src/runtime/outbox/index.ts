@@ -2,6 +2,7 @@ import { admitMutations, type AdmissionDeps } from '../../commands/admission.js'
 import type { AdmissionResult, ReceiptView } from '../../commands/admission-receipts.js';
 import type { MutationRequest } from '../../commands/admission-target.js';
 import type { CausedBy } from '../../domain/mutation/events.js';
+import type { TargetType } from '../../domain/mutation/payloads.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { listingFacts, resolveTarget, type ListingFacts } from '../../projections/admission/queries.js';
 import { outboxOverLimit, readPush, valueOf } from './pushes.js';
@@ -74,6 +75,7 @@ export interface OutboxOutcome {
 }
 
 const NOT_THE_ACCOUNTS = 'not a target of the account';
+const RESOLVABLE: readonly string[] = ['Listing', 'AdvertisingProfile', 'Campaign', 'AdGroup', 'Ad', 'Target'];
 
 /** Checks and admits (live) or decides (dry) one run's outbox. */
 export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<OutboxOutcome> {
@@ -93,19 +95,18 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
         error_message: push.invalid,
         value: null,
       });
-    else if (source && push.request.target.type === 'Listing' && push.request.target.id.toLowerCase() !== source) {
-      const theirs = await resolveTarget(deps.db, [run.account.id], { type: 'Listing', id: push.request.target.id });
-      if (!theirs) outcome.dropped.push({ index, target: push.request.target, reason: NOT_THE_ACCOUNTS });
-      else
-        outcome.actions.push({
-          index,
-          status: 'failed',
-          target: push.request.target,
-          action: push.request.action,
-          error_message: `context.mutations[${index}]: a listing-triggered run can update only its own listing ${source}, not ${push.request.target.id}`,
-          value: valueOf(push.request),
-        });
-    } else admitted.push({ index, request: push.request });
+    else if (!(await theAccounts(deps, run.account, push.request.target)))
+      outcome.dropped.push({ index, target: push.request.target, reason: NOT_THE_ACCOUNTS });
+    else if (source && push.request.target.type === 'Listing' && push.request.target.id.toLowerCase() !== source)
+      outcome.actions.push({
+        index,
+        status: 'failed',
+        target: push.request.target,
+        action: push.request.action,
+        error_message: `context.mutations[${index}]: a listing-triggered run can update only its own listing ${source}, not ${push.request.target.id}`,
+        value: valueOf(push.request),
+      });
+    else admitted.push({ index, request: push.request });
   }
   if (admitted.length > 0) {
     const answer = await admitMutations(run.mode === 'dry' ? { ...deps, simulate: true } : deps, {
@@ -128,6 +129,15 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
   outcome.actions.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
   outcome.dropped.sort((a, b) => a.index - b.index);
   return withListings(deps, run.account, outcome);
+}
+
+/**
+ * Whether the target is the account's (looked up before admission, so a dropped one leaves no
+ * trace, not even the run's key). Types no request can target are admission's to refuse.
+ */
+async function theAccounts(deps: AdmissionDeps, account: AccountView, target: { type: string; id: string }) {
+  if (!RESOLVABLE.includes(target.type)) return true;
+  return (await resolveTarget(deps.db, [account.id], { type: target.type as TargetType, id: target.id })) !== null;
 }
 
 /** An admission result as an action; null for a target not found on the account (dropped without a record, spec 3.3). */

@@ -8,6 +8,17 @@ import { RUN_LIMITS } from '../contracts/limits.js';
 
 const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 
+/**
+ * A push as it is admitted: a target object the context gave counts as its type and id only, so
+ * handing `context.listing` itself as the target (as spec 4.12 asks) costs nothing extra.
+ */
+function asAdmitted(raw: unknown): unknown {
+  const push = obj(raw);
+  if (!push) return raw;
+  const target = obj(push.target);
+  return { ...push, target: target ? { type: target.type, id: target.id } : push.target };
+}
+
 /** Why the outbox as a whole is invalid output (over a per-run limit, or not a list), or null. */
 export function outboxOverLimit(pushed: unknown): string | null {
   if (!Array.isArray(pushed)) return 'context.mutations is not an array';
@@ -16,7 +27,7 @@ export function outboxOverLimit(pushed: unknown): string | null {
   const payloads = pushed.reduce<number>((sum, p) => sum + bytes(obj(p)?.payload ?? null), 0);
   if (payloads > RUN_LIMITS.mutationPayloadBytesPerRun)
     return `the payloads serialize to ${payloads} bytes; at most ${RUN_LIMITS.mutationPayloadBytesPerRun} per run`;
-  const output = bytes(pushed);
+  const output = bytes(pushed.map(asAdmitted));
   if (output > RUN_LIMITS.outputBytesPerRun)
     return `the output serializes to ${output} bytes; at most ${RUN_LIMITS.outputBytesPerRun} per run`;
   return null;
