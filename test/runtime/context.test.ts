@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { admitMutations } from '../../src/commands/admission.js';
-import { executeDispatchControlCommand } from '../../src/commands/dispatch-control.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 import { SELECTABLE_STREAM_TYPES, type ContextScope } from '../../src/domain/stream/types.js';
 import type { EventType } from '../../src/marketplace/simulator/events/types.js';
@@ -11,7 +10,7 @@ import { listingFields } from '../../src/runtime/context/listing.js';
 import type { ListingRecord } from '../../src/projections/observed/listings-search.js';
 import { CONTEXT_FIELDS } from '../../src/runtime/contracts/index.js';
 import { couponsSync, promotionsSync } from '../../src/workers/sync/reports-deals.js';
-import { startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
+import { priceUpdate, startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
 import { contractViolations, pathsShown, SANDBOX_KEYS } from '../support/contract.js';
 
 type Json = Record<string, any>;
@@ -66,30 +65,9 @@ describe('automation contexts from the demo data', function () {
     const target = (e: Json) => ({ type: e.type, id: e.id });
     // every target of one campaign, the one the advertising events are raised about
     const campaign = listing.campaigns[0];
-    const of = (list: string, more: (e: Json) => boolean = () => true) =>
-      listing[list].find((e: Json) => e.campaignId === campaign.id && more(e));
+    const of = (list: string) => listing[list].find((e: Json) => e.campaignId === campaign.id);
     const mutations = [
-      {
-        target: target(listing),
-        action: 'update',
-        payload: {
-          productType: 'PRODUCT',
-          patches: [
-            {
-              op: 'merge',
-              path: '/attributes/purchasable_offer',
-              value: [
-                {
-                  marketplace_id: listing.marketplace.id,
-                  currency: listing.currencyCode,
-                  audience: 'ALL',
-                  our_price: [{ schedule: [{ value_with_tax: listing.price }] }],
-                },
-              ],
-            },
-          ],
-        },
-      },
+      { ...priceUpdate(listing, listing.price), target: target(listing) },
       { target: target(campaign), action: 'update', payload: { state: 'PAUSED' } },
       { target: target(of('adGroups')), action: 'update', payload: { defaultBid: 0.5 } },
       { target: target(of('ads')), action: 'update', payload: { state: 'PAUSED' } },
@@ -118,15 +96,7 @@ describe('automation contexts from the demo data', function () {
 
   before(async () => {
     w = await startAutomationWorld({ deals: false });
-    advertised = await w.h.db
-      .withSchema('rm')
-      .from('ads_product_ads as a')
-      .join('listing_current as c', (j) =>
-        j.on('c.account_id', 'a.account_id').andOn('c.marketplace_id', 'a.marketplace_id').andOn('c.sku', 'a.sku'),
-      )
-      .where('a.account_id', w.account)
-      .orderBy(['c.marketplace_id', 'c.sku'])
-      .first('c.sku', 'c.marketplace_id');
+    advertised = (await w.advertised())[0]!;
     const offer = await offerEventFor(advertised.sku, advertised.marketplace_id);
     dealsSteps.push((await contexts('ANY_OFFER_CHANGED', offer))[0]!.context);
     await w.sync(couponsSync);
@@ -381,16 +351,7 @@ describe('automation contexts from the demo data', function () {
     expect(built.get('ANY_OFFER_CHANGED')!.contexts[0]!.context.advertisingProfiles[0].mutations[0].action).to.equal(
       'create_campaign',
     );
-    await executeDispatchControlCommand(
-      { store: w.h.store, metadata: { actor: { kind: 'user', id: 'test' } } },
-      {
-        type: 'SetListingBlock',
-        account_id: w.account,
-        listing_id: listing.id,
-        blocked: true,
-        at: w.now().toISOString(),
-      },
-    );
+    await w.withhold({ type: 'Listing', id: listing.id }, true);
     const [blocked] = await contexts(
       'ANY_OFFER_CHANGED',
       await offerEventFor(advertised.sku, advertised.marketplace_id),

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { executeDispatchControlCommand } from '../../src/commands/dispatch-control.js';
 import { recordMarketplaceEvent, marketplaceEventStream } from '../../src/commands/event/record.js';
 import { readMessage } from '../../src/domain/event/message.js';
 import { DATASETS, isAdsType, VERSIONS, type EventType } from '../../src/marketplace/simulator/events/types.js';
@@ -48,8 +49,35 @@ export interface AutomationWorld {
   sync(job: SyncJobDefinition, accountId?: string): Promise<void>;
   /** Has the simulator raise one event (about the target given), and records it as ingestion would. */
   raise(type: EventType, target?: Record<string, string>): Promise<RaisedEvent>;
+  /** The account's listings that are advertised (a product ad names their SKU), by marketplace and SKU. */
+  advertised(): Promise<Array<{ sku: string; marketplace_id: string }>>;
+  /** Sets a listing's block flag or a campaign's Automation switch (off = withheld), as update_listing and the CLI do. */
+  withhold(target: { type: 'Listing' | 'Campaign'; id: string }, withheld: boolean): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The push of a listing update setting its price: one offer patch in its marketplace and currency. */
+export const priceUpdate = (listing: Record<string, any>, price: number) => ({
+  target: listing,
+  action: 'update',
+  payload: {
+    productType: 'PRODUCT',
+    patches: [
+      {
+        op: 'merge',
+        path: '/attributes/purchasable_offer',
+        value: [
+          {
+            marketplace_id: listing.marketplace.id,
+            currency: listing.currencyCode,
+            audience: 'ALL',
+            our_price: [{ schedule: [{ value_with_tax: price }] }],
+          },
+        ],
+      },
+    ],
+  },
+});
 
 export async function startAutomationWorld(options: { deals?: boolean } = {}): Promise<AutomationWorld> {
   const h = await startHarness(
@@ -127,6 +155,25 @@ export async function startAutomationWorld(options: { deals?: boolean } = {}): P
         .where({ stream: marketplaceEventStream(account, message_id) })
         .first('id');
       return { stream_type: kind.stream_type, payload, eventId: row.id as string };
+    },
+    advertised: () =>
+      h.db
+        .withSchema('rm')
+        .from('ads_product_ads as a')
+        .join('listing_current as c', (j) =>
+          j.on('c.account_id', 'a.account_id').andOn('c.marketplace_id', 'a.marketplace_id').andOn('c.sku', 'a.sku'),
+        )
+        .where('a.account_id', account)
+        .distinct('c.marketplace_id', 'c.sku')
+        .orderBy(['c.marketplace_id', 'c.sku']),
+    async withhold(target, withheld) {
+      const at = new Date(h.clock.ms).toISOString();
+      await executeDispatchControlCommand(
+        { store: h.store, metadata: { actor: { kind: 'user', id: 'test' } } },
+        target.type === 'Listing'
+          ? { type: 'SetListingBlock', account_id: account, listing_id: target.id, blocked: withheld, at }
+          : { type: 'SetCampaignAutomation', account_id: account, campaign_id: target.id, enabled: !withheld, at },
+      );
     },
     async close() {
       await receiver.close();

@@ -121,18 +121,27 @@ export function entityShapes(profiles: readonly ProfileView[], receipts: Map<str
   const base = (type: TargetType, e: EntityRow) =>
     common(type, e.row.id as string, profileOf(e.row), e.row.data, receipts.get(e.row.id as string) ?? []);
   const data = (e: EntityRow) => (e.row.data ?? {}) as Json;
+  /** with the 30-day rollup, in the profile's currency */
+  const measured = (type: TargetType, e: EntityRow) => ({
+    ...base(type, e),
+    metrics30: metrics30(e.metrics, profileOf(e.row).currency),
+  });
+  /** where an ad or a target sits, and its state */
+  const placed = (e: EntityRow) => ({
+    campaignId: e.row.campaign_id as string,
+    adGroupId: (e.row.ad_group_id as string | null) ?? null,
+    state: e.row.state as string,
+  });
   return {
     campaign: (e: EntityRow) => ({
-      ...base('Campaign', e),
-      metrics30: metrics30(e.metrics, profileOf(e.row).currency),
+      ...measured('Campaign', e),
       name: e.row.name as string,
       state: e.row.state as string,
       dailyBudget: decimalString((data(e).budget as Json | undefined)?.budget),
       asinCount: e.advertised_asins ?? 0,
     }),
     adGroup: (e: EntityRow) => ({
-      ...base('AdGroup', e),
-      metrics30: metrics30(e.metrics, profileOf(e.row).currency),
+      ...measured('AdGroup', e),
       campaignId: e.row.campaign_id as string,
       name: e.row.name as string,
       state: e.row.state as string,
@@ -142,18 +151,13 @@ export function entityShapes(profiles: readonly ProfileView[], receipts: Map<str
     ad: (e: EntityRow) => ({
       ...base('Ad', e),
       metrics30: null,
-      campaignId: e.row.campaign_id as string,
-      adGroupId: e.row.ad_group_id as string,
-      state: e.row.state as string,
+      ...placed(e),
       asin: (e.row.asin as string | null) ?? null,
       sku: (e.row.sku as string | null) ?? null,
     }),
     target: (e: EntityRow) => ({
-      ...base('Target', e),
-      metrics30: metrics30(e.metrics, profileOf(e.row).currency),
-      campaignId: e.row.campaign_id as string,
-      adGroupId: e.row.ad_group_id as string,
-      state: e.row.state as string,
+      ...measured('Target', e),
+      ...placed(e),
       bid: decimalString(data(e).bid),
       category: e.row.category as string,
       text: e.row.text as string,
@@ -162,9 +166,7 @@ export function entityShapes(profiles: readonly ProfileView[], receipts: Map<str
     negativeTarget: (e: EntityRow) => ({
       ...base('Target', e),
       level: e.row.level as string,
-      campaignId: e.row.campaign_id as string,
-      adGroupId: (e.row.ad_group_id as string | null) ?? null,
-      state: e.row.state as string,
+      ...placed(e),
       category: e.row.category as string,
       text: e.row.text as string,
     }),
