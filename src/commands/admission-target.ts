@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { foreignMarketplaceSelector, isQualifiedAction } from '../domain/admission/rules.js';
 import { decide } from '../domain/mutation/decide.js';
+import type { CausedBy } from '../domain/mutation/events.js';
 import { ACTIONS, allowedActions, TARGET_TYPES, type Action, type TargetType } from '../domain/mutation/payloads.js';
 import { initialState } from '../domain/mutation/state.js';
 import { listingId } from '../domain/observation/ids.js';
@@ -39,10 +40,11 @@ export async function prepareRequest({
   request: m,
   index,
   idempotency,
+  caused_by,
   now,
 }: {
   reads: Knex;
-  /** null: simulate (nothing is withheld: the demo records no flags) */
+  /** where flags are read; null: nothing is withheld (the demo records no flags) */
   store: EventStore | null;
   /** every account of the caller (targets are looked up among them) */
   accounts: readonly AccountView[];
@@ -51,6 +53,8 @@ export async function prepareRequest({
   request: MutationRequest;
   index: number;
   idempotency: Admit['idempotency'];
+  /** the automation run admitting it; null for a tool call */
+  caused_by: CausedBy | null;
   now: Date;
 }): Promise<Prepared> {
   const at = `mutations[${index}]`;
@@ -108,6 +112,9 @@ export async function prepareRequest({
     });
   const provider = { ...resolved.provider };
   if (type === 'Listing' && account.selling) provider.sellerId = account.selling.provider_id;
+  // a listing-triggered run's requests are its listing's changes: its block flag holds them all
+  if (caused_by?.listing_id && !(type === 'Listing' && target.id === caused_by.listing_id))
+    provider.sourceListingId = caused_by.listing_id;
   const command: Admit = {
     type: 'AdmitMutation',
     receipt_id: newOrderedId(),
@@ -119,6 +126,7 @@ export async function prepareRequest({
     idempotency,
     created_at: now.toISOString(),
     blocked: null,
+    ...(caused_by ? { caused_by } : {}),
   };
   try {
     decide(command, initialState());

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { IDEMPOTENCY_TTL_MS } from '../domain/admission/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, runIdempotency } from '../domain/admission/idempotency.js';
 import { fingerprint } from '../domain/admission/rules.js';
-import type { Idempotency } from '../domain/mutation/events.js';
+import type { CausedBy, Idempotency } from '../domain/mutation/events.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
@@ -32,6 +32,12 @@ export interface AdmissionCall {
   idempotency_key?: string | undefined;
   /** what the idempotency fingerprint covers: the call's whole input */
   input: unknown;
+  /**
+   * An automation run admitting its outbox (spec 4.12) instead of a tool call: its receipts say
+   * so (`caused_by`), carry its source listing (whose block flag then holds them), and the run is
+   * admitted once however often it is run again (a key of its own, see runIdempotency).
+   */
+  caused_by?: CausedBy;
 }
 
 export interface AdmissionDeps {
@@ -42,32 +48,55 @@ export interface AdmissionDeps {
   /** hands newly queued receipts to the dispatch workers; absent, they wait for the workers' sweep */
   notifier?: DispatchNotifier;
   logger: Pick<Logger, 'warn'>;
+  /** with a store: decide against its block flags and switches, but record nothing (an automation's dry run) */
+  simulate?: boolean;
 }
 
-/** Admits (or, without a store, simulates) one call's mutations. */
+/** The key a call is admitted under: the caller's own, or an automation run's. */
+function idempotencyOf(call: AdmissionCall, now: Date): Idempotency | null {
+  const run = call.caused_by;
+  if (run) {
+    if (run.event_id === null)
+      throw new Error('an automation run on a fabricated event is only ever simulated: it has no event to key it by');
+    return runIdempotency({ ...run, event_id: run.event_id }, now);
+  }
+  if (call.idempotency_key === undefined) return null;
+  return {
+    namespace: call.userId,
+    key: call.idempotency_key,
+    fingerprint: fingerprint(call.input),
+    expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
+  };
+}
+
+/** Admits (or, without a store or when simulating, only decides) one call's mutations. */
 export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): Promise<AdmissionOutcome> {
   const { db, store, now } = deps;
-  const idempotency: Idempotency | null =
-    call.idempotency_key === undefined
-      ? null
-      : {
-          namespace: call.userId,
-          key: call.idempotency_key,
-          fingerprint: fingerprint(call.input),
-          expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString(),
-        };
-  if (!store) return (await decideAdmissions({ reads: db, recording: null, call, idempotency, now })).outcome;
-
+  if (!store || deps.simulate) {
+    // a run's key is of no use here: nothing is recorded under it
+    const idempotency = call.caused_by ? null : idempotencyOf(call, now);
+    return (await decideAdmissions({ reads: db, recording: null, flags: store, call, idempotency, now })).outcome;
+  }
+  const idempotency = idempotencyOf(call, now);
+  const run = call.caused_by;
   const ctx: CommandContext = {
     store,
-    metadata: { actor: { kind: 'user', id: call.userId }, account_id: call.account.id },
+    metadata: run
+      ? {
+          // event → run → receipt: the event the run handled is the root, the run the direct cause
+          actor: { kind: 'automation', id: run.automation_id },
+          account_id: call.account.id,
+          correlation_id: run.event_id ?? run.run_id,
+          causation_id: run.run_id,
+        }
+      : { actor: { kind: 'user', id: call.userId }, account_id: call.account.id },
   };
   const outcome = await underAdmissionLocks(db, keyLocks(idempotency), ({ trx, lock }) =>
     admitIdempotently({
       ctx,
       idempotency,
       at: now.toISOString(),
-      admit: () => decideAdmissions({ reads: trx, recording: { ctx, lock }, call, idempotency, now }),
+      admit: () => decideAdmissions({ reads: trx, recording: { ctx, lock }, flags: store, call, idempotency, now }),
     }),
   );
   // a replay's receipts were handed over when first admitted (and the sweep has them anyway)
@@ -80,12 +109,15 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
 async function decideAdmissions({
   reads,
   recording,
+  flags,
   call,
   idempotency,
   now,
 }: {
   reads: Knex;
   recording: Recording;
+  /** where block flags and Automation switches are read; null: nothing is withheld (the demo records none) */
+  flags: EventStore | null;
   call: AdmissionCall;
   idempotency: Idempotency | null;
   now: Date;
@@ -97,11 +129,25 @@ async function decideAdmissions({
       `an operator paused new provider write requests${paused.reason ? ` (${paused.reason})` : ''}; nothing was queued; requests queued earlier are unaffected. Retry later`,
     );
   }
-  const store = recording?.ctx.store ?? null;
   const { accounts, account } = call;
+  // a receipt shows the caller's own key only (spec 2.9), never a run's
+  const stamped = call.caused_by ? null : idempotency;
+  const caused_by = call.caused_by ?? null;
   const prepared: Prepared[] = [];
   for (const [index, request] of call.mutations.entries())
-    prepared.push(await prepareRequest({ reads, store, accounts, account, request, index, idempotency, now }));
+    prepared.push(
+      await prepareRequest({
+        reads,
+        store: flags,
+        accounts,
+        account,
+        request,
+        index,
+        idempotency: stamped,
+        caused_by,
+        now,
+      }),
+    );
   const decided = await guardCreations({ reads, recording, prepared, at: now.toISOString() });
   return {
     outcome: {

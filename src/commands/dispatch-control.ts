@@ -46,14 +46,15 @@ export interface Withholdable {
 }
 
 /** The flag as its stream has it now (never a lagging read model: this is the check under the lock). */
-async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: string): Promise<boolean> {
+export async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: string): Promise<boolean> {
   const { state } = await aggregateStream(store, dispatchControlDecider, controlStreamId(type, id));
   return state.withheld ?? false;
 }
 
 /**
  * Why this request must not be sent, or null (spec 3.3, 3.4, 3.5): its listing is blocked (a
- * Listing target, or the listing an ads request was made for, provider id `listingId`), or the
+ * Listing target, the listing an ad advertises, provider id `listingId`, or the listing whose
+ * automation run made the request, `sourceListingId`), or the
  * campaign it touches has its Automation switch off. Checked at admission and again under the
  * target lock just before sending; a later unblock never releases a receipt blocked either way.
  */
@@ -61,6 +62,8 @@ export async function withheldReason(store: EventStore, r: Withholdable): Promis
   const listings = [
     ...(r.target.type === 'Listing' ? [r.target.id] : []),
     ...(r.provider.listingId ? [r.provider.listingId] : []),
+    // the listing whose automation run asked for it (any target type)
+    ...(r.provider.sourceListingId ? [r.provider.sourceListingId] : []),
   ];
   for (const listing of listings) {
     if (await withheld(store, 'Listing', listing))

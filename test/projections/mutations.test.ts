@@ -125,6 +125,19 @@ describe('mutation receipts read model: given events, then rows', function () {
       ]);
   });
 
+  it("an automation run's admission keeps the run that caused it", () => {
+    const caused_by = {
+      automation_id: newId(),
+      automation_version: 3,
+      event_id: newId(),
+      run_id: newId(),
+      listing_id: newId(),
+    };
+    return given([])
+      .when(receipt({ type: 'MutationAdmitted', data: { ...admittedData, caused_by } }))
+      .then(RECEIPTS_TABLE, [{ id, caused_by, status: 'queued' }]);
+  });
+
   it('an admission without a key has no idempotency columns', () =>
     given([])
       .when(receipt(admitted))

@@ -3,6 +3,8 @@ import { DomainError } from '../shared/errors.js';
 import {
   mutationEventSchemas,
   type Candidate,
+
+  type CausedBy,
   type Created,
   type Idempotency,
   type MutationEvent,
@@ -37,6 +39,8 @@ export type MutationCommand =
       idempotency: Idempotency | null;
       created_at: string;
       blocked: { reason: 'listing_blocked' | 'automation_switch_off'; message: string } | null;
+      /** the automation run that admits it (absent for tools) */
+      caused_by?: CausedBy | null;
     }
   /** `prior`: the part of the target the request names, read just before sending (see MutationDispatchStarted) */
   | { type: 'StartDispatch'; receipt_id: string; started_at: string; prior?: unknown }

@@ -48,6 +48,21 @@ const ProviderCall = {
   recorded_at: instant,
 };
 
+/**
+ * The automation run that admitted a receipt (spec 2.9 has no field for it): the marketplace event
+ * it handled, the automation and code version that ran, the run, and the listing it ran for.
+ */
+export const CausedBy = z.object({
+  automation_id: z.uuid(),
+  automation_version: z.number().int().positive(),
+  /** null for a run on a fabricated event (a dry run's sample) */
+  event_id: z.string().min(1).nullable(),
+  run_id: z.uuid(),
+  /** the source listing of a listing-triggered run; null for the other scopes */
+  listing_id: z.uuid().nullable(),
+});
+export type CausedBy = z.infer<typeof CausedBy>;
+
 export const MutationAdmitted = z.object({
   receipt_id: z.uuid(),
   account_id: z.uuid(),
@@ -60,6 +75,8 @@ export const MutationAdmitted = z.object({
   created_at: instant,
   /** null: queued; else admitted already blocked (listing blocked or campaign switch off) */
   blocked: z.object({ reason: z.enum(['listing_blocked', 'automation_switch_off']), message: z.string() }).nullable(),
+  /** the automation run that admitted it; null or absent when a tool did */
+  caused_by: CausedBy.nullable().optional(),
 });
 /** What a verification read of a changed target showed (the entity, or the listing attributes the patches name; null when gone). */
 const Observed = z.unknown();

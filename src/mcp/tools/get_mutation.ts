@@ -10,7 +10,7 @@ import { defineTool } from '../tool.js';
 export const getMutation = defineTool({
   name: 'get_mutation',
   description:
-    'Reads one mutation receipt by id: status (queued, submitting, submitted, blocked, uncertain, unresolved), outcome, accepted, the immutable payload, the HTTP status and raw provider response, error, request and submission ids, created entity, reconciliation, idempotency, and `history`: every recorded transition in order. Use it on an uncertain receipt before requesting the change again.',
+    'Reads one mutation receipt by id: status (queued, submitting, submitted, blocked, uncertain, unresolved), outcome, accepted, the immutable payload, the HTTP status and raw provider response, error, request and submission ids, created entity, reconciliation, idempotency, `caused_by` (the automation run that admitted it: automation_id, automation_version, event_id, run_id, listing_id; null when a tool did), and `history`: every recorded transition in order. Use it on an uncertain receipt before requesting the change again.',
   annotations: { title: 'Get mutation receipt', readOnlyHint: true, openWorldHint: false },
   input: {
     id: z.string().min(1).describe('the receipt id (from queue_mutations, a `mutations` field or list_mutations)'),

@@ -66,6 +66,16 @@ export async function loadAccounts(db: Knex, userId: string): Promise<AccountVie
     .table('accounts')
     .where({ user_id: userId })
     .orderBy([{ column: 'created_at' }, { column: 'account_id' }]);
+  return withProfiles(db, rows);
+}
+
+/** One account by id, whoever's it is (the automation runtime runs for an account, not a caller); null when unknown. */
+export async function loadAccount(db: Knex, accountId: string): Promise<AccountView | null> {
+  const rows: AccountRow[] = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id: accountId });
+  return (await withProfiles(db, rows))[0] ?? null;
+}
+
+async function withProfiles(db: Knex, rows: readonly AccountRow[]): Promise<AccountView[]> {
   if (rows.length === 0) return [];
   const profiles: ProfileRow[] = await db
     .withSchema(READ_MODEL_SCHEMA)

@@ -259,3 +259,32 @@ export async function pendingIdentical(
     .first('id', 'status');
   return row ? { receipt_id: row.id, status: row.status } : null;
 }
+
+/** What an automation action shows of a listing (spec 2.10): by local listing id, the account's current ones. */
+export interface ListingFacts {
+  id: string;
+  account_id: string;
+  asin: string | null;
+  sku: string;
+  marketplace_id: string;
+  title: string | null;
+}
+
+/** The account's listings with these local ids (those it never listed are absent). */
+export async function listingFacts(
+  db: Knex,
+  account_id: string,
+  ids: readonly string[],
+): Promise<Map<string, ListingFacts>> {
+  if (ids.length === 0) return new Map();
+  const rows: ListingFacts[] = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .from(`${LISTING_TARGETS_TABLE} as t`)
+    .leftJoin(`${CURRENT_LISTINGS_TABLE} as c`, (j) =>
+      j.on('c.account_id', 't.account_id').andOn('c.marketplace_id', 't.marketplace_id').andOn('c.sku', 't.sku'),
+    )
+    .where('t.account_id', account_id)
+    .whereIn('t.listing_id', [...new Set(ids)])
+    .select('t.listing_id as id', 't.account_id', 'c.asin', 't.sku', 't.marketplace_id', 'c.title');
+  return new Map(rows.map((r) => [r.id, r]));
+}

@@ -164,3 +164,41 @@ export async function deleteEventRows(db: Knex, ids: readonly string[]): Promise
     .whereIn('id', [...ids])
     .delete();
 }
+
+/** The latest recorded message of each of these types that names the listing (by SKU, else ASIN, in its marketplace). */
+export async function latestNaming(
+  db: Knex,
+  account_id: string,
+  types: readonly string[],
+  listing: { sku: string; asin: string | null; marketplace_id: string },
+): Promise<Map<string, Record<string, unknown>>> {
+  const { rows } = await db.raw(
+    `select distinct on (e.stream_type) e.stream_type, e.payload from ${rm(EVENTS_TABLE)} e
+     where e.account_id = ? and e.stream_type = any(?) and not e.synthetic
+       and exists (select 1 from ${rm(EVENT_TARGETS_TABLE)} t where t.event_id = e.id
+         and (t.sku = ? or (t.sku is null and t.asin = ?)) and (t.marketplace_id is null or t.marketplace_id = ?))
+     order by e.stream_type, e.occurred_at desc, e.received_at desc`,
+    [account_id, [...types], listing.sku, listing.asin, listing.marketplace_id],
+  );
+  return new Map(
+    (rows as Array<{ stream_type: string; payload: Record<string, unknown> }>).map((r) => [r.stream_type, r.payload]),
+  );
+}
+
+/** The Marketing Stream rows of these types recorded for a campaign (provider id) since `since`, in the order received. */
+export async function campaignStreamRows(
+  db: Knex,
+  account_id: string,
+  types: readonly string[],
+  providerCampaignId: string,
+  since: Date,
+): Promise<Array<{ stream_type: string; payload: Record<string, unknown> }>> {
+  const { rows } = await db.raw(
+    `select e.stream_type, e.payload from ${rm(EVENTS_TABLE)} e
+     where e.account_id = ? and e.stream_type = any(?) and e.occurred_at >= ?
+       and exists (select 1 from ${rm(EVENT_TARGETS_TABLE)} t where t.event_id = e.id and t.campaign_id = ?)
+     order by e.received_at, e.id`,
+    [account_id, [...types], since, providerCampaignId],
+  );
+  return rows;
+}

@@ -113,7 +113,8 @@ const answer = (d: {
 
 export const mutationsProjection: Projection = {
   name: 'mutations',
-  version: 1,
+  // 2: caused_by (the automation run that admitted a receipt)
+  version: 2,
   handles: MUTATION_EVENT_TYPES,
   tables: [RECEIPTS_TABLE, RECEIPT_EVENTS_TABLE],
   async createTables(db, schema) {
@@ -137,6 +138,7 @@ export const mutationsProjection: Projection = {
       t.jsonb('payload').notNullable();
       t.jsonb('provider').notNullable();
       t.jsonb('idempotency');
+      t.jsonb('caused_by');
       t.text('idempotency_namespace');
       t.text('idempotency_key');
       t.integer('attempts').notNullable();
@@ -154,6 +156,8 @@ export const mutationsProjection: Projection = {
     await db.raw(`create index on ?? (target_type, target_id, created_at, id) where status in (${pendingList})`, [
       table,
     ]);
+    // a listing's context: what its own automation runs created
+    await db.raw(`create index on ?? ((provider->>'sourceListingId')) where created is not null`, [table]);
     await db.raw(`create index on ?? (idempotency_namespace, idempotency_key) where idempotency_key is not null`, [
       table,
     ]);
@@ -218,6 +222,7 @@ function admittedRow(
     payload: json(d.payload),
     provider: json(d.provider),
     idempotency: json(d.idempotency),
+    caused_by: json(d.caused_by),
     idempotency_namespace: d.idempotency?.namespace ?? null,
     idempotency_key: d.idempotency?.key ?? null,
     attempts: 0,

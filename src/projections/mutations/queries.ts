@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import {
   PENDING_STATUSES,
+  type CausedBy,
   type Created,
   type Idempotency,
   type Outcome,
@@ -46,6 +47,8 @@ export interface Receipt extends ReceiptSummary {
   payload: Record<string, unknown>;
   response: unknown;
   provider: Record<string, string>;
+  /** the automation run (event, automation version, run) that admitted it; null when a tool did */
+  caused_by: CausedBy | null;
 }
 
 export interface ReceiptHistoryEntry {
@@ -74,6 +77,7 @@ interface Row {
   reconciliation: Reconciliation | null;
   payload?: Record<string, unknown>;
   provider?: Record<string, string>;
+  caused_by?: CausedBy | null;
   idempotency: Idempotency | null;
   attempts: number;
   created_at: Date;
@@ -99,7 +103,7 @@ const SUMMARY_COLUMNS = [
   'attempts',
   'created_at',
 ];
-const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'payload', 'response', 'provider'];
+const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'payload', 'response', 'provider', 'caused_by'];
 
 const receipts = (db: Knex) => db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
 
@@ -131,6 +135,7 @@ const full = (r: Row): Receipt => ({
   payload: r.payload!,
   response: r.response ?? null,
   provider: r.provider!,
+  caused_by: r.caused_by ?? null,
 });
 
 /** One receipt of these accounts, with its event history; null when missing or someone else's. */
@@ -346,4 +351,18 @@ export async function pendingListingReceipts(
     .whereRaw(`provider->>'marketplaceId' = ?`, [marketplaceId])
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .select('id', db.raw(`provider->>'sku' as sku`));
+}
+
+/** What the automation runs of a listing created and the marketplace confirmed (spec 2.8: its context reaches them). */
+export async function createdForListing(
+  db: Knex,
+  account_id: string,
+  listingId: string,
+): Promise<Array<{ created: Created; provider: Record<string, string> }>> {
+  return receipts(db)
+    .where({ account_id })
+    .whereRaw(`provider->>'sourceListingId' = ?`, [listingId])
+    .whereNotNull('created')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('created', 'provider');
 }

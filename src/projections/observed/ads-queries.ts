@@ -316,6 +316,8 @@ export interface EntityFilter {
   /** the trailing 30 days of each profile (the metrics30 block) */
   windows: readonly ProfileWindow[];
   campaignId?: string;
+  /** any of these campaigns (local ids) */
+  campaignIds?: readonly string[];
   limit: number;
 }
 
@@ -334,6 +336,7 @@ export async function observedEntities(db: Knex, type: EntityType, f: EntityFilt
   const source = ENTITY_SOURCES[type];
   const { where, bindings, add } = conditions(f);
   if (f.campaignId) add(`e.${source.campaignColumn} = ?::uuid`, f.campaignId);
+  if (f.campaignIds) add(`e.${source.campaignColumn} = any(?::uuid[])`, [...f.campaignIds]);
   const parts = [
     `x as (select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?)`,
   ];
@@ -365,5 +368,25 @@ export async function observedEntities(db: Knex, type: EntityType, f: EntityFilt
     row: r.entity as Record<string, unknown>,
     metrics: source.metrics ? toTotals(r) : null,
     advertised_asins: source.asins ? Number(r.advertised_asins ?? 0) : null,
+  }));
+}
+
+/** The product ads of the account that advertise a listing: its SKU, or its ASIN on an ad naming no SKU (spec 2.6). */
+export async function adsOfListing(
+  db: Knex,
+  listing: { account_id: string; marketplace_id: string; sku: string; asin: string | null },
+): Promise<Array<{ id: string; campaign_id: string; ad_group_id: string }>> {
+  const { rows } = await db.raw(
+    `${observed(
+      'ads_product_ads',
+      SP_ENTITY_DATASETS.productAds,
+      'e.account_id = ? and e.marketplace_id = ? and (e.sku = ? or (e.sku is null and e.asin = ?))',
+    )}`,
+    [listing.account_id, listing.marketplace_id, listing.sku, listing.asin],
+  );
+  return (rows as Array<{ id: string; campaign_id: string; ad_group_id: string }>).map((r) => ({
+    id: r.id,
+    campaign_id: r.campaign_id,
+    ad_group_id: r.ad_group_id,
   }));
 }

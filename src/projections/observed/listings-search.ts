@@ -42,10 +42,30 @@ export interface ListingRecord {
   restock_date: string | null;
   shipping_group: string | null;
   created_at: Date | null;
+  /** the marketplace's status array as reported; null until reported */
+  statuses: string[] | null;
+  /** available quantity (merchant-fulfilled availability); null when not reported */
+  quantity: number | null;
   data: { listings_item?: unknown };
   /** the FBA inventory summary of the inventory sync's last complete read; null when none */
   fba_inventory: unknown;
 }
+
+const rm = READ_MODEL_SCHEMA;
+
+/** The wide row of each current listing of relation `p` (listing_current rows), with its FBA inventory summary. */
+const WIDE = `
+  l.account_id, l.sku, l.marketplace_id, l.asin, l.title, l.product_type, l.status, l.currency, l.price, l.b2b_price, l.floor, l.ceiling,
+  l.fulfillment_channel, l.condition_type, l.condition, l.handling_time, to_char(l.restock_date, 'YYYY-MM-DD') as restock_date,
+  l.shipping_group, l.created_at, l.statuses, l.quantity, l.data, inv.data as fba_inventory
+from page p
+join ${rm}.${LISTINGS_TABLE} l on (l.account_id, l.scope, l.page, l.row) = (p.account_id, p.scope, p.page, p.row)
+left join lateral (
+  select i.data from ${rm}.${INVENTORY_TABLE} i
+  join ${rm}.observed_scopes si on si.account_id = i.account_id and si.dataset = '${INVENTORY_DATASET}' and si.scope = i.scope and i.page < si.pages
+  where i.account_id = l.account_id and i.marketplace_id = l.marketplace_id and i.sku = l.sku
+  order by i.page desc limit 1
+) inv on true`;
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -69,24 +89,43 @@ export async function searchListings(db: Knex, f: ListingFilters): Promise<{ row
     );
   if (f.since) add('c.created_at >= ?', f.since);
   if (f.until) add('c.created_at < ?', f.until);
-  const rm = READ_MODEL_SCHEMA;
   const sql = `
 with matches as (select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c where ${where.join(' and ')}),
 page as (select * from matches order by created_at desc nulls last, account_id, marketplace_id, sku limit ?)
-select (select count(*) from matches)::int as total,
-  l.account_id, l.sku, l.marketplace_id, l.asin, l.title, l.product_type, l.status, l.currency, l.price, l.b2b_price, l.floor, l.ceiling,
-  l.fulfillment_channel, l.condition_type, l.condition, l.handling_time, to_char(l.restock_date, 'YYYY-MM-DD') as restock_date,
-  l.shipping_group, l.created_at, l.data, inv.data as fba_inventory
-from page p
-join ${rm}.${LISTINGS_TABLE} l on (l.account_id, l.scope, l.page, l.row) = (p.account_id, p.scope, p.page, p.row)
-left join lateral (
-  select i.data from ${rm}.${INVENTORY_TABLE} i
-  join ${rm}.observed_scopes si on si.account_id = i.account_id and si.dataset = '${INVENTORY_DATASET}' and si.scope = i.scope and i.page < si.pages
-  where i.account_id = l.account_id and i.marketplace_id = l.marketplace_id and i.sku = l.sku
-  order by i.page desc limit 1
-) inv on true
+select (select count(*) from matches)::int as total, ${WIDE}
 order by p.created_at desc nulls last, p.account_id, p.marketplace_id, p.sku`;
   const { rows }: { rows: Array<ListingRecord & { total: number }> } = await db.raw(sql, [...bindings, f.limit]);
   // limit ≥ 1, so an empty page means nothing matched
   return { rows: rows.map(({ total: _, ...r }) => r), total: rows[0]?.total ?? 0 };
+}
+
+/** What a marketplace message names of a listing: SKU or ASIN, in a marketplace when it says which. */
+export interface ListingMention {
+  sku: string | null;
+  asin: string | null;
+  marketplace_id: string | null;
+}
+
+/**
+ * The account's current listings a message names (deleted ones included: the message reached
+ * them), by SKU, else by ASIN (every SKU with it), within the named marketplace when there is
+ * one; each once, ordered by marketplace and SKU.
+ */
+export async function listingsMentioned(
+  db: Knex,
+  account_id: string,
+  mentions: readonly ListingMention[],
+): Promise<ListingRecord[]> {
+  const named = mentions.filter((m) => m.sku !== null || m.asin !== null);
+  if (named.length === 0) return [];
+  const { rows } = await db.raw(
+    `with m as (select * from jsonb_to_recordset(?::jsonb) as m(sku text, asin text, marketplace_id text)),
+page as (select distinct c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c join m
+  on (m.sku = c.sku or (m.sku is null and m.asin = c.asin)) and (m.marketplace_id is null or m.marketplace_id = c.marketplace_id)
+  where c.account_id = ?)
+select ${WIDE}
+order by p.marketplace_id, p.sku`,
+    [JSON.stringify(named), account_id],
+  );
+  return rows as ListingRecord[];
 }

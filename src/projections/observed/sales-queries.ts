@@ -248,3 +248,18 @@ order by k.position`,
     last_order_at: (r.last_order_at as Date | null) ?? null,
   }));
 }
+
+/** Units of one SKU in a marketplace sold on confirmed business (B2B) orders purchased at or after `since`. */
+export async function businessUnitsSince(
+  db: Knex,
+  listing: { account_id: string; marketplace_id: string; sku: string },
+  since: Date,
+): Promise<number> {
+  const status = confirmed('o');
+  const { rows } = await db.raw(
+    `select coalesce(sum(o.quantity), 0) as units from ${READ_MODEL_SCHEMA}.${ORDER_LINES_TABLE} o ${completeReads('o', ORDERS_DATASET)}
+     where o.account_id = ? and o.marketplace_id = ? and o.purchased_at >= ? and o.sku = ? and o.is_business_order and ${status.sql}`,
+    [listing.account_id, listing.marketplace_id, since, listing.sku, ...status.bindings],
+  );
+  return count(rows[0]?.units);
+}

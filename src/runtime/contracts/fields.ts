@@ -13,6 +13,8 @@ export interface Field {
   optional: boolean;
   unit?: string;
   description?: string;
+  /** an object (or an array's elements) that also carries keys not listed here: the provider's own, unchanged */
+  open?: boolean;
 }
 
 export interface Note {

@@ -16,14 +16,22 @@ const METRICS30: readonly Field[] = [
   maybe('metrics30.roas', 'number', 'sales / cost; null when cost is 0'),
   field('metrics30.impressions', 'number', 'count'),
   field('metrics30.clicks', 'number', 'count'),
-  field('metrics30.orders', 'number', 'attributed conversions, count'),
-  field('metrics30.units', 'number', 'attributed units ordered, count'),
+  field('metrics30.orders', 'number', 'attributed conversions (7 days), count'),
 ];
 
+/** Ads have no rollup: no per-ad report is synced. */
+const NO_METRICS30: readonly Field[] = [maybe('metrics30', 'object', 'null: no per-ad report is synced')];
+
 /** What every entity carries: identity as a mutation target, currency, native data, receipts. */
-const entity = (type: string, idNote = 'local id (the mutation target id)', metrics = true): Field[] => [
+const entity = (
+  type: string,
+  idNote = 'local id (the mutation target id)',
+  metrics: readonly Field[] = METRICS30,
+): Field[] => [
   field('type', 'string', `"${type}": the explicit mutation target type`),
-  type === 'Campaign' ? maybe('id', 'string', `${idNote}; null when not yet synced`) : field('id', 'string', idNote),
+  type === 'Campaign'
+    ? maybe('id', 'string', `${idNote}; null while the ads sync has not read the campaign (changes to it are dropped)`)
+    : field('id', 'string', idNote),
   field('profileId', 'string', 'local id of the advertising profile'),
   maybe('providerProfileId', 'number', "the marketplace's profile id"),
   field('currency', 'string', 'the profile currency of every bid and budget here'),
@@ -32,7 +40,7 @@ const entity = (type: string, idNote = 'local id (the mutation target id)', metr
     'mutations',
     'its queued, submitting and uncertain receipts plus the latest terminal one (acceptance is not an observed result)',
   ),
-  ...(metrics ? METRICS30 : []),
+  ...metrics,
 ];
 
 export const HOURLY: readonly Field[] = [
@@ -50,11 +58,21 @@ export const HOURLY: readonly Field[] = [
 
 /** Active coupons and promotions (spec 2.6): null = unknown, [] = synced and none. */
 export const deals = (scope: string): Field[] => [
-  maybe('deals', 'array', `coupons and promotions active now covering ${scope}; null until both reports synced`),
+  maybe(
+    'deals',
+    'array',
+    `coupons and promotions active now covering ${scope}; null until both reports synced; each entry is the report's own entry (its keys unchanged, products trimmed to the ASINs here) with the keys below added`,
+    { open: true },
+  ),
+  field('deals[].kind', 'string', 'coupon or promotion: which report the entry comes from'),
   field('deals[].startsAt', 'string', 'ISO 8601 UTC; active while startsAt <= now < endsAt'),
   field('deals[].endsAt', 'string', 'ISO 8601 UTC; the marketplace may end a deal earlier'),
   field('deals[].reportedAt', 'string', "when this deal's totals were last refreshed (ISO 8601 UTC)"),
-  field('deals[].status', 'string', 'as the report says; dates alone do not show cancellation'),
+  maybe(
+    'deals[].status',
+    'string',
+    'as the report says (dates alone do not show cancellation); null when the report states none (coupons)',
+  ),
   maybe(
     'dealsReportedAt',
     'string',
@@ -79,7 +97,7 @@ const IN_AD_GROUP: readonly Field[] = [
 ];
 
 export const AD: readonly Field[] = [
-  ...entity('Ad'),
+  ...entity('Ad', undefined, NO_METRICS30),
   ...IN_AD_GROUP,
   maybe('asin', 'string', 'the advertised ASIN'),
   maybe('sku', 'string', 'the advertised SKU (sellers)'),
@@ -95,7 +113,7 @@ export const TARGET: readonly Field[] = [
 ];
 
 export const NEGATIVE_TARGET: readonly Field[] = [
-  ...entity('Target', 'local id (the mutation target id)', false),
+  ...entity('Target', undefined, []),
   field('level', 'string', 'AD_GROUP or CAMPAIGN'),
   field('campaignId', 'string', 'local id of the campaign (every exclusion has one)'),
   maybe('adGroupId', 'string', 'local id of the ad group; null at campaign level'),
@@ -104,11 +122,14 @@ export const NEGATIVE_TARGET: readonly Field[] = [
   field('text', 'string', 'the excluded expression'),
 ];
 
+/** What only the ads sync knows of a campaign: null until it has read the campaign. */
+const UNSYNCED = 'null until the ads sync has read the campaign';
+
 const CAMPAIGN_OWN: readonly Field[] = [
   ...entity('Campaign'),
-  field('name', 'string', 'name'),
-  field('state', 'string', 'ENABLED, PAUSED or ARCHIVED'),
-  decimal('dailyBudget', 'daily budget, e.g. "50.0"'),
+  maybe('name', 'string', `name; ${UNSYNCED}`),
+  maybe('state', 'string', `ENABLED, PAUSED or ARCHIVED; ${UNSYNCED}`),
+  decimal('dailyBudget', `daily budget, e.g. "50.0"; ${UNSYNCED}`, true),
   field('asinCount', 'number', 'distinct advertised ASINs in the campaign'),
 ];
 

@@ -36,15 +36,31 @@ const campaign = (description: string, optional = false): Field[] => [
   ...under('campaign', [...CAMPAIGN, ...HOURLY]),
 ];
 
+/** Portfolios are not synced: what the firing event says is all there is; the rest is absent until they are. */
+const NOT_SYNCED = { optional: true } as const;
 const PORTFOLIO: readonly Field[] = [
   field('id', 'string', "the marketplace's portfolio id"),
-  field('name', 'string', 'name'),
-  field('state', 'string', 'state'),
-  money('budgetCap', 'its own budget cap; null when none', true),
-  maybe('startDate', 'string', 'ISO 8601; null when no budget'),
-  maybe('endDate', 'string', 'ISO 8601; null for open-ended recurring or no budget'),
-  maybe('renewalPolicy', 'string', 'e.g. a monthly-recurring or date-range token; null when no budget'),
-  field('inBudget', 'boolean', 'the marketplace still considers it within budget; never null'),
+  money('budgetCap', 'its own budget cap, the budget the firing event measured against; null when none', true),
+  field(
+    'inBudget',
+    'boolean',
+    'the marketplace still considers it within budget (the firing event shows under 100% consumed); never null',
+  ),
+  field('name', 'string', 'name; absent: portfolios are not synced yet', NOT_SYNCED),
+  field('state', 'string', 'state; absent: portfolios are not synced yet', NOT_SYNCED),
+  maybe('startDate', 'string', 'ISO 8601; null when no budget; absent: portfolios are not synced yet', NOT_SYNCED),
+  maybe(
+    'endDate',
+    'string',
+    'ISO 8601; null for open-ended recurring or no budget; absent: portfolios are not synced yet',
+    NOT_SYNCED,
+  ),
+  maybe(
+    'renewalPolicy',
+    'string',
+    'e.g. a monthly-recurring or date-range token; null when no budget; absent: portfolios are not synced yet',
+    NOT_SYNCED,
+  ),
 ];
 
 export const CAMPAIGN_OR_PORTFOLIO_CONTEXT: readonly Field[] = [

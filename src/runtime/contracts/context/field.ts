@@ -2,7 +2,7 @@ import { MAJOR, type Field, type FieldType } from '../fields.js';
 
 // Small constructors for the context tables: one line per field, paths relative to `context`.
 
-type Extra = Partial<Pick<Field, 'nullable' | 'optional' | 'unit'>>;
+type Extra = Partial<Pick<Field, 'nullable' | 'optional' | 'unit' | 'open'>>;
 
 export const field = (path: string, type: FieldType, description: string, extra: Extra = {}): Field => ({
   path,

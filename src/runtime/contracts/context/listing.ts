@@ -45,9 +45,9 @@ const LISTING: readonly Field[] = [
   maybe(
     'fbaReport',
     'object',
-    'FBA report row, keys camelCased from the report columns; vary, treat as optional; decimal strings (parseInt); null for MFN',
+    'FBA report row, keys camelCased from the report columns; vary, treat as optional; decimal strings (parseInt); null for MFN and until an FBA inventory report landed (none is synced yet: read data.fba.inventory)',
   ),
-  maybe('fcReport', 'object', 'fulfillment-centre report data; null until a report landed'),
+  maybe('fcReport', 'object', 'fulfillment-centre report data; null until a report landed (none is synced yet)'),
   ...deals("the listing's ASIN"),
   field('campaigns', 'array', 'campaigns linked to the listing (or created by its automation)'),
   ...under('campaigns[]', CAMPAIGN_IN_LISTING),

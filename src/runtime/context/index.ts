@@ -1,0 +1,81 @@
+import type { Knex } from 'knex';
+import { listingId } from '../../domain/observation/ids.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { selectableStreamType } from '../../domain/stream/types.js';
+import type { EventStore } from '../../eventstore/port.js';
+import { loadAccount } from '../../projections/accounts/queries.js';
+import { adsContext } from './advertising.js';
+import { listingContext, listingsReached } from './listing.js';
+import { sellingPartnerContext } from './selling-partner.js';
+
+// The `context` of `handle(event, context)` for each scope of spec 4.11.7 but Report, built from
+// the read models in the shape the contracts publish (src/runtime/contracts/context/: the same
+// field list describe_stream_type answers; test/runtime/context.test.ts holds every scope's
+// context against it). Money is in major units.
+//
+// What callers get:
+// - one `{ listingId, context }` per listing of the account a Listing-scope event reached (by SKU
+//   or ASIN and marketplace in the payload; a region-wide FBA inventory event reaches one listing
+//   per marketplace); `listingId` narrows it to that listing;
+// - one `{ context }` for the other scopes: the account's selling connection, or the campaign (or
+//   portfolio) an advertising message names in the account's profile of its marketplace;
+// - `[]` when the event reached nothing: no listing of the account (or not `listingId`), no
+//   profile of the account in the message's marketplace, no campaign named, no selling connection,
+//   or no such account. run_automation answers `event_not_replayable` then; a live run runs nothing.
+// The contexts carry no `mutations`, `webhooks` or `store`: the sandbox adds those three.
+
+export interface ContextRequest {
+  db: Knex;
+  /** where block flags are read; null (the demo, which records none): nothing is blocked */
+  store: EventStore | null;
+  accountId: string;
+  streamType: string;
+  /** the event payload as the marketplace sent it (a replayed event's, or a fabricated one) */
+  event: Record<string, unknown>;
+  /** only this listing's context (run_automation's `listing_id`) */
+  listingId?: string;
+  now?: Date;
+}
+
+export interface BuiltContext {
+  /** the listing the context is about (Listing scope only) */
+  listingId?: string;
+  context: Record<string, unknown>;
+}
+
+export async function buildContexts(request: ContextRequest): Promise<BuiltContext[]> {
+  const type = selectableStreamType(request.streamType);
+  if (!type?.scope)
+    throw new DomainError('unknown_stream_type', `stream_type: no automation can select '${request.streamType}'`, {
+      argument: 'stream_type',
+    });
+  if (type.scope === 'Report')
+    throw new DomainError(
+      'event_not_replayable',
+      `no context can be built for ${request.streamType}: report contexts are not available yet`,
+    );
+  const account = await loadAccount(request.db, request.accountId);
+  if (!account) return [];
+  const now = request.now ?? new Date();
+  const run = { ...request, account, now };
+  switch (type.scope) {
+    case 'Listing': {
+      const wanted = request.listingId?.toLowerCase();
+      const built: BuiltContext[] = [];
+      for (const record of await listingsReached(run)) {
+        const id = listingId(account.id, record.marketplace_id, record.sku);
+        if (wanted === undefined || id === wanted)
+          built.push({ listingId: id, context: await listingContext(run, record) });
+      }
+      return built;
+    }
+    case 'SellingPartner': {
+      const context = sellingPartnerContext(account);
+      return context ? [{ context }] : [];
+    }
+    default: {
+      const context = await adsContext(run);
+      return context ? [{ context }] : [];
+    }
+  }
+}

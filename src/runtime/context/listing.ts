@@ -1,0 +1,207 @@
+import type { Knex } from 'knex';
+import { withheld } from '../../commands/dispatch-control.js';
+import { identitiesOf } from '../../domain/event/identities.js';
+import { adsEntityId, listingId } from '../../domain/observation/ids.js';
+import { marketplaceById } from '../../domain/shared/marketplaces.js';
+import { arr, obj, type Json } from '../../domain/shared/json.js';
+import type { EventStore } from '../../eventstore/port.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
+import { latestNaming } from '../../projections/events/queries.js';
+import { adsOfListing } from '../../projections/observed/ads-queries.js';
+import { listingsMentioned, type ListingRecord } from '../../projections/observed/listings-search.js';
+import { businessUnitsSince } from '../../projections/observed/sales-queries.js';
+import { createdForListing, receiptsForTargets } from '../../projections/mutations/queries.js';
+import { advertisingProfiles, childLists, entitiesOfCampaigns, entityShapes } from './ads.js';
+import { dealsFor, type Deals } from './deals.js';
+import { majorUnits } from './money.js';
+import { receiptInContext } from './receipts.js';
+
+// The Listing scope (spec 2.6): one context per listing of the account the event reached (by SKU,
+// else ASIN, in the marketplace the payload names; a region-wide FBA event names several), built
+// from the listings read model with money in major units, the advertising entities linked to the
+// listing, its deals, its receipts and the account's advertising profiles in its marketplace.
+
+const DAY_MS = 86_400_000;
+/** The selling notifications that report stock (spec 2.5 `data.notifications`). */
+const STOCK_NOTIFICATIONS = ['LISTINGS_ITEM_MFN_QUANTITY_CHANGE', 'FBA_INVENTORY_AVAILABILITY_CHANGES'];
+/** The offer notifications whose offers include the seller's own, with its shipping. */
+const OFFER_NOTIFICATIONS = ['ANY_OFFER_CHANGED', 'B2B_ANY_OFFER_CHANGED'];
+
+/** What the listing row alone doesn't say; read elsewhere by the builder. */
+export interface ListingExtras {
+  blocked: boolean;
+  b2bSales30d: number;
+  /** the seller's own shipping on the latest offer notification, major units; null when none carried it */
+  ownShipping: number | null;
+  notifications: Record<string, unknown>;
+  deals: Deals;
+}
+
+const FAMILIES = ['new', 'used', 'collectible', 'refurbished', 'club'];
+
+/** The listing's own fields (spec 2.6) from its read-model row: money from minor to major units. */
+export function listingFields(account_id: string, r: ListingRecord, extras: ListingExtras) {
+  const marketplace = marketplaceById(r.marketplace_id);
+  const currency = r.currency ?? marketplace?.currency ?? 'USD';
+  const money = (minor: string | number | null) => majorUnits(minor, currency);
+  const fba = r.fulfillment_channel === 'FBA' || (r.fulfillment_channel === null && r.fba_inventory != null);
+  // null until reported, never empty: an empty list says nothing the handler can use
+  const statuses = Array.isArray(r.statuses) && r.statuses.length > 0 ? r.statuses : null;
+  const has = (s: string) => (statuses === null ? null : statuses.includes(s));
+  const family = r.condition?.toLowerCase() ?? null;
+  return {
+    type: 'Listing',
+    id: listingId(account_id, r.marketplace_id, r.sku),
+    asin: r.asin,
+    sku: r.sku,
+    title: r.title,
+    currencyCode: currency,
+    marketplace: { id: r.marketplace_id, timeZone: marketplace?.timeZone ?? 'UTC' },
+    price: money(r.price),
+    quantity: fba ? null : r.quantity,
+    floor: money(r.floor),
+    ceiling: money(r.ceiling),
+    b2bPrice: money(r.b2b_price),
+    b2bSales30d: extras.b2bSales30d,
+    condition: family !== null && FAMILIES.includes(family) ? family : null,
+    conditionType: r.condition_type,
+    fulfillmentChannel: fba ? 'Amazon' : 'Merchant',
+    handlingTime: r.handling_time,
+    restockDate: r.restock_date,
+    shippingGroup: fba ? null : r.shipping_group,
+    shippingCost: fba ? 0 : extras.ownShipping,
+    statuses,
+    buyable: has('BUYABLE'),
+    discoverable: has('DISCOVERABLE'),
+    deleted: has('DELETED'),
+    blocked: extras.blocked,
+    productType: r.product_type,
+    data: {
+      fba: fba ? { inventory: r.fba_inventory ?? null } : null,
+      listings_item: r.data.listings_item ?? null,
+      notifications: extras.notifications,
+    },
+    // no FBA inventory or fulfillment-centre report is synced yet
+    fbaReport: null,
+    fcReport: null,
+    ...extras.deals,
+  };
+}
+
+/** The seller's own offer's shipping amount in an offer notification; null when it has no offer of ours. */
+export function ownShipping(message: unknown, sellerId: string): number | null {
+  const payload = obj(obj(message)?.Payload);
+  const body = obj(payload?.AnyOfferChangedNotification) ?? obj(payload?.B2BAnyOfferChangedNotification);
+  const mine = arr(body?.Offers)
+    .map(obj)
+    .find((o) => o?.SellerId === sellerId);
+  const amount = obj(mine?.Shipping)?.Amount;
+  const n = typeof amount === 'string' ? Number(amount) : amount;
+  return typeof n === 'number' && Number.isFinite(n) ? n : null;
+}
+
+export interface ListingRun {
+  db: Knex;
+  /** where block flags are read; null (the demo) has none */
+  store: EventStore | null;
+  account: AccountView;
+  streamType: string;
+  event: Json;
+  now: Date;
+}
+
+/** The account's listings the event reached, as their read-model rows. */
+export async function listingsReached(run: Pick<ListingRun, 'db' | 'account' | 'streamType' | 'event'>) {
+  const mentions = identitiesOf(run.streamType, run.event).map((i) => ({
+    sku: i.sku,
+    asin: i.asin,
+    marketplace_id: i.marketplace_id,
+  }));
+  return listingsMentioned(run.db, run.account.id, mentions);
+}
+
+/** The context of one reached listing. */
+export async function listingContext(run: ListingRun, r: ListingRecord): Promise<Json> {
+  const { db, account, now } = run;
+  const id = listingId(account.id, r.marketplace_id, r.sku);
+  const key = { account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku };
+  const recorded = await latestNaming(db, account.id, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], {
+    ...key,
+    asin: r.asin,
+  });
+  const sellerId = account.selling?.provider_id ?? '';
+  const offerEvents = [
+    ...(OFFER_NOTIFICATIONS.includes(run.streamType) ? [run.event] : []),
+    ...OFFER_NOTIFICATIONS.map((t) => recorded.get(t)),
+  ];
+  const [blocked, b2bSales30d, deals, receipts, ads] = await Promise.all([
+    run.store ? withheld(run.store, 'Listing', id) : false,
+    businessUnitsSince(db, key, new Date(now.getTime() - 30 * DAY_MS)),
+    dealsFor(db, account.id, r.marketplace_id, r.asin ? [r.asin] : [], now),
+    receiptsForTargets(db, 'Listing', [id]),
+    linkedAds(db, account, r, id, now),
+  ]);
+  const listing = listingFields(account.id, r, {
+    blocked,
+    b2bSales30d,
+    ownShipping: offerEvents.map((e) => (e ? ownShipping(e, sellerId) : null)).find((s) => s !== null) ?? null,
+    notifications: Object.fromEntries(
+      STOCK_NOTIFICATIONS.flatMap((t) => (recorded.has(t) ? [[t, recorded.get(t)]] : [])),
+    ),
+    deals,
+  });
+  return {
+    listing: { ...listing, ...ads, mutations: (receipts.get(id) ?? []).map(receiptInContext) },
+    advertisingProfiles: await advertisingProfiles(db, profilesIn(account, r.marketplace_id)),
+  };
+}
+
+const profilesIn = (account: AccountView, marketplace_id: string) =>
+  (account.ads?.profiles ?? []).filter((p) => p.marketplace_id === marketplace_id);
+
+/**
+ * The advertising entities linked to the listing (spec 2.6, 2.8): the ads advertising it, their
+ * ad groups and campaigns, the targets and exclusions of those, and what its own automation runs
+ * created (once the ads sync has read it), even before an ad links them.
+ */
+async function linkedAds(db: Knex, account: AccountView, r: ListingRecord, id: string, now: Date) {
+  const profiles = profilesIn(account, r.marketplace_id);
+  const [ads, created] = await Promise.all([
+    adsOfListing(db, { account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku, asin: r.asin }),
+    createdForListing(db, account.id, id),
+  ]);
+  const createdIds = new Set(created.map((c) => c.created.id));
+  const campaignIds = new Set([
+    ...ads.map((a) => a.campaign_id),
+    ...created.flatMap(({ created: c, provider: p }) =>
+      c.type === 'Campaign'
+        ? [c.id]
+        : p.campaignId && p.profileId
+          ? [adsEntityId('campaign', account.id, p.profileId, p.campaignId)]
+          : [],
+    ),
+  ]);
+  const adGroupIds = new Set([
+    ...ads.map((a) => a.ad_group_id),
+    ...created.filter((c) => c.created.type === 'AdGroup').map((c) => c.created.id),
+  ]);
+  const adIds = new Set(ads.map((a) => a.id));
+  const linkedCampaigns = new Set(ads.map((a) => a.campaign_id));
+  const e = await entitiesOfCampaigns(db, account, profiles, [...campaignIds], now);
+  const shape = entityShapes(profiles, e.receipts);
+  const lists = childLists(shape, {
+    adGroups: e.adGroups.filter((g) => adGroupIds.has(g.row.id as string)),
+    ads: e.ads.filter((a) => adIds.has(a.row.id as string) || createdIds.has(a.row.id as string)),
+    targets: e.targets.filter(
+      (t) =>
+        createdIds.has(t.row.id as string) ||
+        adGroupIds.has(t.row.ad_group_id as string) ||
+        (t.row.level === 'CAMPAIGN' && linkedCampaigns.has(t.row.campaign_id as string)),
+    ),
+  });
+  return {
+    campaigns: e.campaigns.map(shape.campaign),
+    ...lists,
+    keywords: lists.targets.filter((t) => t.category === 'keyword'),
+  };
+}

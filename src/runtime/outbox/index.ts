@@ -1,0 +1,199 @@
+import { admitMutations, type AdmissionDeps } from '../../commands/admission.js';
+import type { AdmissionResult, ReceiptView } from '../../commands/admission-receipts.js';
+import type { MutationRequest } from '../../commands/admission-target.js';
+import type { CausedBy } from '../../domain/mutation/events.js';
+import type { TargetType } from '../../domain/mutation/payloads.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
+import { listingFacts, resolveTarget, type ListingFacts } from '../../projections/admission/queries.js';
+import { outboxOverLimit, readPush, valueOf } from './pushes.js';
+
+// The outbox of one automation run (spec 4.12): what `handle` pushed onto `context.mutations`,
+// checked after it returned and admitted through the same command as queue_mutations
+// (admitMutations), so admission's rules, block flags, Automation switches and the identical-
+// creation guard hold for automations exactly as for agents.
+//
+// - The run's limits (50 requests, 100,000 payload bytes, 500,000 output bytes) are checked over
+//   the whole outbox first: over one, nothing is admitted and `rejected` says why (the live runner
+//   records one failed action for it).
+// - A target that is not the account's is dropped without a record, and so is a campaign whose id
+//   is null (not synced yet): `dropped` lists them for a dry run to show; a live runner records
+//   nothing for them (spec 3.3).
+// - A listing-triggered run may update only its source listing: another of the account's
+//   listings is invalid output. Every request of such a run carries the source listing
+//   (`caused_by.listing_id`), so its block flag holds them all.
+// - `dry`: decided against the current flags and switches, nothing appended (a dry run, or the
+//   demo endpoint when `deps.store` is null); `live`: admitted, at most once per (automation,
+//   version, event, listing): a rerun after a crash replays the first answer (`replayed`).
+//
+// Each other push comes back as an action (spec 2.10, 3.3): `applied` once admitted (its receipt
+// then reports the marketplace's answer), `blocked` (admitted withheld: blocked listing or
+// Automation switch off, with the receipt's reason), `failed` (invalid output, with why).
+
+export interface OutboxRun {
+  mode: 'dry' | 'live';
+  /** the account the automation belongs to; only its targets are admitted */
+  account: AccountView;
+  /** the automation run: event, automation version, run id, source listing (null outside the Listing scope) */
+  caused_by: CausedBy;
+  /** the raw outbox as the sandbox copied it out */
+  pushed: unknown;
+}
+
+/** What an automation action shows of a Listing or Ad target's listing (spec 2.10). */
+export interface ActionListing {
+  asin: string | null;
+  sku: string;
+  marketplace_id: string;
+  title: string | null;
+  account_id: string;
+  account_name: string;
+}
+
+export type OutboxAction = {
+  /** the push's position in context.mutations; null for a replayed answer whose output is not known again */
+  index: number | null;
+  status: 'applied' | 'failed' | 'blocked';
+  target: { type: string; id: string | null } | null;
+  action: string | null;
+  /** the receipt admitted (dry: the one it would get, id null) */
+  receipt?: ReceiptView;
+  /** failed: why the output is invalid; blocked: why it is withheld */
+  error_message?: string;
+  /** failed: the rejection as queue_mutations would answer it */
+  error?: { code: string; detail: string } & Record<string, unknown>;
+  /** the price, budget or bid the request sets, in major units; null when it sets none */
+  value: number | null;
+} & Partial<ActionListing>;
+
+export interface OutboxOutcome {
+  /** why the outbox as a whole was refused (a per-run limit); nothing was admitted */
+  rejected: string | null;
+  actions: OutboxAction[];
+  dropped: Array<{ index: number; target: { type: string; id: string | null }; reason: string }>;
+  /** a rerun of a run already admitted: the first answer again, nothing admitted twice */
+  replayed: boolean;
+}
+
+const NOT_THE_ACCOUNTS = 'not a target of the account';
+const RESOLVABLE: readonly string[] = ['Listing', 'AdvertisingProfile', 'Campaign', 'AdGroup', 'Ad', 'Target'];
+
+/** Checks and admits (live) or decides (dry) one run's outbox. */
+export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<OutboxOutcome> {
+  const outcome: OutboxOutcome = { rejected: outboxOverLimit(run.pushed), actions: [], dropped: [], replayed: false };
+  if (outcome.rejected) return outcome;
+  const source = run.caused_by.listing_id;
+  const admitted: Array<{ index: number; request: MutationRequest }> = [];
+  for (const [index, raw] of (run.pushed as unknown[]).entries()) {
+    const push = readPush(raw, index);
+    if ('dropped' in push) outcome.dropped.push({ index, target: push.target, reason: push.dropped });
+    else if ('invalid' in push)
+      outcome.actions.push({
+        index,
+        status: 'failed',
+        target: push.target,
+        action: push.action,
+        error_message: push.invalid,
+        value: null,
+      });
+    else if (!(await theAccounts(deps, run.account, push.request.target)))
+      outcome.dropped.push({ index, target: push.request.target, reason: NOT_THE_ACCOUNTS });
+    else if (source && push.request.target.type === 'Listing' && push.request.target.id.toLowerCase() !== source)
+      outcome.actions.push({
+        index,
+        status: 'failed',
+        target: push.request.target,
+        action: push.request.action,
+        error_message: `context.mutations[${index}]: a listing-triggered run can update only its own listing ${source}, not ${push.request.target.id}`,
+        value: valueOf(push.request),
+      });
+    else admitted.push({ index, request: push.request });
+  }
+  if (admitted.length > 0) {
+    const answer = await admitMutations(run.mode === 'dry' ? { ...deps, simulate: true } : deps, {
+      userId: `automation:${run.caused_by.automation_id}`,
+      accounts: [run.account],
+      account: run.account,
+      mutations: admitted.map((a) => a.request),
+      input: admitted.map((a) => a.request),
+      caused_by: run.caused_by,
+    });
+    outcome.replayed = answer.replayed;
+    for (const result of answer.results) {
+      const pushed = answer.replayed ? null : admitted[result.index]!;
+      const action = actionOf(result, pushed);
+      if (action) outcome.actions.push(action);
+      else if (pushed)
+        outcome.dropped.push({ index: pushed.index, target: pushed.request.target, reason: NOT_THE_ACCOUNTS });
+    }
+  }
+  outcome.actions.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
+  outcome.dropped.sort((a, b) => a.index - b.index);
+  return withListings(deps, run.account, outcome);
+}
+
+/**
+ * Whether the target is the account's (looked up before admission, so a dropped one leaves no
+ * trace, not even the run's key). Types no request can target are admission's to refuse.
+ */
+async function theAccounts(deps: AdmissionDeps, account: AccountView, target: { type: string; id: string }) {
+  if (!RESOLVABLE.includes(target.type)) return true;
+  return (await resolveTarget(deps.db, [account.id], { type: target.type as TargetType, id: target.id })) !== null;
+}
+
+/** An admission result as an action; null for a target not found on the account (dropped without a record, spec 3.3). */
+function actionOf(
+  result: AdmissionResult,
+  pushed: { index: number; request: MutationRequest } | null,
+): OutboxAction | null {
+  if ('receipt' in result) {
+    const r = result.receipt;
+    return {
+      index: pushed?.index ?? null,
+      status: r.status === 'blocked' ? 'blocked' : 'applied',
+      target: { type: r.target_type, id: r.target_id },
+      action: r.action,
+      receipt: r,
+      ...(r.status === 'blocked' && r.error ? { error_message: r.error.message } : {}),
+      value: valueOf(r),
+    };
+  }
+  if (result.error.code === 'target_not_found') return null;
+  return {
+    index: pushed?.index ?? null,
+    status: 'failed',
+    target: pushed?.request.target ?? null,
+    action: pushed?.request.action ?? null,
+    // admission names the request `mutations[i]` of its own call: the handler knows it by its place in the outbox
+    error_message: `${result.error.code}: ${retold(result.error.detail, pushed?.index ?? null)}`,
+    error: { ...result.error, detail: retold(result.error.detail, pushed?.index ?? null) },
+    value: pushed ? valueOf(pushed.request) : null,
+  };
+}
+
+const retold = (detail: string, index: number | null): string =>
+  index === null ? detail : detail.replace(/^mutations\[\d+\]/, `context.mutations[${index}]`);
+
+/** The listing of each Listing or Ad action: the target itself, or the listing the ad advertises. */
+async function withListings(deps: AdmissionDeps, account: AccountView, outcome: OutboxOutcome): Promise<OutboxOutcome> {
+  const listingOf = (a: OutboxAction): string | null =>
+    a.target?.type === 'Listing'
+      ? (a.target.id?.toLowerCase() ?? null)
+      : a.target?.type === 'Ad'
+        ? (a.receipt?.provider.listingId ?? null)
+        : null;
+  const ids = outcome.actions.map(listingOf).filter((id): id is string => id !== null);
+  const facts: Map<string, ListingFacts> = await listingFacts(deps.db, account.id, ids);
+  for (const a of outcome.actions) {
+    const found = facts.get(listingOf(a) ?? '');
+    if (!found) continue;
+    Object.assign(a, {
+      asin: found.asin,
+      sku: found.sku,
+      marketplace_id: found.marketplace_id,
+      title: found.title,
+      account_id: account.id,
+      account_name: account.name,
+    });
+  }
+  return outcome;
+}
