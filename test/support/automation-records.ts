@@ -5,6 +5,7 @@ import { migrate } from '../../src/infra/migrate.js';
 import { migrationSteps } from '../../src/migrations.js';
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
+import type { Projection } from '../../src/projections/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 
 // What the tests of the live-run records share: the run's database with the automation runs and
@@ -22,14 +23,18 @@ export interface AutomationRecords {
 
 export const recordProjections = [automationRunsProjection, automationStoreProjection];
 
-/** Registers before/after hooks; the fields are filled before the suite's tests run. */
-export function useAutomationRecords(): AutomationRecords {
+/**
+ * Registers before/after hooks; the fields are filled before the suite's tests run. `also`: other
+ * read models the suite needs, migrated and followed by the same projector.
+ */
+export function useAutomationRecords(also: readonly Projection[] = []): AutomationRecords {
   const r = {} as AutomationRecords;
   before(async () => {
+    const projections = [...also, ...recordProjections];
     r.db = createDb(process.env.DATABASE_URL!);
     r.store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-    await migrate(r.db, migrationSteps(recordProjections, { eventStoreInPostgres: true }));
-    r.projector = new Projector(r.db, r.store, recordProjections, { pollMs: 20 });
+    await migrate(r.db, migrationSteps(projections, { eventStoreInPostgres: true }));
+    r.projector = new Projector(r.db, r.store, projections, { pollMs: 20 });
     r.projector.start();
     r.ctx = { store: r.store, metadata: { actor: { kind: 'automation', id: 'runner-test' } } };
     r.caughtUp = () => r.projector.whenCaughtUp();

@@ -129,8 +129,8 @@ export const automationRunsProjection: Projection = {
       t.timestamp('updated_at', { useTz: true }).notNullable();
       /** the last revision of the run's stream applied */
       t.integer('revision').notNullable();
-      t.index(['account_id', 'decided_at', 'id']);
-      t.index(['automation_id', 'decided_at', 'id']);
+      t.index(['account_id', 'decided_at']);
+      t.index(['automation_id', 'decided_at']);
     });
   },
   async apply(trx, recorded, schema) {

@@ -41,7 +41,7 @@ export interface ActionRow {
   updated_at: string;
 }
 
-/** The accounts' actions, newest decision first, and how many match before `limit`. */
+/** The accounts' actions, newest decision first (a run's in push order), and how many match before `limit`. */
 export async function listAutomationActions(db: Knex, f: ActionFilter): Promise<{ rows: ActionRow[]; total: number }> {
   if (f.accountIds.length === 0) return { rows: [], total: 0 };
   const matching = () => {
@@ -55,7 +55,8 @@ export async function listAutomationActions(db: Knex, f: ActionFilter): Promise<
     matching()
       .orderBy([
         { column: 'decided_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
+        { column: 'run_id', order: 'asc' },
+        { column: 'index', order: 'asc' },
       ])
       .limit(f.limit)
       .select(
