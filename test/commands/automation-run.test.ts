@@ -11,6 +11,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
 import { listAutomationActions } from '../../src/projections/automation-runs/queries.js';
 import { useAutomationRecords } from '../support/automation-records.js';
+import { quietReport } from '../support/automation-run.js';
 import { assertRebuildEqualsLive } from '../support/projections.js';
 
 // Recording live runs on the real event store and read model (spec 2.10, 3.3, 4.11.3, 8): once per
@@ -40,11 +41,7 @@ describe('automation runs: recording, warnings, answers, retention', function ()
       stream_type: 'ANY_OFFER_CHANGED',
     },
     at: T0,
-    error_message: null,
-    missing_fields: [],
-    mutations: [],
-    store_changes: 0,
-    webhook_posts: 0,
+    ...quietReport(),
     ...over,
   });
   const applied = {

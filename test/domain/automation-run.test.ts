@@ -7,37 +7,28 @@ import {
 } from '../../src/domain/automation-run/decide.js';
 import {
   automationRunId,
+  NO_ACTION_FIELDS,
   type AutomationAction,
   type AutomationRunEvent,
   type WarningSlotEvent,
 } from '../../src/domain/automation-run/events.js';
 import { warningSlotDecider } from '../../src/domain/automation-run/warning-slot.js';
+import {
+  appliedListingAction,
+  at,
+  automation_id,
+  listing,
+  quietReport,
+  receipt_id,
+  recordedRun,
+  run,
+  run_id,
+} from '../support/automation-run.js';
 import { given } from '../support/gwt.js';
 
 // spec 3.3 and 2.10, row by row: a live run's actions as new decisions, a queued action's answer,
 // the warning of spec 4.11.3, and recording the same run twice.
 
-const automation_id = '0b7d2c10-1111-4222-8333-944444444444';
-const account_id = '5d1f4e1a-8a43-4f51-9d2a-6f1f1f1f1f1f';
-const receipt_id = '3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c';
-const at = '2026-11-25T10:00:00.000Z';
-const run = {
-  automation_id,
-  automation_version: 3,
-  account_id,
-  stream_type: 'ANY_OFFER_CHANGED',
-  event_id: 'evt-1',
-  listing_id: 'a8b1c2d3-0000-5000-8000-000000000001',
-};
-const run_id = automationRunId(run);
-const listing = {
-  type: 'Listing',
-  id: run.listing_id,
-  asin: 'B0TEST0001',
-  sku: 'SKU-1',
-  marketplace_id: 'ATVPDKIKX0DER',
-  title: 'Walnut desk organizer',
-};
 const campaign = { type: 'Campaign', id: 'c0c0c0c0-0000-4000-8000-000000000002' };
 
 type Record = Extract<AutomationRunCommand, { type: 'RecordAutomationRun' }>;
@@ -47,56 +38,13 @@ const record = (over: Partial<Record> = {}): Record => ({
   run,
   at,
   warning_slot: false,
-  error_message: null,
-  missing_fields: [],
-  mutations: [],
-  store_changes: 0,
-  webhook_posts: 0,
+  ...quietReport(),
   ...over,
 });
-const none = {
-  error_message: null,
-  value: null,
-  action: null,
-  target_type: null,
-  target_id: null,
-  receipt_id: null,
-  asin: null,
-  sku: null,
-  marketplace_id: null,
-  title: null,
-  missing_fields: null,
-};
-const recorded = (actions: AutomationAction[], over: object = {}): AutomationRunEvent => ({
-  type: 'AutomationRunRecorded',
-  data: {
-    run_id,
-    ...run,
-    at,
-    error_message: null,
-    missing_fields: [],
-    store_changes: 0,
-    webhook_posts: 0,
-    actions,
-    ...over,
-  },
-});
+const none = NO_ACTION_FIELDS;
+const recorded = recordedRun;
 const priceUpdate: MutationOutcome = { status: 'applied', receipt_id, value: 15.27, action: 'update', target: listing };
-const appliedAction: AutomationAction = {
-  ...none,
-  index: 0,
-  kind: 'mutation',
-  status: 'applied',
-  value: 15.27,
-  action: 'update',
-  target_type: 'Listing',
-  target_id: listing.id,
-  receipt_id,
-  asin: listing.asin,
-  sku: listing.sku,
-  marketplace_id: listing.marketplace_id,
-  title: listing.title,
-};
+const appliedAction = appliedListingAction;
 const queuedAction: AutomationAction = {
   ...none,
   index: 0,

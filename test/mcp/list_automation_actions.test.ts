@@ -11,6 +11,7 @@ import { automationActionId, automationRunId } from '../../src/domain/automation
 import { automationsProjection } from '../../src/projections/automations/projection.js';
 import { streamsProjection } from '../../src/projections/streams/projection.js';
 import { useAutomationRecords } from '../support/automation-records.js';
+import { quietReport } from '../support/automation-run.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { accountWith, prepareReadModels, project } from '../support/seed.js';
 
@@ -68,11 +69,7 @@ describe('list_automation_actions over MCP', function () {
         stream_type: 'ANY_OFFER_CHANGED',
       },
       at: at(when),
-      error_message: null,
-      missing_fields: [],
-      mutations: [],
-      store_changes: 0,
-      webhook_posts: 0,
+      ...quietReport(),
       ...report,
     });
   const price = (value: number): MutationOutcome => ({

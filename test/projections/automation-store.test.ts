@@ -1,7 +1,6 @@
 import type { StoreChange, StoreEvent } from '../../src/domain/automation-store/events.js';
-import { createDb } from '../../src/infra/db.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
-import { assertApplyTwiceSameResult, inStream, projectionSpec, recordedEvents } from '../support/projections.js';
+import { assertApplyTwiceOnTestDb, inStream, projectionSpec, recordedEvents } from '../support/projections.js';
 
 // The automation store read model, event by event (spec 2.14): the last write of a key wins, a
 // delete removes it, every value keeps its write's expiry, and each run's write-set is listed for
@@ -86,16 +85,9 @@ describe('automation store projection', () => {
     ]);
   });
 
-  it('applying the same events twice changes nothing', async () => {
-    const db = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
-    try {
-      await assertApplyTwiceSameResult(
-        db,
-        automationStoreProjection,
-        recordedEvents([...history, ...applied(a, 2, 3, [{ key: 'seen', value_json: null }])]),
-      );
-    } finally {
-      await db.destroy();
-    }
-  });
+  it('applying the same events twice changes nothing', () =>
+    assertApplyTwiceOnTestDb(
+      automationStoreProjection,
+      recordedEvents([...history, ...applied(a, 2, 3, [{ key: 'seen', value_json: null }])]),
+    ));
 });

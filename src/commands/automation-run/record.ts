@@ -4,7 +4,7 @@ import {
   type AutomationRunCommand,
   type RunReport,
 } from '../../domain/automation-run/decide.js';
-import { automationRunId, type AutomationAction, type RunKey } from '../../domain/automation-run/events.js';
+import { automationRunId, type AutomationAction, type RunIdentity } from '../../domain/automation-run/events.js';
 import { warningSlotDecider, warningSlotId } from '../../domain/automation-run/warning-slot.js';
 import { aggregateStream, handleCommand, handleCommandWith, handleCreation, type CommandContext } from '../handler.js';
 
@@ -13,7 +13,7 @@ import { aggregateStream, handleCommand, handleCommandWith, handleCreation, type
 // crashed after recording and runs the event again leaves one record.
 
 export interface RunRecordInput extends RunReport {
-  run: RunKey & { account_id: string; stream_type: string };
+  run: RunIdentity;
   at: Date;
 }
 

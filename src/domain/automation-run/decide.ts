@@ -5,7 +5,8 @@ import {
   type ActionStatus,
   type AutomationAction,
   type AutomationRunEvent,
-  type RunKey,
+  type RunIdentity,
+  NO_ACTION_FIELDS,
 } from './events.js';
 import { evolve, initialState, type AutomationRunState } from './state.js';
 
@@ -53,7 +54,7 @@ export type AutomationRunCommand =
   | (RunReport & {
       type: 'RecordAutomationRun';
       run_id: string;
-      run: RunKey & { account_id: string; stream_type: string };
+      run: RunIdentity;
       at: string;
       /** the automation's warning slot for the run's day names this run */
       warning_slot: boolean;
@@ -92,40 +93,33 @@ function mutationAction(m: MutationOutcome, index: number, run_id: string): Auto
   if (m.status === 'applied' && !m.receipt_id) throw invalid(`${at}: an applied change names its receipt`);
   if (m.status === 'failed' && !m.error_message) throw invalid(`${at}: a failed change says why (error_message)`);
   if (m.value != null && !Number.isFinite(m.value)) throw invalid(`${at}: value ${m.value} is not a finite number`);
-  const t = m.target ?? {};
-  const listing = LISTING_TARGETS.has(t.type ?? '');
+  const { type, id, asin, sku, marketplace_id, title } = m.target ?? {};
+  const given = {
+    value: m.value,
+    action: m.action,
+    target_type: type,
+    target_id: id,
+    receipt_id: m.receipt_id,
+    // the listing's fields are shown for a Listing or Ad target only (spec 2.10)
+    ...(LISTING_TARGETS.has(type ?? '') ? { asin, sku, marketplace_id, title } : {}),
+  };
+  const known = Object.fromEntries(Object.entries(given).filter(([, v]) => v != null)) as Partial<AutomationAction>;
   return {
+    ...NO_ACTION_FIELDS,
+    ...known,
     index,
     kind: 'mutation',
     status: m.status,
     error_message: bounded(m.error_message),
-    value: m.value ?? null,
-    action: m.action ?? null,
-    target_type: t.type ?? null,
-    target_id: t.id ?? null,
-    receipt_id: m.receipt_id ?? null,
-    asin: listing ? (t.asin ?? null) : null,
-    sku: listing ? (t.sku ?? null) : null,
-    marketplace_id: listing ? (t.marketplace_id ?? null) : null,
-    title: listing ? (t.title ?? null) : null,
-    missing_fields: null,
   };
 }
 
 const warningAction = (index: number, error_message: string | null, missing_fields: string[]): AutomationAction => ({
+  ...NO_ACTION_FIELDS,
   index,
   kind: 'warning',
   status: null,
   error_message,
-  value: null,
-  action: null,
-  target_type: null,
-  target_id: null,
-  receipt_id: null,
-  asin: null,
-  sku: null,
-  marketplace_id: null,
-  title: null,
   missing_fields,
 });
 
@@ -144,7 +138,7 @@ export function decide(command: AutomationRunCommand, state: AutomationRunState)
           type: 'AutomationRunRecorded',
           data: {
             run_id,
-            ...run,
+            run,
             at,
             error_message,
             missing_fields,

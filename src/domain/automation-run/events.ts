@@ -51,14 +51,35 @@ export const AutomationAction = z.object({
 });
 export type AutomationAction = z.infer<typeof AutomationAction>;
 
-export const AutomationRunRecorded = z.object({
-  run_id: z.uuid(),
+/** Every field of an action that only some actions have, empty. */
+export const NO_ACTION_FIELDS = {
+  error_message: null,
+  value: null,
+  action: null,
+  target_type: null,
+  target_id: null,
+  receipt_id: null,
+  asin: null,
+  sku: null,
+  marketplace_id: null,
+  title: null,
+  missing_fields: null,
+} as const satisfies Partial<AutomationAction>;
+
+/** Which run: its key, and the account and event type it ran for. */
+export const RunIdentity = z.object({
   automation_id: z.uuid(),
   automation_version: z.number().int().min(1),
   account_id: z.uuid(),
   stream_type: z.string(),
   event_id: z.string().min(1),
   listing_id: z.string().nullable(),
+});
+export type RunIdentity = z.infer<typeof RunIdentity>;
+
+export const AutomationRunRecorded = z.object({
+  run_id: z.uuid(),
+  run: RunIdentity,
   at: instant,
   /** the run failed (threw, timed out, ran out of memory, or its store writes were refused); null when it succeeded */
   error_message: z.string().nullable(),

@@ -21,15 +21,7 @@ async function applyRun(trx: Knex.Transaction, recorded: RecordedEvent, event: A
   const revision = Number(recorded.revision);
   const run_id = recorded.streamId.slice(RUN_STREAM.length);
   if (event.type === 'AutomationRunRecorded') {
-    const d = event.data;
-    const run = {
-      automation_id: d.automation_id,
-      automation_version: d.automation_version,
-      account_id: d.account_id,
-      stream_type: d.stream_type,
-      event_id: d.event_id,
-      listing_id: d.listing_id,
-    };
+    const { run, ...d } = event.data;
     await trx
       .withSchema(schema)
       .table(RUNS_TABLE)
