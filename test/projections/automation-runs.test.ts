@@ -15,7 +15,7 @@ import {
   run,
   run_id,
 } from '../support/automation-run.js';
-import { assertApplyTwiceOnTestDb, inStream, projectionSpec, recordedEvents } from '../support/projections.js';
+import { assertStreamEventsApplyTwice, inStream, projectionSpec } from '../support/projections.js';
 
 // The automation runs read model, event by event (spec 2.10, 3.3): a row per run, a row per
 // action, and a queued action's answer.
@@ -90,11 +90,8 @@ describe('automation runs projection', () => {
       .then('automation_actions', [{ index: 0, status: 'failed', receipt_id, error_message: 'refused' }]));
 
   it('applying the same events twice changes nothing', () =>
-    assertApplyTwiceOnTestDb(
-      automationRunsProjection,
-      recordedEvents([
-        ...recorded(),
-        ...settled({ index: 1, status: 'applied', receipt_id, error_message: null, at: later }),
-      ]),
-    ));
+    assertStreamEventsApplyTwice(automationRunsProjection, [
+      ...recorded(),
+      ...settled({ index: 1, status: 'applied', receipt_id, error_message: null, at: later }),
+    ]));
 });

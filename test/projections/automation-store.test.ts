@@ -1,6 +1,6 @@
 import type { StoreChange, StoreEvent } from '../../src/domain/automation-store/events.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
-import { assertApplyTwiceOnTestDb, inStream, projectionSpec, recordedEvents } from '../support/projections.js';
+import { assertStreamEventsApplyTwice, inStream, projectionSpec } from '../support/projections.js';
 
 // The automation store read model, event by event (spec 2.14): the last write of a key wins, a
 // delete removes it, every value keeps its write's expiry, and each run's write-set is listed for
@@ -86,8 +86,8 @@ describe('automation store projection', () => {
   });
 
   it('applying the same events twice changes nothing', () =>
-    assertApplyTwiceOnTestDb(
-      automationStoreProjection,
-      recordedEvents([...history, ...applied(a, 2, 3, [{ key: 'seen', value_json: null }])]),
-    ));
+    assertStreamEventsApplyTwice(automationStoreProjection, [
+      ...history,
+      ...applied(a, 2, 3, [{ key: 'seen', value_json: null }]),
+    ]));
 });

@@ -62,19 +62,6 @@ export async function assertApplyTwiceSameResult(
   });
 }
 
-/** assertApplyTwiceSameResult on the run's database (DATABASE_URL), over a connection of its own. */
-export async function assertApplyTwiceOnTestDb(
-  projection: Projection,
-  events: readonly RecordedEvent[],
-): Promise<void> {
-  const db = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
-  try {
-    await assertApplyTwiceSameResult(db, projection, events);
-  } finally {
-    await db.destroy();
-  }
-}
-
 /**
  * Builds the projection from position zero into a fresh schema, up to exactly the live
  * checkpoint, and compares every table, row by row, with the live tables (read in the same
