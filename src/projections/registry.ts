@@ -19,6 +19,8 @@ import { admissionProjection } from './admission/projection.js';
 import { eventsProjection } from './events/projection.js';
 import { webhooksProjection } from './webhook/projection.js';
 import { webhookDeliveriesProjection } from './webhook/deliveries.js';
+import { automationRunsProjection } from './automation-runs/projection.js';
+import { automationStoreProjection } from './automation-store/projection.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
@@ -45,4 +47,6 @@ export const projections: Projection[] = [
   streamsProjection,
   webhooksProjection,
   webhookDeliveriesProjection,
+  automationRunsProjection,
+  automationStoreProjection,
 ];

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import type { AccountEvent } from '../../src/domain/account/events.js';
 import { createDb, type Knex } from '../../src/infra/db.js';
 import { createEventStore, type EventStore } from '../../src/eventstore/index.js';
 import { migrate } from '../../src/infra/migrate.js';
@@ -14,7 +13,7 @@ import { Projector } from '../../src/projections/projector.js';
 import { ACTIVATION_LIMIT } from '../../src/mcp/throttle.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { assertRebuildEqualsLive } from '../support/projections.js';
-import { project } from '../support/seed.js';
+import { accountWith, project } from '../support/seed.js';
 
 // The automation lifecycle tools (spec 4.4, 3.1) through the MCP client over HTTP, on the real
 // event store and read model: create, edit, activate (one live per event type, racing activations),
@@ -39,20 +38,6 @@ describe('automation lifecycle tools over MCP', function () {
     demo: randomUUID(),
   };
   const handle = 'function handle(event, context) {}';
-
-  const account = (
-    account_id: string,
-    user_id: string,
-    name: string,
-    entity_type: 'seller' | 'vendor',
-    connections: ('selling' | 'ads')[],
-  ): AccountEvent[] => [
-    { type: 'AccountRegistered', data: { account_id, user_id, name, entity_type } },
-    ...connections.map((c): AccountEvent => ({
-      type: c === 'selling' ? 'SellingConnected' : 'AdvertisingConnected',
-      data: { account_id, connection_id: randomUUID(), provider_id: `${c}-${name}` },
-    })),
-  ];
 
   /** the tool's structured answer; fails the test on a tool error */
   const ok = async (client: Client, tool: string, args: Record<string, unknown>) => {
@@ -83,11 +68,11 @@ describe('automation lifecycle tools over MCP', function () {
     const projections = [accountsProjection, authProjection, automationsProjection, streamsProjection];
     await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
     await project(db, [
-      ...account(acc.sellerAds, users.ada, 'Ada Seller', 'seller', ['selling', 'ads']),
-      ...account(acc.sellingOnly, users.ada, 'Ada Shop', 'seller', ['selling']),
-      ...account(acc.bob, users.bob, 'Bob', 'seller', ['selling', 'ads']),
-      ...account(acc.vendor, users.vic, 'Vic Vendor', 'vendor', ['selling', 'ads']),
-      ...account(acc.demo, users.demo, 'Demo Seller', 'seller', ['selling', 'ads']),
+      ...accountWith(acc.sellerAds, users.ada, 'Ada Seller', 'seller', ['selling', 'ads']),
+      ...accountWith(acc.sellingOnly, users.ada, 'Ada Shop', 'seller', ['selling']),
+      ...accountWith(acc.bob, users.bob, 'Bob', 'seller', ['selling', 'ads']),
+      ...accountWith(acc.vendor, users.vic, 'Vic Vendor', 'vendor', ['selling', 'ads']),
+      ...accountWith(acc.demo, users.demo, 'Demo Seller', 'seller', ['selling', 'ads']),
     ]);
     projector = new Projector(db, store, [automationsProjection], { pollMs: 20 });
     projector.start();

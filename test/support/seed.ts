@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AccountEvent } from '../../src/domain/account/events.js';
 import type { UserEvent } from '../../src/domain/user/events.js';
@@ -34,3 +35,18 @@ export async function project(db: Knex, events: ReadonlyArray<AccountEvent | Use
     await store.close();
   }
 }
+
+/** An account of `user_id` registered with these connections (random connection ids). */
+export const accountWith = (
+  account_id: string,
+  user_id: string,
+  name: string,
+  entity_type: 'seller' | 'vendor',
+  connections: ('selling' | 'ads')[],
+): AccountEvent[] => [
+  { type: 'AccountRegistered', data: { account_id, user_id, name, entity_type } },
+  ...connections.map((c): AccountEvent => ({
+    type: c === 'selling' ? 'SellingConnected' : 'AdvertisingConnected',
+    data: { account_id, connection_id: randomUUID(), provider_id: `${c}-${name}` },
+  })),
+];

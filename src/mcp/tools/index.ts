@@ -27,6 +27,7 @@ import { duplicateAutomationTool } from './duplicate_automation.js';
 import { archiveAutomationTool } from './archive_automation.js';
 import { getAutomationTool } from './get_automation.js';
 import { listAutomationsTool } from './list_automations.js';
+import { listAutomationActionsTool } from './list_automation_actions.js';
 
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
@@ -58,4 +59,5 @@ export const TOOLS: readonly Tool[] = [
   archiveAutomationTool,
   getAutomationTool,
   listAutomationsTool,
+  listAutomationActionsTool,
 ];

@@ -2,11 +2,14 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { pruneAutomationRuns } from '../../commands/automation-run/prune.js';
+import { pruneAutomationStore } from '../../commands/automation-store/prune.js';
 import { pruneExpiredEvents } from '../../commands/event/prune.js';
 import type { CommandContext } from '../../commands/handler.js';
 
-// The events' retention (spec 8: one month from receipt), run hourly by the worker role. A run
-// is idempotent: one that finds nothing expired does nothing.
+// Retention (spec 8), run hourly by the worker role: events one month from receipt, automation
+// runs and their actions a year from the decision, store values 7 days from the write. A run is
+// idempotent: one that finds nothing expired does nothing.
 
 export const EVENT_RETENTION_QUEUE = 'event-retention';
 const EVERY_MS = 60 * 60_000;
@@ -41,8 +44,13 @@ export function eventRetentionWorker(deps: {
   return new Worker(
     EVENT_RETENTION_QUEUE,
     async () => {
-      const pruned = await pruneExpiredEvents(deps.db, deps.ctx.store, (deps.now ?? (() => new Date()))());
-      if (pruned > 0) deps.logger.info({ pruned }, 'expired events pruned');
+      const now = (deps.now ?? (() => new Date()))();
+      const pruned = {
+        events: await pruneExpiredEvents(deps.db, deps.ctx.store, now),
+        automation_runs: await pruneAutomationRuns(deps.db, deps.ctx.store, now),
+        store_writes: await pruneAutomationStore(deps.db, deps.ctx.store, now),
+      };
+      if (Object.values(pruned).some((n) => n > 0)) deps.logger.info({ pruned }, 'expired records pruned');
       return pruned;
     },
     { connection: deps.connection, prefix: deps.prefix },

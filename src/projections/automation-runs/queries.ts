@@ -1,0 +1,136 @@
+import type { Knex } from 'knex';
+import type { ActionStatus } from '../../domain/automation-run/events.js';
+import { READ_MODEL_SCHEMA } from '../projection.js';
+import { ACTIONS_TABLE, RUNS_TABLE } from './projection.js';
+
+// Reads of the automation runs read model, always within the caller's accounts.
+
+export interface ActionFilter {
+  accountIds: readonly string[];
+  automation_id?: string;
+  status?: ActionStatus;
+  /** decided at or after */
+  since?: Date | null;
+  limit: number;
+}
+
+/** An action as list_automation_actions shows it (spec 2.10), without its account's name. */
+export interface ActionRow {
+  id: string;
+  kind: 'mutation' | 'warning';
+  status: ActionStatus | null;
+  error_message: string | null;
+  value: number | null;
+  asin: string | null;
+  sku: string | null;
+  marketplace_id: string | null;
+  title: string | null;
+  account_id: string;
+  missing_fields: string[] | null;
+  automation_id: string;
+  automation_version: number;
+  run_id: string;
+  event_id: string;
+  listing_id: string | null;
+  stream_type: string;
+  target_type: string | null;
+  target_id: string | null;
+  action: string | null;
+  receipt_id: string | null;
+  decided_at: string;
+  updated_at: string;
+}
+
+/** The accounts' actions, newest decision first (a run's in push order), and how many match before `limit`. */
+export async function listAutomationActions(db: Knex, f: ActionFilter): Promise<{ rows: ActionRow[]; total: number }> {
+  if (f.accountIds.length === 0) return { rows: [], total: 0 };
+  const matching = () => {
+    const q = db.withSchema(READ_MODEL_SCHEMA).table(ACTIONS_TABLE).whereIn('account_id', f.accountIds);
+    if (f.automation_id) q.where({ automation_id: f.automation_id });
+    if (f.status) q.where({ status: f.status });
+    if (f.since) q.where('decided_at', '>=', f.since);
+    return q;
+  };
+  const [rows, [count]] = await Promise.all([
+    matching()
+      .orderBy([
+        { column: 'decided_at', order: 'desc' },
+        { column: 'run_id', order: 'asc' },
+        { column: 'index', order: 'asc' },
+      ])
+      .limit(f.limit)
+      .select(
+        'id',
+        'kind',
+        'status',
+        'error_message',
+        'value',
+        'asin',
+        'sku',
+        'marketplace_id',
+        'title',
+        'account_id',
+        'missing_fields',
+        'automation_id',
+        'automation_version',
+        'run_id',
+        'event_id',
+        'listing_id',
+        'stream_type',
+        'target_type',
+        'target_id',
+        'action',
+        'receipt_id',
+        'decided_at',
+        'updated_at',
+      ) as Promise<(Omit<ActionRow, 'decided_at' | 'updated_at'> & { decided_at: Date; updated_at: Date })[]>,
+    matching().count<{ total: string }[]>({ total: '*' }),
+  ]);
+  return {
+    rows: rows.map((a) => ({ ...a, decided_at: a.decided_at.toISOString(), updated_at: a.updated_at.toISOString() })),
+    total: Number(count!.total),
+  };
+}
+
+/** A run retention removes: its stream, and the warning slot it held. */
+export interface ExpiredRun {
+  run_id: string;
+  automation_id: string;
+  /** the UTC day of its warning, when it warned */
+  warned_on: string | null;
+}
+
+/**
+ * Runs decided before their cutoff, oldest first: runs with actions before `withActions` (spec 8
+ * keeps actions a year), runs without before `withoutActions`.
+ */
+export async function expiredRuns(
+  db: Knex,
+  cutoffs: { withActions: Date; withoutActions: Date },
+  limit: number,
+): Promise<ExpiredRun[]> {
+  const rows: { run_id: string; automation_id: string; warned: boolean; at: Date }[] = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table(RUNS_TABLE)
+    .where((q) =>
+      q
+        .where((a) => a.where('actions', '>', 0).where('at', '<', cutoffs.withActions))
+        .orWhere((a) => a.where('actions', 0).where('at', '<', cutoffs.withoutActions)),
+    )
+    .orderBy('at')
+    .limit(limit)
+    .select('run_id', 'automation_id', 'warned', 'at');
+  return rows.map((r) => ({
+    run_id: r.run_id,
+    automation_id: r.automation_id,
+    warned_on: r.warned ? r.at.toISOString().slice(0, 10) : null,
+  }));
+}
+
+export async function deleteRunRows(db: Knex, runIds: readonly string[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await db.transaction(async (trx) => {
+    await trx.withSchema(READ_MODEL_SCHEMA).table(ACTIONS_TABLE).whereIn('run_id', runIds).delete();
+    await trx.withSchema(READ_MODEL_SCHEMA).table(RUNS_TABLE).whereIn('run_id', runIds).delete();
+  });
+}
