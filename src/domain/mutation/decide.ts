@@ -3,7 +3,6 @@ import { DomainError } from '../shared/errors.js';
 import {
   mutationEventSchemas,
   type Candidate,
-
   type CausedBy,
   type Created,
   type Idempotency,
