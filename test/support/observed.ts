@@ -48,9 +48,11 @@ export async function startHarness(
   views: ViewDefinition[],
   startMs: number,
   seed = 11,
+  /** a database of the test's own (e.g. for a worker that reads every account); the run's by default */
+  databaseUrl = process.env.DATABASE_URL!,
 ): Promise<Harness> {
-  const db = createDb(process.env.DATABASE_URL!);
-  const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
+  const db = createDb(databaseUrl);
+  const store = createEventStore({ DATABASE_URL: databaseUrl });
   // receipts too: the read tools show each target's mutations
   const all = [accountsProjection, observationsProjection, mutationsProjection, ...projections];
   await migrate(db, migrationSteps(all, { eventStoreInPostgres: true }));

@@ -9,7 +9,7 @@ import { keepSchedules, type RunningScheduleKeeper } from '../../src/workers/sch
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { syncQueue, syncWorker, type SyncJobData } from '../../src/workers/sync/queue.js';
 import { ADS_TOKEN, SELLING_TOKEN } from '../support/marketplace.js';
-import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
+import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { eventually } from '../support/processes.js';
 import { startHarness, type Harness } from '../support/observed.js';
 
@@ -26,6 +26,7 @@ describe('job schedulers survive the loss of Redis keys', function () {
   let workers: Worker[];
   let keeper: RunningScheduleKeeper;
   const prefix = `${TEST_REDIS_PREFIX}-schedules-${randomUUID().slice(0, 8)}`;
+  const database = `${TEST_DB_NAME}_schedules`;
   const probeRuns: string[] = [];
   const connectionRuns: string[] = [];
   /** a data sync that only counts its runs; due every minute, so a second run within the test is the keeper's doing */
@@ -47,7 +48,9 @@ describe('job schedulers survive the loss of Redis keys', function () {
       .sort();
 
   before(async () => {
-    h = await startHarness([], [], Date.now());
+    // a database of its own: the keeper schedules every account it finds, and other files leave theirs
+    await admin((c) => c.query(`create database "${database}"`));
+    h = await startHarness([], [], Date.now(), 11, testDatabaseUrl(database));
     account = await h.connect('seller');
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     queues = {
@@ -81,6 +84,7 @@ describe('job schedulers survive the loss of Redis keys', function () {
     redis?.disconnect();
     await h?.close();
     await dropRedisKeys(`${prefix}*`);
+    await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
   });
 
   it("establishes the account's connection and data syncs and the retention at start-up; each runs at once", async () => {
