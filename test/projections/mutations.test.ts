@@ -421,6 +421,8 @@ describe('mutation receipts read model: given events, then rows', function () {
 // real projector; the queries are checked against what the commands recorded.
 
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
+/** the local id (a uuid, as every local id) of the ad group the reconciled creation made */
+const CREATED_GROUP = newId();
 const iso = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
 
 describe('mutation receipts: command handler and read model', function () {
@@ -546,7 +548,7 @@ describe('mutation receipts: command handler and read model', function () {
       type: 'ReconcileCreation',
       receipt_id: ids.confirmed,
       checks: 1,
-      candidates: [{ type: 'AdGroup', id: 'ag-1', providerId: '222' }],
+      candidates: [{ type: 'AdGroup', id: CREATED_GROUP, providerId: '222' }],
       checked_at: iso(uncertainAt + 120),
     });
 
@@ -709,7 +711,7 @@ describe('mutation receipts: command handler and read model', function () {
 
   it('a reconciled creation shows created and the reconciliation object', async () => {
     const { receipt } = await read(ids.confirmed!);
-    expect(receipt.created).to.deep.equal({ type: 'AdGroup', id: 'ag-1', providerId: '222' });
+    expect(receipt.created).to.deep.equal({ type: 'AdGroup', id: CREATED_GROUP, providerId: '222' });
     expect(receipt.reconciliation).to.deep.include({ result: 'accepted', attempts: 2, nextAt: null });
     const unresolved = (await read(ids.unresolved!)).receipt;
     expect((unresolved.reconciliation as { candidates: unknown[] }).candidates).to.have.length(2);

@@ -21,8 +21,8 @@ const instant = z.iso.datetime({ offset: true });
 const TargetType = z.enum(TARGET_TYPES);
 
 export const Target = z.object({ type: TargetType, id: z.string().min(1) });
-/** What the marketplace created, once confirmed: local id and provider id. */
-export const Created = z.object({ type: TargetType, id: z.string().min(1), providerId: z.string().min(1) });
+/** What the marketplace created, once confirmed: local id (a uuid, as every local id) and provider id. */
+export const Created = z.object({ type: TargetType, id: z.uuid(), providerId: z.string().min(1) });
 export type Created = z.infer<typeof Created>;
 /** A provider or service error: `code` is the provider's reason or our own block reason. */
 export const ReceiptError = z.object({ code: z.string(), message: z.string() });
