@@ -572,8 +572,8 @@ describe('mutation receipts: command handler and read model', function () {
       receipt_id: ids.unresolved,
       checks: 0,
       candidates: [
-        { type: 'AdGroup', id: 'ag-2', providerId: '223' },
-        { type: 'AdGroup', id: 'ag-3', providerId: '224' },
+        { type: 'AdGroup', id: newId(), providerId: '223' },
+        { type: 'AdGroup', id: newId(), providerId: '224' },
       ],
       checked_at: iso(clock++),
     });
