@@ -1,8 +1,9 @@
 import { mutationDecider, type MutationCommand } from '../domain/mutation/decide.js';
 import type { MutationEvent, MutationEventOf } from '../domain/mutation/events.js';
 import type { ReceiptState } from '../domain/mutation/state.js';
-import type { EventStore } from '../eventstore/port.js';
-import { aggregateStream, handleCommand, type CommandContext, type CommandResult } from './handler.js';
+import type { EventStore, Position } from '../eventstore/port.js';
+import { parseEvent } from '../domain/shared/decider.js';
+import { aggregateStream, handleCommand, streamName, type CommandContext, type CommandResult } from './handler.js';
 
 // Applies a receipt command to its stream (`mutation-<receipt id>`) with optimistic concurrency:
 // two workers racing on one receipt (say, two dispatches) can't both win; the loser is decided
@@ -28,4 +29,15 @@ export async function readReceipt(store: EventStore, receipt_id: string): Promis
   const { state, events } = await aggregateStream(store, mutationDecider, receipt_id);
   const first = events[0];
   return first?.type === 'MutationAdmitted' ? { admitted: first.data, state, events } : null;
+}
+
+/** Where a receipt's admission stands in the log, and whose account it is; null when never admitted. */
+export async function receiptAdmission(
+  store: EventStore,
+  receipt_id: string,
+): Promise<{ account_id: string; position: Position } | null> {
+  const [first] = await store.readStream(streamName(mutationDecider.aggregate, receipt_id), { maxCount: 1 });
+  if (!first) return null;
+  const event = parseEvent<MutationEvent>(mutationDecider.schemas, first);
+  return event.type === 'MutationAdmitted' ? { account_id: event.data.account_id, position: first.position } : null;
 }

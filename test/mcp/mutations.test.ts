@@ -412,4 +412,23 @@ describe('mutation tools over MCP', function () {
       ]);
     });
   });
+
+  // last: it adds a receipt of Ada's that the listings above do not expect
+  describe('read your own write', () => {
+    it('get_mutation waits for the read model to show a receipt the log has; another user gets not_found at once', async () => {
+      await projector.stop();
+      const id = await admit(accounts.north, { type: 'Campaign', id: campaign }, 'archive', {});
+      const foreign = await call(bob, 'get_mutation', { id });
+      expect(foreign.structuredContent, "not projected, and not Bob's").to.include({ code: 'not_found' });
+      projector = new Projector(db, store, [mutationsProjection], { pollMs: 50 });
+      const restart = setTimeout(() => projector.start(), 300);
+      try {
+        const res = await call(ada, 'get_mutation', { id });
+        expect(res.isError, JSON.stringify(res.structuredContent)).to.not.equal(true);
+        expect(res.structuredContent).to.include({ id, status: 'queued' });
+      } finally {
+        clearTimeout(restart);
+      }
+    });
+  });
 });

@@ -1,8 +1,15 @@
 import { z } from 'zod';
+import { receiptAdmission } from '../../commands/mutations.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { pollUntil } from '../../infra/poll.js';
+import { hasApplied } from '../../projections/checkpoints.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { getReceipt } from '../../projections/mutations/queries.js';
-import { defineTool } from '../tool.js';
+import { mutationsProjection } from '../../projections/mutations/projection.js';
+import { defineTool, type ToolContext } from '../tool.js';
+
+/** How long a read waits for the read model to show a receipt the log already has. */
+const READ_YOUR_WRITES_MS = 5_000;
 
 // Spec 4.8, 2.9: one receipt with its payload, the raw provider response and, for auditors, every
 // event of its history. A receipt stays readable after its target is gone; another user's receipt
@@ -17,14 +24,25 @@ export const getMutation = defineTool({
   },
   async handler(input, ctx) {
     const accounts = await loadAccounts(ctx.db, ctx.userId);
-    const found = await getReceipt(
-      ctx.db,
-      accounts.map((a) => a.id),
-      input.id.trim(),
-    );
+    const ids = accounts.map((a) => a.id);
+    const id = input.id.trim();
+    const found =
+      (await getReceipt(ctx.db, ids, id)) ??
+      ((await projected(ctx, ids, id)) ? await getReceipt(ctx.db, ids, id) : null);
     if (!found)
       throw new DomainError('not_found', `id: no mutation receipt '${input.id}' on your accounts`, { argument: 'id' });
     const account_name = accounts.find((a) => a.id === found.receipt.account_id)!.name;
     return { ...found.receipt, account_name, history: found.history };
   },
 });
+
+/**
+ * A receipt queue_mutations has just answered may not be projected yet: when the log has its
+ * admission on one of the caller's accounts, wait (bounded) for the read model to pass it, so an
+ * agent reads its own write. Another user's receipt is not waited for: it reads as missing at once.
+ */
+async function projected(ctx: ToolContext, accountIds: string[], id: string): Promise<boolean> {
+  const admission = ctx.store ? await receiptAdmission(ctx.store, id) : null;
+  if (!admission || !accountIds.includes(admission.account_id)) return false;
+  return pollUntil(() => hasApplied(ctx.db, mutationsProjection.name, admission.position), READ_YOUR_WRITES_MS, 20);
+}
