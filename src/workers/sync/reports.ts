@@ -31,24 +31,29 @@ export interface ReportPlan {
 const ROUNDS_MS = [0, 150, 300, 600, 1200];
 const STALE_AFTER_MS = 86_400_000;
 
-let tableReady: Promise<void> | undefined;
+/** Per database (a process may serve several: tests do), the table once made. */
+const tableReady = new WeakMap<Knex, Promise<void>>();
 function ensureTable(db: Knex): Promise<void> {
-  tableReady ??= db
-    .transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', ['sync.report_requests']);
-      await trx.raw('create schema if not exists sync');
-      await trx.raw(`create table if not exists sync.report_requests (
+  let ready = tableReady.get(db);
+  if (!ready) {
+    ready = db
+      .transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(hashtext(?))', ['sync.report_requests']);
+        await trx.raw('create schema if not exists sync');
+        await trx.raw(`create table if not exists sync.report_requests (
         account_id uuid not null,
         request_key text not null,
         provider_id text not null,
         created_at timestamptz not null,
         primary key (account_id, request_key))`);
-    })
-    .catch((error: unknown) => {
-      tableReady = undefined;
-      throw error;
-    });
-  return tableReady;
+      })
+      .catch((error: unknown) => {
+        tableReady.delete(db);
+        throw error;
+      });
+    tableReady.set(db, ready);
+  }
+  return ready;
 }
 
 function reportsClientFor(deps: SyncDeps, refreshToken: string): ReportsClient {
