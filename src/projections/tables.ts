@@ -22,6 +22,10 @@ export interface TableSpec {
   indexes?: ReadonlyArray<readonly string[]>;
 }
 
+/** Several columns declared alike. */
+export const columnsOf = (names: readonly string[], declaration: string): Columns =>
+  Object.fromEntries(names.map((name) => [name, declaration]));
+
 const FLAGS = new Set(['primary', 'null', 'unique', 'index']);
 
 function typed(t: Knex.CreateTableBuilder, name: string, type: string): Knex.ColumnBuilder {

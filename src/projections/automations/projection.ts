@@ -131,11 +131,7 @@ export const automationsProjection = eventProjection<AutomationEvent | LiveSlotE
     },
   },
   async apply(trx, event, recorded, schema) {
-    if (isSlotEvent(event)) return applySlotEvent(trx, event, recorded, schema);
+    if (event.type === 'LiveAutomationChanged') return applySlotEvent(trx, event, recorded, schema);
     return applyAutomationEvent(trx, event, recorded, schema);
   },
 });
-
-function isSlotEvent(event: AutomationEvent | LiveSlotEvent): event is LiveSlotEvent {
-  return Object.hasOwn(liveSlotEventSchemas, event.type);
-}

@@ -101,11 +101,7 @@ export const streamsProjection = eventProjection<SubscriptionEvent | LiveSlotEve
     },
   },
   async apply(trx, event, recorded, schema) {
-    if (isSlotEvent(event)) return applySlot(trx, event, recorded, schema);
+    if (event.type === 'LiveAutomationChanged') return applySlot(trx, event, recorded, schema);
     return applySubscription(trx, event, recorded, schema);
   },
 });
-
-function isSlotEvent(event: SubscriptionEvent | LiveSlotEvent): event is LiveSlotEvent {
-  return Object.hasOwn(liveSlotEventSchemas, event.type);
-}
