@@ -35,6 +35,12 @@ const byKey =
   (a: T, b: T) =>
     key(a).localeCompare(key(b));
 
+/** A new connection's data: its id is stable for the account, the kind and the provider's id. */
+const connection = (
+  kind: 'selling' | 'ads',
+  { account_id, provider_id, credentials }: { account_id: string; provider_id: string; credentials: string },
+) => ({ account_id, connection_id: stableId(`${kind}:${account_id}`, provider_id), provider_id, credentials });
+
 /** Observations are recorded only when they differ from what the account already knows. */
 export function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
   const account_id = command.account_id;
@@ -55,17 +61,7 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
     case 'ConnectSelling':
       requireRegistered(state, account_id);
       if (sameConnection(state.selling, command)) return [];
-      return [
-        {
-          type: 'SellingConnected',
-          data: {
-            account_id,
-            connection_id: stableId(`selling:${account_id}`, command.provider_id),
-            provider_id: command.provider_id,
-            credentials: command.credentials,
-          },
-        },
-      ];
+      return [{ type: 'SellingConnected', data: connection('selling', command) }];
     case 'ObserveSellingParticipations': {
       requireRegistered(state, account_id);
       if (!state.selling) throw new DomainError('not_connected', `account ${account_id} has no selling connection`);
@@ -76,17 +72,7 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
     case 'ConnectAdvertising':
       requireRegistered(state, account_id);
       if (sameConnection(state.ads, command)) return [];
-      return [
-        {
-          type: 'AdvertisingConnected',
-          data: {
-            account_id,
-            connection_id: stableId(`ads:${account_id}`, command.provider_id),
-            provider_id: command.provider_id,
-            credentials: command.credentials,
-          },
-        },
-      ];
+      return [{ type: 'AdvertisingConnected', data: connection('ads', command) }];
     case 'ObserveAdvertisingProfiles': {
       requireRegistered(state, account_id);
       if (!state.ads)

@@ -168,19 +168,8 @@ export const ordersProjection: Projection = {
     const parsed = page.rows
       .map((raw) => orderRows(raw, page.account_id, page.scope.split('/')[0]!))
       .filter((r) => r !== null);
-    await replacePage(
-      trx,
-      schema,
-      ORDERS_TABLE,
-      page,
-      parsed.map((p) => p.order),
-    );
-    await replacePage(
-      trx,
-      schema,
-      ORDER_LINES_TABLE,
-      page,
-      parsed.flatMap((p) => p.lines),
-    );
+    const [orders, lines] = [parsed.map((p) => p.order), parsed.flatMap((p) => p.lines)];
+    await replacePage(trx, schema, ORDERS_TABLE, page, orders);
+    await replacePage(trx, schema, ORDER_LINES_TABLE, page, lines);
   },
 };
