@@ -63,6 +63,18 @@ export interface Tool {
   call(args: unknown, ctx: ToolContext): Promise<CallToolResult>;
 }
 
+/**
+ * A tool that only reads the service's own data (no write, no marketplace call): its name, its
+ * title, and the annotations every such tool declares, so they are said once.
+ */
+export function readTool<Shape extends z.ZodRawShape>(
+  name: string,
+  title: string,
+  spec: Omit<ToolSpec<Shape>, 'name' | 'annotations'>,
+): Tool {
+  return defineTool({ ...spec, name, annotations: { title, readOnlyHint: true, openWorldHint: false } });
+}
+
 export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): Tool {
   const schema = z.strictObject(spec.input);
   // We validate ourselves (not the SDK) so that failures carry the spec's codes.

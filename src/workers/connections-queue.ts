@@ -7,7 +7,7 @@ import { accountsProjection } from '../projections/accounts/projection.js';
 import { hasApplied } from '../projections/checkpoints.js';
 import { pollUntil } from '../infra/poll.js';
 import type { LwaClient } from '../marketplace/clients/index.js';
-import { waitInDelayedSet, withRetryPolicy } from './retry-policy.js';
+import { retriedJobs, waitInDelayedSet, withRetryPolicy } from './retry-policy.js';
 import { syncConnections, type ConnectionSyncTarget, type MarketplaceEndpoints } from './connections-sync.js';
 import { SELLER_CREDENTIALS, type CredentialsLookup } from './credentials.js';
 
@@ -26,12 +26,7 @@ export function connectionsQueue(connection: Redis, prefix: string): Queue<Conne
   return new Queue<ConnectionSyncJob>(CONNECTIONS_QUEUE, {
     connection,
     prefix,
-    defaultJobOptions: {
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 2000 },
-      removeOnComplete: 100,
-      removeOnFail: 500,
-    },
+    defaultJobOptions: retriedJobs({ attempts: 5, firstRetryMs: 2000, keepCompleted: 100, keepFailed: 500 }),
   });
 }
 

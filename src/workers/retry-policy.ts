@@ -1,4 +1,4 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type DefaultJobOptions, type Job } from 'bullmq';
 import { DomainError } from '../domain/shared/errors.js';
 import { MarketplaceError } from '../marketplace/clients/index.js';
 
@@ -26,3 +26,19 @@ export async function waitInDelayedSet<T>(job: Job<T>, token: string | undefined
   await job.moveToDelayed(Date.now() + ms, token);
   throw new DelayedError();
 }
+
+/**
+ * A queue's job options: `attempts` tries, the retries backing off exponentially from
+ * `firstRetryMs`, the last `keepCompleted` finished and `keepFailed` failed jobs kept to look at.
+ */
+export const retriedJobs = (o: {
+  attempts: number;
+  firstRetryMs: number;
+  keepCompleted: number;
+  keepFailed: number;
+}): DefaultJobOptions => ({
+  attempts: o.attempts,
+  backoff: { type: 'exponential', delay: o.firstRetryMs },
+  removeOnComplete: o.keepCompleted,
+  removeOnFail: o.keepFailed,
+});

@@ -35,6 +35,19 @@ const byKey =
   (a: T, b: T) =>
     key(a).localeCompare(key(b));
 
+/** A selling or advertising connection, made again only when the provider account or the
+ * credential set changed; its id is stable for the account, the kind and the provider's id. */
+function connect(
+  state: AccountState,
+  { account_id, provider_id, credentials }: { account_id: string; provider_id: string; credentials: string },
+  kind: 'selling' | 'ads',
+): AccountEvent[] {
+  requireRegistered(state, account_id);
+  if (sameConnection(state[kind], { provider_id, credentials })) return [];
+  const data = { account_id, connection_id: stableId(`${kind}:${account_id}`, provider_id), provider_id, credentials };
+  return [kind === 'selling' ? { type: 'SellingConnected', data } : { type: 'AdvertisingConnected', data }];
+}
+
 /** Observations are recorded only when they differ from what the account already knows. */
 export function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
   const account_id = command.account_id;
@@ -53,19 +66,7 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
         },
       ];
     case 'ConnectSelling':
-      requireRegistered(state, account_id);
-      if (sameConnection(state.selling, command)) return [];
-      return [
-        {
-          type: 'SellingConnected',
-          data: {
-            account_id,
-            connection_id: stableId(`selling:${account_id}`, command.provider_id),
-            provider_id: command.provider_id,
-            credentials: command.credentials,
-          },
-        },
-      ];
+      return connect(state, command, 'selling');
     case 'ObserveSellingParticipations': {
       requireRegistered(state, account_id);
       if (!state.selling) throw new DomainError('not_connected', `account ${account_id} has no selling connection`);
@@ -74,19 +75,7 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
       return [{ type: 'SellingParticipationsObserved', data: { account_id, marketplaces } }];
     }
     case 'ConnectAdvertising':
-      requireRegistered(state, account_id);
-      if (sameConnection(state.ads, command)) return [];
-      return [
-        {
-          type: 'AdvertisingConnected',
-          data: {
-            account_id,
-            connection_id: stableId(`ads:${account_id}`, command.provider_id),
-            provider_id: command.provider_id,
-            credentials: command.credentials,
-          },
-        },
-      ];
+      return connect(state, command, 'ads');
     case 'ObserveAdvertisingProfiles': {
       requireRegistered(state, account_id);
       if (!state.ads)

@@ -31,21 +31,18 @@ export const AccountRegistered = z.object({
   name: z.string().min(1),
   entity_type: EntityType,
 });
-/** `credentials` names the configured credential set the connection was made with (never the
- * secrets themselves); connections recorded before it existed were made with `seller`'s. */
-export const SellingConnected = z.object({
+/** A selling or an advertising connection. `credentials` names the configured credential set the
+ * connection was made with (never the secrets themselves); connections recorded before it
+ * existed were made with `seller`'s. */
+const Connected = z.object({
   account_id: z.uuid(),
   connection_id: z.uuid(),
   provider_id: z.string(),
   credentials: z.string().optional(),
 });
+export const SellingConnected = Connected;
 export const SellingParticipationsObserved = z.object({ account_id: z.uuid(), marketplaces: z.array(Marketplace) });
-export const AdvertisingConnected = z.object({
-  account_id: z.uuid(),
-  connection_id: z.uuid(),
-  provider_id: z.string(),
-  credentials: z.string().optional(),
-});
+export const AdvertisingConnected = Connected;
 export const AdvertisingProfilesObserved = z.object({ account_id: z.uuid(), profiles: z.array(AdvertisingProfile) });
 
 export type Marketplace = z.infer<typeof Marketplace>;

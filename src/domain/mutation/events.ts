@@ -192,4 +192,3 @@ type Schemas = typeof mutationEventSchemas;
 export type MutationEventType = keyof Schemas;
 export type MutationEvent = EventUnion<Schemas>;
 export type MutationEventOf<K extends MutationEventType> = Extract<MutationEvent, { type: K }>;
-export const MUTATION_EVENT_TYPES = Object.keys(mutationEventSchemas) as MutationEventType[];

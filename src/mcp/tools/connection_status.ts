@@ -1,14 +1,12 @@
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { recentChanges } from '../changelog.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 
 // Spec 2.1: every account of the caller with both connections (null when never made),
 // and the recent product changes. The read model's AccountView is already that shape.
-export const connectionStatus = defineTool({
-  name: 'connection_status',
+export const connectionStatus = readTool('connection_status', 'Connection status', {
   description:
     'Lists your accounts (their ids are the `account` argument of other tools), each with its entity type (seller or vendor), selling connection (type SellingPartner, with marketplaces) and advertising connection (type Advertiser, with profiles per country and currency); a connection is null when it was never made. Also returns recent product changes. Start here.',
-  annotations: { title: 'Connection status', readOnlyHint: true, openWorldHint: false },
   input: {},
   async handler(_input, ctx) {
     return { accounts: await loadAccounts(ctx.db, ctx.userId), changelog: recentChanges() };

@@ -4,18 +4,16 @@ import { VIEW_NAMES, type ViewDefinition, type ViewName } from '../../projection
 import { availableViews, viewCoverage } from '../../projections/views/queries.js';
 import { viewDefinitions } from '../../projections/views/registry.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 
 // Spec 4.7: what query_data can query. Without `view`: every view's grain and the join
 // graph; with `view`: its columns (type, unit, nullability), grain, freshness, joins and
 // fan-out warnings; with coverage: per account, whether each view has rows and over what dates.
 
-export const describeData = defineTool({
-  name: 'describe_data',
+export const describeData = readTool('describe_data', 'Describe data views', {
   description:
     'Describes the SQL views query_data reads. Without `view`: every view with its grain, plus the join graph. With `view`: its columns (type, unit, nullability), grain, freshness, joins with fan-out warnings, and the traps to avoid. ' +
     '`coverage: true` adds, per account, whether each view has rows and the dates they span (`account` narrows to one account).',
-  annotations: { title: 'Describe data views', readOnlyHint: true, openWorldHint: false },
   input: {
     view: z
       .string()

@@ -5,18 +5,16 @@ import { loadAccounts } from '../../projections/accounts/queries.js';
 import { streamContract } from '../../runtime/contracts/index.js';
 import { automationTemplate } from '../../runtime/contracts/templates.js';
 import { accountArgument, accountForStreamType } from '../accounts.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 
 // Spec 4.3: the contract of handle(event, context) for one event type, straight from
 // src/runtime/contracts (the same data the templates and the context builders use).
 
 const CODES = SELECTABLE_STREAM_TYPES.map((t) => t.code);
 
-export const describeStreamType = defineTool({
-  name: 'describe_stream_type',
+export const describeStreamType = readTool('describe_stream_type', 'Describe an event type', {
   description:
     'The contract of an automation `handle(event, context)` for one event type: every field of `event` (the provider payload as sent; money as the marketplace sends it) and of `context` (money in major units) with type, units and nullability; `event` as a complete fixture (the sample run_automation uses); the setters (targets found in the context, the actions each takes and its `writable` payload keys: anything else is refused); how to queue `{ target, action, payload }` on `context.mutations` with the per-run limits; the default code template.',
-  annotations: { title: 'Describe an event type', readOnlyHint: true, openWorldHint: false },
   input: {
     stream_type: z.string().describe(`the event type code, one of ${CODES.join(', ')}`),
     account: accountArgument.describe(

@@ -9,17 +9,15 @@ import {
   type CoveredProfile,
 } from '../ads.js';
 import { summaryArguments } from '../summary-arguments.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 import { previousWindow } from '../window.js';
 
 const ZERO: Totals = { impressions: 0, clicks: 0, cost: 0, sales: 0, purchases: 0 };
 
 // Spec 4.6: Sponsored Products totals, one row per account and advertising profile (a profile
 // is one marketplace and one currency), over profile-local report dates.
-export const getAdsSummary = defineTool({
-  name: 'get_ads_summary',
+export const getAdsSummary = readTool('get_ads_summary', 'Ads summary', {
   description: `Sponsored Products totals per account and advertising profile (one marketplace, one currency each): impressions, clicks, cost, sales, purchases and acos (cost / sales, null when sales is 0) over whole profile-local report dates (default the trailing 30 days ending today, at most 400). ${SALES_NOTE} compare_to_previous adds a \`previous\` block over the same number of days just before. A profile with nothing synced shows zeros: check \`freshness\` (latest report date read per profile) before reading zeros as no spend.`,
-  annotations: { title: 'Ads summary', readOnlyHint: true, openWorldHint: false },
   input: summaryArguments('add a `previous` block over the window of the same length just before'),
   async handler(input, ctx) {
     const covered = await coveredProfiles(ctx, input);

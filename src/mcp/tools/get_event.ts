@@ -3,18 +3,16 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { findEvent } from '../../projections/events/queries.js';
 import { eventRow } from '../events.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 
 // Spec 4.3: one event with its full payload. Another user's event, or one past retention, reads
 // the same as a missing one.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const getEvent = defineTool({
-  name: 'get_event',
+export const getEvent = readTool('get_event', 'Get event', {
   description:
     'Reads one event by id (from list_events): the list row (stream_type, synthetic, occurred_at, summary, listings, ads_entities) plus `payload`, the message exactly as the marketplace sent it (for a synthetic row: the push answer or the listing read). Use it to replay the event with run_automation. Events are kept 1 month from receipt.',
-  annotations: { title: 'Get event', readOnlyHint: true, openWorldHint: false },
   input: { event_id: z.string().trim().min(1).describe('the event id, from list_events') },
   async handler(input, ctx) {
     const missing = () =>

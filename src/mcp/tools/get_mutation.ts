@@ -6,7 +6,7 @@ import { hasApplied } from '../../projections/checkpoints.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { getReceipt } from '../../projections/mutations/queries.js';
 import { mutationsProjection } from '../../projections/mutations/projection.js';
-import { defineTool, type ToolContext } from '../tool.js';
+import { readTool, type ToolContext } from '../tool.js';
 
 /** How long a read waits for the read model to show a receipt the log already has. */
 const READ_YOUR_WRITES_MS = 5_000;
@@ -14,11 +14,9 @@ const READ_YOUR_WRITES_MS = 5_000;
 // Spec 4.8, 2.9: one receipt with its payload, the raw provider response and, for auditors, every
 // event of its history. A receipt stays readable after its target is gone; another user's receipt
 // reads the same as a missing one (spec 5.4).
-export const getMutation = defineTool({
-  name: 'get_mutation',
+export const getMutation = readTool('get_mutation', 'Get mutation receipt', {
   description:
     'Reads one mutation receipt by id: status (queued, submitting, submitted, blocked, uncertain, unresolved), outcome, accepted, the immutable payload, the HTTP status and raw provider response, error, request and submission ids, created entity, reconciliation, idempotency, `caused_by` (the automation run that admitted it: automation_id, automation_version, event_id, run_id, listing_id; null when a tool did), and `history`: every recorded transition in order. Use it on an uncertain receipt before requesting the change again.',
-  annotations: { title: 'Get mutation receipt', readOnlyHint: true, openWorldHint: false },
   input: {
     id: z.string().min(1).describe('the receipt id (from queue_mutations, a `mutations` field or list_mutations)'),
   },

@@ -7,15 +7,13 @@ import {
   TARGET_TYPES,
 } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 
 // Spec 4.8, 4.12: the JSON Schema of the payload a (target type, action) takes, derived from the
 // same zod schema that validates admissions, so the two can't drift apart.
-export const getMutationSchema = defineTool({
-  name: 'get_mutation_schema',
+export const getMutationSchema = readTool('get_mutation_schema', 'Get mutation payload schema', {
   description:
     'Returns the JSON Schema of the `payload` for a mutation target type and action: Listing update (productType and non-empty native patches), Sponsored Products updates and creations with the keys the entities carry in `data` (money in major units of the profile currency), archive (an empty object). Ids of the target and its parents, adProduct and marketplaceScope are derived from the target: optional, and must match when given.',
-  annotations: { title: 'Get mutation payload schema', readOnlyHint: true, openWorldHint: false },
   input: {
     target_type: z.enum(TARGET_TYPES),
     action: z.enum(ACTIONS),

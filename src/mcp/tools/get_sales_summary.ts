@@ -1,15 +1,13 @@
 import { salesTotals } from '../../projections/observed/sales-queries.js';
 import { freshnessOf, previousReach, salesReach, withAccountNames, type SalesReach } from '../sales.js';
 import { summaryArguments } from '../summary-arguments.js';
-import { defineTool, type ToolContext } from '../tool.js';
+import { readTool, type ToolContext } from '../tool.js';
 
 // Spec 4.6: confirmed sales per account and marketplace over whole local days, optionally
 // beside the window of the same length just before.
-export const getSalesSummary = defineTool({
-  name: 'get_sales_summary',
+export const getSalesSummary = readTool('get_sales_summary', 'Sales summary', {
   description:
     "Confirmed sales (orders Shipped, Unshipped or PartiallyShipped; canceled and pending orders excluded; refunds not tracked) per account and marketplace: revenue (line prices, tax and shipping excluded, in integer minor units of the row's currency, never summed across currencies), units, orders and order lines. since/until are whole days in each marketplace's local time (default the trailing 30 days, at most 400); `windows` states them per marketplace. No rows means no confirmed sales, not zero sales: check `freshness` (no `freshness` means the selling connection is not set up). compare_to_previous adds `previous` for the window of the same length just before, biased low for the current window's pending and not yet read orders.",
-  annotations: { title: 'Sales summary', readOnlyHint: true, openWorldHint: false },
   sellerOnly: true,
   input: summaryArguments('also report the window of the same length just before, as `previous`'),
   async handler(input, ctx) {

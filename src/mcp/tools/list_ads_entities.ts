@@ -17,7 +17,7 @@ import {
   type CoveredProfile,
 } from '../ads.js';
 import { withMutations } from '../target-mutations.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 import { limitArgument } from '../window.js';
 
 const TYPES = ['AdvertisingProfile', 'Campaign', 'AdGroup', 'Ad', 'Target'] as const;
@@ -26,11 +26,9 @@ const TYPES = ['AdvertisingProfile', 'Campaign', 'AdGroup', 'Ad', 'Target'] as c
 // `type`/`id`, the profile (local and provider ids, currency), the native entity in `data`
 // (provider keys, major units), and the trailing 30 days in `metrics30` (major units too, as
 // automation contexts state them).
-export const listAdsEntities = defineTool({
-  name: 'list_ads_entities',
+export const listAdsEntities = readTool('list_ads_entities', 'List ads entities', {
   description:
     'Observed Sponsored Products entities of one target_type (AdvertisingProfile, Campaign, AdGroup, Ad, Target), each with its explicit mutation target `type` and stable local `id`, local advertising_profile_id, provider_profile_id, currency, and `data`: the native entity with provider keys and MAJOR units unchanged (unlike the other tools, bids and budgets here are decimal strings in major units). Target covers keywords, auto buckets, product and category targets and exclusions (`negative: true`, with `level` AD_GROUP or CAMPAIGN, local campaign_id always, local ad_group_id null at campaign level). `metrics30` is the trailing 30 profile-local days: cost and sales (7-day attributed) in major units, acos (null when sales is 0), roas (null when cost is 0), impressions, clicks, purchases; null for ads (no per-ad report is synced) and absent on exclusions. campaign_id (local) narrows to one campaign.',
-  annotations: { title: 'List ads entities', readOnlyHint: true, openWorldHint: false },
   input: {
     target_type: z.enum(TYPES).describe('the entity type: AdvertisingProfile, Campaign, AdGroup, Ad or Target'),
     campaign_id: campaignIdArgument,

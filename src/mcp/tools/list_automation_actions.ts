@@ -4,16 +4,14 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { listAutomationActions } from '../../projections/automation-runs/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 import { instantWindow, limitArgument, sinceArgument } from '../window.js';
 
 // Spec 4.4, 2.10, 3.3: what live runs decided, newest decision first, with `total` (all matches
 // before `limit`) as list_events has it.
-export const listAutomationActionsTool = defineTool({
-  name: 'list_automation_actions',
+export const listAutomationActionsTool = readTool('list_automation_actions', 'List automation actions', {
   description:
     "Lists what your automations' live runs decided (kept 1 year), newest first, with `total` (all matches before `limit`). Each row: id, kind (`mutation`: a change the run pushed; `warning`: a run that changed nothing and read an event key the payload lacked, at most one a day per automation), status (queued, applied = passed validation and admitted: its receipt_id, readable with get_mutation, reports the marketplace's answer; failed = invalid output, see error_message; blocked = the listing is blocked or the campaign's Automation switch is off; null for a warning), error_message, value (the requested amount in major units, e.g. 15.27), asin, sku, marketplace_id and title for a Listing or Ad target, account_id, account_name, missing_fields (warnings), the automation_id and automation_version that ran, run_id, event_id, listing_id, stream_type, target_type, target_id, action, receipt_id, decided_at and updated_at.",
-  annotations: { title: 'List automation actions', readOnlyHint: true, openWorldHint: false },
   input: {
     automation_id: z.string().min(1).optional().describe('only the actions of this automation'),
     status: z.enum(ACTION_STATUSES).optional().describe('queued, applied, failed or blocked (warnings have none)'),

@@ -3,14 +3,12 @@ import { campaignRollups } from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
 import { accountNames, coveredProfiles, figures, freshnessOf, rollupScope, SALES_NOTE, stateArgument } from '../ads.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
 
 // Spec 4.6: Sponsored Products campaigns with their rollup over the window.
-export const listCampaigns = defineTool({
-  name: 'list_campaigns',
+export const listCampaigns = readTool('list_campaigns', 'List campaigns', {
   description: `Sponsored Products campaigns with their figures over whole profile-local report dates (default the trailing 30 days ending today): budget_amount, cost, sales (integer minor units of the row currency), impressions, clicks, purchases, acos (cost / sales, null when sales is 0). ${SALES_NOTE} A campaign without metrics shows zeros; zeros with a stale \`freshness\` mean unsynced data. name is a case-insensitive substring; asin keeps campaigns advertising that ASIN, with the whole campaign's figures (per-ASIN spend is exact only for single-product campaigns). order_by cost (default) or sales, descending; across currencies each row is ranked within its own currency and the ranks interleave.`,
-  annotations: { title: 'List campaigns', readOnlyHint: true, openWorldHint: false },
   input: {
     state: stateArgument,
     name: z.string().min(1).optional().describe('case-insensitive substring of the campaign name'),

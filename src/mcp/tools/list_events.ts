@@ -5,17 +5,15 @@ import { searchEvents } from '../../projections/events/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
 import { eventRow } from '../events.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 import { instantWindow, limitArgument, sinceArgument, untilArgument } from '../window.js';
 
 // Spec 2.3 / 4.3: recorded marketplace events and synthetic rows, newest first by occurred_at.
 // The internally handled types are listed too: they arrived and are kept like any other.
 
-export const listEvents = defineTool({
-  name: 'list_events',
+export const listEvents = readTool('list_events', 'List events', {
   description:
     "Lists marketplace events your accounts received (kept 1 month), newest first by `occurred_at`, with `total` (all matches before `limit`). Each row: id (for get_event), stream_type (null for a synthetic row), synthetic (true for a listing read back or the marketplace's answer to a listing push), occurred_at, received_at, a summary naming the listing by ASIN, SKU and title, asin/sku/marketplace_id/title when every listing it reached shares them (else null), `listings` (each with its local listing id, null when the account doesn't list it), and `ads_entities` (provider ids, campaign name) for advertising events. An event reaching several listings is one row. Full payload: get_event.",
-  annotations: { title: 'List events', readOnlyHint: true, openWorldHint: false },
   input: {
     stream_type: z.string().trim().min(1).optional().describe('an event type code, e.g. ANY_OFFER_CHANGED'),
     since: sinceArgument.describe(
@@ -40,16 +38,8 @@ export const listEvents = defineTool({
     const window = instantWindow(input.since, input.until);
     const accounts = await accountsForRead(ctx, input.account);
     const names = new Map(accounts.map((a) => [a.id, a.name]));
-    const { rows, total } = await searchEvents(ctx.db, {
-      account_ids: accounts.map((a) => a.id),
-      stream_type: input.stream_type,
-      since: window.since,
-      until: window.until,
-      asin: input.asin,
-      sku: input.sku,
-      marketplace_id: input.marketplace_id,
-      limit: input.limit,
-    });
+    // the window's instants stand in for the since/until text
+    const { rows, total } = await searchEvents(ctx.db, { ...input, ...window, account_ids: accounts.map((a) => a.id) });
     return { events: rows.map((r) => eventRow(r, names.get(r.account_id)!)), total };
   },
 });

@@ -3,7 +3,7 @@ import { searchListings, type ListingRecord } from '../../projections/observed/l
 import { accountArgument, sellingAccountsForRead } from '../accounts.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { withMutations } from '../target-mutations.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 import { instantWindow, limitArgument, sinceArgument, untilArgument } from '../window.js';
 import { listingId } from '../../domain/observation/ids.js';
 
@@ -48,11 +48,9 @@ function listingOf(r: ListingRecord, accountName: string) {
   };
 }
 
-export const listListings = defineTool({
-  name: 'list_listings',
+export const listListings = readTool('list_listings', 'List listings', {
   description:
     "Lists your listings, one row per SKU and marketplace, newest first (created_at). Money (price, floor, ceiling, b2b_price) is in integer minor units of the row's currency (whole yen for JPY); floor/ceiling are that marketplace's own bounds. `status` is BUYABLE, DISCOVERABLE or DELETED, null until reported; `active` is true only for BUYABLE or DISCOVERABLE. `data` holds the raw sources: fba.inventory (FBA inventory summary), listings_item (Listings Items API item), notifications. `id` with `type` names the listing as a mutation target. `total` counts every match before `limit`.",
-  annotations: { title: 'List listings', readOnlyHint: true, openWorldHint: false },
   sellerOnly: true,
   input: {
     keyword: z
@@ -77,15 +75,11 @@ export const listListings = defineTool({
     const accounts = await sellingAccountsForRead(ctx, input.account);
     if (accounts.length === 0) return { listings: [], total: 0 };
     const names = new Map(accounts.map((a) => [a.id, a.name]));
+    // the window's instants stand in for the since/until text
     const { rows, total } = await searchListings(ctx.db, {
+      ...input,
+      ...window,
       account_ids: accounts.map((a) => a.id),
-      keyword: input.keyword,
-      asin: input.asin,
-      sku: input.sku,
-      marketplace_id: input.marketplace_id,
-      since: window.since,
-      until: window.until,
-      limit: input.limit,
     });
     return {
       listings: await withMutations(

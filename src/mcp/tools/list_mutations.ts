@@ -5,15 +5,13 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { listReceipts } from '../../projections/mutations/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
 import { limitArgument } from '../window.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 
 // Spec 4.8: the caller's receipts newest first, keyset-paged; rows without payload or provider
 // response (get_mutation has them). Idempotency keys match only the caller's own namespace.
-export const listMutations = defineTool({
-  name: 'list_mutations',
+export const listMutations = readTool('list_mutations', 'List mutation receipts', {
   description:
     'Lists mutation receipts newest first (25 by default, at most 100), without payload or provider response (read those with get_mutation). Filter by `status` (a workflow state, or `pending` = queued, submitting or uncertain), `target_type` and `target_id` (local ids), `operation` (the action), or the `idempotency_key` your client admitted them with. Follow `next_cursor` for the next page.',
-  annotations: { title: 'List mutation receipts', readOnlyHint: true, openWorldHint: false },
   input: {
     account: accountArgument,
     status: z

@@ -4,15 +4,13 @@ import { salesByListing } from '../../projections/observed/sales-queries.js';
 import { accountArgument } from '../accounts.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { freshnessOf, salesReach, withAccountNames } from '../sales.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
 
 // Spec 4.6: confirmed sales per (ASIN, SKU, marketplace) and account, best first.
-export const listSalesByListing = defineTool({
-  name: 'list_sales_by_listing',
+export const listSalesByListing = readTool('list_sales_by_listing', 'Sales by listing', {
   description:
     "Confirmed sales (orders Shipped, Unshipped or PartiallyShipped; canceled and pending orders excluded; refunds not tracked) per listing: one row per account, marketplace, ASIN and SKU with the listing's current title (null when the listing was deleted), revenue (integer minor units of the row's currency), units and orders. order_by revenue (default; needs marketplace_id when the rows span several currencies) or units, descending. asin and sku match exactly. since/until are whole days in each marketplace's local time (default the trailing 30 days, at most 400). `total` counts every matching row before `limit`. No rows means no confirmed sales, not zero sales: check `freshness` (absent when the selling connection is not set up).",
-  annotations: { title: 'Sales by listing', readOnlyHint: true, openWorldHint: false },
   sellerOnly: true,
   input: {
     since: sinceArgument,

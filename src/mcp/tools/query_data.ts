@@ -7,7 +7,7 @@ import { SqlRefused } from '../../projections/views/validate.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
 import { saveExport } from '../exports.js';
 import { QUERY_LIMIT, takeCallSlot } from '../throttle.js';
-import { defineTool } from '../tool.js';
+import { readTool } from '../tool.js';
 
 // Spec 4.7 and 8: one read-only SELECT over the views, 3 second timeout, fewer than 500 rows
 // inline, otherwise (or with export) a gzip CSV to download, 300 calls per hour per user.
@@ -23,14 +23,12 @@ const SAFE_CLASSES = new Set(['0A', '21', '22', '25', '42', '53', '54']);
 // The database itself is down, restarting or full of connections.
 const UNAVAILABLE = /^(08|57|58)|^53300$/;
 
-export const queryData = defineTool({
-  name: 'query_data',
+export const queryData = readTool('query_data', 'Query data (SQL)', {
   description:
     'Runs one read-only SQL SELECT (PostgreSQL) over the data views (v_sales_lines, v_ad_performance, v_listings, v_marketplaces, ...; `describe_data` lists them with columns, grain and join warnings). ' +
     'Only the views and safe built-in functions; rows are confined to your accounts (`account` narrows to one). 3 second timeout. ' +
     `Fewer than ${INLINE_ROWS} rows come inline as { columns, rows (arrays in column order), row_count }; more (or export: true) come as a gzip CSV download (download_url, relative to this service, needs your bearer token on /mcp; expires in an hour) with columns and a ${PREVIEW_ROWS}-row preview. ` +
     'Money is integer minor units of `currency`: never sum across currencies. Empty results can mean data not yet synced. Limit: 300 queries per hour.',
-  annotations: { title: 'Query data (SQL)', readOnlyHint: true, openWorldHint: false },
   input: {
     sql: z
       .string()

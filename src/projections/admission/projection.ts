@@ -4,6 +4,7 @@ import { parseEvent } from '../../domain/shared/decider.js';
 import { pageOf } from '../observed/economics-support.js';
 import { str, obj } from '../../domain/shared/json.js';
 import type { Projection } from '../projection.js';
+import { createTables, type TableSpec } from '../tables.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 import { listingId } from '../../domain/observation/ids.js';
 
@@ -20,33 +21,22 @@ export const CREATED_TARGETS_TABLE = 'created_targets';
 const CREATION_EVENTS = ['MutationSubmitted', 'MutationCreationConfirmed'] as const;
 const SWITCH_EVENTS = Object.keys(switchEventSchemas);
 
+const ADMISSION_TABLES: Record<string, TableSpec> = {
+  [ADMISSION_SWITCH_TABLE]: { columns: { disabled: 'boolean', reason: 'text null', by: 'text', at: 'timestamptz' } },
+  [LISTING_TARGETS_TABLE]: {
+    columns: { listing_id: 'uuid primary', account_id: 'uuid', marketplace_id: 'text', sku: 'text' },
+    // patch_listing: the marketplaces an account's SKU was seen in
+    indexes: [['account_id', 'sku']],
+  },
+  [CREATED_TARGETS_TABLE]: { columns: { id: 'uuid', type: 'text', receipt_id: 'uuid' }, primary: ['id', 'type'] },
+};
+
 export const admissionProjection: Projection = {
   name: 'admission',
   version: 1,
   handles: [...SWITCH_EVENTS, 'PageObserved', ...CREATION_EVENTS],
-  tables: [ADMISSION_SWITCH_TABLE, LISTING_TARGETS_TABLE, CREATED_TARGETS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(ADMISSION_SWITCH_TABLE, (t) => {
-      t.boolean('disabled').notNullable();
-      t.text('reason');
-      t.text('by').notNullable();
-      t.timestamp('at', { useTz: true }).notNullable();
-    });
-    await db.schema.withSchema(schema).createTable(LISTING_TARGETS_TABLE, (t) => {
-      t.uuid('listing_id').primary();
-      t.uuid('account_id').notNullable();
-      t.text('marketplace_id').notNullable();
-      t.text('sku').notNullable();
-      // patch_listing: the marketplaces an account's SKU was seen in
-      t.index(['account_id', 'sku']);
-    });
-    await db.schema.withSchema(schema).createTable(CREATED_TARGETS_TABLE, (t) => {
-      t.uuid('id').notNullable();
-      t.text('type').notNullable();
-      t.uuid('receipt_id').notNullable();
-      t.primary(['id', 'type']);
-    });
-  },
+  tables: Object.keys(ADMISSION_TABLES),
+  createTables: (db, schema) => createTables(db, schema, ADMISSION_TABLES),
   async apply(trx, recorded, schema) {
     if ((CREATION_EVENTS as readonly string[]).includes(recorded.type)) {
       const event = parseEvent<MutationEvent>(mutationEventSchemas, recorded);

@@ -4,10 +4,9 @@ import {
   automationRunEventSchemas,
   type AutomationRunEvent,
 } from '../../domain/automation-run/events.js';
-import { parseEvent } from '../../domain/shared/decider.js';
 import type { Knex } from '../../infra/db.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
-import type { Projection } from '../projection.js';
+import { eventProjection, type Columns } from '../tables.js';
 
 // Live runs and their automation actions (spec 2.10, 3.3), which list_automation_actions reads.
 // One row per run (what retention prunes by), one per action. An action row remembers the last
@@ -73,59 +72,64 @@ async function applyRun(trx: Knex.Transaction, recorded: RecordedEvent, event: A
     });
 }
 
-export const automationRunsProjection: Projection = {
+/** What a run and each of its actions carry of the run's automation and event. */
+const RUN_KEY: Columns = {
+  automation_id: 'uuid',
+  automation_version: 'integer',
+  account_id: 'uuid',
+  stream_type: 'text',
+  event_id: 'text',
+  listing_id: 'text null',
+};
+
+export const automationRunsProjection = eventProjection<AutomationRunEvent>({
   name: 'automation_runs',
   version: 1,
-  handles: Object.keys(automationRunEventSchemas),
-  tables: [RUNS_TABLE, ACTIONS_TABLE],
-  async createTables(db, schema) {
-    const runKey = (t: Knex.CreateTableBuilder) => {
-      t.uuid('automation_id').notNullable();
-      t.integer('automation_version').notNullable();
-      t.uuid('account_id').notNullable();
-      t.text('stream_type').notNullable();
-      t.text('event_id').notNullable();
-      t.text('listing_id');
-    };
-    await db.schema.withSchema(schema).createTable(RUNS_TABLE, (t) => {
-      t.uuid('run_id').primary();
-      runKey(t);
-      t.text('error_message');
-      t.jsonb('missing_fields').notNullable();
-      t.integer('store_changes').notNullable();
-      t.integer('webhook_posts').notNullable();
-      /** how many actions it recorded: a run without any is kept as long as its event */
-      t.integer('actions').notNullable();
-      t.boolean('warned').notNullable();
-      t.timestamp('at', { useTz: true }).notNullable().index();
-    });
-    await db.schema.withSchema(schema).createTable(ACTIONS_TABLE, (t) => {
-      t.uuid('id').primary();
-      t.uuid('run_id').notNullable().index();
-      t.integer('index').notNullable();
-      runKey(t);
-      t.text('kind').notNullable();
-      t.text('status');
-      t.text('error_message');
-      t.double('value');
-      t.text('action');
-      t.text('target_type');
-      t.text('target_id');
-      t.uuid('receipt_id');
-      t.text('asin');
-      t.text('sku');
-      t.text('marketplace_id');
-      t.text('title');
-      t.jsonb('missing_fields');
-      t.timestamp('decided_at', { useTz: true }).notNullable();
-      t.timestamp('updated_at', { useTz: true }).notNullable();
-      /** the last revision of the run's stream applied */
-      t.integer('revision').notNullable();
-      t.index(['account_id', 'decided_at']);
-      t.index(['automation_id', 'decided_at']);
-    });
+  events: automationRunEventSchemas,
+  tables: {
+    [RUNS_TABLE]: {
+      columns: {
+        run_id: 'uuid primary',
+        ...RUN_KEY,
+        error_message: 'text null',
+        missing_fields: 'jsonb',
+        store_changes: 'integer',
+        webhook_posts: 'integer',
+        /** how many actions it recorded: a run without any is kept as long as its event */
+        actions: 'integer',
+        warned: 'boolean',
+        at: 'timestamptz index',
+      },
+    },
+    [ACTIONS_TABLE]: {
+      columns: {
+        id: 'uuid primary',
+        run_id: 'uuid index',
+        index: 'integer',
+        ...RUN_KEY,
+        kind: 'text',
+        status: 'text null',
+        error_message: 'text null',
+        value: 'double null',
+        action: 'text null',
+        target_type: 'text null',
+        target_id: 'text null',
+        receipt_id: 'uuid null',
+        asin: 'text null',
+        sku: 'text null',
+        marketplace_id: 'text null',
+        title: 'text null',
+        missing_fields: 'jsonb null',
+        decided_at: 'timestamptz',
+        updated_at: 'timestamptz',
+        /** the last revision of the run's stream applied */
+        revision: 'integer',
+      },
+      indexes: [
+        ['account_id', 'decided_at'],
+        ['automation_id', 'decided_at'],
+      ],
+    },
   },
-  async apply(trx, recorded, schema) {
-    return applyRun(trx, recorded, parseEvent<AutomationRunEvent>(automationRunEventSchemas, recorded), schema);
-  },
-};
+  apply: (trx, event, recorded, schema) => applyRun(trx, recorded, event, schema),
+});

@@ -1,7 +1,6 @@
 import { storeEventSchemas, type StoreEvent } from '../../domain/automation-store/events.js';
 import { entryBytes } from '../../domain/automation-store/limits.js';
-import { parseEvent } from '../../domain/shared/decider.js';
-import type { Projection } from '../projection.js';
+import { eventProjection } from '../tables.js';
 
 // Each automation's store (spec 2.14): its keys' latest values, with the time they expire, and
 // the run write-sets they came from (which the retention prune deletes from the log once they
@@ -11,32 +10,30 @@ import type { Projection } from '../projection.js';
 export const STORE_VALUES_TABLE = 'automation_store_values';
 export const STORE_WRITES_TABLE = 'automation_store_writes';
 
-export const automationStoreProjection: Projection = {
+export const automationStoreProjection = eventProjection<StoreEvent>({
   name: 'automation_store',
   version: 1,
-  handles: Object.keys(storeEventSchemas),
-  tables: [STORE_VALUES_TABLE, STORE_WRITES_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(STORE_VALUES_TABLE, (t) => {
-      t.uuid('automation_id').notNullable();
-      t.text('key').notNullable();
-      /** the value's JSON text exactly as the run set it (jsonb would reorder keys and drop \u0000) */
-      t.text('value_json').notNullable();
-      /** what the entry counts against the automation's total: key and JSON text, UTF-8 */
-      t.integer('bytes').notNullable();
-      t.uuid('run_id').notNullable();
-      t.timestamp('written_at', { useTz: true }).notNullable();
-      t.timestamp('expires_at', { useTz: true }).notNullable().index();
-      t.primary(['automation_id', 'key']);
-    });
-    await db.schema.withSchema(schema).createTable(STORE_WRITES_TABLE, (t) => {
-      t.uuid('run_id').primary();
-      t.uuid('automation_id').notNullable();
-      t.timestamp('expires_at', { useTz: true }).notNullable().index();
-    });
+  events: storeEventSchemas,
+  tables: {
+    [STORE_VALUES_TABLE]: {
+      columns: {
+        automation_id: 'uuid',
+        key: 'text',
+        /** the value's JSON text exactly as the run set it (jsonb would reorder keys and drop \u0000) */
+        value_json: 'text',
+        /** what the entry counts against the automation's total: key and JSON text, UTF-8 */
+        bytes: 'integer',
+        run_id: 'uuid',
+        written_at: 'timestamptz',
+        expires_at: 'timestamptz index',
+      },
+      primary: ['automation_id', 'key'],
+    },
+    [STORE_WRITES_TABLE]: {
+      columns: { run_id: 'uuid primary', automation_id: 'uuid', expires_at: 'timestamptz index' },
+    },
   },
-  async apply(trx, recorded, schema) {
-    const { data } = parseEvent<StoreEvent>(storeEventSchemas, recorded);
+  async apply(trx, { data }, _recorded, schema) {
     const { automation_id, run_id, at, expires_at } = data;
     await trx
       .withSchema(schema)
@@ -66,4 +63,4 @@ export const automationStoreProjection: Projection = {
         .onConflict(['automation_id', 'key'])
         .merge();
   },
-};
+});

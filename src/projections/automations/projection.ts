@@ -4,10 +4,9 @@ import {
   type AutomationEvent,
   type LiveSlotEvent,
 } from '../../domain/automation/events.js';
-import { parseEvent } from '../../domain/shared/decider.js';
 import type { Knex } from '../../infra/db.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
-import type { Projection } from '../projection.js';
+import { eventProjection } from '../tables.js';
 
 // Automations (spec 2.2) and every code version (spec 8 keeps them a year). `live` follows the
 // live slots (`automation_live-…`), the authority on which automation of an event type runs, so a
@@ -38,8 +37,12 @@ function changes(event: AutomationEvent): Record<string, unknown> {
   }
 }
 
-async function applyAutomationEvent(trx: Knex.Transaction, recorded: RecordedEvent, schema: string) {
-  const event = parseEvent<AutomationEvent>(automationEventSchemas, recorded);
+async function applyAutomationEvent(
+  trx: Knex.Transaction,
+  event: AutomationEvent,
+  recorded: RecordedEvent,
+  schema: string,
+) {
   const automation_id = recorded.streamId.slice(AUTOMATION_STREAM.length);
   const revision = Number(recorded.revision);
   const at = recorded.createdAt;
@@ -89,8 +92,7 @@ async function applyAutomationEvent(trx: Knex.Transaction, recorded: RecordedEve
       .ignore();
 }
 
-async function applySlotEvent(trx: Knex.Transaction, recorded: RecordedEvent, schema: string) {
-  const { data } = parseEvent<LiveSlotEvent>(liveSlotEventSchemas, recorded);
+async function applySlotEvent(trx: Knex.Transaction, { data }: LiveSlotEvent, recorded: RecordedEvent, schema: string) {
   const rows = () => trx.withSchema(schema).table(AUTOMATIONS_TABLE);
   const at = recorded.createdAt;
   if (data.previous) await rows().where({ automation_id: data.previous }).update({ live: false, updated_at: at });
@@ -98,41 +100,38 @@ async function applySlotEvent(trx: Knex.Transaction, recorded: RecordedEvent, sc
     await rows().where({ automation_id: data.automation_id }).update({ live: true, updated_at: at });
 }
 
-export const automationsProjection: Projection = {
+export const automationsProjection = eventProjection<AutomationEvent | LiveSlotEvent>({
   name: 'automations',
   version: 1,
-  handles: [...Object.keys(automationEventSchemas), ...Object.keys(liveSlotEventSchemas)],
-  tables: [AUTOMATIONS_TABLE, CODE_VERSIONS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(AUTOMATIONS_TABLE, (t) => {
-      t.uuid('automation_id').primary();
-      t.uuid('account_id').notNullable();
-      t.text('stream_type').notNullable();
-      t.text('title').notNullable();
-      t.text('code').notNullable();
-      t.integer('version').notNullable();
-      t.jsonb('operation_dependencies').notNullable();
-      t.uuid('source_automation_id');
-      t.boolean('live').notNullable();
-      t.boolean('archived').notNullable();
-      t.timestamp('created_at', { useTz: true }).notNullable();
-      t.text('created_by').notNullable();
-      t.timestamp('updated_at', { useTz: true }).notNullable();
-      /** the last revision of the automation's stream applied */
-      t.integer('revision').notNullable();
-      t.index(['account_id', 'stream_type']);
-    });
-    await db.schema.withSchema(schema).createTable(CODE_VERSIONS_TABLE, (t) => {
-      t.uuid('automation_id').notNullable();
-      t.integer('version').notNullable();
-      t.text('code').notNullable();
-      t.timestamp('at', { useTz: true }).notNullable();
-      t.text('by').notNullable();
-      t.primary(['automation_id', 'version']);
-    });
+  events: { ...automationEventSchemas, ...liveSlotEventSchemas },
+  tables: {
+    [AUTOMATIONS_TABLE]: {
+      columns: {
+        automation_id: 'uuid primary',
+        account_id: 'uuid',
+        stream_type: 'text',
+        title: 'text',
+        code: 'text',
+        version: 'integer',
+        operation_dependencies: 'jsonb',
+        source_automation_id: 'uuid null',
+        live: 'boolean',
+        archived: 'boolean',
+        created_at: 'timestamptz',
+        created_by: 'text',
+        updated_at: 'timestamptz',
+        /** the last revision of the automation's stream applied */
+        revision: 'integer',
+      },
+      indexes: [['account_id', 'stream_type']],
+    },
+    [CODE_VERSIONS_TABLE]: {
+      columns: { automation_id: 'uuid', version: 'integer', code: 'text', at: 'timestamptz', by: 'text' },
+      primary: ['automation_id', 'version'],
+    },
   },
-  async apply(trx, recorded, schema) {
-    if (recorded.type in liveSlotEventSchemas) return applySlotEvent(trx, recorded, schema);
-    return applyAutomationEvent(trx, recorded, schema);
+  async apply(trx, event, recorded, schema) {
+    if (event.type === 'LiveAutomationChanged') return applySlotEvent(trx, event, recorded, schema);
+    return applyAutomationEvent(trx, event, recorded, schema);
   },
-};
+});

@@ -1,12 +1,10 @@
 import {
   awaitingCheck,
-  MUTATION_EVENT_TYPES,
   mutationEventSchemas,
   PENDING_STATUSES,
   type MutationEvent,
 } from '../../domain/mutation/events.js';
-import { parseEvent } from '../../domain/shared/decider.js';
-import type { Projection } from '../projection.js';
+import { eventProjection } from '../tables.js';
 
 // Mutation receipts (spec 2.9): one row per receipt with its current fields, and every event
 // of its stream for auditors. A row remembers the last stream revision it applied, so an event
@@ -111,42 +109,49 @@ const answer = (d: {
   recorded_at: d.recorded_at,
 });
 
-export const mutationsProjection: Projection = {
+export const mutationsProjection = eventProjection<MutationEvent>({
   name: 'mutations',
   // 2: caused_by (the automation run that admitted a receipt)
   version: 2,
-  handles: MUTATION_EVENT_TYPES,
-  tables: [RECEIPTS_TABLE, RECEIPT_EVENTS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(RECEIPTS_TABLE, (t) => {
-      t.uuid('id').primary();
-      t.uuid('account_id').notNullable();
-      t.text('target_type').notNullable();
-      t.text('target_id').notNullable();
-      t.text('action').notNullable();
-      t.text('status').notNullable();
-      t.text('outcome');
-      t.boolean('accepted');
-      t.integer('http_status');
-      t.jsonb('response');
-      t.jsonb('error');
-      t.text('request_id');
-      t.text('submission_id');
-      t.timestamp('recorded_at', { useTz: true });
-      t.jsonb('created');
-      t.jsonb('reconciliation');
-      t.jsonb('payload').notNullable();
-      t.jsonb('provider').notNullable();
-      t.jsonb('idempotency');
-      t.jsonb('caused_by');
-      t.text('idempotency_namespace');
-      t.text('idempotency_key');
-      t.integer('attempts').notNullable();
-      t.timestamp('target_deleted_at', { useTz: true });
-      t.timestamp('created_at', { useTz: true }).notNullable();
-      /** the last stream revision applied to this row */
-      t.bigInteger('revision').notNullable();
-    });
+  events: mutationEventSchemas,
+  tables: {
+    [RECEIPTS_TABLE]: {
+      columns: {
+        id: 'uuid primary',
+        account_id: 'uuid',
+        target_type: 'text',
+        target_id: 'text',
+        action: 'text',
+        status: 'text',
+        outcome: 'text null',
+        accepted: 'boolean null',
+        http_status: 'integer null',
+        response: 'jsonb null',
+        error: 'jsonb null',
+        request_id: 'text null',
+        submission_id: 'text null',
+        recorded_at: 'timestamptz null',
+        created: 'jsonb null',
+        reconciliation: 'jsonb null',
+        payload: 'jsonb',
+        provider: 'jsonb',
+        idempotency: 'jsonb null',
+        caused_by: 'jsonb null',
+        idempotency_namespace: 'text null',
+        idempotency_key: 'text null',
+        attempts: 'integer',
+        target_deleted_at: 'timestamptz null',
+        created_at: 'timestamptz',
+        /** the last stream revision applied to this row */
+        revision: 'bigint',
+      },
+    },
+    [RECEIPT_EVENTS_TABLE]: {
+      columns: { receipt_id: 'uuid', revision: 'bigint', type: 'text', data: 'jsonb', recorded_at: 'timestamptz' },
+      primary: ['receipt_id', 'revision'],
+    },
+  },
+  async afterCreate(db, schema) {
     const table = `${schema}.${RECEIPTS_TABLE}`;
     // list_mutations: an account's receipts newest first (keyset on created_at, id)
     await db.raw(`create index on ?? (account_id, created_at desc, id desc)`, [table]);
@@ -161,17 +166,8 @@ export const mutationsProjection: Projection = {
     await db.raw(`create index on ?? (idempotency_namespace, idempotency_key) where idempotency_key is not null`, [
       table,
     ]);
-    await db.schema.withSchema(schema).createTable(RECEIPT_EVENTS_TABLE, (t) => {
-      t.uuid('receipt_id').notNullable();
-      t.bigInteger('revision').notNullable();
-      t.text('type').notNullable();
-      t.jsonb('data').notNullable();
-      t.timestamp('recorded_at', { useTz: true }).notNullable();
-      t.primary(['receipt_id', 'revision']);
-    });
   },
-  async apply(trx, recorded, schema) {
-    const event = parseEvent<MutationEvent>(mutationEventSchemas, recorded);
+  async apply(trx, event, recorded, schema) {
     const receipt_id = event.data.receipt_id;
     const revision = recorded.revision.toString();
     await trx
@@ -202,7 +198,7 @@ export const mutationsProjection: Projection = {
       .andWhere('revision', '<', revision)
       .update({ ...changes(event), revision });
   },
-};
+});
 
 function admittedRow(
   d: Extract<MutationEvent, { type: 'MutationAdmitted' }>['data'],

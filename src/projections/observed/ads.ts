@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import { accountEventSchemas, type AccountEvent } from '../../domain/account/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
 import type { Projection } from '../projection.js';
@@ -14,7 +13,8 @@ import {
   type Row,
 } from './ads-rows.js';
 import { pageOf, replacePage } from './economics-support.js';
-import { pageTable } from './page-table.js';
+import { pageTableSpec } from './page-table.js';
+import { createTables, type Columns, type TableSpec } from '../tables.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
 
 // Observed advertising: Sponsored Products entities per profile and daily campaign and targeting
@@ -54,123 +54,123 @@ const PAGE_TABLES: ReadonlyArray<{ datasets: readonly string[]; table: string; m
 ];
 const DATASETS = PAGE_TABLES.flatMap((t) => t.datasets);
 
-/** The columns every page table starts with: the page's keys, the row's position, the profile
- * (kept on the rows so the views need no join to the accounts tables). */
-function pageColumns(t: Knex.CreateTableBuilder, withDataset: boolean) {
-  pageTable(t, withDataset);
-  t.uuid('profile_id');
-  t.text('provider_profile_id').notNullable();
-  t.text('marketplace_id');
-}
+/** The columns every ads page table has after the page key: the profile (kept on the rows so
+ * the views need no join to the accounts tables). */
+const PROFILE_COLUMNS: Columns = { profile_id: 'uuid null', provider_profile_id: 'text', marketplace_id: 'text null' };
 
-function entityColumns(t: Knex.CreateTableBuilder, withDataset = false) {
-  pageColumns(t, withDataset);
-  t.uuid('id').notNullable().index();
-  t.text('provider_id').notNullable();
-}
+/** An entity's local and provider ids. */
+const ENTITY_COLUMNS: Columns = { ...PROFILE_COLUMNS, id: 'uuid index', provider_id: 'text' };
 
-function parentColumns(t: Knex.CreateTableBuilder, adGroupNullable: boolean) {
-  t.uuid('campaign_id').notNullable().index();
-  t.text('provider_campaign_id').notNullable();
-  for (const column of ['ad_group_id', 'provider_ad_group_id'] as const) {
-    const c = column === 'ad_group_id' ? t.uuid(column) : t.text(column);
-    if (!adGroupNullable) c.notNullable();
-  }
-}
+/** The campaign and ad group an entity belongs to (a target may belong to a campaign only). */
+const parentColumns = (adGroupNullable: boolean): Columns => ({
+  campaign_id: 'uuid index',
+  provider_campaign_id: 'text',
+  ad_group_id: adGroupNullable ? 'uuid null' : 'uuid',
+  provider_ad_group_id: adGroupNullable ? 'text null' : 'text',
+});
 
 /** What both daily report tables hold per row. */
-function dailyMetricColumns(t: Knex.CreateTableBuilder) {
-  t.date('report_date').notNullable();
-  t.integer('impressions').notNullable();
-  t.integer('clicks').notNullable();
-  t.bigInteger('cost');
-  t.bigInteger('attributed_sales_7d');
-  t.integer('purchases_7d').notNullable();
-  t.text('currency');
-  t.jsonb('data').notNullable();
-}
+const DAILY_METRIC_COLUMNS: Columns = {
+  report_date: 'date',
+  impressions: 'integer',
+  clicks: 'integer',
+  cost: 'bigint null',
+  attributed_sales_7d: 'bigint null',
+  purchases_7d: 'integer',
+  currency: 'text null',
+  data: 'jsonb',
+};
+
+const ADS_TABLE_SPECS: Record<string, TableSpec> = {
+  [ADS_TABLES.profiles]: {
+    columns: {
+      account_id: 'uuid',
+      provider_profile_id: 'text',
+      profile_id: 'uuid',
+      marketplace_id: 'text',
+      currency: 'text',
+    },
+    primary: ['account_id', 'provider_profile_id'],
+  },
+  [ADS_TABLES.campaigns]: pageTableSpec({
+    ...ENTITY_COLUMNS,
+    name: 'text',
+    state: 'text',
+    targeting_type: 'text null',
+    budget_amount: 'bigint null',
+    budget_type: 'text null',
+    start_date: 'date null',
+    end_date: 'date null',
+    currency: 'text null',
+    data: 'jsonb',
+  }),
+  [ADS_TABLES.adGroups]: pageTableSpec({
+    ...ENTITY_COLUMNS,
+    campaign_id: 'uuid index',
+    provider_campaign_id: 'text',
+    name: 'text null',
+    state: 'text',
+    default_bid: 'bigint null',
+    currency: 'text null',
+    data: 'jsonb',
+  }),
+  [ADS_TABLES.productAds]: pageTableSpec({
+    ...ENTITY_COLUMNS,
+    ...parentColumns(false),
+    asin: 'text null',
+    sku: 'text null',
+    state: 'text',
+    data: 'jsonb',
+  }),
+  [ADS_TABLES.targets]: pageTableSpec(
+    {
+      ...ENTITY_COLUMNS,
+      kind: 'text',
+      ...parentColumns(true),
+      negative: 'boolean',
+      level: 'text',
+      category: 'text',
+      text: 'text',
+      match_type: 'text null',
+      state: 'text',
+      bid: 'bigint null',
+      currency: 'text null',
+      data: 'jsonb',
+    },
+    { withDataset: true },
+  ),
+  [ADS_TABLES.daily]: pageTableSpec(
+    {
+      ...PROFILE_COLUMNS,
+      campaign_id: 'uuid',
+      provider_campaign_id: 'text',
+      campaign_name: 'text null',
+      campaign_status: 'text null',
+      campaign_budget_amount: 'bigint null',
+      ...DAILY_METRIC_COLUMNS,
+    },
+    { indexes: [['account_id', 'campaign_id', 'report_date']] },
+  ),
+  [ADS_TABLES.targetingDaily]: pageTableSpec(
+    {
+      ...PROFILE_COLUMNS,
+      target_id: 'uuid',
+      provider_target_id: 'text',
+      ...parentColumns(false),
+      targeting: 'text null',
+      keyword_type: 'text null',
+      ...DAILY_METRIC_COLUMNS,
+    },
+    { indexes: [['account_id', 'target_id', 'report_date']] },
+  ),
+};
 
 export const adsProjection: Projection = {
   name: 'ads',
   version: 2,
   handles: ['AdvertisingProfilesObserved', 'PageObserved'],
   tables: Object.values(ADS_TABLES),
-  async createTables(db, schema) {
-    const create = (table: string, build: (t: Knex.CreateTableBuilder) => void) =>
-      db.schema.withSchema(schema).createTable(table, build);
-    await create(ADS_TABLES.profiles, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('provider_profile_id').notNullable();
-      t.uuid('profile_id').notNullable();
-      t.text('marketplace_id').notNullable();
-      t.text('currency').notNullable();
-      t.primary(['account_id', 'provider_profile_id']);
-    });
-    await create(ADS_TABLES.campaigns, (t) => {
-      entityColumns(t);
-      t.text('name').notNullable();
-      t.text('state').notNullable();
-      t.text('targeting_type');
-      t.bigInteger('budget_amount');
-      t.text('budget_type');
-      t.date('start_date');
-      t.date('end_date');
-      t.text('currency');
-      t.jsonb('data').notNullable();
-    });
-    await create(ADS_TABLES.adGroups, (t) => {
-      entityColumns(t);
-      t.uuid('campaign_id').notNullable().index();
-      t.text('provider_campaign_id').notNullable();
-      t.text('name');
-      t.text('state').notNullable();
-      t.bigInteger('default_bid');
-      t.text('currency');
-      t.jsonb('data').notNullable();
-    });
-    await create(ADS_TABLES.productAds, (t) => {
-      entityColumns(t);
-      parentColumns(t, false);
-      t.text('asin');
-      t.text('sku');
-      t.text('state').notNullable();
-      t.jsonb('data').notNullable();
-    });
-    await create(ADS_TABLES.targets, (t) => {
-      entityColumns(t, true);
-      t.text('kind').notNullable();
-      parentColumns(t, true);
-      t.boolean('negative').notNullable();
-      t.text('level').notNullable();
-      t.text('category').notNullable();
-      t.text('text').notNullable();
-      t.text('match_type');
-      t.text('state').notNullable();
-      t.bigInteger('bid');
-      t.text('currency');
-      t.jsonb('data').notNullable();
-    });
-    await create(ADS_TABLES.daily, (t) => {
-      pageColumns(t, false);
-      t.uuid('campaign_id').notNullable();
-      t.text('provider_campaign_id').notNullable();
-      t.text('campaign_name');
-      t.text('campaign_status');
-      t.bigInteger('campaign_budget_amount');
-      dailyMetricColumns(t);
-      t.index(['account_id', 'campaign_id', 'report_date']);
-    });
-    await create(ADS_TABLES.targetingDaily, (t) => {
-      pageColumns(t, false);
-      t.uuid('target_id').notNullable();
-      t.text('provider_target_id').notNullable();
-      parentColumns(t, false);
-      t.text('targeting');
-      t.text('keyword_type');
-      dailyMetricColumns(t);
-      t.index(['account_id', 'target_id', 'report_date']);
-    });
-  },
+  createTables: (db, schema) => createTables(db, schema, ADS_TABLE_SPECS),
   async apply(trx, event, schema) {
     if (event.type === 'AdvertisingProfilesObserved') {
       const observed = parseEvent<AccountEvent>(accountEventSchemas, event);

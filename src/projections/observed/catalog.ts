@@ -48,15 +48,15 @@ export const catalogItemsProjection = pagedProjection({
   version: 1,
   datasets: [CATALOG_DATASET],
   table: CATALOG_TABLE,
-  columns(t) {
-    t.text('asin').notNullable();
-    t.text('marketplace_id').notNullable();
-    t.text('title');
-    t.text('brand');
-    t.text('product_type');
-    t.text('gtin');
-    t.jsonb('identifiers').notNullable();
-    t.jsonb('data').notNullable();
+  columns: {
+    asin: 'text',
+    marketplace_id: 'text',
+    title: 'text null',
+    brand: 'text null',
+    product_type: 'text null',
+    gtin: 'text null',
+    identifiers: 'jsonb',
+    data: 'jsonb',
   },
   rows: (page) => page.rows.map((raw) => catalogRow(raw, page.scope)),
 });

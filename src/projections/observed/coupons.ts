@@ -69,26 +69,29 @@ export const couponsProjection = pagedProjection({
   version: 1,
   datasets: [COUPONS_DATASET],
   table: COUPONS_TABLE,
-  columns(t) {
-    for (const c of ['coupon_id', 'marketplace_id', 'currency']) t.text(c).notNullable();
-    for (const c of ['name', 'website_message']) t.text(c);
-    t.timestamp('starts_at', { useTz: true }).notNullable();
-    t.timestamp('ends_at', { useTz: true }).notNullable();
-    t.text('customer_segment').notNullable();
-    t.text('discount_type');
-    t.decimal('discount_percent', null);
-    t.bigInteger('discount_amount');
-    t.bigInteger('clips').notNullable();
-    t.bigInteger('redemptions').notNullable();
-    t.bigInteger('budget');
-    t.bigInteger('budget_spent').notNullable();
-    t.bigInteger('budget_remaining');
-    t.decimal('budget_percentage_used', null).notNullable();
-    t.bigInteger('total_discount').notNullable();
-    t.bigInteger('sales');
-    t.jsonb('asins').notNullable();
-    t.timestamp('reported_at', { useTz: true }).notNullable();
-    t.jsonb('raw').notNullable();
+  columns: {
+    coupon_id: 'text',
+    marketplace_id: 'text',
+    currency: 'text',
+    name: 'text null',
+    website_message: 'text null',
+    starts_at: 'timestamptz',
+    ends_at: 'timestamptz',
+    customer_segment: 'text',
+    discount_type: 'text null',
+    discount_percent: 'numeric null',
+    discount_amount: 'bigint null',
+    clips: 'bigint',
+    redemptions: 'bigint',
+    budget: 'bigint null',
+    budget_spent: 'bigint',
+    budget_remaining: 'bigint null',
+    budget_percentage_used: 'numeric',
+    total_discount: 'bigint',
+    sales: 'bigint null',
+    asins: 'jsonb',
+    reported_at: 'timestamptz',
+    raw: 'jsonb',
   },
   rows: (page) => page.rows.map((r) => couponRow(r, page.observed_at)),
 });

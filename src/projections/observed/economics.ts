@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { minorUnits, wireAmount } from './economics-support.js';
 import { pagedProjection } from './page-table.js';
+import { columnsOf } from '../tables.js';
 import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 
 // Seller economics per SKU per day (dataset `seller_economics`, Data Kiosk economics records).
@@ -86,20 +87,21 @@ export const economicsProjection = pagedProjection({
   version: 1,
   datasets: [ECONOMICS_DATASET],
   table: ECONOMICS_TABLE,
-  columns(t) {
-    t.text('marketplace_id').notNullable();
-    t.date('date').notNullable();
-    t.text('sku').notNullable();
-    t.text('asin').notNullable();
-    t.text('currency').notNullable();
-    for (const column of ['ordered_product_sales', 'net_product_sales']) t.bigInteger(column).notNullable();
-    for (const column of ['referral_fee', 'fulfillment_fee', 'storage_fee', 'other_fees']) t.bigInteger(column);
-    t.bigInteger('total_fees').notNullable();
-    t.bigInteger('net_proceeds').notNullable();
-    t.bigInteger('net_proceeds_per_unit');
-    for (const column of ['net_units_sold', 'units_ordered', 'units_refunded']) t.integer(column).notNullable();
-    t.jsonb('raw').notNullable();
-    t.index(['account_id', 'marketplace_id', 'date']);
+  columns: {
+    marketplace_id: 'text',
+    date: 'date',
+    sku: 'text',
+    asin: 'text',
+    currency: 'text',
+    ordered_product_sales: 'bigint',
+    net_product_sales: 'bigint',
+    ...columnsOf(['referral_fee', 'fulfillment_fee', 'storage_fee', 'other_fees'], 'bigint null'),
+    total_fees: 'bigint',
+    net_proceeds: 'bigint',
+    net_proceeds_per_unit: 'bigint null',
+    ...columnsOf(['net_units_sold', 'units_ordered', 'units_refunded'], 'integer'),
+    raw: 'jsonb',
   },
+  indexes: [['account_id', 'marketplace_id', 'date']],
   rows: (page) => page.rows.map(economicsRow).map((r) => r && { ...r, raw: JSON.stringify(r.raw) }),
 });

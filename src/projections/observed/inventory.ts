@@ -1,5 +1,6 @@
 import { int, obj, str } from '../../domain/shared/json.js';
 import { pagedProjection } from './page-table.js';
+import { columnsOf } from '../tables.js';
 import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 
 // FBA inventory (dataset `fba_inventory`, scope the marketplace id): one row per FBA SKU per
@@ -48,16 +49,16 @@ export const fbaInventoryProjection = pagedProjection({
   version: 2,
   datasets: [INVENTORY_DATASET],
   table: INVENTORY_TABLE,
-  columns(t) {
-    t.text('sku').notNullable();
-    t.text('marketplace_id').notNullable();
-    t.text('asin');
-    t.text('fn_sku');
-    t.text('condition');
-    for (const column of QUANTITIES) t.integer(column);
-    t.timestamp('last_updated_at', { useTz: true });
-    t.jsonb('data').notNullable();
-    t.index(['account_id', 'marketplace_id', 'sku', 'page']);
+  columns: {
+    sku: 'text',
+    marketplace_id: 'text',
+    asin: 'text null',
+    fn_sku: 'text null',
+    condition: 'text null',
+    ...columnsOf(QUANTITIES, 'integer null'),
+    last_updated_at: 'timestamptz null',
+    data: 'jsonb',
   },
+  indexes: [['account_id', 'marketplace_id', 'sku', 'page']],
   rows: (page) => page.rows.map((raw) => inventoryRow(raw, page.scope)),
 });

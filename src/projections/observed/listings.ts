@@ -4,7 +4,8 @@ import { parseEvent } from '../../domain/shared/decider.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
 import { completeReads, minorUnits } from './economics-support.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
-import { applyPages, pageTable } from './page-table.js';
+import { applyPages, pageTableSpec } from './page-table.js';
+import { columnsOf, createTables, type TableSpec } from '../tables.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 
 // Listings (dataset `listings`, scope the marketplace id): one row per SKU per marketplace,
@@ -127,58 +128,63 @@ const replaceListingsPage = applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page
   page.rows.map((raw) => listingRow(raw, page.scope)),
 );
 
+const LISTINGS_TABLES: Record<string, TableSpec> = {
+  [LISTINGS_TABLE]: pageTableSpec(
+    {
+      sku: 'text',
+      marketplace_id: 'text',
+      asin: 'text null',
+      title: 'text null',
+      product_type: 'text null',
+      status: 'text null',
+      statuses: 'jsonb null',
+      currency: 'text null',
+      ...columnsOf(['price', 'b2b_price', 'floor', 'ceiling'], 'bigint null'),
+      fulfillment_channel: 'text null',
+      condition_type: 'text null',
+      condition: 'text null',
+      handling_time: 'integer null',
+      restock_date: 'date null',
+      shipping_group: 'text null',
+      quantity: 'integer null',
+      created_at: 'timestamptz null',
+      last_updated_at: 'timestamptz null',
+      data: 'jsonb',
+    },
+    { indexes: [['account_id', 'scope', 'sku', 'page']] },
+  ),
+  [CURRENT_LISTINGS_TABLE]: {
+    columns: {
+      account_id: 'uuid',
+      marketplace_id: 'text',
+      sku: 'text',
+      scope: 'text',
+      page: 'integer',
+      row: 'integer',
+      created_at: 'timestamptz null',
+      asin: 'text null',
+      title: 'text null',
+    },
+    primary: ['account_id', 'marketplace_id', 'sku'],
+    indexes: [
+      ['account_id', 'created_at'],
+      // admission: does the account list this ASIN in the marketplace (spec 4.12.5)
+      ['account_id', 'marketplace_id', 'asin'],
+    ],
+  },
+  [SCOPES_TABLE]: {
+    columns: { account_id: 'uuid', scope: 'text', pages: 'integer' },
+    primary: ['account_id', 'scope'],
+  },
+};
+
 export const listingsProjection: Projection = {
   name: 'listings',
   // 2: listing_current and listing_scopes (list_listings)
   version: 3,
   handles: ['PageObserved', 'SyncCompleted'],
-  tables: [LISTINGS_TABLE, CURRENT_LISTINGS_TABLE, SCOPES_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(LISTINGS_TABLE, (t) => {
-      pageTable(t);
-      t.text('sku').notNullable();
-      t.text('marketplace_id').notNullable();
-      t.text('asin');
-      t.text('title');
-      t.text('product_type');
-      t.text('status');
-      t.jsonb('statuses');
-      t.text('currency');
-      for (const column of ['price', 'b2b_price', 'floor', 'ceiling']) t.bigInteger(column);
-      t.text('fulfillment_channel');
-      t.text('condition_type');
-      t.text('condition');
-      t.integer('handling_time');
-      t.date('restock_date');
-      t.text('shipping_group');
-      t.integer('quantity');
-      t.timestamp('created_at', { useTz: true });
-      t.timestamp('last_updated_at', { useTz: true });
-      t.jsonb('data').notNullable();
-      t.index(['account_id', 'scope', 'sku', 'page']);
-    });
-    await db.schema.withSchema(schema).createTable(SCOPES_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('scope').notNullable();
-      t.integer('pages').notNullable();
-      t.primary(['account_id', 'scope']);
-    });
-    await db.schema.withSchema(schema).createTable(CURRENT_LISTINGS_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('marketplace_id').notNullable();
-      t.text('sku').notNullable();
-      t.text('scope').notNullable();
-      t.integer('page').notNullable();
-      t.integer('row').notNullable();
-      t.timestamp('created_at', { useTz: true });
-      t.text('asin');
-      t.text('title');
-      t.primary(['account_id', 'marketplace_id', 'sku']);
-      t.index(['account_id', 'created_at']);
-      // admission: does the account list this ASIN in the marketplace (spec 4.12.5)
-      t.index(['account_id', 'marketplace_id', 'asin']);
-    });
-  },
+  tables: Object.keys(LISTINGS_TABLES),
+  createTables: (db, schema) => createTables(db, schema, LISTINGS_TABLES),
   async apply(trx, event, schema) {
     const observed = parseEvent<ObservationEvent>(observationEventSchemas, event);
     if (observed.type === 'SyncCompleted') {

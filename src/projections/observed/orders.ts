@@ -1,9 +1,9 @@
 import { stableId } from '../../domain/shared/ids.js';
-import type { Knex } from 'knex';
 import type { Projection } from '../projection.js';
 import { minorDigits, pageOf, replacePage } from './economics-support.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
-import { pageTable } from './page-table.js';
+import { pageTableSpec } from './page-table.js';
+import { createTables, type Columns, type TableSpec } from '../tables.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 // Orders (dataset `orders`, scope `<marketplace>/<YYYY-MM-DD>` of purchase): each recorded
@@ -95,11 +95,47 @@ export function orderRows(
   };
 }
 
+/** What an order row and each of its line rows carry of the order. */
+const ORDER_COLUMNS: Columns = {
+  order_id: 'uuid',
+  amazon_order_id: 'text',
+  purchased_at: 'timestamptz',
+  order_status: 'text null',
+  is_business_order: 'boolean',
+  marketplace_id: 'text',
+  currency: 'text null',
+};
+
+const ORDER_TABLES: Record<string, TableSpec> = {
+  [ORDERS_TABLE]: pageTableSpec({
+    ...ORDER_COLUMNS,
+    last_updated_at: 'timestamptz null',
+    fulfillment_channel: 'text null',
+    order_total: 'bigint null',
+    items_shipped: 'integer null',
+    items_unshipped: 'integer null',
+    line_count: 'integer',
+    data: 'jsonb',
+  }),
+  [ORDER_LINES_TABLE]: pageTableSpec({
+    ...ORDER_COLUMNS,
+    order_item_id: 'text',
+    asin: 'text null',
+    sku: 'text null',
+    title: 'text null',
+    price: 'bigint null',
+    item_tax: 'bigint null',
+    quantity: 'integer',
+    quantity_shipped: 'integer null',
+    data: 'jsonb',
+  }),
+};
+
 export const ordersProjection: Projection = {
   name: 'orders',
   version: 2,
   handles: ['PageObserved'],
-  tables: [ORDERS_TABLE, ORDER_LINES_TABLE],
+  tables: Object.keys(ORDER_TABLES),
   // Reads go by account, marketplace and time of purchase (v_sales_lines, the sales tools):
   // each table has an index on (account_id, marketplace_id, purchased_at) that also carries
   // the columns those reads use, page key included for the complete-reads join, so they are
@@ -107,38 +143,7 @@ export const ordersProjection: Projection = {
   // delete names account_id, scope and page; the primary key serves it (EXPLAIN: also on a
   // fresh table without statistics; only an empty one picks the other index, at no cost).
   async createTables(db, schema) {
-    const common = (t: Knex.CreateTableBuilder) => {
-      pageTable(t);
-      t.uuid('order_id').notNullable();
-      t.text('amazon_order_id').notNullable();
-      t.timestamp('purchased_at', { useTz: true }).notNullable();
-      t.text('order_status');
-      t.boolean('is_business_order').notNullable();
-      t.text('marketplace_id').notNullable();
-      t.text('currency');
-    };
-    await db.schema.withSchema(schema).createTable(ORDERS_TABLE, (t) => {
-      common(t);
-      t.timestamp('last_updated_at', { useTz: true });
-      t.text('fulfillment_channel');
-      t.bigInteger('order_total');
-      t.integer('items_shipped');
-      t.integer('items_unshipped');
-      t.integer('line_count').notNullable();
-      t.jsonb('data').notNullable();
-    });
-    await db.schema.withSchema(schema).createTable(ORDER_LINES_TABLE, (t) => {
-      common(t);
-      t.text('order_item_id').notNullable();
-      t.text('asin');
-      t.text('sku');
-      t.text('title');
-      t.bigInteger('price');
-      t.bigInteger('item_tax');
-      t.integer('quantity').notNullable();
-      t.integer('quantity_shipped');
-      t.jsonb('data').notNullable();
-    });
+    await createTables(db, schema, ORDER_TABLES);
     const byPurchase = (table: string, include: string[]) =>
       db.raw(
         `create index ?? on ??.?? (account_id, marketplace_id, purchased_at) include (${include.map(() => '??').join(', ')})`,
@@ -163,19 +168,8 @@ export const ordersProjection: Projection = {
     const parsed = page.rows
       .map((raw) => orderRows(raw, page.account_id, page.scope.split('/')[0]!))
       .filter((r) => r !== null);
-    await replacePage(
-      trx,
-      schema,
-      ORDERS_TABLE,
-      page,
-      parsed.map((p) => p.order),
-    );
-    await replacePage(
-      trx,
-      schema,
-      ORDER_LINES_TABLE,
-      page,
-      parsed.flatMap((p) => p.lines),
-    );
+    const [orders, lines] = [parsed.map((p) => p.order), parsed.flatMap((p) => p.lines)];
+    await replacePage(trx, schema, ORDERS_TABLE, page, orders);
+    await replacePage(trx, schema, ORDER_LINES_TABLE, page, lines);
   },
 };

@@ -1,21 +1,29 @@
-import type { Knex } from 'knex';
 import type { PageObserved } from '../../domain/observation/events.js';
 import type { Projection } from '../projection.js';
+import { createTables, type Columns, type TableSpec } from '../tables.js';
 import { pageOf, replacePage } from './economics-support.js';
 
 // What every observed-page table shares: its rows are keyed by the page they came from and
 // their position in it, and a page event replaces that page's rows.
 
-/** The key columns an observed table starts with, and its primary key over them (`dataset`
- * too when one table holds several datasets). */
-export function pageTable(t: Knex.CreateTableBuilder, withDataset = false): void {
-  t.uuid('account_id').notNullable();
-  if (withDataset) t.text('dataset').notNullable();
-  t.text('scope').notNullable();
-  t.integer('page').notNullable();
-  t.integer('row').notNullable();
-  t.primary(['account_id', ...(withDataset ? ['dataset'] : []), 'scope', 'page', 'row']);
-}
+/** The key columns an observed table starts with (`dataset` too when one table holds several). */
+const pageKey = (withDataset: boolean): Columns => ({
+  account_id: 'uuid',
+  ...(withDataset ? { dataset: 'text' } : {}),
+  scope: 'text',
+  page: 'integer',
+  row: 'integer',
+});
+
+/** An observed table: the page key and primary key over it, then its own columns and indexes. */
+export const pageTableSpec = (
+  columns: Columns,
+  { withDataset = false, indexes = [] }: { withDataset?: boolean; indexes?: TableSpec['indexes'] } = {},
+): TableSpec => ({
+  columns: { ...pageKey(withDataset), ...columns },
+  primary: Object.keys(pageKey(withDataset)),
+  indexes,
+});
 
 /** A projection's apply for pages of `datasets`: the rows `rowsOf` makes of the page (nulls,
  * unreadable rows, skipped) replace the page's rows in `table`. */
@@ -40,8 +48,9 @@ export interface PagedProjectionSpec {
   table: string;
   /** one table for several datasets: `dataset` joins the key */
   withDataset?: boolean;
-  /** the columns after the page key, and any index */
-  columns: (t: Knex.CreateTableBuilder) => void;
+  /** the columns after the page key */
+  columns: Columns;
+  indexes?: TableSpec['indexes'];
   rows: (page: PageObserved) => ReadonlyArray<Record<string, unknown> | null>;
 }
 
@@ -53,17 +62,13 @@ export const pagedProjection = ({
   table,
   withDataset = false,
   columns,
+  indexes = [],
   rows,
 }: PagedProjectionSpec): Projection => ({
   name,
   version,
   handles: ['PageObserved'],
   tables: [table],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(table, (t) => {
-      pageTable(t, withDataset);
-      columns(t);
-    });
-  },
+  createTables: (db, schema) => createTables(db, schema, { [table]: pageTableSpec(columns, { withDataset, indexes }) }),
   apply: applyPages(datasets, table, rows, withDataset),
 });

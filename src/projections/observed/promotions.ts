@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { minorUnits } from './economics-support.js';
 import { pagedProjection } from './page-table.js';
+import { columnsOf } from '../tables.js';
 import { PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
 
 // Promotion performance (dataset `promotion_performance`, GET_PROMOTION_PERFORMANCE_REPORT):
@@ -80,28 +81,21 @@ export const promotionsProjection = pagedProjection({
   version: 1,
   datasets: [PROMOTIONS_DATASET],
   table: PROMOTIONS_TABLE,
-  columns(t) {
-    for (const c of [
-      'promotion_id',
-      'marketplace_id',
-      'promotion_name',
-      'type',
-      'status',
-      'creation_channel',
-      'currency',
-    ])
-      t.text(c).notNullable();
-    for (const c of ['starts_at', 'ends_at', 'created_at', 'last_updated_at', 'reported_at'])
-      t.timestamp(c, { useTz: true }).notNullable();
-    t.bigInteger('promotion_glance_views');
-    t.bigInteger('promotion_units_sold').notNullable();
-    t.bigInteger('promotion_revenue').notNullable();
-    t.text('asin');
-    t.text('product_name');
-    t.bigInteger('product_glance_views');
-    t.bigInteger('product_units_sold');
-    t.bigInteger('product_revenue');
-    t.jsonb('raw').notNullable();
+  columns: {
+    ...columnsOf(
+      ['promotion_id', 'marketplace_id', 'promotion_name', 'type', 'status', 'creation_channel', 'currency'],
+      'text',
+    ),
+    ...columnsOf(['starts_at', 'ends_at', 'created_at', 'last_updated_at', 'reported_at'], 'timestamptz'),
+    promotion_glance_views: 'bigint null',
+    promotion_units_sold: 'bigint',
+    promotion_revenue: 'bigint',
+    asin: 'text null',
+    product_name: 'text null',
+    product_glance_views: 'bigint null',
+    product_units_sold: 'bigint null',
+    product_revenue: 'bigint null',
+    raw: 'jsonb',
   },
   rows: (page) => page.rows.flatMap((r) => promotionRows(r, page.observed_at)),
 });

@@ -114,26 +114,26 @@ export const SQP_MEASURES: ReadonlyArray<readonly [string, 'count' | 'rate' | 'p
   ['asin_median_purchase_price', 'price'],
 ];
 
+/** How each kind of measure is kept: a price can be missing, a count or a rate cannot. */
+const SQP_COLUMN = { count: 'bigint', rate: 'numeric', price: 'bigint null' } as const;
+
 export const searchQueryProjection = pagedProjection({
   name: 'search_query_performance',
   version: 1,
   datasets: [SQP_DATASET],
   table: SQP_TABLE,
-  columns(t) {
-    for (const c of ['marketplace_id', 'report_period']) t.text(c).notNullable();
-    t.date('start_date').notNullable();
-    t.date('end_date').notNullable();
-    t.text('asin').notNullable();
-    t.text('search_query').notNullable();
-    t.integer('search_query_score').notNullable();
-    t.bigInteger('search_query_volume').notNullable();
-    t.text('currency');
-    for (const [name, kind] of SQP_MEASURES) {
-      if (kind === 'count') t.bigInteger(name).notNullable();
-      else if (kind === 'rate') t.decimal(name, null).notNullable();
-      else t.bigInteger(name);
-    }
-    t.jsonb('raw').notNullable();
+  columns: {
+    marketplace_id: 'text',
+    report_period: 'text',
+    start_date: 'date',
+    end_date: 'date',
+    asin: 'text',
+    search_query: 'text',
+    search_query_score: 'integer',
+    search_query_volume: 'bigint',
+    currency: 'text null',
+    ...Object.fromEntries(SQP_MEASURES.map(([name, kind]) => [name, SQP_COLUMN[kind]])),
+    raw: 'jsonb',
   },
   rows: (page) => page.rows.map((r) => sqpRow(page.scope, r)),
 });

@@ -97,18 +97,20 @@ export const vendorProjection = pagedProjection({
   datasets: VENDOR_DATASETS,
   table: VENDOR_TABLE,
   withDataset: true,
-  columns(t) {
-    t.text('marketplace_id').notNullable();
-    t.text('view').notNullable();
-    t.date('date').notNullable();
-    t.text('asin');
-    t.text('currency');
-    for (const [name, kind] of Object.entries(VENDOR_REPORTED)) {
-      if (kind === 'count' || kind === 'money') t.bigInteger(name);
-      else t.decimal(name, null);
-    }
-    t.jsonb('raw').notNullable();
-    t.index(['account_id', 'marketplace_id', 'date']);
+  columns: {
+    marketplace_id: 'text',
+    view: 'text',
+    date: 'date',
+    asin: 'text null',
+    currency: 'text null',
+    ...Object.fromEntries(
+      Object.entries(VENDOR_REPORTED).map(([name, kind]) => [
+        name,
+        kind === 'count' || kind === 'money' ? 'bigint null' : 'numeric null',
+      ]),
+    ),
+    raw: 'jsonb',
   },
+  indexes: [['account_id', 'marketplace_id', 'date']],
   rows: (page) => page.rows.map((r) => vendorRow(page.scope, r)),
 });

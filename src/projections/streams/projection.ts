@@ -1,10 +1,9 @@
 import { liveSlotEventSchemas, type LiveSlotEvent } from '../../domain/automation/events.js';
-import { parseEvent } from '../../domain/shared/decider.js';
 import { subscriptionDecider } from '../../domain/stream/subscription.js';
 import { subscriptionEventSchemas, type SubscriptionEvent } from '../../domain/stream/subscription-events.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
-import type { Projection } from '../projection.js';
+import { eventProjection } from '../tables.js';
 
 // One row per (account, event type) that has a subscription stream or a live slot: the
 // subscription's state as its decider folds it, and which automation needs it (the live slot,
@@ -39,8 +38,12 @@ async function upsert(
     .update({ ...changes, [guard]: revision });
 }
 
-async function applySubscription(trx: Knex.Transaction, recorded: RecordedEvent, schema: string) {
-  const event = parseEvent<SubscriptionEvent>(subscriptionEventSchemas, recorded);
+async function applySubscription(
+  trx: Knex.Transaction,
+  event: SubscriptionEvent,
+  recorded: RecordedEvent,
+  schema: string,
+) {
   const row = key(recorded.streamId, SUBSCRIPTION_STREAM);
   const current = await trx.withSchema(schema).table(STREAMS_TABLE).where(row).first();
   const state = subscriptionDecider.evolve(
@@ -62,8 +65,7 @@ async function applySubscription(trx: Knex.Transaction, recorded: RecordedEvent,
   });
 }
 
-async function applySlot(trx: Knex.Transaction, recorded: RecordedEvent, schema: string) {
-  const { data } = parseEvent<LiveSlotEvent>(liveSlotEventSchemas, recorded);
+async function applySlot(trx: Knex.Transaction, { data }: LiveSlotEvent, recorded: RecordedEvent, schema: string) {
   const row = { account_id: data.account_id, stream_type: data.stream_type };
   await upsert(trx, schema, row, 'slot_revision', Number(recorded.revision), {
     live_automation_id: data.automation_id,
@@ -71,34 +73,35 @@ async function applySlot(trx: Knex.Transaction, recorded: RecordedEvent, schema:
   });
 }
 
-export const streamsProjection: Projection = {
+export const streamsProjection = eventProjection<SubscriptionEvent | LiveSlotEvent>({
   name: 'streams',
   version: 1,
-  handles: [...Object.keys(subscriptionEventSchemas), ...Object.keys(liveSlotEventSchemas)],
-  tables: [STREAMS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(STREAMS_TABLE, (t) => {
-      t.uuid('account_id').notNullable();
-      t.text('stream_type').notNullable();
-      /** the subscription decider's status */
-      t.text('status').notNullable();
-      t.integer('requests').notNullable();
-      t.jsonb('subscription_ids').notNullable();
-      t.text('destination_id');
-      t.text('error');
-      /** when the subscription last changed */
-      t.timestamp('changed_at', { useTz: true });
-      t.uuid('live_automation_id');
-      /** when the slot last went empty (null while an automation is live) */
-      t.timestamp('released_at', { useTz: true });
-      /** the last revisions applied of the subscription stream and of the live slot */
-      t.integer('revision').notNullable();
-      t.integer('slot_revision').notNullable();
-      t.primary(['account_id', 'stream_type']);
-    });
+  events: { ...subscriptionEventSchemas, ...liveSlotEventSchemas },
+  tables: {
+    [STREAMS_TABLE]: {
+      columns: {
+        account_id: 'uuid',
+        stream_type: 'text',
+        /** the subscription decider's status */
+        status: 'text',
+        requests: 'integer',
+        subscription_ids: 'jsonb',
+        destination_id: 'text null',
+        error: 'text null',
+        /** when the subscription last changed */
+        changed_at: 'timestamptz null',
+        live_automation_id: 'uuid null',
+        /** when the slot last went empty (null while an automation is live) */
+        released_at: 'timestamptz null',
+        /** the last revisions applied of the subscription stream and of the live slot */
+        revision: 'integer',
+        slot_revision: 'integer',
+      },
+      primary: ['account_id', 'stream_type'],
+    },
   },
-  async apply(trx, recorded, schema) {
-    if (recorded.type in liveSlotEventSchemas) return applySlot(trx, recorded, schema);
-    return applySubscription(trx, recorded, schema);
+  async apply(trx, event, recorded, schema) {
+    if (event.type === 'LiveAutomationChanged') return applySlot(trx, event, recorded, schema);
+    return applySubscription(trx, event, recorded, schema);
   },
-};
+});

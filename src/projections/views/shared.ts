@@ -3,13 +3,16 @@ import type { ViewColumn, ViewJoin } from './definition.js';
 // What several views state alike, stated once: a column that means the same in every view that
 // has it reads the same in describe_data. A view's own columns stay in its file.
 
-const plain = (name: string, type: string, description: string): ViewColumn => ({
-  name,
-  type,
-  unit: null,
-  nullable: false,
-  description,
-});
+/** A view's column: `unit` only for measures (null for identifiers, text and times). */
+export const column = (
+  name: string,
+  type: string,
+  nullable: boolean,
+  description: string,
+  unit: string | null = null,
+): ViewColumn => ({ name, type, unit, nullable, description });
+
+const plain = (name: string, type: string, description: string): ViewColumn => column(name, type, false, description);
 
 /** The first column of every account view; `kind` names which accounts the view shows. */
 export const accountId = (kind?: 'seller' | 'advertising' | 'vendor'): ViewColumn =>
@@ -28,13 +31,8 @@ export const REPORTED_AT = plain('reported_at', 'timestamptz', 'when these total
 /** A measure column in `unit`, bigint unless the view's table keeps an integer. */
 const measure =
   (unit: string) =>
-  (name: string, nullable: boolean, description: string, type: 'bigint' | 'integer' = 'bigint'): ViewColumn => ({
-    name,
-    type,
-    unit,
-    nullable,
-    description,
-  });
+  (name: string, nullable: boolean, description: string, type: 'bigint' | 'integer' = 'bigint'): ViewColumn =>
+    column(name, type, nullable, description, unit);
 
 /** Money is an integer count of the currency's minor units everywhere. */
 export const money = measure('minor units of currency');

@@ -1,6 +1,6 @@
 import { completeReads, inCompleteRead } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
-import { accountId, count, MARKETPLACES_JOIN, money, MONEY_WARNING, PROFILE_MARKETPLACE_ID } from './shared.js';
+import { accountId, count, MARKETPLACES_JOIN, money, MONEY_WARNING, PROFILE_MARKETPLACE_ID, column } from './shared.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
 export const vAdPerformance: ViewDefinition = {
@@ -9,43 +9,28 @@ export const vAdPerformance: ViewDefinition = {
   grain: 'one row per Sponsored Products campaign per profile-local day with activity',
   columns: [
     accountId('advertising'),
-    {
-      name: 'campaign_id',
-      type: 'uuid',
-      unit: null,
-      nullable: false,
-      description: 'local campaign id (list_campaigns, list_ads_entities; campaign_id of v_advertised_products)',
-    },
-    { name: 'campaign_name', type: 'text', unit: null, nullable: false, description: "the campaign's current name" },
-    {
-      name: 'campaign_state',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: "the campaign's current state: enabled, paused or archived",
-    },
-    {
-      name: 'advertising_profile_id',
-      type: 'uuid',
-      unit: null,
-      nullable: false,
-      description: 'local id of the advertising profile (connection_status ads.profiles[].id)',
-    },
+    column(
+      'campaign_id',
+      'uuid',
+      false,
+      'local campaign id (list_campaigns, list_ads_entities; campaign_id of v_advertised_products)',
+    ),
+    column('campaign_name', 'text', false, "the campaign's current name"),
+    column('campaign_state', 'text', false, "the campaign's current state: enabled, paused or archived"),
+    column(
+      'advertising_profile_id',
+      'uuid',
+      false,
+      'local id of the advertising profile (connection_status ads.profiles[].id)',
+    ),
     PROFILE_MARKETPLACE_ID,
-    {
-      name: 'currency',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: "ISO 4217 code of the profile's currency, the unit of cost and attributed_sales_7d",
-    },
-    {
-      name: 'report_date',
-      type: 'date',
-      unit: null,
-      nullable: false,
-      description: "the day in the profile's time zone",
-    },
+    column(
+      'currency',
+      'text',
+      false,
+      "ISO 4217 code of the profile's currency, the unit of cost and attributed_sales_7d",
+    ),
+    column('report_date', 'date', false, "the day in the profile's time zone"),
     count('impressions', false, 'impressions that day', 'integer'),
     count('clicks', false, 'clicks that day', 'integer'),
     money('cost', false, 'what the clicks cost that day', 'integer'),

@@ -1,6 +1,6 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
-import { accountId, MARKETPLACES_JOIN, PROFILE_MARKETPLACE_ID } from './shared.js';
+import { accountId, MARKETPLACES_JOIN, PROFILE_MARKETPLACE_ID, column } from './shared.js';
 import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
 export const vAdvertisedProducts: ViewDefinition = {
@@ -9,35 +9,16 @@ export const vAdvertisedProducts: ViewDefinition = {
   grain: 'one row per Sponsored Products product ad',
   columns: [
     accountId('advertising'),
-    {
-      name: 'campaign_id',
-      type: 'uuid',
-      unit: null,
-      nullable: false,
-      description: 'local id of the campaign the ad belongs to (v_ad_performance.campaign_id)',
-    },
-    { name: 'asin', type: 'text', unit: null, nullable: true, description: 'the advertised ASIN' },
-    {
-      name: 'sku',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description: 'the advertised SKU (seller profiles); null when the ad names only an ASIN',
-    },
-    {
-      name: 'state',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: "the ad's own state: enabled, paused or archived (its campaign's state is in v_ad_performance)",
-    },
-    {
-      name: 'advertising_profile_id',
-      type: 'uuid',
-      unit: null,
-      nullable: false,
-      description: 'local id of the advertising profile',
-    },
+    column('campaign_id', 'uuid', false, 'local id of the campaign the ad belongs to (v_ad_performance.campaign_id)'),
+    column('asin', 'text', true, 'the advertised ASIN'),
+    column('sku', 'text', true, 'the advertised SKU (seller profiles); null when the ad names only an ASIN'),
+    column(
+      'state',
+      'text',
+      false,
+      "the ad's own state: enabled, paused or archived (its campaign's state is in v_ad_performance)",
+    ),
+    column('advertising_profile_id', 'uuid', false, 'local id of the advertising profile'),
     PROFILE_MARKETPLACE_ID,
   ],
   freshness:

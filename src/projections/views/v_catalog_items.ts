@@ -2,7 +2,7 @@ import { completeReads } from '../observed/economics-support.js';
 import { CATALOG_TABLE } from '../observed/catalog.js';
 import { currentListingsSql } from '../observed/listings.js';
 import type { ViewDefinition } from './definition.js';
-import { accountId, MARKETPLACE_ID, MARKETPLACES_JOIN } from './shared.js';
+import { accountId, MARKETPLACE_ID, MARKETPLACES_JOIN, column } from './shared.js';
 import { CATALOG_DATASET } from '../../domain/observation/datasets.js';
 
 // Every ASIN the account lists, per marketplace, from the listings as soon as they are read,
@@ -15,39 +15,27 @@ export const vCatalogItems: ViewDefinition = {
   grain: 'one row per ASIN per marketplace',
   columns: [
     accountId(),
-    { name: 'asin', type: 'text', unit: null, nullable: false, description: 'the catalog item' },
-    {
-      name: 'gtin',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description:
-        'GTIN-14, zero-padded from the EAN, UPC, JAN or ISBN; null until the catalog sync read the item (or when it has none)',
-    },
-    {
-      name: 'identifiers',
-      type: 'jsonb',
-      unit: null,
-      nullable: true,
-      description:
-        "the catalog's identifiers in this marketplace, as sent: [{ identifierType, identifier }]; null until the catalog sync",
-    },
+    column('asin', 'text', false, 'the catalog item'),
+    column(
+      'gtin',
+      'text',
+      true,
+      'GTIN-14, zero-padded from the EAN, UPC, JAN or ISBN; null until the catalog sync read the item (or when it has none)',
+    ),
+    column(
+      'identifiers',
+      'jsonb',
+      true,
+      "the catalog's identifiers in this marketplace, as sent: [{ identifierType, identifier }]; null until the catalog sync",
+    ),
     MARKETPLACE_ID,
-    {
-      name: 'title',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description: "the catalog's item name, or the listing's before the catalog sync",
-    },
-    {
-      name: 'data',
-      type: 'jsonb',
-      unit: null,
-      nullable: true,
-      description:
-        'the full raw Catalog Items API item (summaries, identifiers, attributes, product types, sales ranks, images); null until the catalog sync',
-    },
+    column('title', 'text', true, "the catalog's item name, or the listing's before the catalog sync"),
+    column(
+      'data',
+      'jsonb',
+      true,
+      'the full raw Catalog Items API item (summaries, identifiers, attributes, product types, sales ranks, images); null until the catalog sync',
+    ),
   ],
   freshness:
     "Rows appear with the listings sync (hourly); the catalog sync fills gtin, identifiers and data daily for the account's listed ASINs.",

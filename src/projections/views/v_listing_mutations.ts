@@ -1,7 +1,7 @@
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPTS_TABLE } from '../mutations/projection.js';
 import type { ViewDefinition } from './definition.js';
-import { accountId, MARKETPLACES_JOIN } from './shared.js';
+import { accountId, MARKETPLACES_JOIN, column } from './shared.js';
 
 // Listing patches as receipts (spec 2.9, 2.15): one row per mutation whose target is a
 // listing, whatever became of it; the SKU and marketplace are the ones resolved at admission,
@@ -13,59 +13,30 @@ export const vListingMutations: ViewDefinition = {
   grain: 'one row per listing mutation (one patch_listing request or automation listing update)',
   columns: [
     accountId('seller'),
-    { name: 'mutation_id', type: 'uuid', unit: null, nullable: false, description: 'the receipt id (get_mutation)' },
-    { name: 'sku', type: 'text', unit: null, nullable: false, description: "the listing's SKU" },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the marketplace the patch targets (v_marketplaces)',
-    },
-    {
-      name: 'status',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description:
-        'the receipt status: queued, submitting, submitted, blocked or uncertain (spec 3.4); outcome tells accepted from rejected',
-    },
-    {
-      name: 'outcome',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description: 'accepted, rejected, retryable, blocked or uncertain; null while nothing was tried',
-    },
-    {
-      name: 'payload',
-      type: 'jsonb',
-      unit: null,
-      nullable: false,
-      description:
-        'the immutable request: productType and the patches in order, values in major units as the provider takes them',
-    },
-    {
-      name: 'submission_id',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description: "the Listings Items API's submissionId; null until submitted",
-    },
-    {
-      name: 'submitted_at',
-      type: 'timestamptz',
-      unit: null,
-      nullable: true,
-      description: "when the marketplace's answer was recorded; null until submitted",
-    },
-    {
-      name: 'created_at',
-      type: 'timestamptz',
-      unit: null,
-      nullable: false,
-      description: 'when the request was admitted (queued)',
-    },
+    column('mutation_id', 'uuid', false, 'the receipt id (get_mutation)'),
+    column('sku', 'text', false, "the listing's SKU"),
+    column('marketplace_id', 'text', false, 'the marketplace the patch targets (v_marketplaces)'),
+    column(
+      'status',
+      'text',
+      false,
+      'the receipt status: queued, submitting, submitted, blocked or uncertain (spec 3.4); outcome tells accepted from rejected',
+    ),
+    column(
+      'outcome',
+      'text',
+      true,
+      'accepted, rejected, retryable, blocked or uncertain; null while nothing was tried',
+    ),
+    column(
+      'payload',
+      'jsonb',
+      false,
+      'the immutable request: productType and the patches in order, values in major units as the provider takes them',
+    ),
+    column('submission_id', 'text', true, "the Listings Items API's submissionId; null until submitted"),
+    column('submitted_at', 'timestamptz', true, "when the marketplace's answer was recorded; null until submitted"),
+    column('created_at', 'timestamptz', false, 'when the request was admitted (queued)'),
   ],
   freshness:
     'Written by the service itself: a receipt appears as soon as it is admitted and changes with every dispatch step.',

@@ -1,6 +1,6 @@
 import { currentListingsSql } from '../observed/listings.js';
 import type { ViewDefinition } from './definition.js';
-import { accountId, MARKETPLACES_JOIN } from './shared.js';
+import { accountId, MARKETPLACES_JOIN, column } from './shared.js';
 
 export const vListings: ViewDefinition = {
   name: 'v_listings',
@@ -8,29 +8,20 @@ export const vListings: ViewDefinition = {
   grain: 'one row per SKU per marketplace',
   columns: [
     accountId('seller'),
-    { name: 'sku', type: 'text', unit: null, nullable: false, description: "the seller's SKU" },
-    {
-      name: 'asin',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description:
-        'the ASIN the listing sells; several SKUs can share one; null until the marketplace matches the listing to a catalog item',
-    },
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the marketplace (v_marketplaces); a SKU sold in two marketplaces has two rows',
-    },
-    {
-      name: 'title',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description: "the listing's item name as the marketplace shows it",
-    },
+    column('sku', 'text', false, "the seller's SKU"),
+    column(
+      'asin',
+      'text',
+      true,
+      'the ASIN the listing sells; several SKUs can share one; null until the marketplace matches the listing to a catalog item',
+    ),
+    column(
+      'marketplace_id',
+      'text',
+      false,
+      'the marketplace (v_marketplaces); a SKU sold in two marketplaces has two rows',
+    ),
+    column('title', 'text', true, "the listing's item name as the marketplace shows it"),
   ],
   freshness:
     'From the Listings Items API, every listing of each marketplace re-read about hourly. A listing the marketplace reports DELETED leaves the view at the next read; its order lines stay in v_sales_lines.',

@@ -1,5 +1,6 @@
 import { MARKETPLACES } from '../../domain/shared/marketplaces.js';
 import type { ViewDefinition } from './definition.js';
+import { column } from './shared.js';
 
 // Reference data (src/domain/shared/marketplaces.ts): no account, no read model.
 
@@ -14,35 +15,16 @@ export const vMarketplaces: ViewDefinition = {
   audience: 'reference',
   grain: 'one row per marketplace (23 rows)',
   columns: [
-    {
-      name: 'marketplace_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: "the marketplace's id, e.g. ATVPDKIKX0DER; every other view's marketplace_id",
-    },
-    { name: 'name', type: 'text', unit: null, nullable: false, description: 'the marketplace name, e.g. Amazon.com' },
-    {
-      name: 'country_code',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'ISO 3166-1 alpha-2 country code (GB for the United Kingdom)',
-    },
-    {
-      name: 'domain_name',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the storefront domain, e.g. www.amazon.com',
-    },
-    {
-      name: 'currency',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'ISO 4217 code of the currency money is kept in on this marketplace',
-    },
+    column(
+      'marketplace_id',
+      'text',
+      false,
+      "the marketplace's id, e.g. ATVPDKIKX0DER; every other view's marketplace_id",
+    ),
+    column('name', 'text', false, 'the marketplace name, e.g. Amazon.com'),
+    column('country_code', 'text', false, 'ISO 3166-1 alpha-2 country code (GB for the United Kingdom)'),
+    column('domain_name', 'text', false, 'the storefront domain, e.g. www.amazon.com'),
+    column('currency', 'text', false, 'ISO 4217 code of the currency money is kept in on this marketplace'),
   ],
   freshness: 'static reference data; changes only with a service release',
   joins: [],

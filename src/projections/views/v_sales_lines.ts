@@ -2,7 +2,7 @@ import { completeReads } from '../observed/economics-support.js';
 import { currentListingsSql } from '../observed/listings.js';
 import { ORDER_LINES_TABLE } from '../observed/orders.js';
 import type { ViewDefinition } from './definition.js';
-import { accountId, count, MARKETPLACE_ID, MARKETPLACES_JOIN, money } from './shared.js';
+import { accountId, count, MARKETPLACE_ID, MARKETPLACES_JOIN, money, column } from './shared.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 /** Order statuses of confirmed orders: Pending has no lines yet, Canceled is excluded. */
@@ -14,52 +14,21 @@ export const vSalesLines: ViewDefinition = {
   grain: 'one row per order line of a confirmed order (cancellations excluded; pending orders have no lines)',
   columns: [
     accountId('seller'),
-    {
-      name: 'order_id',
-      type: 'uuid',
-      unit: null,
-      nullable: false,
-      description: 'our id of the order, stable for its amazon_order_id',
-    },
-    {
-      name: 'amazon_order_id',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: "the marketplace's order id (3-7-7)",
-    },
-    {
-      name: 'sold_at',
-      type: 'timestamptz',
-      unit: null,
-      nullable: false,
-      description: 'when the order was placed (PurchaseDate), UTC',
-    },
-    {
-      name: 'order_status',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'Unshipped, PartiallyShipped, Shipped or InvoiceUnconfirmed, as last read',
-    },
-    {
-      name: 'is_business_order',
-      type: 'boolean',
-      unit: null,
-      nullable: false,
-      description: 'an Amazon Business (B2B) order',
-    },
+    column('order_id', 'uuid', false, 'our id of the order, stable for its amazon_order_id'),
+    column('amazon_order_id', 'text', false, "the marketplace's order id (3-7-7)"),
+    column('sold_at', 'timestamptz', false, 'when the order was placed (PurchaseDate), UTC'),
+    column('order_status', 'text', false, 'Unshipped, PartiallyShipped, Shipped or InvoiceUnconfirmed, as last read'),
+    column('is_business_order', 'boolean', false, 'an Amazon Business (B2B) order'),
     MARKETPLACE_ID,
-    { name: 'currency', type: 'text', unit: null, nullable: true, description: 'ISO 4217 code of price' },
-    { name: 'asin', type: 'text', unit: null, nullable: false, description: 'the ASIN sold' },
-    { name: 'sku', type: 'text', unit: null, nullable: true, description: "the seller's SKU sold" },
-    {
-      name: 'title',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description: "the listing's current title; null when the listing is gone (deleted or no longer listed)",
-    },
+    column('currency', 'text', true, 'ISO 4217 code of price'),
+    column('asin', 'text', false, 'the ASIN sold'),
+    column('sku', 'text', true, "the seller's SKU sold"),
+    column(
+      'title',
+      'text',
+      true,
+      "the listing's current title; null when the listing is gone (deleted or no longer listed)",
+    ),
     money('price', true, 'the line total (unit price × quantity, ItemPrice), tax and shipping excluded', 'integer'),
     count('quantity', false, 'units ordered on the line', 'integer'),
   ],

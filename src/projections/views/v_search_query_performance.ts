@@ -1,7 +1,7 @@
 import { completeReads } from '../observed/economics-support.js';
 import { SQP_MEASURES } from '../observed/search_query.js';
 import type { ViewDefinition } from './definition.js';
-import { accountId, count, MARKETPLACE_ID, MARKETPLACES_JOIN } from './shared.js';
+import { accountId, count, MARKETPLACE_ID, MARKETPLACES_JOIN, column } from './shared.js';
 import { SQP_DATASET } from '../../domain/observation/datasets.js';
 
 const words = (name: string) =>
@@ -17,38 +17,14 @@ export const vSearchQueryPerformance: ViewDefinition = {
     'one row per ASIN per search query per closed reporting window (report_period WEEK, MONTH or QUARTER) per marketplace',
   columns: [
     accountId('seller'),
-    { name: 'asin', type: 'text', unit: null, nullable: false, description: "the seller's ASIN" },
-    { name: 'search_query', type: 'text', unit: null, nullable: false, description: 'what shoppers searched' },
-    {
-      name: 'report_period',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'WEEK (Sunday to Saturday), MONTH or QUARTER',
-    },
-    { name: 'start_date', type: 'date', unit: null, nullable: false, description: 'first day of the window' },
-    {
-      name: 'end_date',
-      type: 'date',
-      unit: null,
-      nullable: false,
-      description: 'last day of the window (closed: before today)',
-    },
+    column('asin', 'text', false, "the seller's ASIN"),
+    column('search_query', 'text', false, 'what shoppers searched'),
+    column('report_period', 'text', false, 'WEEK (Sunday to Saturday), MONTH or QUARTER'),
+    column('start_date', 'date', false, 'first day of the window'),
+    column('end_date', 'date', false, 'last day of the window (closed: before today)'),
     MARKETPLACE_ID,
-    {
-      name: 'currency',
-      type: 'text',
-      unit: null,
-      nullable: true,
-      description: 'ISO 4217 code of the median price columns',
-    },
-    {
-      name: 'search_query_score',
-      type: 'integer',
-      unit: 'rank',
-      nullable: false,
-      description: "the query's rank among this ASIN's queries (1 = best)",
-    },
+    column('currency', 'text', true, 'ISO 4217 code of the median price columns'),
+    column('search_query_score', 'integer', false, "the query's rank among this ASIN's queries (1 = best)", 'rank'),
     count('search_query_volume', false, 'times shoppers searched the query in the window'),
     ...SQP_MEASURES.map(([name, kind]) => ({
       name,

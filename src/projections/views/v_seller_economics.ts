@@ -1,6 +1,15 @@
 import { completeReads } from '../observed/economics-support.js';
 import type { ViewDefinition } from './definition.js';
-import { accountId, count, MARKETPLACE_ID, MARKETPLACES_JOIN, money, MONEY_WARNING, ROW_CURRENCY } from './shared.js';
+import {
+  accountId,
+  count,
+  MARKETPLACE_ID,
+  MARKETPLACES_JOIN,
+  money,
+  MONEY_WARNING,
+  ROW_CURRENCY,
+  column,
+} from './shared.js';
 import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 
 export const vSellerEconomics: ViewDefinition = {
@@ -9,15 +18,9 @@ export const vSellerEconomics: ViewDefinition = {
   grain: 'one row per SKU per day per marketplace',
   columns: [
     accountId('seller'),
-    { name: 'sku', type: 'text', unit: null, nullable: false, description: "the seller's SKU (MSKU)" },
-    {
-      name: 'asin',
-      type: 'text',
-      unit: null,
-      nullable: false,
-      description: 'the ASIN the SKU sells; several SKUs can share one',
-    },
-    { name: 'date', type: 'date', unit: null, nullable: false, description: 'the day the figures describe' },
+    column('sku', 'text', false, "the seller's SKU (MSKU)"),
+    column('asin', 'text', false, 'the ASIN the SKU sells; several SKUs can share one'),
+    column('date', 'date', false, 'the day the figures describe'),
     MARKETPLACE_ID,
     ROW_CURRENCY,
     money('ordered_product_sales', false, 'sales of the units ordered that day'),

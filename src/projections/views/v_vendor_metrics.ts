@@ -1,7 +1,7 @@
 import { completeReads } from '../observed/economics-support.js';
 import { VENDOR_REPORTED } from '../observed/vendor.js';
 import type { ViewColumn, ViewDefinition } from './definition.js';
-import { accountId, MARKETPLACE_ID, MARKETPLACES_JOIN, MONEY_WARNING } from './shared.js';
+import { accountId, MARKETPLACE_ID, MARKETPLACES_JOIN, MONEY_WARNING, column } from './shared.js';
 
 // The spec's columns in its order. Those no vendor report of the Reports API carries
 // (net GMS, lost featured offer, net PPM, contra COGS, sales discount, in-transit and
@@ -71,22 +71,10 @@ const UNIT = { count: 'count', money: 'minor units of currency', rate: 'ratio 0-
 const columns: ViewColumn[] = [
   accountId('vendor'),
   MARKETPLACE_ID,
-  {
-    name: 'view',
-    type: 'text',
-    unit: null,
-    nullable: false,
-    description: 'manufacturing or sourcing (distributor view); they overlap: always filter on it',
-  },
-  { name: 'date', type: 'date', unit: null, nullable: false, description: 'the day described' },
-  {
-    name: 'asin',
-    type: 'text',
-    unit: null,
-    nullable: true,
-    description: 'the ASIN; null on the row of catalog-wide totals',
-  },
-  { name: 'currency', type: 'text', unit: null, nullable: true, description: 'ISO 4217 code of the money columns' },
+  column('view', 'text', false, 'manufacturing or sourcing (distributor view); they overlap: always filter on it'),
+  column('date', 'date', false, 'the day described'),
+  column('asin', 'text', true, 'the ASIN; null on the row of catalog-wide totals'),
+  column('currency', 'text', true, 'ISO 4217 code of the money columns'),
   ...METRICS.map(([name, kind, group, description]) => ({
     name,
     type: kind === 'count' || kind === 'money' ? 'bigint' : 'numeric',

@@ -1,6 +1,5 @@
 import { webhookDeliveryEventSchemas, type WebhookDeliveryEvent } from '../../domain/webhook/events.js';
-import { parseEvent } from '../../domain/shared/decider.js';
-import type { Projection } from '../projection.js';
+import { eventProjection } from '../tables.js';
 
 // Webhook deliveries and their attempts (spec 4.13 "Activity lists every delivery with status and
 // response"). `last_activity_at` (the request, then each attempt) is what the 30-day retention of
@@ -10,48 +9,51 @@ import type { Projection } from '../projection.js';
 export const DELIVERIES_TABLE = 'webhook_deliveries';
 export const ATTEMPTS_TABLE = 'webhook_attempts';
 
-export const webhookDeliveriesProjection: Projection = {
+export const webhookDeliveriesProjection = eventProjection<WebhookDeliveryEvent>({
   name: 'webhook_deliveries',
   version: 1,
-  handles: Object.keys(webhookDeliveryEventSchemas),
-  tables: [DELIVERIES_TABLE, ATTEMPTS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(DELIVERIES_TABLE, (t) => {
-      t.uuid('delivery_id').primary();
-      t.uuid('account_id').notNullable();
-      t.uuid('webhook_id').notNullable();
-      t.text('webhook_name').notNullable();
-      t.jsonb('cause').notNullable();
-      t.text('body').notNullable();
-      /** pending, delivered, failed, cancelled */
-      t.text('status').notNullable();
-      t.integer('attempts').notNullable();
-      t.integer('last_status');
-      t.text('last_error');
-      t.timestamp('next_attempt_at', { useTz: true });
-      t.timestamp('requested_at', { useTz: true }).notNullable();
-      t.timestamp('last_activity_at', { useTz: true }).notNullable();
-      t.integer('revision').notNullable();
-      t.index(['account_id', 'requested_at']);
-      t.index(['last_activity_at']);
-    });
-    await db.raw(`create index on ??.?? (next_attempt_at) where status = 'pending'`, [schema, DELIVERIES_TABLE]);
-    await db.schema.withSchema(schema).createTable(ATTEMPTS_TABLE, (t) => {
-      t.uuid('delivery_id').notNullable();
-      t.integer('attempt').notNullable();
-      t.timestamp('started_at', { useTz: true }).notNullable();
-      t.integer('duration_ms').notNullable();
-      t.integer('status');
-      t.text('response');
-      t.text('error');
-      t.text('outcome').notNullable();
-      t.timestamp('at', { useTz: true }).notNullable();
-      t.primary(['delivery_id', 'attempt']);
-      t.index(['at']);
-    });
+  events: webhookDeliveryEventSchemas,
+  tables: {
+    [DELIVERIES_TABLE]: {
+      columns: {
+        delivery_id: 'uuid primary',
+        account_id: 'uuid',
+        webhook_id: 'uuid',
+        webhook_name: 'text',
+        cause: 'jsonb',
+        body: 'text',
+        /** pending, delivered, failed, cancelled */
+        status: 'text',
+        attempts: 'integer',
+        last_status: 'integer null',
+        last_error: 'text null',
+        next_attempt_at: 'timestamptz null',
+        requested_at: 'timestamptz',
+        last_activity_at: 'timestamptz',
+        revision: 'integer',
+      },
+      indexes: [['account_id', 'requested_at'], ['last_activity_at']],
+    },
+    [ATTEMPTS_TABLE]: {
+      columns: {
+        delivery_id: 'uuid',
+        attempt: 'integer',
+        started_at: 'timestamptz',
+        duration_ms: 'integer',
+        status: 'integer null',
+        response: 'text null',
+        error: 'text null',
+        outcome: 'text',
+        at: 'timestamptz',
+      },
+      primary: ['delivery_id', 'attempt'],
+      indexes: [['at']],
+    },
   },
-  async apply(trx, recorded, schema) {
-    const event = parseEvent<WebhookDeliveryEvent>(webhookDeliveryEventSchemas, recorded);
+  async afterCreate(db, schema) {
+    await db.raw(`create index on ??.?? (next_attempt_at) where status = 'pending'`, [schema, DELIVERIES_TABLE]);
+  },
+  async apply(trx, event, recorded, schema) {
     const delivery_id = recorded.streamId.slice('webhook_delivery-'.length);
     const revision = Number(recorded.revision);
     const deliveries = () => trx.withSchema(schema).table(DELIVERIES_TABLE);
@@ -120,4 +122,4 @@ export const webhookDeliveriesProjection: Projection = {
         return;
     }
   },
-};
+});

@@ -1,6 +1,5 @@
 import { webhookEventSchemas, type WebhookEvent } from '../../domain/webhook/events.js';
-import { parseEvent } from '../../domain/shared/decider.js';
-import type { Projection } from '../projection.js';
+import { eventProjection } from '../tables.js';
 
 // Webhook settings (spec 2.13): one row per webhook, removed ones kept with `removed_at` so a
 // replayed event finds its row. Header values are left out (an Authorization header is a
@@ -28,32 +27,32 @@ function changes(event: WebhookEvent): Record<string, unknown> {
   }
 }
 
-export const webhooksProjection: Projection = {
+export const webhooksProjection = eventProjection<WebhookEvent>({
   name: 'webhooks',
   version: 1,
-  handles: Object.keys(webhookEventSchemas),
-  tables: [WEBHOOKS_TABLE],
-  async createTables(db, schema) {
-    await db.schema.withSchema(schema).createTable(WEBHOOKS_TABLE, (t) => {
-      t.uuid('webhook_id').primary();
-      t.uuid('account_id').notNullable();
-      t.text('name').notNullable();
-      t.text('url').notNullable();
-      t.specificType('header_names', 'text[]').notNullable();
-      t.text('kind').notNullable();
-      t.boolean('enabled').notNullable();
-      t.timestamp('created_at', { useTz: true }).notNullable();
-      t.text('created_by').notNullable();
-      t.timestamp('updated_at', { useTz: true }).notNullable();
-      t.timestamp('secret_rotated_at', { useTz: true });
-      t.timestamp('removed_at', { useTz: true });
-      /** the last revision of the account's webhook stream applied to this row */
-      t.integer('revision').notNullable();
-      t.index(['account_id', 'name']);
-    });
+  events: webhookEventSchemas,
+  tables: {
+    [WEBHOOKS_TABLE]: {
+      columns: {
+        webhook_id: 'uuid primary',
+        account_id: 'uuid',
+        name: 'text',
+        url: 'text',
+        header_names: 'text[]',
+        kind: 'text',
+        enabled: 'boolean',
+        created_at: 'timestamptz',
+        created_by: 'text',
+        updated_at: 'timestamptz',
+        secret_rotated_at: 'timestamptz null',
+        removed_at: 'timestamptz null',
+        /** the last revision of the account's webhook stream applied to this row */
+        revision: 'integer',
+      },
+      indexes: [['account_id', 'name']],
+    },
   },
-  async apply(trx, recorded, schema) {
-    const event = parseEvent<WebhookEvent>(webhookEventSchemas, recorded);
+  async apply(trx, event, recorded, schema) {
     const revision = Number(recorded.revision);
     const rows = () => trx.withSchema(schema).table(WEBHOOKS_TABLE);
     if (event.type === 'WebhookConfigured') {
@@ -81,4 +80,4 @@ export const webhooksProjection: Projection = {
       .where('revision', '<', revision)
       .update({ ...changes(event), updated_at: event.data.at, revision });
   },
-};
+});

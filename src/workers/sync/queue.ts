@@ -1,6 +1,6 @@
 import { Queue, Worker, UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { waitInDelayedSet, withRetryPolicy } from '../retry-policy.js';
+import { retriedJobs, waitInDelayedSet, withRetryPolicy } from '../retry-policy.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
 import { ReportNotReady } from './reports.js';
 
@@ -20,12 +20,7 @@ export function syncQueue(connection: Redis, prefix: string): Queue<SyncJobData>
   return new Queue<SyncJobData>(SYNC_QUEUE, {
     connection,
     prefix,
-    defaultJobOptions: {
-      attempts: 8,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: 200,
-      removeOnFail: 500,
-    },
+    defaultJobOptions: retriedJobs({ attempts: 8, firstRetryMs: 1000, keepCompleted: 200, keepFailed: 500 }),
   });
 }
 

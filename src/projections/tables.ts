@@ -1,0 +1,114 @@
+import type { Knex } from 'knex';
+import type { RecordedEvent } from '../eventstore/port.js';
+import { parseEvent, type DomainEvent, type EventSchemas } from '../domain/shared/decider.js';
+import type { Projection } from './projection.js';
+
+// Read-model tables are declared as data, one line a column, and built here, so a projection says
+// what its tables hold rather than how knex spells it; and a projection that reads one family of
+// domain events says which once: its `handles` and the parse of what it applies follow from it.
+
+/**
+ * A column: its type (uuid, text, text[], integer, bigint, numeric, double, boolean, date,
+ * timestamptz, jsonb), then any of `primary`, `null` (a column is NOT NULL unless it says `null`),
+ * `unique` and `index`, e.g. `'timestamptz index'`, `'text null'`.
+ */
+export type Columns = Readonly<Record<string, string>>;
+
+export interface TableSpec {
+  columns: Columns;
+  /** a primary key over several columns (one column says `primary` itself) */
+  primary?: readonly string[];
+  /** indexes over several columns, each in its column order */
+  indexes?: ReadonlyArray<readonly string[]>;
+}
+
+/** Several columns declared alike. */
+export const columnsOf = (names: readonly string[], declaration: string): Columns =>
+  Object.fromEntries(names.map((name) => [name, declaration]));
+
+const FLAGS = new Set(['primary', 'null', 'unique', 'index']);
+
+function typed(t: Knex.CreateTableBuilder, name: string, type: string): Knex.ColumnBuilder {
+  switch (type) {
+    case 'uuid':
+      return t.uuid(name);
+    case 'text':
+      return t.text(name);
+    case 'text[]':
+      return t.specificType(name, 'text[]');
+    case 'integer':
+      return t.integer(name);
+    case 'bigint':
+      return t.bigInteger(name);
+    case 'numeric':
+      return t.decimal(name, null);
+    case 'double':
+      return t.double(name);
+    case 'boolean':
+      return t.boolean(name);
+    case 'date':
+      return t.date(name);
+    case 'timestamptz':
+      return t.timestamp(name, { useTz: true });
+    case 'jsonb':
+      return t.jsonb(name);
+    default:
+      throw new Error(`column ${name}: unknown type '${type}'`);
+  }
+}
+
+/** Adds the declared columns to a table being built. */
+export function addColumns(t: Knex.CreateTableBuilder, columns: Columns): void {
+  for (const [name, declaration] of Object.entries(columns)) {
+    const [type = '', ...flags] = declaration.split(' ');
+    const unknown = flags.filter((f) => !FLAGS.has(f));
+    if (unknown.length > 0) throw new Error(`column ${name}: unknown ${unknown.join(', ')} in '${declaration}'`);
+    const column = typed(t, name, type);
+    // a primary key column is NOT NULL by the key itself
+    if (flags.includes('primary')) column.primary();
+    else if (!flags.includes('null')) column.notNullable();
+    if (flags.includes('unique')) column.unique();
+    if (flags.includes('index')) column.index();
+  }
+}
+
+/** Creates the tables in `schema`, in the order given. */
+export async function createTables(
+  db: Knex | Knex.Transaction,
+  schema: string,
+  tables: Readonly<Record<string, TableSpec>>,
+): Promise<void> {
+  for (const [name, spec] of Object.entries(tables))
+    await db.schema.withSchema(schema).createTable(name, (t) => {
+      addColumns(t, spec.columns);
+      if (spec.primary) t.primary([...spec.primary]);
+      for (const index of spec.indexes ?? []) t.index([...index]);
+    });
+}
+
+export interface EventProjectionSpec<Event extends DomainEvent> {
+  name: string;
+  /** bump when the tables or the fold change */
+  version: number;
+  /** the schemas of the events it reads: they are its `handles`, and parse each event before `apply` */
+  events: EventSchemas<Event>;
+  tables: Readonly<Record<string, TableSpec>>;
+  /** what the tables need beyond columns and plain indexes (partial or expression indexes) */
+  afterCreate?: (db: Knex | Knex.Transaction, schema: string) => Promise<void>;
+  apply(trx: Knex.Transaction, event: Event, recorded: RecordedEvent, schema: string): Promise<void>;
+}
+
+/** A projection of one family of domain events into tables declared as data. */
+export function eventProjection<Event extends DomainEvent>(spec: EventProjectionSpec<Event>): Projection {
+  return {
+    name: spec.name,
+    version: spec.version,
+    handles: Object.keys(spec.events),
+    tables: Object.keys(spec.tables),
+    async createTables(db, schema) {
+      await createTables(db, schema, spec.tables);
+      await spec.afterCreate?.(db, schema);
+    },
+    apply: (trx, recorded, schema) => spec.apply(trx, parseEvent(spec.events, recorded), recorded, schema),
+  };
+}
