@@ -11,6 +11,10 @@ import type { Idempotency } from '../../src/domain/mutation/events.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { webhookDeliveryDecider, type DeliveryCommand } from '../../src/domain/webhook/delivery.js';
 import { DELIVERY_POLICY } from '../../src/domain/webhook/retry.js';
+import { pruneAutomationVersions } from '../../src/commands/automation/prune.js';
+import { automationDecider, type AutomationCommand } from '../../src/domain/automation/decide.js';
+import { liveSlotDecider, liveSlotId } from '../../src/domain/automation/live-slot.js';
+import { automationsProjection } from '../../src/projections/automations/projection.js';
 import { admissionProjection, CREATED_TARGETS_TABLE } from '../../src/projections/admission/projection.js';
 import { eventsProjection } from '../../src/projections/events/projection.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
@@ -22,7 +26,7 @@ import { useAutomationRecords } from '../support/automation-records.js';
 import { assertRebuildEqualsLive } from '../support/projections.js';
 
 // Retention of spec 8 for the records the hourly retention job prunes besides events, runs and the
-// store (their own files test those): each on a fixed clock far in the past, so the run's shared
+// store (their own files test those), and code versions: each on a fixed clock far in the past, so the run's shared
 // database keeps every other file's records (they are all younger than the cutoffs used here).
 
 const DAY = 86_400_000;
@@ -34,6 +38,7 @@ const NOW = new Date(T0 + 40 * DAY);
 describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool-call records', function () {
   this.timeout(60_000);
   const r = useAutomationRecords([
+    automationsProjection,
     mutationsProjection,
     admissionProjection,
     eventsProjection,
@@ -312,6 +317,63 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
       await assertRebuildEqualsLive(r.db, r.store, eventsProjection);
       expect(await pruneExpiredEvents(r.db, r.store, new Date(T0 + 41 * DAY))).to.equal(0);
       expect(await pruneExpiredEvents(r.db, r.store, new Date(T0 + 42 * DAY))).to.equal(1);
+    });
+  });
+
+  describe('automation code versions: a year from the edit, the current one always', () => {
+    it('compacts the stream: expired versions leave the log and the read model, the rest (and live) stay; edits go on; rebuilding gives the live tables', async () => {
+      const id = newId();
+      const stream_type = 'ANY_OFFER_CHANGED';
+      const code = (n: number) => `function handle(event, context) {} // v${n}`;
+      const run = (command: AutomationCommand) => handleCommand(automationDecider, id, command, r.ctx);
+      const who = (days: number) => ({ automation_id: id, by: 'user-1', at: at(days) });
+      await run({
+        type: 'CreateAutomation',
+        ...who(0),
+        account_id,
+        stream_type,
+        title: 'Reprice',
+        code: code(1),
+        operation_dependencies: {},
+        source_automation_id: null,
+      });
+      await run({ type: 'EditAutomation', ...who(100), code: code(2) });
+      await handleCommand(
+        liveSlotDecider,
+        liveSlotId(account_id, stream_type),
+        { type: 'ClaimLive', account_id, stream_type, automation_id: id, at: at(101) },
+        r.ctx,
+      );
+      await run({ type: 'ActivateAutomation', ...who(101) });
+      await run({ type: 'EditAutomation', ...who(300), code: code(3), title: 'Reprice v3' });
+      await r.caughtUp();
+      const versions = () =>
+        rm('automation_code_versions').where({ automation_id: id }).orderBy('version').pluck('version');
+      const types = async () => (await r.store.readStream(`automation-${id}`)).map((e) => e.type);
+      expect(await versions()).to.deep.equal([1, 2, 3]);
+
+      // a year before 2002-03-01 is 2001-03-01: version 1 (2001-02-03) expired, version 2 (May) not
+      const clock = new Date('2002-03-01T00:00:00.000Z');
+      expect(await pruneAutomationVersions(r.db, r.store, new Date('2002-02-01T00:00:00.000Z'))).to.equal(0);
+      expect(await pruneAutomationVersions(r.db, r.store, clock)).to.equal(1);
+      expect(await types()).to.deep.equal(['AutomationCompacted']);
+      await r.caughtUp();
+      expect(await versions()).to.deep.equal([2, 3]);
+      expect(
+        await rm('automations').where({ automation_id: id }).first('version', 'live', 'title', 'code'),
+      ).to.deep.equal({
+        version: 3,
+        live: true,
+        title: 'Reprice v3',
+        code: code(3),
+      });
+      expect(await pruneAutomationVersions(r.db, r.store, clock), 'a second run finds nothing').to.equal(0);
+
+      await run({ type: 'EditAutomation', ...who(400), code: code(4) });
+      expect(await types()).to.deep.equal(['AutomationCompacted', 'AutomationCodeSaved']);
+      await r.caughtUp();
+      expect(await versions()).to.deep.equal([2, 3, 4]);
+      await assertRebuildEqualsLive(r.db, r.store, automationsProjection);
     });
   });
 

@@ -2,6 +2,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { pruneAutomationVersions } from '../../commands/automation/prune.js';
 import { pruneAutomationRuns } from '../../commands/automation-run/prune.js';
 import { pruneAutomationStore } from '../../commands/automation-store/prune.js';
 import { pruneExpiredEvents, retentionCutoff } from '../../commands/event/prune.js';
@@ -13,7 +14,8 @@ import { pruneCallRecords } from '../../projections/views/retention.js';
 // Retention (spec 8), run hourly by the worker role: events one month from receipt (hourly metrics
 // 35 days from their hour), settled receipts with their provider answers 30 days, webhook
 // deliveries 30 days from the last attempt, tool-call records a month, automation runs and their
-// actions a year from the decision, store values 7 days from the write. A run is idempotent: one
+// actions a year from the decision, code versions a year from the edit, store values 7 days from
+// the write. A run is idempotent: one
 // that finds nothing expired does nothing.
 
 export const EVENT_RETENTION_QUEUE = 'event-retention';
@@ -53,6 +55,7 @@ export function eventRetentionWorker(deps: {
       const pruned = {
         events: await pruneExpiredEvents(deps.db, deps.ctx.store, now),
         automation_runs: await pruneAutomationRuns(deps.db, deps.ctx.store, now),
+        automation_versions: await pruneAutomationVersions(deps.db, deps.ctx.store, now),
         store_writes: await pruneAutomationStore(deps.db, deps.ctx.store, now),
         receipts: await pruneSettledReceipts(deps.db, deps.ctx.store, now),
         webhook_deliveries: await pruneWebhookDeliveries(deps.db, deps.ctx.store, now),
