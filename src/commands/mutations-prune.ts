@@ -5,7 +5,7 @@ import type { EventStore } from '../eventstore/port.js';
 import type { Knex } from '../infra/db.js';
 import { deleteReceiptRows, expiredReceipts } from '../projections/mutations/retention.js';
 import { underAdmissionLocks } from './admission-locks.js';
-import { daysBefore } from './event/prune.js';
+import { daysBefore, pruneInBatches } from './event/prune.js';
 import { aggregateStream, streamName } from './handler.js';
 
 // Retention (spec 8): listing and ads requests and the provider's answers (all on the receipt's
@@ -20,22 +20,22 @@ export const RECEIPT_RETENTION_DAYS = 30;
 /** Prunes every settled receipt past its retention at `now`, in batches; returns how many went. */
 export async function pruneSettledReceipts(db: Knex, store: EventStore, now: Date, batch = 500): Promise<number> {
   const before = daysBefore(now, RECEIPT_RETENTION_DAYS);
-  let pruned = 0;
-  for (;;) {
-    const expired = await expiredReceipts(db, before, batch);
-    for (const { id } of expired) await store.deleteStream(streamName(mutationDecider.aggregate, id));
-    const keys = new Map(
-      expired.flatMap(({ idempotency: k }) => (k ? [[idempotencyStreamId(k.namespace, k.key), k] as const] : [])),
-    );
-    for (const [id, use] of keys) await pruneKeyRecord(db, store, id, use);
-    await deleteReceiptRows(
-      db,
-      expired.map((r) => r.id),
-      before,
-    );
-    pruned += expired.length;
-    if (expired.length < batch) return pruned;
-  }
+  return pruneInBatches(
+    batch,
+    (limit) => expiredReceipts(db, before, limit),
+    async (expired) => {
+      for (const { id } of expired) await store.deleteStream(streamName(mutationDecider.aggregate, id));
+      const keys = new Map(
+        expired.flatMap(({ idempotency: k }) => (k ? [[idempotencyStreamId(k.namespace, k.key), k] as const] : [])),
+      );
+      for (const [id, use] of keys) await pruneKeyRecord(db, store, id, use);
+      await deleteReceiptRows(
+        db,
+        expired.map((r) => r.id),
+        before,
+      );
+    },
+  );
 }
 
 /**

@@ -132,7 +132,14 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
       });
     };
     const stream = (id: string) => r.store.readStream(`mutation-${id}`);
-    const adGroupPayload = { name: 'Exact', state: 'ENABLED', defaultBid: 0.5 };
+    /** an ad group creation on the campaign, submitted and confirmed on day `days` */
+    const createAdGroup = async (days: number, providerId: string) => {
+      const payload = { name: 'Exact', state: 'ENABLED', defaultBid: 0.5 };
+      const receipt_id = await admit({ target: campaign, action: 'create_ad_group', payload, days });
+      const created = { type: 'AdGroup' as const, id: newId(), providerId };
+      await submit(receipt_id, days, created);
+      return [receipt_id, created] as const;
+    };
 
     it('prunes settled receipts (submitted, blocked, a creation) with their rows, synthetic events, created entity and expired key; keeps pending and recent ones; rebuilding gives the live tables', async () => {
       const oldKey = key('k-old', at(0));
@@ -146,14 +153,7 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
       // the same key used again 35 days later, by another call: its record stays
       await useKey(key('k-reused', at(35)), at(35));
       const blocked = await admit({ days: 1, blocked: true });
-      const creation = await admit({
-        target: campaign,
-        action: 'create_ad_group',
-        payload: adGroupPayload,
-        days: 2,
-      });
-      const adGroup = { type: 'AdGroup' as const, id: newId(), providerId: '222' };
-      await submit(creation, 2, adGroup);
+      const [creation, adGroup] = await createAdGroup(2, '222');
       // pending ones, however old: queued, submitting, and uncertain with its target deleted since
       const queued = await admit({ days: 0 });
       const submitting = await admit({ days: 0 });
@@ -174,14 +174,7 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
       // settled, but 29 days before the clock
       const recent = await admit({ days: 11 });
       await submit(recent, 11);
-      const recentCreation = await admit({
-        target: campaign,
-        action: 'create_ad_group',
-        payload: adGroupPayload,
-        days: 11,
-      });
-      const recentAdGroup = { type: 'AdGroup' as const, id: newId(), providerId: '223' };
-      await submit(recentCreation, 11, recentAdGroup);
+      const [recentCreation, recentAdGroup] = await createAdGroup(11, '223');
       await r.caughtUp();
       const synthetic = async () =>
         (

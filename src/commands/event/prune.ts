@@ -17,6 +17,24 @@ export function retentionCutoff(now: Date): Date {
   return cutoff;
 }
 
+/**
+ * Prunes in batches until one comes back short: `due` finds up to `batch` records past their
+ * retention, `remove` takes them out (their streams first, then their rows). How many went.
+ */
+export async function pruneInBatches<T>(
+  batch: number,
+  due: (limit: number) => Promise<T[]>,
+  remove: (records: T[]) => Promise<void>,
+): Promise<number> {
+  let pruned = 0;
+  for (;;) {
+    const records = await due(batch);
+    await remove(records);
+    pruned += records.length;
+    if (records.length < batch) return pruned;
+  }
+}
+
 /** `days` whole days of 24 hours back from `now` (spec 8's "30 days", "35 days"). */
 export function daysBefore(now: Date, days: number): Date {
   return new Date(now.getTime() - days * 86_400_000);
