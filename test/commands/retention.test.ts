@@ -120,8 +120,10 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
       receipt_id: string,
       days: number,
       created: { type: 'AdGroup'; id: string; providerId: string } | null = null,
+      /** false: already submitting */
+      start = true,
     ) => {
-      await mutate({ type: 'StartDispatch', receipt_id, started_at: at(days) });
+      if (start) await mutate({ type: 'StartDispatch', receipt_id, started_at: at(days) });
       await mutate({
         type: 'RecordSubmission',
         receipt_id,
@@ -218,6 +220,29 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
       expect(await pruneSettledReceipts(r.db, r.store, NOW), 'a second run finds nothing').to.equal(0);
       for (const projection of [mutationsProjection, admissionProjection, eventsProjection])
         await assertRebuildEqualsLive(r.db, r.store, projection);
+
+      // settle what was left pending, so no dispatcher sharing the run's database takes it up
+      await mutate({
+        type: 'BlockMutation',
+        receipt_id: queued,
+        reason: 'listing_blocked',
+        message: 'test over',
+        recorded_at: at(40),
+      });
+      await submit(submitting, 40, null, false);
+      await mutate({
+        type: 'ReconcileChange',
+        receipt_id: uncertain,
+        checks: 0,
+        shows: false,
+        unchanged: true,
+        observed: null,
+        checked_at: at(40),
+      });
+      await r.caughtUp();
+      expect(
+        await rm('mutation_receipts').where({ account_id }).whereIn('status', ['queued', 'submitting', 'uncertain']),
+      ).to.deep.equal([]);
     });
   });
 
@@ -278,6 +303,8 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
       expect(await rm('webhook_attempts').whereIn('delivery_id', [delivered, cancelled])).to.deep.equal([]);
       expect(await pruneWebhookDeliveries(r.db, r.store, NOW)).to.equal(0);
       await assertRebuildEqualsLive(r.db, r.store, webhookDeliveriesProjection);
+      // ended, so no webhook worker sharing the run's database takes it up
+      await deliver(pending, { type: 'CancelDelivery', reason: 'test over', at: at(40) });
     });
   });
 
