@@ -101,6 +101,10 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
+  async truncateStream(stream: string, beforeRevision: bigint): Promise<void> {
+    await this.client.setStreamMetadata(stream, { truncateBefore: Number(beforeRevision) });
+  }
+
   /**
    * `fromPosition` is inclusive and the client cannot filter `$all` reads, so each page asks
    * for one event more than still needed, skips what is at or before the cursor, and drops

@@ -81,6 +81,13 @@ export interface EventStore {
    * no error. PostgreSQL removes the rows at once; EventStoreDB soft-deletes (its scavenge frees them).
    */
   deleteStream(stream: string): Promise<void>;
+  /**
+   * Removes the stream's events before `beforeRevision` (retention of what a later event in the
+   * same stream summarizes): reads start there, revisions and appends go on unchanged. A missing
+   * stream is no error. PostgreSQL removes the rows at once; EventStoreDB sets the stream's
+   * `truncateBefore` (its scavenge frees them).
+   */
+  truncateStream(stream: string, beforeRevision: bigint): Promise<void>;
   /** Committed events only, in global order, after `after` (exclusive). */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /**

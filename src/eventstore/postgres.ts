@@ -197,6 +197,13 @@ export class PostgresEventStore implements EventStore {
     await this.pool.query('delete from events where stream_id = $1', [stream]);
   }
 
+  async truncateStream(stream: string, beforeRevision: bigint): Promise<void> {
+    await this.pool.query('delete from events where stream_id = $1 and stream_revision < $2', [
+      stream,
+      beforeRevision.toString(),
+    ]);
+  }
+
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     const after = options.after ?? START;
     const { rows } = await this.pool.query<EventRow>(READ_ALL_SQL, [

@@ -167,3 +167,79 @@ describe('live slot decider (one live automation per event type and account)', (
       .when({ type: 'ReleaseLive', ...slot, automation_id })
       .then([]));
 });
+
+describe('automation decider: compaction (spec 8, code versions a year from the edit)', () => {
+  const saved = (version: number, when: string): AutomationEvent => ({
+    type: 'AutomationCodeSaved',
+    data: { version, code: `${code}\n// v${version}`, by, at: when },
+  });
+  const v2 = '2027-01-10T00:00:00.000Z';
+  const v3 = '2027-06-01T00:00:00.000Z';
+  const compact = (expired_before: string, live = false) => ({
+    type: 'CompactAutomation' as const,
+    automation_id,
+    expired_before,
+    live,
+    at: '2028-03-01T00:00:00.000Z',
+  });
+  const compacted = (versions: Array<{ version: number; code: string; by: string; at: string }>, extra = {}) => ({
+    type: 'AutomationCompacted' as const,
+    data: {
+      account_id,
+      stream_type: 'ANY_OFFER_CHANGED',
+      title: 'Reprice',
+      code: `${code}\n// v3`,
+      version: 3,
+      operation_dependencies: {},
+      source_automation_id: null,
+      created_at: at,
+      created_by: by,
+      status: 'draft' as const,
+      live: false,
+      versions,
+      expired_before: '2027-03-01T00:00:00.000Z',
+      at: '2028-03-01T00:00:00.000Z',
+      ...extra,
+    },
+  });
+  const version = (n: number, when: string) => ({
+    version: n,
+    code: n === 1 ? code : `${code}\n// v${n}`,
+    by,
+    at: when,
+  });
+
+  it('drops the versions edited before the cutoff, keeping the later ones and the current one, with the automation as it stands', () =>
+    given(automationDecider, [created, saved(2, v2), saved(3, v3)])
+      .when(compact('2027-03-01T00:00:00.000Z'))
+      .then([compacted([version(3, v3)])]));
+  it('never drops the current version, however old; nothing expired records nothing', () => {
+    given(automationDecider, [created]).when(compact('2030-01-01T00:00:00.000Z')).then([]);
+    given(automationDecider, [created, saved(2, v2), saved(3, v3)])
+      .when(compact(at))
+      .then([]);
+  });
+  it('keeps the live flag the slot gave and the status; a compacted stream compacts again from what it kept', () => {
+    const first = compacted([version(2, v2), version(3, v3)], {
+      status: 'live',
+      live: true,
+      expired_before: '2027-01-01T00:00:00.000Z',
+    });
+    given(automationDecider, [created, saved(2, v2), saved(3, v3), activated])
+      .when(compact('2027-01-01T00:00:00.000Z', true))
+      .then([first]);
+    given(automationDecider, [first])
+      .when(compact('2027-03-01T00:00:00.000Z', true))
+      .then([compacted([version(3, v3)], { status: 'live', live: true })]);
+  });
+  it('an edit after a compaction saves the next version', () =>
+    given(automationDecider, [compacted([version(3, v3)])])
+      .when(cmd('EditAutomation', { code: `${code}\n// v4` }))
+      .then([{ type: 'AutomationCodeSaved', data: { version: 4, code: `${code}\n// v4`, by, at } }]));
+  it('an automation that does not exist compacts to nothing', () =>
+    given(automationDecider, []).when(compact(at)).then([]));
+  it('an archived automation keeps its status', () =>
+    given(automationDecider, [created, saved(2, v2), saved(3, v3), archived])
+      .when(compact('2027-03-01T00:00:00.000Z'))
+      .then([compacted([version(3, v3)], { status: 'archived' })]));
+});

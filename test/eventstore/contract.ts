@@ -260,6 +260,18 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
     });
   });
 
+  describe('truncateStream', () => {
+    it('removes the events before a revision: reads start there, revisions and appends go on; a missing stream is no error', async () => {
+      const s = stream('truncated');
+      await store.appendToStream(s, [event('A'), event('B'), event('C')], { expectedRevision: NO_STREAM });
+      await store.truncateStream(s, 2n);
+      expect((await store.readStream(s)).map((e) => [e.type, e.revision])).to.deep.equal([['C', 2n]]);
+      await store.appendToStream(s, [event('D')], { expectedRevision: 2n });
+      expect((await store.readStream(s)).map((e) => e.type)).to.deep.equal(['C', 'D']);
+      await store.truncateStream(stream('never-written'), 1n);
+    });
+  });
+
   describe('readAll', () => {
     it('pages through the global log in order, each event once', async () => {
       const marker = await store.appendToStream(stream('marker'), [event('Marker')]);

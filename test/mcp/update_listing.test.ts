@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
+import { deletedListingDetail } from '../../src/commands/deleted-listing.js';
 import { withheldReason } from '../../src/commands/dispatch-control.js';
 import { stableId } from '../../src/domain/shared/ids.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
@@ -118,6 +119,38 @@ describe('update_listing', function () {
       (await call(client, 'get_mutation', { id: withheld.receipt.id })).structuredContent.status,
       'a later unblock never releases it',
     ).to.equal('blocked');
+  });
+
+  it('a listing the marketplace reports DELETED is refused as invalid, saying so, with or without marketplace_id; nothing is recorded', async () => {
+    const all = h.simulator.seller.participations.flatMap((p) => [...h.simulator.catalog.listingsIn(p.marketplace.id)]);
+    const selling = new Set(all.filter((l) => l.status !== 'DELETED').map((l) => l.sku));
+    // a SKU that sells nowhere else, so the row without marketplace_id can only mean the deleted listing
+    const gone = all.find((l) => l.status === 'DELETED' && !selling.has(l.sku));
+    expect(gone, 'the simulator has a deleted listing').to.not.equal(undefined);
+    const before = await eventCount();
+    const result = await call(client, 'update_listing', {
+      updates: [
+        { sku: gone!.sku, marketplace_id: gone!.marketplaceId, blocked: true },
+        { sku: gone!.sku, blocked: false },
+      ],
+    });
+    expect(result.isError, JSON.stringify(result.structuredContent)).to.equal(undefined);
+    const listing = { sku: gone!.sku, marketplace_id: gone!.marketplaceId };
+    expect(result.structuredContent.updates).to.deep.equal([
+      {
+        ...listing,
+        saved: false,
+        error: { code: 'invalid', detail: deletedListingDetail('updates[0].sku', listing) },
+      },
+      {
+        sku: gone!.sku,
+        marketplace_id: null,
+        saved: false,
+        error: { code: 'invalid', detail: deletedListingDetail('updates[1].sku', listing) },
+      },
+    ]);
+    expect(deletedListingDetail('updates[0].sku', listing)).to.match(/has status DELETED at the marketplace/);
+    expect(await eventCount()).to.equal(before);
   });
 
   it('no_updates, too_many_updates, unknown_argument in a row, a bad marketplace id', async () => {

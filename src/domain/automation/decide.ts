@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
 import { checkAutomationCode } from './code-check.js';
+import { compact, type CompactAutomation } from './compaction.js';
 import { automationEventSchemas, type AutomationEvent, type OperationDependencies } from './events.js';
 import { evolve, initialState, type AutomationState } from './state.js';
 
@@ -19,7 +20,8 @@ export type AutomationCommand =
   | (Who & { type: 'EditAutomation'; code?: string; title?: string; operation_dependencies?: OperationDependencies })
   | (Who & { type: 'ActivateAutomation' })
   | (Who & { type: 'DeactivateAutomation'; replaced_by: string })
-  | (Who & { type: 'ArchiveAutomation' });
+  | (Who & { type: 'ArchiveAutomation' })
+  | CompactAutomation;
 
 /** An automation that exists and is not archived: what every change but archiving needs. */
 function editable(state: AutomationState, c: Who): void {
@@ -35,6 +37,7 @@ function editable(state: AutomationState, c: Who): void {
 
 /** spec 3.1, one automation's rows; "one live per event type" is the live slot's (live-slot.ts). */
 export function decide(command: AutomationCommand, state: AutomationState): AutomationEvent[] {
+  if (command.type === 'CompactAutomation') return compact(command, state);
   const { by, at } = command;
   switch (command.type) {
     case 'CreateAutomation': {

@@ -49,6 +49,36 @@ export const AutomationDeactivated = z.object({
 });
 export const AutomationArchived = z.object({ by: author, at: instant });
 
+/** One code version as the automation's history keeps it. */
+export const CodeVersion = z.object({ version: z.number().int().min(1), code: z.string(), by: author, at: instant });
+export type CodeVersion = z.infer<typeof CodeVersion>;
+
+/**
+ * Retention (spec 8: code versions a year from the edit): the automation as it stands, with the
+ * versions still kept, so the events before this one can leave the stream (truncated after it is
+ * appended). Folding or projecting from here gives what the whole stream gave, minus the versions
+ * that expired.
+ */
+export const AutomationCompacted = z.object({
+  account_id: z.uuid(),
+  stream_type: z.string(),
+  title: z.string(),
+  code: z.string(),
+  version: z.number().int().min(1),
+  operation_dependencies: OperationDependencies,
+  source_automation_id: z.uuid().nullable(),
+  created_at: instant,
+  created_by: author,
+  status: z.enum(['draft', 'live', 'archived']),
+  /** whether the event type's live slot named it when compacted (the read model's `live`) */
+  live: z.boolean(),
+  /** the versions kept, oldest first; the current one always */
+  versions: z.array(CodeVersion).min(1),
+  /** versions edited before this instant (other than the current one) expired */
+  expired_before: instant,
+  at: instant,
+});
+
 export const automationEventSchemas = {
   AutomationCreated,
   AutomationCodeSaved,
@@ -57,6 +87,7 @@ export const automationEventSchemas = {
   AutomationActivated,
   AutomationDeactivated,
   AutomationArchived,
+  AutomationCompacted,
 } as const;
 type Schemas = typeof automationEventSchemas;
 export type AutomationEvent = { [K in keyof Schemas]: { type: K; data: z.infer<Schemas[K]> } }[keyof Schemas];

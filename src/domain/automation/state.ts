@@ -1,4 +1,4 @@
-import type { AutomationEvent, OperationDependencies } from './events.js';
+import type { AutomationEvent, CodeVersion, OperationDependencies } from './events.js';
 
 /** spec 3.1: draft (inactive), live, archived; null before creation. */
 export type AutomationStatus = 'draft' | 'live' | 'archived';
@@ -11,6 +11,10 @@ export interface AutomationState {
   code: string;
   version: number;
   operation_dependencies: OperationDependencies;
+  /** the code versions the stream still holds, oldest first (retention prunes the expired ones) */
+  versions: CodeVersion[];
+  /** how it began: kept by a compaction, which drops the creation event */
+  origin: { source_automation_id: string | null; created_at: string; created_by: string } | null;
 }
 
 export const initialState = (): AutomationState => ({
@@ -21,16 +25,33 @@ export const initialState = (): AutomationState => ({
   code: '',
   version: 0,
   operation_dependencies: {},
+  versions: [],
+  origin: null,
 });
 
 export function evolve(state: AutomationState, event: AutomationEvent): AutomationState {
   switch (event.type) {
     case 'AutomationCreated': {
-      const { account_id, stream_type, title, code, operation_dependencies } = event.data;
-      return { status: 'draft', account_id, stream_type, title, code, version: 1, operation_dependencies };
+      const { account_id, stream_type, title, code, operation_dependencies, source_automation_id, by, at } = event.data;
+      return {
+        status: 'draft',
+        account_id,
+        stream_type,
+        title,
+        code,
+        version: 1,
+        operation_dependencies,
+        versions: [{ version: 1, code, by, at }],
+        origin: { source_automation_id, created_at: at, created_by: by },
+      };
     }
     case 'AutomationCodeSaved':
-      return { ...state, code: event.data.code, version: event.data.version };
+      return {
+        ...state,
+        code: event.data.code,
+        version: event.data.version,
+        versions: [...state.versions, event.data],
+      };
     case 'AutomationRetitled':
       return { ...state, title: event.data.title };
     case 'AutomationDependenciesSet':
@@ -41,5 +62,19 @@ export function evolve(state: AutomationState, event: AutomationEvent): Automati
       return { ...state, status: 'draft' };
     case 'AutomationArchived':
       return { ...state, status: 'archived' };
+    case 'AutomationCompacted': {
+      const d = event.data;
+      return {
+        status: d.status,
+        account_id: d.account_id,
+        stream_type: d.stream_type,
+        title: d.title,
+        code: d.code,
+        version: d.version,
+        operation_dependencies: d.operation_dependencies,
+        versions: d.versions,
+        origin: { source_automation_id: d.source_automation_id, created_at: d.created_at, created_by: d.created_by },
+      };
+    }
   }
 }

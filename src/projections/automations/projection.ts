@@ -8,6 +8,8 @@ import type { Knex } from '../../infra/db.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import { eventProjection } from '../tables.js';
 
+type AutomationEventOf<T extends AutomationEvent['type']> = Extract<AutomationEvent, { type: T }>['data'];
+
 // Automations (spec 2.2) and every code version (spec 8 keeps them a year). `live` follows the
 // live slots (`automation_live-…`), the authority on which automation of an event type runs, so a
 // half-finished activation reads as it will be once retried; `archived` follows the automation's
@@ -34,6 +36,12 @@ function changes(event: AutomationEvent): Record<string, unknown> {
       return {}; // the slot's LiveAutomationChanged moves `live`
     case 'AutomationArchived':
       return { archived: true };
+    case 'AutomationCompacted': {
+      const d = event.data;
+      const { title, code, version } = d;
+      const operation_dependencies = JSON.stringify(d.operation_dependencies);
+      return { title, code, version, operation_dependencies, archived: d.status === 'archived' };
+    }
   }
 }
 
@@ -46,6 +54,7 @@ async function applyAutomationEvent(
   const automation_id = recorded.streamId.slice(AUTOMATION_STREAM.length);
   const revision = Number(recorded.revision);
   const at = recorded.createdAt;
+  if (event.type === 'AutomationCompacted') return applyCompaction(trx, schema, automation_id, event.data, recorded);
   if (event.type === 'AutomationCreated') {
     const d = event.data;
     await trx
@@ -90,6 +99,42 @@ async function applyAutomationEvent(
       .insert({ automation_id, version: saved.version, code: saved.code, at: saved.at, by: saved.by })
       .onConflict(['automation_id', 'version'])
       .ignore();
+}
+
+/**
+ * A compaction stands for the events before it: on a rebuild (where those may be gone) it makes the
+ * row as they did, with `live` as the slot had it then; live, it leaves `live` to the slot's own
+ * events. Either way the versions before the first one kept go.
+ */
+async function applyCompaction(
+  trx: Knex.Transaction,
+  schema: string,
+  automation_id: string,
+  d: AutomationEventOf<'AutomationCompacted'>,
+  recorded: RecordedEvent,
+) {
+  const revision = Number(recorded.revision);
+  const rows = () => trx.withSchema(schema).table(AUTOMATIONS_TABLE);
+  const row = { ...changes({ type: 'AutomationCompacted', data: d }), updated_at: recorded.createdAt, revision };
+  if (await rows().where({ automation_id }).first('automation_id'))
+    await rows().where({ automation_id }).where('revision', '<', revision).update(row);
+  else
+    await rows().insert({
+      ...row,
+      automation_id,
+      account_id: d.account_id,
+      stream_type: d.stream_type,
+      source_automation_id: d.source_automation_id,
+      live: d.live,
+      created_at: d.created_at,
+      created_by: d.created_by,
+    });
+  const versions = () => trx.withSchema(schema).table(CODE_VERSIONS_TABLE);
+  await versions().where({ automation_id }).where('version', '<', d.versions[0]!.version).delete();
+  await versions()
+    .insert(d.versions.map((v) => ({ automation_id, ...v })))
+    .onConflict(['automation_id', 'version'])
+    .ignore();
 }
 
 async function applySlotEvent(trx: Knex.Transaction, { data }: LiveSlotEvent, recorded: RecordedEvent, schema: string) {

@@ -14,7 +14,7 @@ import type { Projection } from '../projection.js';
 export const EVENTS_TABLE = 'marketplace_events';
 export const EVENT_TARGETS_TABLE = 'marketplace_event_targets';
 /** Listing receipts' account, SKU and marketplace, which their later events don't repeat. */
-const LISTING_RECEIPTS_TABLE = 'marketplace_event_listing_receipts';
+export const LISTING_RECEIPTS_TABLE = 'marketplace_event_listing_receipts';
 
 const SYNTHETIC_SOURCES = [
   'MutationAdmitted',

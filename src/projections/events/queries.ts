@@ -141,19 +141,32 @@ export async function findEvent(
   return rows[0];
 }
 
-/** The oldest events received before `before` (at most `limit`), with the store stream each came from. */
+/**
+ * The oldest marketplace messages due (at most `limit`), with the store stream each came from: received before
+ * `received`, except the hourly types, due when the hour they describe is before `hourly.before`.
+ */
 export async function expiredEvents(
   db: Knex,
-  before: Date,
+  cutoffs: { received: Date; hourly: { types: readonly string[]; before: Date } },
   limit: number,
 ): Promise<{ id: string; stream: string | null }[]> {
-  return db
-    .withSchema(READ_MODEL_SCHEMA)
-    .table(EVENTS_TABLE)
-    .where('received_at', '<', before)
-    .orderBy('received_at')
-    .limit(limit)
-    .select('id', 'stream');
+  const { types, before } = cutoffs.hourly;
+  return (
+    db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table(EVENTS_TABLE)
+      // a synthetic row goes with its receipt (mutations/retention.ts), so a rebuild never brings it back
+      .where({ synthetic: false })
+      .andWhere((due) =>
+        due
+          .where((q) => q.where('received_at', '<', cutoffs.received).whereNotIn('stream_type', [...types]))
+          // an hourly message's occurred_at is the hour it describes
+          .orWhere((q) => q.whereIn('stream_type', [...types]).where('occurred_at', '<', before)),
+      )
+      .orderBy('received_at')
+      .limit(limit)
+      .select('id', 'stream')
+  );
 }
 
 /** Retention: deletes these events' rows (their targets go with them). */

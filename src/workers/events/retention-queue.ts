@@ -2,14 +2,21 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { pruneAutomationVersions } from '../../commands/automation/prune.js';
 import { pruneAutomationRuns } from '../../commands/automation-run/prune.js';
 import { pruneAutomationStore } from '../../commands/automation-store/prune.js';
-import { pruneExpiredEvents } from '../../commands/event/prune.js';
+import { pruneExpiredEvents, retentionCutoff } from '../../commands/event/prune.js';
 import type { CommandContext } from '../../commands/handler.js';
+import { pruneSettledReceipts } from '../../commands/mutations-prune.js';
+import { pruneWebhookDeliveries } from '../../commands/webhook/prune.js';
+import { pruneCallRecords } from '../../projections/views/retention.js';
 
-// Retention (spec 8), run hourly by the worker role: events one month from receipt, automation
-// runs and their actions a year from the decision, store values 7 days from the write. A run is
-// idempotent: one that finds nothing expired does nothing.
+// Retention (spec 8), run hourly by the worker role: events one month from receipt (hourly metrics
+// 35 days from their hour), settled receipts with their provider answers 30 days, webhook
+// deliveries 30 days from the last attempt, tool-call records a month, automation runs and their
+// actions a year from the decision, code versions a year from the edit, store values 7 days from
+// the write. A run is idempotent: one
+// that finds nothing expired does nothing.
 
 export const EVENT_RETENTION_QUEUE = 'event-retention';
 const EVERY_MS = 60 * 60_000;
@@ -48,7 +55,11 @@ export function eventRetentionWorker(deps: {
       const pruned = {
         events: await pruneExpiredEvents(deps.db, deps.ctx.store, now),
         automation_runs: await pruneAutomationRuns(deps.db, deps.ctx.store, now),
+        automation_versions: await pruneAutomationVersions(deps.db, deps.ctx.store, now),
         store_writes: await pruneAutomationStore(deps.db, deps.ctx.store, now),
+        receipts: await pruneSettledReceipts(deps.db, deps.ctx.store, now),
+        webhook_deliveries: await pruneWebhookDeliveries(deps.db, deps.ctx.store, now),
+        call_records: await pruneCallRecords(deps.db, retentionCutoff(now), now),
       };
       if (Object.values(pruned).some((n) => n > 0)) deps.logger.info({ pruned }, 'expired records pruned');
       return pruned;
