@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionDeps } from '../commands/admission.js';
 import { automationRunId } from '../domain/automation-run/events.js';
 import type { CausedBy } from '../domain/mutation/events.js';
+import { DomainError } from '../domain/shared/errors.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { loadStoreSnapshot } from '../projections/automation-store/queries.js';
+import { listingFacts } from '../projections/admission/queries.js';
 import { enabledWebhookNames } from '../projections/webhook/queries.js';
-import { buildContexts } from './context/index.js';
+import { buildContexts, type BuiltContext } from './context/index.js';
 import { admitOutbox, type OutboxOutcome } from './outbox/index.js';
 import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, WebhookPost } from './sandbox/index.js';
 
@@ -26,6 +28,7 @@ import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, Web
 //     },
 //   );
 //   // → ListingRun[]: one per context built; [] when the event reached nothing
+//   // `single: true` (run_automation): several reached and no listingId → throws listing_required
 //
 // Stable contract (the live reactor builds on it):
 // - It records no run and applies no effect itself. A live caller records each ListingRun with
@@ -54,6 +57,8 @@ export interface RunRequest {
   event: { id: string | null; payload: Record<string, unknown> };
   /** only this listing's context (run_automation's `listing_id`) */
   listingId?: string;
+  /** run_automation: an event that reached several listings, without `listingId`, is refused with `listing_required` before anything runs */
+  single?: boolean;
   now: Date;
 }
 
@@ -98,6 +103,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     now,
   });
   if (contexts.length === 0) return [];
+  if (request.single && contexts.length > 1) throw await listingRequired(deps, account, contexts);
   const [webhooks, store] = await Promise.all([
     enabledWebhookNames(deps.db, account.id),
     mode === 'live' ? loadStoreSnapshot(deps.db, automation.id!, now) : Promise.resolve({}),
@@ -150,4 +156,20 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     });
   }
   return runs;
+}
+
+/** `listing_required`, naming each listing the event reached (sku, marketplace) so the caller can pick one. */
+async function listingRequired(deps: RunDeps, account: AccountView, contexts: BuiltContext[]): Promise<DomainError> {
+  const ids = contexts.map((c) => c.listingId!);
+  const facts = await listingFacts(deps.db, account.id, ids);
+  const listings = ids.map((id) => ({
+    listing_id: id,
+    sku: facts.get(id)?.sku ?? null,
+    marketplace_id: facts.get(id)?.marketplace_id ?? null,
+  }));
+  return new DomainError(
+    'listing_required',
+    `listing_id: the event reached ${listings.length} listings (${listings.map((l) => `${l.sku} in ${l.marketplace_id}: ${l.listing_id}`).join('; ')}); pass listing_id to run one`,
+    { argument: 'listing_id', listings },
+  );
 }
