@@ -283,7 +283,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         store,
         dispatch: { queued: (receiptIds) => enqueueDispatch(dispatch, receiptIds) },
         sandbox,
-        dryRuns: { redis: producer, prefix: config.REDIS_PREFIX },
+        dryRuns: { redis: producer, prefix: config.REDIS_PREFIX, runsPerMinute: config.DRY_RUNS_PER_MINUTE },
         marketplace: {
           sellingApiUrl: endpoints.sellingApiUrl,
           lwa: createLwaClient({

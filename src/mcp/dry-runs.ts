@@ -11,6 +11,8 @@ export interface DryRunGate {
   redis: Redis;
   /** the service's Redis key prefix (REDIS_PREFIX) */
   prefix: string;
+  /** runs a caller may start per 60 seconds (default DRY_RUN_LIMIT.runs, spec 8) */
+  runsPerMinute?: number;
 }
 
 export const DRY_RUN_LIMIT = { runs: 30, windowMs: 60_000 } as const;
@@ -49,9 +51,10 @@ export async function enterDryRun(gate: DryRunGate, userId: string): Promise<() 
     token,
     BUSY_MS,
     DRY_RUN_LIMIT.windowMs,
-    DRY_RUN_LIMIT.runs,
+    gate.runsPerMinute ?? DRY_RUN_LIMIT.runs,
   )) as [string, number];
   const seconds = Math.max(1, Math.ceil(ms / 1000));
+  const runs = gate.runsPerMinute ?? DRY_RUN_LIMIT.runs;
   if (outcome === 'busy')
     throw new DomainError('busy', 'another run_automation call of yours is still running; retry when it has answered', {
       retry_after_seconds: 1,
@@ -59,7 +62,7 @@ export async function enterDryRun(gate: DryRunGate, userId: string): Promise<() 
   if (outcome === 'rate_limited')
     throw new DomainError(
       'rate_limited',
-      `${DRY_RUN_LIMIT.runs} dry runs per ${DRY_RUN_LIMIT.windowMs / 1000} seconds: retry in ${seconds} seconds`,
+      `${runs} dry runs per ${DRY_RUN_LIMIT.windowMs / 1000} seconds: retry in ${seconds} seconds`,
       { retry_after_seconds: seconds },
     );
   return async () => {
