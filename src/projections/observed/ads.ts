@@ -92,7 +92,7 @@ function dailyMetricColumns(t: Knex.CreateTableBuilder) {
 
 export const adsProjection: Projection = {
   name: 'ads',
-  version: 2,
+  version: 3,
   handles: ['AdvertisingProfilesObserved', 'PageObserved'],
   tables: Object.values(ADS_TABLES),
   async createTables(db, schema) {
@@ -169,6 +169,8 @@ export const adsProjection: Projection = {
       t.text('keyword_type');
       dailyMetricColumns(t);
       t.index(['account_id', 'target_id', 'report_date']);
+      // an ad group's rollup (list_ads_entities, automation contexts) without reading the account's every target row
+      t.index(['account_id', 'ad_group_id', 'report_date']);
     });
   },
   async apply(trx, event, schema) {
