@@ -1,5 +1,6 @@
 import type { Knex } from '../infra/db.js';
 import { DomainError } from '../domain/shared/errors.js';
+import { UUID_PATTERN } from '../domain/shared/ids.js';
 import { marketplaceById } from '../domain/shared/marketplaces.js';
 import { connectionFor, type StreamType } from '../domain/stream/types.js';
 import type { AccountView } from '../projections/accounts/queries.js';
@@ -14,8 +15,6 @@ import { SAMPLE } from '../runtime/contracts/events/envelope.js';
 // (`sample_event`, naming connected marketplaces only), or the type's canned sample, which is
 // the describe_stream_type fixture made the caller's: its sample listing, marketplace, seller
 // and currency become the account's, so the default input reaches a context instead of nothing.
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface DryRunEvent {
   id: string | null;
@@ -36,7 +35,7 @@ export async function recordedEvent(
     `event_id: no event '${eventId}' on ${where} (events expire 1 month after receipt)`,
     { argument: 'event_id' },
   );
-  if (!UUID.test(eventId)) throw missing;
+  if (!UUID_PATTERN.test(eventId)) throw missing;
   const found = await findEvent(
     db,
     accounts.map((a) => a.id),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkAutomationCode } from '../../domain/automation/code-check.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { selectableStreamType, type StreamType } from '../../domain/stream/types.js';
 import { loadAccounts, type AccountView } from '../../projections/accounts/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
@@ -15,8 +16,6 @@ import { defineTool, type ToolContext } from '../tool.js';
 // decided as admission would decide it, against the real block flags and Automation switches;
 // nothing is admitted, posted or stored (the store starts empty). 30 runs per 60 seconds and one
 // at a time per caller (src/mcp/dry-runs.ts).
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const runAutomationTool = defineTool({
   name: 'run_automation',
@@ -53,7 +52,7 @@ export const runAutomationTool = defineTool({
       throw new DomainError('invalid', 'event_id and sample_event: pass one event, not both', {
         arguments: ['event_id', 'sample_event'],
       });
-    if (input.listing_id !== undefined && !UUID.test(input.listing_id))
+    if (input.listing_id !== undefined && !UUID_PATTERN.test(input.listing_id))
       throw new DomainError(
         'invalid',
         `listing_id: '${input.listing_id}' is not a listing id (a UUID from list_listings)`,
