@@ -122,7 +122,7 @@ describe('run_automation over MCP', function () {
       expect(unknown.detail).to.contain('PRICE_DROPPED');
     });
 
-    it('automation_not_found, invalid code (the syntax error), code_too_large', async () => {
+    it('automation_not_found, invalid code (the syntax error), code_too_large, event_too_large', async () => {
       await refused({ automation_id: randomUUID() }, 'automation_not_found');
       const syntax = await refused(
         { code: 'function handle(event, context) { return ) }', stream_type: 'ANY_OFFER_CHANGED' },
@@ -133,6 +133,11 @@ describe('run_automation over MCP', function () {
         { code: `${code('')}//${'x'.repeat(100_000)}`, stream_type: 'ANY_OFFER_CHANGED' },
         'code_too_large',
       );
+      const big = await refused(
+        { automation_id: automationId, sample_event: { Payload: { note: 'x'.repeat(100_000) } } },
+        'event_too_large',
+      );
+      expect(big.detail).to.contain('over the limit of 100000 bytes');
     });
 
     it('event_not_found: an unknown or malformed id', async () => {

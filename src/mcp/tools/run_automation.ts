@@ -5,6 +5,7 @@ import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { selectableStreamType, type StreamType } from '../../domain/stream/types.js';
 import { loadAccounts, type AccountView } from '../../projections/accounts/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
+import { RUN_LIMITS } from '../../runtime/contracts/limits.js';
 import { runAutomation, type ListingRun } from '../../runtime/run.js';
 import { accountForStreamType } from '../accounts.js';
 import { codeArgument, dependenciesArgument, streamTypeArgument } from '../automations.js';
@@ -59,6 +60,13 @@ export const runAutomationTool = defineTool({
         {
           argument: 'listing_id',
         },
+      );
+    const sampleBytes = input.sample_event && Buffer.byteLength(JSON.stringify(input.sample_event), 'utf8');
+    if (sampleBytes && sampleBytes > RUN_LIMITS.fabricatedEventBytes)
+      throw new DomainError(
+        'event_too_large',
+        `sample_event: ${sampleBytes} bytes serialized is over the limit of ${RUN_LIMITS.fabricatedEventBytes} bytes`,
+        { argument: 'sample_event' },
       );
     const target = await runTarget(ctx, input);
     if (!ctx.sandbox || !ctx.dryRuns)
