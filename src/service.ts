@@ -15,6 +15,8 @@ import { migrate } from './infra/migrate.js';
 import { migrationSteps } from './migrations.js';
 import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachability.js';
 import { createProducerRedis, createRedis } from './infra/redis.js';
+import { STORE_LIMITS } from './domain/automation-store/limits.js';
+import { createSandbox } from './runtime/sandbox/index.js';
 import { tokenAuthenticator } from './mcp/auth.js';
 import { buildHttpServer } from './mcp/server.js';
 import { eventRetentionQueue, eventRetentionWorker } from './workers/events/retention-queue.js';
@@ -267,6 +269,9 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const producer = createProducerRedis(config.REDIS_URL);
       stops.push(() => producer.quit());
       const dispatch = dispatchQueue(producer, config.REDIS_PREFIX);
+      // run_automation's dry runs: runner processes of their own, and a gate every api process shares
+      const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
+      stops.push(() => sandbox.close());
       // e.g. Redis went away: admission goes on, the workers' sweep finds its receipts
       dispatch.on('error', (err) => apiLogger.warn({ err: err.message }, 'dispatch queue error'));
       stops.push(() => dispatch.close());
@@ -277,6 +282,8 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         demoUserId: DEMO_USER_ID,
         store,
         dispatch: { queued: (receiptIds) => enqueueDispatch(dispatch, receiptIds) },
+        sandbox,
+        dryRuns: { redis: producer, prefix: config.REDIS_PREFIX, runsPerMinute: config.DRY_RUNS_PER_MINUTE },
         marketplace: {
           sellingApiUrl: endpoints.sellingApiUrl,
           lwa: createLwaClient({

@@ -7,6 +7,8 @@
 //   sandbox  a run through createSandbox (runner processes) for a trivial and a repricing handler,
 //            the same run in this process and in a worker thread for comparison, the ratio to the
 //            bare cycle (goal ≤ 2×), runner start-up, and runs per second with every runner busy
+//   mcp-dry  run_automation dry runs through MCP over HTTP on the synced demo seller, trivial and
+//            repricing handlers (goals p50 ≤ 25 ms, p99 ≤ 100 ms), next to an MCP ping
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import ivm from 'isolated-vm';
@@ -16,12 +18,17 @@ import { runInIsolate } from '../../src/runtime/sandbox/isolate-run.js';
 import type { RunJob } from '../../src/runtime/sandbox/types.js';
 import { percentile, printMachine } from '../support.js';
 import { input, REPRICING, TRIVIAL } from './fixtures.js';
+import { mcpDryPhase } from './mcp-dry.js';
 
 const { values: args } = parseArgs({
   options: {
     cycles: { type: 'string', default: '500' },
     runs: { type: 'string', default: '300' },
-    phase: { type: 'string', default: 'isolate,sandbox' },
+    phase: { type: 'string', default: 'isolate,sandbox,mcp-dry' },
+    'admin-url': {
+      type: 'string',
+      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
   },
 });
 const cycles = Number(args.cycles);
@@ -140,3 +147,11 @@ async function sandboxPhase(bare: Stats | undefined): Promise<void> {
 await printMachine();
 const bare = phases.has('isolate') ? await barePhase() : undefined;
 if (phases.has('sandbox')) await sandboxPhase(bare);
+if (phases.has('mcp-dry')) {
+  const [ping, trivial, repricing] = await mcpDryPhase(runs, args['admin-url']!, timed);
+  line('floor: MCP ping', ping!);
+  line('run_automation, trivial handler (canned sample, demo listing)', trivial!);
+  line('run_automation, repricing handler (canned sample, demo listing)', repricing!);
+  const met = [trivial!, repricing!].every((s) => s.p50 <= 25 && s.p99 <= 100);
+  console.log(`  goals p50 ≤ 25 ms, p99 ≤ 100 ms: ${met ? 'met' : 'not met'}`);
+}

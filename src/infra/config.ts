@@ -69,6 +69,8 @@ const schema = z.object({
   WEBHOOK_SIGNING_KEY: z.string().min(1, 'must not be empty').optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().default(false),
   WEBHOOK_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
+  // run_automation's dry runs per caller per 60 seconds (spec 8: 30); benchmarks raise it.
+  DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
 });
 
 export type Config = Omit<

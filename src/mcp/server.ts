@@ -11,6 +11,8 @@ import { registerExportRoutes } from './exports.js';
 import { registerIngestionRoute } from './ingestion.js';
 import { buildMcpServer } from './mcp-server.js';
 import type { Endpoint, MarketplaceAccess } from './tool.js';
+import type { Sandbox } from '../runtime/sandbox/index.js';
+import type { DryRunGate } from './dry-runs.js';
 
 export interface HttpServerDeps {
   db: Knex;
@@ -28,6 +30,10 @@ export interface HttpServerDeps {
   dispatch?: DispatchNotifier;
   /** the marketplace tools that read it live call */
   marketplace?: MarketplaceAccess;
+  /** where run_automation runs automations */
+  sandbox?: Sandbox;
+  /** run_automation's rate limit and busy state */
+  dryRuns?: DryRunGate;
   /** the secret accounts' event signing secrets derive from; with `store`, serves POST /ingest/:account_id */
   ingestionSecret?: string;
 }
@@ -105,6 +111,8 @@ export function buildHttpServer(deps: HttpServerDeps) {
       ...(deps.store ? { store: deps.store } : {}),
       ...(deps.dispatch ? { dispatch: deps.dispatch } : {}),
       ...(deps.marketplace ? { marketplace: deps.marketplace } : {}),
+      ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+      ...(deps.dryRuns ? { dryRuns: deps.dryRuns } : {}),
     }));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();

@@ -6,6 +6,8 @@ import type { DispatchNotifier } from '../commands/dispatch-notifier.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { LwaClient, RetryPolicy } from '../marketplace/clients/index.js';
 import type { Logger } from '../infra/logger.js';
+import type { Sandbox } from '../runtime/sandbox/index.js';
+import type { DryRunGate } from './dry-runs.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { isVendorOnly } from '../projections/accounts/queries.js';
 import { argumentBoundsError } from './argument-bounds.js';
@@ -40,6 +42,10 @@ export interface ToolContext {
   dispatch?: DispatchNotifier;
   /** absent where the service has no marketplace to call */
   marketplace?: MarketplaceAccess;
+  /** where dry runs run automations; absent, run_automation answers `unavailable` */
+  sandbox?: Sandbox;
+  /** the dry runs' rate limit and one-at-a-time state (Redis, shared by every api process) */
+  dryRuns?: DryRunGate;
 }
 
 export interface ToolSpec<Shape extends z.ZodRawShape> {

@@ -262,8 +262,8 @@ const CASES: Case[] = [
     },
   },
   {
-    name: 'an outbox over 500,000 bytes of output (large targets)',
-    code: `function handle(e, c) { const big = { ...c.listing, blob: 'x'.repeat(120000) }; for (let i = 0; i < 5; i++) c.mutations.push({ target: big, action: 'update', payload: {} }); }`,
+    name: 'an outbox over 500,000 bytes of output (large fields beside the payload)',
+    code: `function handle(e, c) { const blob = 'x'.repeat(120000); for (let i = 0; i < 5; i++) c.mutations.push({ target: c.listing, action: 'update', payload: {}, blob }); }`,
     expect: {
       error:
         /^the run's output \(context\.mutations and webhook posts\) is at least 600,\d{3} bytes; the limit is 500,000 bytes per run$/,
@@ -271,10 +271,21 @@ const CASES: Case[] = [
   },
   {
     name: 'an outbox under 500,000 characters but over 500,000 bytes',
-    code: `function handle(e, c) { const big = { ...c.listing, blob: 'é'.repeat(60000) }; for (let i = 0; i < 5; i++) c.mutations.push({ target: big, action: 'update', payload: {} }); }`,
+    code: `function handle(e, c) { const blob = 'é'.repeat(60000); for (let i = 0; i < 5; i++) c.mutations.push({ target: c.listing, action: 'update', payload: {}, blob }); }`,
     expect: {
       error:
         /^the run's output \(context\.mutations and webhook posts\) is 600,\d{3} bytes; the limit is 500,000 bytes per run$/,
+    },
+  },
+  {
+    name: 'large targets count as their type and id, as the outbox counts them',
+    code: `function handle(e, c) { const big = { ...c.listing, blob: 'x'.repeat(120000), get id() { return 'lst_1'; } }; for (let i = 0; i < 5; i++) c.mutations.push({ target: big, action: 'update', payload: {} }); }`,
+    expect: {
+      clean: (out) => {
+        expect(out.mutations).to.have.length(5);
+        for (const m of out.mutations)
+          expect(m).to.deep.equal({ target: { type: 'Listing', id: 'lst_1' }, action: 'update', payload: {} });
+      },
     },
   },
   {

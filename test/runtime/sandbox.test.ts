@@ -55,9 +55,10 @@ describe('automation sandbox', function () {
           }`,
         ),
       );
+      // the target comes back as its type and id, all admission reads of it
       expect(out.mutations).to.deep.equal([
         {
-          target: LISTING,
+          target: { type: LISTING.type, id: LISTING.id },
           action: 'update',
           payload: {
             productType: 'PRODUCT',

@@ -3,6 +3,7 @@ import { executeDispatchControlCommand } from '../../src/commands/dispatch-contr
 import { recordMarketplaceEvent, marketplaceEventStream } from '../../src/commands/event/record.js';
 import { readMessage } from '../../src/domain/event/message.js';
 import { DATASETS, isAdsType, VERSIONS, type EventType } from '../../src/marketplace/simulator/events/types.js';
+import type { Projection } from '../../src/projections/projection.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { eventsProjection } from '../../src/projections/events/projection.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
@@ -79,7 +80,13 @@ export const priceUpdate = (listing: Record<string, any>, price: number) => ({
   },
 });
 
-export async function startAutomationWorld(options: { deals?: boolean } = {}): Promise<AutomationWorld> {
+/**
+ * `deals: false` skips the coupon and promotion reports; `projections` adds read models (automations,
+ * webhooks, …) to the world's; `user` is the user the account is registered for (MCP tests act as them).
+ */
+export async function startAutomationWorld(
+  options: { deals?: boolean; projections?: Projection[]; user?: string } = {},
+): Promise<AutomationWorld> {
   const h = await startHarness(
     [
       listingsProjection,
@@ -90,12 +97,13 @@ export async function startAutomationWorld(options: { deals?: boolean } = {}): P
       promotionsProjection,
       eventsProjection,
       admissionProjection,
+      ...(options.projections ?? []),
     ],
     [],
     START,
     SEED,
   );
-  const account = await h.connect('seller');
+  const account = await h.connect('seller', options.user);
   const sync = async (job: SyncJobDefinition, accountId = account) => {
     const deps = h.deps(SELLING_TOKEN);
     // a report still being made fails the run; the worker's retry adopts it, as this loop does

@@ -23,13 +23,15 @@ export interface McpServing {
 /**
  * `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator);
  * `dispatch`: where write tools hand the receipts they queued; `ingestionSecret`: serves
- * POST /ingest/:account_id.
+ * POST /ingest/:account_id; `sandbox` and `dryRuns`: what run_automation runs on.
  */
 export async function serveMcp(
   db: Knex,
   now: () => Date,
   demoUserId: string = randomUUID(),
-  extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch' | 'ingestionSecret'> & { storeUrl?: string } = {},
+  extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch' | 'ingestionSecret' | 'sandbox' | 'dryRuns'> & {
+    storeUrl?: string;
+  } = {},
 ): Promise<McpServing> {
   // write tools append to the test database's event store (DATABASE_URL, set by test/setup.ts),
   // or, for tests of the store's failures, to the store at `storeUrl`

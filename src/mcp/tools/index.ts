@@ -28,6 +28,7 @@ import { archiveAutomationTool } from './archive_automation.js';
 import { getAutomationTool } from './get_automation.js';
 import { listAutomationsTool } from './list_automations.js';
 import { listAutomationActionsTool } from './list_automation_actions.js';
+import { runAutomationTool } from './run_automation.js';
 
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
@@ -60,4 +61,5 @@ export const TOOLS: readonly Tool[] = [
   getAutomationTool,
   listAutomationsTool,
   listAutomationActionsTool,
+  runAutomationTool,
 ];

@@ -161,13 +161,19 @@ const ADS_TABLE_SPECS: Record<string, TableSpec> = {
       keyword_type: 'text null',
       ...DAILY_METRIC_COLUMNS,
     },
-    { indexes: [['account_id', 'target_id', 'report_date']] },
+    // an ad group's rollup (list_ads_entities, automation contexts) without reading the account's every target row
+    {
+      indexes: [
+        ['account_id', 'target_id', 'report_date'],
+        ['account_id', 'ad_group_id', 'report_date'],
+      ],
+    },
   ),
 };
 
 export const adsProjection: Projection = {
   name: 'ads',
-  version: 2,
+  version: 3,
   handles: ['AdvertisingProfilesObserved', 'PageObserved'],
   tables: Object.values(ADS_TABLES),
   createTables: (db, schema) => createTables(db, schema, ADS_TABLE_SPECS),

@@ -252,6 +252,18 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
 
   const ARTICLE: Record<string, string> = { object: 'an ', undefined: '' };
 
+  // A push's target is copied out as its type and id, all admission reads of it, so the output
+  // limit counts what the outbox counts: handing context.listing itself costs nothing extra.
+  const targetsAsIdentity = (pushes: unknown[]) => {
+    let push: unknown;
+    return function (this: unknown, key: string, value: unknown): unknown {
+      if (this === pushes) push = value;
+      else if (key === 'target' && this === push && value !== null && typeof value === 'object' && !isArray(value))
+        return { type: get(value, 'type'), id: get(value, 'id') };
+      return value;
+    };
+  };
+
   return async function entry(eventJson, contextJson, storeJson, webhooksJson): Promise<EntryResult> {
     try {
       const store = storeApi(storeJson);
@@ -271,7 +283,7 @@ export function isolatePrelude(log: LogCallback, read: ReadCallback, settingsJso
       if (fault !== undefined) return { kind: 'invalid', message: fault, dropped };
       let out: string;
       try {
-        out = stringify(mutations);
+        out = stringify(mutations, targetsAsIdentity(mutations));
       } catch (e) {
         return { kind: 'invalid', message: `context.mutations could not be copied out: ${reason(e)}`, dropped };
       }

@@ -1,0 +1,245 @@
+import { z } from 'zod';
+import { checkAutomationCode } from '../../domain/automation/code-check.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { UUID_PATTERN } from '../../domain/shared/ids.js';
+import { selectableStreamType, type StreamType } from '../../domain/stream/types.js';
+import { loadAccounts, type AccountView } from '../../projections/accounts/queries.js';
+import { findAutomation } from '../../projections/automations/queries.js';
+import { RUN_LIMITS } from '../../runtime/contracts/limits.js';
+import { runAutomation, type ListingRun } from '../../runtime/run.js';
+import { accountForStreamType } from '../accounts.js';
+import { codeArgument, dependenciesArgument, streamTypeArgument } from '../automations.js';
+import { enterDryRun } from '../dry-runs.js';
+import { accountForSample, cannedSample, recordedEvent, type DryRunEvent } from '../run-event.js';
+import { defineTool, type ToolContext } from '../tool.js';
+
+// Spec 4.4, 7, 8: a dry run. The handler runs in the sandbox on one context and its outbox is
+// decided as admission would decide it, against the real block flags and Automation switches;
+// nothing is admitted, posted or stored (the store starts empty). 30 runs per 60 seconds and one
+// at a time per caller (src/mcp/dry-runs.ts).
+
+export const runAutomationTool = defineTool({
+  name: 'run_automation',
+  description:
+    "Dry-runs an automation: nothing is applied, no webhook fires, nothing is stored (context.store starts empty). Pass automation_id (a saved automation, its current code) or code with stream_type. Input: the event type's canned sample by default (the describe_stream_type fixture, naming your newest listing, or listing_id, and a marketplace of yours); event_id replays a recorded event (list_events); sample_event supplies your own payload (set marketplaceId to a connected marketplace). listing_id is required when the event reached several listings. Returns `changes` (each push of context.mutations in order: status applied = it would be admitted, with the `receipt` it would get (id null); blocked = withheld, with error_message; failed = invalid output, with `error` as queue_mutations answers it; dropped = not a target of the account, recorded nowhere; `value` is the amount it sets in major units), `logs` (console output, 100 lines) and `missing_field_reads` (event keys the code read that the payload lacked, with the keys available there). A throw, timeout (5 s) or memory overrun (64 MB) is execution_error with `message`, plus the logs so far. 30 dry runs per 60 seconds, one at a time.",
+  annotations: { title: 'Run automation (dry run)', readOnlyHint: true, openWorldHint: false },
+  input: {
+    automation_id: z.string().min(1).optional().describe('a saved automation to run (its current code)'),
+    code: codeArgument.optional(),
+    stream_type: streamTypeArgument.optional().describe('the event type inline code handles (required with code)'),
+    event_id: z.string().min(1).optional().describe('replay this recorded event (from list_events)'),
+    listing_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('run for this listing (list_listings id); required when the event reached several'),
+    operation_dependencies: dependenciesArgument.optional(),
+    sample_event: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('your own event payload (at most 100,000 bytes); its marketplaceId must be a connected marketplace'),
+  },
+  async handler(input, ctx) {
+    if (input.automation_id !== undefined && input.code !== undefined)
+      throw new DomainError('ambiguous_target', 'pass automation_id or code, not both', {
+        arguments: ['automation_id', 'code'],
+      });
+    if (input.automation_id === undefined && input.code === undefined)
+      throw new DomainError(
+        'automation_or_code_required',
+        'pass automation_id (a saved automation) or code with stream_type (inline code)',
+      );
+    if (input.event_id !== undefined && input.sample_event !== undefined)
+      throw new DomainError('invalid', 'event_id and sample_event: pass one event, not both', {
+        arguments: ['event_id', 'sample_event'],
+      });
+    if (input.listing_id !== undefined && !UUID_PATTERN.test(input.listing_id))
+      throw new DomainError(
+        'invalid',
+        `listing_id: '${input.listing_id}' is not a listing id (a UUID from list_listings)`,
+        {
+          argument: 'listing_id',
+        },
+      );
+    const sampleBytes = input.sample_event && Buffer.byteLength(JSON.stringify(input.sample_event), 'utf8');
+    if (sampleBytes && sampleBytes > RUN_LIMITS.fabricatedEventBytes)
+      throw new DomainError(
+        'event_too_large',
+        `sample_event: ${sampleBytes} bytes serialized is over the limit of ${RUN_LIMITS.fabricatedEventBytes} bytes`,
+        { argument: 'sample_event' },
+      );
+    const target = await runTarget(ctx, input);
+    if (!ctx.sandbox || !ctx.dryRuns)
+      throw new DomainError('unavailable', 'this server runs no automations (no sandbox is configured); retry later');
+    const { event, account } = await runEvent(ctx, target, input);
+    const leave = await enterDryRun(ctx.dryRuns, ctx.userId);
+    let runs: ListingRun[];
+    try {
+      const store = ctx.endpoint === 'demo' ? null : (ctx.store ?? null);
+      runs = await runAutomation(
+        { db: ctx.db, store, logger: ctx.logger, sandbox: ctx.sandbox },
+        {
+          mode: 'dry',
+          automation: target.automation,
+          account,
+          streamType: target.type.code,
+          event,
+          ...(input.listing_id !== undefined ? { listingId: input.listing_id } : {}),
+          ...(event.listingId !== undefined ? { listingId: event.listingId } : {}),
+          single: true,
+          now: ctx.now(),
+        },
+      );
+    } finally {
+      await leave();
+    }
+    const run = runs[0];
+    if (!run) throw notReplayable(target.type, input, account);
+    const missing_field_reads = run.missingFieldReads;
+    if (run.error)
+      throw new DomainError(run.error.code, run.error.message, {
+        message: run.error.message,
+        logs: run.logs,
+        missing_field_reads,
+      });
+    return { changes: changesOf(run), logs: run.logs, missing_field_reads };
+  },
+});
+
+interface RunTarget {
+  automation: { id: string | null; version: number; code: string };
+  type: StreamType;
+  /** the saved automation's account; inline code runs on the event's or the first that can run the type */
+  account: AccountView | null;
+  accounts: AccountView[];
+}
+
+interface RunArguments {
+  automation_id?: string | undefined;
+  code?: string | undefined;
+  stream_type?: string | undefined;
+  event_id?: string | undefined;
+  listing_id?: string | undefined;
+  sample_event?: Record<string, unknown> | undefined;
+}
+
+function knownType(code: string): StreamType {
+  const type = selectableStreamType(code.trim());
+  if (!type)
+    throw new DomainError('unknown_stream_type', `stream_type: no automation can select '${code}'`, {
+      argument: 'stream_type',
+    });
+  return type;
+}
+
+/** The code to run: the saved automation's, or the inline code with its stream type. */
+async function runTarget(ctx: ToolContext, input: RunArguments): Promise<RunTarget> {
+  const accounts = await loadAccounts(ctx.db, ctx.userId);
+  if (input.code !== undefined) {
+    if (input.stream_type === undefined)
+      throw new DomainError('stream_type_required', 'stream_type: inline code needs the event type it handles', {
+        argument: 'stream_type',
+      });
+    const type = knownType(input.stream_type);
+    checkAutomationCode(input.code);
+    return { automation: { id: null, version: 1, code: input.code }, type, account: null, accounts };
+  }
+  const found = await findAutomation(
+    ctx.db,
+    accounts.map((a) => a.id),
+    input.automation_id!,
+  );
+  if (!found)
+    throw new DomainError(
+      'automation_not_found',
+      `automation_id: no automation '${input.automation_id}' on your accounts`,
+      {
+        argument: 'automation_id',
+      },
+    );
+  const type = knownType(found.stream_type);
+  if (input.stream_type !== undefined && knownType(input.stream_type).code !== type.code)
+    throw new DomainError(
+      'stream_type_mismatch',
+      `stream_type: the automation handles ${type.code}, not ${input.stream_type.trim()}; omit stream_type`,
+      { argument: 'stream_type', automation_stream_type: type.code },
+    );
+  const account = accounts.find((a) => a.id === found.account_id)!;
+  return { automation: { id: found.id, version: found.version, code: found.code }, type, account, accounts };
+}
+
+/** The event and the account it runs on. */
+async function runEvent(
+  ctx: ToolContext,
+  target: RunTarget,
+  input: RunArguments,
+): Promise<{ event: DryRunEvent; account: AccountView }> {
+  const { type } = target;
+  if (input.event_id !== undefined) {
+    const found = await recordedEvent(ctx.db, target.account ? [target.account] : target.accounts, input.event_id);
+    if (found.stream_type !== type.code)
+      throw new DomainError(
+        'stream_type_mismatch',
+        `event_id: the event is ${found.stream_type} and the ${target.automation.id ? 'automation' : 'code'} handles ${type.code}`,
+        { argument: 'event_id', event_stream_type: found.stream_type },
+      );
+    return { event: found.event, account: accountForStreamType([found.account], found.account.id, type) };
+  }
+  const candidates = target.account
+    ? [accountForStreamType([target.account], target.account.id, type)]
+    : runnable(target.accounts, type);
+  if (input.sample_event !== undefined) {
+    const account = accountForSample(candidates, type, input.sample_event);
+    return { event: { id: null, payload: input.sample_event }, account };
+  }
+  const account = candidates[0]!;
+  const event = await cannedSample(ctx.db, account, type, input.listing_id);
+  if (!event)
+    throw new DomainError(
+      'event_not_replayable',
+      input.listing_id !== undefined
+        ? `listing_id: '${input.listing_id}' is not a listing of account ${account.id} (${account.name})`
+        : `account ${account.id} (${account.name}) has no listing for the canned ${type.code} sample to name; pass sample_event or event_id`,
+      { argument: input.listing_id !== undefined ? 'listing_id' : 'stream_type' },
+    );
+  return { event, account };
+}
+
+/** The caller's accounts that can run the type; none: refused as describe_stream_type refuses. */
+function runnable(accounts: readonly AccountView[], type: StreamType): AccountView[] {
+  const can = (a: AccountView) => {
+    try {
+      return accountForStreamType([a], a.id, type) === a;
+    } catch {
+      return false;
+    }
+  };
+  const found = accounts.filter(can);
+  return found.length > 0 ? found : [accountForStreamType(accounts, undefined, type)];
+}
+
+function notReplayable(type: StreamType, input: RunArguments, account: AccountView): DomainError {
+  const where = `account ${account.id} (${account.name})`;
+  const detail =
+    input.listing_id !== undefined
+      ? `listing_id: listing '${input.listing_id}' did not receive the event`
+      : type.scope === 'Listing'
+        ? `the event names no listing of ${where}`
+        : `no ${type.scope} context can be built for the event on ${where} (no advertising profile in its marketplace, or no campaign named)`;
+  return new DomainError('event_not_replayable', detail, {
+    ...(input.listing_id !== undefined ? { argument: 'listing_id' } : {}),
+  });
+}
+
+/** Each push in order: the action it would become, or why it would be dropped. */
+function changesOf(run: ListingRun): Record<string, unknown>[] {
+  const outbox = run.outbox!;
+  const dropped = outbox.dropped.map((d) => ({
+    index: d.index,
+    status: 'dropped',
+    target: d.target,
+    error_message: d.reason,
+    value: null,
+  }));
+  return [...outbox.actions, ...dropped].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+}
