@@ -5,11 +5,12 @@ import type { Projection } from './projections/projection.js';
 import { migrateProjections } from './projections/schema.js';
 import { migrateViews } from './projections/views/migrate.js';
 import { viewDefinitions } from './projections/views/registry.js';
+import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
 
 /**
  * The service's schema, in order: the event store table (when PostgreSQL holds the events), the
  * projector's bookkeeping and every given projection's live tables, query_data's views and role,
- * and the product type schema cache.
+ * the product type schema cache, and the reactors' checkpoints.
  */
 export function migrationSteps(
   projections: readonly Projection[],
@@ -20,5 +21,6 @@ export function migrationSteps(
     (trx) => migrateProjections(trx, projections),
     (trx) => migrateViews(trx, viewDefinitions),
     migrateProductTypeSchemaCache,
+    migrateReactorCheckpoints,
   ];
 }

@@ -34,6 +34,7 @@ import { startStreams } from './workers/streams/queue.js';
 import { subscriber } from './workers/streams/subscriber.js';
 import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
 import { startWebhookDelivery, type RunningWebhooks } from './workers/webhook/queue.js';
+import { startLiveReactor } from './runtime/live/reactor.js';
 
 export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
@@ -247,6 +248,21 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         logger: workerLogger.child({ worker: 'webhook' }),
       });
       stops.push(() => webhooks!.close());
+      // live automation runs: each ingested marketplace event through the account's live automation,
+      // in runner processes apart from the api's, so dry runs never queue behind live ones
+      const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
+      stops.push(() => sandbox.close());
+      const posts = webhooks;
+      const reactor = await startLiveReactor({
+        db,
+        store,
+        sandbox,
+        logger: workerLogger,
+        notifier: { queued: (receiptIds) => enqueueDispatch(dispatch.queue, receiptIds) },
+        enqueueWebhookPosts: (input) => posts.enqueueWebhookPosts(input),
+        concurrency: config.LIVE_RUNS_CONCURRENCY,
+      });
+      stops.push(() => reactor.close());
       // the demo user's accounts: one per configured credential set, the seller and the vendor
       for (const [account_id, set] of [
         [DEMO_ACCOUNT_ID, SELLER_CREDENTIALS],

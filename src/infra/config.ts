@@ -71,6 +71,8 @@ const schema = z.object({
   WEBHOOK_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
   // run_automation's dry runs per caller per 60 seconds (spec 8: 30); benchmarks raise it.
   DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  /** marketplace events the live-runs reactor handles side by side */
+  LIVE_RUNS_CONCURRENCY: z.coerce.number().int().positive().default(8),
 });
 
 export type Config = Omit<

@@ -1,0 +1,303 @@
+import { recordAutomationRun } from '../../commands/automation-run/record.js';
+import type { DispatchNotifier } from '../../commands/dispatch-notifier.js';
+import { aggregateStream, streamName } from '../../commands/handler.js';
+import type { WebhookPosts, WebhookPostsResult } from '../../commands/webhook/posts.js';
+import { automationRunId } from '../../domain/automation-run/events.js';
+import { automationDecider } from '../../domain/automation/decide.js';
+import { LiveAutomationChanged } from '../../domain/automation/events.js';
+import { liveSlotDecider, liveSlotId } from '../../domain/automation/live-slot.js';
+import { MarketplaceEventReceived, type MarketplaceEventData } from '../../domain/event/events.js';
+import { identitiesOf } from '../../domain/event/identities.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type Subscription,
+} from '../../eventstore/port.js';
+import type { Knex } from '../../infra/db.js';
+import type { Logger } from '../../infra/logger.js';
+import { pollUntil } from '../../infra/poll.js';
+import { loadAccount } from '../../projections/accounts/queries.js';
+import { hasApplied } from '../../projections/checkpoints.js';
+import { runAutomation } from '../run.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { readReactorCheckpoint, saveReactorCheckpoint } from './checkpoint.js';
+import { ContiguousProgress, KeyedLanes } from './ordering.js';
+import { runIdentity, settleLiveRun } from './settle.js';
+
+// Live runs (spec 4.11, issue 12 item 6): follows the log and, for each ingested marketplace event,
+// runs the account's live automation of the event's type once per listing the event reached,
+// through the one orchestrator (runAutomation, mode 'live'), then settles each run (store writes,
+// webhook posts, the run's record: settle.ts).
+//
+// - Durable and at least once: a checkpoint of its own (reactors.checkpoints) passes an event only
+//   when it and every event before it are finished; a restart runs what was in flight again, and
+//   the run's identity (automation version, event, listing) makes admission, store, posts and
+//   record idempotent, so nothing is done twice.
+// - Fast: events run side by side (`concurrency`), except that events naming the same listing (or
+//   campaign) of an account run in log order (KeyedLanes), so an older event's decision can't land
+//   after a newer one's. A run that follows a store write of its automation waits for the
+//   projector to show it (the snapshot is a read model).
+// - Which automation: the live slot's (the authority), and only when it went live before the
+//   event was recorded: activating an automation does not replay the past.
+// - Never stopped by an automation: handler failures are recorded runs. Our own failures (the
+//   database, admission refusing while admissions are disabled) are retried with backoff; an event
+//   that still fails after `attempts` is a poison event: recorded as a failed run and skipped.
+
+export const LIVE_RUNS_CHECKPOINT = 'live-runs';
+
+export interface LiveReactorOptions {
+  db: Knex;
+  store: EventStore;
+  sandbox: Sandbox;
+  logger: Logger;
+  /** hands admitted receipts to the dispatch workers at once (else their sweep finds them) */
+  notifier?: DispatchNotifier;
+  enqueueWebhookPosts(input: WebhookPosts): Promise<WebhookPostsResult>;
+  /** the checkpoint's name (default LIVE_RUNS_CHECKPOINT; tests use their own) */
+  name?: string;
+  /** events handled side by side (default 8) */
+  concurrency?: number;
+  /** how often the checkpoint is written when it moved (default 200 ms) */
+  checkpointEveryMs?: number;
+  /** attempts before an event is a poison event (default 5), and the backoff between them */
+  attempts?: number;
+  backoffMs?: { base: number; max: number };
+  /** how long a run waits for the projector to show its automation's last store write (default 10 s) */
+  storeWaitMs?: number;
+  now?: () => Date;
+}
+
+export interface LiveReactorStats {
+  /** marketplace events taken from the log */
+  events: number;
+  /** runs settled (one per listing reached) */
+  runs: number;
+  /** events given up as poison */
+  poison: number;
+  /** events in flight */
+  inFlight: number;
+  checkpoint: Position | null;
+}
+
+export interface LiveReactor {
+  stats(): LiveReactorStats;
+  /** Stops taking events, lets the runs in flight finish (or abandons their retries), saves the checkpoint. */
+  close(): Promise<void>;
+}
+
+/** Refusals that say "later", not "never": retried without counting towards poison. */
+const WAITS = new Set(['admissions_disabled', 'busy']);
+
+/** The lanes an event runs in: one per listing (marketplace and ASIN or SKU) or campaign it names, else its type. */
+export function laneKeys(event: MarketplaceEventData): string[] {
+  const keys = identitiesOf(event.stream_type, event.payload).map((i) =>
+    i.asin || i.sku
+      ? `${i.marketplace_id ?? '*'}/${i.asin ?? i.sku}`
+      : i.campaign_id
+        ? `campaign/${i.campaign_id}`
+        : (i.ad_group_id ?? i.ad_id ?? i.target_id ?? ''),
+  );
+  const named = [...new Set(keys.filter((k) => k !== ''))];
+  return (named.length > 0 ? named : [event.stream_type]).map((k) => `${event.account_id}/${k}`);
+}
+
+/** The automation live for the event's account and type, if it went live before the event was recorded. */
+async function liveAutomationFor(store: EventStore, event: RecordedEvent, data: MarketplaceEventData) {
+  const slot = (
+    await store.readStream(streamName(liveSlotDecider.aggregate, liveSlotId(data.account_id, data.stream_type)))
+  ).at(-1);
+  if (!slot || comparePositions(slot.position, event.position) > 0) return null;
+  const { automation_id } = LiveAutomationChanged.parse(slot.data);
+  if (!automation_id) return null;
+  const { state } = await aggregateStream(store, automationDecider, automation_id);
+  if (state.status !== 'live') return null;
+  return { id: automation_id, version: state.version, code: state.code };
+}
+
+export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReactor> {
+  const now = o.now ?? (() => new Date());
+  const name = o.name ?? LIVE_RUNS_CHECKPOINT;
+  const concurrency = o.concurrency ?? 8;
+  const attempts = o.attempts ?? 5;
+  const backoff = o.backoffMs ?? { base: 200, max: 10_000 };
+  const logger = o.logger.child({ worker: 'live-runs' });
+  // the first start begins at the log's head: live runs start when the runtime is deployed
+  const start = (await readReactorCheckpoint(o.db, name)) ?? (await o.store.headPosition());
+  const progress = new ContiguousProgress(start);
+  const lanes = new KeyedLanes();
+  const storeWrites = new Map<string, Position>();
+  const stats = { events: 0, runs: 0, poison: 0 };
+  let closing = false;
+  let running = 0;
+  let freed: (() => void) | null = null;
+  const abort = new AbortController();
+
+  let saved = start;
+  const save = async () => {
+    const position = progress.position;
+    if (!position || (saved && comparePositions(position, saved) <= 0)) return;
+    await saveReactorCheckpoint(o.db, name, position);
+    saved = position;
+  };
+  const saver = setInterval(
+    () => void save().catch((err: unknown) => logger.warn({ err }, 'could not save the live-runs checkpoint')),
+    o.checkpointEveryMs ?? 200,
+  );
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      abort.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+
+  /** Runs the live automation on the event and settles each run; throws what should be retried. */
+  async function runEvent(event: RecordedEvent, data: MarketplaceEventData): Promise<void> {
+    const automation = await liveAutomationFor(o.store, event, data);
+    if (!automation) return;
+    const account = await loadAccount(o.db, data.account_id);
+    if (!account) throw new Error(`account ${data.account_id} is not in the accounts read model yet`);
+    const written = storeWrites.get(automation.id);
+    if (written && !(await pollUntil(() => hasApplied(o.db, 'automation_store', written), o.storeWaitMs ?? 10_000, 5)))
+      logger.warn({ automation_id: automation.id }, 'the store read model lags: running on the snapshot it shows');
+    const at = now();
+    const runs = await runAutomation(
+      { db: o.db, store: o.store, sandbox: o.sandbox, logger, ...(o.notifier ? { notifier: o.notifier } : {}) },
+      {
+        mode: 'live',
+        automation,
+        account,
+        streamType: data.stream_type,
+        event: { id: event.id, payload: data.payload },
+        now: at,
+      },
+    );
+    for (const run of runs) {
+      const settled = await settleLiveRun(
+        { db: o.db, store: o.store, enqueueWebhookPosts: o.enqueueWebhookPosts },
+        runIdentity(run, data.account_id, data.stream_type),
+        run,
+        at,
+      );
+      if (settled.storePosition) storeWrites.set(automation.id, settled.storePosition);
+      stats.runs++;
+    }
+  }
+
+  /** A poison event: recorded as a failed run of the live automation (when there is one), then skipped. */
+  async function givenUp(event: RecordedEvent, data: MarketplaceEventData, err: Error): Promise<void> {
+    const automation = await liveAutomationFor(o.store, event, data);
+    if (!automation) return;
+    const run = {
+      automation_id: automation.id,
+      automation_version: automation.version,
+      account_id: data.account_id,
+      stream_type: data.stream_type,
+      event_id: event.id,
+      listing_id: null,
+    };
+    await recordAutomationRun(
+      {
+        store: o.store,
+        metadata: {
+          actor: { kind: 'automation', id: automation.id },
+          account_id: data.account_id,
+          correlation_id: event.id,
+          causation_id: event.id,
+        },
+      },
+      {
+        run,
+        at: now(),
+        error_message: `the live runner gave this event up after ${attempts} attempts: ${err.message}`,
+        missing_fields: [],
+        mutations: [],
+        store_changes: 0,
+        webhook_posts: 0,
+      },
+    );
+    logger.error({ event_id: event.id, run_id: automationRunId(run), err }, 'poison event recorded and skipped');
+  }
+
+  /** True once the event is finished (run, or given up); false when the reactor closed first. */
+  async function handle(event: RecordedEvent, data: MarketplaceEventData): Promise<boolean> {
+    let failures = 0;
+    let last: Error | null = null;
+    for (let attempt = 0; !closing; attempt++) {
+      try {
+        if (last && failures >= attempts) {
+          await givenUp(event, data, last);
+          stats.poison++;
+        } else await runEvent(event, data);
+        return true;
+      } catch (err) {
+        // the run's own error names the poison, not a failure to record it
+        if (failures < attempts) last = err as Error;
+        if (!(err instanceof DomainError && WAITS.has(err.code))) failures++;
+        logger.warn({ event_id: event.id, attempt, err }, 'live run failed; retrying');
+        await pause(Math.min(backoff.max, backoff.base * 2 ** Math.min(attempt, 16)));
+      }
+    }
+    return false;
+  }
+
+  /** Takes one event from the log: runs it in its lanes, or passes it at once when it is no marketplace event. */
+  async function take(event: RecordedEvent): Promise<void> {
+    const entry = progress.begin(event.position);
+    if (event.type !== 'MarketplaceEventReceived') return progress.done(entry);
+    let data: MarketplaceEventData;
+    try {
+      data = MarketplaceEventReceived.parse(event.data);
+    } catch (err) {
+      logger.error({ event_id: event.id, err }, 'a marketplace event that does not fit its schema: skipped');
+      return progress.done(entry);
+    }
+    stats.events++;
+    while (running >= concurrency && !closing) await new Promise<void>((resolve) => (freed = resolve));
+    running++;
+    void lanes
+      .run(laneKeys(data), async () => {
+        if (await handle(event, data)) progress.done(entry);
+      })
+      .finally(() => {
+        running--;
+        freed?.();
+        freed = null;
+      });
+  }
+
+  let taken = start;
+  let subscription: Subscription | null = null;
+  const loop = (async () => {
+    while (!closing) {
+      subscription = o.store.subscribeToAll({ after: taken });
+      try {
+        for await (const event of subscription) {
+          if (closing) break;
+          taken = event.position;
+          await take(event);
+        }
+      } catch (err) {
+        // the store is unreachable: follow again from the last event taken
+        logger.error({ err }, 'the live-runs reactor lost the log; following it again');
+        await pause(1_000);
+      }
+    }
+  })();
+
+  return {
+    stats: () => ({ ...stats, inFlight: progress.inFlight, checkpoint: progress.position }),
+    async close() {
+      closing = true;
+      abort.abort();
+      freed?.();
+      await subscription?.unsubscribe();
+      await loop;
+      await pollUntil(async () => running === 0, 30_000, 10);
+      clearInterval(saver);
+      await save().catch((err: unknown) => logger.warn({ err }, 'could not save the live-runs checkpoint'));
+    },
+  };
+}

@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { Webhook as Verifier } from 'standardwebhooks';
+import { activateAutomation } from '../../src/commands/automation/activation.js';
+import type { AutomationCall } from '../../src/commands/automation/context.js';
+import { createAutomation, editAutomation } from '../../src/commands/automation/lifecycle.js';
+import { configureWebhook } from '../../src/commands/webhook/settings.js';
+import { automationRunId, type AutomationAction } from '../../src/domain/automation-run/events.js';
+import { listingId } from '../../src/domain/observation/ids.js';
+import type { Position } from '../../src/eventstore/port.js';
+import { deleteKeys } from '../../src/infra/redis.js';
+import { loadAccount, type AccountView } from '../../src/projections/accounts/queries.js';
+import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
+import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
+import { loadStoreSnapshot } from '../../src/projections/automation-store/queries.js';
+import { automationsProjection } from '../../src/projections/automations/projection.js';
+import { webhooksProjection } from '../../src/projections/webhook/projection.js';
+import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
+import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
+import { startWebhookDelivery, type RunningWebhooks } from '../../src/workers/webhook/queue.js';
+import { startAutomationWorld, type AutomationWorld, type RaisedEvent } from '../support/automation-world.js';
+import { startReceiver, until, type Receiver } from '../support/receiver.js';
+
+type Json = Record<string, any>;
+
+// The live-runs reactor against the demo seller's read models, the real event store, sandbox,
+// Redis delivery queue and a local webhook receiver: each ingested event runs the account's live
+// automation once per listing it reached, and what the run decided is recorded as its actions.
+
+const REPRICE = `
+function handle(event, context) {
+  const n = (context.store.get('runs') ?? 0) + 1;
+  context.store.set('runs', n);
+  context.mutations.push({ target: context.listing, action: 'update', payload: {
+    productType: 'PRODUCT',
+    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
+      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
+      our_price: [{ schedule: [{ value_with_tax: 19.99 }] }] }] }] } });
+  context.webhooks.alerts.post('repriced ' + context.listing.sku + ' run ' + n);
+}`;
+
+describe('live automation runs (the reactor)', function () {
+  this.timeout(300_000);
+  const t = {} as {
+    w: AutomationWorld;
+    account: AccountView;
+    call: AutomationCall;
+    automation: string;
+    sandbox: Sandbox;
+    redis: Redis;
+    prefix: string;
+    webhooks: RunningWebhooks;
+    receiver: Receiver;
+    secret: string;
+    reactor: LiveReactor | null;
+    checkpoint: string;
+    sku: string;
+    marketplace: string;
+  };
+  const logger = pino({ level: 'silent' });
+
+  const start = async () =>
+    (t.reactor = await startLiveReactor({
+      db: t.w.h.db,
+      store: t.w.h.store,
+      sandbox: t.sandbox,
+      logger,
+      enqueueWebhookPosts: (input) => t.webhooks.enqueueWebhookPosts(input),
+      name: t.checkpoint,
+      backoffMs: { base: 20, max: 200 },
+      attempts: 2,
+      now: t.w.now,
+    }));
+  const version = async () => {
+    const rows = await t.w.h.store.readStream(`automation-${t.automation}`);
+    return rows.filter((r) => ['AutomationCreated', 'AutomationCodeSaved'].includes(r.type)).length;
+  };
+  const setCode = async (code: string) => {
+    await editAutomation(t.call, t.automation, { code });
+  };
+  const raise = () => t.w.raise('ANY_OFFER_CHANGED', { sku: t.sku, marketplaceId: t.marketplace });
+  const listing = () => listingId(t.account.id, t.marketplace, t.sku);
+  /** The run's record once the reactor wrote it. */
+  const recorded = async (event: RaisedEvent, v?: number): Promise<Json> => {
+    const run_id = automationRunId({
+      automation_id: t.automation,
+      automation_version: v ?? (await version()),
+      event_id: event.eventId,
+      listing_id: listing(),
+    });
+    let found: Json | undefined;
+    for (let i = 0; i < 6000 && !found; i++) {
+      found = (await t.w.h.store.readStream(`automation_run-${run_id}`))[0]?.data as Json | undefined;
+      if (!found) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(found, `run ${run_id} recorded`).to.not.equal(undefined);
+    return found!;
+  };
+  const receiptsOfEvent = async (eventId: string) => {
+    await t.w.h.projector.whenCaughtUp();
+    return (
+      await t.w.h.db.withSchema('rm').table('mutation_receipts').where({ target_id: listing() }).select('caused_by')
+    )
+      .map((r: Json) => r.caused_by)
+      .filter((c: Json | null) => c?.event_id === eventId);
+  };
+
+  before(async () => {
+    t.w = await startAutomationWorld({
+      deals: false,
+      projections: [automationsProjection, automationRunsProjection, automationStoreProjection, webhooksProjection],
+    });
+    t.account = (await loadAccount(t.w.h.db, t.w.account))!;
+    const [first] = await t.w.advertised();
+    t.sku = first!.sku;
+    t.marketplace = first!.marketplace_id;
+    t.call = {
+      store: t.w.h.store,
+      userId: randomUUID(),
+      accounts: [t.account],
+      at: t.w.now(),
+      correlationId: randomUUID(),
+      simulate: false,
+    };
+    t.checkpoint = `live-runs-test-${randomUUID().slice(0, 8)}`;
+    t.sandbox = createSandbox({ runners: 2 });
+    t.prefix = `${process.env.REDIS_PREFIX}-live-${randomUUID().slice(0, 8)}`;
+    t.redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    t.webhooks = startWebhookDelivery({
+      connection: t.redis,
+      prefix: t.prefix,
+      db: t.w.h.db,
+      store: t.w.h.store,
+      signingKey: 'live-test-signing-key',
+      allowPrivateNetworks: true,
+      sweepEveryMs: 600_000,
+      logger,
+    });
+    t.receiver = await startReceiver();
+    ({ secret: t.secret } = await configureWebhook(
+      {
+        store: t.w.h.store,
+        db: t.w.h.db,
+        by: 'test',
+        actor: { kind: 'user', id: 'test' },
+        signingKey: 'live-test-signing-key',
+        allowPrivateNetworks: true,
+      },
+      { account_id: t.account.id, name: 'alerts', url: t.receiver.url, headers: {}, kind: 'json' },
+    ));
+    t.automation = await createAutomation(t.call, {
+      account: t.account,
+      stream_type: 'ANY_OFFER_CHANGED',
+      title: 'Reprice',
+      code: REPRICE,
+      operation_dependencies: {},
+    });
+    await activateAutomation(t.call, t.automation);
+    await t.w.h.projector.whenCaughtUp();
+    t.reactor = null;
+    await start();
+  });
+  after(async () => {
+    await t.reactor?.close();
+    await t.webhooks?.close();
+    await t.receiver?.close();
+    await t.sandbox?.close();
+    if (t.redis) {
+      await deleteKeys(t.redis, `${t.prefix}:*`);
+      t.redis.disconnect();
+    }
+    await t.w?.close();
+  });
+
+  it('runs the live automation once per (event, listing): receipt applied, store written, one signed post', async () => {
+    const event = await raise();
+    const run = await recorded(event);
+    expect(run.error_message).to.equal(null);
+    expect(run.store_changes).to.equal(1);
+    expect(run.webhook_posts).to.equal(1);
+    const [action] = run.actions as AutomationAction[];
+    expect(action).to.include({
+      kind: 'mutation',
+      status: 'applied',
+      value: 19.99,
+      target_type: 'Listing',
+      sku: t.sku,
+    });
+    expect(action!.receipt_id).to.be.a('string');
+    // the receipt names the event and the automation version that caused it, in its data and metadata
+    const [admitted] = await t.w.h.store.readStream(`mutation-${action!.receipt_id}`);
+    expect((admitted!.data as Json).caused_by).to.deep.include({
+      automation_id: t.automation,
+      automation_version: 1,
+      event_id: event.eventId,
+      run_id: run.run_id,
+    });
+    expect(admitted!.metadata).to.include({ correlation_id: event.eventId, causation_id: run.run_id });
+    await until(() => t.receiver.received.length >= 1, 30_000);
+    const got = t.receiver.received[0]!;
+    expect(new Verifier(t.secret).verify(got.body, got.headers as Record<string, string>)).to.deep.equal({
+      text: `repriced ${t.sku} run 1`,
+    });
+    await t.w.h.projector.whenCaughtUp();
+    expect(await loadStoreSnapshot(t.w.h.db, t.automation, t.w.now())).to.deep.equal({ runs: 1 });
+    expect(await receiptsOfEvent(event.eventId)).to.have.length(1);
+  });
+
+  it('resumes after a restart from its checkpoint; events run again admit nothing twice', async () => {
+    const first = await raise();
+    await recorded(first);
+    await t.reactor!.close();
+    const missed = await raise(); // recorded while no reactor runs
+    // a crash before the checkpoint passed `first`: move it back to just before it
+    const { stream } = await t.w.h.db
+      .withSchema('rm')
+      .table('marketplace_events')
+      .where({ id: first.eventId })
+      .first('stream');
+    const before = (await t.w.h.store.readStream(stream))[0]!.position;
+    await setCheckpoint(t.checkpoint, { commit: before.commit, prepare: before.prepare - 1n });
+    await start();
+    const run = await recorded(missed);
+    expect(run.error_message).to.equal(null);
+    // `first` was taken again (same listing, same lane: before `missed`)
+    expect(t.reactor!.stats().events).to.equal(2);
+    await until(() => t.receiver.received.length >= 3, 30_000);
+    expect(await receiptsOfEvent(first.eventId)).to.have.length(1);
+    expect(await receiptsOfEvent(missed.eventId)).to.have.length(1);
+    // the rerun of `first` posted nothing again: three posts for three events
+    await new Promise((r) => setTimeout(r, 500));
+    expect(t.receiver.received).to.have.length(3);
+  });
+
+  it('a blocked listing makes the action blocked, with why', async () => {
+    await t.w.withhold({ type: 'Listing', id: listing() }, true);
+    try {
+      const run = await recorded(await raise());
+      expect(run.actions[0]).to.include({ status: 'blocked' });
+      expect(run.actions[0].error_message).to.match(/block/);
+    } finally {
+      await t.w.withhold({ type: 'Listing', id: listing() }, false);
+    }
+  });
+
+  it('invalid output is a failed action; a failing handler applies no store write', async () => {
+    await setCode(`function handle(event, context) {
+      context.mutations.push({ target: context.listing, action: 'explode', payload: {} });
+    }`);
+    const run = await recorded(await raise());
+    expect(run.actions[0]).to.include({ kind: 'mutation', status: 'failed' });
+    expect(run.actions[0].error_message).to.be.a('string').and.not.equal('');
+
+    await setCode(`function handle(event, context) { context.store.set('runs', 1000); throw new Error('nope'); }`);
+    const failed = await recorded(await raise());
+    expect(failed.error_message).to.match(/nope/);
+    expect(failed.store_changes).to.equal(0);
+    await t.w.h.projector.whenCaughtUp();
+    expect((await loadStoreSnapshot(t.w.h.db, t.automation, t.w.now())).runs).to.not.equal(1000);
+  });
+
+  it('warns about a missing top-level key at most once a day per automation', async () => {
+    await setCode(`function handle(event, context) { if (event.NoSuchKey) context.mutations.push(1); }`);
+    const first = await recorded(await raise());
+    const second = await recorded(await raise());
+    expect(first.actions).to.have.length(1);
+    expect(first.actions[0]).to.include({ kind: 'warning', status: null });
+    expect(first.actions[0].missing_fields).to.include('NoSuchKey');
+    expect(second.actions).to.deep.equal([]);
+    expect(second.missing_fields).to.include('NoSuchKey');
+  });
+
+  async function setCheckpoint(name: string, p: Position) {
+    await t.w.h.db.raw(`update reactors.checkpoints set commit_position = ?, prepare_position = ? where name = ?`, [
+      p.commit.toString(),
+      p.prepare.toString(),
+      name,
+    ]);
+  }
+});
