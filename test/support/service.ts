@@ -67,6 +67,8 @@ export interface ConnectedService {
   simulator: string;
   client: Client;
   account: string;
+  /** the service's environment, for CLI commands on its database and Redis prefix */
+  env: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -104,6 +106,7 @@ export async function startConnectedService(
     simulator,
     client,
     account,
+    env,
     async stop() {
       await client.close();
       await killIfRunning(started.spawned);
