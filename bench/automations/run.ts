@@ -1,6 +1,7 @@
 // Automations: what a run costs, phase by phase.
 //
-//   npm run build && npm run bench:automations [-- --cycles 500 --runs 300 --phase isolate,sandbox]
+//   npm run build && npm run bench:automations [-- --cycles 500 --runs 300 --phase isolate,sandbox,mcp-dry,live]
+//     [--rate 100 --seconds 60 --burst 2000 --admin-url postgres://…/postgres]
 //
 // Phases (each prints its own figures; later phases add MCP dry runs and live runs):
 //   isolate  the bare isolated-vm cycle: create an isolate and a context, run one line, dispose
@@ -9,6 +10,9 @@
 //            bare cycle (goal ≤ 2×), runner start-up, and runs per second with every runner busy
 //   mcp-dry  run_automation dry runs through MCP over HTTP on the synced demo seller, trivial and
 //            repricing handlers (goals p50 ≤ 25 ms, p99 ≤ 100 ms), next to an MCP ping
+//   live     the live-runs reactor on a fresh database: event → admitted receipt latency at a
+//            sustained rate, runs per second at saturation, lost events and double admissions
+//            (live.ts)
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import ivm from 'isolated-vm';
@@ -19,12 +23,16 @@ import type { RunJob } from '../../src/runtime/sandbox/types.js';
 import { percentile, printMachine } from '../support.js';
 import { input, REPRICING, TRIVIAL } from './fixtures.js';
 import { mcpDryPhase } from './mcp-dry.js';
+import { livePhase } from './live.js';
 
 const { values: args } = parseArgs({
   options: {
     cycles: { type: 'string', default: '500' },
     runs: { type: 'string', default: '300' },
-    phase: { type: 'string', default: 'isolate,sandbox,mcp-dry' },
+    phase: { type: 'string', default: 'isolate,sandbox,mcp-dry,live' },
+    rate: { type: 'string', default: '100' },
+    seconds: { type: 'string', default: '60' },
+    burst: { type: 'string', default: '2000' },
     'admin-url': {
       type: 'string',
       default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -155,3 +163,10 @@ if (phases.has('mcp-dry')) {
   const met = [trivial!, repricing!].every((s) => s.p50 <= 25 && s.p99 <= 100);
   console.log(`  goals p50 ≤ 25 ms, p99 ≤ 100 ms: ${met ? 'met' : 'not met'}`);
 }
+if (phases.has('live'))
+  await livePhase({
+    adminUrl: args['admin-url']!,
+    rate: Number(args.rate),
+    seconds: Number(args.seconds),
+    burst: Number(args.burst),
+  });

@@ -155,6 +155,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
 
   /** Runs the live automation on the event and settles each run; throws what should be retried. */
   async function runEvent(event: RecordedEvent, data: MarketplaceEventData): Promise<void> {
+    const t0 = performance.now();
     const automation = await liveAutomationFor(o.store, event, data);
     if (!automation) return;
     const account = await loadAccount(o.db, data.account_id);
@@ -163,6 +164,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     if (written && !(await pollUntil(() => hasApplied(o.db, 'automation_store', written), o.storeWaitMs ?? 10_000, 5)))
       logger.warn({ automation_id: automation.id }, 'the store read model lags: running on the snapshot it shows');
     const at = now();
+    const t1 = performance.now();
     const runs = await runAutomation(
       { db: o.db, store: o.store, sandbox: o.sandbox, logger, ...(o.notifier ? { notifier: o.notifier } : {}) },
       {
@@ -174,6 +176,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         now: at,
       },
     );
+    const t2 = performance.now();
     for (const run of runs) {
       const settled = await settleLiveRun(
         { db: o.db, store: o.store, enqueueWebhookPosts: o.enqueueWebhookPosts },
@@ -184,6 +187,11 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       if (settled.storePosition) storeWrites.set(automation.id, settled.storePosition);
       stats.runs++;
     }
+    // where a run's time goes, for operators chasing latency
+    logger.debug(
+      { event_id: event.id, lookup_ms: t1 - t0, run_ms: t2 - t1, settle_ms: performance.now() - t2, runs: runs.length },
+      'live event handled',
+    );
   }
 
   /** A poison event: recorded as a failed run of the live automation (when there is one), then skipped. */

@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { activateAutomation } from '../../src/commands/automation/activation.js';
+import { createAutomation } from '../../src/commands/automation/lifecycle.js';
+import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
+import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
+import { newId } from '../../src/domain/shared/ids.js';
+import { createEventStore } from '../../src/eventstore/index.js';
+import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
+import { createDb } from '../../src/infra/db.js';
+import { migrate } from '../../src/infra/migrate.js';
+import { createLwaClient } from '../../src/marketplace/clients/index.js';
+import { createSimulator, DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
+import { migrationSteps } from '../../src/migrations.js';
+import { loadAccount } from '../../src/projections/accounts/queries.js';
+import { Projector } from '../../src/projections/projector.js';
+import { projections } from '../../src/projections/registry.js';
+import { eventFixture } from '../../src/runtime/contracts/index.js';
+import { startLiveReactor } from '../../src/runtime/live/reactor.js';
+import { createSandbox } from '../../src/runtime/sandbox/index.js';
+import { syncConnections } from '../../src/workers/connections-sync.js';
+import { listingsSync } from '../../src/workers/sync/listings.js';
+import { fmt, percentile, withDatabase } from '../support.js';
+
+// The `live` phase: marketplace events recorded as ingestion records them, at `rate` per second
+// for `seconds`, each an ANY_OFFER_CHANGED naming one of the demo seller's listings; the live-runs
+// reactor (as the worker role runs it, with every projection of the service projecting in this
+// process) runs a repricing automation on each. Prints event → admitted receipt latency (from the
+// append of the event to admission handing the receipt to dispatch) at p50 / p99, then runs per
+// second at saturation (a burst recorded at once), and counts from the log: events without a run
+// (lost) and events with more than one admitted receipt (double admissions).
+
+const US = 'ATVPDKIKX0DER';
+const SELLER = 'Atzr|demo-seller';
+
+/** Undercuts the lowest price by a cent: one price patch per event. */
+const HANDLER = `
+function handle(event, context) {
+  const lowest = event.Payload.AnyOfferChangedNotification.Summary.LowestPrices?.[0]?.ListingPrice?.Amount;
+  const price = Math.max(1, Math.round((Math.min(lowest, context.listing.price ?? lowest) - 0.01) * 100) / 100);
+  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
+    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
+      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
+      our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
+}`;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fixture and log payloads are read loosely
+type Loose = any;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function everyEvent(store: EventStore): Promise<RecordedEvent[]> {
+  const all: RecordedEvent[] = [];
+  for (let after = null as RecordedEvent['position'] | null; ;) {
+    const page = await store.readAll({ after, limit: 5_000 });
+    all.push(...page);
+    if (page.length < 5_000) return all;
+    after = page.at(-1)!.position;
+  }
+}
+
+export async function livePhase(o: { adminUrl: string; rate: number; seconds: number; burst: number }) {
+  console.log(
+    `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector and runners in this process's care`,
+  );
+  await withDatabase(o.adminUrl, `bench_live_${Date.now()}`, async (url) => {
+    const db = createDb(url, { min: 0, max: 20 });
+    const store = createEventStore({ DATABASE_URL: url });
+    await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
+    const projector = new Projector(db, store, projections, { pollMs: 20 });
+    projector.start();
+    const simulator = createSimulator({});
+    await simulator.listen();
+    const logger = pino({ level: 'silent' });
+    // the reactor's own account of where each event's time went
+    const phases: Record<string, number[]> = { lookup_ms: [], run_ms: [], settle_ms: [] };
+    const reactorLogger = pino(
+      { level: 'debug' },
+      {
+        write(line: string) {
+          const r = JSON.parse(line) as Record<string, unknown>;
+          if (r.msg === 'live event handled') for (const k of Object.keys(phases)) phases[k]!.push(r[k] as number);
+        },
+      },
+    );
+    const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
+    try {
+      const endpoints = simulator.endpoints();
+      const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT });
+      const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'bench' } } };
+      const accountId = newId();
+      const user = newId();
+      await syncConnections(
+        { ctx, lwa, endpoints, logger },
+        {
+          user_id: user,
+          account_id: accountId,
+          credentials: 'seller',
+          selling_refresh_token: SELLER,
+          ads_refresh_token: 'Atzr|demo-advertiser',
+        },
+      );
+      await projector.whenCaughtUp();
+      await listingsSync.run(
+        {
+          ctx,
+          db,
+          lwa,
+          endpoints,
+          credentials: () => ({ selling_refresh_token: SELLER }),
+          logger,
+          now: () => new Date(),
+        },
+        accountId,
+      );
+      await projector.whenCaughtUp();
+      const account = (await loadAccount(db, accountId))!;
+      // listings (not deleted) whose ASIN no other listing shares: each event reaches one listing, one run
+      const asins: string[] = (
+        await db.raw(
+          `select c.asin from rm.listing_current c
+           join rm.listings l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
+           where c.account_id = ? and c.marketplace_id = ? and coalesce(l.status, '') <> 'DELETED' and c.asin in
+             (select asin from rm.listing_current where account_id = ? and marketplace_id = ? group by asin having count(*) = 1)`,
+          [accountId, US, accountId, US],
+        )
+      ).rows.map((r: { asin: string }) => r.asin);
+      const call = {
+        store,
+        userId: user,
+        accounts: [account],
+        at: new Date(),
+        correlationId: randomUUID(),
+        simulate: false,
+      };
+      const automation = await createAutomation(call, {
+        account,
+        stream_type: 'ANY_OFFER_CHANGED',
+        title: 'Bench reprice',
+        code: HANDLER,
+        operation_dependencies: {},
+      });
+      await activateAutomation(call, automation);
+
+      const admittedAt = new Map<string, number>();
+      const reactor = await startLiveReactor({
+        db,
+        store,
+        sandbox,
+        logger: reactorLogger,
+        notifier: {
+          async queued(ids) {
+            const t = performance.now();
+            for (const id of ids) admittedAt.set(id, t);
+          },
+        },
+        enqueueWebhookPosts: () => Promise.reject(new Error('the benchmark posts nothing')),
+      });
+      const sentAt = new Map<string, number>();
+      const send = async (i: number) => {
+        const message_id = randomUUID();
+        const payload = eventFixture('ANY_OFFER_CHANGED')!;
+        const n = (payload.Payload as Loose).AnyOfferChangedNotification;
+        n.OfferChangeTrigger.ASIN = asins[i % asins.length];
+        n.OfferChangeTrigger.MarketplaceId = US;
+        (payload.NotificationMetadata as Loose).NotificationId = message_id;
+        const at = new Date().toISOString();
+        sentAt.set(message_id, performance.now());
+        await recordMarketplaceEvent(store, {
+          account_id: accountId,
+          message_id,
+          stream_type: 'ANY_OFFER_CHANGED',
+          source: 'selling',
+          occurred_at: at,
+          received_at: at,
+          payload,
+        });
+      };
+      const settled = async (count: number, withinMs: number) => {
+        const deadline = Date.now() + withinMs;
+        while (reactor.stats().runs < count && Date.now() < deadline) await sleep(20);
+      };
+
+      // sustained: one event every 1000/rate ms, each appended without waiting for the previous
+      const total = o.rate * o.seconds;
+      const started = performance.now();
+      const appends: Promise<void>[] = [];
+      for (let i = 0; i < total; i++) {
+        const due = started + (i * 1000) / o.rate;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        appends.push(send(i));
+      }
+      await Promise.all(appends);
+      const sendingMs = performance.now() - started;
+      await settled(total, 900_000);
+      const sustainedIds = new Set(sentAt.keys());
+
+      // saturation: a burst recorded as fast as the store takes it
+      const before = reactor.stats().runs;
+      const burstStart = performance.now();
+      for (let i = 0; i < o.burst; i += 50)
+        await Promise.all(Array.from({ length: Math.min(50, o.burst - i) }, (_, k) => send(total + i + k)));
+      await settled(before + o.burst, 300_000);
+      const burstMs = performance.now() - burstStart;
+      const stats = reactor.stats();
+      await reactor.close();
+      await projector.whenCaughtUp();
+
+      // the log's word: each event's run and admitted receipts
+      const log = await everyEvent(store);
+      const messageOf = new Map<string, string>();
+      const runs = new Map<string, number>();
+      const statuses = new Map<string, number>();
+      let failure: string | undefined;
+      const receipts = new Map<string, string[]>();
+      for (const e of log) {
+        const data = e.data as Loose;
+        if (e.type === 'MarketplaceEventReceived') messageOf.set(e.id, data.message_id);
+        if (e.type === 'AutomationRunRecorded') {
+          runs.set(data.run.event_id, (runs.get(data.run.event_id) ?? 0) + 1);
+          for (const a of data.actions as Loose[]) {
+            statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+            if (a.status === 'failed') failure ??= a.error_message;
+          }
+          if (data.error_message) statuses.set('run error', (statuses.get('run error') ?? 0) + 1);
+        }
+        if (e.type === 'MutationAdmitted' && data.caused_by)
+          receipts.set(data.caused_by.event_id, [...(receipts.get(data.caused_by.event_id) ?? []), data.receipt_id]);
+      }
+      const events = [...messageOf.keys()];
+      const lost = events.filter((id) => !runs.has(id)).length;
+      const doubleRuns = [...runs.values()].filter((n) => n > 1).length;
+      const doubleAdmissions = [...receipts.values()].filter((r) => r.length > 1).length;
+      const latencies = events
+        .filter((id) => sustainedIds.has(messageOf.get(id)!))
+        .flatMap((id) => {
+          const receipt = receipts.get(id)?.[0];
+          const t = receipt && admittedAt.get(receipt);
+          return t ? [t - sentAt.get(messageOf.get(id)!)!] : [];
+        })
+        .sort((a, b) => a - b);
+      const ms = (n: number) => `${n.toFixed(1)} ms`;
+      console.log(
+        `  sustained: ${fmt(total)} events in ${(sendingMs / 1000).toFixed(1)} s (${(total / (sendingMs / 1000)).toFixed(1)}/s offered), ${fmt(latencies.length)} admitted receipts timed`,
+      );
+      console.log(
+        `  event → admitted receipt                                   p50 ${ms(percentile(latencies, 0.5)).padStart(9)}  p99 ${ms(percentile(latencies, 0.99)).padStart(9)}  max ${ms(latencies.at(-1) ?? NaN)}  (goals ≤ 50 / ≤ 250 ms)`,
+      );
+      console.log(
+        `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${(o.burst / (burstMs / 1000)).toFixed(1)} runs/s`,
+      );
+      const p = (k: string) => {
+        const list = [...phases[k]!].sort((a, b) => a - b);
+        return `${k.replace('_ms', '')} p50 ${ms(percentile(list, 0.5))} p99 ${ms(percentile(list, 0.99))}`;
+      };
+      console.log(`  inside the reactor, per event: ${['lookup_ms', 'run_ms', 'settle_ms'].map(p).join(', ')}`);
+      console.log(`  actions: ${[...statuses].map(([k, n]) => `${k} ${fmt(n)}`).join(', ')}`);
+      if (failure) console.log(`  a failed action: ${failure}`);
+      console.log(
+        `  events ${fmt(events.length)}, runs recorded ${fmt(runs.size)}, lost ${lost}, runs recorded twice ${doubleRuns}, double admissions ${doubleAdmissions}, poison ${stats.poison}`,
+      );
+    } finally {
+      await sandbox.close();
+      await projector.stop();
+      await simulator.close();
+      await store.close();
+      await db.destroy();
+    }
+  });
+}
