@@ -1,5 +1,12 @@
 import os from 'node:os';
 import pg from 'pg';
+import { createEventStore } from '../src/eventstore/index.js';
+import { createDb } from '../src/infra/db.js';
+import { migrate } from '../src/infra/migrate.js';
+import { createSimulator } from '../src/marketplace/simulator/app.js';
+import { migrationSteps } from '../src/migrations.js';
+import type { Projection } from '../src/projections/projection.js';
+import { Projector } from '../src/projections/projector.js';
 
 // What every benchmark shares: a fresh database per run on the given server, and a line
 // naming the machine the figures come from.
@@ -45,4 +52,27 @@ export async function printMachine(adminUrl?: string): Promise<void> {
   if (!adminUrl) return;
   const { rows } = await admin(adminUrl, 'select version()');
   console.log(`server:  ${String(rows[0].version)}`);
+}
+
+/** The service's storage on `url` (migrated for `projections`), a projector following it, and a simulator. */
+export async function startBenchStack(url: string, projections: Projection[]) {
+  const db = createDb(url, { min: 0, max: 20 });
+  const store = createEventStore({ DATABASE_URL: url });
+  await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
+  const projector = new Projector(db, store, projections, { pollMs: 20 });
+  projector.start();
+  const simulator = createSimulator({});
+  await simulator.listen();
+  return {
+    db,
+    store,
+    projector,
+    simulator,
+    async close() {
+      await projector.stop();
+      await simulator.close();
+      await store.close();
+      await db.destroy();
+    },
+  };
 }

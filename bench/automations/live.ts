@@ -5,22 +5,17 @@ import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { newId } from '../../src/domain/shared/ids.js';
-import { createEventStore } from '../../src/eventstore/index.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
-import { createDb } from '../../src/infra/db.js';
-import { migrate } from '../../src/infra/migrate.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
-import { createSimulator, DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
-import { migrationSteps } from '../../src/migrations.js';
+import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
-import { Projector } from '../../src/projections/projector.js';
 import { projections } from '../../src/projections/registry.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { fmt, percentile, withDatabase } from '../support.js';
+import { fmt, percentile, startBenchStack, withDatabase } from '../support.js';
 
 // The `live` phase: marketplace events recorded as ingestion records them, at `rate` per second
 // for `seconds`, each an ANY_OFFER_CHANGED naming one of the demo seller's listings; the live-runs
@@ -63,13 +58,8 @@ export async function livePhase(o: { adminUrl: string; rate: number; seconds: nu
     `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector and runners in this process's care`,
   );
   await withDatabase(o.adminUrl, `bench_live_${Date.now()}`, async (url) => {
-    const db = createDb(url, { min: 0, max: 20 });
-    const store = createEventStore({ DATABASE_URL: url });
-    await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
-    const projector = new Projector(db, store, projections, { pollMs: 20 });
-    projector.start();
-    const simulator = createSimulator({});
-    await simulator.listen();
+    const stack = await startBenchStack(url, projections);
+    const { db, store, projector, simulator } = stack;
     const logger = pino({ level: 'silent' });
     // the reactor's own account of where each event's time went
     const phases: Record<string, number[]> = { lookup_ms: [], run_ms: [], settle_ms: [] };
@@ -261,10 +251,7 @@ export async function livePhase(o: { adminUrl: string; rate: number; seconds: nu
       );
     } finally {
       await sandbox.close();
-      await projector.stop();
-      await simulator.close();
-      await store.close();
-      await db.destroy();
+      await stack.close();
     }
   });
 }

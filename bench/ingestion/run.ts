@@ -12,18 +12,13 @@ import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { deliverySecret } from '../../src/domain/event/delivery.js';
 import { newId } from '../../src/domain/shared/ids.js';
-import { createEventStore } from '../../src/eventstore/index.js';
-import { createDb } from '../../src/infra/db.js';
-import { migrate } from '../../src/infra/migrate.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
-import { createSimulator, DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
+import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
-import { migrationSteps } from '../../src/migrations.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { eventsProjection } from '../../src/projections/events/projection.js';
-import { Projector } from '../../src/projections/projector.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
-import { fmt, printMachine, withDatabase } from '../support.js';
+import { fmt, printMachine, startBenchStack, withDatabase } from '../support.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,14 +40,8 @@ const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
 async function run(url: string): Promise<boolean> {
-  const db = createDb(url, { min: 0, max: 20 });
-  const store = createEventStore({ DATABASE_URL: url });
-  const projections = [accountsProjection, eventsProjection];
-  await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
-  const projector = new Projector(db, store, projections, { pollMs: 20 });
-  projector.start();
-  const simulator = createSimulator({});
-  await simulator.listen();
+  const stack = await startBenchStack(url, [accountsProjection, eventsProjection]);
+  const { db, store, projector, simulator } = stack;
   const logger = pino({ level: 'silent' });
   const app = buildHttpServer({
     db,
@@ -174,10 +163,7 @@ async function run(url: string): Promise<boolean> {
     return ok;
   } finally {
     await app.close();
-    await projector.stop();
-    await simulator.close();
-    await store.close();
-    await db.destroy();
+    await stack.close();
   }
 }
 
