@@ -16,6 +16,7 @@ import { migrationSteps } from './migrations.js';
 import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachability.js';
 import { createProducerRedis, createRedis } from './infra/redis.js';
 import { STORE_LIMITS } from './domain/automation-store/limits.js';
+import { createSandbox } from './runtime/sandbox/index.js';
 import { tokenAuthenticator } from './mcp/auth.js';
 import { buildHttpServer } from './mcp/server.js';
 import { eventRetentionQueue, eventRetentionWorker } from './workers/events/retention-queue.js';
