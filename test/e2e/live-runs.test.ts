@@ -20,9 +20,10 @@ import { startConnectedService, type ConnectedService } from '../support/service
 const US = 'ATVPDKIKX0DER';
 type Row = Record<string, any>;
 
-/** Undercuts the lowest competing price by a cent, never below a floor; tells the team. */
+/** Undercuts the lowest competing price by a cent when a competitor moved (not on our own reprice); tells the team. */
 const REPRICE = `
 function handle(event, context) {
+  if (event.Payload.AnyOfferChangedNotification.OfferChangeTrigger.OfferChangeType !== 'External') return;
   const lowest = event.Payload.AnyOfferChangedNotification.Summary.LowestPrices?.[0]?.ListingPrice?.Amount;
   const current = context.listing.price ?? lowest;
   if (lowest == null || current == null) return;
@@ -133,9 +134,7 @@ describe('live automation runs end to end (npm start)', function () {
       120_000,
     );
     expect(receipt).to.include({ outcome: 'accepted', accepted: true });
-    const [submission] = (await listingSubmissions(simulator)).filter(
-      (s) => s.sku === listing.sku && s.marketplaceId === US,
-    );
+    const submission = (await listingSubmissions(simulator)).find((s) => s.submissionId === receipt.submission_id);
     expect(submission).to.include({ mode: 'APPLY', status: 'ACCEPTED' });
     expect(JSON.stringify(submission!.patches)).to.include(`"value_with_tax":${action.value}`);
 
