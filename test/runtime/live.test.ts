@@ -6,6 +6,7 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import type { AutomationCall } from '../../src/commands/automation/context.js';
 import { createAutomation, editAutomation } from '../../src/commands/automation/lifecycle.js';
+import { marketplaceEventStream, recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { automationRunId, type AutomationAction } from '../../src/domain/automation-run/events.js';
 import { listingId } from '../../src/domain/observation/ids.js';
@@ -17,6 +18,7 @@ import { automationStoreProjection } from '../../src/projections/automation-stor
 import { loadStoreSnapshot } from '../../src/projections/automation-store/queries.js';
 import { automationsProjection } from '../../src/projections/automations/projection.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
+import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
 import { startWebhookDelivery, type RunningWebhooks } from '../../src/workers/webhook/queue.js';
@@ -270,6 +272,49 @@ describe('live automation runs (the reactor)', function () {
     expect(first.actions[0].missing_fields).to.include('NoSuchKey');
     expect(second.actions).to.deep.equal([]);
     expect(second.missing_fields).to.include('NoSuchKey');
+  });
+
+  it('a poison event (one it can never run) is recorded as a failed run and skipped; the next runs', async () => {
+    // an account the read models don't know, with a live automation: every attempt fails
+    const ghost = { ...t.account, id: randomUUID() };
+    const call = { ...t.call, accounts: [ghost] };
+    const automation = await createAutomation(call, {
+      account: ghost,
+      stream_type: 'ANY_OFFER_CHANGED',
+      title: 'Ghost',
+      code: 'function handle(event, context) {}',
+      operation_dependencies: {},
+    });
+    await activateAutomation(call, automation);
+    const message_id = randomUUID();
+    const at = t.w.now().toISOString();
+    await recordMarketplaceEvent(t.w.h.store, {
+      account_id: ghost.id,
+      message_id,
+      stream_type: 'ANY_OFFER_CHANGED',
+      source: 'selling',
+      occurred_at: at,
+      received_at: at,
+      payload: eventFixture('ANY_OFFER_CHANGED')!,
+    });
+    const [poison] = await t.w.h.store.readStream(marketplaceEventStream(ghost.id, message_id));
+    const run_id = automationRunId({
+      automation_id: automation,
+      automation_version: 1,
+      event_id: poison!.id,
+      listing_id: null,
+    });
+    let given: Json | undefined;
+    for (let i = 0; i < 6000 && !given; i++) {
+      given = (await t.w.h.store.readStream(`automation_run-${run_id}`))[0]?.data as Json | undefined;
+      if (!given) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(given?.error_message).to.match(
+      /gave this event up after 2 attempts: account .* is not in the accounts read model/,
+    );
+    expect(t.reactor!.stats().poison).to.equal(1);
+    // the reactor goes on
+    expect((await recorded(await raise())).run.event_id).to.be.a('string');
   });
 
   async function setCheckpoint(name: string, p: Position) {
