@@ -91,31 +91,32 @@ export async function searchListings(db: Knex, f: ListingFilters): Promise<{ row
   if (f.since) add('c.created_at >= ?', f.since);
   if (f.until) add('c.created_at < ?', f.until);
   const matching = where.map((w) => ` and ${w}`).join('');
-  // Without filters beyond the marketplace, the scopes' counts are the total; else count.
-  const total =
-    where.length === counted
-      ? `(select coalesce(sum(s.listings), 0) from ${rm}.${SCOPES_TABLE} s where s.account_id = any(?::uuid[])${f.marketplace_id === undefined ? '' : ' and s.scope = ?'})::int`
-      : `(select count(*) from ${rm}.${CURRENT_LISTINGS_TABLE} c where c.account_id = any(?::uuid[])${matching})::int`;
-  const totalBindings =
-    where.length === counted
-      ? [[...f.account_ids], ...(f.marketplace_id === undefined ? [] : [f.marketplace_id])]
-      : [[...f.account_ids], ...bindings];
-  // Each account's newest first (the index's order), then the accounts merged.
-  const sql = `
-with page as (
-  select p.* from unnest(?::uuid[]) a(account_id) cross join lateral (
+  const order = 'order by created_at desc nulls last, account_id, marketplace_id, sku';
+  // Without filters beyond the marketplace: each account's newest first (the index's order),
+  // then the accounts merged; the total from the scopes' counts. With filters: the matches by
+  // their indexes (trigrams, ASIN, SKU), counted and sorted; walking the newest-first index and
+  // testing each row would read every row when few match.
+  const unfiltered = where.length === counted;
+  const sql = unfiltered
+    ? `
+with page as (select p.* from unnest(?::uuid[]) a(account_id) cross join lateral (
     select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c where c.account_id = a.account_id${matching}
     order by c.created_at desc nulls last, c.marketplace_id, c.sku limit ?) p
-  order by p.created_at desc nulls last, p.account_id, p.marketplace_id, p.sku limit ?)
-select ${total} as total, ${WIDE}
+  ${order} limit ?)
+select (select coalesce(sum(s.listings), 0) from ${rm}.${SCOPES_TABLE} s
+  where s.account_id = any(?::uuid[])${f.marketplace_id === undefined ? '' : ' and s.scope = ?'})::int as total, ${WIDE}
+order by p.created_at desc nulls last, p.account_id, p.marketplace_id, p.sku`
+    : `
+with matches as materialized (select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c where c.account_id = any(?::uuid[])${matching}),
+page as (select * from matches ${order} limit ?)
+select (select count(*) from matches)::int as total, ${WIDE}
 order by p.created_at desc nulls last, p.account_id, p.marketplace_id, p.sku`;
-  const { rows }: { rows: Array<ListingRecord & { total: number }> } = await db.raw(sql, [
-    [...f.account_ids],
-    ...bindings,
-    f.limit,
-    f.limit,
-    ...totalBindings,
-  ]);
+  const { rows }: { rows: Array<ListingRecord & { total: number }> } = await db.raw(
+    sql,
+    unfiltered
+      ? [[...f.account_ids], ...bindings, f.limit, f.limit, [...f.account_ids], ...bindings]
+      : [[...f.account_ids], ...bindings, f.limit],
+  );
   // limit ≥ 1, so an empty page means nothing matched
   return { rows: rows.map(({ total: _, ...r }) => r), total: rows[0]?.total ?? 0 };
 }
