@@ -1,8 +1,9 @@
 // list_listings benchmark: 100,000 simulator listings (and FBA inventory rows) applied to the
 // read models by the projections' own apply (pages of 20, as the sync records them; no event
-// store), then the tool's query timed for typical calls.
+// store), then the tool's query (searchListings, without MCP) timed for typical calls: p50 and
+// p99. bench/reads times the tool through MCP beside the MCP ping floor.
 //
-//   npm run build && npm run bench:list_listings [-- --listings 100000] [-- --runs 5] [-- --keep-database-url URL]
+//   npm run build && npm run bench:list_listings [-- --listings 100000] [-- --runs 100] [-- --keep-database-url URL]
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { createDb } from '../../src/infra/db.js';
@@ -16,13 +17,13 @@ import type { Projection } from '../../src/projections/projection.js';
 import { fbaInventoryProjection } from '../../src/projections/observed/inventory.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { searchListings, type ListingFilters } from '../../src/projections/observed/listings-search.js';
-import { fmt, printMachine, withDatabase } from '../support.js';
+import { fmt, percentile, printMachine, withDatabase } from '../support.js';
 import { INVENTORY_DATASET, LISTINGS_DATASET } from '../../src/domain/observation/datasets.js';
 
 const { values: args } = parseArgs({
   options: {
     listings: { type: 'string', default: String(BENCH_SCALE.listings) },
-    runs: { type: 'string', default: '5' },
+    runs: { type: 'string', default: '100' },
     /** fill and keep this (empty) database instead of a throwaway one, to look at plans afterwards */
     'keep-database-url': { type: 'string' },
     'admin-url': {
@@ -118,7 +119,7 @@ async function main(): Promise<void> {
         }
         times.sort((a, b) => a - b);
         console.log(
-          `${name.padEnd(24)} total ${fmt(total).padStart(7)}  median ${times[Math.floor(times.length / 2)]!.toFixed(1)} ms`,
+          `${name.padEnd(24)} total ${fmt(total).padStart(7)}  p50 ${percentile(times, 0.5).toFixed(1)} ms  p99 ${percentile(times, 0.99).toFixed(1)} ms`,
         );
       }
     } finally {

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BENCH_SCALE } from '../../src/marketplace/simulator/index.js';
 import { withSyncedProfile } from '../profile.js';
-import { fmt, printMachine } from '../support.js';
+import { fmt, percentile, printMachine } from '../support.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,9 +56,6 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
   return res;
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
 async function main(): Promise<void> {
   const adminUrl = args['admin-url']!;
   await printMachine(adminUrl);
@@ -82,8 +79,8 @@ async function main(): Promise<void> {
         times.sort((a, b) => a - b);
         console.log(
           c.label.padEnd(62) +
-            percentile(times, 50).toFixed(1).padStart(10) +
-            percentile(times, 99).toFixed(1).padStart(10),
+            percentile(times, 0.5).toFixed(1).padStart(10) +
+            percentile(times, 0.99).toFixed(1).padStart(10),
         );
       }
     } finally {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { INVENTORY_TABLE } from './inventory.js';
-import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE } from './listings.js';
+import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE, SCOPES_TABLE } from './listings.js';
 import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 
 // list_listings' read: the current listings of complete reads (`listing_current`), with the
@@ -71,13 +71,14 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 
 /** One page of matching listings, newest first, and how many match in all. */
 export async function searchListings(db: Knex, f: ListingFilters): Promise<{ rows: ListingRecord[]; total: number }> {
-  const where: string[] = ['c.account_id = any(?::uuid[])'];
-  const bindings: Knex.RawBinding[] = [[...f.account_ids]];
+  const where: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
   const add = (sql: string, ...values: Knex.RawBinding[]) => {
     where.push(sql);
     bindings.push(...values);
   };
   if (f.marketplace_id !== undefined) add('c.marketplace_id = ?', f.marketplace_id);
+  const counted = where.length;
   if (f.sku !== undefined) add('c.sku = ?', f.sku);
   if (f.asin !== undefined) add('c.asin = upper(?)', f.asin);
   if (f.keyword !== undefined)
@@ -89,12 +90,33 @@ export async function searchListings(db: Knex, f: ListingFilters): Promise<{ row
     );
   if (f.since) add('c.created_at >= ?', f.since);
   if (f.until) add('c.created_at < ?', f.until);
-  const sql = `
-with matches as (select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c where ${where.join(' and ')}),
-page as (select * from matches order by created_at desc nulls last, account_id, marketplace_id, sku limit ?)
+  const matching = where.map((w) => ` and ${w}`).join('');
+  const order = 'order by created_at desc nulls last, account_id, marketplace_id, sku';
+  // Without filters beyond the marketplace: each account's newest first (the index's order),
+  // then the accounts merged; the total from the scopes' counts. With filters: the matches by
+  // their indexes (trigrams, ASIN, SKU), counted and sorted; walking the newest-first index and
+  // testing each row would read every row when few match.
+  const unfiltered = where.length === counted;
+  const sql = unfiltered
+    ? `
+with page as (select p.* from unnest(?::uuid[]) a(account_id) cross join lateral (
+    select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c where c.account_id = a.account_id${matching}
+    order by c.created_at desc nulls last, c.marketplace_id, c.sku limit ?) p
+  ${order} limit ?)
+select (select coalesce(sum(s.listings), 0) from ${rm}.${SCOPES_TABLE} s
+  where s.account_id = any(?::uuid[])${f.marketplace_id === undefined ? '' : ' and s.scope = ?'})::int as total, ${WIDE}
+order by p.created_at desc nulls last, p.account_id, p.marketplace_id, p.sku`
+    : `
+with matches as materialized (select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c where c.account_id = any(?::uuid[])${matching}),
+page as (select * from matches ${order} limit ?)
 select (select count(*) from matches)::int as total, ${WIDE}
 order by p.created_at desc nulls last, p.account_id, p.marketplace_id, p.sku`;
-  const { rows }: { rows: Array<ListingRecord & { total: number }> } = await db.raw(sql, [...bindings, f.limit]);
+  const { rows }: { rows: Array<ListingRecord & { total: number }> } = await db.raw(
+    sql,
+    unfiltered
+      ? [[...f.account_ids], ...bindings, f.limit, f.limit, [...f.account_ids], ...bindings]
+      : [[...f.account_ids], ...bindings, f.limit],
+  );
   // limit ≥ 1, so an empty page means nothing matched
   return { rows: rows.map(({ total: _, ...r }) => r), total: rows[0]?.total ?? 0 };
 }

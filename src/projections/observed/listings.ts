@@ -21,8 +21,19 @@ import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 
 export const LISTINGS_TABLE = 'listings';
 export const CURRENT_LISTINGS_TABLE = 'listing_current';
-const SCOPES_TABLE = 'listing_scopes';
-const CURRENT_COLUMNS = ['account_id', 'marketplace_id', 'sku', 'scope', 'page', 'row', 'created_at', 'asin', 'title'];
+export const SCOPES_TABLE = 'listing_scopes';
+const CURRENT_COLUMNS = [
+  'account_id',
+  'marketplace_id',
+  'sku',
+  'scope',
+  'page',
+  'row',
+  'created_at',
+  'asin',
+  'title',
+  'status',
+];
 
 /** `attributes[name]` values for this marketplace (values without a marketplace apply to all). */
 const attributeValues = (item: Json, name: string, marketplaceId: string): Json[] =>
@@ -103,7 +114,7 @@ export function listingRow(raw: unknown, marketplaceId: string): Record<string, 
 }
 
 /** Re-picks the current row of the scope's SKUs (all of them, or those given) from the rows
- * of pages below the scope's complete read. */
+ * of pages below the scope's complete read, and keeps the scope's count of current rows. */
 async function repickCurrent(
   trx: Knex.Transaction,
   schema: string,
@@ -112,9 +123,9 @@ async function repickCurrent(
   skus: readonly string[] | null,
 ): Promise<void> {
   const current = trx.withSchema(schema).table(CURRENT_LISTINGS_TABLE).where({ account_id, marketplace_id: scope });
-  await (skus === null ? current : current.whereIn('sku', skus)).delete();
+  const removed = await (skus === null ? current : current.whereIn('sku', skus)).delete();
   const columns = CURRENT_COLUMNS.map((c) => `l.${c}`).join(', ');
-  await trx.raw(
+  const { rowCount: added } = await trx.raw(
     `insert into ??.${CURRENT_LISTINGS_TABLE} (${CURRENT_COLUMNS.join(', ')})
      select distinct on (l.sku) ${columns}
      from ??.${LISTINGS_TABLE} l join ??.${SCOPES_TABLE} s on s.account_id = l.account_id and s.scope = l.scope and l.page < s.pages
@@ -122,6 +133,12 @@ async function repickCurrent(
      order by l.sku, l.page desc`,
     [schema, schema, schema, account_id, scope, ...(skus === null ? [] : [[...skus]])],
   );
+  if (added !== removed)
+    await trx
+      .withSchema(schema)
+      .table(SCOPES_TABLE)
+      .where({ account_id, scope })
+      .increment('listings', (added as number) - removed);
 }
 
 const replaceListingsPage = applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page) =>
@@ -164,27 +181,52 @@ const LISTINGS_TABLES: Record<string, TableSpec> = {
       created_at: 'timestamptz null',
       asin: 'text null',
       title: 'text null',
+      status: 'text null',
     },
     primary: ['account_id', 'marketplace_id', 'sku'],
     indexes: [
-      ['account_id', 'created_at'],
       // admission: does the account list this ASIN in the marketplace (spec 4.12.5)
       ['account_id', 'marketplace_id', 'asin'],
     ],
   },
   [SCOPES_TABLE]: {
-    columns: { account_id: 'uuid', scope: 'text', pages: 'integer' },
+    // listings: how many rows of listing_current the scope has (list_listings' total without filters)
+    columns: { account_id: 'uuid', scope: 'text', pages: 'integer', listings: 'integer' },
     primary: ['account_id', 'scope'],
   },
 };
 
+/** list_listings' access paths on listing_current (listings-search.ts). */
+async function createSearchIndexes(db: Knex | Knex.Transaction, schema: string): Promise<void> {
+  // a trusted extension (PostgreSQL 13+): the database owner may create it; two migrations at once are fine
+  await db.raw(`do $$ begin
+    create extension if not exists pg_trgm with schema public;
+  exception when duplicate_object or unique_violation then null;
+  end $$`);
+  const index = (name: string, definition: string) =>
+    db.raw(`create index ?? on ??.${CURRENT_LISTINGS_TABLE} ${definition}`, [
+      `${CURRENT_LISTINGS_TABLE}_${name}`,
+      schema,
+    ]);
+  // newest first, one account at a time: the page is the index's first rows
+  await index('newest', '(account_id, created_at desc nulls last, marketplace_id, sku)');
+  // keyword: substring of title or SKU in any case (trigrams), or the exact ASIN
+  await index('title_trigrams', 'using gin (title public.gin_trgm_ops)');
+  await index('sku_trigrams', 'using gin (sku public.gin_trgm_ops)');
+  await index('asin', '(asin)');
+}
+
 export const listingsProjection: Projection = {
   name: 'listings',
-  // 2: listing_current and listing_scopes (list_listings)
-  version: 3,
+  // 2: listing_current and listing_scopes (list_listings); 4: listing_current.status (titles of the sales
+  // reads), listing_scopes.listings and the search indexes
+  version: 4,
   handles: ['PageObserved', 'SyncCompleted'],
   tables: Object.keys(LISTINGS_TABLES),
-  createTables: (db, schema) => createTables(db, schema, LISTINGS_TABLES),
+  async createTables(db, schema) {
+    await createTables(db, schema, LISTINGS_TABLES);
+    await createSearchIndexes(db, schema);
+  },
   async apply(trx, event, schema) {
     const observed = parseEvent<ObservationEvent>(observationEventSchemas, event);
     if (observed.type === 'SyncCompleted') {
@@ -193,9 +235,9 @@ export const listingsProjection: Projection = {
       await trx
         .withSchema(schema)
         .table(SCOPES_TABLE)
-        .insert({ account_id, scope, pages })
+        .insert({ account_id, scope, pages, listings: 0 })
         .onConflict(['account_id', 'scope'])
-        .merge();
+        .merge(['pages']);
       return repickCurrent(trx, schema, account_id, scope, null);
     }
     const page = observed.data;

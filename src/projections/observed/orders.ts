@@ -1,6 +1,9 @@
 import { stableId } from '../../domain/shared/ids.js';
 import type { Projection } from '../projection.js';
-import { minorDigits, pageOf, replacePage } from './economics-support.js';
+import { minorDigits, replacePage } from './economics-support.js';
+import { createSalesTables, recordOrderScope, refreshSales, SALES_TABLES } from './sales-rollups.js';
+import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
 import { pageTableSpec } from './page-table.js';
 import { createTables, type Columns, type TableSpec } from '../tables.js';
@@ -133,43 +136,37 @@ const ORDER_TABLES: Record<string, TableSpec> = {
 
 export const ordersProjection: Projection = {
   name: 'orders',
-  version: 2,
-  handles: ['PageObserved'],
-  tables: Object.keys(ORDER_TABLES),
-  // Reads go by account, marketplace and time of purchase (v_sales_lines, the sales tools):
-  // each table has an index on (account_id, marketplace_id, purchased_at) that also carries
-  // the columns those reads use, page key included for the complete-reads join, so they are
-  // index-only scans: the rows themselves are wide (the raw `data`). The page replacement's
-  // delete names account_id, scope and page; the primary key serves it (EXPLAIN: also on a
-  // fresh table without statistics; only an empty one picks the other index, at no cost).
+  // 3: the sales tables (sales-rollups.ts)
+  version: 3,
+  handles: ['PageObserved', 'SyncCompleted'],
+  tables: [...Object.keys(ORDER_TABLES), ...Object.keys(SALES_TABLES)],
+  // The sales reads go to the sales tables; freshness reads the first and last purchase of
+  // a marketplace's orders by this index. The page replacement's delete names account_id,
+  // scope and page: the primary key serves it.
   async createTables(db, schema) {
     await createTables(db, schema, ORDER_TABLES);
-    const byPurchase = (table: string, include: string[]) =>
-      db.raw(
-        `create index ?? on ??.?? (account_id, marketplace_id, purchased_at) include (${include.map(() => '??').join(', ')})`,
-        [`${table}_by_purchase`, schema, table, ...include],
-      );
-    await byPurchase(ORDERS_TABLE, ['scope', 'page', 'order_status', 'currency', 'order_total', 'amazon_order_id']);
-    await byPurchase(ORDER_LINES_TABLE, [
-      'scope',
-      'page',
-      'order_status',
-      'currency',
-      'asin',
-      'sku',
-      'price',
-      'quantity',
-      'order_id',
-    ]);
+    await db.raw(
+      `create index ?? on ??.${ORDERS_TABLE} (account_id, marketplace_id, purchased_at) include (scope, page)`,
+      [`${ORDERS_TABLE}_by_purchase`, schema],
+    );
+    await createSalesTables(db, schema);
   },
   async apply(trx, event, schema) {
-    const page = pageOf(event, [ORDERS_DATASET]);
-    if (!page) return;
+    const observed = parseEvent<ObservationEvent>(observationEventSchemas, event);
+    const tables = { orders: ORDERS_TABLE, lines: ORDER_LINES_TABLE };
+    if (observed.data.dataset !== ORDERS_DATASET) return;
+    if (observed.type === 'SyncCompleted') {
+      const { account_id, scope, pages } = observed.data;
+      await recordOrderScope(trx, schema, { account_id, scope, pages });
+      return refreshSales(trx, schema, { account_id, scope }, tables);
+    }
+    const page = observed.data;
     const parsed = page.rows
       .map((raw) => orderRows(raw, page.account_id, page.scope.split('/')[0]!))
       .filter((r) => r !== null);
     const [orders, lines] = [parsed.map((p) => p.order), parsed.flatMap((p) => p.lines)];
     await replacePage(trx, schema, ORDERS_TABLE, page, orders);
     await replacePage(trx, schema, ORDER_LINES_TABLE, page, lines);
+    await refreshSales(trx, schema, { account_id: page.account_id, scope: page.scope, page: page.page }, tables);
   },
 };

@@ -1,19 +1,24 @@
 import type { Knex } from 'knex';
 import { READ_MODEL_SCHEMA } from '../projection.js';
-import { CONFIRMED_ORDER_STATUSES } from '../views/v_sales_lines.js';
-import { completeReads } from './economics-support.js';
-import { currentListingsSql } from './listings.js';
-import { ORDER_LINES_TABLE, ORDERS_TABLE } from './orders.js';
-import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
+import { CURRENT_LISTINGS_TABLE } from './listings.js';
+import { ORDERS_TABLE } from './orders.js';
+import {
+  CONFIRMED_ORDER_STATUSES,
+  ORDER_SCOPES_TABLE,
+  PENDING_ORDER_STATUSES,
+  SALES_DAYS_TABLE,
+  SALES_LINES_TABLE,
+  SALES_SKUS_TABLE,
+  statusIn,
+} from './sales-rollups.js';
 
 // The queries of the sales reads (get_sales_summary, list_sales_by_listing; spec 4.2, 4.6)
-// over rm.orders and rm.order_lines, complete reads only, aggregated in SQL.
-// - Each (account, marketplace) has its own window of whole local days, turned into UTC
-//   bounds in SQL from constants, so an index on (account_id, marketplace_id, purchased_at)
-//   serves each range and the planner estimates it from the column's statistics.
-// - The status test is case-insensitive (spec 4.2), written as exact match or lower() match:
-//   the planner estimates the exact match from statistics (lower() alone it cannot, and it
-//   would then plan for a handful of rows).
+// over the sales tables the orders projection keeps (sales-rollups.ts): each (account,
+// marketplace) has its own window of whole local days, a range of `local_day`.
+// - Totals and freshness sum `sales_days` (a few rows per day).
+// - Per listing: the window's sales lines, or, when fewer lines fall outside the window than
+//   inside (a year's window), the all-time sums of `sales_skus` less the lines outside.
+// The status test is case-insensitive (spec 4.2), as the sales tables' own.
 
 /** One account's marketplace and the local days the read covers there (inclusive). */
 export interface SalesScope {
@@ -24,23 +29,28 @@ export interface SalesScope {
   last: string;
 }
 
-const PENDING = ['Pending', 'PendingAvailability'];
+const rm = READ_MODEL_SCHEMA;
 
-/** `alias.order_status` is one of `statuses`, whatever its case, and its bindings. */
-const statusIn = (alias: string, statuses: readonly string[]) => ({
-  sql: `(${alias}.order_status = any(?::text[]) or lower(${alias}.order_status) = any(?::text[]))`,
-  bindings: [[...statuses], statuses.map((s) => s.toLowerCase())],
-});
-const confirmed = (alias: string) => statusIn(alias, CONFIRMED_ORDER_STATUSES);
-
-/** Rows (alias o) of `table` of complete reads purchased within a scope's window. */
-function inWindows(table: string, scopes: readonly SalesScope[]): { sql: string; bindings: string[] } {
-  const window = `(o.account_id = ? and o.marketplace_id = ? and o.purchased_at >= (?::date)::timestamp at time zone ? and o.purchased_at < (?::date + 1)::timestamp at time zone ?)`;
-  return {
-    sql: `${READ_MODEL_SCHEMA}.${table} o ${completeReads('o', ORDERS_DATASET)} where (${scopes.map(() => window).join(' or ')})`,
-    bindings: scopes.flatMap((s) => [s.account_id, s.marketplace_id, s.first, s.time_zone, s.last, s.time_zone]),
-  };
+/** `alias`'s rows of the scopes' (account, marketplace) pairs, each `where(scope)` holds for. */
+function perScope(
+  alias: string,
+  scopes: readonly SalesScope[],
+  where: (s: SalesScope) => { sql: string; bindings: string[] },
+): { sql: string; bindings: string[] } {
+  const parts = scopes.map((s) => {
+    const extra = where(s);
+    return {
+      sql: `(${alias}.account_id = ? and ${alias}.marketplace_id = ?${extra.sql ? ` and ${extra.sql}` : ''})`,
+      bindings: [s.account_id, s.marketplace_id, ...extra.bindings],
+    };
+  });
+  return { sql: `(${parts.map((p) => p.sql).join(' or ')})`, bindings: parts.flatMap((p) => p.bindings) };
 }
+
+const within = (alias: string) => (s: SalesScope) => ({
+  sql: `${alias}.local_day between ?::date and ?::date`,
+  bindings: [s.first, s.last],
+});
 
 const count = (v: unknown): number => Number(v ?? 0);
 
@@ -65,27 +75,18 @@ export interface SalesTotals {
 
 /**
  * Confirmed sales per account, marketplace and currency (one currency per marketplace in
- * practice). `orders` counts the confirmed orders whose items were read, from rm.orders
- * (cheaper than distinct order ids over every line).
+ * practice). `orders` counts the confirmed orders whose items were read.
  */
 export async function salesTotals(db: Knex, scopes: readonly SalesScope[]): Promise<SalesTotals[]> {
   if (scopes.length === 0) return [];
-  const lines = inWindows(ORDER_LINES_TABLE, scopes);
-  const orders = inWindows(ORDERS_TABLE, scopes);
-  const status = confirmed('o');
-  const { rows } = await aggregating(db, (trx) =>
-    trx.raw(
-      `with lines as materialized (
-  select o.account_id, o.marketplace_id, o.currency, sum(o.price) as revenue, sum(o.quantity) as units, count(*) as order_lines
-  from ${lines.sql} and ${status.sql} group by o.account_id, o.marketplace_id, o.currency),
-orders as materialized (
-  select o.account_id, o.marketplace_id, o.currency, count(*) as orders
-  from ${orders.sql} and ${status.sql} and o.line_count > 0 group by o.account_id, o.marketplace_id, o.currency)
-select l.*, x.orders from lines l
-left join orders x on x.account_id = l.account_id and x.marketplace_id = l.marketplace_id and x.currency is not distinct from l.currency
-order by l.account_id, l.marketplace_id, l.currency`,
-      [...lines.bindings, ...status.bindings, ...orders.bindings, ...status.bindings],
-    ),
+  const days = perScope('d', scopes, within('d'));
+  const { rows } = await db.raw(
+    `select d.account_id, d.marketplace_id, d.currency, sum(d.revenue) as revenue, sum(d.units) as units, sum(d.lines) as order_lines,
+  sum(d.orders_with_lines) filter (where ${statusIn('d.order_status', CONFIRMED_ORDER_STATUSES)}) as orders
+from ${rm}.${SALES_DAYS_TABLE} d where ${days.sql}
+group by d.account_id, d.marketplace_id, d.currency having sum(d.lines) > 0
+order by d.account_id, d.marketplace_id, d.currency`,
+    days.bindings,
   );
   return (rows as Record<string, unknown>[]).map((r) => ({
     account_id: r.account_id as string,
@@ -137,25 +138,48 @@ export async function salesByListing(
   q: ListingSalesQuery,
 ): Promise<ListingSalesPage> {
   if (scopes.length === 0) return { rows: [], total: 0, currencies: [] };
-  const lines = inWindows(ORDER_LINES_TABLE, scopes);
   const filters = [...(q.asin === undefined ? [] : ['o.asin = ?']), ...(q.sku === undefined ? [] : ['o.sku = ?'])];
   const filterBindings = [q.asin, q.sku].filter((v): v is string => v !== undefined);
   const keys =
     q.order_by === 'revenue' ? ['revenue desc nulls last', 'units desc'] : ['units desc', 'revenue desc nulls last'];
   const order = (alias: string) =>
     [...keys, 'account_id', 'marketplace_id', 'asin', 'sku'].map((k) => `${alias}${k}`).join(', ');
-  const status = confirmed('o');
+  const group = 'o.account_id, o.marketplace_id, o.asin, o.sku, o.currency';
+  const line = (sign: '' | '-') =>
+    `${group}, ${sign}1 as lines, ${sign}(o.price is not null)::int as priced_lines, ${sign}coalesce(o.price, 0) as revenue, ${sign}o.quantity as units`;
+  const filtered = filters.map((f) => ` and ${f}`).join('');
+  const parts = (await fewerOutside(db, scopes, filters.length > 0))
+    ? (() => {
+        const all = perScope('o', scopes, () => ({ sql: '', bindings: [] }));
+        const outside = perScope('o', scopes, (s) => ({
+          sql: `(o.local_day < ?::date or o.local_day > ?::date)`,
+          bindings: [s.first, s.last],
+        }));
+        return {
+          sql: `select ${group}, o.lines, o.priced_lines, o.revenue, o.units from ${rm}.${SALES_SKUS_TABLE} o where ${all.sql}
+  union all select ${line('-')} from ${rm}.${SALES_LINES_TABLE} o where ${outside.sql}`,
+          bindings: [...all.bindings, ...outside.bindings],
+        };
+      })()
+    : (() => {
+        const inside = perScope('o', scopes, within('o'));
+        return {
+          sql: `select ${line('')} from ${rm}.${SALES_LINES_TABLE} o where ${inside.sql}${filtered}`,
+          bindings: [...inside.bindings, ...filterBindings],
+        };
+      })();
   const { rows } = await aggregating(db, (trx) =>
     trx.raw(
       `with sales as (
-  select o.account_id, o.marketplace_id, o.asin, o.sku, o.currency, sum(o.price) as revenue, sum(o.quantity) as units, count(*) as orders
-  from ${lines.sql} and ${status.sql} ${filters.map((f) => `and ${f}`).join(' ')}
-  group by o.account_id, o.marketplace_id, o.asin, o.sku, o.currency)
+  select o.account_id, o.marketplace_id, o.asin, o.sku, o.currency,
+    case when sum(o.priced_lines) > 0 then sum(o.revenue) end as revenue, sum(o.units) as units, sum(o.lines) as orders
+  from (${parts.sql}) o
+  group by ${group} having sum(o.lines) > 0)
 select m.total, m.currencies, p.*
 from (select count(*) as total, coalesce(array_agg(distinct currency) filter (where currency is not null), '{}') as currencies from sales) m
 left join lateral (select * from sales order by ${order('')} limit ?) p on true
 order by ${order('p.')}`,
-      [...lines.bindings, ...status.bindings, ...filterBindings, q.limit],
+      [...parts.bindings, q.limit],
     ),
   );
   const all = rows as Record<string, unknown>[];
@@ -181,6 +205,22 @@ order by ${order('p.')}`,
   };
 }
 
+/** Whether fewer sales lines of the scopes fall outside their windows than inside (from
+ * `sales_days`): then the all-time sums less those lines are the cheaper read. Not with an
+ * ASIN or SKU filter: the window's lines of one listing are few anyway. */
+async function fewerOutside(db: Knex, scopes: readonly SalesScope[], filtered: boolean): Promise<boolean> {
+  if (filtered) return false;
+  const all = perScope('d', scopes, () => ({ sql: '', bindings: [] }));
+  const inside = perScope('d', scopes, within('d'));
+  const { rows } = await db.raw(
+    `select coalesce(sum(d.lines) filter (where ${inside.sql}), 0) as inside, coalesce(sum(d.lines), 0) as lines
+     from ${rm}.${SALES_DAYS_TABLE} d where ${all.sql}`,
+    [...inside.bindings, ...all.bindings],
+  );
+  const { inside: n, lines } = rows[0] as { inside: string; lines: string };
+  return Number(lines) - Number(n) < Number(n);
+}
+
 /** Current titles of listings still listed, keyed `account/marketplace/sku`, for a page of rows only. */
 async function listingTitles(
   db: Knex,
@@ -188,17 +228,18 @@ async function listingTitles(
 ): Promise<Map<string, string>> {
   const wanted = keys.filter((k) => k.sku !== null);
   if (wanted.length === 0) return new Map();
-  const distinct = (f: (k: (typeof wanted)[number]) => string) => [...new Set(wanted.map(f))];
-  // conditions on the DISTINCT ON columns are pushed into the subquery: only these SKUs are read
   const { rows } = await db.raw(
-    `select c.account_id, c.marketplace_id, c.sku, c.title from (${currentListingsSql}) c
-where c.account_id = any(?::uuid[]) and c.marketplace_id = any(?::text[]) and c.sku = any(?::text[]) and c.status is distinct from 'DELETED'`,
-    [distinct((k) => k.account_id), distinct((k) => k.marketplace_id), distinct((k) => k.sku!)],
+    `select c.account_id, c.marketplace_id, c.sku, c.title from ${rm}.${CURRENT_LISTINGS_TABLE} c
+     join jsonb_to_recordset(?::jsonb) k(account_id uuid, marketplace_id text, sku text)
+       on (c.account_id, c.marketplace_id, c.sku) = (k.account_id, k.marketplace_id, k.sku)
+     where c.status is distinct from 'DELETED' and c.title is not null`,
+    [JSON.stringify(wanted)],
   );
   return new Map(
-    (rows as Array<{ account_id: string; marketplace_id: string; sku: string; title: string | null }>)
-      .filter((r) => r.title !== null)
-      .map((r) => [`${r.account_id}/${r.marketplace_id}/${r.sku}`, r.title!]),
+    (rows as Array<{ account_id: string; marketplace_id: string; sku: string; title: string }>).map((r) => [
+      `${r.account_id}/${r.marketplace_id}/${r.sku}`,
+      r.title,
+    ]),
   );
 }
 
@@ -217,27 +258,22 @@ export interface OrdersFreshness {
 /** How complete the orders read models are, per scope (all of them, also those without orders). */
 export async function ordersFreshness(db: Knex, scopes: readonly SalesScope[]): Promise<OrdersFreshness[]> {
   if (scopes.length === 0) return [];
-  const orders = inWindows(ORDERS_TABLE, scopes);
+  const days = perScope('d', scopes, within('d'));
   const edge = (
     direction: 'asc' | 'desc',
-  ) => `(select o.purchased_at from ${READ_MODEL_SCHEMA}.${ORDERS_TABLE} o ${completeReads('o', ORDERS_DATASET)}
+  ) => `(select o.purchased_at from ${rm}.${ORDERS_TABLE} o join ${rm}.${ORDER_SCOPES_TABLE} c on c.account_id = o.account_id and c.scope = o.scope and o.page < c.pages
     where o.account_id = k.account_id and o.marketplace_id = k.marketplace_id order by o.purchased_at ${direction} limit 1)`;
-  const status = confirmed('o');
-  const pending = statusIn('o', PENDING);
   const { rows } = await db.raw(
     `with counts as (
-  select o.account_id, o.marketplace_id, count(*) filter (where ${status.sql} and o.line_count = 0) as orders_without_items, count(*) filter (where ${pending.sql}) as pending_orders
-  from ${orders.sql} group by o.account_id, o.marketplace_id)
+  select d.account_id, d.marketplace_id,
+    sum(d.orders - d.orders_with_lines) filter (where ${statusIn('d.order_status', CONFIRMED_ORDER_STATUSES)}) as orders_without_items,
+    sum(d.orders) filter (where ${statusIn('d.order_status', PENDING_ORDER_STATUSES)}) as pending_orders
+  from ${rm}.${SALES_DAYS_TABLE} d where ${days.sql} group by d.account_id, d.marketplace_id)
 select k.account_id, k.marketplace_id, c.orders_without_items, c.pending_orders, ${edge('asc')} as earliest_order_at, ${edge('desc')} as last_order_at
 from (values ${scopes.map(() => '(?::uuid, ?::text, ?::int)').join(', ')}) k(account_id, marketplace_id, position)
 left join counts c on c.account_id = k.account_id and c.marketplace_id = k.marketplace_id
 order by k.position`,
-    [
-      ...status.bindings,
-      ...pending.bindings,
-      ...orders.bindings,
-      ...scopes.flatMap((s, i) => [s.account_id, s.marketplace_id, i]),
-    ],
+    [...days.bindings, ...scopes.flatMap((s, i) => [s.account_id, s.marketplace_id, i])],
   );
   return (rows as Record<string, unknown>[]).map((r) => ({
     account_id: r.account_id as string,
@@ -255,11 +291,10 @@ export async function businessUnitsSince(
   listing: { account_id: string; marketplace_id: string; sku: string },
   since: Date,
 ): Promise<number> {
-  const status = confirmed('o');
   const { rows } = await db.raw(
-    `select coalesce(sum(o.quantity), 0) as units from ${READ_MODEL_SCHEMA}.${ORDER_LINES_TABLE} o ${completeReads('o', ORDERS_DATASET)}
-     where o.account_id = ? and o.marketplace_id = ? and o.purchased_at >= ? and o.sku = ? and o.is_business_order and ${status.sql}`,
-    [listing.account_id, listing.marketplace_id, since, listing.sku, ...status.bindings],
+    `select coalesce(sum(o.quantity), 0) as units from ${rm}.${SALES_LINES_TABLE} o
+     where o.account_id = ? and o.marketplace_id = ? and o.sku = ? and o.sold_at >= ? and o.is_business_order`,
+    [listing.account_id, listing.marketplace_id, listing.sku, since],
   );
   return count(rows[0]?.units);
 }

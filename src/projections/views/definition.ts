@@ -45,6 +45,24 @@ export interface ViewJoin {
   fanOut: string | null;
 }
 
+/**
+ * A rollup of a view: its rows summed over groups of the view's rows, kept by a projection,
+ * that query_data answers an aggregate query from when the query reads nothing else
+ * (rollup-rewrite.ts). Its SQL returns `account_id`, the `dimensions` (and `days`) under
+ * the view's names and types, then for each of the view's `measures` its sum under the
+ * measure's name and, for a nullable measure, `rollup_<measure>_count` (rows where it is not
+ * null), then `rollup_rows` (how many of the view's rows the group holds; never 0).
+ */
+export interface RollupDefinition {
+  /** the rollup view's name in schema `view_rollups` */
+  name: string;
+  /** the view's columns each row carries as the view has them */
+  dimensions: readonly string[];
+  /** timestamptz columns of the view the rollup keeps to the UTC day: the start of the day */
+  days: readonly string[];
+  sql: string;
+}
+
 export interface ViewDefinition<Name extends string = ViewName> {
   name: Name;
   audience: Audience;
@@ -64,4 +82,8 @@ export interface ViewDefinition<Name extends string = ViewName> {
    * caller here.
    */
   sql: string;
+  /** integer columns whose sums the rollups keep */
+  measures?: readonly string[];
+  /** smallest first: an aggregate query is answered from the first that has what it reads */
+  rollups?: readonly RollupDefinition[];
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { READ_MODEL_SCHEMA } from '../projection.js';
-import type { Audience, ViewDefinition } from './definition.js';
+import type { Audience, RollupDefinition, ViewDefinition } from './definition.js';
+import { ROLLUPS_SCHEMA } from './rollup-rewrite.js';
 
 /** The schema query_data sees (its search_path) and the role it runs as. */
 export const VIEWS_SCHEMA = 'views';
@@ -34,11 +35,33 @@ export function accountFilter(audience: Audience): string | null {
 }
 
 export function createViewSql(def: ViewDefinition<string>): string {
-  const filter = accountFilter(def.audience);
-  return `create view ${VIEWS_SCHEMA}.${quote(def.name)} with (security_barrier) as
-select ${def.columns.map((c) => `d.${quote(c.name)}`).join(', ')}
+  return barrierView(
+    `${VIEWS_SCHEMA}.${quote(def.name)}`,
+    def.audience,
+    def.columns.map((c) => c.name),
+    def.sql,
+  );
+}
+
+/** A rollup's view: behind the same wall as its view's (rollup-rewrite.ts). */
+export function createRollupSql(def: ViewDefinition<string>, rollup: RollupDefinition): string {
+  const nullable = (m: string) => def.columns.find((c) => c.name === m)?.nullable;
+  const columns = [
+    'account_id',
+    ...rollup.dimensions,
+    ...rollup.days,
+    ...(def.measures ?? []).flatMap((m) => [m, ...(nullable(m) ? [`rollup_${m}_count`] : [])]),
+    'rollup_rows',
+  ];
+  return barrierView(`${ROLLUPS_SCHEMA}.${quote(rollup.name)}`, def.audience, columns, rollup.sql);
+}
+
+function barrierView(name: string, audience: Audience, columns: readonly string[], sql: string): string {
+  const filter = accountFilter(audience);
+  return `create view ${name} with (security_barrier) as
+select ${columns.map((c) => `d.${quote(c)}`).join(', ')}
 from (
-${def.sql}
+${sql}
 ) as d${filter ? `\nwhere ${filter}` : ''}`;
 }
 
@@ -79,6 +102,10 @@ export async function migrateViews(
   await db.raw(`grant usage on schema ${VIEWS_SCHEMA} to ${QUERY_ROLE}`);
   await migrateQueryDataTables(db);
 
+  // rollups are dropped first: a view may be recreated over tables a rollup reads too
+  await db.raw(`drop schema if exists ${ROLLUPS_SCHEMA} cascade`);
+  await db.raw(`create schema ${ROLLUPS_SCHEMA}`);
+  await db.raw(`grant usage on schema ${ROLLUPS_SCHEMA} to ${QUERY_ROLE}`);
   const existing: string[] = (
     await db.raw(`select c.relname from pg_class c where c.relnamespace = ?::regnamespace and c.relkind = 'v'`, [
       VIEWS_SCHEMA,
@@ -88,23 +115,53 @@ export async function migrateViews(
   for (const name of existing) {
     if (!definitions.some((d) => d.name === name)) await db.raw(`drop view ${VIEWS_SCHEMA}.${quote(name)}`);
   }
-  for (const def of definitions) {
+  const attempt = async (name: string, create: (sp: Knex.Transaction) => Promise<void>) => {
     try {
       // a savepoint: a view whose tables are missing leaves the rest of the migration intact
-      await db.transaction(async (sp) => {
-        await sp.raw(`drop view if exists ${VIEWS_SCHEMA}.${quote(def.name)}`);
-        await sp.raw(createViewSql(def).replace(/\?/g, '\\?'));
-        await assertColumns(sp, def);
-        await sp.raw(`grant select on ${VIEWS_SCHEMA}.${quote(def.name)} to ${QUERY_ROLE}`);
-      });
-      result.created.push(def.name);
+      await db.transaction(create);
+      result.created.push(name);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (!code || !MISSING.has(code)) throw err;
-      result.skipped.push({ name: def.name, reason: (err as Error).message });
+      result.skipped.push({ name, reason: (err as Error).message });
+    }
+  };
+  for (const def of definitions) {
+    await attempt(def.name, async (sp) => {
+      await sp.raw(`drop view if exists ${VIEWS_SCHEMA}.${quote(def.name)}`);
+      await sp.raw(createViewSql(def).replace(/\?/g, '\\?'));
+      await assertColumns(sp, def);
+      await sp.raw(`grant select on ${VIEWS_SCHEMA}.${quote(def.name)} to ${QUERY_ROLE}`);
+    });
+    for (const rollup of def.rollups ?? []) {
+      await attempt(`${ROLLUPS_SCHEMA}.${rollup.name}`, async (sp) => {
+        await sp.raw(createRollupSql(def, rollup).replace(/\?/g, '\\?'));
+        await assertRollupColumns(sp, def, rollup);
+        await sp.raw(`grant select on ${ROLLUPS_SCHEMA}.${quote(rollup.name)} to ${QUERY_ROLE}`);
+      });
     }
   }
   return result;
+}
+
+/** A rollup's dimensions and days have the view's types, its counts are integers: the rewrite relies on it. */
+async function assertRollupColumns(db: Knex.Transaction, def: ViewDefinition<string>, rollup: RollupDefinition) {
+  const { rows }: { rows: Array<{ name: string; type: string }> } = await db.raw(
+    `select a.attname as name, format_type(a.atttypid, null) as type from pg_attribute a
+     where a.attrelid = ?::regclass and a.attnum > 0 and not a.attisdropped`,
+    [`${ROLLUPS_SCHEMA}.${quote(rollup.name)}`],
+  );
+  const declared = async (type: string) =>
+    (await db.raw(`select format_type(to_regtype(?), null) as t`, [type])).rows[0].t as string;
+  for (const r of rows) {
+    const column = def.columns.find((c) => c.name === r.name);
+    const expected =
+      r.name.startsWith('rollup_') || def.measures?.includes(r.name)
+        ? ['integer', 'bigint']
+        : [await declared(column?.type ?? 'missing')];
+    if (!expected.includes(r.type))
+      throw new Error(`rollup ${rollup.name}: column ${r.name} is ${r.type}, expected ${expected.join(' or ')}`);
+  }
 }
 
 /** The view's real columns must be the definition's, in order, with the declared types. */

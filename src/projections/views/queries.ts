@@ -1,14 +1,16 @@
 import type { Knex } from 'knex';
 import { VIEW_NAMES, type ViewDefinition } from './definition.js';
 import { VIEWS_SCHEMA } from './migrate.js';
+import { viewDefinitions } from './registry.js';
+import { rewriteForRollups, ROLLUPS_SCHEMA } from './rollup-rewrite.js';
 import { type ResultSet, withQueryRole } from './run.js';
 import { checkQuery } from './validate.js';
 
-/** Names of the views that exist in the database now (a registered view whose tables are missing is not among them). */
-export async function existingViews(db: Knex): Promise<Set<string>> {
+/** Names of the views (or of the rollup views) that exist in the database now (a registered view whose tables are missing is not among them). */
+export async function existingViews(db: Knex, schema = VIEWS_SCHEMA): Promise<Set<string>> {
   const { rows } = await db.raw(
     `select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = ? and c.relkind = 'v'`,
-    [VIEWS_SCHEMA],
+    [schema],
   );
   return new Set(rows.map((r: { relname: string }) => r.relname));
 }
@@ -26,13 +28,21 @@ export const MAX_RESULT_ROWS = 1_000_000;
 export class TooManyRows extends Error {}
 
 /**
- * Runs a caller's SQL over the views as the query role, seeing only `accountIds`' rows.
+ * Runs a caller's SQL over the views as the query role, seeing only `accountIds`' rows; an
+ * aggregate query a rollup can answer is answered from it (`rollups: false`: never).
  * Throws SqlRefused (parser), TooManyRows, or the engine's error.
  */
-export async function queryViews(db: Knex, sql: string, accountIds: readonly string[]): Promise<ResultSet> {
+export async function queryViews(
+  db: Knex,
+  sql: string,
+  accountIds: readonly string[],
+  { rollups = true }: { rollups?: boolean } = {},
+): Promise<ResultSet> {
   const { statement } = await checkQuery(sql, await existingViews(db));
+  const answered =
+    (rollups && rewriteForRollups(statement, viewDefinitions, await existingViews(db, ROLLUPS_SCHEMA))) || statement;
   // The checked statement, wrapped to cap the rows; its own ORDER BY order is kept.
-  const capped = `select * from (\n${statement}\n) as query_data limit ${MAX_RESULT_ROWS + 1}`;
+  const capped = `select * from (\n${answered}\n) as query_data limit ${MAX_RESULT_ROWS + 1}`;
   const result = await withQueryRole(db, accountIds, (run) => run(capped));
   if (result.rows.length > MAX_RESULT_ROWS)
     throw new TooManyRows(`more than ${MAX_RESULT_ROWS.toLocaleString('en-US')} rows; aggregate or narrow the query`);

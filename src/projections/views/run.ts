@@ -9,6 +9,7 @@ import { QUERY_ROLE, VIEWS_SCHEMA } from './migrate.js';
 // binding.
 
 export const STATEMENT_TIMEOUT_MS = 3000;
+const QUERY_WORK_MEM = '64MB';
 
 export interface ResultColumn {
   name: string;
@@ -54,6 +55,8 @@ export async function withQueryRole<T>(
       [
         'begin transaction read only',
         `set local statement_timeout = ${Math.trunc(timeoutMs)}`,
+        // room to hash ~100,000 groups (a SKU rollup) in memory rather than spill them to disk
+        `set local work_mem = '${QUERY_WORK_MEM}'`,
         `set local search_path = ${VIEWS_SCHEMA}`,
         `set local timezone = 'UTC'`,
         `set local datestyle = 'ISO, YMD'`,

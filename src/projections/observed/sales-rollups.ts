@@ -1,0 +1,223 @@
+import type { Knex } from 'knex';
+import { MARKETPLACES } from '../../domain/shared/marketplaces.js';
+import { columnsOf, createTables, type TableSpec } from '../tables.js';
+
+// The sales read models the orders projection keeps beside `orders` and `order_lines`, so
+// v_sales_lines, its rollups and the sales tools read narrow rows and small sums instead of
+// a year of wide order lines (docs/observed-data.md, "Sales"):
+// - `order_scopes`: the page count of each orders scope's last complete read, the
+//   projection's own copy (from SyncCompleted), so everything below follows the event order
+//   exactly, whatever other projections have reached.
+// - `sales_lines`: the lines of confirmed orders of complete reads, narrow (no raw `data`),
+//   with the purchase's local day in its marketplace's calendar. v_sales_lines reads it.
+// - `sales_days`: per scope (marketplace and UTC day of purchase), local day, currency,
+//   status and business flag: orders, orders with lines, and the lines' counts and sums.
+//   Rebuilt per scope from the two tables above whenever the scope changes.
+// - `sales_skus`: all-time sums per (marketplace, currency, ASIN, SKU), kept by adding the
+//   difference between a scope's old and new sales lines (integer sums: exact).
+// Revenue is kept as `revenue` (the sum of the non-null prices, 0 when none) beside
+// `priced_lines`, so a sum over rollup rows is null exactly when every price was null.
+
+export const ORDER_SCOPES_TABLE = 'order_scopes';
+export const SALES_LINES_TABLE = 'sales_lines';
+export const SALES_DAYS_TABLE = 'sales_days';
+export const SALES_SKUS_TABLE = 'sales_skus';
+
+/** Order statuses of confirmed orders: Pending has no lines yet, Canceled is excluded (any case). */
+export const CONFIRMED_ORDER_STATUSES = ['Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed'] as const;
+export const PENDING_ORDER_STATUSES = ['Pending', 'PendingAvailability'] as const;
+
+/** SQL: `column` is one of `statuses`, whatever its case (constants of ours, inlined). */
+export const statusIn = (column: string, statuses: readonly string[]): string =>
+  `lower(${column}) in (${statuses.map((s) => `'${s.toLowerCase()}'`).join(', ')})`;
+
+/** SQL: the local calendar day of `instant` in the marketplace `marketplace` names (UTC for one we don't know). */
+export const localDaySql = (instant: string, marketplace: string): string =>
+  `(${instant} at time zone case ${marketplace} ${MARKETPLACES.map((m) => `when '${m.id}' then '${m.timeZone}'`).join(' ')} else 'UTC' end)::date`;
+
+const SUMS = { ...columnsOf(['lines', 'priced_lines'], 'integer'), ...columnsOf(['revenue', 'units'], 'bigint') };
+
+export const SALES_TABLES: Record<string, TableSpec> = {
+  [ORDER_SCOPES_TABLE]: {
+    columns: { account_id: 'uuid', scope: 'text', pages: 'integer' },
+    primary: ['account_id', 'scope'],
+  },
+  [SALES_LINES_TABLE]: {
+    columns: {
+      account_id: 'uuid',
+      scope: 'text',
+      page: 'integer',
+      row: 'integer',
+      order_id: 'uuid',
+      amazon_order_id: 'text',
+      sold_at: 'timestamptz',
+      order_status: 'text',
+      is_business_order: 'boolean',
+      marketplace_id: 'text',
+      currency: 'text null',
+      asin: 'text null',
+      sku: 'text null',
+      price: 'bigint null',
+      quantity: 'integer',
+      local_day: 'date',
+    },
+    primary: ['account_id', 'scope', 'page', 'row'],
+  },
+  [SALES_DAYS_TABLE]: {
+    columns: {
+      account_id: 'uuid',
+      scope: 'text',
+      marketplace_id: 'text',
+      day: 'date',
+      local_day: 'date',
+      currency: 'text null',
+      order_status: 'text null',
+      is_business_order: 'boolean',
+      ...columnsOf(['orders', 'orders_with_lines'], 'integer'),
+      ...SUMS,
+    },
+    indexes: [['account_id', 'scope']],
+  },
+  [SALES_SKUS_TABLE]: {
+    columns: {
+      account_id: 'uuid',
+      marketplace_id: 'text',
+      currency: 'text null',
+      asin: 'text null',
+      sku: 'text null',
+      ...SUMS,
+    },
+  },
+};
+
+export async function createSalesTables(db: Knex | Knex.Transaction, schema: string): Promise<void> {
+  await createTables(db, schema, SALES_TABLES);
+  // the sales tools' windows: one range of local days per account and marketplace, index-only
+  await db.raw(
+    `create index ?? on ??.${SALES_LINES_TABLE} (account_id, marketplace_id, local_day) include (asin, sku, currency, price, quantity, is_business_order)`,
+    [`${SALES_LINES_TABLE}_by_local_day`, schema],
+  );
+  await db.raw(`create index ?? on ??.${SALES_LINES_TABLE} (account_id, marketplace_id, sku)`, [
+    `${SALES_LINES_TABLE}_by_sku`,
+    schema,
+  ]);
+  await db.raw(`create index ?? on ??.${SALES_DAYS_TABLE} (account_id, marketplace_id, local_day)`, [
+    `${SALES_DAYS_TABLE}_by_local_day`,
+    schema,
+  ]);
+  // one row per key, nulls included: the upsert of the differences lands on it
+  await db.raw(
+    `create unique index ?? on ??.${SALES_SKUS_TABLE} (account_id, marketplace_id, currency, asin, sku) nulls not distinct`,
+    [`${SALES_SKUS_TABLE}_key`, schema],
+  );
+  await db.raw(`create index ?? on ??.${SALES_SKUS_TABLE} (account_id) where lines = 0`, [
+    `${SALES_SKUS_TABLE}_emptied`,
+    schema,
+  ]);
+}
+
+/** Records the page count of an orders scope's complete read. */
+export async function recordOrderScope(
+  trx: Knex.Transaction,
+  schema: string,
+  scope: { account_id: string; scope: string; pages: number },
+): Promise<void> {
+  await trx
+    .withSchema(schema)
+    .table(ORDER_SCOPES_TABLE)
+    .insert(scope)
+    .onConflict(['account_id', 'scope'])
+    .merge(['pages']);
+}
+
+const LINE_COLUMNS = [
+  'account_id',
+  'scope',
+  'page',
+  'row',
+  'order_id',
+  'amazon_order_id',
+  'order_status',
+  'is_business_order',
+  'marketplace_id',
+  'currency',
+  'asin',
+  'sku',
+  'price',
+  'quantity',
+];
+const SKU_KEY = ['marketplace_id', 'currency', 'asin', 'sku'];
+
+/**
+ * Brings the sales tables in line with `order_lines` for one scope (or one page of it):
+ * the confirmed lines of pages below the scope's complete read replace the sales lines held,
+ * `sales_skus` takes the difference, and the scope's `sales_days` are summed again. Call it
+ * after the order rows changed, and after the scope's page count did.
+ */
+export async function refreshSales(
+  trx: Knex.Transaction,
+  schema: string,
+  where: { account_id: string; scope: string; page?: number },
+  tables: { orders: string; lines: string },
+): Promise<void> {
+  const s = (table: string) => `"${schema}"."${table}"`;
+  const byPage = where.page === undefined ? '' : ' and x.page = ?';
+  const keys = [where.account_id, where.scope, ...(where.page === undefined ? [] : [where.page])];
+  const held = `select ${SKU_KEY.map((k) => `x.${k}`).join(', ')}, x.price, x.quantity from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?${byPage}`;
+  const confirmed = `select x.*, ${localDaySql('x.purchased_at', 'x.marketplace_id')} as local_day from ${s(tables.lines)} x
+    join ${s(ORDER_SCOPES_TABLE)} c on c.account_id = x.account_id and c.scope = x.scope and x.page < c.pages
+    where x.account_id = ? and x.scope = ?${byPage} and ${statusIn('x.order_status', CONFIRMED_ORDER_STATUSES)}`;
+  const sums = (sign: '' | '-') =>
+    `${sign}1 as lines, ${sign}(price is not null)::int as priced_lines, ${sign}coalesce(price, 0) as revenue, ${sign}quantity::bigint as units`;
+  await trx.raw(
+    `insert into ${s(SALES_SKUS_TABLE)} as t (account_id, ${SKU_KEY.join(', ')}, lines, priced_lines, revenue, units)
+     select ?::uuid, ${SKU_KEY.join(', ')}, sum(lines), sum(priced_lines), sum(revenue), sum(units)
+     from (select ${SKU_KEY.join(', ')}, ${sums('')} from (${confirmed}) n
+           union all select ${SKU_KEY.join(', ')}, ${sums('-')} from (${held}) o) d
+     group by ${SKU_KEY.join(', ')}
+     having sum(lines) <> 0 or sum(priced_lines) <> 0 or sum(revenue) <> 0 or sum(units) <> 0
+     on conflict (account_id, ${SKU_KEY.join(', ')}) do update set lines = t.lines + excluded.lines,
+       priced_lines = t.priced_lines + excluded.priced_lines, revenue = t.revenue + excluded.revenue, units = t.units + excluded.units`,
+    [where.account_id, ...keys, ...keys],
+  );
+  await trx.raw(`delete from ${s(SALES_SKUS_TABLE)} where account_id = ? and lines = 0`, [where.account_id]);
+  await trx.raw(`delete from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?${byPage}`, keys);
+  await trx.raw(
+    `insert into ${s(SALES_LINES_TABLE)} (${LINE_COLUMNS.join(', ')}, sold_at, local_day)
+     select ${LINE_COLUMNS.map((c) => `x.${c}`).join(', ')}, x.purchased_at, x.local_day from (${confirmed}) x`,
+    keys,
+  );
+  await refreshDays(trx, schema, where.account_id, where.scope, tables.orders);
+}
+
+/** Sums the scope's orders and sales lines again into `sales_days`. */
+async function refreshDays(
+  trx: Knex.Transaction,
+  schema: string,
+  account_id: string,
+  scope: string,
+  ordersTable: string,
+): Promise<void> {
+  const s = (table: string) => `"${schema}"."${table}"`;
+  const key = 'marketplace_id, day, local_day, currency, order_status, is_business_order';
+  const dayOf = (alias: string) =>
+    `(${alias}.purchased_at at time zone 'UTC')::date as day, ${localDaySql(`${alias}.purchased_at`, `${alias}.marketplace_id`)} as local_day`;
+  const sold = `(x.sold_at at time zone 'UTC')::date as day, x.local_day`;
+  await trx.raw(`delete from ${s(SALES_DAYS_TABLE)} where account_id = ? and scope = ?`, [account_id, scope]);
+  await trx.raw(
+    `insert into ${s(SALES_DAYS_TABLE)} (account_id, scope, ${key}, orders, orders_with_lines, lines, priced_lines, revenue, units)
+     select ?::uuid, ?, ${key}, sum(orders), sum(orders_with_lines), sum(lines), sum(priced_lines), sum(revenue), sum(units)
+     from (
+       select o.marketplace_id, ${dayOf('o')}, o.currency, o.order_status, o.is_business_order,
+         1 as orders, (o.line_count > 0)::int as orders_with_lines, 0 as lines, 0 as priced_lines, 0 as revenue, 0 as units
+       from ${s(ordersTable)} o join ${s(ORDER_SCOPES_TABLE)} c on c.account_id = o.account_id and c.scope = o.scope and o.page < c.pages
+       where o.account_id = ? and o.scope = ?
+       union all
+       select x.marketplace_id, ${sold}, x.currency, x.order_status, x.is_business_order,
+         0, 0, 1, (x.price is not null)::int, coalesce(x.price, 0), x.quantity
+       from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?
+     ) d
+     group by ${key}`,
+    [account_id, scope, account_id, scope, account_id, scope],
+  );
+}
