@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 // Every API request the simulator received, in order, for tests to compare with what the
-// clients were meant to send. Bounded: the oldest entries go first.
+// clients were meant to send. Bounded: a ring of `limit` entries, the oldest overwritten, so a
+// long run costs neither memory nor a copy of the log per request.
 
 export interface LoggedRequest {
   seq: number;
@@ -25,7 +26,10 @@ export interface RequestLog {
 }
 
 export function createRequestLog(limit: number): RequestLog {
-  let entries: LoggedRequest[] = [];
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`request log limit ${limit}: not a positive integer`);
+  let ring: LoggedRequest[] = [];
+  /** entries ever recorded since the last clear; the next goes to ring[count % limit] */
+  let count = 0;
   let seq = 0;
   const byRequest = new WeakMap<FastifyRequest, LoggedRequest>();
   return {
@@ -41,15 +45,16 @@ export function createRequestLog(limit: number): RequestLog {
         fault: null,
         status: null,
       };
-      entries.push(entry);
-      if (entries.length > limit) entries = entries.slice(-limit);
+      ring[count % limit] = entry;
+      count++;
       byRequest.set(request, entry);
       return entry;
     },
     entryOf: (request) => byRequest.get(request),
-    list: () => [...entries],
+    list: () => (count <= limit ? [...ring] : [...ring.slice(count % limit), ...ring.slice(0, count % limit)]),
     clear() {
-      entries = [];
+      ring = [];
+      count = 0;
     },
   };
 }

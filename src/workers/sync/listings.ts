@@ -1,26 +1,62 @@
 import type { SyncJobDefinition } from './job.js';
+import { listingFromReport } from './flat-files.js';
 import { retireDeletedListingTargets, liveSkus } from './listing-deletions.js';
-import { syncPerMarketplace } from './listings-context.js';
+import { sellingContext } from './listings-context.js';
+import { asPages, pagesOf, runReports, type ReportPlan } from './reports.js';
+import { completeScopes, syncScope } from './scope.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
+import { LISTINGS_REPORT } from '../../marketplace/clients/flat-file.js';
 
 // Listings per marketplace (dataset `listings`, scope the marketplace id): searchListingsItems
-// with everything a listing row needs, one recorded page per API page of up to 20 items. After
-// each complete read, pending requests of listings it no longer shows alive are withheld.
+// with everything a listing row needs, one recorded page per API page of up to 20 items. A
+// marketplace never read completely is read from the all-listings report instead (one report
+// instead of a call per 20 listings), its rows recorded as items in pages of 20: what the
+// report lacks (product type, price bounds, handling time, issues) comes with the next run's
+// per-page read. After each complete read, pending requests of listings it no longer shows
+// alive are withheld.
+
+const PAGE_SIZE = 20;
 
 export const listingsSync: SyncJobDefinition = {
   name: 'listings',
   everyMs: 3_600_000,
   async run(deps, account_id) {
+    const selling = await sellingContext(deps, account_id);
+    if (!selling) return { recorded: 0 };
+    const complete = new Set(await completeScopes(deps.db, account_id, LISTINGS_DATASET));
     const live = new Map<string, Set<string>>();
-    const result = await syncPerMarketplace(deps, account_id, LISTINGS_DATASET, (selling, marketplaceId) => {
+    const read = (marketplaceId: string, pages: AsyncIterable<unknown[]>) => {
+      live.set(marketplaceId, new Set());
+      return syncScope(
+        deps.ctx,
+        { account_id, dataset: LISTINGS_DATASET, scope: marketplaceId },
+        liveSkus(pages, marketplaceId, live.get(marketplaceId)!),
+        deps.now,
+      );
+    };
+    const plans = selling.marketplaces
+      .filter((m) => !complete.has(m))
+      .map((marketplaceId): ReportPlan => ({
+        key: `${LISTINGS_DATASET}/${marketplaceId}`,
+        api: 'reports',
+        document: 'flatFile',
+        create: (client) => client.createReport({ reportType: LISTINGS_REPORT, marketplaceIds: [marketplaceId] }),
+        async handle(content) {
+          const items = ((content ?? []) as Record<string, string>[])
+            .map((row) => listingFromReport(row, marketplaceId))
+            .filter((item) => item !== null);
+          return (await read(marketplaceId, asPages(pagesOf(items, PAGE_SIZE)))).recorded;
+        },
+      }));
+    let recorded = plans.length ? (await runReports(deps, account_id, selling.reports, plans)).recorded : 0;
+    for (const marketplaceId of selling.marketplaces.filter((m) => complete.has(m))) {
       const pages = selling.client.listings.searchListingsItems(selling.sellerId, marketplaceId, {
         includedData: ['summaries', 'attributes', 'offers', 'fulfillmentAvailability', 'issues'],
-        pageSize: 20,
+        pageSize: PAGE_SIZE,
       });
-      live.set(marketplaceId, new Set());
-      return liveSkus(pages, marketplaceId, live.get(marketplaceId)!);
-    });
+      recorded += (await read(marketplaceId, pages)).recorded;
+    }
     for (const [marketplaceId, skus] of live) await retireDeletedListingTargets(deps, account_id, marketplaceId, skus);
-    return result;
+    return { recorded };
   },
 };
