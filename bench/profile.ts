@@ -46,7 +46,7 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     SELLING_API_URL: base,
     ADS_API_URL: base,
     LWA_TOKEN_URL: `${base}/auth/o2/token`,
-    // the simulator runs on a thread of its own, so the service does not know it is the marketplace
+    // the simulator runs in a process of its own, so the service does not know it is the marketplace
     INGESTION_SECRET: process.env.INGESTION_SECRET ?? 'bench-ingestion-secret',
   });
   const redis = createRedis(config.REDIS_URL);

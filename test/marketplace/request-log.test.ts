@@ -42,5 +42,6 @@ describe('marketplace simulator: request log', () => {
 
   it('refuses a limit that is not a positive integer', () => {
     expect(() => createRequestLog(0)).to.throw(RangeError, /not a positive integer/);
+    expect(() => createRequestLog(2.5)).to.throw(RangeError, /not a positive integer/);
   });
 });

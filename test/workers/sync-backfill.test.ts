@@ -125,7 +125,9 @@ describe('sync worker: the first sync by bulk report, then the per-order path', 
     expect(reportsCreated(ORDERS_REPORT)).to.equal(0);
     expect(requests('GET', (p) => p.endsWith('/orderItems')).length).to.be.greaterThan(0);
     const oldest = Math.min(
-      ...requests('GET', (p) => p === '/orders/v0/orders').map((r) => Date.parse(r.query.CreatedAfter ?? 'x')),
+      ...requests('GET', (p) => p === '/orders/v0/orders')
+        .filter((r) => r.query.CreatedAfter !== undefined)
+        .map((r) => Date.parse(r.query.CreatedAfter!)),
     );
     expect(oldest).to.equal((today() - TRAILING_DAYS + 1) * DAY_MS);
 

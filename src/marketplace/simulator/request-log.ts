@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createRing } from './ring.js';
 
 // Every API request the simulator received, in order, for tests to compare with what the
-// clients were meant to send. Bounded: a ring of `limit` entries, the oldest overwritten, so a
-// long run costs neither memory nor a copy of the log per request.
+// clients were meant to send. Bounded: the latest `limit` requests, in a ring.
 
 export interface LoggedRequest {
   seq: number;
@@ -26,10 +26,7 @@ export interface RequestLog {
 }
 
 export function createRequestLog(limit: number): RequestLog {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`request log limit ${limit}: not a positive integer`);
-  let ring: LoggedRequest[] = [];
-  /** entries ever recorded since the last clear; the next goes to ring[count % limit] */
-  let count = 0;
+  const entries = createRing<LoggedRequest>(limit);
   let seq = 0;
   const byRequest = new WeakMap<FastifyRequest, LoggedRequest>();
   return {
@@ -45,17 +42,13 @@ export function createRequestLog(limit: number): RequestLog {
         fault: null,
         status: null,
       };
-      ring[count % limit] = entry;
-      count++;
+      entries.push(entry);
       byRequest.set(request, entry);
       return entry;
     },
     entryOf: (request) => byRequest.get(request),
-    list: () => (count <= limit ? [...ring] : [...ring.slice(count % limit), ...ring.slice(0, count % limit)]),
-    clear() {
-      ring = [];
-      count = 0;
-    },
+    list: () => entries.list(),
+    clear: () => entries.clear(),
   };
 }
 

@@ -2,8 +2,8 @@ import type { SyncJobDefinition } from './job.js';
 import { listingFromReport } from './flat-files.js';
 import { retireDeletedListingTargets, liveSkus } from './listing-deletions.js';
 import { sellingContext } from './listings-context.js';
-import { asPages, pagesOf, runReports, type ReportPlan } from './reports.js';
-import { completeScopes, syncScope } from './scope.js';
+import { pagesOf, runReports, type ReportPlan } from './reports.js';
+import { completeScopes, recordFirstRead, syncScope } from './scope.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 import { LISTINGS_REPORT } from '../../marketplace/clients/flat-file.js';
 
@@ -16,6 +16,8 @@ import { LISTINGS_REPORT } from '../../marketplace/clients/flat-file.js';
 // alive are withheld.
 
 const PAGE_SIZE = 20;
+/** Pages of a report recorded at once. */
+const PARALLEL_PAGES = 8;
 
 export const listingsSync: SyncJobDefinition = {
   name: 'listings',
@@ -25,15 +27,7 @@ export const listingsSync: SyncJobDefinition = {
     if (!selling) return { recorded: 0 };
     const complete = new Set(await completeScopes(deps.db, account_id, LISTINGS_DATASET));
     const live = new Map<string, Set<string>>();
-    const read = (marketplaceId: string, pages: AsyncIterable<unknown[]>) => {
-      live.set(marketplaceId, new Set());
-      return syncScope(
-        deps.ctx,
-        { account_id, dataset: LISTINGS_DATASET, scope: marketplaceId },
-        liveSkus(pages, marketplaceId, live.get(marketplaceId)!),
-        deps.now,
-      );
-    };
+    const key = (marketplaceId: string) => ({ account_id, dataset: LISTINGS_DATASET, scope: marketplaceId });
     const plans = selling.marketplaces
       .filter((m) => !complete.has(m))
       .map((marketplaceId): ReportPlan => ({
@@ -41,11 +35,13 @@ export const listingsSync: SyncJobDefinition = {
         api: 'reports',
         document: 'flatFile',
         create: (client) => client.createReport({ reportType: LISTINGS_REPORT, marketplaceIds: [marketplaceId] }),
-        async handle(content) {
+        handle(content) {
           const items = ((content ?? []) as Record<string, string>[])
             .map((row) => listingFromReport(row, marketplaceId))
             .filter((item) => item !== null);
-          return (await read(marketplaceId, asPages(pagesOf(items, PAGE_SIZE)))).recorded;
+          // the report shows no deleted listing: every SKU in it is alive
+          live.set(marketplaceId, new Set(items.map((item) => item.sku as string)));
+          return recordFirstRead(deps.ctx, key(marketplaceId), pagesOf(items, PAGE_SIZE), deps.now, PARALLEL_PAGES);
         },
       }));
     let recorded = plans.length ? (await runReports(deps, account_id, selling.reports, plans)).recorded : 0;
@@ -54,7 +50,14 @@ export const listingsSync: SyncJobDefinition = {
         includedData: ['summaries', 'attributes', 'offers', 'fulfillmentAvailability', 'issues'],
         pageSize: PAGE_SIZE,
       });
-      recorded += (await read(marketplaceId, pages)).recorded;
+      live.set(marketplaceId, new Set());
+      const read = await syncScope(
+        deps.ctx,
+        key(marketplaceId),
+        liveSkus(pages, marketplaceId, live.get(marketplaceId)!),
+        deps.now,
+      );
+      recorded += read.recorded;
     }
     for (const [marketplaceId, skus] of live) await retireDeletedListingTargets(deps, account_id, marketplaceId, skus);
     return { recorded };

@@ -3,8 +3,8 @@ import { ORDERS_REPORT } from '../../marketplace/clients/flat-file.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
 import { ordersFromReport } from './flat-files.js';
 import { sellingContext, type SellingContext } from './listings-context.js';
-import { asPages, pagesOf, runReports, type ReportPlan } from './reports.js';
-import { completeScopes, syncScope } from './scope.js';
+import { pagesOf, runReports, type ReportPlan } from './reports.js';
+import { completeScopes, mapLimited, recordFirstRead, syncScope } from './scope.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 // Orders per marketplace per UTC day of purchase (dataset `orders`, scope
@@ -127,14 +127,15 @@ function reportPlan(
       }
       // A day without orders is a read of no pages, as on the per-order path.
       const results = await mapLimited([...byDay], PARALLEL_DAYS, ([day, orders]) =>
-        syncScope(
+        recordFirstRead(
           deps.ctx,
           dayKey(account_id, marketplaceId, day),
-          asPages(pagesOf(orders, ORDERS_PER_PAGE)),
+          pagesOf(orders, ORDERS_PER_PAGE),
           deps.now,
+          1,
         ),
       );
-      return results.reduce((sum, r) => sum + r.recorded, 0);
+      return results.reduce((sum, n) => sum + n, 0);
     },
   };
 }
@@ -161,17 +162,4 @@ async function* orderPages(
       OrderItems: await client.orders.getOrderItems(order.AmazonOrderId),
     }));
   }
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -13,6 +13,10 @@ export interface SyncJobData {
   waits?: number;
 }
 
+/** Sync jobs a worker runs at once: a sync mostly waits on the marketplace and on the log's
+ * commits, so a first sync's dozen jobs shouldn't queue two at a time behind the longest. */
+const SYNC_CONCURRENCY = 4;
+
 /** The waits of a job whose reports aren't done: doubling from the first, up to the longest. */
 export const REPORT_WAITS_MS = { first: 1_000, longest: 60_000 };
 
@@ -82,6 +86,6 @@ export function syncWorker(
         return waitInDelayedSet(job, token, { ...job.data, next_due: nextDue, waits: waits + 1 }, wait);
       }
     },
-    { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
+    { connection: deps.connection, prefix: deps.prefix, concurrency: SYNC_CONCURRENCY },
   );
 }

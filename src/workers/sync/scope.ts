@@ -25,6 +25,39 @@ export async function syncScope(
   return { pages: page, recorded };
 }
 
+/**
+ * Records one complete read of a scope whose pages are all at hand (a bulk report's), most
+ * likely for the first time: `parallel` pages at once, each appended without reading its stream
+ * first (see RecordOptions), then the page count. Returns the events recorded.
+ */
+export async function recordFirstRead(
+  ctx: CommandContext,
+  key: ObservationKey,
+  pages: readonly unknown[][],
+  now: () => Date,
+  parallel: number,
+): Promise<number> {
+  const fresh = { fresh: true };
+  const recorded = await mapLimited([...pages.keys()], parallel, (page) =>
+    observePage(ctx, key, page, pages[page]!, now(), fresh),
+  );
+  return recorded.reduce((a, b) => a + b, 0) + (await completeSync(ctx, key, pages.length, now(), fresh));
+}
+
+/** `fn` over the items, at most `limit` at once; results in the items' order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 /** The scopes of `dataset` the account has a complete read of (only those under `prefix/`, when given). */
 export async function completeScopes(
   db: Knex,
