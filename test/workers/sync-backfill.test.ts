@@ -156,14 +156,12 @@ describe('sync worker: the first sync by bulk report, then the per-order path', 
     }
   });
 
-  it('a first listings sync reads one all-listings report per marketplace and no listing page', async () => {
+  it('a first listings sync reads one all-listings report per marketplace, then every listing page', async () => {
     await runThroughWorker(listingsSync);
     expect(reportsCreated(LISTINGS_REPORT)).to.equal(marketplaces().length);
-    expect(requests('GET', (p) => p.startsWith('/listings/2021-08-01/items/'))).to.have.length(0);
-    const alive = marketplaces().flatMap((m) =>
-      [...h.simulator.catalog.listingsIn(m)].filter((l) => h.simulator.selling.listings.live(l).status !== 'DELETED'),
-    );
+    expect(requests('GET', (p) => p.startsWith('/listings/2021-08-01/items/')).length).to.be.greaterThan(0);
+    const all = marketplaces().reduce((n, m) => n + h.simulator.catalog.marketplaceListingCount(m), 0);
     const { count } = (await h.db('rm.listing_current').where({ account_id: account }).count('* as count').first())!;
-    expect(Number(count)).to.equal(alive.length);
+    expect(Number(count)).to.equal(all);
   });
 });

@@ -9,11 +9,12 @@ import { LISTINGS_REPORT } from '../../marketplace/clients/flat-file.js';
 
 // Listings per marketplace (dataset `listings`, scope the marketplace id): searchListingsItems
 // with everything a listing row needs, one recorded page per API page of up to 20 items. A
-// marketplace never read completely is read from the all-listings report instead (one report
-// instead of a call per 20 listings), its rows recorded as items in pages of 20: what the
-// report lacks (product type, price bounds, handling time, issues) comes with the next run's
-// per-page read. After each complete read, pending requests of listings it no longer shows
-// alive are withheld.
+// marketplace never read completely is first read from the all-listings report (one report, where
+// the pages take a call per 20 listings at a few calls a second), its rows recorded as items in
+// pages of 20, so every listing shows at once; the per-page read that follows in the same run
+// replaces those pages with what the report lacks (product types, which writes need, price
+// bounds, handling times, issues, deleted listings). After each complete per-page read, pending
+// requests of listings it no longer shows alive are withheld.
 
 const PAGE_SIZE = 20;
 /** Pages of a report recorded at once. */
@@ -39,13 +40,11 @@ export const listingsSync: SyncJobDefinition = {
           const items = ((content ?? []) as Record<string, string>[])
             .map((row) => listingFromReport(row, marketplaceId))
             .filter((item) => item !== null);
-          // the report shows no deleted listing: every SKU in it is alive
-          live.set(marketplaceId, new Set(items.map((item) => item.sku as string)));
           return recordFirstRead(deps.ctx, key(marketplaceId), pagesOf(items, PAGE_SIZE), deps.now, PARALLEL_PAGES);
         },
       }));
     let recorded = plans.length ? (await runReports(deps, account_id, selling.reports, plans)).recorded : 0;
-    for (const marketplaceId of selling.marketplaces.filter((m) => complete.has(m))) {
+    for (const marketplaceId of selling.marketplaces) {
       const pages = selling.client.listings.searchListingsItems(selling.sellerId, marketplaceId, {
         includedData: ['summaries', 'attributes', 'offers', 'fulfillmentAvailability', 'issues'],
         pageSize: PAGE_SIZE,
