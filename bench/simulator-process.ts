@@ -10,6 +10,8 @@ const simulator = createSimulator({ seed, scale });
 const base = await simulator.listen();
 process.send!({ base });
 setInterval(() => process.send!({ memory: memorySample() }), 5_000).unref();
+// the benchmark gone (killed, crashed), the marketplace goes too
+process.once('disconnect', () => process.exit(0));
 process.once(
   'message',
   () => void simulator.close().then(() => process.send!({ memory: memorySample() }, () => process.exit(0))),

@@ -134,6 +134,7 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
       expect(reports.filter((t) => t === LISTINGS_REPORT)).to.have.length(marketplaces().length);
       // each scope's first pages are the report's, its last ones the per-page read's
       const pages = (await h.allEvents())
+        .filter((e) => e.type === 'PageObserved')
         .map((e) => e.data as PageObserved)
         .filter((p) => p.dataset === 'listings' && p.account_id === account);
       const first = new Map<string, PageObserved>();

@@ -7,7 +7,8 @@ import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 /**
  * Records one complete read of a scope: each page as it arrives (unchanged pages record
  * nothing), then the page count. Returns how many events were recorded, 0 for a re-sync
- * of unchanged data.
+ * of unchanged data. The next page is read while the last one is recorded (pages still
+ * recorded in order, one at a time).
  */
 export async function syncScope(
   ctx: CommandContext,
@@ -17,9 +18,18 @@ export async function syncScope(
 ): Promise<{ pages: number; recorded: number }> {
   let page = 0;
   let recorded = 0;
-  for await (const rows of pages) {
-    recorded += await observePage(ctx, key, page, rows, now());
-    page++;
+  let recording: Promise<number> | null = null;
+  try {
+    for await (const rows of pages) {
+      if (recording) recorded += await recording;
+      recording = observePage(ctx, key, page, rows, now());
+      // its failure is awaited (and thrown) before anything else is recorded
+      recording.catch(() => {});
+      page++;
+    }
+  } finally {
+    // a failed read still lets the page in flight finish before the error goes up
+    if (recording) recorded += await recording;
   }
   recorded += await completeSync(ctx, key, page, now());
   return { pages: page, recorded };
