@@ -70,10 +70,12 @@ export function syncWorker(
         // requests.
         const nextDue = job.data.next_due ?? job.timestamp + (job.delay ?? 0) + definition.everyMs;
         const waits = job.data.waits ?? 0;
+        // A wait ending at the give-up point would start the run after it (a delayed job is taken
+        // up a moment late): it ends a first wait earlier, or the job gives up now.
         const wait = Math.min(
           REPORT_WAITS_MS.longest,
           REPORT_WAITS_MS.first * 2 ** waits,
-          nextDue - definition.everyMs / 10 - Date.now(),
+          nextDue - definition.everyMs / 10 - REPORT_WAITS_MS.first - Date.now(),
         );
         if (wait <= 0)
           throw new UnrecoverableError(
