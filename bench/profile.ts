@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { loadConfig } from '../src/infra/config.js';
 import { createRedis, deleteKeys } from '../src/infra/redis.js';
@@ -6,11 +6,11 @@ import { analyzeStaleTables } from '../src/projections/maintenance.js';
 import { DEMO_ACCOUNT_ID, startService, type RunningService } from '../src/service.js';
 import { syncQueue } from '../src/workers/sync/queue.js';
 import { syncJobs } from '../src/workers/sync/registry.js';
-import { admin, databaseUrl, fmt } from './support.js';
+import { admin, databaseUrl, fmt, memorySample, mib } from './support.js';
 
 // A simulator profile synced through the service's real path (clients, sync jobs, event log,
-// projector), for the benchmarks that read it. The simulator runs on a thread of its own, as a
-// remote marketplace would: its work is not the service's. Syncing the bench profile takes
+// projector), for the benchmarks that read it. The simulator runs in a process of its own, as a
+// remote marketplace would: its work and memory are not the service's. Syncing the bench profile takes
 // long, so a run can keep its database (`keep`) and a later run, of this or another benchmark,
 // reuse it: a database that already exists is served as it is, by the api role alone.
 
@@ -34,12 +34,8 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     (await admin(opts.adminUrl, `select 1 from pg_database where datname = '${name.replace(/'/g, "''")}'`)).rowCount ===
     1;
   if (!exists) await admin(opts.adminUrl, `create database "${name}"`);
-  const simulator = new Worker(new URL('./simulator-thread.js', import.meta.url), {
-    workerData: { seed: SEED, scale: opts.scale },
-  });
-  const { base } = await new Promise<{ base: string }>((resolve, reject) =>
-    simulator.once('message', resolve).once('error', reject),
-  );
+  const simulator = startSimulatorProcess(opts.scale);
+  const base = await simulator.base;
   const config = loadConfig({
     ...process.env,
     DATABASE_URL: databaseUrl(opts.adminUrl, name),
@@ -50,7 +46,7 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     SELLING_API_URL: base,
     ADS_API_URL: base,
     LWA_TOKEN_URL: `${base}/auth/o2/token`,
-    // the simulator runs on a thread of its own, so the service does not know it is the marketplace
+    // the simulator runs in a process of its own, so the service does not know it is the marketplace
     INGESTION_SECRET: process.env.INGESTION_SECRET ?? 'bench-ingestion-secret',
   });
   const redis = createRedis(config.REDIS_URL);
@@ -60,7 +56,7 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     const service = await startService(config, roles, pino({ level: 'silent' }));
     try {
       if (exists) console.log(`reusing the synced database ${name}`);
-      else await waitForSync(service, redis, config.REDIS_PREFIX, started);
+      else await waitForSync(service, redis, config.REDIS_PREFIX, started, simulator);
       // what the projector role's maintenance does each minute, done now: measure with statistics
       const analyzed = await analyzeStaleTables(service.db);
       if (analyzed.length) console.log(`analyzed ${analyzed.length} read-model tables before measuring`);
@@ -71,11 +67,40 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
   } finally {
     await deleteKeys(redis, `${config.REDIS_PREFIX}:*`);
     await redis.quit();
-    simulator.postMessage('close');
-    await new Promise((resolve) => simulator.once('exit', resolve));
+    await simulator.close();
+    console.log(
+      `peak RSS: simulator process ${mib(simulator.memory.peakRss)}; service process (api, projector and worker roles, and this benchmark) ${mib(memorySample().peakRss)}`,
+    );
     if (opts.keep === undefined) await admin(opts.adminUrl, `drop database if exists "${name}" with (force)`);
     else console.log(`kept database ${name}: pass --keep ${name} to reuse it`);
   }
+}
+
+/** The simulator in a child process (bench/simulator-process.ts), with its latest memory figures. */
+function startSimulatorProcess(scale: ProfileOptions['scale']) {
+  const child: ChildProcess = fork(new URL('./simulator-process.js', import.meta.url), [
+    JSON.stringify({ seed: SEED, scale }),
+  ]);
+  const state = { memory: { rss: 0, peakRss: 0 } };
+  const base = new Promise<string>((resolve, reject) => {
+    child.on('message', (m: { base?: string; memory?: { rss: number; peakRss: number } }) => {
+      if (m.base) resolve(m.base);
+      if (m.memory) state.memory = m.memory;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the simulator process exited (${code})`)));
+  });
+  return {
+    base,
+    get memory() {
+      return state.memory;
+    },
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send('close');
+      await exited;
+    },
+  };
 }
 
 /**
@@ -88,6 +113,7 @@ async function waitForSync(
   redis: ReturnType<typeof createRedis>,
   prefix: string,
   started: number,
+  simulator: { memory: { rss: number } },
 ): Promise<void> {
   const queue = syncQueue(redis, prefix);
   try {
@@ -107,12 +133,13 @@ async function waitForSync(
           (select count(*) from rm.order_lines)::int as lines, (select count(*) from rm.listings)::int as listings`)
         ).rows[0] as Record<string, number>;
         console.log(
-          `  ${seconds(reported - started)} s: done ${[...names].filter((n) => done.has(n)).join(', ') || 'nothing yet'}; running ${active.join(', ')}; ${fmt(progress.events!)} events, ${fmt(progress.lines!)} order lines and ${fmt(progress.listings!)} listing rows projected`,
+          `  ${seconds(reported - started)} s: done ${[...names].filter((n) => done.has(n)).join(', ') || 'nothing yet'}; running ${active.join(', ')}; ${fmt(progress.events!)} events, ${fmt(progress.lines!)} order lines and ${fmt(progress.listings!)} listing rows projected; RSS simulator ${mib(simulator.memory.rss)}, service ${mib(memorySample().rss)}`,
         );
       }
       await new Promise((r) => setTimeout(r, 1000));
     }
     const synced = performance.now();
+    await printSyncTimes(queue, started);
     await service.projector!.whenCaughtUp();
     const projected = performance.now();
     const events = (await service.db.raw('select count(*)::int as n from events')).rows[0].n as number;
@@ -122,4 +149,19 @@ async function waitForSync(
   } finally {
     await queue.close();
   }
+}
+
+/** When each sync's first run was queued and when it finished (waits for reports included). */
+async function printSyncTimes(queue: ReturnType<typeof syncQueue>, started: number): Promise<void> {
+  const since = (at: number | undefined): string =>
+    at === undefined ? '?' : seconds(at - performance.timeOrigin - started);
+  const runs = (await queue.getJobs(['completed'], 0, 10_000))
+    .filter((j) => j.data.account_id === DEMO_ACCOUNT_ID)
+    .sort((a, b) => (a.finishedOn ?? 0) - (b.finishedOn ?? 0));
+  const first = new Map(runs.reverse().map((j) => [j.name, j]));
+  console.log(
+    `syncs (queued → finished, s after start): ${[...first.values()]
+      .map((j) => `${j.name} ${since(j.timestamp)} → ${since(j.finishedOn)}`)
+      .join('; ')}`,
+  );
 }

@@ -43,8 +43,21 @@ export async function withDatabase<T>(adminUrl: string, name: string, fn: (url: 
 export const percentile = (sorted: readonly number[], p: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 
-/** The machine line, and the database server's version when the benchmark uses one. */
+export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+/** This process's resident memory now and its peak so far (bytes). */
+export const memorySample = (): { rss: number; peakRss: number } => ({
+  rss: process.memoryUsage.rss(),
+  peakRss: process.resourceUsage().maxRSS * 1024,
+});
+
+/**
+ * The machine line, and the database server's version when the benchmark uses one. Also makes
+ * the benchmark print its process's peak resident memory when it exits, so every benchmark
+ * shows whether something in it grows without bound.
+ */
 export async function printMachine(adminUrl?: string): Promise<void> {
+  process.once('exit', () => console.log(`peak RSS of the benchmark's process: ${mib(memorySample().peakRss)}`));
   const cpus = os.cpus();
   console.log(
     `machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, node ${process.version}, load ${os.loadavg()[0]!.toFixed(1)}`,

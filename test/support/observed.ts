@@ -5,7 +5,12 @@ import { migrate } from '../../src/infra/migrate.js';
 import { migrationSteps } from '../../src/migrations.js';
 import { createEventStore, type EventStore, type RecordedEvent } from '../../src/eventstore/index.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
-import { createSimulator, DEFAULT_LWA_CLIENT, type Simulator } from '../../src/marketplace/simulator/index.js';
+import {
+  createSimulator,
+  DEFAULT_LWA_CLIENT,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../src/marketplace/simulator/index.js';
 import { Projector } from '../../src/projections/projector.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { observationsProjection } from '../../src/projections/observations/projection.js';
@@ -47,7 +52,8 @@ export async function startHarness(
   projections: Projection[],
   views: ViewDefinition[],
   startMs: number,
-  seed = 11,
+  /** the simulator's seed, or its options (the clock is the harness's) */
+  simulatorOptions: number | Omit<SimulatorOptions, 'now'> = 11,
   /** a database of the test's own (e.g. for a worker that reads every account); the run's by default */
   databaseUrl = process.env.DATABASE_URL!,
 ): Promise<Harness> {
@@ -60,7 +66,10 @@ export async function startHarness(
     migrateViews(trx, [...viewDefinitions, ...views.filter((v) => !viewDefinitions.some((d) => d.name === v.name))]),
   );
   const clock = { ms: startMs };
-  const simulator = createSimulator({ seed, now: () => clock.ms });
+  const simulator = createSimulator({
+    ...(typeof simulatorOptions === 'number' ? { seed: simulatorOptions } : simulatorOptions),
+    now: () => clock.ms,
+  });
   await simulator.listen();
   const projector = new Projector(db, store, all, { pollMs: 20 });
   projector.start();

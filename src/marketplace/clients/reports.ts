@@ -2,6 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { withAccessToken } from './authorized.js';
 import { MarketplaceError } from './errors.js';
+import { parseFlatFile } from './flat-file.js';
 import { createHttp, endpointUrl, type HttpRequest, type RetryPolicy } from './http.js';
 import type { LwaClient } from './lwa.js';
 import {
@@ -35,6 +36,8 @@ export interface ReportsClient {
   getReportDocument(reportDocumentId: string): Promise<ReportDocument>;
   /** Downloads a report document, gunzips it when compressed, and parses the JSON. */
   downloadReport(document: ReportDocument): Promise<unknown>;
+  /** Downloads a flat-file (tab-separated) report document: one record per row, by column name. */
+  downloadFlatFile(document: ReportDocument): Promise<Record<string, string>[]>;
   createQuery(query: string): Promise<string>;
   getQuery(queryId: string): Promise<Query>;
   getQueryDocument(documentId: string): Promise<DataKioskDocument>;
@@ -59,6 +62,10 @@ export function createReportsClient(options: ReportsClientOptions): ReportsClien
   const download = (url: string) =>
     http({ api: 'report download', method: 'GET', url, responseType: 'bytes', schema: bytesSchema });
   const id = encodeURIComponent;
+  const reportText = async (document: ReportDocument) => {
+    const body = await download(document.url);
+    return (document.compressionAlgorithm === 'GZIP' ? gunzipSync(body) : body).toString('utf8');
+  };
   return {
     async createReport(specification) {
       return (
@@ -75,8 +82,7 @@ export function createReportsClient(options: ReportsClientOptions): ReportsClien
     getReportDocument: (documentId) =>
       call({ method: 'GET', path: `/reports/2021-06-30/documents/${id(documentId)}`, schema: reportDocumentSchema }),
     async downloadReport(document) {
-      const body = await download(document.url);
-      const text = (document.compressionAlgorithm === 'GZIP' ? gunzipSync(body) : body).toString('utf8');
+      const text = await reportText(document);
       try {
         return JSON.parse(text);
       } catch {
@@ -88,6 +94,7 @@ export function createReportsClient(options: ReportsClientOptions): ReportsClien
         });
       }
     },
+    downloadFlatFile: async (document) => parseFlatFile(await reportText(document), document.reportDocumentId),
     async createQuery(query) {
       return (
         await call({

@@ -139,6 +139,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     catalog,
     vendor,
     merchantId: seller.merchantId,
+    selling,
     tokens,
     now: options.now ?? Date.now,
     onFinished: (job) => events.jobFinished(job),

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createRing } from './ring.js';
 
 // Every API request the simulator received, in order, for tests to compare with what the
-// clients were meant to send. Bounded: the oldest entries go first.
+// clients were meant to send. Bounded: the latest `limit` requests, in a ring.
 
 export interface LoggedRequest {
   seq: number;
@@ -25,7 +26,7 @@ export interface RequestLog {
 }
 
 export function createRequestLog(limit: number): RequestLog {
-  let entries: LoggedRequest[] = [];
+  const entries = createRing<LoggedRequest>(limit);
   let seq = 0;
   const byRequest = new WeakMap<FastifyRequest, LoggedRequest>();
   return {
@@ -42,15 +43,12 @@ export function createRequestLog(limit: number): RequestLog {
         status: null,
       };
       entries.push(entry);
-      if (entries.length > limit) entries = entries.slice(-limit);
       byRequest.set(request, entry);
       return entry;
     },
     entryOf: (request) => byRequest.get(request),
-    list: () => [...entries],
-    clear() {
-      entries = [];
-    },
+    list: () => entries.list(),
+    clear: () => entries.clear(),
   };
 }
 

@@ -1,17 +1,21 @@
 import { createSellingClient, type SellingClient } from '../../marketplace/clients/index.js';
+import type { ReportsClient } from '../../marketplace/clients/reports.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { connectionCredentials } from '../credentials.js';
 import type { SyncDeps } from './job.js';
+import { reportsClientFor } from './reports.js';
 import { syncScope } from './scope.js';
 
 // What every seller-data sync (listings, catalog items, orders, FBA inventory) starts from:
 // the account's seller id and participating marketplaces as the accounts read model has
-// them, and a selling client with the connection's credentials.
+// them, and selling and reports clients with the connection's credentials.
 
 export interface SellingContext {
   sellerId: string;
   marketplaces: string[];
   client: SellingClient;
+  /** the same connection's reports, for first syncs by bulk report */
+  reports: ReportsClient;
 }
 
 /**
@@ -41,7 +45,7 @@ export async function sellingContext(deps: SyncDeps, account_id: string): Promis
     .map((m) => m.marketplace_id)
     .sort();
   const client = createSellingClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });
-  return { sellerId: row.selling.provider_id, marketplaces, client };
+  return { sellerId: row.selling.provider_id, marketplaces, client, reports: reportsClientFor(deps, refreshToken) };
 }
 
 /**

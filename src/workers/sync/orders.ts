@@ -1,15 +1,20 @@
-import type { Order, SellingClient } from '../../marketplace/clients/index.js';
-import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
+import type { Order } from '../../marketplace/clients/index.js';
+import { ORDERS_REPORT } from '../../marketplace/clients/flat-file.js';
 import type { SyncDeps, SyncJobDefinition } from './job.js';
-import { sellingContext } from './listings-context.js';
-import { syncScope } from './scope.js';
+import { ordersFromReport } from './flat-files.js';
+import { sellingContext, type SellingContext } from './listings-context.js';
+import { pagesOf, runReports, type ReportPlan } from './reports.js';
+import { completeScopes, mapLimited, recordFirstRead, syncScope } from './scope.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 // Orders per marketplace per UTC day of purchase (dataset `orders`, scope
-// `<marketplace>/<YYYY-MM-DD>`): getOrders for the day, each order with its getOrderItems
-// answer embedded as `OrderItems`, one recorded page per API page. A run reads every day of
-// the past year without a complete read (the whole year on the first run) and the trailing
-// 14 days always, where orders still change status.
+// `<marketplace>/<YYYY-MM-DD>`): Orders API orders, each with its items embedded as
+// `OrderItems`, one recorded page per 100 orders. A run reads every day of the past year
+// without a complete read and the trailing 14 days always, where orders still change status.
+// A day without a complete read is read from the bulk orders report (30 days at once), unless
+// it is one of the trailing days of a marketplace already synced: so the first sync of an
+// account costs a few reports instead of a getOrderItems call per order, and later runs keep
+// the per-order reads, which show status changes within minutes.
 
 export const HISTORY_DAYS = 365;
 export const TRAILING_DAYS = 14;
@@ -18,6 +23,10 @@ const DAY_MS = 86_400_000;
  * each recorded page is its own append, so parallel scopes share the log's commits. */
 const PARALLEL_DAYS = 8;
 const ITEM_CALLS = 8;
+/** Orders per recorded page: a getOrders page's. */
+const ORDERS_PER_PAGE = 100;
+/** Days one orders report covers (the report allows 31). */
+const REPORT_DAYS = 30;
 
 export const ordersSync: SyncJobDefinition = {
   name: 'orders',
@@ -26,45 +35,113 @@ export const ordersSync: SyncJobDefinition = {
     const selling = await sellingContext(deps, account_id);
     if (!selling) return { recorded: 0 };
     const today = Math.floor(deps.now().getTime() / DAY_MS);
-    const reads: Array<{ marketplaceId: string; day: number }> = [];
+    const byApi: Array<{ marketplaceId: string; day: number }> = [];
+    const plans: ReportPlan[] = [];
     for (const marketplaceId of selling.marketplaces) {
-      for (const day of await daysToRead(deps, account_id, marketplaceId, today)) reads.push({ marketplaceId, day });
+      const { backfill, api } = await daysToRead(deps, account_id, marketplaceId, today);
+      for (const day of api) byApi.push({ marketplaceId, day });
+      for (const window of windows(backfill)) plans.push(reportPlan(deps, account_id, marketplaceId, window));
     }
-    const results = await mapLimited(reads, PARALLEL_DAYS, ({ marketplaceId, day }) =>
+    // Reports first: a report not done yet ends the run (ReportNotReady) before the per-order
+    // reads, which the next attempt would only repeat.
+    const fromReports = plans.length ? (await runReports(deps, account_id, selling.reports, plans)).recorded : 0;
+    const results = await mapLimited(byApi, PARALLEL_DAYS, ({ marketplaceId, day }) =>
       syncScope(
         deps.ctx,
-        { account_id, dataset: ORDERS_DATASET, scope: `${marketplaceId}/${dateOf(day)}` },
-        orderPages(selling.client, marketplaceId, day, today),
+        dayKey(account_id, marketplaceId, day),
+        orderPages(selling, marketplaceId, day, today),
         deps.now,
       ),
     );
-    return { recorded: results.reduce((sum, r) => sum + r.recorded, 0) };
+    return { recorded: fromReports + results.reduce((sum, r) => sum + r.recorded, 0) };
   },
 };
 
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+const dayKey = (account_id: string, marketplaceId: string, day: number) => ({
+  account_id,
+  dataset: ORDERS_DATASET,
+  scope: `${marketplaceId}/${dateOf(day)}`,
+});
 
-/** The days of the past year without a complete read, and the trailing days, oldest first. */
-async function daysToRead(deps: SyncDeps, account_id: string, marketplaceId: string, today: number): Promise<number[]> {
-  const complete = new Set<string>(
-    (
-      await deps.db
-        .withSchema(READ_MODEL_SCHEMA)
-        .table('observed_scopes')
-        .where({ account_id, dataset: ORDERS_DATASET })
-        .andWhere('scope', 'like', `${marketplaceId}/%`)
-        .select('scope')
-    ).map((r: { scope: string }) => r.scope.slice(marketplaceId.length + 1)),
+/**
+ * The days of the past year to read, oldest first: `backfill` (by report) those without a
+ * complete read, `api` (per order) the trailing days of a marketplace with complete reads.
+ */
+async function daysToRead(
+  deps: SyncDeps,
+  account_id: string,
+  marketplaceId: string,
+  today: number,
+): Promise<{ backfill: number[]; api: number[] }> {
+  const complete = new Set(
+    (await completeScopes(deps.db, account_id, ORDERS_DATASET, marketplaceId)).map((s) =>
+      s.slice(marketplaceId.length + 1),
+    ),
   );
-  const days: number[] = [];
+  const backfill: number[] = [];
+  const api: number[] = [];
   for (let day = today - HISTORY_DAYS + 1; day <= today; day++) {
-    if (day > today - TRAILING_DAYS || !complete.has(dateOf(day))) days.push(day);
+    const trailing = day > today - TRAILING_DAYS;
+    if (trailing && complete.size > 0) api.push(day);
+    else if (!complete.has(dateOf(day))) backfill.push(day);
   }
-  return days;
+  return { backfill, api };
+}
+
+/** Runs of consecutive days, cut to at most REPORT_DAYS each. */
+function windows(days: readonly number[]): Array<{ from: number; to: number }> {
+  const out: Array<{ from: number; to: number }> = [];
+  for (const day of days) {
+    const last = out.at(-1);
+    if (last && day === last.to + 1 && day - last.from < REPORT_DAYS) last.to = day;
+    else out.push({ from: day, to: day });
+  }
+  return out;
+}
+
+/** The orders report of one marketplace's days `from`..`to`, recorded day by day. */
+function reportPlan(
+  deps: SyncDeps,
+  account_id: string,
+  marketplaceId: string,
+  { from, to }: { from: number; to: number },
+): ReportPlan {
+  return {
+    key: `${ORDERS_DATASET}/${marketplaceId}/${dateOf(from)}/${dateOf(to)}`,
+    api: 'reports',
+    document: 'flatFile',
+    create: (client) =>
+      client.createReport({
+        reportType: ORDERS_REPORT,
+        marketplaceIds: [marketplaceId],
+        dataStartTime: `${dateOf(from)}T00:00:00Z`,
+        // not in the future: today's window ends now
+        dataEndTime: new Date(Math.min((to + 1) * DAY_MS - 1000, deps.now().getTime())).toISOString(),
+      }),
+    async handle(content) {
+      const byDay = new Map<number, unknown[]>();
+      for (let day = from; day <= to; day++) byDay.set(day, []);
+      for (const order of ordersFromReport((content ?? []) as Record<string, string>[], marketplaceId)) {
+        byDay.get(Math.floor(Date.parse(String(order.PurchaseDate)) / DAY_MS))?.push(order);
+      }
+      // A day without orders is a read of no pages, as on the per-order path.
+      const results = await mapLimited([...byDay], PARALLEL_DAYS, ([day, orders]) =>
+        recordFirstRead(
+          deps.ctx,
+          dayKey(account_id, marketplaceId, day),
+          pagesOf(orders, ORDERS_PER_PAGE),
+          deps.now,
+          1,
+        ),
+      );
+      return results.reduce((sum, n) => sum + n, 0);
+    },
+  };
 }
 
 async function* orderPages(
-  client: SellingClient,
+  { client }: SellingContext,
   marketplaceId: string,
   day: number,
   today: number,
@@ -73,7 +150,11 @@ async function* orderPages(
     createdAfter: `${dateOf(day)}T00:00:00Z`,
     ...(day < today ? { createdBefore: `${dateOf(day)}T23:59:59Z` } : {}),
   };
-  for await (const orders of client.orders.getOrders({ marketplaceIds: [marketplaceId], ...window })) {
+  for await (const orders of client.orders.getOrders({
+    marketplaceIds: [marketplaceId],
+    maxResultsPerPage: ORDERS_PER_PAGE,
+    ...window,
+  })) {
     // A day without orders is a read of no pages (one event) rather than of one empty page.
     if (orders.length === 0) continue;
     yield await mapLimited(orders, ITEM_CALLS, async (order: Order) => ({
@@ -81,17 +162,4 @@ async function* orderPages(
       OrderItems: await client.orders.getOrderItems(order.AmazonOrderId),
     }));
   }
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -13,6 +13,10 @@ export interface SyncJobData {
   waits?: number;
 }
 
+/** Sync jobs a worker runs at once: a sync mostly waits on the marketplace and on the log's
+ * commits, so a first sync's dozen jobs shouldn't queue two at a time behind the longest. */
+const SYNC_CONCURRENCY = 4;
+
 /** The waits of a job whose reports aren't done: doubling from the first, up to the longest. */
 export const REPORT_WAITS_MS = { first: 1_000, longest: 60_000 };
 
@@ -66,10 +70,12 @@ export function syncWorker(
         // requests.
         const nextDue = job.data.next_due ?? job.timestamp + (job.delay ?? 0) + definition.everyMs;
         const waits = job.data.waits ?? 0;
+        // A wait ending at the give-up point would start the run after it (a delayed job is taken
+        // up a moment late): it ends a first wait earlier, or the job gives up now.
         const wait = Math.min(
           REPORT_WAITS_MS.longest,
           REPORT_WAITS_MS.first * 2 ** waits,
-          nextDue - definition.everyMs / 10 - Date.now(),
+          nextDue - definition.everyMs / 10 - REPORT_WAITS_MS.first - Date.now(),
         );
         if (wait <= 0)
           throw new UnrecoverableError(
@@ -82,6 +88,6 @@ export function syncWorker(
         return waitInDelayedSet(job, token, { ...job.data, next_due: nextDue, waits: waits + 1 }, wait);
       }
     },
-    { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
+    { connection: deps.connection, prefix: deps.prefix, concurrency: SYNC_CONCURRENCY },
   );
 }

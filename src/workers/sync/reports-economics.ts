@@ -8,7 +8,7 @@ import {
   today,
   type ReportPlan,
 } from './reports.js';
-import { syncScope } from './scope.js';
+import { mapLimited, recordFirstRead, syncScope } from './scope.js';
 import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 
 // Seller economics per SKU per day, from the Data Kiosk dataset analytics_economics_2024_03_15
@@ -19,6 +19,8 @@ import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 const RESTATE_DAYS = 7;
 const QUERY_DAYS = 31;
 const PAGE_ROWS = 500;
+/** Days recorded at once. */
+const PARALLEL_DAYS = 8;
 
 const economicsQuery = (marketplaceId: string, from: string, to: string) =>
   `query SellerEconomics { analytics_economics_2024_03_15 { economics(startDate: "${from}", endDate: "${to}", aggregateBy: { date: DAY, productId: MSKU }, marketplaceIds: ["${marketplaceId}"]) {
@@ -37,6 +39,7 @@ export const economicsSync = reportsJob({
     const plans: ReportPlan[] = [];
     for (const marketplace_id of marketplaces) {
       const latest = await latestCompleteDay(deps.db, account_id, ECONOMICS_DATASET, marketplace_id);
+      const firstRead = latest === null;
       for (let from = syncFrom(latest, lastDay, RESTATE_DAYS); from <= lastDay; from += QUERY_DAYS) {
         const to = Math.min(lastDay, from + QUERY_DAYS - 1);
         const [first, last] = [dateOfDay(from), dateOfDay(to)];
@@ -52,20 +55,17 @@ export const economicsSync = reportsJob({
               rows.push(record);
               byDay.set(day, rows);
             }
-            let recorded = 0;
             // every day of the range, so a day whose rows vanished reads as empty
-            for (let day = from; day <= to; day++) {
-              const scope = `${marketplace_id}/${dateOfDay(day)}`;
-              recorded += (
-                await syncScope(
-                  deps.ctx,
-                  { account_id, dataset: ECONOMICS_DATASET, scope },
-                  asPages(pagesOf(byDay.get(dateOfDay(day)) ?? [], PAGE_ROWS)),
-                  deps.now,
-                )
-              ).recorded;
-            }
-            return recorded;
+            const days = Array.from({ length: to - from + 1 }, (_, k) => from + k);
+            const recorded = await mapLimited(days, PARALLEL_DAYS, (day) => {
+              const key = { account_id, dataset: ECONOMICS_DATASET, scope: `${marketplace_id}/${dateOfDay(day)}` };
+              const pages = pagesOf(byDay.get(dateOfDay(day)) ?? [], PAGE_ROWS);
+              // a first read (of a year) records its days as new streams, several at once
+              return firstRead
+                ? recordFirstRead(deps.ctx, key, pages, deps.now, 1)
+                : syncScope(deps.ctx, key, asPages(pages), deps.now).then((r) => r.recorded);
+            });
+            return recorded.reduce((a, b) => a + b, 0);
           },
         });
       }

@@ -21,9 +21,12 @@ export interface ReportPlan {
   /** Unique per account and stable across attempts, e.g. `seller_economics/<marketplace>/<from>/<to>`. */
   key: string;
   api: 'reports' | 'dataKiosk';
+  /** A Reports API document's format: JSON (the default) or a tab-separated flat file. */
+  document?: 'json' | 'flatFile';
   create(client: ReportsClient): Promise<string>;
-  /** The document's content (parsed JSON; for Data Kiosk, its records), or null when the report
-   * has no data (CANCELLED, or a query DONE without a document). Returns events recorded. */
+  /** The document's content (parsed JSON; a flat file's records by column name; for Data Kiosk,
+   * its records), or null when the report has no data (CANCELLED, or a query DONE without a
+   * document). Returns events recorded. */
   handle(content: unknown | null): Promise<number>;
 }
 
@@ -56,7 +59,7 @@ function ensureTable(db: Knex): Promise<void> {
   return ready;
 }
 
-function reportsClientFor(deps: SyncDeps, refreshToken: string): ReportsClient {
+export function reportsClientFor(deps: SyncDeps, refreshToken: string): ReportsClient {
   return createReportsClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });
 }
 
@@ -102,7 +105,7 @@ export async function runReports(
           'report failed at the marketplace (FATAL); not recorded',
         );
       } else {
-        recorded += await plan.handle(state.documentId ? await download(client, plan.api, state.documentId) : null);
+        recorded += await plan.handle(state.documentId ? await download(client, plan, state.documentId) : null);
       }
       await table().where({ account_id, request_key: plan.key }).delete();
       open.delete(plan);
@@ -137,10 +140,10 @@ async function status(
   };
 }
 
-async function download(client: ReportsClient, api: ReportPlan['api'], documentId: string): Promise<unknown> {
-  return api === 'reports'
-    ? client.downloadReport(await client.getReportDocument(documentId))
-    : client.downloadQueryDocument(await client.getQueryDocument(documentId));
+async function download(client: ReportsClient, plan: ReportPlan, documentId: string): Promise<unknown> {
+  if (plan.api === 'dataKiosk') return client.downloadQueryDocument(await client.getQueryDocument(documentId));
+  const document = await client.getReportDocument(documentId);
+  return plan.document === 'flatFile' ? client.downloadFlatFile(document) : client.downloadReport(document);
 }
 
 /** What a report sync needs to know about the account: its kind and marketplaces (those it

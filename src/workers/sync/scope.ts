@@ -1,11 +1,14 @@
 import { completeSync, observePage } from '../../commands/observations.js';
 import type { CommandContext } from '../../commands/handler.js';
 import type { ObservationKey } from '../../domain/observation/events.js';
+import type { Knex } from 'knex';
+import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 
 /**
  * Records one complete read of a scope: each page as it arrives (unchanged pages record
  * nothing), then the page count. Returns how many events were recorded, 0 for a re-sync
- * of unchanged data.
+ * of unchanged data. The next page is read while the last one is recorded (pages still
+ * recorded in order, one at a time).
  */
 export async function syncScope(
   ctx: CommandContext,
@@ -15,10 +18,64 @@ export async function syncScope(
 ): Promise<{ pages: number; recorded: number }> {
   let page = 0;
   let recorded = 0;
-  for await (const rows of pages) {
-    recorded += await observePage(ctx, key, page, rows, now());
-    page++;
+  let recording: Promise<number> | null = null;
+  try {
+    for await (const rows of pages) {
+      if (recording) recorded += await recording;
+      recording = observePage(ctx, key, page, rows, now());
+      // its failure is awaited (and thrown) before anything else is recorded
+      recording.catch(() => {});
+      page++;
+    }
+  } finally {
+    // a failed read still lets the page in flight finish before the error goes up
+    if (recording) recorded += await recording;
   }
   recorded += await completeSync(ctx, key, page, now());
   return { pages: page, recorded };
+}
+
+/**
+ * Records one complete read of a scope whose pages are all at hand (a bulk report's), most
+ * likely for the first time: `parallel` pages at once, each appended without reading its stream
+ * first (see RecordOptions), then the page count. Returns the events recorded.
+ */
+export async function recordFirstRead(
+  ctx: CommandContext,
+  key: ObservationKey,
+  pages: readonly unknown[][],
+  now: () => Date,
+  parallel: number,
+): Promise<number> {
+  const fresh = { fresh: true };
+  const recorded = await mapLimited([...pages.keys()], parallel, (page) =>
+    observePage(ctx, key, page, pages[page]!, now(), fresh),
+  );
+  return recorded.reduce((a, b) => a + b, 0) + (await completeSync(ctx, key, pages.length, now(), fresh));
+}
+
+/** `fn` over the items, at most `limit` at once; results in the items' order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** The scopes of `dataset` the account has a complete read of (only those under `prefix/`, when given). */
+export async function completeScopes(
+  db: Knex,
+  account_id: string,
+  dataset: string,
+  prefix?: string,
+): Promise<string[]> {
+  const query = db.withSchema(READ_MODEL_SCHEMA).table('observed_scopes').where({ account_id, dataset });
+  if (prefix !== undefined) query.andWhere('scope', 'like', `${prefix}/%`);
+  return (await query.select('scope')).map((r: { scope: string }) => r.scope);
 }

@@ -20,6 +20,9 @@ import {
 import type { AdsState } from './sp-state.js';
 import { hasMediaType, scopedProfile } from './scope.js';
 
+/** Reports kept (the real service keeps them some days). */
+const REPORT_LIMIT = 5_000;
+
 // Asynchronous reporting v3 for spCampaigns and spTargeting (a campaign's day shared out across
 // its keywords and targeting clauses, summing to the campaign's row): POST /reporting/reports
 // answers PENDING, status polls move it on (PROCESSING, then COMPLETED with a pre-signed
@@ -166,6 +169,8 @@ export function registerReportingRoutes(
       polls: 0,
       signature: randomBytes(16).toString('hex'),
     });
+    // the oldest reports go first, so a long run keeps a bounded list
+    if (reports.size > REPORT_LIMIT) reports.delete(reports.keys().next().value!);
     return report;
   });
 

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from './types.js';
+import { createRing } from '../ring.js';
 import type { PushTarget } from './subscriptions.js';
 
 // The sender: POSTs each message to its subscription's URL, signed the Standard Webhooks way
@@ -71,6 +72,8 @@ type DeliveryFault = z.output<typeof faultInput> & { remaining: number };
 /** A reordered message waits for the next message to its URL, or this long if none comes. */
 const REORDER_HOLD_MS = 2_000;
 const RECORD_LIMIT = 1_000;
+/** Messages waiting per destination at most. */
+const LANE_LIMIT = 10_000;
 
 export interface Delivery {
   send(message: Outgoing): void;
@@ -97,7 +100,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<AbortController>();
   const stats: DeliveryStats = { queued: 0, delivered: 0, retried: 0, failed: 0, pending: 0 };
-  let records: DeliveryRecord[] = [];
+  const records = createRing<DeliveryRecord>(RECORD_LIMIT);
   let closed = false;
 
   const laneOf = (url: string) => {
@@ -126,6 +129,12 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   function enqueue(job: Job): void {
     if (closed) return;
     const lane = laneOf(job.message.url);
+    // a destination that can't keep up loses its oldest messages rather than the simulator its memory
+    if (lane.queue.length >= LANE_LIMIT) {
+      const dropped = lane.queue.shift()!;
+      dropped.record.lastError = `dropped: more than ${LANE_LIMIT} messages waiting for ${job.message.url}`;
+      settle(dropped, 'failed');
+    }
     lane.queue.push(job);
     void pump(lane);
   }
@@ -202,7 +211,6 @@ export function createDelivery(options: DeliveryOptions): Delivery {
           lastStatus: null,
         };
         records.push(record);
-        if (records.length > RECORD_LIMIT) records = records.slice(-RECORD_LIMIT);
         stats.queued += 1;
         stats.pending += 1;
         const job = { message, record };
@@ -218,7 +226,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
       }
     },
     stats: () => ({ ...stats }),
-    records: () => [...records],
+    records: () => records.list(),
     close() {
       closed = true;
       for (const timer of timers) clearTimeout(timer);

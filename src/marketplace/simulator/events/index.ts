@@ -67,7 +67,7 @@ export function registerEvents(app: FastifyInstance, deps: EventsDeps, options: 
     competition: createCompetition(deps.seed),
     hub,
     now: deps.now,
-    market: { accountStatus: 'NORMAL', issued: 0, budgetUsage: new Map(), announced: new Set(), versions: new Map() },
+    market: { accountStatus: 'NORMAL', issued: 0, budgetUsage: new Map(), announced: new Map(), versions: new Map() },
   };
   deps.selling.listings.onChange((before, after) => listingChanged(sources, before, after));
   deps.ads.onChange((change) =>

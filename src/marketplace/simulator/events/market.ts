@@ -41,7 +41,12 @@ const HAPPENINGS: ReadonlyArray<readonly [weight: number, Happening]> = [
       const since = s.now() - DAY_MS;
       const order = findOrder(s, {}, (o) => o.purchasedAt >= since && !s.market.announced.has(o.amazonOrderId));
       if (!order) return undefined;
-      s.market.announced.add(order.amazonOrderId);
+      s.market.announced.set(order.amazonOrderId, order.purchasedAt);
+      // orders older than a day are never picked again: forget them, so a long run stays small
+      for (const [id, purchasedAt] of s.market.announced) {
+        if (purchasedAt >= since) break;
+        s.market.announced.delete(id);
+      }
       s.hub.selling('ORDER_CHANGE', s.seller.merchantId, orderChange(s.seller.merchantId, order, s.now()));
       for (const line of order.lines) {
         const l = s.selling.listings.live(line.listing);

@@ -27,8 +27,8 @@ export interface EventSources {
     issued: number;
     /** today's budget consumption per campaign, percent */
     budgetUsage: Map<string, { day: number; percent: number }>;
-    /** orders the market has announced (and taken out of stock) */
-    announced: Set<string>;
+    /** orders of the last day the market has announced (and taken out of stock), with their purchase time */
+    announced: Map<string, number>;
     /** changes seen per ads entity, for the entity datasets' `version` */
     versions: Map<string, number>;
   };

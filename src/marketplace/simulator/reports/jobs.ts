@@ -3,7 +3,8 @@ import { gzipSync } from 'node:zlib';
 // Asynchronous report jobs shared by the Reports API and Data Kiosk: a job reads IN_QUEUE at
 // the first status read, IN_PROGRESS at the second, and is finished at the third: its document
 // is built then, from the data as it stood when the job was created. Both the job list and the
-// documents are bounded (oldest dropped), so a long-running simulator keeps little memory.
+// documents are bounded (oldest dropped; documents by count and by bytes, since a bulk report of
+// a large seller is megabytes), so a long-running simulator keeps little memory.
 
 export type ProcessingStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'DONE' | 'FATAL' | 'CANCELLED';
 
@@ -64,9 +65,11 @@ export function createJobStore(
   onFinished: (job: Job) => void = () => {},
   limit = 5_000,
   documentLimit = 200,
+  documentBytes = 256 * 2 ** 20,
 ): JobStore {
   const jobs = new Map<string, Job>();
   const documents = new Map<string, StoredDocument>();
+  let storedBytes = 0;
   let seq = 0;
   let paused = false;
   const bound = <V>(map: Map<string, V>, max: number) => {
@@ -94,8 +97,14 @@ export function createJobStore(
         job.processingEndTime = now;
         const gzip = job.api === 'reports';
         const store = (documentId: string, body: string) => {
-          documents.set(documentId, { owner, gzip, body: gzip ? gzipSync(body) : Buffer.from(body) });
-          bound(documents, documentLimit);
+          const stored = { owner, gzip, body: gzip ? gzipSync(body) : Buffer.from(body) };
+          documents.set(documentId, stored);
+          storedBytes += stored.body.length;
+          while (documents.size > documentLimit || (storedBytes > documentBytes && documents.size > 1)) {
+            const [oldest, dropped] = documents.entries().next().value!;
+            documents.delete(oldest);
+            storedBytes -= dropped.body.length;
+          }
           return documentId;
         };
         if (outcome.kind === 'document') {

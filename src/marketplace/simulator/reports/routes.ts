@@ -9,6 +9,7 @@ import { ECONOMICS_DATASET, economicsRecords } from './economics.js';
 import { createJobStore, type FinishedJob, type Job, type JobApi, type JobOutcome } from './jobs.js';
 import { dateOfDay, dayOf, dayOfWire } from './keyed.js';
 import { searchQueryPerformance } from './search-query.js';
+import { allOrdersByOrderDate, LISTINGS_REPORT, merchantListingsAll, ORDERS_REPORT } from './seller-flat-files.js';
 import { fatal, type Principal, type ReportRequest, type ReportSource, type ReportType } from './types.js';
 import { vendorInventory, vendorSales, vendorTraffic } from './vendor-reports.js';
 
@@ -23,6 +24,8 @@ export const REPORT_TYPES: Readonly<Record<string, ReportType>> = {
   GET_VENDOR_SALES_REPORT: vendorSales,
   GET_VENDOR_TRAFFIC_REPORT: vendorTraffic,
   GET_VENDOR_INVENTORY_REPORT: vendorInventory,
+  [ORDERS_REPORT]: allOrdersByOrderDate,
+  [LISTINGS_REPORT]: merchantListingsAll,
 };
 
 export interface ReportsDeps {
@@ -30,6 +33,7 @@ export interface ReportsDeps {
   catalog: Catalog;
   vendor: FictionalVendor;
   merchantId: string;
+  selling: ReportSource['selling'];
   tokens: TokenStore;
   now: () => number;
   /** Hears of every report and query that finished processing. */
@@ -92,6 +96,7 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     catalog: deps.catalog,
     vendor: deps.vendor,
     merchantId: deps.merchantId,
+    selling: deps.selling,
     asOf: deps.now(),
   });
   const route = { config: { api: 'selling' as const } };

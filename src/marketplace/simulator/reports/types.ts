@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog.js';
+import type { SellingData } from '../selling/data.js';
 import type { FictionalVendor } from '../vendor.js';
 import type { JobOutcome } from './jobs.js';
 
@@ -20,6 +21,8 @@ export interface ReportSource {
   catalog: Catalog;
   vendor: FictionalVendor;
   merchantId: string;
+  /** the seller's orders and listings, as the selling APIs serve them */
+  selling: Pick<SellingData, 'orders' | 'listings'>;
   asOf: number;
 }
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { minorDigits, rngFor, type Catalog, type ListingStatus, type SimListing } from '../catalog.js';
+import { createRing } from '../ring.js';
 
 // What the seller changed on top of the generated catalog: accepted listing patches and
-// deletions, kept per (SKU, marketplace), plus the log of every submission for tests.
+// deletions, kept per (SKU, marketplace), plus the log of the latest submissions for tests.
 
 export interface LiveListing extends SimListing {
   /** Units offered for sale by the merchant (fulfillment_availability.quantity); FBA stock lives in the inventory. */
@@ -67,7 +68,7 @@ export interface ListingsState {
   ): Submission;
   /** What deleteListingsItem does: the listing stays, reported DELETED. */
   remove(sku: string, marketplaceId: string): Submission;
-  /** Every submission, oldest first. */
+  /** The latest submissions (10,000), oldest first. */
   submissions(): Submission[];
   /** The market sold or restocked merchant-fulfilled units. */
   setQuantity(sku: string, marketplaceId: string, quantity: number): void;
@@ -78,10 +79,11 @@ export interface ListingsState {
 export type ListingChangeListener = (before: LiveListing, after: LiveListing) => void;
 
 const STREAM_QUANTITY = 16;
+const SUBMISSION_LIMIT = 10_000;
 
 export function createListingsState(catalog: Catalog, now: () => number): ListingsState {
   const changes = new Map<string, Changes>();
-  const log: Submission[] = [];
+  const log = createRing<Submission>(SUBMISSION_LIMIT);
   const listeners: ListingChangeListener[] = [];
   const keyOf = (sku: string, marketplaceId: string) => `${marketplaceId}/${sku}`;
 
@@ -156,7 +158,7 @@ export function createListingsState(catalog: Catalog, now: () => number): Listin
         change(sku, marketplaceId, { status: 'DELETED' satisfies ListingStatus }),
       );
     },
-    submissions: () => [...log],
+    submissions: () => log.list(),
     setQuantity: (sku, marketplaceId, quantity) => change(sku, marketplaceId, { quantity }),
     onChange(listener) {
       listeners.push(listener);
