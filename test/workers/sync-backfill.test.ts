@@ -5,7 +5,8 @@ import { LISTINGS_REPORT, ORDERS_REPORT } from '../../src/marketplace/clients/fl
 import { orderAsOf } from '../../src/marketplace/simulator/selling/orders-book.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { ordersProjection } from '../../src/projections/observed/orders.js';
-import { CONFIRMED_ORDER_STATUSES, vSalesLines } from '../../src/projections/views/v_sales_lines.js';
+import { CONFIRMED_ORDER_STATUSES } from '../../src/projections/observed/sales-rollups.js';
+import { vSalesLines } from '../../src/projections/views/v_sales_lines.js';
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { HISTORY_DAYS, ordersSync, TRAILING_DAYS } from '../../src/workers/sync/orders.js';
