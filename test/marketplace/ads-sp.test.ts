@@ -269,17 +269,34 @@ describe('ads API: Sponsored Products v3 entities', function () {
     const yen = await campaign(jp, 1234.4);
     expect(yen.entity).to.deep.include({ budget: { budget: 1234, budgetType: 'DAILY' } });
 
-    const group = await ads.sp.create(us, 'adGroups', [
-      { campaignId: dollars.id, name: 'Cents', state: 'Enabled', defaultBid: 0.555 },
-    ]);
-    const adGroupId = group.success[0]!.id;
-    const keyword = await ads.sp.create(
+    const group = await ads.sp.create(
       us,
-      'keywords',
-      [{ campaignId: dollars.id, adGroupId, keywordText: 'teapot', matchType: 'exact', state: 'paused', bid: 1.006 }],
+      'adGroups',
+      [{ campaignId: dollars.id, name: 'Cents', state: 'Enabled', defaultBid: 0.555 }],
       { representation: true },
     );
-    expect(keyword.success[0]!.entity).to.deep.include({ matchType: 'EXACT', state: 'PAUSED', bid: 1.01 });
+    expect(group.success[0]!.entity).to.deep.include({ state: 'ENABLED', defaultBid: 0.56 });
+    const adGroupId = group.success[0]!.id;
+    // a keyword in JP (the seed test compares the US keywords)
+    const jpGroup = await ads.sp.create(jp, 'adGroups', [
+      { campaignId: yen.id, name: 'Yen', state: 'ENABLED', defaultBid: 20 },
+    ]);
+    const keyword = await ads.sp.create(
+      jp,
+      'keywords',
+      [
+        {
+          campaignId: yen.id,
+          adGroupId: jpGroup.success[0]!.id,
+          keywordText: 'teapot',
+          matchType: 'exact',
+          state: 'paused',
+          bid: 12.6,
+        },
+      ],
+      { representation: true },
+    );
+    expect(keyword.success[0]!.entity).to.deep.include({ matchType: 'EXACT', state: 'PAUSED', bid: 13 });
     await ads.sp.update(us, 'adGroups', [{ adGroupId, state: 'paused', defaultBid: 0.404 }]);
     const [read] = (await ads.sp.list(us, 'adGroups', { adGroupIdFilter: { include: [adGroupId] } })).items;
     expect(read, 'the read-back shows what was stored').to.deep.include({ state: 'PAUSED', defaultBid: 0.4 });
