@@ -4,7 +4,7 @@ import type { CommandContext } from './commands/handler.js';
 import { newId, UUID_PATTERN } from './domain/shared/ids.js';
 import { DomainError } from './domain/shared/errors.js';
 import { createEventStore, type Position } from './eventstore/index.js';
-import { loadConfig } from './infra/config.js';
+import { loadConfig, type Config } from './infra/config.js';
 import { createDb, type Knex } from './infra/db.js';
 import { createLogger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
@@ -24,7 +24,13 @@ import { findUser, listTokens } from './projections/auth/queries.js';
 import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
 import { runRebuildCommand, UsageError } from './projections/rebuild-command.js';
-import { connectionsQueue, reconnectAccount, scheduleConnectionSync } from './workers/connections-queue.js';
+import type { Queue } from 'bullmq';
+import {
+  connectionsQueue,
+  reconnectAccount,
+  scheduleConnectionSync,
+  type ConnectionSyncJob,
+} from './workers/connections-queue.js';
 import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
 
@@ -54,6 +60,26 @@ const USAGE = `usage: npm run cli -- <command>
 ${WEBHOOK_USAGE}`;
 
 const CONNECTIONS = ['selling', 'ads'] as const;
+
+/** The name of a configured credential set, else a usage error. */
+function configuredSet(config: Config, name: string): string {
+  if (!credentialSets(config).has(name))
+    throw new UsageError(`no credential set named ${name} is configured (seller: SELLING_*/ADS_*, vendor: VENDOR_*)`);
+  return name;
+}
+
+/** Runs `fn` with the connection sync queue (a running worker takes its jobs). */
+async function withConnectionsQueue(config: Config, fn: (queue: Queue<ConnectionSyncJob>) => Promise<void>) {
+  await checkRedis(config.REDIS_URL);
+  const redis = createRedis(config.REDIS_URL);
+  const queue = connectionsQueue(redis, config.REDIS_PREFIX);
+  try {
+    await fn(queue);
+  } finally {
+    await queue.close();
+    await redis.quit();
+  }
+}
 
 /** An account as the read model has it, for the operator's account commands. */
 async function accountById(
@@ -161,25 +187,15 @@ async function main(argv: string[]): Promise<void> {
         console.log('revoked');
         return;
       case 'accounts connect': {
-        await checkRedis(config.REDIS_URL);
-        const redis = createRedis(config.REDIS_URL);
-        const queue = connectionsQueue(redis, config.REDIS_PREFIX);
-        try {
-          const user_id = option('user')!;
-          if (!(await findUser(db, user_id)))
-            throw new UsageError(`no user ${user_id}; create one with: users create --name <name>`);
-          const credentials = option('credentials', false) ?? SELLER_CREDENTIALS;
-          if (!credentialSets(config).has(credentials))
-            throw new UsageError(
-              `no credential set named ${credentials} is configured (seller: SELLING_*/ADS_*, vendor: VENDOR_*)`,
-            );
-          const account_id = newId();
-          await scheduleConnectionSync(queue, { user_id, account_id, credentials });
-          console.log(account_id);
-        } finally {
-          await queue.close();
-          await redis.quit();
-        }
+        const user_id = option('user')!;
+        if (!(await findUser(db, user_id)))
+          throw new UsageError(`no user ${user_id}; create one with: users create --name <name>`);
+        const credentials = configuredSet(config, option('credentials', false) ?? SELLER_CREDENTIALS);
+        const account_id = newId();
+        await withConnectionsQueue(config, (queue) =>
+          scheduleConnectionSync(queue, { user_id, account_id, credentials }),
+        );
+        console.log(account_id);
         return;
       }
       case 'accounts deactivate': {
@@ -207,23 +223,16 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'accounts reconnect': {
-        await checkRedis(config.REDIS_URL);
         const account_id = option('account')!;
         const account = await accountById(db, account_id);
-        const credentials = option('credentials', false) ?? account.credentials ?? SELLER_CREDENTIALS;
-        if (!credentialSets(config).has(credentials))
-          throw new UsageError(
-            `no credential set named ${credentials} is configured (seller: SELLING_*/ADS_*, vendor: VENDOR_*)`,
-          );
-        const redis = createRedis(config.REDIS_URL);
-        const queue = connectionsQueue(redis, config.REDIS_PREFIX);
-        try {
-          await reconnectAccount(queue, { user_id: account.user_id, account_id, credentials });
-          console.log(`reconnecting ${account_id} with credential set ${credentials}`);
-        } finally {
-          await queue.close();
-          await redis.quit();
-        }
+        const credentials = configuredSet(
+          config,
+          option('credentials', false) ?? account.credentials ?? SELLER_CREDENTIALS,
+        );
+        await withConnectionsQueue(config, (queue) =>
+          reconnectAccount(queue, { user_id: account.user_id, account_id, credentials }),
+        );
+        console.log(`reconnecting ${account_id} with credential set ${credentials}`);
         return;
       }
       case 'admissions disable':

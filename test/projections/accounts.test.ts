@@ -18,6 +18,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { executeAccountCommand } from '../../src/commands/accounts.js';
 import { MarketplaceError } from '../../src/marketplace/clients/index.js';
+import { revokeRefreshToken } from '../support/marketplace.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 
 // Accounts and auth read models, filled the real way: the connection sync reads the
@@ -54,14 +55,8 @@ describe('accounts and auth read models', function () {
     );
   };
   /** The seller removes (or gives back) the app's authorization behind a refresh token. */
-  const revoke = async (refresh_token: string, revoked: boolean) => {
-    const res = await fetch(`${simulator.endpoints().sellingApiUrl}/_sim/lwa/revocations`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ refresh_token, revoked }),
-    });
-    expect(res.status).to.equal(200);
-  };
+  const revoke = (refresh_token: string, revoked: boolean) =>
+    revokeRefreshToken(simulator.endpoints().sellingApiUrl, refresh_token, revoked);
   const requestsTo = (path: string) => simulator.requests.list().filter((r) => r.path === path).length;
   const allEvents = async (): Promise<RecordedEvent[]> => store.readAll({ after: null, limit: 100_000 });
 
@@ -164,7 +159,7 @@ describe('accounts and auth read models', function () {
     expect(requestsTo('/v2/profiles')).to.equal(profileReads);
   });
 
-  it('an operator deactivation keeps the connection connected but inactive; a reconnection the marketplace still refuses fails, one it accepts makes both active again', async () => {
+  it('an operator deactivation keeps the connection connected but inactive; a reconnection makes active what the marketplace accepts and fails naming what it still refuses', async () => {
     const ctx = { store, metadata: { actor: { kind: 'user' as const, id: 'cli' } } };
     const at = new Date().toISOString();
     const deactivate = {
@@ -196,13 +191,17 @@ describe('accounts and auth read models', function () {
       (err: unknown) => err,
     );
     expect(refused).to.be.instanceOf(MarketplaceError).and.to.include({ code: 'invalid_grant', retryable: false });
-    await revoke('Atzr|demo-advertiser', false);
-    const { recorded, active } = await sync(true);
-    expect(active).to.equal(true);
-    expect(recorded, 'both connections recorded again').to.equal(2);
+    expect((refused as Error).message).to.match(/refuses the ads authorization .* it stays inactive/);
     await projector.whenCaughtUp();
     [account] = await loadAccounts(db, user_id);
-    expect(account!.selling).to.include({ connected: true, active: true, inactive: null });
+    expect(account!.selling, 'the connection it accepts is reconnected').to.include({ active: true, inactive: null });
+    expect(account!.ads!.inactive!.cause, 'the refused one stays as it was').to.equal('authorization_refused');
+
+    await revoke('Atzr|demo-advertiser', false);
+    const { recorded, active } = await sync(true);
+    expect({ recorded, active }).to.deep.equal({ recorded: 1, active: true });
+    await projector.whenCaughtUp();
+    [account] = await loadAccounts(db, user_id);
     expect(account!.ads).to.include({ connected: true, inactive: null });
   });
 

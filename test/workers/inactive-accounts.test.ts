@@ -19,13 +19,13 @@ import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { ordersProjection } from '../../src/projections/observed/orders.js';
 import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
 import {
-  connectionsQueue,
   connectionsWorker,
   type ConnectionSyncJob,
   type ConnectionSyncResult,
 } from '../../src/workers/connections-queue.js';
-import { eventRetentionQueue, eventRetentionWorker } from '../../src/workers/events/retention-queue.js';
-import { keepSchedules, type RunningScheduleKeeper } from '../../src/workers/schedules.js';
+import { eventRetentionWorker } from '../../src/workers/events/retention-queue.js';
+import { keepSchedules, type RunningScheduleKeeper, type ScheduleQueues } from '../../src/workers/schedules.js';
+import { scheduleQueues, schedulerKeys } from '../support/schedules.js';
 import { adsCampaignMetricsSync } from '../../src/workers/sync/ads-metrics.js';
 import { ReportNotReady } from '../../src/workers/sync/reports.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
@@ -33,9 +33,9 @@ import { catalogSync } from '../../src/workers/sync/catalog.js';
 import { inventorySync } from '../../src/workers/sync/inventory.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { ordersSync } from '../../src/workers/sync/orders.js';
-import { syncQueue, syncWorker, type SyncJobData } from '../../src/workers/sync/queue.js';
+import { syncWorker } from '../../src/workers/sync/queue.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
-import { ADS_TOKEN, SELLING_TOKEN } from '../support/marketplace.js';
+import { ADS_TOKEN, revokeRefreshToken, SELLING_TOKEN } from '../support/marketplace.js';
 import { cli, eventually } from '../support/processes.js';
 import { assertRebuildEqualsLive } from '../support/projections.js';
 import { startHarness, type Harness } from '../support/observed.js';
@@ -70,7 +70,7 @@ describe('an inactive connection: no syncs, raw provider data pruned 30 days fro
   /** another seller account, active throughout: what its raw data leaves in the tables must stay */
   let other: string;
   let env: Record<string, string>;
-  let queues: { connections: Queue<ConnectionSyncJob>; data: Queue<SyncJobData>; retention: Queue };
+  let queues: ScheduleQueues;
   let workers: { connections: Worker<ConnectionSyncJob, ConnectionSyncResult>; data: Worker; retention: Worker };
   let keeper: RunningScheduleKeeper;
   /** the retention job's clock */
@@ -98,14 +98,7 @@ describe('an inactive connection: no syncs, raw provider data pruned 30 days fro
   const shown = async () => {
     await h.projector.whenCaughtUp();
   };
-  const schedulers = async () =>
-    [
-      ...(await queues.connections.getJobSchedulers(0, -1)),
-      ...(await queues.data.getJobSchedulers(0, -1)),
-      ...(await queues.retention.getJobSchedulers(0, -1)),
-    ]
-      .map((s) => s.key)
-      .sort();
+  const schedulers = () => schedulerKeys(queues);
   /** A one-off job run through its worker, to its end. */
   async function run<T>(queue: Queue<T>, name: string, data: T): Promise<Job<T>> {
     const job = await queue.add(name as never, data as never, { jobId: `${name}-${randomUUID()}`, attempts: 1 });
@@ -125,14 +118,8 @@ describe('an inactive connection: no syncs, raw provider data pruned 30 days fro
     expect(job.failedReason).to.equal(undefined);
     return (job.returnvalue as { raw_data_scopes: number }).raw_data_scopes;
   };
-  const revoke = async (refresh_token: string, revoked: boolean) => {
-    const res = await fetch(`${h.simulator.endpoints().sellingApiUrl}/_sim/lwa/revocations`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ refresh_token, revoked }),
-    });
-    expect(res.status).to.equal(200);
-  };
+  const revoke = (refresh_token: string, revoked: boolean) =>
+    revokeRefreshToken(h.simulator.endpoints().sellingApiUrl, refresh_token, revoked);
   const requests = (path: RegExp) => h.simulator.requests.list().filter((r) => path.test(r.path)).length;
   const LISTINGS_READS = /^\/listings\/2021-08-01\/items\//;
   const streamsOf = async (datasets: readonly string[]) =>
@@ -153,11 +140,7 @@ describe('an inactive connection: no syncs, raw provider data pruned 30 days fro
     other = await h.connect('seller');
     env = { DATABASE_URL: url, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn' };
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    queues = {
-      connections: connectionsQueue(redis, prefix),
-      data: syncQueue(redis, prefix),
-      retention: eventRetentionQueue(redis, prefix),
-    };
+    queues = scheduleQueues(redis, prefix);
     const credentials = (name: string) =>
       name === 'seller' ? { selling_refresh_token: SELLING_TOKEN, ads_refresh_token: ADS_TOKEN } : undefined;
     const deps = { ...h.deps(SELLING_TOKEN), credentials, connection: redis, prefix };
@@ -192,6 +175,11 @@ describe('an inactive connection: no syncs, raw provider data pruned 30 days fro
     await h?.close();
     await dropRedisKeys(`${prefix}*`);
     await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+  });
+
+  it('knows the page table of every raw dataset of each connection', () => {
+    for (const kind of ['selling', 'ads'] as const)
+      expect(RAW_PAGE_TABLES[kind].flatMap((t) => t.datasets)).to.have.members([...RAW_DATASETS[kind]]);
   });
 
   it("syncs the accounts' raw data through the worker, as the keeper schedules it", async () => {
