@@ -12,7 +12,7 @@ import { ADS_TABLES } from '../observed/ads.js';
 import { TARGET_DATASETS } from '../observed/ads-rows.js';
 import { CATALOG_TABLE } from '../observed/catalog.js';
 import { INVENTORY_TABLE } from '../observed/inventory.js';
-import { CURRENT_LISTINGS_TABLE, LISTING_SCOPES_TABLE, LISTINGS_TABLE } from '../observed/listings.js';
+import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE, SCOPES_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 
 // Retention of an inactive connection's raw provider data (spec 8): which of the account's scopes
@@ -39,7 +39,7 @@ export const RAW_PAGE_TABLES: Readonly<
 /** Tables made from the listings pages alone (the current-listing index and its page counts,
  * admission's listing ids): the account's rows go with its listings. */
 const DERIVED_TABLES: Readonly<Record<ConnectionKind, readonly string[]>> = {
-  selling: [CURRENT_LISTINGS_TABLE, LISTING_SCOPES_TABLE, LISTING_TARGETS_TABLE],
+  selling: [CURRENT_LISTINGS_TABLE, SCOPES_TABLE, LISTING_TARGETS_TABLE],
   ads: [],
 };
 

@@ -21,7 +21,7 @@ import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 
 export const LISTINGS_TABLE = 'listings';
 export const CURRENT_LISTINGS_TABLE = 'listing_current';
-export const LISTING_SCOPES_TABLE = 'listing_scopes';
+export const SCOPES_TABLE = 'listing_scopes';
 const CURRENT_COLUMNS = ['account_id', 'marketplace_id', 'sku', 'scope', 'page', 'row', 'created_at', 'asin', 'title'];
 
 /** `attributes[name]` values for this marketplace (values without a marketplace apply to all). */
@@ -117,7 +117,7 @@ async function repickCurrent(
   await trx.raw(
     `insert into ??.${CURRENT_LISTINGS_TABLE} (${CURRENT_COLUMNS.join(', ')})
      select distinct on (l.sku) ${columns}
-     from ??.${LISTINGS_TABLE} l join ??.${LISTING_SCOPES_TABLE} s on s.account_id = l.account_id and s.scope = l.scope and l.page < s.pages
+     from ??.${LISTINGS_TABLE} l join ??.${SCOPES_TABLE} s on s.account_id = l.account_id and s.scope = l.scope and l.page < s.pages
      where l.account_id = ? and l.scope = ?${skus === null ? '' : ' and l.sku = any(?)'}
      order by l.sku, l.page desc`,
     [schema, schema, schema, account_id, scope, ...(skus === null ? [] : [[...skus]])],
@@ -172,7 +172,7 @@ const LISTINGS_TABLES: Record<string, TableSpec> = {
       ['account_id', 'marketplace_id', 'asin'],
     ],
   },
-  [LISTING_SCOPES_TABLE]: {
+  [SCOPES_TABLE]: {
     columns: { account_id: 'uuid', scope: 'text', pages: 'integer' },
     primary: ['account_id', 'scope'],
   },
@@ -192,7 +192,7 @@ export const listingsProjection: Projection = {
       if (dataset !== LISTINGS_DATASET) return;
       await trx
         .withSchema(schema)
-        .table(LISTING_SCOPES_TABLE)
+        .table(SCOPES_TABLE)
         .insert({ account_id, scope, pages })
         .onConflict(['account_id', 'scope'])
         .merge();
