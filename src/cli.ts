@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { issueApiToken, registerUser, revokeApiToken } from './commands/users.js';
 import type { CommandContext } from './commands/handler.js';
-import { newId } from './domain/shared/ids.js';
+import { newId, UUID_PATTERN } from './domain/shared/ids.js';
 import { DomainError } from './domain/shared/errors.js';
 import { createEventStore, type Position } from './eventstore/index.js';
-import { loadConfig } from './infra/config.js';
-import { createDb } from './infra/db.js';
+import { loadConfig, type Config } from './infra/config.js';
+import { createDb, type Knex } from './infra/db.js';
 import { createLogger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
 import { migrationSteps } from './migrations.js';
@@ -14,6 +14,9 @@ import { createRedis } from './infra/redis.js';
 import { admissionProjection } from './projections/admission/projection.js';
 import { authProjection } from './projections/auth/projection.js';
 import { setAdmissions } from './commands/admissions-switch.js';
+import { executeAccountCommand } from './commands/accounts.js';
+import type { ConnectionKind } from './domain/account/events.js';
+import { accountsProjection } from './projections/accounts/projection.js';
 import { executeDispatchControlCommand } from './commands/dispatch-control.js';
 import { resolveTarget } from './projections/admission/queries.js';
 import { READ_MODEL_SCHEMA } from './projections/projection.js';
@@ -21,7 +24,13 @@ import { findUser, listTokens } from './projections/auth/queries.js';
 import { Projector } from './projections/projector.js';
 import { projections } from './projections/registry.js';
 import { runRebuildCommand, UsageError } from './projections/rebuild-command.js';
-import { connectionsQueue, scheduleConnectionSync } from './workers/connections-queue.js';
+import type { Queue } from 'bullmq';
+import {
+  connectionsQueue,
+  reconnectAccount,
+  scheduleConnectionSync,
+  type ConnectionSyncJob,
+} from './workers/connections-queue.js';
 import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
 
@@ -34,6 +43,13 @@ const USAGE = `usage: npm run cli -- <command>
   accounts connect --user <user id> [--credentials seller|vendor]
                                               connect a configured credential set (default seller)
                                               to a new account of the user (a running worker syncs it)
+  accounts deactivate --account <id> [--connection selling|ads] [--reason <text>]
+                                              stop using an account's connections (default both):
+                                              no syncs; their raw provider data goes 30 days from today
+  accounts reconnect --account <id> [--credentials seller|vendor]
+                                              make its inactive connections active again once the
+                                              marketplace accepts their authorization (a running worker
+                                              reads them at once); stops the 30-day clock
   admissions disable [--reason <text>] | admissions enable
                                               pause or allow new marketplace write requests
                                               (queue_mutations, patch_listing); queued ones go on
@@ -42,6 +58,48 @@ const USAGE = `usage: npm run cli -- <command>
                                               request that touches it (recorded, never sent)
   rebuild <projection> | rebuild --all        rebuild read models from the event log
 ${WEBHOOK_USAGE}`;
+
+const CONNECTIONS = ['selling', 'ads'] as const;
+
+/** The name of a configured credential set, else a usage error. */
+function configuredSet(config: Config, name: string): string {
+  if (!credentialSets(config).has(name))
+    throw new UsageError(`no credential set named ${name} is configured (seller: SELLING_*/ADS_*, vendor: VENDOR_*)`);
+  return name;
+}
+
+/** Runs `fn` with the connection sync queue (a running worker takes its jobs). */
+async function withConnectionsQueue(config: Config, fn: (queue: Queue<ConnectionSyncJob>) => Promise<void>) {
+  await checkRedis(config.REDIS_URL);
+  const redis = createRedis(config.REDIS_URL);
+  const queue = connectionsQueue(redis, config.REDIS_PREFIX);
+  try {
+    await fn(queue);
+  } finally {
+    await queue.close();
+    await redis.quit();
+  }
+}
+
+/** An account as the read model has it, for the operator's account commands. */
+async function accountById(
+  db: Knex,
+  account_id: string,
+): Promise<{ user_id: string; credentials: string | null; selling: boolean; ads: boolean }> {
+  if (!UUID_PATTERN.test(account_id)) throw new UsageError(`--account: '${account_id}' is not an account id (a uuid)`);
+  const row = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('accounts')
+    .where({ account_id })
+    .first(
+      'user_id',
+      db.raw(`coalesce(selling->>'credentials', ads->>'credentials') as credentials`),
+      db.raw('selling is not null as selling'),
+      db.raw('ads is not null as ads'),
+    );
+  if (!row) throw new UsageError(`no account ${account_id}`);
+  return row;
+}
 
 async function main(argv: string[]): Promise<void> {
   const [group, action, ...rest] = argv;
@@ -61,6 +119,8 @@ async function main(argv: string[]): Promise<void> {
         token: { type: 'string' },
         reason: { type: 'string' },
         credentials: { type: 'string' },
+        account: { type: 'string' },
+        connection: { type: 'string' },
         campaign: { type: 'string' },
         switch: { type: 'string' },
       },
@@ -127,25 +187,52 @@ async function main(argv: string[]): Promise<void> {
         console.log('revoked');
         return;
       case 'accounts connect': {
-        await checkRedis(config.REDIS_URL);
-        const redis = createRedis(config.REDIS_URL);
-        const queue = connectionsQueue(redis, config.REDIS_PREFIX);
-        try {
-          const user_id = option('user')!;
-          if (!(await findUser(db, user_id)))
-            throw new UsageError(`no user ${user_id}; create one with: users create --name <name>`);
-          const credentials = option('credentials', false) ?? SELLER_CREDENTIALS;
-          if (!credentialSets(config).has(credentials))
-            throw new UsageError(
-              `no credential set named ${credentials} is configured (seller: SELLING_*/ADS_*, vendor: VENDOR_*)`,
-            );
-          const account_id = newId();
-          await scheduleConnectionSync(queue, { user_id, account_id, credentials });
-          console.log(account_id);
-        } finally {
-          await queue.close();
-          await redis.quit();
-        }
+        const user_id = option('user')!;
+        if (!(await findUser(db, user_id)))
+          throw new UsageError(`no user ${user_id}; create one with: users create --name <name>`);
+        const credentials = configuredSet(config, option('credentials', false) ?? SELLER_CREDENTIALS);
+        const account_id = newId();
+        await withConnectionsQueue(config, (queue) =>
+          scheduleConnectionSync(queue, { user_id, account_id, credentials }),
+        );
+        console.log(account_id);
+        return;
+      }
+      case 'accounts deactivate': {
+        const account_id = option('account')!;
+        const account = await accountById(db, account_id);
+        const which = option('connection', false);
+        if (which !== undefined && which !== 'selling' && which !== 'ads')
+          throw new UsageError(`--connection: '${which}' is neither selling nor ads\n${USAGE}`);
+        const kinds =
+          which === 'selling' || which === 'ads' ? [which as ConnectionKind] : CONNECTIONS.filter((k) => account[k]);
+        const command = {
+          type: 'DeactivateConnection' as const,
+          account_id,
+          cause: 'operator' as const,
+          detail: option('reason', false) ?? `deactivated by ${process.env.USER ?? 'operator'}`,
+          at: new Date().toISOString(),
+        };
+        const changed: string[] = [];
+        for (const connection of kinds)
+          if (await executeAccountCommand(ctx, { ...command, connection })) changed.push(connection);
+        // connection_status shows it at once; a running worker's schedule keeper drops the syncs within its interval
+        if (changed.length > 0) await project(undefined, [accountsProjection]);
+        for (const connection of kinds)
+          console.log(`${connection}: ${changed.includes(connection) ? 'inactive' : 'inactive already'}`);
+        return;
+      }
+      case 'accounts reconnect': {
+        const account_id = option('account')!;
+        const account = await accountById(db, account_id);
+        const credentials = configuredSet(
+          config,
+          option('credentials', false) ?? account.credentials ?? SELLER_CREDENTIALS,
+        );
+        await withConnectionsQueue(config, (queue) =>
+          reconnectAccount(queue, { user_id: account.user_id, account_id, credentials }),
+        );
+        console.log(`reconnecting ${account_id} with credential set ${credentials}`);
         return;
       }
       case 'admissions disable':

@@ -182,14 +182,13 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         logger: workerLogger,
       });
       // a connected account, once the read model shows it, gets its data syncs scheduled
-      // (idempotent on every connection sync)
-      worker.on(
-        'completed',
-        (job) =>
+      // (idempotent on every connection sync); one whose connections are all inactive doesn't
+      worker.on('completed', (job, { active }) => {
+        if (active)
           void scheduleSyncs(dataQueue, syncJobs, job.data.account_id).catch((err: unknown) =>
             logger.error({ err }, 'scheduling data syncs failed'),
-          ),
-      );
+          );
+      });
       worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'connection sync failed'));
       stops.push(() => worker.close());
       // BullMQ's own errors (a lost Redis connection, a next run it could not add on shutdown)

@@ -14,13 +14,25 @@ import { SELLER_CREDENTIALS, type CredentialsLookup } from './credentials.js';
 export const CONNECTIONS_QUEUE = 'connections-sync';
 
 /** Job data names the account and the configured credential set to connect it with (no
- * secrets in Redis); the worker looks the set up. Jobs without one connect the seller's. */
-export type ConnectionSyncJob = Pick<ConnectionSyncTarget, 'user_id' | 'register_user_as' | 'account_id'> & {
+ * secrets in Redis); the worker looks the set up. Jobs without one connect the seller's.
+ * `reconnect`: the operator's reconnection of inactive connections (a one-off job). */
+export type ConnectionSyncJob = Pick<
+  ConnectionSyncTarget,
+  'user_id' | 'register_user_as' | 'account_id' | 'reconnect'
+> & {
   credentials?: string;
-  /** set while the job waits for the read model: what it recorded, and since when it waits (ms) */
+  /** set while the job waits for the read model: what it recorded, whether the account has an
+   * active connection, and since when it waits (ms) */
   recorded?: number;
+  active?: boolean;
   shown_wait_since?: number;
 };
+
+/** What a connection job completes with: its data syncs are scheduled when `active`. */
+export interface ConnectionSyncResult {
+  recorded: number;
+  active: boolean;
+}
 
 export function connectionsQueue(connection: Redis, prefix: string): Queue<ConnectionSyncJob> {
   return new Queue<ConnectionSyncJob>(CONNECTIONS_QUEUE, {
@@ -32,6 +44,13 @@ export function connectionsQueue(connection: Redis, prefix: string): Queue<Conne
 
 /** The job scheduler of an account's connection sync. */
 export const connectionSchedulerId = (account_id: string) => `connections-${account_id}`;
+
+/** The operator's reconnection of an account's inactive connections: one job at once, which
+ * makes them active again if the marketplace accepts their authorization; the schedule keeper
+ * then re-establishes the account's repeating syncs. */
+export async function reconnectAccount(queue: Queue<ConnectionSyncJob>, job: ConnectionSyncJob): Promise<void> {
+  await queue.add('sync', { ...job, reconnect: true }, { jobId: `reconnect-${job.account_id}-${Date.now()}` });
+}
 
 /** Re-syncs an account's connections every 15 minutes, the first time at once. Idempotent per account. */
 export async function scheduleConnectionSync(queue: Queue<ConnectionSyncJob>, job: ConnectionSyncJob): Promise<void> {
@@ -74,27 +93,27 @@ export function connectionsWorker(deps: {
   credentials: CredentialsLookup;
   logger: Logger;
   shownWait?: typeof ACCOUNT_SHOWN_WAIT;
-}): Worker<ConnectionSyncJob> {
+}): Worker<ConnectionSyncJob, ConnectionSyncResult> {
   const wait = deps.shownWait ?? ACCOUNT_SHOWN_WAIT;
-  return new Worker<ConnectionSyncJob>(
+  return new Worker<ConnectionSyncJob, ConnectionSyncResult>(
     CONNECTIONS_QUEUE,
     async (job, token) => {
       const name = job.data.credentials ?? SELLER_CREDENTIALS;
       const credentials = deps.credentials(name);
       if (!credentials) throw new UnrecoverableError(`no credential set named ${name} is configured`);
       // a job back from waiting for the read model has read the marketplace already
-      const recorded =
-        job.data.recorded ??
-        (await withRetryPolicy(() => syncConnections(deps, { ...job.data, ...credentials, credentials: name })))
-          .recorded;
-      if (await accountShown(deps.db, deps.ctx, job.data.account_id, wait.inJobMs)) return { recorded };
+      const { recorded, active }: ConnectionSyncResult =
+        job.data.recorded === undefined
+          ? await withRetryPolicy(() => syncConnections(deps, { ...job.data, ...credentials, credentials: name }))
+          : { recorded: job.data.recorded, active: job.data.active ?? true };
+      if (await accountShown(deps.db, deps.ctx, job.data.account_id, wait.inJobMs)) return { recorded, active };
       const since = job.data.shown_wait_since ?? Date.now();
       if (Date.now() - since >= wait.givenUpAfterMs) {
         throw new UnrecoverableError(
           `the accounts read model has not shown account ${job.data.account_id}'s connections after ${wait.givenUpAfterMs / 1000} s (is the projector running?); the next connection sync tries again`,
         );
       }
-      return waitInDelayedSet(job, token, { ...job.data, recorded, shown_wait_since: since }, wait.recheckMs);
+      return waitInDelayedSet(job, token, { ...job.data, recorded, active, shown_wait_since: since }, wait.recheckMs);
     },
     { connection: deps.connection, prefix: deps.prefix, concurrency: 2 },
   );

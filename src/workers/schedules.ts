@@ -14,6 +14,9 @@ import { scheduleSyncs, syncSchedulerId, type SyncJobData } from './sync/queue.j
 // scheduler the read models say should exist and Redis lacks; one that exists is left alone
 // (upserting it again would run it at once). A flush so costs at most one interval. Pending
 // receipts and subscriptions have sweeps of their own (dispatch/queue.ts, streams/queue.ts).
+// An account whose connections are all inactive has no syncs: the keeper removes its
+// schedulers (within one interval of the deactivation) and adds them back once a reconnection
+// made one active again.
 
 export interface ScheduleQueues {
   connections: Queue<ConnectionSyncJob>;
@@ -22,7 +25,7 @@ export interface ScheduleQueues {
 }
 
 export interface RunningScheduleKeeper {
-  /** Re-establishes what is missing now; how many schedulers it added. */
+  /** Re-establishes what is missing now and removes what inactive accounts had; how many schedulers it changed. */
   sweep(): Promise<number>;
   close(): Promise<void>;
 }
@@ -30,32 +33,40 @@ export interface RunningScheduleKeeper {
 const schedulerKeys = async (queue: Queue): Promise<Set<string>> =>
   new Set((await queue.getJobSchedulers(0, -1)).map((s) => s.key));
 
-/** Adds the schedulers the read models call for and Redis lacks. */
+/** Adds the schedulers the read models call for and Redis lacks, and removes those of accounts
+ * without an active connection; how many it changed. */
 export async function restoreSchedules(
   db: Knex,
   queues: ScheduleQueues,
   jobs: readonly SyncJobDefinition[],
   hasCredentials: (name: string) => boolean,
 ): Promise<number> {
-  let added = 0;
+  let changed = 0;
   if (!(await schedulerKeys(queues.retention)).has(EVENT_RETENTION_SCHEDULER)) {
     await scheduleEventRetention(queues.retention);
-    added++;
+    changed++;
   }
   const [connections, data] = await Promise.all([schedulerKeys(queues.connections), schedulerKeys(queues.data)]);
-  for (const { account_id, user_id, credentials } of await connectedAccounts(db)) {
+  for (const { account_id, user_id, credentials, active } of await connectedAccounts(db)) {
+    const dataIds = jobs.map((j) => syncSchedulerId(j.name, account_id));
+    if (!active) {
+      const connection = connectionSchedulerId(account_id);
+      if (connections.has(connection)) changed += Number(await queues.connections.removeJobScheduler(connection));
+      for (const id of dataIds) if (data.has(id)) changed += Number(await queues.data.removeJobScheduler(id));
+      continue;
+    }
     const set = credentials ?? SELLER_CREDENTIALS;
     // an account whose credential set is no longer configured is left to the operator
     if (!hasCredentials(set)) continue;
     if (!connections.has(connectionSchedulerId(account_id))) {
       await scheduleConnectionSync(queues.connections, { user_id, account_id, credentials: set });
-      added++;
+      changed++;
     }
-    const missing = jobs.filter((j) => !data.has(syncSchedulerId(j.name, account_id)));
+    const missing = jobs.filter((_, i) => !data.has(dataIds[i]!));
     await scheduleSyncs(queues.data, missing, account_id);
-    added += missing.length;
+    changed += missing.length;
   }
-  return added;
+  return changed;
 }
 
 export function keepSchedules(o: {
@@ -67,9 +78,9 @@ export function keepSchedules(o: {
   logger: Logger;
 }): RunningScheduleKeeper {
   const sweep = async () => {
-    const added = await restoreSchedules(o.db, o.queues, o.jobs, o.hasCredentials);
-    if (added > 0) o.logger.info({ added }, 'job schedulers missing from Redis re-established');
-    return added;
+    const changed = await restoreSchedules(o.db, o.queues, o.jobs, o.hasCredentials);
+    if (changed > 0) o.logger.info({ changed }, 'job schedulers re-established or removed');
+    return changed;
   };
   // one sweep at a time: a tick while one runs is skipped
   let running: Promise<unknown> | null = null;

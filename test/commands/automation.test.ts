@@ -31,6 +31,7 @@ describe('automation activation: crash points and their healing', () => {
         type: 'SellingPartner',
         provider_id: 'A1',
         marketplaces: [],
+        inactive: null,
       },
       ads: null,
     };

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { given } from '../support/gwt.js';
 import { accountDecider, type ObservedProfile } from '../../src/domain/account/decide.js';
 import type { AccountEvent, Marketplace } from '../../src/domain/account/events.js';
@@ -146,4 +147,77 @@ describe('account decider', () => {
     given(accountDecider, [registered])
       .when({ type: 'ObserveAdvertisingProfiles', account_id, profiles: [jpProfile] })
       .thenThrows('owner_not_connected'));
+
+  describe('a connection going inactive, and coming back', () => {
+    const at = '2026-03-04T10:00:00.000Z';
+    const deactivate = (connection: 'selling' | 'ads', cause: 'operator' | 'authorization_refused' = 'operator') =>
+      ({ type: 'DeactivateConnection', account_id, connection, cause, detail: 'why', at }) as const;
+    const deactivated = (connection: 'selling' | 'ads', cause: 'operator' | 'authorization_refused' = 'operator') =>
+      ({
+        type: 'ConnectionDeactivated',
+        data: {
+          account_id,
+          connection,
+          connection_id: (connection === 'selling' ? sellingConnected : adsConnected).data.connection_id,
+          cause,
+          detail: 'why',
+          at,
+        },
+      }) as AccountEvent;
+
+    it('an operator deactivates either connection; the event names it and the day the clock starts', () => {
+      given(accountDecider, [registered, sellingConnected, adsConnected])
+        .when(deactivate('selling'))
+        .then([deactivated('selling')]);
+      given(accountDecider, [registered, sellingConnected, adsConnected])
+        .when(deactivate('ads', 'authorization_refused'))
+        .then([deactivated('ads', 'authorization_refused')]);
+    });
+    it('deactivating an inactive connection again records nothing, so its clock keeps its first day', () =>
+      given(accountDecider, [registered, sellingConnected, deactivated('selling', 'authorization_refused')])
+        .when({ ...deactivate('selling'), at: '2026-03-20T00:00:00.000Z' })
+        .then([]));
+    it('refuses to deactivate a connection never made, or on an unregistered account', () => {
+      given(accountDecider, [registered, adsConnected]).when(deactivate('selling')).thenThrows('not_connected');
+      given(accountDecider, [registered, sellingConnected]).when(deactivate('ads')).thenThrows('owner_not_connected');
+      given(accountDecider, []).when(deactivate('selling')).thenThrows('account_not_found');
+    });
+    it('refuses a deactivation time that is no date-time', () =>
+      given(accountDecider, [registered, sellingConnected])
+        .when({ ...deactivate('selling'), at: 'yesterday' })
+        .thenThrows('invalid', /at: 'yesterday'/));
+    it('a routine connection sync never makes an inactive connection active again, even with another credential set', () => {
+      given(accountDecider, [registered, sellingConnected, deactivated('selling')])
+        .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller' })
+        .then([]);
+      given(accountDecider, [registered, sellingConnected, adsConnected, deactivated('ads')])
+        .when({ type: 'ConnectAdvertising', account_id, provider_id: 'ENTITY1', credentials: 'vendor' })
+        .then([]);
+    });
+    it("the operator's reconnection records the connection again, which makes it active", () => {
+      given(accountDecider, [registered, sellingConnected, deactivated('selling', 'authorization_refused')])
+        .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller', reconnect: true })
+        .then([sellingConnected]);
+      const state = [registered, sellingConnected, deactivated('selling'), sellingConnected].reduce(
+        accountDecider.evolve,
+        accountDecider.initialState(),
+      );
+      expect(state.selling?.inactive).to.equal(null);
+      given(accountDecider, [registered, sellingConnected, deactivated('selling'), sellingConnected])
+        .when(deactivate('selling'))
+        .then([deactivated('selling')]);
+    });
+    it('a reconnection of an active connection records nothing', () =>
+      given(accountDecider, [registered, sellingConnected])
+        .when({ type: 'ConnectSelling', account_id, provider_id: 'A1SELLER', credentials: 'seller', reconnect: true })
+        .then([]));
+    it('the state keeps since when and why, for the connection concerned only', () => {
+      const state = [registered, sellingConnected, adsConnected, deactivated('ads', 'authorization_refused')].reduce(
+        accountDecider.evolve,
+        accountDecider.initialState(),
+      );
+      expect(state.ads?.inactive).to.deep.equal({ at, cause: 'authorization_refused', detail: 'why' });
+      expect(state.selling?.inactive).to.equal(null);
+    });
+  });
 });

@@ -241,6 +241,67 @@ describe('ads API: Sponsored Products v3 entities', function () {
     expect(changes.at(-1)!.after).to.include({ state: 'ARCHIVED' });
   });
 
+  it("stores what it is sent in the marketplace's own form: enumerations upper case, bids and budgets at the currency's precision", async () => {
+    const [us, jp] = [profileIn('US'), profileIn('JP')];
+    const campaign = async (profileId: string, budget: number) => {
+      const made = await ads.sp.create(
+        profileId,
+        'campaigns',
+        [
+          {
+            name: `Normalized ${budget}`,
+            targetingType: 'manual',
+            state: 'enabled',
+            budget: { budget, budgetType: 'DAILY' },
+          },
+        ],
+        { representation: true },
+      );
+      expect(made.error).to.deep.equal([]);
+      return made.success[0]!;
+    };
+    const dollars = await campaign(us, 25.556);
+    expect(dollars.entity).to.deep.include({
+      targetingType: 'MANUAL',
+      state: 'ENABLED',
+      budget: { budget: 25.56, budgetType: 'DAILY' },
+    });
+    const yen = await campaign(jp, 1234.4);
+    expect(yen.entity).to.deep.include({ budget: { budget: 1234, budgetType: 'DAILY' } });
+
+    const group = await ads.sp.create(
+      us,
+      'adGroups',
+      [{ campaignId: dollars.id, name: 'Cents', state: 'Enabled', defaultBid: 0.555 }],
+      { representation: true },
+    );
+    expect(group.success[0]!.entity).to.deep.include({ state: 'ENABLED', defaultBid: 0.56 });
+    const adGroupId = group.success[0]!.id;
+    // a keyword in JP (the seed test compares the US keywords)
+    const jpGroup = await ads.sp.create(jp, 'adGroups', [
+      { campaignId: yen.id, name: 'Yen', state: 'ENABLED', defaultBid: 20 },
+    ]);
+    const keyword = await ads.sp.create(
+      jp,
+      'keywords',
+      [
+        {
+          campaignId: yen.id,
+          adGroupId: jpGroup.success[0]!.id,
+          keywordText: 'teapot',
+          matchType: 'exact',
+          state: 'paused',
+          bid: 12.6,
+        },
+      ],
+      { representation: true },
+    );
+    expect(keyword.success[0]!.entity).to.deep.include({ matchType: 'EXACT', state: 'PAUSED', bid: 13 });
+    await ads.sp.update(us, 'adGroups', [{ adGroupId, state: 'paused', defaultBid: 0.404 }]);
+    const [read] = (await ads.sp.list(us, 'adGroups', { adGroupIdFilter: { include: [adGroupId] } })).items;
+    expect(read, 'the read-back shows what was stored').to.deep.include({ state: 'PAUSED', defaultBid: 0.4 });
+  });
+
   it('a list is retried through 429 and 5xx (it changes nothing); a create only through 429', async () => {
     const us = profileIn('US');
     await injectFault(baseUrl, { route: 'POST /sp/campaigns/list', kind: '429', retryAfterSeconds: 0 });

@@ -16,6 +16,9 @@ import { issueApiToken, registerUser, revokeApiToken } from '../../src/commands/
 import { hashToken } from '../../src/domain/user/token.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
+import { executeAccountCommand } from '../../src/commands/accounts.js';
+import { MarketplaceError } from '../../src/marketplace/clients/index.js';
+import { revokeRefreshToken } from '../support/marketplace.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
 
 // Accounts and auth read models, filled the real way: the connection sync reads the
@@ -31,7 +34,7 @@ describe('accounts and auth read models', function () {
   const user_id = newId();
   const account_id = newId();
 
-  const sync = () => {
+  const sync = (reconnect = false) => {
     const endpoints = simulator.endpoints();
     const lwa = createLwaClient({
       tokenUrl: endpoints.lwaTokenUrl,
@@ -47,9 +50,14 @@ describe('accounts and auth read models', function () {
         credentials: 'seller',
         selling_refresh_token: 'Atzr|demo-seller',
         ads_refresh_token: 'Atzr|demo-advertiser',
+        reconnect,
       },
     );
   };
+  /** The seller removes (or gives back) the app's authorization behind a refresh token. */
+  const revoke = (refresh_token: string, revoked: boolean) =>
+    revokeRefreshToken(simulator.endpoints().sellingApiUrl, refresh_token, revoked);
+  const requestsTo = (path: string) => simulator.requests.list().filter((r) => r.path === path).length;
   const allEvents = async (): Promise<RecordedEvent[]> => store.readAll({ after: null, limit: 100_000 });
 
   before(async () => {
@@ -129,6 +137,72 @@ describe('accounts and auth read models', function () {
     const vendor = (await loadAccounts(db, user_id)).find((a) => a.id === vendor_id);
     expect(vendor!.entity_type).to.equal('vendor');
     expect(vendor!.ads!.profiles.length).to.be.greaterThan(0);
+  });
+
+  it('a connection whose authorization the marketplace refuses for good is recorded inactive, shown not connected, and no longer read', async () => {
+    await revoke('Atzr|demo-advertiser', true);
+    const startedAt = Date.now();
+    expect((await sync()).recorded, 'the deactivation').to.equal(1);
+    await projector.whenCaughtUp();
+    const [account] = await loadAccounts(db, user_id);
+    const { inactive, ...ads } = account!.ads!;
+    expect(ads).to.include({ connected: false, active: false });
+    expect(inactive!.cause).to.equal('authorization_refused');
+    expect(inactive!.detail).to.match(/invalid_grant/);
+    expect(Date.parse(inactive!.since)).to.be.within(startedAt - 1000, Date.now());
+    const day = new Date(inactive!.since.slice(0, 10) + 'T00:00:00.000Z').getTime();
+    expect(inactive!.raw_data_kept_until).to.equal(new Date(day + 30 * 86_400_000).toISOString());
+    expect(account!.selling).to.include({ connected: true, active: true, inactive: null });
+
+    const profileReads = requestsTo('/v2/profiles');
+    expect((await sync()).recorded, 'an inactive connection is not read again').to.equal(0);
+    expect(requestsTo('/v2/profiles')).to.equal(profileReads);
+  });
+
+  it('an operator deactivation keeps the connection connected but inactive; a reconnection makes active what the marketplace accepts and fails naming what it still refuses', async () => {
+    const ctx = { store, metadata: { actor: { kind: 'user' as const, id: 'cli' } } };
+    const at = new Date().toISOString();
+    const deactivate = {
+      type: 'DeactivateConnection',
+      account_id,
+      cause: 'operator',
+      detail: 'billing ended',
+      at,
+    } as const;
+    expect(await executeAccountCommand(ctx, { ...deactivate, connection: 'selling' })).to.equal(1);
+    await projector.whenCaughtUp();
+    let [account] = await loadAccounts(db, user_id);
+    expect(account!.selling).to.deep.include({
+      connected: true,
+      active: false,
+      inactive: {
+        since: at,
+        cause: 'operator',
+        detail: 'billing ended',
+        raw_data_kept_until: new Date(Date.parse(at.slice(0, 10)) + 30 * 86_400_000).toISOString(),
+      },
+    });
+    const sellerReads = requestsTo('/sellers/v1/marketplaceParticipations');
+    expect((await sync()).recorded, 'a routine sync reads neither inactive connection').to.equal(0);
+    expect(requestsTo('/sellers/v1/marketplaceParticipations')).to.equal(sellerReads);
+
+    const refused = await sync(true).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(refused).to.be.instanceOf(MarketplaceError).and.to.include({ code: 'invalid_grant', retryable: false });
+    expect((refused as Error).message).to.match(/refuses the ads authorization .* it stays inactive/);
+    await projector.whenCaughtUp();
+    [account] = await loadAccounts(db, user_id);
+    expect(account!.selling, 'the connection it accepts is reconnected').to.include({ active: true, inactive: null });
+    expect(account!.ads!.inactive!.cause, 'the refused one stays as it was').to.equal('authorization_refused');
+
+    await revoke('Atzr|demo-advertiser', false);
+    const { recorded, active } = await sync(true);
+    expect({ recorded, active }).to.deep.equal({ recorded: 1, active: true });
+    await projector.whenCaughtUp();
+    [account] = await loadAccounts(db, user_id);
+    expect(account!.ads).to.include({ connected: true, inactive: null });
   });
 
   it('projects issued and revoked tokens', async () => {

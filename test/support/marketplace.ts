@@ -70,6 +70,16 @@ export async function injectFault(baseUrl: string, rule: FaultRuleInput): Promis
   });
 }
 
+/** The seller removes (`revoked`) or gives back the app's authorization behind a refresh token. */
+export async function revokeRefreshToken(baseUrl: string, refresh_token: string, revoked: boolean): Promise<void> {
+  const res = await fetch(`${baseUrl}/_sim/lwa/revocations`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ refresh_token, revoked }),
+  });
+  if (res.status !== 200) throw new Error(`the simulator refused the revocation: ${res.status} ${await res.text()}`);
+}
+
 export async function resetSimulator(baseUrl: string): Promise<void> {
   await fetch(`${baseUrl}/_sim/faults`, { method: 'DELETE' });
   await fetch(`${baseUrl}/_sim/requests`, { method: 'DELETE' });

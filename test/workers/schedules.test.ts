@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import type { Queue, Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import { pino } from 'pino';
-import { connectionsQueue, connectionsWorker, type ConnectionSyncJob } from '../../src/workers/connections-queue.js';
-import { eventRetentionQueue } from '../../src/workers/events/retention-queue.js';
-import { keepSchedules, type RunningScheduleKeeper } from '../../src/workers/schedules.js';
+import { connectionsWorker } from '../../src/workers/connections-queue.js';
+import { keepSchedules, type RunningScheduleKeeper, type ScheduleQueues } from '../../src/workers/schedules.js';
+import { scheduleQueues, schedulerKeys } from '../support/schedules.js';
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
-import { syncQueue, syncWorker, type SyncJobData } from '../../src/workers/sync/queue.js';
+import { syncWorker } from '../../src/workers/sync/queue.js';
 import { ADS_TOKEN, SELLING_TOKEN } from '../support/marketplace.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { eventually } from '../support/processes.js';
@@ -22,7 +22,7 @@ describe('job schedulers survive the loss of Redis keys', function () {
   let h: Harness;
   let redis: Redis;
   let account: string;
-  let queues: { connections: Queue<ConnectionSyncJob>; data: Queue<SyncJobData>; retention: Queue };
+  let queues: ScheduleQueues;
   let workers: Worker[];
   let keeper: RunningScheduleKeeper;
   const prefix = `${TEST_REDIS_PREFIX}-schedules-${randomUUID().slice(0, 8)}`;
@@ -38,14 +38,7 @@ describe('job schedulers survive the loss of Redis keys', function () {
       return { recorded: 0 };
     },
   };
-  const schedulers = async () =>
-    [
-      ...(await queues.connections.getJobSchedulers(0, -1)),
-      ...(await queues.data.getJobSchedulers(0, -1)),
-      ...(await queues.retention.getJobSchedulers(0, -1)),
-    ]
-      .map((s) => s.key)
-      .sort();
+  const schedulers = () => schedulerKeys(queues);
 
   before(async () => {
     // a database of its own: the keeper schedules every account it finds, and other files leave theirs
@@ -53,11 +46,7 @@ describe('job schedulers survive the loss of Redis keys', function () {
     h = await startHarness([], [], Date.now(), 11, testDatabaseUrl(database));
     account = await h.connect('seller');
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    queues = {
-      connections: connectionsQueue(redis, prefix),
-      data: syncQueue(redis, prefix),
-      retention: eventRetentionQueue(redis, prefix),
-    };
+    queues = scheduleQueues(redis, prefix);
     const deps = h.deps(SELLING_TOKEN);
     const connections = connectionsWorker({
       ...deps,

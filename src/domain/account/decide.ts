@@ -6,19 +6,37 @@ import {
   accountEventSchemas,
   type AccountEvent,
   type AdvertisingProfile,
+  type ConnectionKind,
   type EntityType,
+  type InactiveCause,
   type Marketplace,
 } from './events.js';
 import { evolve, initialState, type AccountState } from './state.js';
 
 export type ObservedProfile = Omit<AdvertisingProfile, 'id'>;
 
+/** `reconnect`: the operator's reconnection, the only thing that makes an inactive connection active again. */
+interface Connect {
+  account_id: string;
+  provider_id: string;
+  credentials: string;
+  reconnect?: boolean;
+}
+
 export type AccountCommand =
   | { type: 'RegisterAccount'; account_id: string; user_id: string; name: string; entity_type: EntityType }
-  | { type: 'ConnectSelling'; account_id: string; provider_id: string; credentials: string }
+  | ({ type: 'ConnectSelling' } & Connect)
   | { type: 'ObserveSellingParticipations'; account_id: string; marketplaces: Marketplace[] }
-  | { type: 'ConnectAdvertising'; account_id: string; provider_id: string; credentials: string }
-  | { type: 'ObserveAdvertisingProfiles'; account_id: string; profiles: ObservedProfile[] };
+  | ({ type: 'ConnectAdvertising' } & Connect)
+  | { type: 'ObserveAdvertisingProfiles'; account_id: string; profiles: ObservedProfile[] }
+  | {
+      type: 'DeactivateConnection';
+      account_id: string;
+      connection: ConnectionKind;
+      cause: InactiveCause;
+      detail: string;
+      at: string;
+    };
 
 function requireRegistered(state: AccountState, accountId: string): void {
   if (!state.registered) throw new DomainError('account_not_found', `account ${accountId} is not registered`);
@@ -36,16 +54,41 @@ const byKey =
     key(a).localeCompare(key(b));
 
 /** A selling or advertising connection, made again only when the provider account or the
- * credential set changed; its id is stable for the account, the kind and the provider's id. */
+ * credential set changed, or when the operator reconnects it while inactive; its id is stable
+ * for the account, the kind and the provider's id. A routine connection sync never makes an
+ * inactive connection active again. */
 function connect(
   state: AccountState,
-  { account_id, provider_id, credentials }: { account_id: string; provider_id: string; credentials: string },
-  kind: 'selling' | 'ads',
+  { account_id, provider_id, credentials, reconnect = false }: Connect,
+  kind: ConnectionKind,
 ): AccountEvent[] {
   requireRegistered(state, account_id);
-  if (sameConnection(state[kind], { provider_id, credentials })) return [];
+  const current = state[kind];
+  if (current?.inactive ? !reconnect : sameConnection(current, { provider_id, credentials })) return [];
   const data = { account_id, connection_id: stableId(`${kind}:${account_id}`, provider_id), provider_id, credentials };
   return [kind === 'selling' ? { type: 'SellingConnected', data } : { type: 'AdvertisingConnected', data }];
+}
+
+/** A connection goes inactive once: deactivating it again keeps the day its raw data is counted from. */
+function deactivate(
+  state: AccountState,
+  command: Extract<AccountCommand, { type: 'DeactivateConnection' }>,
+): AccountEvent[] {
+  const { account_id, connection, cause, detail, at } = command;
+  requireRegistered(state, account_id);
+  const current = state[connection];
+  if (!current)
+    throw connection === 'selling'
+      ? new DomainError('not_connected', `account ${account_id} has no selling connection`)
+      : new DomainError('owner_not_connected', `account ${account_id} has no advertising connection`);
+  if (current.inactive) return [];
+  if (Number.isNaN(Date.parse(at))) throw new DomainError('invalid', `at: '${at}' is not a date-time`);
+  return [
+    {
+      type: 'ConnectionDeactivated',
+      data: { account_id, connection, connection_id: current.connection_id, cause, detail, at },
+    },
+  ];
 }
 
 /** Observations are recorded only when they differ from what the account already knows. */
@@ -86,6 +129,8 @@ export function decide(command: AccountCommand, state: AccountState): AccountEve
       if (isDeepStrictEqual(profiles, state.ads.profiles)) return [];
       return [{ type: 'AdvertisingProfilesObserved', data: { account_id, profiles } }];
     }
+    case 'DeactivateConnection':
+      return deactivate(state, command);
   }
 }
 

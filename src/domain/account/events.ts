@@ -45,9 +45,28 @@ export const SellingParticipationsObserved = z.object({ account_id: z.uuid(), ma
 export const AdvertisingConnected = Connected;
 export const AdvertisingProfilesObserved = z.object({ account_id: z.uuid(), profiles: z.array(AdvertisingProfile) });
 
+/** The account's two connections: selling (`SellingPartner`) and advertising (`Advertiser`). */
+export const ConnectionKind = z.enum(['selling', 'ads']);
+/** Why a connection went inactive: an operator said so, or the marketplace refused its
+ * authorization for good (LWA answered `invalid_grant` for its refresh token). */
+export const InactiveCause = z.enum(['operator', 'authorization_refused']);
+/** The connection stops being used (no syncs) from `at`; its raw provider data is kept 30 days
+ * from that day (spec 8). A reconnection (`SellingConnected` / `AdvertisingConnected` again)
+ * makes it active and stops the clock. */
+export const ConnectionDeactivated = z.object({
+  account_id: z.uuid(),
+  connection: ConnectionKind,
+  connection_id: z.uuid(),
+  cause: InactiveCause,
+  detail: z.string(),
+  at: z.iso.datetime(),
+});
+
 export type Marketplace = z.infer<typeof Marketplace>;
 export type AdvertisingProfile = z.infer<typeof AdvertisingProfile>;
 export type EntityType = z.infer<typeof EntityType>;
+export type ConnectionKind = z.infer<typeof ConnectionKind>;
+export type InactiveCause = z.infer<typeof InactiveCause>;
 
 export const accountEventSchemas = {
   AccountRegistered,
@@ -55,5 +74,6 @@ export const accountEventSchemas = {
   SellingParticipationsObserved,
   AdvertisingConnected,
   AdvertisingProfilesObserved,
+  ConnectionDeactivated,
 } as const;
 export type AccountEvent = EventUnion<typeof accountEventSchemas>;

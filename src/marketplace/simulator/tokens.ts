@@ -3,7 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { accessDenied, adsError } from './api-errors.js';
 
 // Access tokens the simulated LWA issues: opaque, expiring, bound to the API whose refresh
-// token they came from, and checked on every API call.
+// token they came from, and checked on every API call. A refresh token can be revoked (the
+// seller removed the app's authorization): LWA then refuses it, and the access tokens it gave
+// stop working at once.
 
 /** The vendor's tokens have audiences of their own, so seller-only routes refuse them. */
 export type Audience = 'selling' | 'ads' | 'vendor-selling' | 'vendor-ads';
@@ -24,6 +26,7 @@ export const DEMO_REFRESH_TOKENS: Readonly<Record<string, Audience>> = {
 interface Grant {
   audience: Audience;
   clientId: string;
+  refreshToken: string;
   expiresAt: number;
 }
 
@@ -31,20 +34,30 @@ type Verdict = { ok: true; grant: Grant } | { ok: false; reason: 'missing' | 'in
 
 export interface TokenStore {
   readonly ttlSeconds: number;
-  issue(audience: Audience, clientId: string): string;
+  issue(audience: Audience, clientId: string, refreshToken: string): string;
   verify(accessToken: string | undefined, audience: Audience): Verdict;
+  /** Revokes the authorization behind a refresh token, with the access tokens it gave; `false` restores it. */
+  revoke(refreshToken: string, revoked: boolean): void;
+  isRevoked(refreshToken: string): boolean;
 }
 
 export function createTokenStore(ttlSeconds: number, now: () => number): TokenStore {
   const grants = new Map<string, Grant>();
+  const revoked = new Set<string>();
   return {
     ttlSeconds,
-    issue(audience, clientId) {
+    issue(audience, clientId, refreshToken) {
       for (const [token, grant] of grants) if (grant.expiresAt <= now()) grants.delete(token);
       const token = `Atza|${randomBytes(24).toString('base64url')}`;
-      grants.set(token, { audience, clientId, expiresAt: now() + ttlSeconds * 1000 });
+      grants.set(token, { audience, clientId, refreshToken, expiresAt: now() + ttlSeconds * 1000 });
       return token;
     },
+    revoke(refreshToken, isRevoked) {
+      if (!isRevoked) return void revoked.delete(refreshToken);
+      revoked.add(refreshToken);
+      for (const [token, grant] of grants) if (grant.refreshToken === refreshToken) grants.delete(token);
+    },
+    isRevoked: (refreshToken) => revoked.has(refreshToken),
     verify(accessToken, audience) {
       if (!accessToken) return { ok: false, reason: 'missing' };
       const grant = grants.get(accessToken);

@@ -5,7 +5,8 @@ import type { Projection } from '../projection.js';
 
 // Accounts with their selling and advertising connections, and advertising profiles.
 // Connection `active` is derived at read time (see queries.ts), so the rows hold only
-// what was observed.
+// what was observed, and since when and why a connection is inactive (`inactive`, absent
+// while it is active).
 export const accountsProjection: Projection = {
   name: 'accounts',
   version: 2,
@@ -15,6 +16,7 @@ export const accountsProjection: Projection = {
     'SellingParticipationsObserved',
     'AdvertisingConnected',
     'AdvertisingProfilesObserved',
+    'ConnectionDeactivated',
   ],
   tables: ['accounts', 'advertising_profiles'],
   async createTables(db, schema) {
@@ -57,12 +59,13 @@ export const accountsProjection: Projection = {
       case 'AdvertisingConnected': {
         const column = event.type === 'SellingConnected' ? 'selling' : 'ads';
         const { account_id, connection_id, provider_id, credentials = null } = event.data;
-        // jsonb || keeps observed marketplaces when a connection is re-made; `credentials` is
-        // the name of the configured credential set the syncs use for this connection
+        // jsonb || keeps observed marketplaces when a connection is re-made, which makes it
+        // active again; `credentials` is the name of the configured credential set the syncs
+        // use for this connection
         await accounts()
           .where({ account_id })
           .update({
-            [column]: trx.raw(`coalesce(??, '{}'::jsonb) || ?::jsonb`, [
+            [column]: trx.raw(`(coalesce(??, '{}'::jsonb) - 'inactive') || ?::jsonb`, [
               column,
               JSON.stringify({ id: connection_id, provider_id, credentials }),
             ]),
@@ -82,6 +85,19 @@ export const accountsProjection: Projection = {
         await replaceProfiles(trx, schema, event.data.account_id, event.data.profiles);
         await accounts().where({ account_id: event.data.account_id }).update({ updated_at: at });
         return;
+      case 'ConnectionDeactivated': {
+        const { account_id, connection, at: since, cause, detail } = event.data;
+        await accounts()
+          .where({ account_id })
+          .update({
+            [connection]: trx.raw(`?? || ?::jsonb`, [
+              connection,
+              JSON.stringify({ inactive: { since, cause, detail } }),
+            ]),
+            updated_at: at,
+          });
+        return;
+      }
     }
   },
 };

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { EntityType, Marketplace } from '../../domain/account/events.js';
+import type { EntityType, InactiveCause, Marketplace } from '../../domain/account/events.js';
+import { rawDataKeptUntil } from '../../domain/account/raw-data.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 
 export interface ProfileView {
@@ -13,34 +14,39 @@ export interface ProfileView {
   account_id: string;
 }
 
+/** Since when and why a connection is inactive, and until when its raw provider data is kept. */
+export interface InactiveView {
+  since: string;
+  cause: InactiveCause;
+  detail: string;
+  raw_data_kept_until: string;
+}
+
+interface ConnectionView {
+  connected: boolean;
+  active: boolean;
+  /** null while the connection is active */
+  inactive: InactiveView | null;
+  id: string;
+  provider_id: string;
+}
+
 export interface AccountView {
   id: string;
   name: string;
   entity_type: EntityType;
-  selling: null | {
-    connected: boolean;
-    active: boolean;
-    id: string;
-    type: 'SellingPartner';
-    provider_id: string;
-    marketplaces: Marketplace[];
-  };
-  ads: null | {
-    connected: boolean;
-    active: boolean;
-    id: string;
-    type: 'Advertiser';
-    provider_id: string;
-    profiles: ProfileView[];
-  };
+  selling: null | (ConnectionView & { type: 'SellingPartner'; marketplaces: Marketplace[] });
+  ads: null | (ConnectionView & { type: 'Advertiser'; profiles: ProfileView[] });
 }
+
+type InactiveRow = { since: string; cause: InactiveCause; detail: string };
 
 interface AccountRow {
   account_id: string;
   name: string;
   entity_type: EntityType;
-  selling: { id: string; provider_id: string; marketplaces?: Marketplace[] } | null;
-  ads: { id: string; provider_id: string } | null;
+  selling: { id: string; provider_id: string; marketplaces?: Marketplace[]; inactive?: InactiveRow } | null;
+  ads: { id: string; provider_id: string; inactive?: InactiveRow } | null;
 }
 
 interface ProfileRow {
@@ -56,9 +62,24 @@ interface ProfileRow {
 }
 
 /**
- * The caller's accounts with both connections, oldest first. A connection is `active`
- * when it is connected and in good standing: selling participates in at least one
- * marketplace; advertising has at least one profile with a valid payment method.
+ * A connection's state. `connected` (authorized with the marketplace) is false once the
+ * marketplace refused its authorization for good; one an operator deactivated stays authorized.
+ * `active` (connected and in good standing) is false for any inactive connection, and otherwise
+ * as observed (`standing`).
+ */
+const connectionState = (row: { id: string; inactive?: InactiveRow }, standing: boolean) => ({
+  connected: row.inactive?.cause !== 'authorization_refused',
+  active: !row.inactive && standing,
+  id: row.id,
+});
+
+const inactiveView = ({ inactive }: { inactive?: InactiveRow }): InactiveView | null =>
+  inactive ? { ...inactive, raw_data_kept_until: rawDataKeptUntil(inactive.since).toISOString() } : null;
+
+/**
+ * The caller's accounts with both connections, oldest first. A connection in good standing:
+ * selling participates in at least one marketplace; advertising has at least one profile with
+ * a valid payment method.
  */
 export async function loadAccounts(db: Knex, userId: string): Promise<AccountView[]> {
   const rows: AccountRow[] = await db
@@ -93,17 +114,20 @@ async function withProfiles(db: Knex, rows: readonly AccountRow[]): Promise<Acco
       name: r.name,
       entity_type: r.entity_type,
       selling: r.selling && {
-        connected: true,
-        active: marketplaces.some((m) => m.participating),
-        id: r.selling.id,
+        ...connectionState(
+          r.selling,
+          marketplaces.some((m) => m.participating),
+        ),
         type: 'SellingPartner',
         provider_id: r.selling.provider_id,
         marketplaces,
+        inactive: inactiveView(r.selling),
       },
       ads: r.ads && {
-        connected: true,
-        active: mine.some((p) => p.account_info.valid_payment_method),
-        id: r.ads.id,
+        ...connectionState(
+          r.ads,
+          mine.some((p) => p.account_info.valid_payment_method),
+        ),
         type: 'Advertiser',
         provider_id: r.ads.provider_id,
         profiles: mine.map((p) => ({
@@ -116,6 +140,7 @@ async function withProfiles(db: Knex, rows: readonly AccountRow[]): Promise<Acco
           account_name: p.account_name,
           account_id: p.account_info.id,
         })),
+        inactive: inactiveView(r.ads),
       },
     };
   });
@@ -141,15 +166,36 @@ export async function accountExists(db: Knex, accountId: string): Promise<boolea
   return row !== undefined;
 }
 
-/** Every account with a connection recorded, with its user and the credential set its connections name (null: the seller's). */
+/** Every account with a connection recorded, with its user, the credential set its connections
+ * name (null: the seller's) and whether one of them is active (not deactivated). */
 export async function connectedAccounts(
   db: Knex,
-): Promise<Array<{ account_id: string; user_id: string; credentials: string | null }>> {
+): Promise<Array<{ account_id: string; user_id: string; credentials: string | null; active: boolean }>> {
   return db
     .withSchema(READ_MODEL_SCHEMA)
     .table('accounts')
     .whereNotNull('selling')
     .orWhereNotNull('ads')
     .orderBy('account_id')
-    .select('account_id', 'user_id', db.raw(`coalesce(selling->>'credentials', ads->>'credentials') as credentials`));
+    .select(
+      'account_id',
+      'user_id',
+      db.raw(`coalesce(selling->>'credentials', ads->>'credentials') as credentials`),
+      db.raw(
+        `(selling is not null and selling->'inactive' is null) or (ads is not null and ads->'inactive' is null) as active`,
+      ),
+    );
+}
+
+/** The inactive connections, with the day their raw data is counted from. */
+export async function inactiveConnections(
+  db: Knex,
+): Promise<Array<{ account_id: string; connection: 'selling' | 'ads'; since: string }>> {
+  const { rows } = await db.raw(
+    `select account_id, c.connection, c.value->'inactive'->>'since' as since
+     from ${READ_MODEL_SCHEMA}.accounts, lateral (values ('selling', selling), ('ads', ads)) c(connection, value)
+     where c.value->'inactive' is not null
+     order by account_id, c.connection`,
+  );
+  return rows;
 }

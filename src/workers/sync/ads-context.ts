@@ -19,19 +19,17 @@ export interface AdsContext {
 }
 
 /**
- * Null when there is nothing to sync: no advertising connection, no credentials, or a vendor
+ * Null when there is nothing to sync: no advertising connection, an inactive one, no credentials, or a vendor
  * account (vendor advertising is not synced yet). Throws while the account or its
  * profiles aren't in the read model yet, so the queue retries.
  */
 export async function adsContext(deps: SyncDeps, account_id: string): Promise<AdsContext | null> {
   const rm = () => deps.db.withSchema(READ_MODEL_SCHEMA);
-  const account: { entity_type: string; ads: { credentials?: string | null } | null } | undefined = await rm()
-    .table('accounts')
-    .where({ account_id })
-    .first('entity_type', 'ads');
+  const account: { entity_type: string; ads: { credentials?: string | null; inactive?: unknown } | null } | undefined =
+    await rm().table('accounts').where({ account_id }).first('entity_type', 'ads');
   if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
   const refreshToken = connectionCredentials(deps.credentials, account.ads).ads_refresh_token;
-  if (!account.ads || !refreshToken || account.entity_type !== 'seller') return null;
+  if (!account.ads || account.ads.inactive || !refreshToken || account.entity_type !== 'seller') return null;
   const profiles: SyncProfile[] = await rm()
     .table('advertising_profiles')
     .where({ account_id })

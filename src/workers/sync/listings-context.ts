@@ -19,8 +19,8 @@ export interface SellingContext {
 }
 
 /**
- * Null when there is nothing to sync: a vendor account, no selling connection or no
- * credentials. Throws while the account isn't in the read model yet, so the queue retries.
+ * Null when there is nothing to sync: a vendor account, no selling connection, an inactive
+ * one or no credentials. Throws while the account isn't in the read model yet, so the queue retries.
  */
 export async function sellingContext(deps: SyncDeps, account_id: string): Promise<SellingContext | null> {
   const row:
@@ -30,6 +30,7 @@ export async function sellingContext(deps: SyncDeps, account_id: string): Promis
           provider_id: string;
           credentials?: string | null;
           marketplaces?: { marketplace_id: string; participating: boolean }[];
+          inactive?: unknown;
         } | null;
       }
     | undefined = await deps.db
@@ -39,7 +40,7 @@ export async function sellingContext(deps: SyncDeps, account_id: string): Promis
     .first('entity_type', 'selling');
   if (!row) throw new Error(`account ${account_id} is not in the read model yet`);
   const refreshToken = connectionCredentials(deps.credentials, row.selling).selling_refresh_token;
-  if (row.entity_type !== 'seller' || !row.selling || !refreshToken) return null;
+  if (row.entity_type !== 'seller' || !row.selling || row.selling.inactive || !refreshToken) return null;
   const marketplaces = (row.selling.marketplaces ?? [])
     .filter((m) => m.participating)
     .map((m) => m.marketplace_id)

@@ -171,8 +171,8 @@ async function accountForReports(
   };
 }
 
-/** The account's marketplaces and selling refresh token when it is an `entityType` with one;
- * null when there is nothing to sync. Throws while the read model has no such account yet, so
+/** The account's marketplaces and selling refresh token when it is an `entityType` with one
+ * and its connection is active; null when there is nothing to sync. Throws while the read model has no such account yet, so
  * the queue retries. */
 async function reportsAccount(
   deps: SyncDeps,
@@ -183,7 +183,8 @@ async function reportsAccount(
   if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
   // the selling token of the credential set the account was connected with
   const token = connectionCredentials(deps.credentials, account.connection).selling_refresh_token;
-  return account.entity_type === entityType && token ? { marketplaces: account.marketplaces, token } : null;
+  const active = !(account.connection as { inactive?: unknown } | null)?.inactive;
+  return account.entity_type === entityType && active && token ? { marketplaces: account.marketplaces, token } : null;
 }
 
 /** A reports sync: for an account of `entityType` with a selling token, the plans its
