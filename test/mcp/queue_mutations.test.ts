@@ -1092,7 +1092,6 @@ describe('queue_mutations and patch_listing over MCP', function () {
       expect(events.map((e) => e.type)).to.include.members([
         'AdmissionsDisabled',
         'AdmissionsEnabled',
-        'PageObserved',
         'MutationSubmitted',
       ]);
       await assertApplyTwiceSameResult(h.db, admissionProjection, events);

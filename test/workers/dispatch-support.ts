@@ -41,7 +41,11 @@ export interface Bench {
   dispatch: RunningDispatch | null;
   /** the receipts read model's projector (a test may stop it to hold the read model back) */
   projector: Projector;
-  startWorker(options?: { concurrency?: number; sweepEveryMs?: number }): Promise<RunningDispatch>;
+  startWorker(options?: {
+    concurrency?: number;
+    sweepEveryMs?: number;
+    shownWithinMs?: number;
+  }): Promise<RunningDispatch>;
   admit(o: {
     target: { type: TargetType; id: string };
     provider: Record<string, string>;
@@ -95,7 +99,11 @@ export async function startBench(
     clock,
     dispatch: null,
     projector,
-    async startWorker({ concurrency = 4, sweepEveryMs = 250 } = {}) {
+    async startWorker({
+      concurrency = 4,
+      sweepEveryMs = 250,
+      shownWithinMs,
+    }: { concurrency?: number; sweepEveryMs?: number; shownWithinMs?: number } = {}) {
       bench.dispatch = await startDispatch({
         connection: redis,
         prefix,
@@ -114,6 +122,7 @@ export async function startBench(
         reconcileEveryMs: 60_000,
         sweepEveryMs,
         concurrency,
+        ...(shownWithinMs === undefined ? {} : { shownWithinMs }),
         logger: pino({ level: process.env.DISPATCH_TEST_LOG ?? 'silent' }),
       });
       return bench.dispatch;

@@ -7,12 +7,11 @@ import {
   LISTINGS_DATASET,
   SP_ENTITY_DATASETS,
 } from '../../domain/observation/datasets.js';
-import { LISTING_TARGETS_TABLE } from '../admission/projection.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { TARGET_DATASETS } from '../observed/ads-rows.js';
 import { CATALOG_TABLE } from '../observed/catalog.js';
 import { INVENTORY_TABLE } from '../observed/inventory.js';
-import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE, SCOPES_TABLE } from '../observed/listings.js';
+import { CURRENT_LISTINGS_TABLE, LISTING_TARGETS_TABLE, LISTINGS_TABLE, SCOPES_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 
 // Retention of an inactive connection's raw provider data (spec 8): which of the account's scopes

@@ -3,11 +3,11 @@ import type { TargetType } from '../../domain/mutation/payloads.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { completeReads } from '../observed/economics-support.js';
-import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE } from '../observed/listings.js';
+import { CURRENT_LISTINGS_TABLE, LISTING_TARGETS_TABLE, LISTINGS_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPTS_TABLE } from '../mutations/projection.js';
 import { PENDING_STATUSES, type Status } from '../../domain/mutation/events.js';
-import { ADMISSION_SWITCH_TABLE, CREATED_TARGETS_TABLE, LISTING_TARGETS_TABLE } from './projection.js';
+import { ADMISSION_SWITCH_TABLE, CREATED_TARGETS_TABLE } from './projection.js';
 import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
 // Lookups of admission: a target by its local id among the caller's accounts (one indexed read

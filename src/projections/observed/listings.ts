@@ -7,6 +7,7 @@ import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
 import { applyPages, pageTableSpec } from './page-table.js';
 import { columnsOf, createTables, type TableSpec } from '../tables.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
+import { listingId } from '../../domain/observation/ids.js';
 
 // Listings (dataset `listings`, scope the marketplace id): one row per SKU per marketplace,
 // the Listings Items API item as sent under `data.listings_item`, and typed columns read
@@ -22,6 +23,9 @@ import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 export const LISTINGS_TABLE = 'listings';
 export const CURRENT_LISTINGS_TABLE = 'listing_current';
 export const SCOPES_TABLE = 'listing_scopes';
+/** the listing behind each local listing id (a hash of account, marketplace and SKU, so it can't be
+ * read back); an id stays once seen, admission checks the listing is current */
+export const LISTING_TARGETS_TABLE = 'listing_targets';
 const CURRENT_COLUMNS = [
   'account_id',
   'marketplace_id',
@@ -189,6 +193,11 @@ const LISTINGS_TABLES: Record<string, TableSpec> = {
       ['account_id', 'marketplace_id', 'asin'],
     ],
   },
+  [LISTING_TARGETS_TABLE]: {
+    columns: { listing_id: 'uuid primary', account_id: 'uuid', marketplace_id: 'text', sku: 'text' },
+    // patch_listing: the marketplaces an account's SKU was seen in
+    indexes: [['account_id', 'sku']],
+  },
   [SCOPES_TABLE]: {
     // listings: how many rows of listing_current the scope has (list_listings' total without filters)
     columns: { account_id: 'uuid', scope: 'text', pages: 'integer', listings: 'integer' },
@@ -219,8 +228,9 @@ async function createSearchIndexes(db: Knex | Knex.Transaction, schema: string):
 export const listingsProjection: Projection = {
   name: 'listings',
   // 2: listing_current and listing_scopes (list_listings); 4: listing_current.status (titles of the sales
-  // reads), listing_scopes.listings and the search indexes
-  version: 4,
+  // reads), listing_scopes.listings and the search indexes; 5: listing_targets (from admission, so a listing
+  // list_listings shows is one patch_listing finds)
+  version: 5,
   handles: ['PageObserved', 'SyncCompleted'],
   tables: Object.keys(LISTINGS_TABLES),
   async createTables(db, schema) {
@@ -253,6 +263,20 @@ export const listingsProjection: Projection = {
       .table(LISTINGS_TABLE)
       .where({ account_id: page.account_id, scope: page.scope, page: page.page })
       .select('sku');
+    if (after.length)
+      await trx
+        .withSchema(schema)
+        .table(LISTING_TARGETS_TABLE)
+        .insert(
+          [...new Set(after.map((r) => r.sku))].map((sku) => ({
+            listing_id: listingId(page.account_id, page.scope, sku),
+            account_id: page.account_id,
+            marketplace_id: page.scope,
+            sku,
+          })),
+        )
+        .onConflict('listing_id')
+        .ignore();
     await repickCurrent(trx, schema, page.account_id, page.scope, [
       ...new Set([...before, ...after].map((r) => r.sku)),
     ]);

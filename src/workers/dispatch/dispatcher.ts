@@ -37,7 +37,7 @@ export interface DispatcherDeps {
   batchSize: number;
   /** how often an uncertain receipt's effect is looked for again, until its 10 minutes are up */
   reconcileEveryMs: number;
-  /** how long a job waits for the read model to show its receipt before leaving it to the sweep */
+  /** how long a job waits for the read model to show its receipt before trying again later */
   shownWithinMs?: number;
   /** later work: a retry after its backoff, a reconciliation check */
   later(job: { name: 'dispatch' | 'reconcile'; receipt_id: string; jobId: string; at: number }): Promise<void>;
@@ -47,7 +47,9 @@ export interface DispatcherDeps {
 /** Creations found at most this long before the attempt started still count (clock skew with the marketplace). */
 const CLOCK_SKEW_MS = 60_000;
 const LOCK_CLASS = 0x6d7574; // 'mut'
-const SHOWN_WITHIN_MS = 30_000;
+const SHOWN_WITHIN_MS = 5_000;
+/** A receipt the read model hasn't shown for this long is left to the sweep (the projector may be down). */
+const UNSHOWN_RETRY_FOR_MS = 10 * 60_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -66,7 +68,8 @@ export class Dispatcher {
    */
   async dispatchFor(receipt_id: string): Promise<void> {
     const receipt = await loadReceipt(this.deps.ctx.store, receipt_id);
-    if (!receipt || !(await this.shown(receipt_id))) return;
+    if (!receipt) return;
+    if (!(await this.shown(receipt_id))) return this.unshown(receipt);
     const key = `${receipt.target.type}:${receipt.target.id}`;
     let more = true;
     while (more) {
@@ -82,10 +85,27 @@ export class Dispatcher {
    * The target's earlier requests are found through the read model, so a job (added at admission,
    * maybe before the projector got there) waits until it shows the job's own receipt: the log is
    * projected in order, so it then shows every request admitted before it, and those go first.
-   * Not shown in time: left to the sweep, which enqueues only what the read model shows.
+   * Not shown in time (a projector busy with a backfill): `unshown`.
    */
   private async shown(receipt_id: string): Promise<boolean> {
     return pollUntil(() => receiptShown(this.deps.db, receipt_id), this.deps.shownWithinMs ?? SHOWN_WITHIN_MS, 50);
+  }
+
+  /**
+   * Tries again a few seconds on, without holding a worker slot meanwhile, so a lagging read
+   * model delays a request by its lag rather than until the next sweep; past
+   * UNSHOWN_RETRY_FOR_MS the sweep (which enqueues what the read model shows) takes it.
+   */
+  private async unshown(receipt: DispatchReceipt): Promise<void> {
+    const now = this.deps.now();
+    if (now - Date.parse(receipt.created_at) > UNSHOWN_RETRY_FOR_MS) return;
+    const wait = this.deps.shownWithinMs ?? SHOWN_WITHIN_MS;
+    await this.deps.later({
+      name: 'dispatch',
+      receipt_id: receipt.id,
+      jobId: `${receipt.id}-unshown-${now}`,
+      at: now + wait,
+    });
   }
 
   /** One step for the target; true when there may be more to do now. */
