@@ -123,7 +123,10 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
     let projector: Projector | null = null;
     let webhooks: RunningWebhooks | null = null;
     if (roles.has('projector')) {
-      projector = new Projector(db, store, projections, {
+      // its own pool: 22 projections batching side by side never hold the connections MCP reads wait for
+      const projectorDb = createDb(config.DATABASE_URL, { min: 0, max: config.PROJECTOR_CONNECTIONS });
+      stops.push(() => projectorDb.destroy());
+      projector = new Projector(projectorDb, store, projections, {
         pollMs: config.PROJECTOR_POLL_MS,
         logger: logger.child({ role: 'projector' }),
       });

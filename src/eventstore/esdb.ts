@@ -21,6 +21,8 @@ import {
   type EventStore,
   type Position,
   type ReadAllOptions,
+  type ReadTypesOptions,
+  type TypedRead,
   type ReadStreamOptions,
   type RecordedEvent,
   type Subscription,
@@ -128,6 +130,14 @@ export class EsdbEventStore implements EventStore {
       }
       if (read < want || !advanced) return out;
     }
+  }
+
+  /** $all has no cheap type index here: pages of `readAll`, filtered (a projector of few types on EventStoreDB reads everything). */
+  async readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead> {
+    const types = new Set(options.types);
+    const page = await this.readAll({ after: options.after ?? null, limit: options.limit });
+    const events = page.filter((e) => types.has(e.type));
+    return { events, through: page.at(-1)?.position ?? options.after ?? null };
   }
 
   async headPosition(): Promise<Position | null> {

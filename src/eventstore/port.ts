@@ -63,6 +63,18 @@ export interface ReadAllOptions {
   limit: number;
 }
 
+export interface ReadTypesOptions extends ReadAllOptions {
+  /** the event types wanted; others are passed over */
+  types: readonly string[];
+}
+
+export interface TypedRead {
+  /** the wanted events, in global order (at most `limit`) */
+  events: RecordedEvent[];
+  /** how far the read looked: every wanted event up to here is in `events` (null: nothing yet) */
+  through: Position | null;
+}
+
 export interface AppendOptions {
   /** What the stream's last revision must be for the append to go through (default ANY). */
   expectedRevision?: ExpectedRevision;
@@ -90,6 +102,11 @@ export interface EventStore {
   truncateStream(stream: string, beforeRevision: bigint): Promise<void>;
   /** Committed events only, in global order, after `after` (exclusive). */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Like `readAll`, but only events of these types, and how far it looked: a reader that wants a
+   * few types moves past the others without loading them.
+   */
+  readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead>;
   /**
    * Position of the last committed event, visible to `readAll` yet or not (null for an empty
    * log): a reader that has passed it has seen everything committed before the call.

@@ -12,7 +12,9 @@ import {
   type Position,
   type ReadAllOptions,
   type ReadStreamOptions,
+  type ReadTypesOptions,
   type RecordedEvent,
+  type TypedRead,
   type Subscription,
 } from './port.js';
 import { EVENTS_APPENDED_CHANNEL } from './schema.js';
@@ -76,14 +78,27 @@ const NOTIFY_SQL = `begin; set local synchronous_commit = off; select pg_notify(
 const COLUMNS =
   'global_position, transaction_id::text as commit_position, event_id, stream_id, stream_revision, type, data, metadata, created_at';
 
-// Only transactions below the oldest still running one are read: every event there is
-// committed (or gone), and no later commit can land before the checkpoint pair.
+// Only transactions below the oldest one that may still add events are read (events_horizon,
+// src/eventstore/schema.ts): every event there is committed (or gone), and no later commit can
+// land before the checkpoint pair.
 const READ_ALL_SQL = `
   select ${COLUMNS} from events
-  where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+  where transaction_id < (select events_horizon())
     and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
   order by transaction_id, global_position
   limit $3`;
+
+// readAllOfTypes: positions and types first (no payloads), then the wanted rows by primary key.
+const SCAN_ALL_SQL = `
+  select transaction_id::text as commit_position, global_position, type from events
+  where transaction_id < (select events_horizon())
+    and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
+  order by transaction_id, global_position
+  limit $3`;
+const READ_POSITIONS_SQL = `select ${COLUMNS} from events where global_position = any($1::bigint[]) order by transaction_id, global_position`;
+
+/** How many positions readAllOfTypes looks at per wanted event it may return. */
+const SCAN_FACTOR = 10;
 
 // Every committed row, including those still hidden from readAll behind an older open transaction.
 const HEAD_SQL = `select transaction_id::text as commit_position, global_position from events order by transaction_id desc, global_position desc limit 1`;
@@ -212,6 +227,23 @@ export class PostgresEventStore implements EventStore {
       options.limit,
     ]);
     return rows.map(toRecorded);
+  }
+
+  async readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead> {
+    const after = options.after ?? START;
+    const { rows: scanned } = await this.pool.query<{ commit_position: string; global_position: string; type: string }>(
+      SCAN_ALL_SQL,
+      [after.commit.toString(), after.prepare.toString(), options.limit * SCAN_FACTOR],
+    );
+    const types = new Set(options.types);
+    const wanted = scanned.filter((r) => types.has(r.type)).slice(0, options.limit);
+    const last = wanted.length === options.limit ? wanted[wanted.length - 1] : scanned[scanned.length - 1];
+    const through = last
+      ? { commit: BigInt(last.commit_position), prepare: BigInt(last.global_position) }
+      : (options.after ?? null);
+    if (wanted.length === 0) return { events: [], through };
+    const { rows } = await this.pool.query<EventRow>(READ_POSITIONS_SQL, [wanted.map((r) => r.global_position)]);
+    return { events: rows.map(toRecorded), through };
   }
 
   async headPosition(): Promise<Position | null> {

@@ -9,9 +9,65 @@ import type { Knex } from 'knex';
  */
 export const EVENTS_APPENDED_CHANNEL = 'events_appended';
 
+/** The advisory lock (two-key form) every transaction that writes events holds, shared. */
+const APPENDING_LOCK = [0x65766e74, 1] as const; // 'evnt'
+
+/**
+ * Where readers of the global log stop: the oldest transaction that may still add events below
+ * it. Transactions whose events a reader's snapshot can't see yet are those in its snapshot's
+ * in-progress list; of those, one seen running without the appending lock, and still running
+ * after that was seen, took its xid from another write and so never writes events
+ * (events_first_write): it doesn't count. So a long projection batch, or any transaction of
+ * another database on the server, no longer hides every later append (PostgreSQL's xmin counts
+ * them all). A transaction that ended after the snapshot still counts: its events may be
+ * invisible to the snapshot.
+ */
+const HORIZON_SQL = `
+  create or replace function events_horizon() returns xid8 language plpgsql stable as $$
+  declare
+    snap pg_snapshot := pg_current_snapshot();
+    horizon xid8 := pg_snapshot_xmax(snap);
+    quiet xid8[];
+    x xid8;
+  begin
+    -- running, without the appending lock: their xids came from other writes
+    select coalesce(array_agg(s.x), '{}') into quiet
+    from pg_snapshot_xip(snap) s(x)
+    where exists (
+      select 1 from pg_locks t
+      where t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted
+        and t.transactionid::text::bigint = s.x::text::bigint % 4294967296
+        and not exists (
+          select 1 from pg_locks a
+          where a.pid = t.pid and a.locktype = 'advisory' and a.granted
+            and a.classid = ${APPENDING_LOCK[0]} and a.objid = ${APPENDING_LOCK[1]} and a.objsubid = 2
+            and a.database = (select oid from pg_database where datname = current_database())));
+    for x in select * from pg_snapshot_xip(snap) loop
+      -- still running after the locks were read; one that has ended since may have appended
+      -- (a transaction's locks go after it ends, in no fixed order)
+      if x < horizon and not (x = any(quiet) and pg_xact_status(x) = 'in progress') then
+        horizon := x;
+      end if;
+    end loop;
+    return horizon;
+  end $$`;
+
+/** Events are a transaction's first write (so its xid is taken after the lock), or it already appends. */
+const FIRST_WRITE_SQL = `
+  create or replace function events_first_write() returns trigger language plpgsql as $$
+  begin
+    if pg_current_xact_id_if_assigned() is not null and not exists (
+      select 1 from pg_locks where pid = pg_backend_pid() and locktype = 'advisory'
+        and classid = ${APPENDING_LOCK[0]} and objid = ${APPENDING_LOCK[1]} and objsubid = 2) then
+      raise exception 'events must be the first write of their transaction: readers of the log pass over transactions that wrote something else first';
+    end if;
+    perform pg_advisory_xact_lock_shared(${APPENDING_LOCK[0]}, ${APPENDING_LOCK[1]});
+    return null;
+  end $$`;
+
 /**
  * Creates the PostgreSQL event store's table (idempotent). Readers of the global log order
- * by (transaction_id, global_position) and read only transactions below the snapshot's xmin,
+ * by (transaction_id, global_position) and read only transactions below `events_horizon()`,
  * so the index is on that pair.
  */
 export async function migrateEventStore(db: Knex | Knex.Transaction): Promise<void> {
@@ -30,6 +86,12 @@ export async function migrateEventStore(db: Knex | Knex.Transaction): Promise<vo
     )`);
   await db.raw(
     'create index if not exists events_transaction_id_global_position_idx on events (transaction_id, global_position)',
+  );
+  await db.raw(HORIZON_SQL);
+  await db.raw(FIRST_WRITE_SQL);
+  await db.raw('drop trigger if exists events_appending on events');
+  await db.raw(
+    'create trigger events_appending before insert on events for each statement execute function events_first_write()',
   );
   // Databases migrated by the first cut notified from a trigger (see above).
   await db.raw('drop trigger if exists events_notify_appended on events');

@@ -45,6 +45,8 @@ const schema = z.object({
   /** the user the stdio entry serves; unset = the demo user */
   MCP_USER_ID: z.uuid().optional(),
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),
+  /** the projector role's own connections: its projections' batches never take the api's */
+  PROJECTOR_CONNECTIONS: z.coerce.number().int().positive().default(4),
   /** how often the projector role analyzes read-model tables whose statistics went stale */
   ANALYZE_EVERY_MS: z.coerce.number().int().positive().default(60_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),

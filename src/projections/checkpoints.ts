@@ -32,8 +32,9 @@ export async function createCheckpointsTable(db: Knex | Knex.Transaction): Promi
     )`);
 }
 
-export async function readCheckpoints(db: Knex | Knex.Transaction): Promise<Map<string, Checkpoint>> {
-  const rows: CheckpointRow[] = await db.select('name', 'version', 'commit_position', 'prepare_position').from(TABLE);
+export async function readCheckpoints(db: Knex | Knex.Transaction, name?: string): Promise<Map<string, Checkpoint>> {
+  const query = db.select('name', 'version', 'commit_position', 'prepare_position').from(TABLE);
+  const rows: CheckpointRow[] = await (name === undefined ? query : query.where({ name }));
   return new Map(
     rows.map((r) => [
       r.name,
@@ -47,6 +48,11 @@ export async function readCheckpoints(db: Knex | Knex.Transaction): Promise<Map<
       },
     ]),
   );
+}
+
+/** One projection's checkpoint (undefined: never migrated). */
+export async function readCheckpoint(db: Knex | Knex.Transaction, name: string): Promise<Checkpoint | undefined> {
+  return (await readCheckpoints(db, name)).get(name);
 }
 
 const positionParams = (p: Position | null) => [p?.commit.toString() ?? null, p?.prepare.toString() ?? null];

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
-import { advanceCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
+import { advanceCheckpoint, readCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
 import { tryLockProjectionShared } from './locks.js';
 import { READ_MODEL_SCHEMA, type Projection } from './projection.js';
 import { rebuildOutdatedProjections } from './rebuild.js';
@@ -49,24 +49,29 @@ interface Waiter {
 
 /**
  * Follows the global log and keeps each projection's read model and checkpoint in step.
- * A batch is read outside any transaction; then, per projection, one transaction moves the
- * checkpoint (guarded: only from where it was read) and applies the batch's events. So an
- * event is applied exactly once even with several projector processes on one database,
- * and a crash leaves either the whole batch or none of it.
+ * Each projection follows the log on its own, reading only the event types it handles, so a
+ * projection busy with a backfill's pages never holds back the receipts or the accounts. A
+ * batch is read outside any transaction; then one transaction moves the projection's
+ * checkpoint (guarded: only from where it was read) and applies the batch. So an event is
+ * applied exactly once even with several projector processes on one database, and a crash
+ * leaves either the whole batch or none of it.
  */
 export class Projector {
   private readonly batchSize: number;
   private readonly pollMs: number;
   private readonly logger: Logger | undefined;
-  private checkpoints = new Map<string, Checkpoint>();
+  private readonly checkpoints = new Map<string, Checkpoint>();
   private readonly failures = new Map<string, ApplyError>();
   private readonly waiters = new Set<Waiter>();
   private loop: Promise<void> | null = null;
   private rebuilding: Promise<void> | null = null;
   private abortRebuild: AbortController | null = null;
   private stopping = false;
-  private woken = false;
-  private wake: (() => void) | null = null;
+  /** bumped by every wake-up: a loop that saw an older one doesn't sleep */
+  private generation = 0;
+  private readonly sleepers = new Set<() => void>();
+  /** the log's head, read once per wake-up (or poll) for every loop that checks for work */
+  private head: { generation: number; at: number; position: Promise<Position | null> } | null = null;
   private unlisten: (() => void) | null = null;
 
   constructor(
@@ -89,7 +94,7 @@ export class Projector {
     if (this.loop) return;
     this.stopping = false;
     this.unlisten = this.store.onAppended(() => this.wakeUp());
-    this.loop = this.run();
+    this.loop = Promise.all(this.projections.map((p) => this.follow(p))).then(() => undefined);
     const abort = (this.abortRebuild = new AbortController());
     this.rebuilding = rebuildOutdatedProjections(this.db, this.store, this.projections, {
       batchSize: this.batchSize,
@@ -116,9 +121,12 @@ export class Projector {
     this.waiters.clear();
   }
 
-  /** Runs batches until `readAll` shows no projection anything left to apply (CLIs). */
+  /** Runs batches until the log shows no projection anything left to apply (CLIs). */
   async catchUpOnce(): Promise<void> {
-    while (await this.round());
+    const drain = async (p: Projection) => {
+      while (!this.stopping && (await this.step(p)));
+    };
+    await Promise.all(this.projections.map(drain));
     if (this.failures.size > 0) throw new ProjectionsFailedError([...this.failures.values()]);
   }
 
@@ -153,51 +161,74 @@ export class Projector {
     });
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopping) {
+  /** One projection's loop: a batch at a time, sleeping when it has nothing to do. */
+  private async follow(p: Projection): Promise<void> {
+    while (!this.stopping && !this.failures.has(p.name)) {
+      const seen = this.generation;
       let progressed = false;
       try {
-        progressed = await this.round();
+        progressed = await this.step(p);
       } catch (err) {
         // The store or the database is unreachable or erred: polling retries.
-        this.logger?.error({ err }, 'projector round failed');
+        this.logger?.error({ err, projection: p.name }, 'projector batch failed');
       }
-      if (!progressed) await this.idle();
+      if (!progressed) await this.sleep(seen);
     }
   }
 
-  /** One batch for every running projection; true if any checkpoint moved. */
-  private async round(): Promise<boolean> {
-    this.woken = false;
-    this.checkpoints = await readCheckpoints(this.db);
-    // Projections at the same checkpoint (the usual case) share one read of the log.
-    const reads = new Map<string, Promise<RecordedEvent[]>>();
-    let progressed = false;
-    for (const p of this.projections) {
-      const cp = this.checkpoints.get(p.name);
-      if (this.stopping || !cp || this.failures.has(p.name) || stateOf(p, cp) !== 'running') continue;
-      const key = cp.position ? `${cp.position.commit}/${cp.position.prepare}` : '';
-      let read = reads.get(key);
-      if (!read) reads.set(key, (read = this.store.readAll({ after: cp.position, limit: this.batchSize })));
-      const events = await read;
-      if (events.length === 0) continue;
-      const outcome = await this.applyBatch(p, cp, events);
-      if (outcome === 'applied') this.checkpoints.set(p.name, { ...cp, position: events[events.length - 1]!.position });
-      // After a conflict the next round re-reads the checkpoint another process moved.
-      if (outcome === 'applied' || outcome === 'conflict') progressed = true;
+  /** One batch of the projection's own event types; true if its checkpoint moved (or another process moved it). */
+  private async step(p: Projection): Promise<boolean> {
+    const known = this.checkpoints.get(p.name);
+    const head = await this.headPosition();
+    // nothing new since this loop's last batch: no query of its own
+    if (known && stateOf(p, known) === 'running' && (head === null || reachedPosition(known.position, head))) {
+      this.settleWaiters();
+      return false;
     }
+    const cp = await readCheckpoint(this.db, p.name);
+    if (cp) this.checkpoints.set(p.name, cp);
+    if (this.stopping || !cp || this.failures.has(p.name) || stateOf(p, cp) !== 'running') return false;
+    const { events, through } = await this.store.readAllOfTypes({
+      after: cp.position,
+      types: p.handles,
+      limit: this.batchSize,
+    });
+    if (through === null || reachedPosition(cp.position, through)) {
+      this.settleWaiters();
+      return false;
+    }
+    const outcome = await this.applyBatch(p, cp, events, through);
+    if (outcome === 'applied') this.checkpoints.set(p.name, { ...cp, position: through });
+    // After a conflict the next step re-reads the checkpoint another process moved.
+    if (outcome === 'conflict') this.checkpoints.delete(p.name);
     this.settleWaiters();
-    return progressed;
+    return outcome === 'applied' || outcome === 'conflict';
   }
 
-  private async applyBatch(p: Projection, cp: Checkpoint, events: RecordedEvent[]): Promise<BatchOutcome> {
+  /** The log's head, shared by the loops until the next wake-up or poll interval. */
+  private headPosition(): Promise<Position | null> {
+    const now = Date.now();
+    if (!this.head || this.head.generation !== this.generation || now - this.head.at >= this.pollMs) {
+      const position = this.store.headPosition();
+      this.head = { generation: this.generation, at: now, position };
+      position.catch(() => (this.head = null));
+    }
+    return this.head.position;
+  }
+
+  /** Applies `events` (maybe none) and moves the checkpoint to `through`. */
+  private async applyBatch(
+    p: Projection,
+    cp: Checkpoint,
+    events: RecordedEvent[],
+    through: Position,
+  ): Promise<BatchOutcome> {
     try {
       return await this.db.transaction(async (trx): Promise<BatchOutcome> => {
         // A rebuild is swapping this projection's tables in: skip it this round.
         if (!(await tryLockProjectionShared(trx, p.name))) return 'paused';
         // First statement that writes: nothing to roll back if another process got there first.
-        if (!(await advanceCheckpoint(trx, p.name, p.version, cp.position, events[events.length - 1]!.position)))
-          return 'conflict';
+        if (!(await advanceCheckpoint(trx, p.name, p.version, cp.position, through))) return 'conflict';
         await applyEvents(trx, p, events, READ_MODEL_SCHEMA);
         return 'applied';
       });
@@ -226,29 +257,31 @@ export class Projector {
   private reached(p: Projection, target: Position | null): boolean {
     const cp = this.checkpoints.get(p.name);
     if (!cp || stateOf(p, cp) !== 'running') return false;
-    return target === null || (cp.position !== null && comparePositions(cp.position, target) >= 0);
+    return target === null || reachedPosition(cp.position, target);
   }
 
-  /** The last event `readAll` returns, paging from the least advanced checkpoint. */
   private wakeUp(): void {
-    this.woken = true;
-    this.wake?.();
+    this.generation++;
+    for (const wake of this.sleepers) wake();
   }
 
-  private idle(): Promise<void> {
-    if (this.woken || this.stopping) return Promise.resolve();
+  /** Until a wake-up newer than `seen`, or the poll interval. */
+  private sleep(seen: number): Promise<void> {
+    if (this.generation !== seen || this.stopping) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, this.pollMs);
-      this.wake = done;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.sleepers.delete(done);
         resolve();
-      }
-    }).then(() => {
-      this.wake = null;
+      };
+      const timer = setTimeout(done, this.pollMs);
+      this.sleepers.add(done);
     });
   }
 }
+
+const reachedPosition = (at: Position | null, target: Position): boolean =>
+  at !== null && comparePositions(at, target) >= 0;
 
 function stateOf(p: Projection, cp: Checkpoint | undefined): ProjectionState {
   if (!cp || cp.version < p.version) return 'awaiting_rebuild';

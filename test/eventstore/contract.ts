@@ -302,6 +302,37 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
     });
   });
 
+  describe('readAllOfTypes', () => {
+    it('pages through the events of the wanted types only, in order, and says how far it looked', async () => {
+      const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
+      const wanted = `Wanted${randomUUID().slice(0, 8)}`;
+      const other = `Other${randomUUID().slice(0, 8)}`;
+      const ids: string[] = [];
+      let last: Position | null = null;
+      for (let i = 0; i < 9; i++) {
+        const batch = [event(other, { i }), event(wanted, { i }), event(other, { i })];
+        last = (await store.appendToStream(stream('typed'), batch)).position;
+        ids.push(batch[1]!.id!);
+      }
+      const seen: RecordedEvent[] = [];
+      let through: Position | null = marker.position;
+      const deadline = Date.now() + 10_000;
+      while (comparePositions(through!, last!) < 0) {
+        if (Date.now() > deadline) throw new Error('readAllOfTypes never looked past the last append');
+        const page = await store.readAllOfTypes({ after: through, types: [wanted], limit: 2 });
+        expect(page.events.length).to.be.at.most(2);
+        expect(page.events.every((e) => e.type === wanted)).to.equal(true);
+        expect(comparePositions(page.through!, through!), 'through never goes back').to.be.at.least(0);
+        // every wanted event up to `through` was returned: none lies beyond it
+        for (const e of page.events) expect(comparePositions(e.position, page.through!)).to.be.at.most(0);
+        seen.push(...page.events);
+        through = page.through;
+      }
+      expect(seen.map((e) => e.id)).to.deep.equal(ids);
+      expect(seen[0]!.data).to.deep.equal({ i: 0 });
+    });
+  });
+
   describe('subscribeToAll and onAppended', () => {
     it('catches up, then delivers live events, and ends after unsubscribe', async () => {
       const marker = await store.appendToStream(stream('marker'), [event('Marker')]);

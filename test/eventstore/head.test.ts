@@ -8,15 +8,16 @@ import { migrateProjections } from '../../src/projections/schema.js';
 import { usePgEventStore } from '../support/pg-event-store.js';
 
 // headPosition names the last committed event even while readAll still hides it behind an
-// older open transaction, so "caught up to the head" can't be declared before it is applied.
+// older open transaction that appends, so "caught up to the head" can't be declared before it
+// is applied. A transaction that writes no events hides nothing.
 describe('event store: head position', () => {
   const pgStore = usePgEventStore();
 
   it('is the last committed event, visible to readAll yet or not', async () => {
     const { store, client: older } = pgStore;
-    // an older transaction holds an xid open, so later commits stay hidden from readAll
+    // an older transaction appends and stays open, so later commits stay hidden from readAll
     await older.query('begin');
-    await older.query('select pg_current_xact_id()');
+    await appendOpen(older);
     try {
       const appended = await store.appendToStream(`head-${randomUUID()}`, [{ type: 'Late', data: {} }]);
       const head = await store.headPosition();
@@ -32,6 +33,28 @@ describe('event store: head position', () => {
         visible.some((e) => comparePositions(e.position, appended.position) === 0),
         'readAll still hides it',
       ).to.equal(false);
+    } finally {
+      await older.query('rollback');
+    }
+  });
+
+  it('does not hide later appends behind an open transaction that wrote something else', async () => {
+    const { store, client: older } = pgStore;
+    await older.query('begin');
+    await older.query('create temporary table head_other_write (n int)');
+    await older.query('insert into head_other_write values (1)');
+    try {
+      const appended = await store.appendToStream(`head-${randomUUID()}`, [{ type: 'Soon', data: {} }]);
+      const page = await store.readAll({ after: { commit: appended.position.commit - 1n, prepare: 0n }, limit: 1000 });
+      expect(page.map((e) => e.position)).to.deep.include(appended.position);
+      // and that transaction may not append now: its xid predates the readers' horizon
+      const late = await older.query('savepoint late').then(() =>
+        appendOpen(older).then(
+          () => null,
+          (e: Error) => e,
+        ),
+      );
+      expect(late?.message).to.match(/events must be the first write of their transaction/);
     } finally {
       await older.query('rollback');
     }
@@ -55,7 +78,7 @@ describe('event store: head position', () => {
     projector.start();
     try {
       await older.query('begin');
-      await older.query('select pg_current_xact_id()');
+      await appendOpen(older);
       await store.appendToStream(stream, [{ type: 'Probe', data: {} }]);
       const caughtUp = projector.whenCaughtUp();
       // the event can't be applied while the older transaction is open; release it shortly
@@ -68,3 +91,11 @@ describe('event store: head position', () => {
     }
   });
 });
+
+/** Appends one event in the client's open transaction (an appender that hasn't committed). */
+function appendOpen(client: { query(sql: string, values?: unknown[]): Promise<unknown> }) {
+  return client.query(
+    `insert into events (event_id, stream_id, stream_revision, type, data) values ($1, $2, 0, 'Open', '{}')`,
+    [randomUUID(), `head-open-${randomUUID()}`],
+  );
+}

@@ -93,6 +93,42 @@ describe('Projector', () => {
     expect(await countsOf(env.db, READ_MODEL_SCHEMA, idle.name, prefix)).to.deep.equal({});
   });
 
+  it('a projection in the middle of a slow batch holds no other back', async () => {
+    const prefix = uniqueName('slow');
+    const counts = streamCounts(uniqueName('counts'));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const base = applyLog(uniqueName('slowlog'));
+    // a backfill's heavy batch: its apply waits until the test lets it go
+    const slow = {
+      ...base,
+      async apply(...args: Parameters<typeof base.apply>) {
+        await gate;
+        await base.apply(...args);
+      },
+    };
+    await migrateAtHead(env.db, [slow, counts]);
+    const projector = started(new Projector(env.db, env.store, [slow, counts], { batchSize: 50, pollMs: 50 }));
+    const appended = await appendCounted(env.store, [`${prefix}-a`], 5);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const at = (await readCheckpoints(env.db)).get(counts.name)!.position;
+      if (at && comparePositions(at, lastPosition(appended)) >= 0) break;
+      if (Date.now() > deadline) throw new Error(`${counts.name} waited for the slow projection's batch`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 5 });
+    expect(
+      (await applicationsOf(env.db, READ_MODEL_SCHEMA, slow.name, prefix)).size,
+      'the slow batch is open',
+    ).to.equal(0);
+    release();
+    await waitForCaughtUp(projector, appended);
+    expect([...(await applicationsOf(env.db, READ_MODEL_SCHEMA, slow.name, prefix)).values()]).to.deep.equal([
+      1, 1, 1, 1, 1,
+    ]);
+  });
+
   it('never moves the checkpoint past an event whose apply failed, and keeps nothing of the failed batch', async () => {
     const prefix = uniqueName('crash');
     const name = uniqueName('log');
