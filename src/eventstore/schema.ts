@@ -22,8 +22,9 @@ const APPENDING_LOCK = [0x65766e74, 1] as const; // 'evnt'
  * them all). A transaction that ended after the snapshot still counts: its events may be
  * invisible to the snapshot.
  */
-const HORIZON_SQL = `
-  create or replace function events_horizon() returns xid8 language plpgsql stable as $$
+const HORIZON_SQL = {
+  header: 'create or replace function events_horizon() returns xid8 language plpgsql stable as',
+  body: `
   declare
     snap pg_snapshot := pg_current_snapshot();
     horizon xid8 := pg_snapshot_xmax(snap);
@@ -50,11 +51,13 @@ const HORIZON_SQL = `
       end if;
     end loop;
     return horizon;
-  end $$`;
+  end `,
+};
 
 /** Events are a transaction's first write (so its xid is taken after the lock), or it already appends. */
-const FIRST_WRITE_SQL = `
-  create or replace function events_first_write() returns trigger language plpgsql as $$
+const FIRST_WRITE_SQL = {
+  header: 'create or replace function events_first_write() returns trigger language plpgsql as',
+  body: `
   begin
     if pg_current_xact_id_if_assigned() is not null and not exists (
       select 1 from pg_locks where pid = pg_backend_pid() and locktype = 'advisory'
@@ -63,7 +66,8 @@ const FIRST_WRITE_SQL = `
     end if;
     perform pg_advisory_xact_lock_shared(${APPENDING_LOCK[0]}, ${APPENDING_LOCK[1]});
     return null;
-  end $$`;
+  end `,
+};
 
 /**
  * Creates the PostgreSQL event store's table (idempotent). Readers of the global log order
@@ -87,13 +91,22 @@ export async function migrateEventStore(db: Knex | Knex.Transaction): Promise<vo
   await db.raw(
     'create index if not exists events_transaction_id_global_position_idx on events (transaction_id, global_position)',
   );
-  await db.raw(HORIZON_SQL);
-  await db.raw(FIRST_WRITE_SQL);
-  await db.raw('drop trigger if exists events_appending on events');
-  await db.raw(
-    'create trigger events_appending before insert on events for each statement execute function events_first_write()',
-  );
+  // Only what is missing or differs: every process migrates at start-up while others append, and
+  // a trigger's DDL locks the table against them.
+  for (const f of [HORIZON_SQL, FIRST_WRITE_SQL]) {
+    const name = /function (\w+)\(/.exec(f.header)![1]!;
+    const { rows } = await db.raw('select prosrc from pg_proc where proname = ?', [name]);
+    if (rows[0]?.prosrc !== f.body) await db.raw(`${f.header} $$${f.body}$$`);
+  }
+  const triggers = async (name: string) =>
+    (await db.raw("select 1 from pg_trigger where tgrelid = 'events'::regclass and tgname = ?", [name])).rows.length;
+  if (!(await triggers('events_appending')))
+    await db.raw(
+      'create trigger events_appending before insert on events for each statement execute function events_first_write()',
+    );
   // Databases migrated by the first cut notified from a trigger (see above).
-  await db.raw('drop trigger if exists events_notify_appended on events');
-  await db.raw('drop function if exists events_notify_appended()');
+  if (await triggers('events_notify_appended')) {
+    await db.raw('drop trigger events_notify_appended on events');
+    await db.raw('drop function if exists events_notify_appended()');
+  }
 }

@@ -3,6 +3,7 @@ import {
   subscriptionDecider,
   subscriptionWanted,
   type SubscriptionCommand,
+  type SubscriptionStatus,
 } from '../../src/domain/stream/subscription.js';
 import type { SubscriptionEvent } from '../../src/domain/stream/subscription-events.js';
 import { streamType } from '../../src/domain/stream/types.js';
@@ -28,7 +29,7 @@ const unsubscribed: SubscriptionEvent = { type: 'Unsubscribed', data: { at } };
 
 const cmd = <T extends SubscriptionCommand['type']>(type: T, extra: object = {}) =>
   ({ type, account_id, stream_type, at, ...extra }) as Extract<SubscriptionCommand, { type: T }>;
-const request = cmd('RequestSubscription');
+const request = (seen: SubscriptionStatus) => cmd('RequestSubscription', { seen });
 const recordPending = cmd('RecordPending', ids);
 const recordSubscribed = cmd('RecordSubscribed', ids);
 const recordFailed = cmd('RecordFailed', { error });
@@ -49,23 +50,25 @@ describe('stream subscription decider', () => {
   describe('RequestSubscription', () => {
     it('inactive: requested, request 1', () =>
       given(subscriptionDecider, states.inactive)
-        .when(request)
+        .when(request('inactive'))
         .then([requested(1)]));
     it('inactive again: requested, request 2 (a new ads token)', () =>
       given(subscriptionDecider, states['inactive again'])
-        .when(request)
+        .when(request('inactive'))
         .then([requested(2)]));
     it('failed: requested again', () =>
       given(subscriptionDecider, states.failed)
-        .when(request)
+        .when(request('failed'))
         .then([requested(2)]));
+    it('failed, seen inactive (the failure not projected yet): nothing, no retry before it is due', () =>
+      given(subscriptionDecider, states.failed).when(request('inactive')).then([]));
     it('unsubscribing: requested again (the job subscribes instead of letting go)', () =>
       given(subscriptionDecider, states.unsubscribing)
-        .when(request)
+        .when(request('unsubscribing'))
         .then([requested(2)]));
     for (const s of ['requested', 'pending', 'active'] as const)
       it(`${s}: nothing (already under way or done)`, () =>
-        given(subscriptionDecider, states[s]).when(request).then([]));
+        given(subscriptionDecider, states[s]).when(request('inactive')).then([]));
   });
 
   describe('RecordPending', () => {

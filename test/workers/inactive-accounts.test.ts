@@ -10,7 +10,6 @@ import { ORDERS_DATASET, SP_CAMPAIGN_DAILY } from '../../src/domain/observation/
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { loadAccounts, type AccountView } from '../../src/projections/accounts/queries.js';
 import { RAW_PAGE_TABLES } from '../../src/projections/accounts/retention.js';
-import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { observationsProjection } from '../../src/projections/observations/projection.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
 import { catalogItemsProjection } from '../../src/projections/observed/catalog.js';
@@ -59,7 +58,6 @@ const PROJECTIONS = [
   catalogItemsProjection,
   ordersProjection,
   adsProjection,
-  admissionProjection,
 ];
 
 describe('an inactive connection: no syncs, raw provider data pruned 30 days from the day it went inactive, back on reconnection', function () {

@@ -23,7 +23,8 @@ export interface SubscriptionState {
 type At = { account_id: string; stream_type: string; at: string };
 type Ids = { subscription_ids: string[]; destination_id: string | null };
 export type SubscriptionCommand =
-  | (At & { type: 'RequestSubscription' })
+  /** `seen`: the status the sweep decided on (its read model may lag the stream) */
+  | (At & { type: 'RequestSubscription'; seen: SubscriptionStatus })
   | (At & Ids & { type: 'RecordPending' })
   | (At & Ids & { type: 'RecordSubscribed' })
   | (At & { type: 'RecordFailed'; error: string })
@@ -50,6 +51,8 @@ export function decide(command: SubscriptionCommand, state: SubscriptionState): 
   switch (command.type) {
     case 'RequestSubscription':
       if (state.status === 'requested' || state.status === 'pending' || state.status === 'active') return [];
+      // decided on an older status (a failure not yet projected looks inactive): the next sweep decides again
+      if (state.status !== command.seen) return [];
       return [
         {
           type: 'SubscriptionRequested',

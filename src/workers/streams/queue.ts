@@ -138,11 +138,12 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
           released_at: row?.released_at ?? null,
         };
         const retryDue = status === 'failed' && now.getTime() - Date.parse(row!.changed_at!) >= o.retryFailedMs;
-        let command: 'RequestSubscription' | 'RequestUnsubscribe' | null = null;
+        let command: Bare<SubscriptionCommand> | null = null;
         if (subscriptionWanted(need, now, o.graceMs)) {
-          if (status === 'inactive' || status === 'unsubscribing' || retryDue) command = 'RequestSubscription';
-        } else if (status !== 'inactive' && status !== 'unsubscribing') command = 'RequestUnsubscribe';
-        const recorded = command ? (await record(job, { type: command })).events.length > 0 : false;
+          if (status === 'inactive' || status === 'unsubscribing' || retryDue)
+            command = { type: 'RequestSubscription', seen: status };
+        } else if (status !== 'inactive' && status !== 'unsubscribing') command = { type: 'RequestUnsubscribe' };
+        const recorded = command ? (await record(job, command)).events.length > 0 : false;
         if (recorded || status === 'requested' || status === 'pending' || status === 'unsubscribing') work.push(job);
       }
     await queue.addBulk(
