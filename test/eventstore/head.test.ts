@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import pg from 'pg';
 import { createDb } from '../../src/infra/db.js';
 import { comparePositions } from '../../src/eventstore/port.js';
 import { Projector } from '../../src/projections/projector.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { migrateProjections } from '../../src/projections/schema.js';
+import { ADMIN_DATABASE_URL } from '../support/env.js';
 import { usePgEventStore } from '../support/pg-event-store.js';
 
 // headPosition names the last committed event even while readAll still hides it behind an
@@ -57,6 +59,44 @@ describe('event store: head position', () => {
       expect(late?.message).to.match(/events must be the first write of their transaction/);
     } finally {
       await older.query('rollback');
+    }
+  });
+
+  it('projects appends while another database holds a write transaction open (the server-wide xmin no longer counts)', async () => {
+    const { store, url } = pgStore;
+    const other = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+    await other.connect();
+    const db = createDb(url);
+    const stream = `head-other-db-${randomUUID()}`;
+    const seen: string[] = [];
+    const probe: Projection = {
+      name: 'head_other_db_probe',
+      version: 1,
+      handles: ['OtherDbProbe'],
+      tables: [],
+      createTables: async () => undefined,
+      apply: async (_trx, e) => void (e.streamId === stream && seen.push(e.id)),
+    };
+    await migrateProjections(db, [probe]);
+    const projector = new Projector(db, store, [probe], { pollMs: 20 });
+    projector.start();
+    try {
+      // a long write transaction elsewhere on the server: a migration, another tenant's batch
+      await other.query('begin');
+      await other.query('create temporary table head_elsewhere (n int)');
+      await other.query('insert into head_elsewhere values (1)');
+      const appended = await store.appendToStream(stream, [{ type: 'OtherDbProbe', data: {} }]);
+      // caught up while that transaction is still open
+      await projector.whenCaughtUp(appended.position);
+      expect(seen).to.have.length(1);
+      expect((await other.query('select pg_current_xact_id_if_assigned() is not null as open')).rows[0].open).to.equal(
+        true,
+      );
+    } finally {
+      await other.query('rollback').catch(() => undefined);
+      await other.end();
+      await projector.stop();
+      await db.destroy();
     }
   });
 
