@@ -8,6 +8,7 @@ import type { Projection } from '../../src/projections/projection.js';
 import { migrateProjections } from '../../src/projections/schema.js';
 import { ADMIN_DATABASE_URL } from '../support/env.js';
 import { usePgEventStore } from '../support/pg-event-store.js';
+import { eventually } from '../support/processes.js';
 
 // headPosition names the last committed event even while readAll still hides it behind an
 // older open transaction that appends, so "caught up to the head" can't be declared before it
@@ -47,8 +48,12 @@ describe('event store: head position', () => {
     await older.query('insert into head_other_write values (1)');
     try {
       const appended = await store.appendToStream(`head-${randomUUID()}`, [{ type: 'Soon', data: {} }]);
-      const page = await store.readAll({ after: { commit: appended.position.commit - 1n, prepare: 0n }, limit: 1000 });
-      expect(page.map((e) => e.position)).to.deep.include(appended.position);
+      // visible while that transaction stays open (other files' appends in flight may hide it a moment)
+      const after = { commit: appended.position.commit - 1n, prepare: 0n };
+      await eventually(async () => {
+        const page = await store.readAll({ after, limit: 1000 });
+        return page.some((e) => comparePositions(e.position, appended.position) === 0) || undefined;
+      }, 'readAll to show the append');
       // and that transaction may not append now: its xid predates the readers' horizon
       const late = await older.query('savepoint late').then(() =>
         appendOpen(older).then(
