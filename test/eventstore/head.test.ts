@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
 import { createDb } from '../../src/infra/db.js';
-import { comparePositions } from '../../src/eventstore/port.js';
+import { comparePositions, type EventStore } from '../../src/eventstore/port.js';
 import { Projector } from '../../src/projections/projector.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { migrateProjections } from '../../src/projections/schema.js';
@@ -71,20 +71,7 @@ describe('event store: head position', () => {
     const { store, url } = pgStore;
     const other = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
     await other.connect();
-    const db = createDb(url);
-    const stream = `head-other-db-${randomUUID()}`;
-    const seen: string[] = [];
-    const probe: Projection = {
-      name: 'head_other_db_probe',
-      version: 1,
-      handles: ['OtherDbProbe'],
-      tables: [],
-      createTables: async () => undefined,
-      apply: async (_trx, e) => void (e.streamId === stream && seen.push(e.id)),
-    };
-    await migrateProjections(db, [probe]);
-    const projector = new Projector(db, store, [probe], { pollMs: 20 });
-    projector.start();
+    const { stream, seen, projector, stop } = await probeProjector(store, url, 'OtherDbProbe');
     try {
       // a long write transaction elsewhere on the server: a migration, another tenant's batch
       await other.query('begin');
@@ -100,27 +87,13 @@ describe('event store: head position', () => {
     } finally {
       await other.query('rollback').catch(() => undefined);
       await other.end();
-      await projector.stop();
-      await db.destroy();
+      await stop();
     }
   });
 
   it('makes whenCaughtUp() wait for an event readAll was still hiding', async () => {
     const { store, client: older, url } = pgStore;
-    const db = createDb(url);
-    const seen: string[] = [];
-    const stream = `head-wait-${randomUUID()}`;
-    const probe: Projection = {
-      name: 'head_probe',
-      version: 1,
-      handles: ['Probe'],
-      tables: [],
-      createTables: async () => undefined,
-      apply: async (_trx, e) => void (e.streamId === stream && seen.push(e.id)),
-    };
-    await migrateProjections(db, [probe]);
-    const projector = new Projector(db, store, [probe], { pollMs: 20 });
-    projector.start();
+    const { stream, seen, projector, stop } = await probeProjector(store, url, 'Probe');
     try {
       await older.query('begin');
       await appendOpen(older);
@@ -131,11 +104,37 @@ describe('event store: head position', () => {
       await caughtUp;
       expect(seen).to.have.length(1);
     } finally {
-      await projector.stop();
-      await db.destroy();
+      await stop();
     }
   });
 });
+
+/** A started projector with one projection that notes the events of `type` in its own stream. */
+async function probeProjector(store: EventStore, url: string, type: string) {
+  const db = createDb(url);
+  const stream = `head-${type}-${randomUUID()}`;
+  const seen: string[] = [];
+  const probe: Projection = {
+    name: `head_${type.toLowerCase()}`,
+    version: 1,
+    handles: [type],
+    tables: [],
+    createTables: async () => undefined,
+    apply: async (_trx, e) => void (e.streamId === stream && seen.push(e.id)),
+  };
+  await migrateProjections(db, [probe]);
+  const projector = new Projector(db, store, [probe], { pollMs: 20 });
+  projector.start();
+  return {
+    stream,
+    seen,
+    projector,
+    async stop() {
+      await projector.stop();
+      await db.destroy();
+    },
+  };
+}
 
 /** Appends one event in the client's open transaction (an appender that hasn't committed). */
 function appendOpen(client: { query(sql: string, values?: unknown[]): Promise<unknown> }) {
