@@ -123,6 +123,8 @@ export class Projector {
 
   /** Runs batches until the log shows no projection anything left to apply (CLIs). */
   async catchUpOnce(): Promise<void> {
+    // a head cached before this call may predate appends it must see (no listener bumps it unstarted)
+    this.wakeUp();
     const drain = async (p: Projection) => {
       while (!this.stopping && (await this.step(p)));
     };

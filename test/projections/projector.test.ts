@@ -4,6 +4,7 @@ import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
 import { Projector, ProjectionsFailedError } from '../../src/projections/projector.js';
 import { migrateProjections } from '../../src/projections/schema.js';
+import { eventually } from '../support/processes.js';
 import { catchUpTo, waitForCaughtUp } from '../support/projections.js';
 import {
   appendConcurrently,
@@ -91,6 +92,27 @@ describe('Projector', () => {
     const checkpoint = (await readCheckpoints(env.db)).get(idle.name)!;
     expect(comparePositions(checkpoint.position!, lastPosition(appended))).to.be.at.least(0);
     expect(await countsOf(env.db, READ_MODEL_SCHEMA, idle.name, prefix)).to.deep.equal({});
+  });
+
+  it('catchUpOnce applies what was appended since its last call, however soon after', async () => {
+    const prefix = uniqueName('again');
+    const counts = streamCounts(uniqueName('counts'));
+    await migrateAtHead(env.db, [counts]);
+    const projector = new Projector(env.db, env.store, [counts], { pollMs: 60_000 });
+    await appendCounted(env.store, [`${prefix}-a`], 3);
+    await projector.catchUpOnce();
+    await appendCounted(env.store, [`${prefix}-a`], 2);
+    // again until applied: another file's append in flight may hide these a moment (the head would not)
+    const applied = await eventually(
+      async () => {
+        await projector.catchUpOnce();
+        const now = await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix);
+        return now[`${prefix}-a`] === 5 ? now : undefined;
+      },
+      'the later appends',
+      10_000,
+    );
+    expect(applied).to.deep.equal({ [`${prefix}-a`]: 5 });
   });
 
   it('a projection in the middle of a slow batch holds no other back', async () => {
