@@ -103,16 +103,6 @@ export const campaignNegativeTargetingClauseSchema = z.looseObject({
   state: entityStateSchema,
 });
 
-export type SpCampaign = z.infer<typeof campaignSchema>;
-export type SpAdGroup = z.infer<typeof adGroupSchema>;
-export type SpProductAd = z.infer<typeof productAdSchema>;
-export type SpKeyword = z.infer<typeof keywordSchema>;
-export type SpTargetingClause = z.infer<typeof targetingClauseSchema>;
-export type SpNegativeKeyword = z.infer<typeof negativeKeywordSchema>;
-export type SpNegativeTargetingClause = z.infer<typeof negativeTargetingClauseSchema>;
-export type SpCampaignNegativeKeyword = z.infer<typeof campaignNegativeKeywordSchema>;
-export type SpCampaignNegativeTargetingClause = z.infer<typeof campaignNegativeTargetingClauseSchema>;
-
 /**
  * The nine resources, with the names each one uses on the wire: `POST /sp/<path>/list` answers
  * `{ <key>: [...], nextToken? }`; create/update/delete answer 207 with
@@ -215,18 +205,11 @@ export const SP_RESOURCES = {
 export type SpResource = keyof typeof SP_RESOURCES;
 export const SP_RESOURCE_NAMES = Object.keys(SP_RESOURCES) as SpResource[];
 
-/** The entity type each resource lists. */
-export interface SpEntities {
-  campaigns: SpCampaign;
-  adGroups: SpAdGroup;
-  productAds: SpProductAd;
-  keywords: SpKeyword;
-  targets: SpTargetingClause;
-  negativeKeywords: SpNegativeKeyword;
-  negativeTargets: SpNegativeTargetingClause;
-  campaignNegativeKeywords: SpCampaignNegativeKeyword;
-  campaignNegativeTargets: SpCampaignNegativeTargetingClause;
-}
+/** The entity type each resource lists: its schema's. */
+export type SpEntities = { [R in SpResource]: z.infer<(typeof SP_RESOURCES)[R]['schema']> };
+export type SpCampaign = SpEntities['campaigns'];
+export type SpKeyword = SpEntities['keywords'];
+export type SpTargetingClause = SpEntities['targets'];
 
 export const idFilterSchema = z.object({ include: z.array(z.string()).max(1000) });
 
