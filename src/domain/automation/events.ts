@@ -14,8 +14,8 @@ export const OperationDependencies = z.record(
 );
 export type OperationDependencies = z.infer<typeof OperationDependencies>;
 
-export const AutomationCreated = z.object({
-  automation_id: z.uuid(),
+/** The automation itself, as it is created and as a compaction restates it. */
+const definition = {
   account_id: z.uuid(),
   stream_type: z.string(),
   title: z.string(),
@@ -23,9 +23,9 @@ export const AutomationCreated = z.object({
   operation_dependencies: OperationDependencies,
   /** the automation it was duplicated from, or null */
   source_automation_id: z.uuid().nullable(),
-  by: author,
-  at: instant,
-});
+};
+
+export const AutomationCreated = z.object({ automation_id: z.uuid(), ...definition, by: author, at: instant });
 /** A new code version (the first one is version 1, in AutomationCreated). */
 export const AutomationCodeSaved = z.object({
   version: z.number().int().min(2),
@@ -60,13 +60,8 @@ export type CodeVersion = z.infer<typeof CodeVersion>;
  * that expired.
  */
 export const AutomationCompacted = z.object({
-  account_id: z.uuid(),
-  stream_type: z.string(),
-  title: z.string(),
-  code: z.string(),
+  ...definition,
   version: z.number().int().min(1),
-  operation_dependencies: OperationDependencies,
-  source_automation_id: z.uuid().nullable(),
   created_at: instant,
   created_by: author,
   status: z.enum(['draft', 'live', 'archived']),
