@@ -47,7 +47,7 @@ export const reportSchema = z.looseObject({
 });
 export type Report = z.infer<typeof reportSchema>;
 
-/** The metrics both daily reports carry, last in their rows. */
+/** The metrics both daily reports carry. */
 const spDailyMetrics = {
   impressions: z.number().int(),
   clicks: z.number().int(),
@@ -56,17 +56,19 @@ const spDailyMetrics = {
   purchases7d: z.number().int(),
 };
 
+/** A daily report's row: the date first, then the report's own fields, then the metrics. */
+const spDailyRow = <Fields extends z.ZodRawShape>(fields: Fields) =>
+  z.looseObject({ date: isoDate, ...fields, ...spDailyMetrics });
+
 /**
  * A row of a daily Sponsored Products campaign report. Ids are JSON numbers in report documents
  * (strings in the v3 entity resources); money is in major units of the profile currency.
  */
-export const spCampaignDailyRowSchema = z.looseObject({
-  date: isoDate,
+export const spCampaignDailyRowSchema = spDailyRow({
   campaignId: z.number().int(),
   campaignName: z.string(),
   campaignStatus: z.string(),
   campaignBudgetAmount: z.number(),
-  ...spDailyMetrics,
 });
 
 /** The columns the campaign metrics sync asks for: the row's fields. */
@@ -78,15 +80,13 @@ export const SP_CAMPAIGN_DAILY_COLUMNS = spCampaignDailyRowSchema.keyof().option
  * them apart (BROAD, PHRASE, EXACT for keywords; TARGETING_EXPRESSION, or
  * TARGETING_EXPRESSION_PREDEFINED for the auto buckets).
  */
-export const spTargetingDailyRowSchema = z.looseObject({
-  date: isoDate,
+export const spTargetingDailyRowSchema = spDailyRow({
   campaignId: z.number().int(),
   adGroupId: z.number().int(),
   keywordId: z.number().int(),
   targeting: z.string(),
   keywordType: z.string(),
   matchType: z.string(),
-  ...spDailyMetrics,
 });
 
 /** The columns the targeting metrics sync asks for: the row's fields. */
