@@ -157,18 +157,12 @@ export const MutationCreationConfirmed = z.object({
 });
 export const MutationCreationAbsent = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
 export const MutationUnresolved = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation });
+/** Either verdict on an uncertain change records the same: the reconciliation and what its target showed. */
+const ChangeVerdict = z.object({ receipt_id: z.uuid(), reconciliation: Reconciliation, observed: Observed });
 /** An uncertain update, archive or listing patch whose target was read back showing every requested value. */
-export const MutationChangeConfirmed = z.object({
-  receipt_id: z.uuid(),
-  reconciliation: Reconciliation,
-  observed: Observed,
-});
+export const MutationChangeConfirmed = ChangeVerdict;
 /** An uncertain update, archive or listing patch whose target still did not show it 10 minutes later. */
-export const MutationChangeAbsent = z.object({
-  receipt_id: z.uuid(),
-  reconciliation: Reconciliation,
-  observed: Observed,
-});
+export const MutationChangeAbsent = ChangeVerdict;
 /** The marketplace deleted the target while a submission was under way: it stays as it is until resolved. */
 export const MutationTargetDeleted = z.object({ receipt_id: z.uuid(), recorded_at: instant });
 
