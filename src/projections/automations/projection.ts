@@ -55,11 +55,10 @@ async function applyAutomationEvent(
   const revision = Number(recorded.revision);
   const at = recorded.createdAt;
   if (event.type === 'AutomationCompacted') return applyCompaction(trx, schema, automation_id, event.data, recorded);
+  const rows = () => trx.withSchema(schema).table(AUTOMATIONS_TABLE);
   if (event.type === 'AutomationCreated') {
     const d = event.data;
-    await trx
-      .withSchema(schema)
-      .table(AUTOMATIONS_TABLE)
+    await rows()
       .insert({
         automation_id,
         account_id: d.account_id,
@@ -79,9 +78,7 @@ async function applyAutomationEvent(
       .onConflict('automation_id')
       .ignore();
   } else {
-    await trx
-      .withSchema(schema)
-      .table(AUTOMATIONS_TABLE)
+    await rows()
       .where({ automation_id })
       .where('revision', '<', revision)
       .update({ ...changes(event), updated_at: at, revision });
