@@ -5,8 +5,8 @@ import type { EventStore } from '../eventstore/port.js';
 import type { Knex } from '../infra/db.js';
 import { deleteReceiptRows, expiredReceipts } from '../projections/mutations/retention.js';
 import { underAdmissionLocks } from './admission-locks.js';
-import { daysBefore, pruneInBatches } from './event/prune.js';
 import { aggregateStream, streamName } from './handler.js';
+import { pruneStreamsPastDays } from './prune-streams.js';
 
 // Retention (spec 8): listing and ads requests and the provider's answers (all on the receipt's
 // stream) are kept 30 days from their last answer; queued, submitting and uncertain receipts are
@@ -19,12 +19,10 @@ export const RECEIPT_RETENTION_DAYS = 30;
 
 /** Prunes every settled receipt past its retention at `now`, in batches; returns how many went. */
 export async function pruneSettledReceipts(db: Knex, store: EventStore, now: Date, batch = 500): Promise<number> {
-  const before = daysBefore(now, RECEIPT_RETENTION_DAYS);
-  return pruneInBatches(
-    batch,
-    (limit) => expiredReceipts(db, before, limit),
-    async (expired) => {
-      for (const { id } of expired) await store.deleteStream(streamName(mutationDecider.aggregate, id));
+  return pruneStreamsPastDays(store, now, RECEIPT_RETENTION_DAYS, batch, {
+    due: (before, limit) => expiredReceipts(db, before, limit),
+    stream: ({ id }) => streamName(mutationDecider.aggregate, id),
+    async remove(expired, before) {
       const keys = new Map(
         expired.flatMap(({ idempotency: k }) => (k ? [[idempotencyStreamId(k.namespace, k.key), k] as const] : [])),
       );
@@ -35,7 +33,7 @@ export async function pruneSettledReceipts(db: Knex, store: EventStore, now: Dat
         before,
       );
     },
-  );
+  });
 }
 
 /**

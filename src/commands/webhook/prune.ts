@@ -2,8 +2,8 @@ import { webhookDeliveryDecider } from '../../domain/webhook/delivery.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 import { deleteDeliveryRows, expiredDeliveries } from '../../projections/webhook/retention.js';
-import { daysBefore, pruneInBatches } from '../event/prune.js';
 import { streamName } from '../handler.js';
+import { pruneStreamsPastDays } from '../prune-streams.js';
 
 // Retention (spec 8): webhook deliveries are kept 30 days from the attempt. A finished delivery's
 // stream (its request and every attempt with the response kept) leaves the log first, then its
@@ -13,13 +13,9 @@ export const DELIVERY_RETENTION_DAYS = 30;
 
 /** Prunes every finished delivery past its retention at `now`, in batches; returns how many went. */
 export async function pruneWebhookDeliveries(db: Knex, store: EventStore, now: Date, batch = 500): Promise<number> {
-  const before = daysBefore(now, DELIVERY_RETENTION_DAYS);
-  return pruneInBatches(
-    batch,
-    (limit) => expiredDeliveries(db, before, limit),
-    async (ids) => {
-      for (const id of ids) await store.deleteStream(streamName(webhookDeliveryDecider.aggregate, id));
-      await deleteDeliveryRows(db, ids);
-    },
-  );
+  return pruneStreamsPastDays(store, now, DELIVERY_RETENTION_DAYS, batch, {
+    due: (before, limit) => expiredDeliveries(db, before, limit),
+    stream: (id) => streamName(webhookDeliveryDecider.aggregate, id),
+    remove: (ids) => deleteDeliveryRows(db, ids),
+  });
 }

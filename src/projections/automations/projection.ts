@@ -20,11 +20,14 @@ export const CODE_VERSIONS_TABLE = 'automation_code_versions';
 
 const AUTOMATION_STREAM = 'automation-';
 
-/** The columns an event of the automation's own stream sets (creation inserts the row whole). */
+/** The columns an event of the automation's own stream sets (creation: their first values; its insert adds the rest). */
 function changes(event: AutomationEvent): Record<string, unknown> {
   switch (event.type) {
-    case 'AutomationCreated':
-      return {};
+    case 'AutomationCreated': {
+      const { title, code } = event.data;
+      const operation_dependencies = JSON.stringify(event.data.operation_dependencies);
+      return { title, code, version: 1, operation_dependencies, archived: false };
+    }
     case 'AutomationCodeSaved':
       return { code: event.data.code, version: event.data.version };
     case 'AutomationRetitled':
@@ -55,22 +58,17 @@ async function applyAutomationEvent(
   const revision = Number(recorded.revision);
   const at = recorded.createdAt;
   if (event.type === 'AutomationCompacted') return applyCompaction(trx, schema, automation_id, event.data, recorded);
+  const rows = () => trx.withSchema(schema).table(AUTOMATIONS_TABLE);
   if (event.type === 'AutomationCreated') {
     const d = event.data;
-    await trx
-      .withSchema(schema)
-      .table(AUTOMATIONS_TABLE)
+    await rows()
       .insert({
+        ...changes(event),
         automation_id,
         account_id: d.account_id,
         stream_type: d.stream_type,
-        title: d.title,
-        code: d.code,
-        version: 1,
-        operation_dependencies: JSON.stringify(d.operation_dependencies),
         source_automation_id: d.source_automation_id,
         live: false,
-        archived: false,
         created_at: d.at,
         created_by: d.by,
         updated_at: at,
@@ -79,9 +77,7 @@ async function applyAutomationEvent(
       .onConflict('automation_id')
       .ignore();
   } else {
-    await trx
-      .withSchema(schema)
-      .table(AUTOMATIONS_TABLE)
+    await rows()
       .where({ automation_id })
       .where('revision', '<', revision)
       .update({ ...changes(event), updated_at: at, revision });
