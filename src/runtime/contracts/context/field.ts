@@ -21,6 +21,18 @@ export const maybe = (path: string, type: FieldType, description: string, extra:
 export const money = (path: string, description: string, nullable = false): Field =>
   field(path, 'number', description, { nullable, unit: MAJOR });
 
+/** An object field followed by its own fields. */
+export const objectAt = (path: string, description: string, fields: readonly Field[], extra: Extra = {}): Field[] => [
+  field(path, 'object', description, extra),
+  ...under(path, fields),
+];
+
+/** An array field followed by the fields of its elements. */
+export const listAt = (path: string, description: string, fields: readonly Field[], extra: Extra = {}): Field[] => [
+  field(path, 'array', description, extra),
+  ...under(`${path}[]`, fields),
+];
+
 /** The same fields mounted under `prefix` (an object or an array's elements, `x[]`). */
 export const under = (prefix: string, fields: readonly Field[]): Field[] =>
   fields.map((f) => ({ ...f, path: `${prefix}.${f.path}` }));
