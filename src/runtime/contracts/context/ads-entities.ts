@@ -1,6 +1,6 @@
 import { MAJOR, type Field } from '../fields.js';
 import { receiptsAt } from './common.js';
-import { field, listAt, maybe, money } from './field.js';
+import { field, listAt, maybe, money, targetType } from './field.js';
 
 // The advertising entities as contexts show them (spec 2.7, 2.8): each is a mutation target by
 // its explicit `type` and local `id`; `data` is the native entity (original keys, values, units).
@@ -28,7 +28,7 @@ const entity = (
   idNote = 'local id (the mutation target id)',
   metrics: readonly Field[] = METRICS30,
 ): Field[] => [
-  field('type', 'string', `"${type}": the explicit mutation target type`),
+  targetType(type),
   type === 'Campaign'
     ? maybe('id', 'string', `${idNote}; null while the ads sync has not read the campaign (changes to it are dropped)`)
     : field('id', 'string', idNote),

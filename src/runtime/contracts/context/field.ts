@@ -13,6 +13,10 @@ export const field = (path: string, type: FieldType, description: string, extra:
   description,
 });
 
+/** A mutation target's `type`, as a context names it. */
+export const targetType = (type: string): Field =>
+  field('type', 'string', `"${type}": the explicit mutation target type`);
+
 /** Nullable (null says what `description` says). */
 export const maybe = (path: string, type: FieldType, description: string, extra: Extra = {}): Field =>
   field(path, type, description, { nullable: true, ...extra });

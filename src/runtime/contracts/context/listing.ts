@@ -1,13 +1,13 @@
 import type { Field } from '../fields.js';
 import { ADVERTISING_PROFILES, CAMPAIGN_IN_LISTING, CHILDREN, deals } from './ads-entities.js';
 import { COMMON, receiptsAt } from './common.js';
-import { field, listAt, maybe, money, objectAt } from './field.js';
+import { field, listAt, maybe, money, objectAt, targetType } from './field.js';
 
 // The Listing scope (spec 2.6): the listing the event is about, in major units, with the
 // advertising entities linked to it and the account's advertising profiles.
 
 const LISTING: readonly Field[] = [
-  field('type', 'string', '"Listing": the explicit mutation target type'),
+  targetType('Listing'),
   field('id', 'string', 'local listing id (the mutation target id)'),
   field('asin', 'string', 'ASIN'),
   field('sku', 'string', 'SKU'),
