@@ -1,3 +1,4 @@
+import { OUTCOMES } from '../../../domain/mutation/events.js';
 import type { Field } from '../fields.js';
 import { field, listAt, maybe } from './field.js';
 
@@ -8,11 +9,7 @@ export const RECEIPT: readonly Field[] = [
   field('id', 'string', 'receipt id (get_mutation)'),
   field('action', 'string', 'update, archive, create_campaign, create_ad_group, create_ad or create_target'),
   field('status', 'string', 'queued, submitting, submitted, uncertain, blocked or unresolved'),
-  maybe(
-    'outcome',
-    'string',
-    'accepted, rejected, retryable, blocked, uncertain, absent, unresolved; null until a result',
-  ),
+  maybe('outcome', 'string', `${OUTCOMES.join(', ')}; null until a result`),
   maybe(
     'accepted',
     'boolean',
