@@ -61,6 +61,21 @@ ${WEBHOOK_USAGE}`;
 
 const CONNECTIONS = ['selling', 'ads'] as const;
 
+/** The options of USAGE: each takes a value (`--name <name>`). */
+const OPTIONS = [
+  'name',
+  'user',
+  'label',
+  'token',
+  'reason',
+  'credentials',
+  'account',
+  'connection',
+  'campaign',
+  'switch',
+] as const;
+type Option = (typeof OPTIONS)[number];
+
 /** The name of a configured credential set, else a usage error. */
 function configuredSet(config: Config, name: string): string {
   if (!credentialSets(config).has(name))
@@ -109,24 +124,13 @@ async function main(argv: string[]): Promise<void> {
   const db = createDb(config.DATABASE_URL, { min: 0, max: 4 });
   const store = createEventStore(config);
   const ctx: CommandContext = { store, metadata: { actor: { kind: 'user', id: 'cli' } } };
-  const option = (name: string, required = true): string | undefined => {
+  const option = (name: Option, required = true): string | undefined => {
     const { values } = parseArgs({
       args: rest,
-      options: {
-        name: { type: 'string' },
-        user: { type: 'string' },
-        label: { type: 'string' },
-        token: { type: 'string' },
-        reason: { type: 'string' },
-        credentials: { type: 'string' },
-        account: { type: 'string' },
-        connection: { type: 'string' },
-        campaign: { type: 'string' },
-        switch: { type: 'string' },
-      },
+      options: Object.fromEntries(OPTIONS.map((o) => [o, { type: 'string' as const }])),
       strict: true,
     });
-    const value = values[name as keyof typeof values];
+    const value = values[name];
     if (required && !value) throw new UsageError(`--${name} is required\n${USAGE}`);
     return value;
   };

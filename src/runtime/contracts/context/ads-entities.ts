@@ -1,6 +1,6 @@
 import { MAJOR, type Field } from '../fields.js';
 import { receiptsAt } from './common.js';
-import { field, maybe, money, under } from './field.js';
+import { field, listAt, maybe, money, targetType } from './field.js';
 
 // The advertising entities as contexts show them (spec 2.7, 2.8): each is a mutation target by
 // its explicit `type` and local `id`; `data` is the native entity (original keys, values, units).
@@ -28,7 +28,7 @@ const entity = (
   idNote = 'local id (the mutation target id)',
   metrics: readonly Field[] = METRICS30,
 ): Field[] => [
-  field('type', 'string', `"${type}": the explicit mutation target type`),
+  targetType(type),
   type === 'Campaign'
     ? maybe('id', 'string', `${idNote}; null while the ads sync has not read the campaign (changes to it are dropped)`)
     : field('id', 'string', idNote),
@@ -135,14 +135,10 @@ const CAMPAIGN_OWN: readonly Field[] = [
 
 /** The children lists a campaign or a listing carries. */
 export const CHILDREN: readonly Field[] = [
-  field('adGroups', 'array', 'ad groups'),
-  ...under('adGroups[]', AD_GROUP),
-  field('ads', 'array', 'product ads'),
-  ...under('ads[]', AD),
-  field('targets', 'array', 'positive targets (keywords and targeting clauses)'),
-  ...under('targets[]', TARGET),
-  field('negativeTargets', 'array', 'exclusions at ad group or campaign level; no bid, no metrics30'),
-  ...under('negativeTargets[]', NEGATIVE_TARGET),
+  ...listAt('adGroups', 'ad groups', AD_GROUP),
+  ...listAt('ads', 'product ads', AD),
+  ...listAt('targets', 'positive targets (keywords and targeting clauses)', TARGET),
+  ...listAt('negativeTargets', 'exclusions at ad group or campaign level; no bid, no metrics30', NEGATIVE_TARGET),
 ];
 
 /** A campaign with its children and deals, as `context.campaign` and `context.campaigns[]` show it. */

@@ -1,7 +1,7 @@
 import { MAJOR, type Field } from '../fields.js';
 import { ADVERTISING_PROFILES, CAMPAIGN, HOURLY } from './ads-entities.js';
 import { COMMON } from './common.js';
-import { field, maybe, money, under } from './field.js';
+import { field, maybe, money, objectAt } from './field.js';
 
 // The three advertising-stream scopes (spec 2.12): CampaignOrPortfolio (BUDGET_USAGE),
 // HourlyMetrics (SP_TRAFFIC, SP_CONVERSION) and EntityChange (the four *_CHANGE types).
@@ -32,8 +32,7 @@ const budget = (filled: boolean): Field[] => {
 };
 
 const campaign = (description: string, optional = false): Field[] => [
-  field('campaign', 'object', description, { optional }),
-  ...under('campaign', [...CAMPAIGN, ...HOURLY]),
+  ...objectAt('campaign', description, [...CAMPAIGN, ...HOURLY], { optional }),
 ];
 
 /** Portfolios are not synced: what the firing event says is all there is; the rest is absent until they are. */
@@ -66,8 +65,9 @@ const PORTFOLIO: readonly Field[] = [
 export const CAMPAIGN_OR_PORTFOLIO_CONTEXT: readonly Field[] = [
   ...budget(true),
   ...campaign('the campaign (scopeType CAMPAIGN only), with its hourly traffic and conversions', true),
-  field('portfolio', 'object', 'the portfolio (scopeType PORTFOLIO only, instead of campaign)', { optional: true }),
-  ...under('portfolio', PORTFOLIO),
+  ...objectAt('portfolio', 'the portfolio (scopeType PORTFOLIO only, instead of campaign)', PORTFOLIO, {
+    optional: true,
+  }),
   ...ADVERTISING_PROFILES,
   ...COMMON,
 ];

@@ -1,5 +1,6 @@
+import { OUTCOMES } from '../../../domain/mutation/events.js';
 import type { Field } from '../fields.js';
-import { field, maybe, under } from './field.js';
+import { field, listAt, maybe } from './field.js';
 
 // What every context carries (spec 4.11.6, 2.13, 2.14), and the receipt rows (spec 2.9) that
 // `mutations` lists on each target, in the context's camelCase.
@@ -8,11 +9,7 @@ export const RECEIPT: readonly Field[] = [
   field('id', 'string', 'receipt id (get_mutation)'),
   field('action', 'string', 'update, archive, create_campaign, create_ad_group, create_ad or create_target'),
   field('status', 'string', 'queued, submitting, submitted, uncertain, blocked or unresolved'),
-  maybe(
-    'outcome',
-    'string',
-    'accepted, rejected, retryable, blocked, uncertain, absent, unresolved; null until a result',
-  ),
+  maybe('outcome', 'string', `${OUTCOMES.join(', ')}; null until a result`),
   maybe(
     'accepted',
     'boolean',
@@ -43,7 +40,7 @@ export const RECEIPT: readonly Field[] = [
 export const receiptsAt = (
   path: string,
   what = 'its queued, submitting and uncertain receipts plus the latest settled one, oldest first',
-): Field[] => [field(path, 'array', what), ...under(`${path}[]`, RECEIPT)];
+): Field[] => listAt(path, what, RECEIPT);
 
 export const COMMON: readonly Field[] = [
   field('mutations', 'array', 'the outbox: push { target, action, payload }; read after handle returns (see queueing)'),

@@ -1,13 +1,13 @@
 import type { Field } from '../fields.js';
 import { ADVERTISING_PROFILES, CAMPAIGN_IN_LISTING, CHILDREN, deals } from './ads-entities.js';
 import { COMMON, receiptsAt } from './common.js';
-import { field, maybe, money, under } from './field.js';
+import { field, listAt, maybe, money, objectAt, targetType } from './field.js';
 
 // The Listing scope (spec 2.6): the listing the event is about, in major units, with the
 // advertising entities linked to it and the account's advertising profiles.
 
 const LISTING: readonly Field[] = [
-  field('type', 'string', '"Listing": the explicit mutation target type'),
+  targetType('Listing'),
   field('id', 'string', 'local listing id (the mutation target id)'),
   field('asin', 'string', 'ASIN'),
   field('sku', 'string', 'SKU'),
@@ -49,16 +49,14 @@ const LISTING: readonly Field[] = [
   ),
   maybe('fcReport', 'object', 'fulfillment-centre report data; null until a report landed (none is synced yet)'),
   ...deals("the listing's ASIN"),
-  field('campaigns', 'array', 'campaigns linked to the listing (or created by its automation)'),
-  ...under('campaigns[]', CAMPAIGN_IN_LISTING),
+  ...listAt('campaigns', 'campaigns linked to the listing (or created by its automation)', CAMPAIGN_IN_LISTING),
   ...CHILDREN,
   field('keywords', 'array', 'the keyword subset of targets (same entries)'),
   ...receiptsAt('mutations', 'recent listing requests: queued, submitting, uncertain, plus the latest settled one'),
 ];
 
 export const LISTING_CONTEXT: readonly Field[] = [
-  field('listing', 'object', 'the listing the event is about (one run per listing the event reaches)'),
-  ...under('listing', LISTING),
+  ...objectAt('listing', 'the listing the event is about (one run per listing the event reaches)', LISTING),
   ...ADVERTISING_PROFILES,
   ...COMMON,
 ];

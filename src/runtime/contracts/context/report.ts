@@ -1,7 +1,7 @@
 import type { Field } from '../fields.js';
 import { ADVERTISING_PROFILES, CAMPAIGN } from './ads-entities.js';
 import { COMMON, receiptsAt } from './common.js';
-import { field, maybe, under } from './field.js';
+import { field, listAt, maybe, objectAt } from './field.js';
 
 // The Report scope (spec 2.11): the report receipt's metadata and bounded selections of what it
 // covers, each collection at most 50 rows ordered by id, truncation stated in `completeness`.
@@ -37,8 +37,7 @@ const collection = (name: string): Field[] => [
 ];
 
 export const REPORT_CONTEXT: readonly Field[] = [
-  field('report', 'object', 'the report receipt'),
-  ...under('report', REPORT),
+  ...objectAt('report', 'the report receipt', REPORT),
   field('completeness', 'object', 'local selection counts (not provider coverage)'),
   ...['listings', 'campaigns', 'inventories', 'advertisingProfiles'].flatMap(collection),
   field('connection', 'object', "the source receipt's connection"),
@@ -53,8 +52,7 @@ export const REPORT_CONTEXT: readonly Field[] = [
   field('listings[].marketplaceId', 'string', 'marketplace id'),
   field('listings[].data', 'object', 'native data, original keys and units'),
   ...receiptsAt('listings[].mutations'),
-  field('campaigns', 'array', 'observed campaigns of authorized profiles in the same account and marketplaces'),
-  ...under('campaigns[]', CAMPAIGN),
+  ...listAt('campaigns', 'observed campaigns of authorized profiles in the same account and marketplaces', CAMPAIGN),
   field('inventories', 'array', 'authorized inventories in scope; vendor contexts may have none'),
   ...ADVERTISING_PROFILES,
   ...COMMON,

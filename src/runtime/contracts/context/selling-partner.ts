@@ -1,6 +1,6 @@
 import type { Field } from '../fields.js';
 import { COMMON } from './common.js';
-import { field, under } from './field.js';
+import { field, objectAt } from './field.js';
 
 // The SellingPartner scope (spec 2.12): the account-level events get the selling connection.
 // `selling_partner` and its keys are snake_case, unlike every other context key: historic,
@@ -20,7 +20,6 @@ const SELLING_PARTNER: readonly Field[] = [
 ];
 
 export const SELLING_PARTNER_CONTEXT: readonly Field[] = [
-  field('selling_partner', 'object', 'the selling connection (snake_case keys)'),
-  ...under('selling_partner', SELLING_PARTNER),
+  ...objectAt('selling_partner', 'the selling connection (snake_case keys)', SELLING_PARTNER),
   ...COMMON,
 ];

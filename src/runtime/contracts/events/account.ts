@@ -1,4 +1,4 @@
-import { AS_SENT, type Notes } from '../fields.js';
+import { AS_SENT, each, type Notes } from '../fields.js';
 import { sellingEvent, SAMPLE, type EventContract } from './envelope.js';
 
 // The account-level notifications (camelCase envelopes): account status, feed completion, and
@@ -15,10 +15,10 @@ export const accountStatusChanged: EventContract = sellingEvent(
   'ACCOUNT_STATUS_CHANGED',
   '1.0',
   { accountStatusChangeNotification: { previousAccountStatus: 'NORMAL', currentAccountStatus: 'AT_RISK' } },
-  {
-    'accountStatusChangeNotification.previousAccountStatus': { description: 'NORMAL, AT_RISK or DEACTIVATED' },
-    'accountStatusChangeNotification.currentAccountStatus': { description: 'NORMAL, AT_RISK or DEACTIVATED' },
-  },
+  each(
+    ['accountStatusChangeNotification.previousAccountStatus', 'accountStatusChangeNotification.currentAccountStatus'],
+    { description: 'NORMAL, AT_RISK or DEACTIVATED' },
+  ),
 );
 
 export const feedProcessingFinished: EventContract = sellingEvent(
