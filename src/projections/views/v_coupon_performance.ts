@@ -1,5 +1,5 @@
 import { completeReads } from '../observed/economics-support.js';
-import type { ViewDefinition } from './definition.js';
+import type { ViewColumn, ViewDefinition } from './definition.js';
 import {
   accountId,
   count,
@@ -13,6 +13,14 @@ import {
   column,
 } from './shared.js';
 import { COUPONS_DATASET } from '../../domain/observation/datasets.js';
+
+/** What the coupon may spend on discounts and fees, and how much of it is gone. */
+const BUDGET: ViewColumn[] = [
+  money('budget', true, 'the budget for discounts and fees'),
+  money('budget_spent', false, 'spent on discounts and clip/redemption fees, cumulative'),
+  money('budget_remaining', true, 'budget less budget_spent'),
+  column('budget_percentage_used', 'numeric', false, 'budget_spent / budget × 100', 'percent 0-100'),
+];
 
 // Spec 2.15 shows only the grain; the columns are the coupon report's fields (money in minor units).
 export const vCouponPerformance: ViewDefinition = {
@@ -34,10 +42,7 @@ export const vCouponPerformance: ViewDefinition = {
     money('discount_amount', true, 'the discount per unit when an amount off; null otherwise'),
     count('clips', false, 'times unique customers clipped it, cumulative'),
     count('redemptions', false, 'purchases using it, cumulative, gross of returns'),
-    money('budget', true, 'the budget for discounts and fees'),
-    money('budget_spent', false, 'spent on discounts and clip/redemption fees, cumulative'),
-    money('budget_remaining', true, 'budget less budget_spent'),
-    column('budget_percentage_used', 'numeric', false, 'budget_spent / budget × 100', 'percent 0-100'),
+    ...BUDGET,
     money('total_discount', false, 'saved by customers, cumulative, gross of returns'),
     money('sales', true, 'revenue of redemptions after the discount, cumulative, gross of returns'),
     column('asins', 'jsonb', false, 'array of the ASINs the coupon covers'),

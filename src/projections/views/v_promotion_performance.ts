@@ -1,5 +1,5 @@
 import { completeReads } from '../observed/economics-support.js';
-import type { ViewDefinition } from './definition.js';
+import type { ViewColumn, ViewDefinition } from './definition.js';
 import {
   accountId,
   count,
@@ -12,6 +12,20 @@ import {
   column,
 } from './shared.js';
 import { PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
+
+/** The row's product in the promotion: these sum across rows. */
+const PRODUCT_TOTALS: ViewColumn[] = [
+  count('product_glance_views', true, "views of this product's detail page during the promotion"),
+  count('product_units_sold', true, 'units of this product sold at the promotional price'),
+  money('product_revenue', true, 'revenue of this product in the promotion'),
+];
+
+/** The whole promotion, repeated on each of its rows: never sum them across rows. */
+const PROMOTION_TOTALS: ViewColumn[] = [
+  count('promotion_glance_views', true, 'the whole promotion; repeated on each of its rows'),
+  count('promotion_units_sold', false, 'the whole promotion; repeated on each of its rows'),
+  money('promotion_revenue', false, 'the whole promotion; repeated on each of its rows'),
+];
 
 // Spec 2.15 shows only the grain; the columns are the promotion report's fields (money in minor units).
 export const vPromotionPerformance: ViewDefinition = {
@@ -32,12 +46,8 @@ export const vPromotionPerformance: ViewDefinition = {
     STARTS_AT,
     column('ends_at', 'timestamptz', false, 'scheduled end, UTC'),
     column('product_name', 'text', true, "the product's name"),
-    count('product_glance_views', true, "views of this product's detail page during the promotion"),
-    count('product_units_sold', true, 'units of this product sold at the promotional price'),
-    money('product_revenue', true, 'revenue of this product in the promotion'),
-    count('promotion_glance_views', true, 'the whole promotion; repeated on each of its rows'),
-    count('promotion_units_sold', false, 'the whole promotion; repeated on each of its rows'),
-    money('promotion_revenue', false, 'the whole promotion; repeated on each of its rows'),
+    ...PRODUCT_TOTALS,
+    ...PROMOTION_TOTALS,
     column('created_at', 'timestamptz', false, 'when the promotion was created'),
     column('last_updated_at', 'timestamptz', false, 'when the marketplace last updated it'),
     REPORTED_AT,

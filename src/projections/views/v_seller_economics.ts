@@ -1,5 +1,5 @@
 import { completeReads } from '../observed/economics-support.js';
-import type { ViewDefinition } from './definition.js';
+import type { ViewColumn, ViewDefinition } from './definition.js';
 import {
   accountId,
   count,
@@ -11,6 +11,15 @@ import {
   column,
 } from './shared.js';
 import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
+
+/** The four named fees and their sum, signed (charges negative). */
+const FEES: ViewColumn[] = [
+  money('referral_fee', true, 'referral fees, signed (charges negative); null on a day with no such fee'),
+  money('fulfillment_fee', true, 'FBA fulfillment fees, signed; null on a day with none (merchant-fulfilled SKUs)'),
+  money('storage_fee', true, 'FBA storage fees, signed; null on a day with none'),
+  money('other_fees', true, 'every other fee (e.g. refund commission), signed; null on a day with none'),
+  money('total_fees', false, 'the four named fees summed (nulls as 0), signed'),
+];
 
 export const vSellerEconomics: ViewDefinition = {
   name: 'v_seller_economics',
@@ -25,11 +34,7 @@ export const vSellerEconomics: ViewDefinition = {
     ROW_CURRENCY,
     money('ordered_product_sales', false, 'sales of the units ordered that day'),
     money('net_product_sales', false, 'ordered product sales less refunds'),
-    money('referral_fee', true, 'referral fees, signed (charges negative); null on a day with no such fee'),
-    money('fulfillment_fee', true, 'FBA fulfillment fees, signed; null on a day with none (merchant-fulfilled SKUs)'),
-    money('storage_fee', true, 'FBA storage fees, signed; null on a day with none'),
-    money('other_fees', true, 'every other fee (e.g. refund commission), signed; null on a day with none'),
-    money('total_fees', false, 'the four named fees summed (nulls as 0), signed'),
+    ...FEES,
     money('net_proceeds', false, 'net_product_sales + total_fees, exactly'),
     money('net_proceeds_per_unit', true, 'net_proceeds / net_units_sold, rounded; null when no unit was sold net'),
     count('net_units_sold', false, 'units ordered less units refunded', 'integer'),

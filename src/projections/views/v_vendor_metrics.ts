@@ -3,70 +3,70 @@ import { VENDOR_REPORTED } from '../observed/vendor.js';
 import type { ViewColumn, ViewDefinition } from './definition.js';
 import { accountId, MARKETPLACE_ID, MARKETPLACES_JOIN, MONEY_WARNING, column } from './shared.js';
 
-// The spec's columns in its order. Those no vendor report of the Reports API carries
-// (net GMS, lost featured offer, net PPM, contra COGS, sales discount, in-transit and
-// confirmed units) are kept, always null, so the shape matches the spec.
-const METRICS: ReadonlyArray<
-  readonly [
-    name: string,
-    kind: 'count' | 'money' | 'rate' | 'days',
-    group: 'orders' | 'traffic' | 'shipments' | 'inventory',
-    description: string,
-  ]
-> = [
-  ['ordered_units', 'count', 'orders', 'units customers ordered (GET_VENDOR_SALES_REPORT orderedUnits)'],
-  ['ordered_revenue', 'money', 'orders', 'ordered product sales (orderedRevenue)'],
-  [
-    'unfilled_ordered_units',
-    'count',
-    'orders',
-    'ordered units not yet shipped (inventory report unfilledCustomerOrderedUnits)',
-  ],
-  ['net_ordered_gms', 'money', 'orders', 'not in the Reports API vendor reports: always null'],
-  ['net_shipment_gms', 'money', 'shipments', 'not in the Reports API vendor reports: always null'],
-  ['shipped_units', 'count', 'shipments', 'units shipped to customers (shippedUnits)'],
-  ['shipped_revenue', 'money', 'shipments', 'revenue of units shipped (shippedRevenue)'],
-  [
-    'average_selling_price',
-    'money',
-    'orders',
-    'ordered_revenue / ordered_units, rounded (derived; null without orders)',
-  ],
-  ['glance_views', 'count', 'traffic', 'detail page views (GET_VENDOR_TRAFFIC_REPORT glanceViews)'],
-  ['lost_featured_offer', 'rate', 'traffic', 'not in the Reports API vendor reports: always null'],
-  ['net_ppm', 'rate', 'shipments', 'not in the sales, traffic or inventory reports: always null'],
-  ['shipped_cogs', 'money', 'shipments', 'cost of goods shipped (shippedCogs)'],
-  ['contra_cogs', 'money', 'shipments', 'not in the Reports API vendor reports: always null'],
-  ['sales_discount', 'money', 'shipments', 'not in the Reports API vendor reports: always null'],
-  [
-    'sell_through_rate',
-    'rate',
-    'inventory',
-    'units shipped / (units on hand at the start + units received) (sellThroughRate)',
-  ],
-  ['sellable_on_hand_units', 'count', 'inventory', 'sellable units on hand at the end of the day (snapshot)'],
-  ['unsellable_on_hand_units', 'count', 'inventory', 'unsellable units on hand at the end of the day (snapshot)'],
-  ['sellable_in_transit_units', 'count', 'inventory', 'not in the Reports API vendor reports: always null'],
-  [
-    'sourceable_roos',
-    'rate',
-    'inventory',
-    'out-of-stock rate of procurable products (procurableProductOutOfStockRate)',
-  ],
-  ['open_purchase_order_units', 'count', 'inventory', 'units on open purchase orders (snapshot)'],
-  ['confirmed_units', 'count', 'inventory', 'not in the Reports API vendor reports: always null'],
-  ['net_received_units', 'count', 'inventory', 'units received from the vendor, net of returns to it'],
-  ['received_fill_rate', 'rate', 'inventory', 'units received / units confirmed (receiveFillRate)'],
-  ['vendor_confirmation_rate', 'rate', 'inventory', 'units confirmed / units requested (vendorConfirmationRate)'],
-  [
-    'overall_vendor_lead_time',
-    'days',
-    'inventory',
-    'average days from purchase order to receipt (averageVendorLeadTimeDays)',
-  ],
+type Kind = 'count' | 'money' | 'rate' | 'days';
+type Group = 'orders' | 'traffic' | 'shipments' | 'inventory';
+type Metric = { name: string; kind: Kind; group: Group; description: string };
+
+/** Metrics of `group` the vendor reports fill: their kind is the read model's (VENDOR_REPORTED). */
+const reported =
+  (group: Group) =>
+  (name: keyof typeof VENDOR_REPORTED, description: string): Metric => ({
+    name,
+    kind: VENDOR_REPORTED[name],
+    group,
+    description,
+  });
+const orders = reported('orders');
+const traffic = reported('traffic');
+const shipments = reported('shipments');
+const inventory = reported('inventory');
+
+/** Spec metrics of `kind` no vendor report of the Reports API carries: kept, always null, so the shape matches the spec. */
+const absent =
+  (kind: Kind) =>
+  (name: string, group: Group, description = 'not in the Reports API vendor reports: always null'): Metric => ({
+    name,
+    kind,
+    group,
+    description,
+  });
+const absentCount = absent('count');
+const absentMoney = absent('money');
+const absentRate = absent('rate');
+
+// The spec's columns in its order.
+const METRICS: readonly Metric[] = [
+  orders('ordered_units', 'units customers ordered (GET_VENDOR_SALES_REPORT orderedUnits)'),
+  orders('ordered_revenue', 'ordered product sales (orderedRevenue)'),
+  orders('unfilled_ordered_units', 'ordered units not yet shipped (inventory report unfilledCustomerOrderedUnits)'),
+  absentMoney('net_ordered_gms', 'orders'),
+  absentMoney('net_shipment_gms', 'shipments'),
+  shipments('shipped_units', 'units shipped to customers (shippedUnits)'),
+  shipments('shipped_revenue', 'revenue of units shipped (shippedRevenue)'),
+  orders('average_selling_price', 'ordered_revenue / ordered_units, rounded (derived; null without orders)'),
+  traffic('glance_views', 'detail page views (GET_VENDOR_TRAFFIC_REPORT glanceViews)'),
+  absentRate('lost_featured_offer', 'traffic'),
+  absentRate('net_ppm', 'shipments', 'not in the sales, traffic or inventory reports: always null'),
+  shipments('shipped_cogs', 'cost of goods shipped (shippedCogs)'),
+  absentMoney('contra_cogs', 'shipments'),
+  absentMoney('sales_discount', 'shipments'),
+  inventory('sell_through_rate', 'units shipped / (units on hand at the start + units received) (sellThroughRate)'),
+  inventory('sellable_on_hand_units', 'sellable units on hand at the end of the day (snapshot)'),
+  inventory('unsellable_on_hand_units', 'unsellable units on hand at the end of the day (snapshot)'),
+  absentCount('sellable_in_transit_units', 'inventory'),
+  inventory('sourceable_roos', 'out-of-stock rate of procurable products (procurableProductOutOfStockRate)'),
+  inventory('open_purchase_order_units', 'units on open purchase orders (snapshot)'),
+  absentCount('confirmed_units', 'inventory'),
+  inventory('net_received_units', 'units received from the vendor, net of returns to it'),
+  inventory('received_fill_rate', 'units received / units confirmed (receiveFillRate)'),
+  inventory('vendor_confirmation_rate', 'units confirmed / units requested (vendorConfirmationRate)'),
+  inventory('overall_vendor_lead_time', 'average days from purchase order to receipt (averageVendorLeadTimeDays)'),
 ];
 
 const UNIT = { count: 'count', money: 'minor units of currency', rate: 'ratio 0-1', days: 'days' } as const;
+const sqlType = (kind: Kind) => (kind === 'count' || kind === 'money' ? 'bigint' : 'numeric');
+/** The sourcing (distributor) view has no orders or traffic. */
+const nullWhenSourcing = (group: Group) => group === 'orders' || group === 'traffic';
 
 const columns: ViewColumn[] = [
   accountId('vendor'),
@@ -75,19 +75,20 @@ const columns: ViewColumn[] = [
   column('date', 'date', false, 'the day described'),
   column('asin', 'text', true, 'the ASIN; null on the row of catalog-wide totals'),
   column('currency', 'text', true, 'ISO 4217 code of the money columns'),
-  ...METRICS.map(([name, kind, group, description]) => ({
-    name,
-    type: kind === 'count' || kind === 'money' ? 'bigint' : 'numeric',
-    unit: UNIT[kind],
-    nullable: true,
-    description: group === 'orders' || group === 'traffic' ? `${description}; null in the sourcing view` : description,
-  })),
+  ...METRICS.map(({ name, kind, group, description }) =>
+    column(
+      name,
+      sqlType(kind),
+      true,
+      nullWhenSourcing(group) ? `${description}; null in the sourcing view` : description,
+      UNIT[kind],
+    ),
+  ),
 ];
 
-const reported = new Set(Object.keys(VENDOR_REPORTED));
-const select = METRICS.map(([name, kind, group]) => {
-  if (!reported.has(name)) return `null::${kind === 'count' || kind === 'money' ? 'bigint' : 'numeric'} as ${name}`;
-  return group === 'orders' || group === 'traffic'
+const select = METRICS.map(({ name, kind, group }) => {
+  if (!(name in VENDOR_REPORTED)) return `null::${sqlType(kind)} as ${name}`;
+  return nullWhenSourcing(group)
     ? `case when v.view = 'sourcing' then null else max(v.${name}) end as ${name}`
     : `max(v.${name}) as ${name}`;
 });
