@@ -1,5 +1,11 @@
 import type { Knex } from 'knex';
-import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.js';
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type TypedRead,
+} from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
 import { advanceCheckpoint, readCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
@@ -13,6 +19,8 @@ export interface ProjectorOptions {
   batchSize?: number;
   /** how long to wait for a wake-up before polling again */
   pollMs?: number;
+  /** how long a checkpoint may trail what the projection has read past without finding its types (default 1 s) */
+  persistSkippedMs?: number;
   logger?: Logger;
 }
 
@@ -55,12 +63,24 @@ interface Waiter {
  * checkpoint (guarded: only from where it was read) and applies the batch. So an event is
  * applied exactly once even with several projector processes on one database, and a crash
  * leaves either the whole batch or none of it.
+ *
+ * A read that finds none of the projection's types moves it on in memory only (`skipped`), and
+ * the checkpoint follows at most every `persistSkippedMs`: every append wakes every projection,
+ * and a transaction per projection per append was most of the database's work. Nothing is lost
+ * by a crash meanwhile: the range read past holds no event the projection applies.
+ *
+ * Projections that have reached the head (`live`) and stand at the same position share one read
+ * of every projection's types per head: after an append wakes them, one scan serves them all.
  */
 export class Projector {
   private readonly batchSize: number;
   private readonly pollMs: number;
   private readonly logger: Logger | undefined;
+  private readonly persistSkippedMs: number;
+  /** each projection's checkpoint as this process last read or wrote it */
   private readonly checkpoints = new Map<string, Checkpoint>();
+  /** where a projection has read past its checkpoint without finding its types, and since when */
+  private readonly skipped = new Map<string, { position: Position; since: number }>();
   private readonly failures = new Map<string, ApplyError>();
   private readonly waiters = new Set<Waiter>();
   private loop: Promise<void> | null = null;
@@ -70,8 +90,17 @@ export class Projector {
   /** bumped by every wake-up: a loop that saw an older one doesn't sleep */
   private generation = 0;
   private readonly sleepers = new Set<() => void>();
-  /** the log's head, read once per wake-up (or poll) for every loop that checks for work */
-  private head: { generation: number; at: number; position: Promise<Position | null> } | null = null;
+  /** the log's head, read once per wake-up (or poll) for every loop that checks for work, and the
+   * shared reads made against it, by the position they read after */
+  private head: {
+    generation: number;
+    at: number;
+    position: Promise<Position | null>;
+    reads: Map<string, Promise<TypedRead>>;
+  } | null = null;
+  /** projections whose last read reached the head: they share reads */
+  private readonly live = new Set<string>();
+  private readonly allTypes: string[];
   private unlisten: (() => void) | null = null;
 
   constructor(
@@ -83,6 +112,8 @@ export class Projector {
     assertProjectionNames(projections);
     this.batchSize = options.batchSize ?? 500;
     this.pollMs = options.pollMs ?? 500;
+    this.persistSkippedMs = options.persistSkippedMs ?? 1_000;
+    this.allTypes = [...new Set(projections.flatMap((p) => p.handles))];
     this.logger = options.logger;
   }
 
@@ -127,6 +158,7 @@ export class Projector {
     this.wakeUp();
     const drain = async (p: Projection) => {
       while (!this.stopping && (await this.step(p)));
+      await this.persistSkipped(p, 0);
     };
     await Promise.all(this.projections.map(drain));
     if (this.failures.size > 0) throw new ProjectionsFailedError([...this.failures.values()]);
@@ -174,37 +206,74 @@ export class Projector {
         // The store or the database is unreachable or erred: polling retries.
         this.logger?.error({ err, projection: p.name }, 'projector batch failed');
       }
-      if (!progressed) await this.sleep(seen);
+      if (!progressed) {
+        await this.persistSkipped(p, this.persistSkippedMs).catch((err: unknown) => {
+          this.logger?.error({ err, projection: p.name }, 'projector checkpoint failed');
+        });
+        await this.sleep(seen);
+      }
     }
+    await this.persistSkipped(p, 0).catch(() => undefined);
   }
 
-  /** One batch of the projection's own event types; true if its checkpoint moved (or another process moved it). */
+  /** One batch of the projection's own event types; true if it moved on (or another process moved it). */
   private async step(p: Projection): Promise<boolean> {
-    const known = this.checkpoints.get(p.name);
     const head = await this.headPosition();
     // nothing new since this loop's last batch: no query of its own
-    if (known && stateOf(p, known) === 'running' && (head === null || reachedPosition(known.position, head))) {
+    if (this.running(p) && (head === null || reachedPosition(this.readTo(p), head))) {
+      this.live.add(p.name);
       this.settleWaiters();
       return false;
     }
-    const cp = await readCheckpoint(this.db, p.name);
-    if (cp) this.checkpoints.set(p.name, cp);
+    // A running projection trusts its own checkpoint: the guarded write finds out if another
+    // process moved it. Any other state is read again each time (a rebuild may swap it in).
+    if (!this.running(p)) {
+      const read = await readCheckpoint(this.db, p.name);
+      if (read) this.checkpoints.set(p.name, read);
+    }
+    const cp = this.checkpoints.get(p.name);
     if (this.stopping || !cp || this.failures.has(p.name) || stateOf(p, cp) !== 'running') return false;
-    const { events, through } = await this.store.readAllOfTypes({
-      after: cp.position,
-      types: p.handles,
-      limit: this.batchSize,
-    });
-    if (through === null || reachedPosition(cp.position, through)) {
+    const after = this.readTo(p);
+    const { events, through } = await this.read(p, after);
+    if (head !== null && (through === null || !reachedPosition(through, head))) this.live.delete(p.name);
+    if (through === null || reachedPosition(after, through)) {
       this.settleWaiters();
       return false;
+    }
+    if (events.length === 0) {
+      this.skipped.set(p.name, { position: through, since: this.skipped.get(p.name)?.since ?? Date.now() });
+      this.settleWaiters();
+      return true;
     }
     const outcome = await this.applyBatch(p, cp, events, through);
+    this.settle(p, cp, through, outcome);
+    return outcome === 'applied' || outcome === 'conflict';
+  }
+
+  /** Writes the checkpoint a projection has skipped to, once it is `olderThanMs` old. */
+  private async persistSkipped(p: Projection, olderThanMs: number): Promise<void> {
+    const skipped = this.skipped.get(p.name);
+    const cp = this.checkpoints.get(p.name);
+    if (!skipped || !cp || Date.now() - skipped.since < olderThanMs || this.failures.has(p.name)) return;
+    this.settle(p, cp, skipped.position, await this.applyBatch(p, cp, [], skipped.position));
+  }
+
+  /** Records a batch's outcome: after a conflict the next step re-reads the checkpoint another process moved. */
+  private settle(p: Projection, cp: Checkpoint, through: Position, outcome: BatchOutcome): void {
+    if (outcome === 'applied' || outcome === 'conflict') this.skipped.delete(p.name);
     if (outcome === 'applied') this.checkpoints.set(p.name, { ...cp, position: through });
-    // After a conflict the next step re-reads the checkpoint another process moved.
     if (outcome === 'conflict') this.checkpoints.delete(p.name);
     this.settleWaiters();
-    return outcome === 'applied' || outcome === 'conflict';
+  }
+
+  private running(p: Projection): boolean {
+    const cp = this.checkpoints.get(p.name);
+    return cp !== undefined && stateOf(p, cp) === 'running';
+  }
+
+  /** Where the projection has read to: its checkpoint, or past it where nothing was its to apply. */
+  private readTo(p: Projection): Position | null {
+    return this.skipped.get(p.name)?.position ?? this.checkpoints.get(p.name)?.position ?? null;
   }
 
   /** The log's head, shared by the loops until the next wake-up or poll interval. */
@@ -212,10 +281,31 @@ export class Projector {
     const now = Date.now();
     if (!this.head || this.head.generation !== this.generation || now - this.head.at >= this.pollMs) {
       const position = this.store.headPosition();
-      this.head = { generation: this.generation, at: now, position };
+      this.head = { generation: this.generation, at: now, position, reads: new Map() };
       position.catch(() => (this.head = null));
     }
     return this.head.position;
+  }
+
+  /**
+   * The projection's next batch. A projection catching up reads its own types; live ones read
+   * every projection's types once per position and head, and each keeps its own: a batch of the
+   * union holds every event of each type up to where it reaches.
+   */
+  private async read(p: Projection, after: Position | null): Promise<TypedRead> {
+    const reads = this.head?.reads;
+    if (!reads || !this.live.has(p.name))
+      return this.store.readAllOfTypes({ after, types: p.handles, limit: this.batchSize });
+    const key = after ? `${after.commit}/${after.prepare}` : '';
+    let shared = reads.get(key);
+    if (!shared) {
+      shared = this.store.readAllOfTypes({ after, types: this.allTypes, limit: this.batchSize });
+      reads.set(key, shared);
+      shared.catch(() => reads.delete(key));
+    }
+    const { events, through } = await shared;
+    const handles = new Set(p.handles);
+    return { events: events.filter((e) => handles.has(e.type)), through };
   }
 
   /** Applies `events` (maybe none) and moves the checkpoint to `through`. */
@@ -257,9 +347,8 @@ export class Projector {
   }
 
   private reached(p: Projection, target: Position | null): boolean {
-    const cp = this.checkpoints.get(p.name);
-    if (!cp || stateOf(p, cp) !== 'running') return false;
-    return target === null || reachedPosition(cp.position, target);
+    if (!this.running(p)) return false;
+    return target === null || reachedPosition(this.readTo(p), target);
   }
 
   private wakeUp(): void {
