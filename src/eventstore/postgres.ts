@@ -71,7 +71,9 @@ const APPEND_SQL = `
   left join lateral (select * from ins order by stream_revision desc limit 1) last on true`;
 
 // A hint only, so its commit need not wait for the WAL flush; one round trip (implicit block).
-const NOTIFY_SQL = `begin; set local synchronous_commit = off; select pg_notify('${EVENTS_APPENDED_CHANNEL}', ''); commit`;
+// The payload names the store that appended, so it can pass over its own echo (its listeners heard at once).
+const notifySql = (from: string) =>
+  `begin; set local synchronous_commit = off; select pg_notify('${EVENTS_APPENDED_CHANNEL}', '${from}'); commit`;
 
 // xid8 travels as text under its own name: an output column named transaction_id would be
 // what ORDER BY transaction_id sorts on, as text ('10003' < '9997').
@@ -152,6 +154,9 @@ export class PostgresEventStore implements EventStore {
   /** the NOTIFY in flight, if any, and whether appends committed since it was sent */
   private notifying: Promise<void> | null = null;
   private notifyAgain = false;
+  /** names this store's NOTIFYs */
+  private readonly id = randomUUID();
+  private readonly notifySql = notifySql(this.id);
   private readonly pollIntervalMs: number;
   private readonly subscriptionBatchSize: number;
 
@@ -291,7 +296,7 @@ export class PostgresEventStore implements EventStore {
     this.notifying = (async () => {
       do {
         this.notifyAgain = false;
-        await this.pool.query(NOTIFY_SQL).catch(() => undefined);
+        await this.pool.query(this.notifySql).catch(() => undefined);
       } while (this.notifyAgain && !this.closed);
       this.notifying = null;
     })();
@@ -316,7 +321,9 @@ export class PostgresEventStore implements EventStore {
     };
     client.on('error', retry);
     client.on('end', retry);
-    client.on('notification', () => this.hint());
+    client.on('notification', (n) => {
+      if (n.payload !== this.id) this.hint();
+    });
     try {
       await client.connect();
       await client.query(`listen ${EVENTS_APPENDED_CHANNEL}`);

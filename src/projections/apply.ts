@@ -23,8 +23,19 @@ export async function applyEvents(
   events: readonly RecordedEvent[],
   schema: string,
 ): Promise<void> {
-  for (const event of events) {
-    if (!projection.handles.includes(event.type)) continue;
+  const handled = events.filter((e) => projection.handles.includes(e.type));
+  const applyMany = projection.applyMany?.bind(projection);
+  // set-based where the projection can, inside a savepoint so a failure falls back to one at a time
+  if (applyMany && handled.length > 1) {
+    const applied = await trx
+      .transaction((sp) => applyMany(sp, handled, schema))
+      .then(
+        () => true,
+        () => false,
+      );
+    if (applied) return;
+  }
+  for (const event of handled) {
     try {
       await projection.apply(trx, event, schema);
     } catch (err) {

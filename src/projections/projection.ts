@@ -19,4 +19,10 @@ export interface Projection {
   tables: readonly string[];
   createTables(db: Knex | Knex.Transaction, schema: string): Promise<void>;
   apply(trx: Knex.Transaction, event: RecordedEvent, schema: string): Promise<void>;
+  /**
+   * Optional set-based form of `apply` for a run of consecutive handled events: it must leave
+   * the same rows as applying them one by one. If it throws, the run is applied again one event
+   * at a time, so the error names the event.
+   */
+  applyMany?(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void>;
 }

@@ -16,7 +16,11 @@ import { listingsSync } from '../../src/workers/sync/listings.js';
 import { clientsFor } from '../support/marketplace.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
-import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+import {
+  assertApplyTwiceSameResult,
+  assertBatchEqualsOneByOne,
+  assertRebuildEqualsLive,
+} from '../support/projections.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 
 // Marketplace events end to end: the simulator pushes signed messages over HTTP to the service's
@@ -426,10 +430,13 @@ describe('marketplace events: ingestion, list_events and get_event', function ()
     });
   });
 
-  it('the events projection: rebuilt equals live, and applying its events twice changes nothing', async () => {
+  it('the events projection: rebuilt equals live, applying its events twice changes nothing, and a batch equals one at a time', async () => {
     await assertRebuildEqualsLive(h.db, h.store, eventsProjection);
     const events = (await h.allEvents()).filter((e) => eventsProjection.handles.includes(e.type));
     await assertApplyTwiceSameResult(h.db, eventsProjection, events);
+    // received messages and the listing receipts' synthetic rows, interleaved as the log has them
+    expect(new Set(events.map((e) => e.type)).size).to.be.greaterThan(2);
+    await assertBatchEqualsOneByOne(h.db, eventsProjection, events);
   });
 
   it('retention: messages received over a month before now leave the store and the read model; younger ones and synthetic rows stay', async () => {

@@ -1,6 +1,13 @@
 import { AssertionError, expect } from 'chai';
+import { ApplyError, applyEvents } from '../../src/projections/apply.js';
+import type { Projection } from '../../src/projections/projection.js';
 import { migrateProjections } from '../../src/projections/schema.js';
-import { assertApplyTwiceSameResult, assertRebuildEqualsLive, catchUpTo } from '../support/projections.js';
+import {
+  assertApplyTwiceSameResult,
+  assertBatchEqualsOneByOne,
+  assertRebuildEqualsLive,
+  catchUpTo,
+} from '../support/projections.js';
 import {
   appendCounted,
   applyLog,
@@ -49,6 +56,57 @@ describe('projection test helpers', () => {
       const deaf = { ...streamCounts(uniqueName('deaf')), handles: ['ProjectionTest.NeverAppended'] };
       const err = await failure(assertApplyTwiceSameResult(env.db, deaf, await ownEvents(uniqueName('deaf'))));
       expect(err.message).to.contain('left its tables empty');
+    });
+  });
+
+  describe('assertBatchEqualsOneByOne and set-based applyMany', () => {
+    /** streamCounts whose applyMany counts each stream once per batch: wrong when a batch holds two of a stream */
+    const careless = (): Projection => {
+      const counts = streamCounts(uniqueName('careless'));
+      return {
+        ...counts,
+        async applyMany(trx, events, schema) {
+          const firsts = events.filter((e, i) => events.findIndex((o) => o.streamId === e.streamId) === i);
+          for (const e of firsts) await counts.apply(trx, e, schema);
+        },
+      };
+    };
+
+    it('passes for a projection without applyMany, and fails for one whose batch leaves other rows', async () => {
+      await assertBatchEqualsOneByOne(env.db, streamCounts(uniqueName('counts')), await ownEvents(uniqueName('b1')));
+      const err = await failure(assertBatchEqualsOneByOne(env.db, careless(), await ownEvents(uniqueName('b2'))));
+      expect(err.message).to.contain('a batch left other rows than one event at a time');
+    });
+
+    it('a batch whose applyMany throws is applied again one event at a time, and the error names the event', async () => {
+      const events = await ownEvents(uniqueName('fallback'));
+      const counts = streamCounts(uniqueName('fallback'));
+      const schema = `test_fallback_${Date.now()}`;
+      const throwing = (bad: string | null): Projection => ({
+        ...counts,
+        async applyMany(trx, batch, s) {
+          await counts.apply(trx, batch[0]!, s); // a write the savepoint must undo
+          throw new Error('set-based insert refused');
+        },
+        async apply(trx, event, s) {
+          if (event.id === bad) throw new Error('this one is bad');
+          await counts.apply(trx, event, s);
+        },
+      });
+      try {
+        await env.db.raw('create schema ??', [schema]);
+        await counts.createTables(env.db, schema);
+        await env.db.transaction((trx) => applyEvents(trx, throwing(null), events, schema));
+        const rows = await env.db.withSchema(schema).table(counts.name).orderBy('stream_id');
+        expect(rows.map((r: { events: number }) => r.events)).to.deep.equal([3, 3]);
+        const err = await rejection(
+          env.db.transaction((trx) => applyEvents(trx, throwing(events[4]!.id), events, schema)),
+        );
+        expect(err).to.be.instanceOf(ApplyError);
+        expect((err as ApplyError).event.id).to.equal(events[4]!.id);
+      } finally {
+        await env.db.raw('drop schema if exists ?? cascade', [schema]);
+      }
     });
   });
 

@@ -63,6 +63,33 @@ export async function assertApplyTwiceSameResult(
 }
 
 /**
+ * Applies `events` in one batch (the projection's set-based `applyMany`, where it has one) and,
+ * in another fresh schema, one event per call, and checks both leave the same rows.
+ */
+export async function assertBatchEqualsOneByOne(
+  db: Knex,
+  projection: Projection,
+  events: readonly RecordedEvent[],
+): Promise<void> {
+  const build = (label: string, batches: ReadonlyArray<readonly RecordedEvent[]>) =>
+    withScratchSchema(db, label, async (schema) => {
+      await db.raw('create schema ??', [schema]);
+      await projection.createTables(db, schema);
+      await db.transaction(async (trx) => {
+        for (const batch of batches) await applyEvents(trx, projection, batch, schema);
+      });
+      return snapshotTables(db, projection, schema);
+    });
+  const batched = await build('batched', [events]);
+  expect(hasRows(batched), `${projection.name}: the events left its tables empty`).to.equal(true);
+  const single = await build(
+    'single',
+    events.map((e) => [e]),
+  );
+  expect(batched, `${projection.name}: a batch left other rows than one event at a time`).to.deep.equal(single);
+}
+
+/**
  * Builds the projection from position zero into a fresh schema, up to exactly the live
  * checkpoint, and compares every table, row by row, with the live tables (read in the same
  * snapshot as the checkpoint, so a running projector doesn't disturb the comparison).

@@ -24,6 +24,9 @@ const SYNTHETIC_SOURCES = [
   'MutationChangeAbsent',
 ] as const;
 
+/** Rows per insert: well under PostgreSQL's 65,535 parameters, targets included. */
+const RUN_ROWS = 500;
+
 interface EventRow {
   id: string;
   account_id: string;
@@ -35,19 +38,46 @@ interface EventRow {
   payload: unknown;
 }
 
-async function insert(trx: Knex.Transaction, schema: string, row: EventRow, targets: Identity[]): Promise<void> {
-  const inserted = await trx
-    .withSchema(schema)
-    .table(EVENTS_TABLE)
-    .insert({ ...row, payload: JSON.stringify(row.payload) })
-    .onConflict('id')
-    .ignore()
-    .returning('id');
-  if (inserted.length === 0 || targets.length === 0) return;
-  await trx
-    .withSchema(schema)
-    .table(EVENT_TARGETS_TABLE)
-    .insert(targets.map((t, ord) => ({ event_id: row.id, ord, ...t })));
+/** Inserts event rows (an id already there is left as it is) and the targets of those inserted. */
+async function insert(
+  trx: Knex.Transaction,
+  schema: string,
+  rows: ReadonlyArray<{ row: EventRow; targets: Identity[] }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const inserted = new Set(
+    (
+      await trx
+        .withSchema(schema)
+        .table(EVENTS_TABLE)
+        .insert(rows.map(({ row }) => ({ ...row, payload: JSON.stringify(row.payload) })))
+        .onConflict('id')
+        .ignore()
+        .returning('id')
+    ).map((r: { id: string }) => r.id),
+  );
+  const targets = rows
+    .filter(({ row }) => inserted.has(row.id))
+    .flatMap(({ row, targets }) => targets.map((t, ord) => ({ event_id: row.id, ord, ...t })));
+  if (targets.length > 0) await trx.withSchema(schema).table(EVENT_TARGETS_TABLE).insert(targets);
+}
+
+/** A recorded marketplace message's row and the identities its payload names. */
+function received(event: RecordedEvent): { row: EventRow; targets: Identity[] } {
+  const { data } = parseEvent<MarketplaceEvent>(marketplaceEventSchemas, event);
+  return {
+    row: {
+      id: event.id,
+      account_id: data.account_id,
+      stream: event.streamId,
+      stream_type: data.stream_type,
+      synthetic: false,
+      occurred_at: data.occurred_at,
+      received_at: data.received_at,
+      payload: data.payload,
+    },
+    targets: identitiesOf(data.stream_type, data.payload),
+  };
 }
 
 /** A Listing receipt's synthetic row: what the push answered, or what a read showed. */
@@ -66,21 +96,21 @@ async function applySynthetic(trx: Knex.Transaction, event: RecordedEvent, schem
   const receipt = await receipts().where({ receipt_id: e.data.receipt_id }).first();
   if (!receipt) return; // not a listing's receipt
   const synthetic = (at: string, payload: Record<string, unknown>) =>
-    insert(
-      trx,
-      schema,
+    insert(trx, schema, [
       {
-        id: event.id,
-        account_id: receipt.account_id,
-        stream: null,
-        stream_type: null,
-        synthetic: true,
-        occurred_at: at,
-        received_at: at,
-        payload: { receipt_id: e.data.receipt_id, ...payload },
+        row: {
+          id: event.id,
+          account_id: receipt.account_id,
+          stream: null,
+          stream_type: null,
+          synthetic: true,
+          occurred_at: at,
+          received_at: at,
+          payload: { receipt_id: e.data.receipt_id, ...payload },
+        },
+        targets: [{ ...NO_IDENTITY, sku: receipt.sku, marketplace_id: receipt.marketplace_id }],
       },
-      [{ ...NO_IDENTITY, sku: receipt.sku, marketplace_id: receipt.marketplace_id }],
-    );
+    ]);
   switch (e.type) {
     case 'MutationSubmitted': {
       const { http_status, response, submission_id, accepted, recorded_at } = e.data;
@@ -136,21 +166,17 @@ export const eventsProjection: Projection = {
   },
   async apply(trx, event, schema) {
     if (event.type !== 'MarketplaceEventReceived') return applySynthetic(trx, event, schema);
-    const { data } = parseEvent<MarketplaceEvent>(marketplaceEventSchemas, event);
-    await insert(
-      trx,
-      schema,
-      {
-        id: event.id,
-        account_id: data.account_id,
-        stream: event.streamId,
-        stream_type: data.stream_type,
-        synthetic: false,
-        occurred_at: data.occurred_at,
-        received_at: data.received_at,
-        payload: data.payload,
-      },
-      identitiesOf(data.stream_type, data.payload),
-    );
+    await insert(trx, schema, [received(event)]);
+  },
+  // an ingestion burst: each run of received messages (up to RUN_ROWS) in two statements, the
+  // receipts' rows in order
+  async applyMany(trx, events, schema) {
+    for (let i = 0; i < events.length;) {
+      const run = [];
+      for (; i < events.length && run.length < RUN_ROWS && events[i]!.type === 'MarketplaceEventReceived'; i++)
+        run.push(received(events[i]!));
+      await insert(trx, schema, run);
+      if (run.length === 0) await applySynthetic(trx, events[i++]!, schema);
+    }
   },
 };
