@@ -335,6 +335,27 @@ describe('automation sandbox', function () {
       }
     });
 
+    it('gives every run a fresh isolate: what one run leaves on its globals, prototypes or prelude, the next never sees', async () => {
+      // one runner, so each run lands in the isolate the runner made while the previous run was finishing
+      const one = createSandbox({ runners: 1 });
+      try {
+        const taint = `function handle(e, c) {
+          globalThis.left = 'behind'; Object.prototype.polluted = true; Array.prototype.push = () => 0;
+          console.log('tainted');
+        }`;
+        const probe = `function handle(e, c) {
+          c.mutations.push({ target: c.listing, action: 'update', payload: {} });
+          console.log(typeof globalThis.left, ({}).polluted === undefined, c.mutations.length);
+        }`;
+        for (let i = 0; i < 3; i++) {
+          expect(ok(await one.run(input(taint))).logs.map((l) => l.message)).to.deep.equal(['tainted']);
+          expect(ok(await one.run(input(probe))).logs.map((l) => l.message)).to.deep.equal(['undefined true 1']);
+        }
+      } finally {
+        await one.close();
+      }
+    });
+
     it('answers a closed sandbox with execution_error', async () => {
       const closing = createSandbox({ runners: 1 });
       await closing.close();

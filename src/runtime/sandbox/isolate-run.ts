@@ -56,35 +56,80 @@ function codeProblem(code: string): string | undefined {
   }
 }
 
-export async function runInIsolate(job: RunJob, onCatastrophicError?: (message: string) => void): Promise<RunOutput> {
-  const started = performance.now();
+/**
+ * A fresh isolate with the prelude evaluated, made before a run needs it so its creation stays
+ * off the run's path (the runner makes the next one while it waits). It has run no automation
+ * code and serves exactly one run.
+ */
+export interface FreshIsolate {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  entry: ivm.Reference;
+  logs: ConsoleBuffer;
+  reads: MissingReads;
+  memoryMb: number;
+}
+
+/** Makes a FreshIsolate of `memoryMb`; the prelude gets `timeoutMs` of synchronous time. */
+export async function freshIsolate(
+  memoryMb: number,
+  onCatastrophicError?: (message: string) => void,
+  timeoutMs: number = RUN_LIMITS.runTimeMs,
+): Promise<FreshIsolate> {
   const logs = new ConsoleBuffer();
   const reads = new MissingReads();
-  const end = (outcome: { ok: false; message: string; dropped?: number }): RunOutput => ({
-    ok: false,
-    error: { code: 'execution_error', message: outcome.message },
-    logs: logs.lines(outcome.dropped),
-    missingFieldReads: reads.list(),
-    durationMs: performance.now() - started,
-  });
-
-  const problem = codeProblem(job.code);
-  if (problem) return end({ ok: false, message: problem });
-
-  const isolate = new ivm.Isolate({ memoryLimit: job.memoryMb, onCatastrophicError });
-  let timedOut = false;
-  const backstop = setTimeout(() => {
-    timedOut = true;
-    dispose(isolate);
-  }, job.deadlineMs);
-  const remaining = () => Math.max(1, Math.ceil(job.deadlineMs - (performance.now() - started)));
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb, onCatastrophicError });
   try {
     const context = await isolate.createContext();
     const entry = (await context.evalClosure(
       PRELUDE,
       [new ivm.Callback(logs.add), new ivm.Callback(reads.add), SETTINGS_JSON],
-      { result: { reference: true }, timeout: remaining() },
+      { result: { reference: true }, timeout: timeoutMs },
     )) as ivm.Reference;
+    return { isolate, context, entry, logs, reads, memoryMb };
+  } catch (e) {
+    dispose(isolate);
+    throw e;
+  }
+}
+
+/** Gives an unused FreshIsolate back (a runner closing, or one made for another memory limit). */
+export function discardIsolate(fresh: FreshIsolate): void {
+  dispose(fresh.isolate);
+}
+
+/**
+ * Runs `job` in `fresh` when it fits the job's memory limit (else in a new isolate), and
+ * disposes of the isolate: one isolate, one run.
+ */
+export async function runInIsolate(
+  job: RunJob,
+  onCatastrophicError?: (message: string) => void,
+  fresh?: FreshIsolate,
+): Promise<RunOutput> {
+  const started = performance.now();
+  const problem = codeProblem(job.code);
+  if (problem || (fresh && fresh.memoryMb !== job.memoryMb)) {
+    if (fresh) discardIsolate(fresh);
+    if (problem) return failed(started, new ConsoleBuffer(), new MissingReads(), { message: problem });
+    fresh = undefined;
+  }
+  let made: FreshIsolate;
+  try {
+    made = fresh ?? (await freshIsolate(job.memoryMb, onCatastrophicError, job.deadlineMs));
+  } catch (e) {
+    const error = e instanceof Error ? e : new Error(String(e));
+    const message = describeThrown(error.name, error.message, error.stack);
+    return failed(started, new ConsoleBuffer(), new MissingReads(), { message });
+  }
+  const { isolate, context, entry, logs, reads } = made;
+  let timedOut = false;
+  const remaining = () => Math.max(1, Math.ceil(job.deadlineMs - (performance.now() - started)));
+  const backstop = setTimeout(() => {
+    timedOut = true;
+    dispose(isolate);
+  }, remaining());
+  try {
     const script = await isolate.compileScript(job.code, { filename: CODE_FILENAME });
     await script.run(context, { timeout: remaining() });
     const result: unknown = await entry.apply(
@@ -93,7 +138,7 @@ export async function runInIsolate(job: RunJob, onCatastrophicError?: (message: 
       { result: { promise: true, copy: true }, timeout: remaining() },
     );
     const out = copyOut(result, { webhooks: job.webhooks, storeJson: job.storeJson, storeLimits: job.storeLimits });
-    if (!out.ok) return end(out);
+    if (!out.ok) return failed(started, logs, reads, out);
     return {
       ok: true,
       logs: logs.lines(out.dropped),
@@ -104,9 +149,24 @@ export async function runInIsolate(job: RunJob, onCatastrophicError?: (message: 
       durationMs: performance.now() - started,
     };
   } catch (e) {
-    return end({ ok: false, message: stopMessage(e, job, timedOut, isolate) });
+    return failed(started, logs, reads, { message: stopMessage(e, job, timedOut, isolate) });
   } finally {
     clearTimeout(backstop);
     dispose(isolate);
   }
+}
+
+function failed(
+  started: number,
+  logs: ConsoleBuffer,
+  reads: MissingReads,
+  outcome: { message: string; dropped?: number },
+): RunOutput {
+  return {
+    ok: false,
+    error: { code: 'execution_error', message: outcome.message },
+    logs: logs.lines(outcome.dropped),
+    missingFieldReads: reads.list(),
+    durationMs: performance.now() - started,
+  };
 }

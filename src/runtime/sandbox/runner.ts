@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
-import { runInIsolate } from './isolate-run.js';
+import { RUN_LIMITS } from '../contracts/limits.js';
+import { freshIsolate, runInIsolate } from './isolate-run.js';
 import { CATASTROPHE_MARK, type FromRunner, type ToRunner } from './protocol.js';
 import type { RunOutput } from './types.js';
 
@@ -16,10 +17,16 @@ function catastrophe(message: string): void {
   process.kill(process.pid, 'SIGKILL');
 }
 
+// The next run's isolate, made while the runner waits, so creating it is not on a run's path.
+// A failure to make one is left to the run, which then makes its own (and reports what failed).
+const prepare = () => freshIsolate(RUN_LIMITS.memoryMb, catastrophe).catch(() => undefined);
+let next = prepare();
+
 process.on('message', (message: ToRunner) => {
   if (message?.type !== 'run') return;
   const { id, job } = message;
-  void runInIsolate(job, catastrophe)
+  void next
+    .then((fresh) => runInIsolate(job, catastrophe, fresh))
     .catch((e: unknown): RunOutput => ({
       ok: false,
       error: { code: 'execution_error', message: `the runner failed: ${e instanceof Error ? e.message : String(e)}` },
@@ -27,7 +34,10 @@ process.on('message', (message: ToRunner) => {
       missingFieldReads: [],
       durationMs: 0,
     }))
-    .then((output) => send({ type: 'done', id, output }));
+    .then((output) => {
+      send({ type: 'done', id, output });
+      next = prepare();
+    });
 });
 process.on('disconnect', () => process.exit(0));
 send({ type: 'ready' });
