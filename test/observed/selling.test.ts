@@ -18,7 +18,11 @@ import { listingsSync } from '../../src/workers/sync/listings.js';
 import { HISTORY_DAYS, ordersSync, TRAILING_DAYS } from '../../src/workers/sync/orders.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
 import { injectFault, requestsTo, resetSimulator } from '../support/marketplace.js';
-import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+import {
+  assertApplyTwiceSameResult,
+  assertBatchEqualsOneByOne,
+  assertRebuildEqualsLive,
+} from '../support/projections.js';
 import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 // Listings, catalog items, orders and FBA inventory, end to end: the simulator over HTTP,
@@ -502,6 +506,13 @@ describe('selling data: listings, catalog items, orders, FBA inventory → views
         await h.projector.whenCaughtUp();
         await assertRebuildEqualsLive(h.db, h.store, projection);
       });
+      if (projection.applyMany)
+        it(`${projection.name}: a batch leaves the rows that one event at a time leaves`, async () => {
+          // the first days of the year: pages and their scopes' completions, interleaved as synced
+          const events = (await h.allEvents()).filter((e) => projection.handles.includes(e.type)).slice(0, 400);
+          expect(new Set(events.map((e) => e.type))).to.have.property('size', 2);
+          await assertBatchEqualsOneByOne(h.db, projection, events);
+        });
     }
   });
 });
