@@ -25,7 +25,6 @@ import { fmt, percentile, startBenchStack, withDatabase } from '../support.js';
 // second at saturation (a burst recorded at once), and counts from the log: events without a run
 // (lost) and events with more than one admitted receipt (double admissions).
 
-const US = 'ATVPDKIKX0DER';
 const SELLER = 'Atzr|demo-seller';
 
 /** Undercuts the lowest price by a cent: one price patch per event. */
@@ -104,16 +103,19 @@ export async function livePhase(o: { adminUrl: string; rate: number; seconds: nu
       );
       await projector.whenCaughtUp();
       const account = (await loadAccount(db, accountId))!;
-      // listings (not deleted) whose ASIN no other listing shares: each event reaches one listing, one run
-      const asins: string[] = (
+      // listings (not deleted) whose ASIN no other listing of their marketplace shares, in every
+      // marketplace: each event reaches one listing, one run, and the events spread over the catalog
+      const listings: Array<{ asin: string; marketplace_id: string }> = (
         await db.raw(
-          `select c.asin from rm.listing_current c
+          `select c.asin, c.marketplace_id from rm.listing_current c
            join rm.listings l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-           where c.account_id = ? and c.marketplace_id = ? and coalesce(l.status, '') <> 'DELETED' and c.asin in
-             (select asin from rm.listing_current where account_id = ? and marketplace_id = ? group by asin having count(*) = 1)`,
-          [accountId, US, accountId, US],
+           where c.account_id = ? and coalesce(l.status, '') <> 'DELETED' and (c.marketplace_id, c.asin) in
+             (select marketplace_id, asin from rm.listing_current where account_id = ? group by 1, 2 having count(*) = 1)
+           order by c.marketplace_id, c.asin`,
+          [accountId, accountId],
         )
-      ).rows.map((r: { asin: string }) => r.asin);
+      ).rows;
+      console.log(`  events spread over ${listings.length} listings of the demo seller (one lane each)`);
       const call = {
         store,
         userId: user,
@@ -150,8 +152,9 @@ export async function livePhase(o: { adminUrl: string; rate: number; seconds: nu
         const message_id = randomUUID();
         const payload = eventFixture('ANY_OFFER_CHANGED')!;
         const n = (payload.Payload as Loose).AnyOfferChangedNotification;
-        n.OfferChangeTrigger.ASIN = asins[i % asins.length];
-        n.OfferChangeTrigger.MarketplaceId = US;
+        const listing = listings[i % listings.length]!;
+        n.OfferChangeTrigger.ASIN = listing.asin;
+        n.OfferChangeTrigger.MarketplaceId = listing.marketplace_id;
         (payload.NotificationMetadata as Loose).NotificationId = message_id;
         const at = new Date().toISOString();
         sentAt.set(message_id, performance.now());
