@@ -71,6 +71,8 @@ const APPEND_SQL = `
   left join lateral (select * from ins order by stream_revision desc limit 1) last on true`;
 
 // A hint only, so its commit need not wait for the WAL flush; one round trip (implicit block).
+// Other processes hear of an append at most this much later than its commit.
+const NOTIFY_EVERY_MS = 5;
 // The payload names the store that appended, so it can pass over its own echo (its listeners heard at once).
 const notifySql = (from: string) =>
   `begin; set local synchronous_commit = off; select pg_notify('${EVENTS_APPENDED_CHANNEL}', '${from}'); commit`;
@@ -154,6 +156,7 @@ export class PostgresEventStore implements EventStore {
   /** the NOTIFY in flight, if any, and whether appends committed since it was sent */
   private notifying: Promise<void> | null = null;
   private notifyAgain = false;
+  private lastNotify = 0;
   /** names this store's NOTIFYs */
   private readonly id = randomUUID();
   private readonly notifySql = notifySql(this.id);
@@ -284,8 +287,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Wakes this process's listeners now and other processes' through NOTIFY. Appends that
-   * commit while a NOTIFY is in flight share the next one, so a burst costs two at most.
+   * Wakes this process's listeners now and other processes' through NOTIFY, at most one every
+   * NOTIFY_EVERY_MS: appends that commit while one waits or is in flight share the next one, so
+   * a burst of appends costs a few NOTIFY transactions, not one each.
    */
   private announce(): void {
     this.hint();
@@ -295,7 +299,11 @@ export class PostgresEventStore implements EventStore {
     }
     this.notifying = (async () => {
       do {
+        const wait = this.lastNotify + NOTIFY_EVERY_MS - Date.now();
+        if (wait > 0 && !this.closed) await new Promise((resolve) => setTimeout(resolve, wait));
+        // appends committed until now are covered by this one
         this.notifyAgain = false;
+        this.lastNotify = Date.now();
         await this.pool.query(this.notifySql).catch(() => undefined);
       } while (this.notifyAgain && !this.closed);
       this.notifying = null;
