@@ -164,9 +164,13 @@ export class Projector {
   async catchUpOnce(): Promise<void> {
     // a head cached before this call may predate appends it must see (no listener bumps it unstarted)
     this.wakeUp();
+    // until the log shows nothing more and the checkpoint is written (another process may have
+    // moved it meanwhile: then read on from where it left it)
     const drain = async (p: Projection) => {
-      while (!this.stopping && (await this.step(p)));
-      await this.persistSkipped(p, 0);
+      for (;;) {
+        while (!this.stopping && (await this.step(p)));
+        if (this.stopping || (await this.persistSkipped(p, 0)) !== 'conflict') return;
+      }
     };
     await Promise.all(this.projections.map(drain));
     if (this.failures.size > 0) throw new ProjectionsFailedError([...this.failures.values()]);
@@ -249,6 +253,9 @@ export class Projector {
       return false;
     }
     if (events.length === 0) {
+      // only from where this read began: a step beside it (catchUpOnce on a started projector)
+      // may have applied a batch meanwhile, and moving back would apply it again
+      if (this.checkpoints.get(p.name) !== cp || this.readTo(p) !== after) return true;
       this.skipped.set(p.name, { position: through, since: this.skipped.get(p.name)?.since ?? Date.now() });
       this.settleWaiters();
       return true;
@@ -259,11 +266,13 @@ export class Projector {
   }
 
   /** Writes the checkpoint a projection has skipped to, once it is `olderThanMs` old. */
-  private async persistSkipped(p: Projection, olderThanMs: number): Promise<void> {
+  private async persistSkipped(p: Projection, olderThanMs: number): Promise<BatchOutcome | null> {
     const skipped = this.skipped.get(p.name);
     const cp = this.checkpoints.get(p.name);
-    if (!skipped || !cp || Date.now() - skipped.since < olderThanMs || this.failures.has(p.name)) return;
-    this.settle(p, cp, skipped.position, await this.applyBatch(p, cp, [], skipped.position));
+    if (!skipped || !cp || Date.now() - skipped.since < olderThanMs || this.failures.has(p.name)) return null;
+    const outcome = await this.applyBatch(p, cp, [], skipped.position);
+    this.settle(p, cp, skipped.position, outcome);
+    return outcome;
   }
 
   /** Records a batch's outcome: after a conflict the next step re-reads the checkpoint another process moved. */

@@ -216,6 +216,42 @@ describe('Projector', () => {
     }
   });
 
+  it('applies each event exactly once through events it skips, with two projectors and catch-ups beside them', async () => {
+    const prefix = uniqueName('skip');
+    const name = uniqueName('log');
+    await migrateAtHead(env.db, [applyLog(name)]);
+    const other = await openEnv();
+    try {
+      const first = started(new Projector(env.db, env.store, [applyLog(name)], { batchSize: 5, pollMs: 20 }));
+      const second = started(
+        new Projector(other.db, other.store, [applyLog(name)], { batchSize: 5, pollMs: 20, persistSkippedMs: 30 }),
+      );
+      let appending = true;
+      // events of a type the projection does not handle, between its own: reads that find none of its own
+      const unhandled = (async () => {
+        for (let i = 0; appending; i++)
+          await env.store.appendToStream(`${prefix}-other-${i % 4}`, [{ type: 'ProjectionTest.Unhandled', data: {} }]);
+      })();
+      // catch-ups beside the running loops, as a CLI would on a started projector
+      const catchUps = (async () => {
+        while (appending) await first.catchUpOnce();
+      })();
+      const appended = await appendConcurrently(env.store, `${prefix}-own`, 6, 30);
+      appending = false;
+      await Promise.all([unhandled, catchUps]);
+      await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
+
+      const own = await readOwnEvents(env.db, `${prefix}-own`);
+      expect(own).to.have.length(180);
+      expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
+        Object.fromEntries(own.map((e) => [e.id, 1])),
+      );
+    } finally {
+      await Promise.all(running.splice(0).map((p) => p.stop()));
+      await other.close();
+    }
+  });
+
   it('stops cleanly mid-stream: the checkpoint matches what was applied, and a restart finishes the rest', async () => {
     const prefix = uniqueName('stop');
     const name = uniqueName('log');

@@ -356,6 +356,22 @@ describe('automation sandbox', function () {
       }
     });
 
+    it('answers code too deeply nested to parse with execution_error, and the runner goes on', async () => {
+      const one = createSandbox({ runners: 1 });
+      try {
+        for (let i = 0; i < 3; i++) {
+          const out = failed(
+            await one.run(input(`function handle(e, c) { return ${'('.repeat(45_000)}1${')'.repeat(45_000)}; }`)),
+          );
+          expect(out.error.code).to.equal('execution_error');
+          expect(out.error.message).to.match(/stack|nest|deep/i);
+        }
+        expect(ok(await one.run(input('function handle(e, c) { console.log("still here"); }'))).logs).to.have.length(1);
+      } finally {
+        await one.close();
+      }
+    });
+
     it('answers a closed sandbox with execution_error', async () => {
       const closing = createSandbox({ runners: 1 });
       await closing.close();

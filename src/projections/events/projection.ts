@@ -24,8 +24,9 @@ const SYNTHETIC_SOURCES = [
   'MutationChangeAbsent',
 ] as const;
 
-/** Rows per insert: well under PostgreSQL's 65,535 parameters, targets included. */
+/** Rows per insert, well under PostgreSQL's 65,535 parameters (8 per event row, 9 per target). */
 const RUN_ROWS = 500;
+const TARGET_ROWS = 5_000;
 
 interface EventRow {
   id: string;
@@ -59,7 +60,11 @@ async function insert(
   const targets = rows
     .filter(({ row }) => inserted.has(row.id))
     .flatMap(({ row, targets }) => targets.map((t, ord) => ({ event_id: row.id, ord, ...t })));
-  if (targets.length > 0) await trx.withSchema(schema).table(EVENT_TARGETS_TABLE).insert(targets);
+  for (let i = 0; i < targets.length; i += TARGET_ROWS)
+    await trx
+      .withSchema(schema)
+      .table(EVENT_TARGETS_TABLE)
+      .insert(targets.slice(i, i + TARGET_ROWS));
 }
 
 /** A recorded marketplace message's row and the identities its payload names. */

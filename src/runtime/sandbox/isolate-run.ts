@@ -100,31 +100,36 @@ export function discardIsolate(fresh: FreshIsolate): void {
 
 /**
  * Runs `job` in `fresh` when it fits the job's memory limit (else in a new isolate), and
- * disposes of the isolate: one isolate, one run.
+ * disposes of the isolate: one isolate, one run. The deadline counts from `startedAt`, when the
+ * runner took the job (a wait for `fresh` to be ready included).
  */
 export async function runInIsolate(
   job: RunJob,
   onCatastrophicError?: (message: string) => void,
-  fresh?: FreshIsolate,
+  fresh?: Promise<FreshIsolate | undefined>,
+  startedAt = performance.now(),
 ): Promise<RunOutput> {
-  const started = performance.now();
-  const problem = codeProblem(job.code);
-  if (problem || (fresh && fresh.memoryMb !== job.memoryMb)) {
-    if (fresh) discardIsolate(fresh);
-    if (problem) return failed(started, new ConsoleBuffer(), new MissingReads(), { message: problem });
-    fresh = undefined;
-  }
-  let made: FreshIsolate;
+  const started = startedAt;
+  const remaining = () => Math.max(1, Math.ceil(job.deadlineMs - (performance.now() - started)));
+  let made: FreshIsolate | undefined;
   try {
-    made = fresh ?? (await freshIsolate(job.memoryMb, onCatastrophicError, job.deadlineMs));
+    made = await fresh;
+    const problem = codeProblem(job.code);
+    if (problem || (made && made.memoryMb !== job.memoryMb)) {
+      if (made) discardIsolate(made);
+      if (problem) return failed(started, new ConsoleBuffer(), new MissingReads(), { message: problem });
+      made = undefined;
+    }
+    made ??= await freshIsolate(job.memoryMb, onCatastrophicError, remaining());
   } catch (e) {
+    // what the code check could not say (acorn overflowing its stack, say), or the isolate not made
+    if (made) discardIsolate(made);
     const error = e instanceof Error ? e : new Error(String(e));
     const message = describeThrown(error.name, error.message, error.stack);
     return failed(started, new ConsoleBuffer(), new MissingReads(), { message });
   }
   const { isolate, context, entry, logs, reads } = made;
   let timedOut = false;
-  const remaining = () => Math.max(1, Math.ceil(job.deadlineMs - (performance.now() - started)));
   const backstop = setTimeout(() => {
     timedOut = true;
     dispose(isolate);

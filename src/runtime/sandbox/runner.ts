@@ -25,8 +25,7 @@ let next = prepare();
 process.on('message', (message: ToRunner) => {
   if (message?.type !== 'run') return;
   const { id, job } = message;
-  void next
-    .then((fresh) => runInIsolate(job, catastrophe, fresh))
+  void runInIsolate(job, catastrophe, next, performance.now())
     .catch((e: unknown): RunOutput => ({
       ok: false,
       error: { code: 'execution_error', message: `the runner failed: ${e instanceof Error ? e.message : String(e)}` },
