@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { comparePositions } from '../../src/eventstore/port.js';
 import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
-import { Projector, ProjectionsFailedError } from '../../src/projections/projector.js';
+import { Projector, ProjectionsFailedError, type ProjectorOptions } from '../../src/projections/projector.js';
 import { migrateProjections } from '../../src/projections/schema.js';
 import { eventually } from '../support/processes.js';
 import { catchUpTo, waitForCaughtUp } from '../support/projections.js';
@@ -36,6 +36,33 @@ describe('Projector', () => {
   after(async () => {
     await env.close();
   });
+
+  /**
+   * Runs `test` with two started projectors of the (migrated) apply log `name`, as two processes
+   * would run them (the second on connections of its own); both are stopped after.
+   */
+  const withTwo = async (
+    name: string,
+    options: ProjectorOptions,
+    test: (first: Projector, second: Projector) => Promise<void>,
+    second: ProjectorOptions = options,
+  ) => {
+    const other = await openEnv();
+    try {
+      await test(
+        started(new Projector(env.db, env.store, [applyLog(name)], options)),
+        started(new Projector(other.db, other.store, [applyLog(name)], second)),
+      );
+    } finally {
+      await Promise.all(running.splice(0).map((p) => p.stop()));
+      await other.close();
+    }
+  };
+  /** The apply-log table `name` holds each of `own` exactly once. */
+  const expectEachOnce = async (name: string, prefix: string, own: readonly { id: string }[]) =>
+    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
+      Object.fromEntries(own.map((e) => [e.id, 1])),
+    );
 
   it('catches up from position zero, then follows appends live', async () => {
     const prefix = uniqueName('cu');
@@ -176,9 +203,7 @@ describe('Projector', () => {
     expect(comparePositions(checkpoint, poisoned.position), 'checkpoint before the failed event').to.equal(-1);
     const upToCheckpoint = own.filter((e) => comparePositions(e.position, checkpoint) <= 0);
     expect(upToCheckpoint, 'the batches before the failed one were committed').to.not.be.empty;
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
-      Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])),
-    );
+    await expectEachOnce(name, prefix, upToCheckpoint);
 
     // catchUpOnce (the CLIs' way) reports the same failure and changes nothing.
     const again = new Projector(env.db, env.store, [failing], { batchSize: 4 });
@@ -187,69 +212,57 @@ describe('Projector', () => {
 
     // Once the fold is fixed, a new projector resumes from the checkpoint: every event exactly once.
     await catchUpTo(env.db, env.store, [applyLog(name)], appended, { batchSize: 4 });
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
-      Object.fromEntries(own.map((e) => [e.id, 1])),
-    );
+    await expectEachOnce(name, prefix, own);
   });
 
   it('applies each event exactly once with two projectors on one database', async () => {
     const prefix = uniqueName('two');
     const name = uniqueName('log');
     await migrateAtHead(env.db, [applyLog(name)]);
-    const other = await openEnv();
-    try {
-      // A backlog first, so both start racing for the same batches, then live appends.
-      await appendConcurrently(env.store, `${prefix}-backlog`, 8, 30);
-      const first = started(new Projector(env.db, env.store, [applyLog(name)], { batchSize: 7, pollMs: 20 }));
-      const second = started(new Projector(other.db, other.store, [applyLog(name)], { batchSize: 7, pollMs: 20 }));
+    // A backlog first, so both start racing for the same batches, then live appends.
+    await appendConcurrently(env.store, `${prefix}-backlog`, 8, 30);
+    await withTwo(name, { batchSize: 7, pollMs: 20 }, async (first, second) => {
       const appended = await appendConcurrently(env.store, `${prefix}-live`, 8, 30);
       await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
 
       const own = await readOwnEvents(env.db, prefix);
       expect(own).to.have.length(480);
-      expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
-        Object.fromEntries(own.map((e) => [e.id, 1])),
-      );
-    } finally {
-      await Promise.all(running.splice(0).map((p) => p.stop()));
-      await other.close();
-    }
+      await expectEachOnce(name, prefix, own);
+    });
   });
 
   it('applies each event exactly once through events it skips, with two projectors and catch-ups beside them', async () => {
     const prefix = uniqueName('skip');
     const name = uniqueName('log');
+    const options = { batchSize: 5, pollMs: 20 };
     await migrateAtHead(env.db, [applyLog(name)]);
-    const other = await openEnv();
-    try {
-      const first = started(new Projector(env.db, env.store, [applyLog(name)], { batchSize: 5, pollMs: 20 }));
-      const second = started(
-        new Projector(other.db, other.store, [applyLog(name)], { batchSize: 5, pollMs: 20, persistSkippedMs: 30 }),
-      );
-      let appending = true;
-      // events of a type the projection does not handle, between its own: reads that find none of its own
-      const unhandled = (async () => {
-        for (let i = 0; appending; i++)
-          await env.store.appendToStream(`${prefix}-other-${i % 4}`, [{ type: 'ProjectionTest.Unhandled', data: {} }]);
-      })();
-      // catch-ups beside the running loops, as a CLI would on a started projector
-      const catchUps = (async () => {
-        while (appending) await first.catchUpOnce();
-      })();
-      const appended = await appendConcurrently(env.store, `${prefix}-own`, 6, 30);
-      appending = false;
-      await Promise.all([unhandled, catchUps]);
-      await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
+    await withTwo(
+      name,
+      options,
+      async (first, second) => {
+        let appending = true;
+        // events of a type the projection does not handle, between its own: reads that find none of its own
+        const unhandled = (async () => {
+          for (let i = 0; appending; i++)
+            await env.store.appendToStream(`${prefix}-other-${i % 4}`, [
+              { type: 'ProjectionTest.Unhandled', data: {} },
+            ]);
+        })();
+        // catch-ups beside the running loops, as a CLI would on a started projector
+        const catchUps = (async () => {
+          while (appending) await first.catchUpOnce();
+        })();
+        const appended = await appendConcurrently(env.store, `${prefix}-own`, 6, 30);
+        appending = false;
+        await Promise.all([unhandled, catchUps]);
+        await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
 
-      const own = await readOwnEvents(env.db, `${prefix}-own`);
-      expect(own).to.have.length(180);
-      expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
-        Object.fromEntries(own.map((e) => [e.id, 1])),
-      );
-    } finally {
-      await Promise.all(running.splice(0).map((p) => p.stop()));
-      await other.close();
-    }
+        const own = await readOwnEvents(env.db, `${prefix}-own`);
+        expect(own).to.have.length(180);
+        await expectEachOnce(name, prefix, own);
+      },
+      { ...options, persistSkippedMs: 30 },
+    );
   });
 
   it('stops cleanly mid-stream: the checkpoint matches what was applied, and a restart finishes the rest', async () => {
@@ -265,14 +278,10 @@ describe('Projector', () => {
     const checkpoint = (await readCheckpoints(env.db)).get(name)!.position!;
     expect(comparePositions(checkpoint, own[own.length - 1]!.position), 'stopped before the end').to.equal(-1);
     const upToCheckpoint = own.filter((e) => comparePositions(e.position, checkpoint) <= 0);
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
-      Object.fromEntries(upToCheckpoint.map((e) => [e.id, 1])),
-    );
+    await expectEachOnce(name, prefix, upToCheckpoint);
 
     await catchUpTo(env.db, env.store, [applyLog(name)], appended, { batchSize: 100 });
-    expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
-      Object.fromEntries(own.map((e) => [e.id, 1])),
-    );
+    await expectEachOnce(name, prefix, own);
   });
 
   it('rejects whenCaughtUp when a projection fails, rather than waiting forever', async () => {
