@@ -1,8 +1,17 @@
 import os from 'node:os';
+import { Redis } from 'ioredis';
+import type { Knex } from 'knex';
 import pg from 'pg';
+import pino from 'pino';
+import type { EventStore } from '../src/eventstore/port.js';
 import { createEventStore } from '../src/eventstore/index.js';
 import { createDb } from '../src/infra/db.js';
 import { migrate } from '../src/infra/migrate.js';
+import { deleteKeys } from '../src/infra/redis.js';
+import type { LwaClient } from '../src/marketplace/clients/index.js';
+import type { MarketplaceEndpoints } from '../src/marketplace/simulator/app.js';
+import { dispatchClients } from '../src/workers/dispatch/clients.js';
+import { startDispatch, type RunningDispatch } from '../src/workers/dispatch/queue.js';
 import { createSimulator } from '../src/marketplace/simulator/app.js';
 import { migrationSteps } from '../src/migrations.js';
 import type { Projection } from '../src/projections/projection.js';
@@ -86,6 +95,51 @@ export async function startBenchStack(url: string, projections: Projection[]) {
       await simulator.close();
       await store.close();
       await db.destroy();
+    },
+  };
+}
+
+/**
+ * The real dispatch worker on its own Redis key prefix, sending a seller's receipts to the
+ * simulator as the worker role does; `close` stops it and deletes its keys.
+ */
+export async function startBenchDispatch(o: {
+  db: Knex;
+  store: EventStore;
+  lwa: LwaClient;
+  endpoints: MarketplaceEndpoints;
+  sellerToken: string;
+  redisUrl: string;
+  prefix: string;
+  concurrency: number;
+}): Promise<RunningDispatch & { close(): Promise<void> }> {
+  const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: null });
+  const dispatch = await startDispatch({
+    connection: redis,
+    prefix: o.prefix,
+    db: o.db,
+    ctx: { store: o.store, metadata: { actor: { kind: 'worker', id: 'dispatch' } } },
+    ...dispatchClients({
+      db: o.db,
+      lwa: o.lwa,
+      endpoints: o.endpoints,
+      credentials: () => ({ selling_refresh_token: o.sellerToken }),
+      timeoutMs: 10_000,
+    }),
+    now: Date.now,
+    backoff: { baseMs: 100, maxMs: 2000 },
+    batchSize: 10,
+    reconcileEveryMs: 60_000,
+    sweepEveryMs: 1000,
+    concurrency: o.concurrency,
+    logger: pino({ level: 'warn' }),
+  });
+  return {
+    ...dispatch,
+    async close() {
+      await dispatch.close();
+      await deleteKeys(redis, `${o.prefix}:*`);
+      redis.disconnect();
     },
   };
 }

@@ -15,12 +15,14 @@ import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { fmt, percentile, startBenchStack, withDatabase } from '../support.js';
+import { fmt, percentile, startBenchDispatch, startBenchStack, withDatabase } from '../support.js';
+import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 
 // The `live` phase: marketplace events recorded as ingestion records them, at `rate` per second
 // for `seconds`, each an ANY_OFFER_CHANGED naming one of the demo seller's listings; the live-runs
 // reactor (as the worker role runs it, with every projection of the service projecting in this
-// process) runs a repricing automation on each. Prints event → admitted receipt latency (from the
+// process) runs a repricing automation on each, and the dispatch worker sends the patches to the
+// simulator as the service does. Prints event → admitted receipt latency (from the
 // append of the event to admission handing the receipt to dispatch) at p50 / p99, then runs per
 // second at saturation (a burst recorded at once), and counts from the log: events without a run
 // (lost) and events with more than one admitted receipt (double admissions).
@@ -52,9 +54,15 @@ async function everyEvent(store: EventStore): Promise<RecordedEvent[]> {
   }
 }
 
-export async function livePhase(o: { adminUrl: string; rate: number; seconds: number; burst: number }) {
+export async function livePhase(o: {
+  adminUrl: string;
+  redisUrl: string;
+  rate: number;
+  seconds: number;
+  burst: number;
+}) {
   console.log(
-    `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector and runners in this process's care`,
+    `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector, dispatch and runners in this process's care`,
   );
   await withDatabase(o.adminUrl, `bench_live_${Date.now()}`, async (url) => {
     const stack = await startBenchStack(url, projections);
@@ -72,6 +80,7 @@ export async function livePhase(o: { adminUrl: string; rate: number; seconds: nu
       },
     );
     const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
+    let dispatch: Awaited<ReturnType<typeof startBenchDispatch>> | undefined;
     try {
       const endpoints = simulator.endpoints();
       const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT });
@@ -133,6 +142,19 @@ export async function livePhase(o: { adminUrl: string; rate: number; seconds: nu
       });
       await activateAutomation(call, automation);
 
+      // the dispatch worker sends the admitted patches as the service does, so a listing's
+      // pending receipts (which its context lists) settle instead of piling up
+      dispatch = await startBenchDispatch({
+        db,
+        store,
+        lwa,
+        endpoints,
+        sellerToken: SELLER,
+        redisUrl: o.redisUrl,
+        prefix: `bench-live-${process.pid}`,
+        concurrency: 4,
+      });
+      const queue = dispatch.queue;
       const admittedAt = new Map<string, number>();
       const reactor = await startLiveReactor({
         db,
@@ -143,6 +165,7 @@ export async function livePhase(o: { adminUrl: string; rate: number; seconds: nu
           async queued(ids) {
             const t = performance.now();
             for (const id of ids) admittedAt.set(id, t);
+            await enqueueDispatch(queue, ids);
           },
         },
         enqueueWebhookPosts: () => Promise.reject(new Error('the benchmark posts nothing')),
@@ -253,6 +276,7 @@ export async function livePhase(o: { adminUrl: string; rate: number; seconds: nu
         `  events ${fmt(events.length)}, runs recorded ${fmt(runs.size)}, lost ${lost}, runs recorded twice ${doubleRuns}, double admissions ${doubleAdmissions}, poison ${stats.poison}`,
       );
     } finally {
+      await dispatch?.close();
       await sandbox.close();
       await stack.close();
     }

@@ -1,7 +1,7 @@
 // Automations: what a run costs, phase by phase.
 //
 //   npm run build && npm run bench:automations [-- --cycles 500 --runs 300 --phase isolate,sandbox,mcp-dry,live]
-//     [--rate 100 --seconds 60 --burst 2000 --admin-url postgres://…/postgres]
+//     [--rate 100 --seconds 60 --burst 2000 --admin-url postgres://…/postgres --redis-url redis://…]
 //
 // Phases (each prints its own figures; later phases add MCP dry runs and live runs):
 //   isolate  the bare isolated-vm cycle: create an isolate and a context, run one line, dispose
@@ -37,6 +37,7 @@ const { values: args } = parseArgs({
       type: 'string',
       default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     },
+    'redis-url': { type: 'string', default: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
   },
 });
 const cycles = Number(args.cycles);
@@ -166,6 +167,7 @@ if (phases.has('mcp-dry')) {
 if (phases.has('live'))
   await livePhase({
     adminUrl: args['admin-url']!,
+    redisUrl: args['redis-url']!,
     rate: Number(args.rate),
     seconds: Number(args.seconds),
     burst: Number(args.burst),

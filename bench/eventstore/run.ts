@@ -1,11 +1,13 @@
 // Event store benchmark: our PostgreSQL adapter against Emmett's PostgreSQL event store on
 // the same server, each in a fresh database the bench creates and drops.
 //
-//   npm run build && npm run bench:eventstore [-- --events 120000] [-- --mode projection]
+//   npm run build && npm run bench:eventstore [-- --events 120000 --rounds 3] [-- --mode projection]
 //
 // append mode (default): 8 writers, each on streams of its own, make N/6 single-event
 // appends, then 5N/6 events in 10-event appends; then one reader pages through the whole
-// log. Exits non-zero if our reader does not see every event exactly once.
+// log. Each round runs both stores (taking turns at going first) and prints its ratios; the
+// last line is the median of each ratio over the rounds. Exits non-zero if our reader does not
+// see every event exactly once in any round.
 // projection mode: appends N events (default 1,000,000) with our adapter, then times the
 // projector catching up a counter projection from position zero.
 import { parseArgs } from 'node:util';
@@ -28,6 +30,7 @@ const READER_STALL_MS = 60_000;
 const { values: args } = parseArgs({
   options: {
     events: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
     mode: { type: 'string', default: 'append' },
     'admin-url': {
       type: 'string',
@@ -105,57 +108,74 @@ async function benchStore(
   });
 }
 
-async function appendMode(events: number): Promise<number> {
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function appendMode(events: number, rounds: number): Promise<number> {
   // Whole appends per writer in each phase: 1/6 single-event appends, 5/6 in batches of 10.
   const single = Math.max(WRITERS, Math.round(events / 6 / WRITERS) * WRITERS);
   const batched = Math.max(WRITERS * BATCH, Math.round((events - single) / (WRITERS * BATCH)) * WRITERS * BATCH);
   const total = single + batched;
   console.log(
-    `event store bench: ${WRITERS} writers on ${STREAMS_PER_WRITER} streams each; ${fmt(single)} single-event appends, then ${fmt(batched)} events in ${BATCH}-event appends, then one reader`,
+    `event store bench: ${WRITERS} writers on ${STREAMS_PER_WRITER} streams each; ${fmt(single)} single-event appends, then ${fmt(batched)} events in ${BATCH}-event appends, then one reader; ${rounds} round(s)`,
   );
   await printMachine();
 
-  const ours = await benchStore(
-    'ours',
-    async (url) => {
+  const stores: Record<'ours' | 'emmett', (url: string) => Promise<BenchTarget>> = {
+    async ours(url) {
       const db = createDb(url);
       await migrateEventStore(db);
       await db.destroy();
       return ourTarget(url);
     },
-    { single, batched },
-  );
-  const emmett = await benchStore('emmett', emmettTarget, { single, batched });
-
-  console.log('');
-  console.log('store   phase                          events   seconds    events/s');
+    emmett: emmettTarget,
+  };
   const rate = (n: number, s: number) => n / s;
-  for (const r of [ours, emmett]) {
-    const rows: [string, number, number][] = [
-      [`single-event appends`, single, r.single],
-      [`${BATCH}-event appends`, batched, r.batched],
-      ['reader catch-up', r.read.reads, r.read.seconds],
-    ];
-    for (const [phase, n, s] of rows) {
+  const ratios: Array<{ single: number; batched: number; reader: number }> = [];
+  let exact = true;
+  for (let round = 1; round <= rounds; round++) {
+    console.log(`\nround ${round} of ${rounds}`);
+    // taking turns at going first, so a warmer server or a drifting load favours neither
+    const order = round % 2 === 1 ? (['ours', 'emmett'] as const) : (['emmett', 'ours'] as const);
+    const results = new Map<string, StoreResult>();
+    for (const name of order) results.set(name, await benchStore(name, stores[name], { single, batched }));
+    const [ours, emmett] = [results.get('ours')!, results.get('emmett')!];
+
+    console.log('store   phase                          events   seconds    events/s');
+    for (const r of [ours, emmett]) {
+      const rows: [string, number, number][] = [
+        [`single-event appends`, single, r.single],
+        [`${BATCH}-event appends`, batched, r.batched],
+        ['reader catch-up', r.read.reads, r.read.seconds],
+      ];
+      for (const [phase, n, s] of rows) {
+        console.log(
+          `${r.name.padEnd(8)}${phase.padEnd(28)}${fmt(n).padStart(9)}${s.toFixed(2).padStart(10)}${fmt(rate(n, s)).padStart(12)}`,
+        );
+      }
+    }
+    const ratio = {
+      single: emmett.single / ours.single,
+      batched: emmett.batched / ours.batched,
+      reader: rate(ours.read.reads, ours.read.seconds) / rate(emmett.read.reads, emmett.read.seconds),
+    };
+    ratios.push(ratio);
+    console.log(
+      `ours / emmett (events/s): single ${ratio.single.toFixed(2)}, batched ${ratio.batched.toFixed(2)}, reader ${ratio.reader.toFixed(2)}`,
+    );
+    for (const r of [ours, emmett]) {
       console.log(
-        `${r.name.padEnd(8)}${phase.padEnd(28)}${fmt(n).padStart(9)}${s.toFixed(2).padStart(10)}${fmt(rate(n, s)).padStart(12)}`,
+        `${r.name} reader saw ${fmt(r.read.distinct)} of ${fmt(total)} events (${fmt(total - r.read.distinct)} missed, ${fmt(r.read.duplicates)} read twice or more)`,
       );
     }
+    if (ours.read.distinct !== total || ours.read.duplicates !== 0) {
+      console.error(`FAIL: in round ${round} our reader did not see every event exactly once`);
+      exact = false;
+    }
   }
-  const ratio = (a: number, b: number) => (a / b).toFixed(2);
-  console.log('');
+  const of = (k: 'single' | 'batched' | 'reader') => median(ratios.map((r) => r[k])).toFixed(2);
   console.log(
-    `ours / emmett (events/s): single ${ratio(single / ours.single, single / emmett.single)}, ` +
-      `batched ${ratio(batched / ours.batched, batched / emmett.batched)}, ` +
-      `reader ${ratio(rate(ours.read.reads, ours.read.seconds), rate(emmett.read.reads, emmett.read.seconds))}`,
+    `\nmedian over ${rounds} round(s), ours / emmett (events/s): single ${of('single')}, batched ${of('batched')}, reader ${of('reader')} (goal ≥ 1.2 for both appends)`,
   );
-  for (const r of [ours, emmett]) {
-    console.log(
-      `${r.name} reader saw ${fmt(r.read.distinct)} of ${fmt(total)} events (${fmt(total - r.read.distinct)} missed, ${fmt(r.read.duplicates)} read twice or more)`,
-    );
-  }
-  const exact = ours.read.distinct === total && ours.read.duplicates === 0;
-  if (!exact) console.error('FAIL: our reader did not see every event exactly once');
   return exact ? 0 : 1;
 }
 
@@ -163,7 +183,9 @@ async function main(): Promise<number> {
   const events = args.events === undefined ? undefined : Number(args.events.replaceAll('_', ''));
   if (events !== undefined && !(Number.isInteger(events) && events > 0))
     throw new Error('--events takes a positive integer');
-  if (args.mode === 'append') return appendMode(events ?? 120_000);
+  const rounds = Number(args.rounds);
+  if (!(Number.isInteger(rounds) && rounds > 0)) throw new Error('--rounds takes a positive integer');
+  if (args.mode === 'append') return appendMode(events ?? 120_000, rounds);
   if (args.mode === 'projection') {
     const n = events ?? 1_000_000;
     console.log(

@@ -12,14 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { newId } from '../../src/domain/shared/ids.js';
 import { createEventStore } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
 import { migrationSteps } from '../../src/migrations.js';
-import { deleteKeys } from '../../src/infra/redis.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { createSimulator, DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
@@ -30,10 +28,8 @@ import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
-import { dispatchClients } from '../../src/workers/dispatch/clients.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { startDispatch } from '../../src/workers/dispatch/queue.js';
-import { fmt, printMachine, withDatabase } from '../support.js';
+import { fmt, printMachine, startBenchDispatch, withDatabase } from '../support.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 
 const { values: args } = parseArgs({
@@ -70,7 +66,6 @@ async function run(url: string, targets: number): Promise<boolean> {
   projector.start();
   const simulator = createSimulator({ latencyMs, scale: { listings: 1000, orderLines: 1000 } });
   await simulator.listen();
-  const redis = new Redis(args['redis-url']!, { maxRetriesPerRequest: null });
   const prefix = `bench-mutations-${process.pid}-${targets}`;
   const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'bench' } } };
   const lwa = createLwaClient({ tokenUrl: simulator.endpoints().lwaTokenUrl, ...DEFAULT_LWA_CLIENT });
@@ -180,25 +175,15 @@ async function run(url: string, targets: number): Promise<boolean> {
     );
     admitted.sort((a, b) => created.get(a.id)! - created.get(b.id)! || a.id.localeCompare(b.id));
     const started = performance.now();
-    const dispatch = await startDispatch({
-      connection: redis,
-      prefix,
+    const dispatch = await startBenchDispatch({
       db,
-      ctx: { store, metadata: { actor: { kind: 'worker', id: 'dispatch' } } },
-      ...dispatchClients({
-        db,
-        lwa,
-        endpoints: simulator.endpoints(),
-        credentials: () => ({ selling_refresh_token: SELLER }),
-        timeoutMs: 10_000,
-      }),
-      now: Date.now,
-      backoff: { baseMs: 100, maxMs: 2000 },
-      batchSize: 10,
-      reconcileEveryMs: 60_000,
-      sweepEveryMs: 1000,
+      store,
+      lwa,
+      endpoints: simulator.endpoints(),
+      sellerToken: SELLER,
+      redisUrl: args['redis-url']!,
+      prefix,
       concurrency,
-      logger: pino({ level: 'warn' }),
     });
     for (;;) {
       const [row] = await db
@@ -240,8 +225,6 @@ async function run(url: string, targets: number): Promise<boolean> {
   } finally {
     await client.close();
     await app.close();
-    await deleteKeys(redis, `${prefix}:*`);
-    redis.disconnect();
     await projector.stop();
     await simulator.close();
     await store.close();
