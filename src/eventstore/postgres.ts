@@ -71,8 +71,10 @@ const APPEND_SQL = `
   left join lateral (select * from ins order by stream_revision desc limit 1) last on true`;
 
 // A hint only, so its commit need not wait for the WAL flush; one round trip (implicit block).
-// Other processes hear of an append at most this much later than its commit.
-const NOTIFY_EVERY_MS = 5;
+// Listeners, here and in other processes, hear of an append at most this much later than its
+// commit: a burst of appends costs each of them (every projection's loop, every subscription)
+// one look at the log, and the database a few NOTIFY transactions, not one per append.
+const HINT_EVERY_MS = 5;
 // The payload names the store that appended, so it can pass over its own echo (its listeners heard at once).
 const notifySql = (from: string) =>
   `begin; set local synchronous_commit = off; select pg_notify('${EVENTS_APPENDED_CHANNEL}', '${from}'); commit`;
@@ -157,6 +159,9 @@ export class PostgresEventStore implements EventStore {
   private notifying: Promise<void> | null = null;
   private notifyAgain = false;
   private lastNotify = 0;
+  /** the last call of the listeners, and the one set for when HINT_EVERY_MS has passed since */
+  private lastHint = 0;
+  private hintTimer: NodeJS.Timeout | null = null;
   /** names this store's NOTIFYs */
   private readonly id = randomUUID();
   private readonly notifySql = notifySql(this.id);
@@ -279,6 +284,7 @@ export class PostgresEventStore implements EventStore {
     this.closed = true;
     this.listeners.clear();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.hintTimer) clearTimeout(this.hintTimer);
     const client = this.listenClient;
     this.listenClient = null;
     await client?.end().catch(() => undefined);
@@ -287,9 +293,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Wakes this process's listeners now and other processes' through NOTIFY, at most one every
-   * NOTIFY_EVERY_MS: appends that commit while one waits or is in flight share the next one, so
-   * a burst of appends costs a few NOTIFY transactions, not one each.
+   * Wakes this process's listeners and other processes' (through NOTIFY), each at most once every
+   * HINT_EVERY_MS: appends that commit while a wake-up waits or a NOTIFY is in flight share the
+   * next one.
    */
   private announce(): void {
     this.hint();
@@ -299,7 +305,7 @@ export class PostgresEventStore implements EventStore {
     }
     this.notifying = (async () => {
       do {
-        const wait = this.lastNotify + NOTIFY_EVERY_MS - Date.now();
+        const wait = this.lastNotify + HINT_EVERY_MS - Date.now();
         if (wait > 0 && !this.closed) await new Promise((resolve) => setTimeout(resolve, wait));
         // appends committed until now are covered by this one
         this.notifyAgain = false;
@@ -310,7 +316,18 @@ export class PostgresEventStore implements EventStore {
     })();
   }
 
+  /** Calls the listeners now or, within HINT_EVERY_MS of the last call, once that has passed. */
   private hint(): void {
+    if (this.hintTimer) return;
+    const wait = this.lastHint + HINT_EVERY_MS - Date.now();
+    if (wait > 0) {
+      this.hintTimer = setTimeout(() => {
+        this.hintTimer = null;
+        this.hint();
+      }, wait);
+      return;
+    }
+    this.lastHint = Date.now();
     for (const listener of this.listeners) listener();
   }
 

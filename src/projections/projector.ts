@@ -21,8 +21,6 @@ export interface ProjectorOptions {
   pollMs?: number;
   /** how long a checkpoint may trail what the projection has read past without finding its types (default 1 s) */
   persistSkippedMs?: number;
-  /** appends within this long of the last wake-up share the next one (default 5 ms) */
-  wakeEveryMs?: number;
   logger?: Logger;
 }
 
@@ -104,9 +102,6 @@ export class Projector {
   private readonly live = new Set<string>();
   private readonly allTypes: string[];
   private unlisten: (() => void) | null = null;
-  private readonly wakeEveryMs: number;
-  private lastWake = 0;
-  private wakeTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: Knex,
@@ -118,7 +113,6 @@ export class Projector {
     this.batchSize = options.batchSize ?? 500;
     this.pollMs = options.pollMs ?? 500;
     this.persistSkippedMs = options.persistSkippedMs ?? 1_000;
-    this.wakeEveryMs = options.wakeEveryMs ?? 5;
     this.allTypes = [...new Set(projections.flatMap((p) => p.handles))];
     this.logger = options.logger;
   }
@@ -130,7 +124,7 @@ export class Projector {
   start(): void {
     if (this.loop) return;
     this.stopping = false;
-    this.unlisten = this.store.onAppended(() => this.appended());
+    this.unlisten = this.store.onAppended(() => this.wakeUp());
     this.loop = Promise.all(this.projections.map((p) => this.follow(p))).then(() => undefined);
     const abort = (this.abortRebuild = new AbortController());
     this.rebuilding = rebuildOutdatedProjections(this.db, this.store, this.projections, {
@@ -153,8 +147,6 @@ export class Projector {
     await this.loop;
     await this.rebuilding;
     this.unlisten?.();
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeTimer = null;
     this.loop = this.rebuilding = this.unlisten = this.abortRebuild = null;
     for (const w of this.waiters) w.reject(new Error('projector stopped'));
     this.waiters.clear();
@@ -368,22 +360,7 @@ export class Projector {
     return target === null || reachedPosition(this.readTo(p), target);
   }
 
-  /**
-   * An append: a wake-up now, or, within `wakeEveryMs` of the last one, one shared with the appends
-   * that follow: each wake-up costs every loop a look at the log, and a burst needs only one.
-   */
-  private appended(): void {
-    if (this.wakeTimer) return;
-    const wait = this.lastWake + this.wakeEveryMs - Date.now();
-    if (wait <= 0) return this.wakeUp();
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = null;
-      this.wakeUp();
-    }, wait);
-  }
-
   private wakeUp(): void {
-    this.lastWake = Date.now();
     this.generation++;
     for (const wake of this.sleepers) wake();
   }
