@@ -93,37 +93,31 @@ export async function freshIsolate(
   }
 }
 
-/** Gives an unused FreshIsolate back (a runner closing, or one made for another memory limit). */
-export function discardIsolate(fresh: FreshIsolate): void {
-  dispose(fresh.isolate);
-}
-
 /**
  * Runs `job` in `fresh` when it fits the job's memory limit (else in a new isolate), and
- * disposes of the isolate: one isolate, one run. The deadline counts from `startedAt`, when the
+ * disposes of the isolate: one isolate, one run. The deadline counts from `started`, when the
  * runner took the job (a wait for `fresh` to be ready included).
  */
 export async function runInIsolate(
   job: RunJob,
   onCatastrophicError?: (message: string) => void,
   fresh?: Promise<FreshIsolate | undefined>,
-  startedAt = performance.now(),
+  started = performance.now(),
 ): Promise<RunOutput> {
-  const started = startedAt;
   const remaining = () => Math.max(1, Math.ceil(job.deadlineMs - (performance.now() - started)));
   let made: FreshIsolate | undefined;
   try {
     made = await fresh;
     const problem = codeProblem(job.code);
     if (problem || (made && made.memoryMb !== job.memoryMb)) {
-      if (made) discardIsolate(made);
+      if (made) dispose(made.isolate);
       if (problem) return failed(started, new ConsoleBuffer(), new MissingReads(), { message: problem });
       made = undefined;
     }
     made ??= await freshIsolate(job.memoryMb, onCatastrophicError, remaining());
   } catch (e) {
     // what the code check could not say (acorn overflowing its stack, say), or the isolate not made
-    if (made) discardIsolate(made);
+    if (made) dispose(made.isolate);
     const error = e instanceof Error ? e : new Error(String(e));
     const message = describeThrown(error.name, error.message, error.stack);
     return failed(started, new ConsoleBuffer(), new MissingReads(), { message });
