@@ -31,6 +31,10 @@ const HORIZON_SQL = {
     quiet xid8[];
     x xid8;
   begin
+    -- nothing running: no need to read the lock table (the costly part)
+    if not exists (select from pg_snapshot_xip(snap)) then
+      return horizon;
+    end if;
     -- running, without the appending lock: their xids came from other writes
     select coalesce(array_agg(s.x), '{}') into quiet
     from pg_snapshot_xip(snap) s(x)
