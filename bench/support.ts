@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
@@ -59,6 +60,30 @@ export const memorySample = (): { rss: number; peakRss: number } => ({
   rss: process.memoryUsage.rss(),
   peakRss: process.resourceUsage().maxRSS * 1024,
 });
+
+/**
+ * The machine's CPU time (every process: ours, the database, the runners) and this process's own,
+ * in ms, since the meter started. Under saturation latency swings with whatever else the machine
+ * does; CPU per unit of work is the steadier figure. Linux only (/proc/stat), else NaN.
+ */
+export function cpuMeter(): () => { machineMs: number; processMs: number } {
+  const machine = (): number => {
+    try {
+      const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+      // user nice system idle iowait irq softirq steal: busy is all but idle and iowait, in 10 ms ticks
+      const t = ticks.map(Number);
+      return (t[0]! + t[1]! + t[2]! + t[5]! + t[6]! + t[7]!) * 10;
+    } catch {
+      return NaN;
+    }
+  };
+  const m0 = machine();
+  const p0 = process.cpuUsage();
+  return () => {
+    const p = process.cpuUsage(p0);
+    return { machineMs: machine() - m0, processMs: (p.user + p.system) / 1000 };
+  };
+}
 
 /**
  * The machine line, and the database server's version when the benchmark uses one. Also makes

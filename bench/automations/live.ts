@@ -15,7 +15,7 @@ import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { fmt, percentile, startBenchDispatch, startBenchStack, withDatabase } from '../support.js';
+import { cpuMeter, fmt, percentile, startBenchDispatch, startBenchStack, withDatabase } from '../support.js';
 import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 
 // The `live` phase: marketplace events recorded as ingestion records them, at `rate` per second
@@ -198,6 +198,7 @@ export async function livePhase(o: {
 
       // sustained: one event every 1000/rate ms, each appended without waiting for the previous
       const total = o.rate * o.seconds;
+      const cpu = cpuMeter();
       const started = performance.now();
       const appends: Promise<void>[] = [];
       for (let i = 0; i < total; i++) {
@@ -209,6 +210,7 @@ export async function livePhase(o: {
       await Promise.all(appends);
       const sendingMs = performance.now() - started;
       await settled(total, 900_000);
+      const sustainedCpu = cpu();
       const sustainedIds = new Set(sentAt.keys());
 
       // saturation: a burst recorded as fast as the store takes it
@@ -261,6 +263,9 @@ export async function livePhase(o: {
       );
       console.log(
         `  event → admitted receipt                                   p50 ${ms(percentile(latencies, 0.5)).padStart(9)}  p99 ${ms(percentile(latencies, 0.99)).padStart(9)}  max ${ms(latencies.at(-1) ?? NaN)}  (goals ≤ 50 / ≤ 250 ms)`,
+      );
+      console.log(
+        `  CPU per event, sustained: ${(sustainedCpu.machineMs / total).toFixed(1)} ms for the machine (${(sustainedCpu.processMs / total).toFixed(1)} ms of it this process: reactor, projector, dispatch, simulator)`,
       );
       console.log(
         `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${(o.burst / (burstMs / 1000)).toFixed(1)} runs/s`,
