@@ -1,16 +1,18 @@
 // Ingestion: `senders` concurrent senders POST `messages` signed marketplace messages to
-// POST /ingest/:account_id (each sender one at a time, as the marketplace sends per URL), with a
-// projector running. Prints events/s recorded in the store, the projection lag (from the 200
-// answer to the row visible in the events read model; every 50th message sampled) at p50/p99,
-// and checks that every message is in the store and the read model exactly once.
+// POST /ingest/:account_id (each sender one push at a time, as the marketplace sends per URL),
+// `batch` messages per push (1: one message per push; more: a batch, as a queue hands them over),
+// with a projector running. Prints events/s recorded in the store, the projection lag (from the
+// 200 answer to the row visible in the events read model; every 50th message sampled) at p50/p99,
+// and checks that every message is in the store and the read model exactly once. Each batch size
+// of the list runs on a database of its own.
 //
-//   npm run build && npm run bench:ingestion [-- --messages 100000 --senders 4]
+//   npm run build && npm run bench:ingestion [-- --messages 100000 --senders 4 --batch 1,10]
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
-import { deliverySecret } from '../../src/domain/event/delivery.js';
+import { BATCH_CONTENT_TYPE, deliverySecret } from '../../src/domain/event/delivery.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
@@ -24,6 +26,7 @@ const { values: args } = parseArgs({
   options: {
     messages: { type: 'string', default: '100000' },
     senders: { type: 'string', default: '4' },
+    batch: { type: 'string', default: '10' },
     'admin-url': {
       type: 'string',
       default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -39,7 +42,22 @@ const SECRET = 'bench-ingestion-secret';
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 
-async function run(url: string): Promise<boolean> {
+const message = (id: string, at: Date, n: number) => ({
+  NotificationVersion: '1.0',
+  NotificationType: 'LISTINGS_ITEM_STATUS_CHANGE',
+  PayloadVersion: '1.0',
+  EventTime: at.toISOString(),
+  Payload: {
+    SellerId: 'A4YGSJW5RI50LH',
+    MarketplaceId: 'ATVPDKIKX0DER',
+    Asin: 'B0BUY2PPFK',
+    Sku: `SKU-${n % 500}`,
+    Status: ['BUYABLE'],
+  },
+  NotificationMetadata: { SubscriptionId: 'bench', PublishTime: at.toISOString(), NotificationId: id },
+});
+
+async function run(url: string, batch: number): Promise<boolean> {
   const stack = await startBenchStack(url, [accountsProjection, eventsProjection]);
   const { db, store, projector, simulator } = stack;
   const logger = pino({ level: 'silent' });
@@ -98,37 +116,30 @@ async function run(url: string): Promise<boolean> {
     const started = performance.now();
     await Promise.all(
       Array.from({ length: senders }, async () => {
-        for (let n = next++; n < total; n = next++) {
-          const id = randomUUID();
+        for (let n = next, size = Math.min(batch, total - n); n < total; n = next, size = Math.min(batch, total - n)) {
+          next += size;
           const at = new Date();
-          const body = JSON.stringify({
-            NotificationVersion: '1.0',
-            NotificationType: 'LISTINGS_ITEM_STATUS_CHANGE',
-            PayloadVersion: '1.0',
-            EventTime: at.toISOString(),
-            Payload: {
-              SellerId: 'A4YGSJW5RI50LH',
-              MarketplaceId: 'ATVPDKIKX0DER',
-              Asin: 'B0BUY2PPFK',
-              Sku: `SKU-${n % 500}`,
-              Status: ['BUYABLE'],
-            },
-            NotificationMetadata: { SubscriptionId: 'bench', PublishTime: at.toISOString(), NotificationId: id },
-          });
+          const ids = Array.from({ length: size }, () => randomUUID());
+          const messages = ids.map((id, k) => message(id, at, n + k));
+          const pushId = batch === 1 ? ids[0]! : `batch-${randomUUID()}`;
+          const body = JSON.stringify(
+            batch === 1 ? messages[0] : { messages: messages.map((m, k) => ({ id: ids[k], body: m })) },
+          );
           const response = await fetch(target, {
             method: 'POST',
             headers: {
-              'content-type': 'application/json',
-              'webhook-id': id,
+              'content-type': batch === 1 ? 'application/json' : BATCH_CONTENT_TYPE,
+              'webhook-id': pushId,
               'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-              'webhook-signature': webhook.sign(id, at, body),
+              'webhook-signature': webhook.sign(pushId, at, body),
             },
             body,
           });
-          const answer = (await response.json()) as { outcome?: string };
+          const answer = (await response.json()) as { outcome?: string; outcomes?: Array<{ outcome?: string }> };
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-          if (answer.outcome === 'recorded') recorded++;
-          if (n % SAMPLE_EVERY === 0) pending.set(`event-${account}.${id}`, performance.now());
+          for (const o of answer.outcomes ?? [answer]) if (o.outcome === 'recorded') recorded++;
+          const now = performance.now();
+          ids.forEach((id, k) => (n + k) % SAMPLE_EVERY === 0 && pending.set(`event-${account}.${id}`, now));
         }
       }),
     );
@@ -152,7 +163,7 @@ async function run(url: string): Promise<boolean> {
       rows.rows === total &&
       rows.streams === total;
     console.log(
-      `${fmt(total)} messages, ${senders} senders: ${seconds.toFixed(2)} s = ${fmt(total / seconds)} events/s recorded; answers ${JSON.stringify(Object.fromEntries(statuses))}`,
+      `${fmt(total)} messages, ${senders} senders, ${batch === 1 ? 'one message per push' : `batches of ${batch}`}: ${seconds.toFixed(2)} s = ${fmt(total / seconds)} events/s recorded; answers ${JSON.stringify(Object.fromEntries(statuses))}`,
     );
     console.log(
       `projection lag (200 answer → row visible, ${lags.length} samples): p50 ${percentile(lags, 0.5).toFixed(0)} ms, p99 ${percentile(lags, 0.99).toFixed(0)} ms, max ${(lags.at(-1) ?? NaN).toFixed(0)} ms`,
@@ -168,4 +179,7 @@ async function run(url: string): Promise<boolean> {
 }
 
 await printMachine(adminUrl);
-process.exitCode = (await withDatabase(adminUrl, `bench_ingestion_${process.pid}`, run)) ? 0 : 1;
+let ok = true;
+for (const batch of args.batch!.split(',').map(Number))
+  ok = (await withDatabase(adminUrl, `bench_ingestion_${process.pid}_${batch}`, (url) => run(url, batch))) && ok;
+process.exitCode = ok ? 0 : 1;

@@ -120,3 +120,29 @@ export async function handleCreation<Command, State, Event extends DomainEvent>(
     throw err;
   }
 }
+
+/**
+ * handleCreation for many streams in one write (ingestion's batches): each command is decided on
+ * the initial state, where it must record exactly one event, and every stream is created with
+ * NO_STREAM at once. Per command, in order: where its event landed, or `existed` when the stream
+ * was there already (or came earlier in the list).
+ */
+export async function handleCreations<Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  creations: ReadonlyArray<{ id: string; command: Command }>,
+  ctx: CommandContext,
+): Promise<Array<{ existed: boolean; position: Position | null }>> {
+  const at = new Date().toISOString();
+  const streams = creations.map(({ id, command }) => {
+    const events = decider.decide(command, decider.initialState());
+    if (events.length !== 1)
+      throw new Error(`handleCreations creates streams of one event; ${decider.aggregate} decided ${events.length}`);
+    const metadata: EventMetadata = { correlation_id: randomUUID(), ...ctx.metadata, at };
+    return {
+      stream: streamName(decider.aggregate, id),
+      event: { type: events[0]!.type, data: events[0]!.data, metadata },
+    };
+  });
+  const positions = await ctx.store.createStreams(streams);
+  return positions.map((position) => ({ existed: position === null, position }));
+}

@@ -12,6 +12,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import {
+  NO_STREAM,
   WrongExpectedVersion,
   comparePositions,
   type AppendOptions,
@@ -19,6 +20,7 @@ import {
   type EventData,
   type EventMetadata,
   type EventStore,
+  type NewStream,
   type Position,
   type ReadAllOptions,
   type ReadTypesOptions,
@@ -78,6 +80,23 @@ export class EsdbEventStore implements EventStore {
       if (err instanceof WrongExpectedVersionError) throw new WrongExpectedVersion(stream, expected, err.actualVersion);
       throw err;
     }
+  }
+
+  // EventStoreDB has no write across streams: one append each, side by side.
+  async createStreams(streams: readonly NewStream[]): Promise<Array<Position | null>> {
+    const first = new Map<string, number>();
+    streams.forEach((s, i) => first.has(s.stream) || first.set(s.stream, i));
+    return Promise.all(
+      streams.map(async (s, i) => {
+        if (first.get(s.stream) !== i) return null;
+        try {
+          return (await this.appendToStream(s.stream, [s.event], { expectedRevision: NO_STREAM })).position;
+        } catch (err) {
+          if (err instanceof WrongExpectedVersion) return null;
+          throw err;
+        }
+      }),
+    );
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

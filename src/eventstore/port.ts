@@ -80,12 +80,24 @@ export interface AppendOptions {
   expectedRevision?: ExpectedRevision;
 }
 
+export interface NewStream {
+  stream: string;
+  /** the stream's one event */
+  event: EventData;
+}
+
 export interface Subscription extends AsyncIterable<RecordedEvent> {
   unsubscribe(): Promise<void>;
 }
 
 export interface EventStore {
   appendToStream(stream: string, events: EventData[], options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Creates each stream with its one event (NO_STREAM for each), in one write where the store can
+   * (PostgreSQL: one statement): streams that exist already, or twice in the list, are left as
+   * they are. Returns per stream, in order, where its event landed, or null when it was not created.
+   */
+  createStreams(streams: readonly NewStream[]): Promise<Array<Position | null>>;
   /** A missing stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

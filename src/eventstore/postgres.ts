@@ -9,6 +9,7 @@ import {
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
+  type NewStream,
   type Position,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -76,6 +77,19 @@ const APPEND = prepared(
          coalesce(last.transaction_id, cur.transaction_id, '0'::xid8)::text as transaction_id
   from cur
   left join lateral (select * from ins order by stream_revision desc limit 1) last on true`,
+);
+
+// createStreams: each stream's one event at revision 0, in list order; a stream that exists (or
+// came earlier in the list) conflicts and is passed over, whoever wrote it first.
+const CREATE_STREAMS = prepared(
+  'create_streams',
+  `
+  insert into events (event_id, stream_id, stream_revision, type, data, metadata)
+  select (e->>'id')::uuid, e->>'stream', 0, e->>'type', e->'data', e->'metadata'
+  from jsonb_array_elements($1::jsonb) with ordinality as t(e, n)
+  order by t.n
+  on conflict (stream_id, stream_revision) do nothing
+  returning stream_id, global_position, transaction_id::text`,
 );
 
 // A hint only, so its commit need not wait for the WAL flush; one round trip (implicit block).
@@ -234,6 +248,32 @@ export class PostgresEventStore implements EventStore {
         position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
       };
     }
+  }
+
+  async createStreams(streams: readonly NewStream[]): Promise<Array<Position | null>> {
+    if (streams.length === 0) return [];
+    const payload = JSON.stringify(
+      streams.map(({ stream, event: e }) => ({
+        stream,
+        id: e.id ?? randomUUID(),
+        type: e.type,
+        data: e.data ?? null,
+        metadata: e.metadata ?? {},
+      })),
+    );
+    const { rows } = await this.pool.query<{ stream_id: string; global_position: string; transaction_id: string }>(
+      CREATE_STREAMS([payload]),
+    );
+    if (rows.length > 0) this.announce();
+    const created = new Map(
+      rows.map((r) => [r.stream_id, { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) }]),
+    );
+    // the first of a stream named twice is the one created
+    return streams.map(({ stream }) => {
+      const position = created.get(stream) ?? null;
+      created.delete(stream);
+      return position;
+    });
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { aggregateStream, handleCommand, handleCommandWith } from '../../src/commands/handler.js';
+import { aggregateStream, handleCommand, handleCommandWith, handleCreations } from '../../src/commands/handler.js';
 import type { Decider } from '../../src/domain/shared/decider.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { createEventStore, WrongExpectedVersion, type EventStore } from '../../src/eventstore/index.js';
@@ -113,6 +113,33 @@ describe('command handler', () => {
     );
     expect(seen).to.deep.equal([1, 5]);
     expect(events).to.deep.equal([{ type: 'Incremented', data: { by: 5 } }]);
+  });
+
+  it('handleCreations: decides each on the initial state, creates the streams in one write, and says which existed', async () => {
+    const [a, b] = [newId(), newId()];
+    await handleCommand(counter, b, { type: 'Increment', by: 1, limit: 10 }, ctx());
+    const made = await handleCreations(
+      counter,
+      [a, b, a].map((id, i) => ({ id, command: { type: 'Increment' as const, by: i + 2, limit: 10 } })),
+      ctx(),
+    );
+    expect(made.map((m) => m.existed)).to.deep.equal([false, true, true]);
+    expect(made[0]!.position).to.not.equal(null);
+    expect((await aggregateStream(store, counter, a)).state).to.equal(2);
+    const [created] = await store.readStream(`counter-${a}`);
+    expect(created!.metadata).to.deep.include({ actor: { kind: 'user', id: 'test' } });
+    expect(created!.metadata.correlation_id).to.be.a('string');
+    expect((await aggregateStream(store, counter, b)).state, 'an existing stream is left as it was').to.equal(1);
+    // a refusal, or a decision of no event, is the caller's to see before anything is written
+    const c = newId();
+    for (const by of [0, 20]) {
+      const attempt = handleCreations(counter, [{ id: c, command: { type: 'Increment', by, limit: 10 } }], ctx());
+      await attempt.then(
+        () => expect.fail('a creation of no event or a refused one went through'),
+        (err: Error) => expect(err.message).to.match(by === 0 ? /one event; counter decided 0/ : /pass the limit/),
+      );
+    }
+    expect(await store.readStream(`counter-${c}`)).to.deep.equal([]);
   });
 
   it('appends nothing when the decider returns no events', async () => {

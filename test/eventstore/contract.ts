@@ -185,6 +185,45 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
     });
   });
 
+  describe('createStreams', () => {
+    it('creates each missing stream with its event at revision 0, in list order; an existing or repeated stream is null and unchanged', async () => {
+      const [a, b, existing] = [stream('a'), stream('b'), stream('existing')];
+      await store.appendToStream(existing, [event('Before')], { expectedRevision: NO_STREAM });
+      const positions = await store.createStreams([
+        { stream: a, event: event('First', { n: 1 }) },
+        { stream: existing, event: event('Late') },
+        { stream: b, event: event('Second', { n: 2 }) },
+        { stream: a, event: event('Again') },
+      ]);
+      expect(positions.map((p) => p !== null)).to.deep.equal([true, false, true, false]);
+      expect(comparePositions(positions[2]!, positions[0]!)).to.equal(1);
+      expect((await store.readStream(a)).map((e) => [e.type, e.revision, e.data])).to.deep.equal([
+        ['First', 0n, { n: 1 }],
+      ]);
+      expect((await store.readStream(existing)).map((e) => e.type)).to.deep.equal(['Before']);
+      const log = ours(await readAllUntil(store, null, 1_000, (seen) => ours(seen).length >= 3));
+      expect(log.map((e) => e.type)).to.deep.equal(['Before', 'First', 'Second']);
+      expect(log[1]!.position).to.deep.equal(positions[0]);
+      expect(await store.createStreams([])).to.deep.equal([]);
+    });
+
+    it('4 writers creating overlapping streams at once: each stream is created once, by one of them', async () => {
+      const names = Array.from({ length: 40 }, (_, i) => stream(`race${i}`));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, (_, w) =>
+          store.createStreams(names.map((name) => ({ stream: name, event: event('Created', { w }) }))),
+        ),
+      );
+      for (const [i, name] of names.entries()) {
+        const winners = results.filter((r) => r[i] !== null);
+        expect(winners, name).to.have.length(1);
+        const events = await store.readStream(name);
+        expect(events).to.have.length(1);
+        expect(events[0]!.position).to.deep.equal(winners[0]![i]);
+      }
+    });
+  });
+
   describe('readStream', () => {
     it('reads a missing stream as an empty array', async () => {
       expect(await store.readStream(stream('missing'))).to.deep.equal([]);

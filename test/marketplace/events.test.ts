@@ -13,6 +13,7 @@ import {
   type EventType,
 } from '../../src/marketplace/simulator/events/types.js';
 import { sleep, startReceiver, until, type Received, type Receiver } from '../support/receiver.js';
+import { BATCH_CONTENT_TYPE } from '../../src/domain/event/delivery.js';
 import { clientsFor, QUICK_RETRY, rejectionOf, SELLING_TOKEN, startSimulator } from '../support/marketplace.js';
 
 // The simulator's event side over HTTP: subscriptions made through the real clients, every
@@ -217,11 +218,13 @@ describe('simulator events: subscriptions, signed push delivery of all 24 types,
   let receiver: Receiver;
   let key: string;
   let profileId: string;
+  // one message per push, so each test sees each message as its own push; 'batches' below sets more
+  let batchMax = 1;
 
   beforeEach(async () => {
     ({ simulator, baseUrl } = await startSimulator({
       seed: 42,
-      events: { streamConfirmMs: 50, delivery: { retryBaseMs: 20, attempts: 4 } },
+      events: { streamConfirmMs: 50, delivery: { retryBaseMs: 20, attempts: 4, batchMax } },
     }));
     clients = clientsFor(simulator);
     receiver = await startReceiver();
@@ -522,6 +525,70 @@ describe('simulator events: subscriptions, signed push delivery of all 24 types,
       await until(() => receiver.received.length === 2);
       const statuses = bodies().map((b) => at(b, ['payload', 'accountStatusChangeNotification']).currentAccountStatus);
       expect(statuses).to.deep.equal(['DEACTIVATED', 'AT_RISK']);
+    });
+
+    describe('batches', () => {
+      before(() => (batchMax = 3));
+      after(() => (batchMax = 1));
+
+      it('messages waiting for one URL go as one signed push of up to batchMax; a 5xx retries each, a refusal in the answer fails only its message', async () => {
+        const typeIn = (body: unknown) => typeOf(body as Record<string, unknown>);
+        await receiver.close();
+        // the first push is answered late, so the next three wait and go together; that batch gets
+        // a 503; afterwards ACCOUNT_STATUS_CHANGED is refused (in a batch's answer, or alone by a 400)
+        receiver = await startReceiver((n, response) => {
+          const r = receiver.received[n]!;
+          const batch = r.headers['content-type'] === BATCH_CONTENT_TYPE;
+          const messages = batch
+            ? (JSON.parse(r.body) as { messages: Array<{ id: string; body: unknown }> }).messages
+            : [{ id: String(r.headers['webhook-id']), body: JSON.parse(r.body) as unknown }];
+          const refuse = (m: { body: unknown }) => typeIn(m.body) === 'ACCOUNT_STATUS_CHANGED';
+          if (n === 0) setTimeout(() => response.writeHead(200).end(), 200);
+          else if (n === 1) response.writeHead(503).end();
+          else if (!batch) response.writeHead(refuse(messages[0]!) ? 400 : 200).end();
+          else
+            response.writeHead(200, { 'content-type': 'application/json' }).end(
+              JSON.stringify({
+                outcomes: messages.map((m) =>
+                  refuse(m)
+                    ? { id: m.id, error: 'unknown_type', detail: 'not here' }
+                    : { id: m.id, outcome: 'recorded' },
+                ),
+              }),
+            );
+        });
+        await subscribe(['ORDER_CHANGE', 'ACCOUNT_STATUS_CHANGED']);
+        await raise(baseUrl, { type: 'ORDER_CHANGE' });
+        await until(() => receiver.received.length === 1);
+        for (const type of ['ORDER_CHANGE', 'ACCOUNT_STATUS_CHANGED', 'ORDER_CHANGE'])
+          expect((await raise(baseUrl, { type })).status).to.equal(202);
+        await until(() => receiver.received.length >= 2);
+        const push = receiver.received[1]!;
+        expect(push.headers['content-type']).to.equal(BATCH_CONTENT_TYPE);
+        expect(String(push.headers['webhook-id'])).to.match(/^batch-/);
+        expect(() => verify(push), 'the batch is signed as one body').not.to.throw();
+        const { messages } = JSON.parse(push.body) as { messages: Array<{ id: string; body: Record<string, any> }> };
+        expect(messages.map((m) => typeIn(m.body))).to.deep.equal([
+          'ORDER_CHANGE',
+          'ACCOUNT_STATUS_CHANGED',
+          'ORDER_CHANGE',
+        ]);
+        for (const m of messages) {
+          const metadata = (m.body.NotificationMetadata ?? m.body.notificationMetadata) as Record<string, string>;
+          expect(m.id, 'each entry carries its message id').to.equal(
+            metadata.NotificationId ?? metadata.notificationId,
+          );
+        }
+        await idle();
+        const stats = await deliveries(baseUrl);
+        expect(stats).to.include({ delivered: 3, failed: 1, retried: 3, pending: 0 });
+        const records = (await (await fetch(`${baseUrl}/_sim/events/deliveries`)).json()) as {
+          deliveries: Array<{ id: string; state: string; type: string }>;
+        };
+        expect(records.deliveries.filter((d) => d.state === 'failed').map((d) => d.type)).to.deep.equal([
+          'ACCOUNT_STATUS_CHANGED',
+        ]);
+      });
     });
 
     it('delay: the message waits delayMs before its first attempt', async () => {

@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Webhook } from 'standardwebhooks';
 import { marketplaceEventStream } from '../../src/commands/event/record.js';
 import { pruneExpiredEvents } from '../../src/commands/event/prune.js';
-import { deliverySecret } from '../../src/domain/event/delivery.js';
+import { BATCH_CONTENT_TYPE, deliverySecret } from '../../src/domain/event/delivery.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
@@ -80,7 +80,7 @@ describe('marketplace events: ingestion, list_events and get_event', function ()
   /** POSTs a body as the marketplace would, signed with the account's secret (or the one given). */
   const push = (
     body: string,
-    options: { id?: string; at?: Date; secret?: string; to?: string; signature?: string } = {},
+    options: { id?: string; at?: Date; secret?: string; to?: string; signature?: string; type?: string } = {},
   ) => {
     const id = options.id ?? randomUUID();
     const at = options.at ?? new Date();
@@ -88,7 +88,7 @@ describe('marketplace events: ingestion, list_events and get_event', function ()
     return fetch(options.to ?? ingestUrl(mcp.base), {
       method: 'POST',
       headers: {
-        'content-type': 'application/json',
+        'content-type': options.type ?? 'application/json',
         'webhook-id': id,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
         'webhook-signature': options.signature ?? new Webhook(secret).sign(id, at, body),
@@ -241,6 +241,69 @@ describe('marketplace events: ingestion, list_events and get_event', function ()
     expect(missing.status, 'no signature headers').to.equal(401);
   });
 
+  it('a batch push: its messages in one write, each answered recorded, duplicate or refused with its reason; a malformed batch (400) or a bad signature (401) records nothing', async () => {
+    const batchPush = (messages: unknown, options: { signature?: string } = {}) =>
+      push(JSON.stringify({ messages }), { ...options, id: `batch-${randomUUID()}`, type: BATCH_CONTENT_TYPE });
+    const status = (sku: string) =>
+      JSON.parse(
+        envelope(
+          'LISTINGS_ITEM_STATUS_CHANGE',
+          { SellerId: 'S', MarketplaceId: US, Sku: sku },
+          new Date().toISOString(),
+        ),
+      ) as unknown;
+    const [a, b, c, known] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    expect((await push(JSON.stringify(status('K')), { id: known })).status).to.equal(200);
+    const before = await h.store.headPosition();
+
+    for (const [what, messages, detail] of [
+      ['no messages array', { a: 1 }, /messages/],
+      ['an empty batch', [], /1 to 100/],
+      ['too many', Array.from({ length: 101 }, () => ({ id: randomUUID(), body: status('X') })), /not 101/],
+      ['an entry that is no object', [{ id: a, body: status('A') }, 'x'], /messages\[1\]/],
+    ] as const) {
+      const answer = await batchPush(messages);
+      expect(answer.status, what).to.equal(400);
+      expect(await answer.json(), what)
+        .to.include({ error: 'invalid_batch' })
+        .and.have.property('detail')
+        .that.matches(detail);
+    }
+    const forged = await batchPush([{ id: a, body: status('A') }], { signature: 'v1,AAAA' });
+    expect(forged.status).to.equal(401);
+    expect(await streamOf(a), 'nothing of a refused batch is recorded').to.deep.equal([]);
+    expect(await h.store.headPosition(), 'nor anything else').to.deep.equal(before);
+
+    const answer = await batchPush([
+      { id: a, body: status('A') },
+      { id: known, body: status('K') },
+      { id: 'not an id!', body: status('X') },
+      { id: b, body: { dataset_id: 'nope' } },
+      { id: c, body: status('C') },
+      { id: a, body: status('A') },
+    ]);
+    expect(answer.status).to.equal(200);
+    const { outcomes } = (await answer.json()) as { outcomes: Row[] };
+    expect(outcomes.map((o) => o.outcome ?? o.error)).to.deep.equal([
+      'recorded',
+      'duplicate',
+      'invalid_message',
+      'unknown_type',
+      'recorded',
+      'duplicate',
+    ]);
+    expect(outcomes.map((o) => o.id)).to.deep.equal([a, known, 'not an id!', b, c, a]);
+    expect(outcomes[2]!.detail).to.match(/not an id!/);
+    expect(outcomes[3]!.detail).to.match(/nope/);
+    for (const id of [a, c, known]) expect(await streamOf(id), id).to.have.length(1);
+    expect(await streamOf(b)).to.deep.equal([]);
+    const recorded = [await streamOf(a), await streamOf(c)].map((events) => events[0]!);
+    expect(recorded[0]!.position.commit, 'one write: one transaction').to.equal(recorded[1]!.position.commit);
+    await settled();
+    const rows = (await list({ stream_type: 'LISTINGS_ITEM_STATUS_CHANGE', sku: 'A' })).events;
+    expect(rows, 'the read model shows the batch’s message once').to.have.length(1);
+  });
+
   it('an order naming two SKUs is one event: sku null, both listings; internal types are listed too', async () => {
     const [a, b] = usListings();
     const at = new Date().toISOString();
@@ -347,6 +410,15 @@ describe('marketplace events: ingestion, list_events and get_event', function ()
         destinationId: destination.destinationId,
       });
       proxy.down();
+      const lost = randomUUID();
+      const batch = await push(
+        JSON.stringify({
+          messages: [{ id: lost, body: JSON.parse(envelope('ORDER_CHANGE', {}, new Date().toISOString())) }],
+        }),
+        { to: ingestUrl(flaky.base), id: `batch-${randomUUID()}`, type: BATCH_CONTENT_TYPE },
+      );
+      expect(batch.status, 'a batch the store cannot take: 503, so the sender retries it').to.equal(503);
+      expect(await streamOf(lost)).to.deep.equal([]);
       await raise({ type: 'FEED_PROCESSING_FINISHED' });
       let record: { id: string; attempts: number; state: string; lastStatus: number | null } | undefined;
       for (let i = 0; i < 500 && !(record && record.attempts >= 1 && record.lastStatus === 503); i++) {

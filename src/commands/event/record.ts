@@ -1,13 +1,18 @@
 import { marketplaceEventDecider, marketplaceEventId } from '../../domain/event/decide.js';
 import type { MarketplaceEventData } from '../../domain/event/events.js';
 import type { EventStore } from '../../eventstore/port.js';
-import { handleCreation, streamName } from '../handler.js';
+import { handleCreation, handleCreations, streamName, type CommandContext } from '../handler.js';
 
 // Records one pushed marketplace message, once: its stream is created with NO_STREAM, so a second
 // delivery of the same message id to the same account records nothing.
 
 export const marketplaceEventStream = (account_id: string, message_id: string): string =>
   streamName(marketplaceEventDecider.aggregate, marketplaceEventId(account_id, message_id));
+
+const ingestion = (store: EventStore, account_id: string): CommandContext => ({
+  store,
+  metadata: { actor: { kind: 'system', id: 'ingestion' }, account_id },
+});
 
 /** 'recorded', or 'duplicate' when this account already has the message. Store failures propagate. */
 export async function recordMarketplaceEvent(
@@ -18,7 +23,27 @@ export async function recordMarketplaceEvent(
     marketplaceEventDecider,
     marketplaceEventId(data.account_id, data.message_id),
     { type: 'RecordMarketplaceEvent', ...data },
-    { store, metadata: { actor: { kind: 'system', id: 'ingestion' }, account_id: data.account_id } },
+    ingestion(store, data.account_id),
   );
   return existed ? 'duplicate' : 'recorded';
+}
+
+/**
+ * One account's messages in one write (a batched push): per message, in order, 'recorded' or
+ * 'duplicate' (already recorded, or earlier in the batch). All or nothing: a store failure records none.
+ */
+export async function recordMarketplaceEvents(
+  store: EventStore,
+  account_id: string,
+  messages: readonly MarketplaceEventData[],
+): Promise<Array<'recorded' | 'duplicate'>> {
+  const outcomes = await handleCreations(
+    marketplaceEventDecider,
+    messages.map((data) => ({
+      id: marketplaceEventId(account_id, data.message_id),
+      command: { type: 'RecordMarketplaceEvent' as const, ...data, account_id },
+    })),
+    ingestion(store, account_id),
+  );
+  return outcomes.map(({ existed }) => (existed ? 'duplicate' : 'recorded'));
 }

@@ -10,3 +10,11 @@ export const ingestionPath = (account_id: string): string => `/ingest/${account_
 /** The account's signing secret, in the `whsec_<base64>` form Standard Webhooks libraries take. */
 export const deliverySecret = (serviceSecret: string, account_id: string): string =>
   `whsec_${createHmac('sha256', serviceSecret).update(`ingestion:${account_id}`).digest('base64')}`;
+
+/**
+ * A push of several messages, as a queue hands them over: `{ "messages": [{ "id", "body" }] }`,
+ * each `body` one message as a single push carries it and `id` its message id; signed as one.
+ */
+export const BATCH_CONTENT_TYPE = 'application/vnd.marketplace-events.batch+json';
+/** Messages in one batch at most. */
+export const BATCH_MAX = 100;

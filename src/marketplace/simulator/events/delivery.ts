@@ -1,15 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EVENT_TYPES, type EventType } from './types.js';
+import { BATCH_CONTENT_TYPE } from '../../../domain/event/delivery.js';
 import { createRing } from '../ring.js';
 import type { PushTarget } from './subscriptions.js';
 
 // The sender: POSTs each message to its subscription's URL, signed the Standard Webhooks way
 // over the exact body, off the request path (send() only queues). One lane per URL delivers
-// in order, one request at a time; a 5xx, 429 or network error is retried with exponential
-// backoff up to `attempts`, any other status ends the message (failed). Redirects are not
-// followed. Delivery faults (duplicate, reorder, delay) bend this on purpose for tests:
+// in order, one request at a time: a message alone or, when several wait, up to `batchMax` of
+// them in one batch (BATCH_CONTENT_TYPE), as a queue hands them over. A 5xx, 429 or network error
+// is retried with exponential backoff up to `attempts`, any other status ends the message
+// (failed), as does a batch answer refusing it. Redirects are not followed. Delivery faults
+// (duplicate, reorder, delay) bend this on purpose for tests:
 //   POST /_sim/events/faults { kind, times?, delayMs?, type? }   GET / DELETE the same
 
 export interface Outgoing extends PushTarget {
@@ -27,6 +31,8 @@ export interface DeliveryOptions {
   retryMaxMs: number;
   /** Deadline of one attempt. */
   timeoutMs: number;
+  /** Messages in one push at most, when several wait for a URL (1: one each). */
+  batchMax: number;
 }
 
 export const DEFAULT_DELIVERY: DeliveryOptions = {
@@ -34,7 +40,11 @@ export const DEFAULT_DELIVERY: DeliveryOptions = {
   retryBaseMs: 500,
   retryMaxMs: 30_000,
   timeoutMs: 5_000,
+  batchMax: 10,
 };
+
+/** A batch's body at most, so that a receiver's body limit never refuses one. */
+const BATCH_BYTES = 256 * 1024;
 
 export interface DeliveryRecord {
   id: string;
@@ -74,6 +84,18 @@ const REORDER_HOLD_MS = 2_000;
 const RECORD_LIMIT = 1_000;
 /** Messages waiting per destination at most. */
 const LANE_LIMIT = 10_000;
+
+/** The messages a batch's answer refuses (`{ outcomes: [{ id, error, detail }] }`), by id; any other answer refuses none. */
+function refusedIn(answer: string): Map<unknown, string> {
+  let outcomes: unknown;
+  try {
+    outcomes = (JSON.parse(answer) as { outcomes?: unknown }).outcomes;
+  } catch {
+    return new Map();
+  }
+  const list = Array.isArray(outcomes) ? (outcomes as Array<{ id?: unknown; error?: unknown; detail?: unknown }>) : [];
+  return new Map(list.filter((o) => o?.error !== undefined).map((o) => [o.id, String(o.detail ?? o.error)]));
+}
 
 export interface Delivery {
   send(message: Outgoing): void;
@@ -141,11 +163,11 @@ export function createDelivery(options: DeliveryOptions): Delivery {
 
   async function pump(lane: Lane): Promise<void> {
     if (lane.busy || closed) return;
-    const job = lane.queue.shift();
-    if (!job) return;
+    const jobs = take(lane);
+    if (jobs.length === 0) return;
     lane.busy = true;
     try {
-      await attempt(job);
+      await attempt(jobs);
     } finally {
       lane.busy = false;
       // a held (reordered) message goes after the one that overtook it
@@ -154,14 +176,40 @@ export function createDelivery(options: DeliveryOptions): Delivery {
     }
   }
 
-  async function attempt(job: Job): Promise<void> {
-    const { message, record } = job;
-    record.attempts += 1;
-    if (record.attempts > 1) stats.retried += 1;
+  /** The lane's next push: its first message and, within batchMax and BATCH_BYTES, those behind it signed alike. */
+  function take(lane: Lane): Job[] {
+    const jobs = lane.queue.splice(0, 1);
+    let bytes = jobs[0]?.message.body.length ?? 0;
+    for (let next = lane.queue[0]; next && jobs.length < options.batchMax; next = lane.queue[0]) {
+      bytes += next.message.body.length;
+      if (next.message.secret !== jobs[0]!.message.secret || bytes > BATCH_BYTES) break;
+      jobs.push(lane.queue.shift()!);
+    }
+    return jobs;
+  }
+
+  /** One push of one message, or of a batch; each message ends delivered, failed or waiting for a retry. */
+  async function attempt(jobs: Job[]): Promise<void> {
+    const [{ message }] = jobs as [Job, ...Job[]];
+    for (const { record } of jobs) {
+      record.attempts += 1;
+      if (record.attempts > 1) stats.retried += 1;
+    }
+    const batch = jobs.length > 1;
+    const id = batch ? `batch-${randomUUID()}` : message.id;
+    const body = batch
+      ? `{"messages":[${jobs.map((j) => `{"id":${JSON.stringify(j.message.id)},"body":${j.message.body}}`).join(',')}]}`
+      : message.body;
     const controller = new AbortController();
     inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(), options.timeoutMs);
-    let retry = false;
+    let retry: Job[] = [];
+    const answered = (status: number | null, error?: string) => {
+      for (const { record } of jobs) {
+        record.lastStatus = status;
+        if (error !== undefined) record.lastError = error;
+      }
+    };
     try {
       const at = new Date();
       const response = await fetch(message.url, {
@@ -169,29 +217,37 @@ export function createDelivery(options: DeliveryOptions): Delivery {
         redirect: 'manual',
         signal: controller.signal,
         headers: {
-          'content-type': 'application/json',
-          'webhook-id': message.id,
+          'content-type': batch ? BATCH_CONTENT_TYPE : 'application/json',
+          'webhook-id': id,
           'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-          'webhook-signature': new Webhook(message.secret).sign(message.id, at, message.body),
+          'webhook-signature': new Webhook(message.secret).sign(id, at, body),
         },
-        body: message.body,
+        body,
       });
-      await response.arrayBuffer();
-      record.lastStatus = response.status;
-      if (response.ok) settle(job, 'delivered');
-      else retry = response.status >= 500 || response.status === 429;
-      if (!response.ok && !retry) settle(job, 'failed');
+      const text = await response.text();
+      answered(response.status);
+      if (response.ok) {
+        const refused = batch ? refusedIn(text) : new Map<unknown, string>();
+        for (const job of jobs) {
+          const why = refused.get(job.message.id);
+          if (why !== undefined) job.record.lastError = why;
+          settle(job, why === undefined ? 'delivered' : 'failed');
+        }
+      } else if (response.status >= 500 || response.status === 429) retry = jobs;
+      else for (const job of jobs) settle(job, 'failed');
     } catch (error) {
-      record.lastStatus = null;
-      record.lastError = error instanceof Error ? error.message : String(error);
-      retry = true;
+      answered(null, error instanceof Error ? error.message : String(error));
+      retry = jobs;
     } finally {
       clearTimeout(timer);
       inFlight.delete(controller);
     }
-    if (!retry || closed) return;
-    if (record.attempts >= options.attempts) return settle(job, 'failed');
-    later(Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (record.attempts - 1)), () => enqueue(job));
+    if (closed) return;
+    for (const job of retry) {
+      if (job.record.attempts >= options.attempts) settle(job, 'failed');
+      else
+        later(Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (job.record.attempts - 1)), () => enqueue(job));
+    }
   }
 
   return {
