@@ -35,14 +35,18 @@ export async function admitIdempotently({
   at: string;
   admit: () => Promise<Admission>;
 }): Promise<AdmissionOutcome> {
-  if (idempotency) {
-    const { state } = await aggregateStream(ctx.store, idempotencyDecider, keyId(idempotency));
-    if (idempotencyVerdict(state, idempotency.fingerprint, at) === 'replay') return replay(ctx, state.used!);
-  }
+  // read once: the key's lock keeps it as read until its use is recorded
+  const keyed = idempotency && {
+    idempotency,
+    aggregate: await aggregateStream(ctx.store, idempotencyDecider, keyId(idempotency)),
+  };
+  if (keyed && idempotencyVerdict(keyed.aggregate.state, keyed.idempotency.fingerprint, at) === 'replay')
+    return replay(ctx, keyed.aggregate.state.used!);
   const { outcome, recorded, admissions } = await admit();
-  if (idempotency) {
-    const use = { ...idempotency, results: recorded, admissions };
-    await handleCommand(idempotencyDecider, keyId(idempotency), { type: 'RecordKeyUse', use, at }, ctx);
+  if (keyed) {
+    const use = { ...keyed.idempotency, results: recorded, admissions };
+    const record = { type: 'RecordKeyUse' as const, use, at };
+    await handleCommand(idempotencyDecider, keyId(keyed.idempotency), record, ctx, keyed.aggregate);
   }
   for (const command of admissions) await executeMutationCommand(ctx, command);
   return outcome;

@@ -70,8 +70,9 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
   id: string,
   command: Command,
   ctx: CommandContext,
+  known?: Aggregate<State, Event>,
 ): Promise<CommandResult<Event>> {
-  return handleCommandWith(decider, id, () => command, ctx);
+  return handleCommandWith(decider, id, () => command, ctx, known);
 }
 
 /**
@@ -79,17 +80,20 @@ export async function handleCommand<Command, State, Event extends DomainEvent>(
  * concurrent writer makes the append fail; the command is then decided again on the fresh
  * state, a bounded number of times. `commandFor` builds the command for the state it is
  * decided on, when the decider needs facts that live elsewhere and depend on that state.
+ * `known`: the aggregate as the caller has just read it, decided on first instead of reading
+ * it again (stale, it fails the revision check like any concurrent write).
  */
 export async function handleCommandWith<Command, State, Event extends DomainEvent>(
   decider: Decider<Command, State, Event>,
   id: string,
   commandFor: (state: State) => Command | Promise<Command>,
   ctx: CommandContext,
+  known?: Aggregate<State, Event>,
 ): Promise<CommandResult<Event>> {
   const stream = streamName(decider.aggregate, id);
   const maxAttempts = ctx.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt++) {
-    const { state, revision } = await aggregateStream(ctx.store, decider, id);
+    const { state, revision } = attempt === 1 && known ? known : await aggregateStream(ctx.store, decider, id);
     const events = decider.decide(await commandFor(state), state);
     if (events.length === 0) return { events, revision, position: null };
     try {

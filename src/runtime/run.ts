@@ -96,7 +96,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
   const contexts = await buildContexts({
     db: deps.db,
     store: deps.store,
-    accountId: account.id,
+    account,
     streamType: request.streamType,
     event: event.payload,
     ...(request.listingId !== undefined ? { listingId: request.listingId } : {}),

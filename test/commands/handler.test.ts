@@ -142,6 +142,29 @@ describe('command handler', () => {
     expect(await store.readStream(`counter-${c}`)).to.deep.equal([]);
   });
 
+  it('decides on an aggregate the caller knows without reading it; a stale one is decided again on fresh state', async () => {
+    const id = newId();
+    await handleCommand(counter, id, { type: 'Increment', by: 2, limit: 10 }, ctx());
+    const known = await aggregateStream(store, counter, id);
+    let reads = 0;
+    const counting: EventStore = Object.create(store, {
+      readStream: { value: (...args: Parameters<EventStore['readStream']>) => (reads++, store.readStream(...args)) },
+    });
+    const cmd = { type: 'Increment' as const, by: 3, limit: 6 };
+    expect((await handleCommand(counter, id, cmd, { ...ctx(), store: counting }, known)).revision).to.equal(1n);
+    expect(reads, 'the known aggregate spared the read').to.equal(0);
+    // `known` is now stale (state 2, revision 0): the append conflicts, the fresh state (5) refuses 3 more
+    const again = handleCommand(counter, id, { ...cmd, by: 1 }, { ...ctx(), store: counting }, known);
+    expect((await again).revision).to.equal(2n);
+    expect(reads, 'decided again after reading').to.equal(1);
+    const refused = handleCommand(counter, id, cmd, { ...ctx(), store: counting }, known);
+    await refused.then(
+      () => expect.fail('a stale known state let an increment past the limit'),
+      (err: unknown) => expect(err).to.be.instanceOf(DomainError),
+    );
+    expect((await aggregateStream(store, counter, id)).state).to.equal(6);
+  });
+
   it('appends nothing when the decider returns no events', async () => {
     const id = newId();
     const result = await handleCommand(counter, id, { type: 'Increment', by: 0, limit: 10 }, ctx());

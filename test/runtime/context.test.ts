@@ -36,7 +36,7 @@ describe('automation contexts from the demo data', function () {
     (await buildContexts({
       db: w.h.db,
       store: w.h.store,
-      accountId: w.account,
+      account: (await loadAccount(w.h.db, w.account))!,
       streamType: type,
       event,
       now: w.now(),

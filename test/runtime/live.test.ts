@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import type { AutomationCall } from '../../src/commands/automation/context.js';
-import { createAutomation, editAutomation } from '../../src/commands/automation/lifecycle.js';
+import { archiveAutomation, createAutomation, editAutomation } from '../../src/commands/automation/lifecycle.js';
 import { marketplaceEventStream, recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { automationRunId, type AutomationAction } from '../../src/domain/automation-run/events.js';
@@ -315,6 +315,36 @@ describe('live automation runs (the reactor)', function () {
     expect(t.reactor!.stats().poison).to.equal(1);
     // the reactor goes on
     expect((await recorded(await raise())).run.event_id).to.be.a('string');
+  });
+
+  it('each event runs what was live when it was recorded: another automation at once, none once that is archived', async () => {
+    const runOf = async (automation_id: string, automation_version: number, event: RaisedEvent) =>
+      t.w.h.store.readStream(
+        `automation_run-${automationRunId({ automation_id, automation_version, event_id: event.eventId, listing_id: listing() })}`,
+      );
+    const other = await createAutomation(t.call, {
+      account: t.account,
+      stream_type: 'ANY_OFFER_CHANGED',
+      title: 'Quiet',
+      code: 'function handle(event, context) {}',
+      operation_dependencies: {},
+    });
+    let second: RaisedEvent;
+    try {
+      await activateAutomation(t.call, other);
+      const first = await raise();
+      for (let i = 0; i < 6000 && (await runOf(other, 1, first)).length === 0; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(await runOf(other, 1, first), 'the automation activated last runs').to.have.length(1);
+      await archiveAutomation(t.call, other);
+      second = await raise();
+    } finally {
+      await activateAutomation(t.call, t.automation);
+    }
+    // the same listing's lane: the second event was finished before the third ran
+    expect((await recorded(await raise())).error_message).to.equal(null);
+    expect(await runOf(other, 1, second), 'an archived automation runs no more').to.deep.equal([]);
+    expect(await runOf(t.automation, await version(), second), 'nor one activated after the event').to.deep.equal([]);
   });
 
   async function setCheckpoint(name: string, p: Position) {

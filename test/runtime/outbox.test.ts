@@ -52,7 +52,7 @@ describe('automation outbox', function () {
     const [built] = await buildContexts({
       db: t.w.h.db,
       store: t.w.h.store,
-      accountId: t.w.account,
+      account: t.account,
       streamType: 'ANY_OFFER_CHANGED',
       event: raised.payload,
       now: t.w.now(),
@@ -183,7 +183,7 @@ describe('automation outbox', function () {
       await buildContexts({
         db: t.w.h.db,
         store: t.w.h.store,
-        accountId: t.w.account,
+        account: t.account,
         streamType: 'ANY_OFFER_CHANGED',
         event: t.event.payload,
         now: t.w.now(),

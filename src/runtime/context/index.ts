@@ -3,7 +3,7 @@ import { listingId } from '../../domain/observation/ids.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { selectableStreamType } from '../../domain/stream/types.js';
 import type { EventStore } from '../../eventstore/port.js';
-import { loadAccount } from '../../projections/accounts/queries.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
 import { adsContext } from './advertising.js';
 import { listingContext, listingsReached } from './listing.js';
 import { sellingPartnerContext } from './selling-partner.js';
@@ -20,15 +20,15 @@ import { sellingPartnerContext } from './selling-partner.js';
 // - one `{ context }` for the other scopes: the account's selling connection, or the campaign (or
 //   portfolio) an advertising message names in the account's profile of its marketplace;
 // - `[]` when the event reached nothing: no listing of the account (or not `listingId`), no
-//   profile of the account in the message's marketplace, no campaign named, no selling connection,
-//   or no such account. run_automation answers `event_not_replayable` then; a live run runs nothing.
+//   profile of the account in the message's marketplace, no campaign named, or no selling
+//   connection. run_automation answers `event_not_replayable` then; a live run runs nothing.
 // The contexts carry no `mutations`, `webhooks` or `store`: the sandbox adds those three.
 
 export interface ContextRequest {
   db: Knex;
   /** where block flags are read; null (the demo, which records none): nothing is blocked */
   store: EventStore | null;
-  accountId: string;
+  account: AccountView;
   streamType: string;
   /** the event payload as the marketplace sent it (a replayed event's, or a fabricated one) */
   event: Record<string, unknown>;
@@ -54,8 +54,7 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
       'event_not_replayable',
       `no context can be built for ${request.streamType}: report contexts are not available yet`,
     );
-  const account = await loadAccount(request.db, request.accountId);
-  if (!account) return [];
+  const { account } = request;
   const now = request.now ?? new Date();
   const run = { ...request, account, now };
   switch (type.scope) {

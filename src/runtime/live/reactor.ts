@@ -104,18 +104,29 @@ export function laneKeys(event: MarketplaceEventData): string[] {
   return (named.length > 0 ? named : [event.stream_type]).map((k) => `${event.account_id}/${k}`);
 }
 
-/** The automation live for the event's account and type, if it went live before the event was recorded. */
-async function liveAutomationFor(store: EventStore, event: RecordedEvent, data: MarketplaceEventData) {
-  const slot = (
-    await store.readStream(streamName(liveSlotDecider.aggregate, liveSlotId(data.account_id, data.stream_type)))
-  ).at(-1);
-  if (!slot || comparePositions(slot.position, event.position) > 0) return null;
-  const { automation_id } = LiveAutomationChanged.parse(slot.data);
-  if (!automation_id) return null;
-  const { state } = await aggregateStream(store, automationDecider, automation_id);
-  if (state.status !== 'live') return null;
-  return { id: automation_id, version: state.version, code: state.code };
+interface Live {
+  /** where the slot last changed */
+  since: Position;
+  automation: { id: string; version: number; code: string } | null;
 }
+
+/** The live slot of an account and type as the store has it now: its automation, if live. */
+async function readLive(store: EventStore, account_id: string, stream_type: string): Promise<Live | null> {
+  const slot = (await store.readStream(streamName(liveSlotDecider.aggregate, liveSlotId(account_id, stream_type)))).at(
+    -1,
+  );
+  if (!slot) return null;
+  const { automation_id } = LiveAutomationChanged.parse(slot.data);
+  if (!automation_id) return { since: slot.position, automation: null };
+  const { state } = await aggregateStream(store, automationDecider, automation_id);
+  return {
+    since: slot.position,
+    automation: state.status === 'live' ? { id: automation_id, version: state.version, code: state.code } : null,
+  };
+}
+
+/** Streams whose events change which automation is live, or its code: the live cache forgets all on one. */
+const LIVE_SOURCES = [liveSlotDecider.aggregate, automationDecider.aggregate].map((a) => streamName(a, ''));
 
 export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReactor> {
   const now = o.now ?? (() => new Date());
@@ -129,6 +140,23 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   const progress = new ContiguousProgress(start);
   const lanes = new KeyedLanes();
   const storeWrites = new Map<string, Position>();
+  // The live automation per account and type, kept from one event to the next: read again once the
+  // reactor takes (in log order) an event of a slot or an automation, so no event taken after a
+  // change runs on what was live before it. An entry is the read itself, so one begun before a
+  // change is dropped with the rest.
+  const lives = new Map<string, Promise<Live | null>>();
+  const liveAutomationFor = async (event: RecordedEvent, data: MarketplaceEventData) => {
+    const key = `${data.account_id}/${data.stream_type}`;
+    let read = lives.get(key);
+    if (!read) {
+      const fresh = readLive(o.store, data.account_id, data.stream_type);
+      lives.set(key, (read = fresh));
+      fresh.catch(() => lives.get(key) === fresh && lives.delete(key));
+    }
+    const live = await read;
+    // only an automation that went live before the event was recorded: activating one does not replay the past
+    return live && comparePositions(live.since, event.position) <= 0 ? live.automation : null;
+  };
   const stats = { events: 0, runs: 0, poison: 0 };
   let closing = false;
   let running = 0;
@@ -156,7 +184,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   /** Runs the live automation on the event and settles each run; throws what should be retried. */
   async function runEvent(event: RecordedEvent, data: MarketplaceEventData): Promise<void> {
     const t0 = performance.now();
-    const automation = await liveAutomationFor(o.store, event, data);
+    const automation = await liveAutomationFor(event, data);
     if (!automation) return;
     const account = await loadAccount(o.db, data.account_id);
     if (!account) throw new Error(`account ${data.account_id} is not in the accounts read model yet`);
@@ -196,7 +224,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
 
   /** A poison event: recorded as a failed run of the live automation (when there is one), then skipped. */
   async function givenUp(event: RecordedEvent, data: MarketplaceEventData, err: Error): Promise<void> {
-    const automation = await liveAutomationFor(o.store, event, data);
+    const automation = await liveAutomationFor(event, data);
     if (!automation) return;
     const run = {
       automation_id: automation.id,
@@ -254,6 +282,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   /** Takes one event from the log: runs it in its lanes, or passes it at once when it is no marketplace event. */
   async function take(event: RecordedEvent): Promise<void> {
     const entry = progress.begin(event.position);
+    if (LIVE_SOURCES.some((prefix) => event.streamId.startsWith(prefix))) lives.clear();
     if (event.type !== 'MarketplaceEventReceived') return progress.done(entry);
     let data: MarketplaceEventData;
     try {

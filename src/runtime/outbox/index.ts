@@ -82,6 +82,8 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
   const outcome: OutboxOutcome = { rejected: outboxOverLimit(run.pushed), actions: [], dropped: [], replayed: false };
   if (outcome.rejected) return outcome;
   const source = run.caused_by.listing_id;
+  const ownListing = (target: { type: string; id: string }) =>
+    source !== null && target.type === 'Listing' && target.id.toLowerCase() === source;
   const admitted: Array<{ index: number; request: MutationRequest }> = [];
   for (const [index, raw] of (run.pushed as unknown[]).entries()) {
     const push = readPush(raw, index);
@@ -95,7 +97,8 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
         error_message: push.invalid,
         value: null,
       });
-    else if (!(await theAccounts(deps, run.account, push.request.target)))
+    // the run's own listing is the account's (its context was built from it): no lookup
+    else if (!ownListing(push.request.target) && !(await theAccounts(deps, run.account, push.request.target)))
       outcome.dropped.push({ index, target: push.request.target, reason: NOT_THE_ACCOUNTS });
     else if (source && push.request.target.type === 'Listing' && push.request.target.id.toLowerCase() !== source)
       outcome.actions.push({
