@@ -59,12 +59,13 @@ export async function withheld(store: EventStore, type: 'Listing' | 'Campaign', 
  * target lock just before sending; a later unblock never releases a receipt blocked either way.
  */
 export async function withheldReason(store: EventStore, r: Withholdable): Promise<Withheld | null> {
-  const listings = [
+  // each once: a run's request to its own listing names it twice
+  const listings = new Set([
     ...(r.target.type === 'Listing' ? [r.target.id] : []),
     ...(r.provider.listingId ? [r.provider.listingId] : []),
     // the listing whose automation run asked for it (any target type)
     ...(r.provider.sourceListingId ? [r.provider.sourceListingId] : []),
-  ];
+  ]);
   for (const listing of listings) {
     if (await withheld(store, 'Listing', listing))
       return {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { comparePositions, type Position } from '../eventstore/port.js';
+import { batchLockShared } from './locks.js';
 import { READ_MODEL_SCHEMA } from './projection.js';
 
 // One row per projection: the version its live tables were built with and the position of
@@ -58,24 +59,30 @@ export async function readCheckpoint(db: Knex | Knex.Transaction, name: string):
 const positionParams = (p: Position | null) => [p?.commit.toString() ?? null, p?.prepare.toString() ?? null];
 
 /**
- * Moves a checkpoint from `from` to `to` only if it still is at `from` with `version`.
- * False means another process (or a rebuild's swap) moved it: the caller must roll back.
- * The row lock it takes serialises concurrent projectors of the same projection.
+ * A batch's claim on its projection, in one statement: the projection's batch lock, shared (a
+ * rebuild swapping its tables in holds it exclusive: 'paused', nothing done), then the checkpoint
+ * moved from `from` to `to` only if it still is at `from` with `version` ('conflict' otherwise:
+ * another process, or a rebuild's swap, moved it; roll back). The row lock the move takes
+ * serialises concurrent projectors of the same projection.
  */
-export async function advanceCheckpoint(
+export async function claimBatch(
   trx: Knex.Transaction,
   name: string,
   version: number,
   from: Position | null,
   to: Position,
-): Promise<boolean> {
-  const result = await trx.raw(
-    `update ${TABLE} set commit_position = ?, prepare_position = ?, updated_at = now()
-     where name = ? and version = ?
-       and commit_position is not distinct from ?::numeric and prepare_position is not distinct from ?::numeric`,
-    [...positionParams(to), name, version, ...positionParams(from)],
+): Promise<'claimed' | 'paused' | 'conflict'> {
+  const { rows } = await trx.raw(
+    `with lock as (select ${batchLockShared('?')} as ok),
+     moved as (
+       update ${TABLE} set commit_position = ?, prepare_position = ?, updated_at = now()
+       where (select ok from lock) and name = ? and version = ?
+         and commit_position is not distinct from ?::numeric and prepare_position is not distinct from ?::numeric
+       returning 1)
+     select (select ok from lock) as locked, exists (select from moved) as moved`,
+    [name, ...positionParams(to), name, version, ...positionParams(from)],
   );
-  return result.rowCount === 1;
+  return !rows[0].locked ? 'paused' : rows[0].moved ? 'claimed' : 'conflict';
 }
 
 export async function setCheckpoint(

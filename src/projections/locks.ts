@@ -8,13 +8,9 @@ import type { Knex } from 'knex';
 const BATCH = 'projection';
 const REBUILD = 'projection-rebuild';
 
-export async function tryLockProjectionShared(trx: Knex.Transaction, name: string): Promise<boolean> {
-  const { rows } = await trx.raw('select pg_try_advisory_xact_lock_shared(hashtext(?), hashtext(?)) as ok', [
-    BATCH,
-    name,
-  ]);
-  return rows[0].ok === true;
-}
+/** The SQL that takes a projection's batch lock shared for the transaction, if free (the name as `nameSql`). */
+export const batchLockShared = (nameSql: string): string =>
+  `pg_try_advisory_xact_lock_shared(hashtext('${BATCH}'), hashtext(${nameSql}))`;
 
 /** Waits for live batches in flight to commit; new ones skip the projection until commit. */
 export async function lockProjectionExclusive(trx: Knex.Transaction, name: string): Promise<void> {

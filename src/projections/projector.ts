@@ -8,8 +8,7 @@ import {
 } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
-import { advanceCheckpoint, readCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
-import { tryLockProjectionShared } from './locks.js';
+import { claimBatch, readCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
 import { READ_MODEL_SCHEMA, type Projection } from './projection.js';
 import { rebuildOutdatedProjections } from './rebuild.js';
 import { assertProjectionNames } from './schema.js';
@@ -326,10 +325,10 @@ export class Projector {
   ): Promise<BatchOutcome> {
     try {
       return await this.db.transaction(async (trx): Promise<BatchOutcome> => {
-        // A rebuild is swapping this projection's tables in: skip it this round.
-        if (!(await tryLockProjectionShared(trx, p.name))) return 'paused';
-        // First statement that writes: nothing to roll back if another process got there first.
-        if (!(await advanceCheckpoint(trx, p.name, p.version, cp.position, through))) return 'conflict';
+        // Paused: a rebuild is swapping this projection's tables in, skip it this round. Conflict:
+        // another process got there first; the claim is the first write, so nothing to roll back.
+        const claim = await claimBatch(trx, p.name, p.version, cp.position, through);
+        if (claim !== 'claimed') return claim;
         await applyEvents(trx, p, events, READ_MODEL_SCHEMA);
         return 'applied';
       });
