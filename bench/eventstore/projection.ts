@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { PostgresEventStore } from '../../src/eventstore/postgres.js';
-import { NO_STREAM, type ExpectedRevision } from '../../src/eventstore/port.js';
+import { NO_STREAM, type ExpectedRevision, type RecordedEvent } from '../../src/eventstore/port.js';
 import { createDb } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';
 import { migrationSteps } from '../../src/migrations.js';
@@ -13,29 +13,45 @@ const STREAMS_PER_WRITER = 50;
 const PROJECTOR_BATCH = 1000;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-/** The trivial read model: one counter row per event type. */
-const counter: Projection = {
-  name: 'bench_event_counts',
+/**
+ * The trivial read model: one counter row per event type, in a table of its own. Applied one
+ * event per statement, or set-based (`applyMany`: one upsert per batch), as a projection with
+ * many rows per batch would be.
+ */
+const counterProjection = (table: string, setBased: boolean): Projection => ({
+  name: table,
   version: 1,
   handles: BENCH_EVENT_TYPES,
-  tables: ['bench_event_counts'],
+  tables: [table],
   async createTables(db, schema) {
-    await db.raw('create table if not exists ??.bench_event_counts (type text primary key, count bigint not null)', [
-      schema,
-    ]);
+    await db.raw('create table if not exists ??.?? (type text primary key, count bigint not null)', [schema, table]);
   },
   async apply(trx, event, schema) {
     await trx.raw(
-      'insert into ??.bench_event_counts as c (type, count) values (?, 1) on conflict (type) do update set count = c.count + 1',
-      [schema, event.type],
+      'insert into ??.?? as c (type, count) values (?, 1) on conflict (type) do update set count = c.count + 1',
+      [schema, table, event.type],
     );
   },
-};
+  ...(setBased
+    ? {
+        async applyMany(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string) {
+          const counts = new Map<string, number>();
+          for (const e of events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+          await trx.raw(
+            `insert into ??.?? as c (type, count) select * from unnest(?::text[], ?::bigint[])
+             on conflict (type) do update set count = c.count + excluded.count`,
+            [schema, table, [...counts.keys()], [...counts.values()]],
+          );
+        },
+      }
+    : {}),
+});
+const COUNTERS = [counterProjection('bench_event_counts', false), counterProjection('bench_event_counts_many', true)];
 
-async function counted(db: Knex): Promise<number> {
-  const { rows } = await db.raw<{ rows: { n: string | null }[] }>(
-    'select sum(count)::text as n from rm.bench_event_counts',
-  );
+async function counted(db: Knex, counter: Projection): Promise<number> {
+  const { rows } = await db.raw<{ rows: { n: string | null }[] }>('select sum(count)::text as n from rm.??', [
+    counter.tables[0]!,
+  ]);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -44,7 +60,7 @@ export async function runProjectionBench(url: string, events: number, writers: n
   const db = createDb(url);
   const store = new PostgresEventStore(url);
   try {
-    await migrate(db, migrationSteps([counter], { eventStoreInPostgres: true }));
+    await migrate(db, migrationSteps(COUNTERS, { eventStoreInPostgres: true }));
     const appendsPerWriter = Math.ceil(events / APPEND_SIZE / writers);
     const total = appendsPerWriter * APPEND_SIZE * writers;
     console.log(`appending ${fmt(total)} events in ${APPEND_SIZE}-event appends ...`);
@@ -69,29 +85,39 @@ export async function runProjectionBench(url: string, events: number, writers: n
       `appended ${fmt(total)} events in ${appendSeconds.toFixed(1)} s: ${fmt(total / appendSeconds)} events/s`,
     );
 
-    console.log(`projector catching up (batches of ${fmt(PROJECTOR_BATCH)}) ...`);
-    const projector = new Projector(db, store, [counter], { batchSize: PROJECTOR_BATCH });
-    const progress = setInterval(() => void counted(db).then((n) => console.log(`  ${fmt(n)} projected`)), 10_000);
-    started = performance.now();
-    try {
-      await projector.catchUpOnce();
-    } finally {
-      clearInterval(progress);
+    const results: string[] = [];
+    let failed = 0;
+    // each counter catches up alone, from zero, over the same log
+    for (const counter of COUNTERS) {
+      const how = counter.applyMany ? 'set-based (applyMany)' : 'one statement per event';
+      console.log(`projector catching up, ${how}, batches of ${fmt(PROJECTOR_BATCH)} ...`);
+      const projector = new Projector(db, store, [counter], { batchSize: PROJECTOR_BATCH });
+      const progress = setInterval(
+        () => void counted(db, counter).then((n) => console.log(`  ${fmt(n)} projected`)),
+        10_000,
+      );
+      started = performance.now();
+      try {
+        await projector.catchUpOnce();
+      } finally {
+        clearInterval(progress);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const projected = await counted(db, counter);
+      results.push(
+        `catch-up: ${fmt(projected)} events projected ${how}, ${seconds.toFixed(1)} s, ${fmt(projected / seconds)} events/s`,
+      );
+      if (projected !== total) {
+        console.error(`FAIL: the counters add up to ${fmt(projected)}, not ${fmt(total)}`);
+        failed = 1;
+      }
     }
-    const seconds = (performance.now() - started) / 1000;
-    const projected = await counted(db);
     console.log('');
     console.log(
       `append:   ${fmt(total)} events, ${appendSeconds.toFixed(1)} s, ${fmt(total / appendSeconds)} events/s`,
     );
-    console.log(
-      `catch-up: ${fmt(projected)} events projected, ${seconds.toFixed(1)} s, ${fmt(projected / seconds)} events/s`,
-    );
-    if (projected !== total) {
-      console.error(`FAIL: the counters add up to ${fmt(projected)}, not ${fmt(total)}`);
-      return 1;
-    }
-    return 0;
+    for (const line of results) console.log(line);
+    return failed;
   } finally {
     await store.close();
     await db.destroy();
