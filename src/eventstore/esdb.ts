@@ -5,6 +5,7 @@ import {
   START,
   StreamNotFoundError,
   WrongExpectedVersionError,
+  eventTypeFilter,
   excludeSystemEvents,
   jsonEvent,
   type AllStreamSubscription,
@@ -22,6 +23,7 @@ import {
   type EventStore,
   type NewStream,
   type Position,
+  type SubscribeOptions,
   type ReadAllOptions,
   type ReadTypesOptions,
   type TypedRead,
@@ -167,9 +169,14 @@ export class EsdbEventStore implements EventStore {
     return null;
   }
 
-  subscribeToAll(options: { after?: Position | null } = {}): Subscription {
+  subscribeToAll(options: SubscribeOptions = {}): Subscription {
     const after = options.after ?? null;
-    const subscription = this.client.subscribeToAll({ fromPosition: after ?? START, filter: excludeSystemEvents() });
+    const filter = options.types
+      ? eventTypeFilter({
+          regex: `^(${options.types.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`,
+        })
+      : excludeSystemEvents();
+    const subscription = this.client.subscribeToAll({ fromPosition: after ?? START, filter });
     async function* run(): AsyncGenerator<RecordedEvent> {
       for await (const resolved of subscription) {
         const event = resolved.event;

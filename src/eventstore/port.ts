@@ -86,6 +86,11 @@ export interface NewStream {
   event: EventData;
 }
 
+export interface SubscribeOptions {
+  after?: Position | null;
+  types?: readonly string[];
+}
+
 export interface Subscription extends AsyncIterable<RecordedEvent> {
   unsubscribe(): Promise<void>;
 }
@@ -124,8 +129,11 @@ export interface EventStore {
    * log): a reader that has passed it has seen everything committed before the call.
    */
   headPosition(): Promise<Position | null>;
-  /** Catch-up then live, from after `after` (exclusive). */
-  subscribeToAll(options?: { after?: Position | null }): Subscription;
+  /**
+   * Catch-up then live, from after `after` (exclusive); with `types`, only events of those types
+   * (the others are passed over without being loaded).
+   */
+  subscribeToAll(options?: SubscribeOptions): Subscription;
   /**
    * Registers a wake-up hint called when new events may be available (PostgreSQL:
    * LISTEN/NOTIFY). A hint only: readers must still poll. Returns an unregister function.

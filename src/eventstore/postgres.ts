@@ -11,6 +11,7 @@ import {
   type ExpectedRevision,
   type NewStream,
   type Position,
+  type SubscribeOptions,
   type ReadAllOptions,
   type ReadStreamOptions,
   type ReadTypesOptions,
@@ -323,9 +324,10 @@ export class PostgresEventStore implements EventStore {
     return rows[0] ? { commit: BigInt(rows[0].commit_position), prepare: BigInt(rows[0].global_position) } : null;
   }
 
-  subscribeToAll(options: { after?: Position | null } = {}): Subscription {
+  subscribeToAll(options: SubscribeOptions = {}): Subscription {
     return pollingSubscription(this, {
       after: options.after ?? null,
+      ...(options.types ? { types: options.types } : {}),
       batchSize: this.subscriptionBatchSize,
       pollIntervalMs: this.pollIntervalMs,
     });

@@ -1,13 +1,14 @@
-import type { EventStore, Position, RecordedEvent, Subscription } from './port.js';
+import { comparePositions, type EventStore, type Position, type RecordedEvent, type Subscription } from './port.js';
 
 /**
- * Catch-up then live over `readAll` paging: reads pages until one comes back short, then
- * waits for an `onAppended` hint or the poll interval, whichever comes first. A hint that
- * arrives while a page is being read is remembered, so none is lost between read and wait.
+ * Catch-up then live over `readAll` paging (`readAllOfTypes` with `types`): reads pages until one
+ * comes back short, then waits for an `onAppended` hint or the poll interval, whichever comes
+ * first. A hint that arrives while a page is being read is remembered, so none is lost between
+ * read and wait.
  */
 export function pollingSubscription(
-  store: Pick<EventStore, 'readAll' | 'onAppended'>,
-  options: { after: Position | null; batchSize: number; pollIntervalMs: number },
+  store: Pick<EventStore, 'readAll' | 'readAllOfTypes' | 'onAppended'>,
+  options: { after: Position | null; types?: readonly string[]; batchSize: number; pollIntervalMs: number },
 ): Subscription {
   let after = options.after;
   let closed = false;
@@ -30,17 +31,30 @@ export function pollingSubscription(
       wake = done;
     });
 
+  /** The next page; how far it looked (events of other types passed over); whether the log may hold more now. */
+  async function read(): Promise<{ events: RecordedEvent[]; through: Position | null; more: boolean }> {
+    const limit = options.batchSize;
+    if (!options.types) {
+      const events = await store.readAll({ after, limit });
+      return { events, through: events.at(-1)?.position ?? after, more: events.length === limit };
+    }
+    const { events, through } = await store.readAllOfTypes({ after, types: options.types, limit });
+    // a read that moved on may have stopped at the end of its scan, not of the log
+    return { events, through, more: through !== null && (after === null || comparePositions(through, after) > 0) };
+  }
+
   async function* run(): AsyncGenerator<RecordedEvent> {
     try {
       while (!closed) {
         hinted = false;
-        const page = await store.readAll({ after, limit: options.batchSize });
-        for (const event of page) {
+        const { events, through, more } = await read();
+        for (const event of events) {
           if (closed) return;
           after = event.position;
           yield event;
         }
-        if (page.length < options.batchSize) await waitForHint();
+        after = through;
+        if (!more) await waitForHint();
       }
     } finally {
       unregister();

@@ -400,6 +400,27 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       }
     });
 
+    it('with types: only those, in order, caught up and live, however many others lie between', async () => {
+      const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
+      const wanted = `${prefix}Wanted`;
+      const s = stream('typed');
+      const noise = (n: number) => Array.from({ length: n }, () => event(`${prefix}Noise`));
+      await store.appendToStream(s, [...noise(30), event(wanted, { n: 1 }), ...noise(30), event(wanted, { n: 2 })]);
+      const subscription = store.subscribeToAll({ after: marker.position, types: [wanted] });
+      const iterator = subscription[Symbol.asyncIterator]();
+      const next = async () => {
+        const r = await iterator.next();
+        if (r.done) throw new Error('subscription ended early');
+        return r.value;
+      };
+      expect([(await next()).data, (await next()).data]).to.deep.equal([{ n: 1 }, { n: 2 }]);
+      const live = next();
+      await store.appendToStream(s, [...noise(50), event(wanted, { n: 3 })]);
+      expect((await live).data).to.deep.equal({ n: 3 });
+      await subscription.unsubscribe();
+      for (;;) if ((await iterator.next()).done) break;
+    });
+
     it('calls onAppended listeners after an append in the same process', async () => {
       let resolve!: () => void;
       const called = new Promise<void>((r) => (resolve = r));

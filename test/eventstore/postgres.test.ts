@@ -16,7 +16,8 @@ async function migratedStore(): Promise<PostgresEventStore> {
   } finally {
     await db.destroy();
   }
-  return new PostgresEventStore(url, { pollIntervalMs: 50 });
+  // small subscription pages: a typed subscription then scans past other events in several reads
+  return new PostgresEventStore(url, { pollIntervalMs: 50, subscriptionBatchSize: 5 });
 }
 
 describe('event store contract: PostgreSQL adapter', () => {

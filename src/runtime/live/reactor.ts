@@ -125,6 +125,13 @@ async function readLive(store: EventStore, account_id: string, stream_type: stri
   };
 }
 
+/** What the reactor reads of the log: marketplace events, and what says which automation is live. */
+const FOLLOWED = [
+  'MarketplaceEventReceived',
+  ...Object.keys(liveSlotDecider.schemas),
+  ...Object.keys(automationDecider.schemas),
+];
+
 /** Streams whose events change which automation is live, or its code: the live cache forgets all on one. */
 const LIVE_SOURCES = [liveSlotDecider.aggregate, automationDecider.aggregate].map((a) => streamName(a, ''));
 
@@ -309,7 +316,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   let subscription: Subscription | null = null;
   const loop = (async () => {
     while (!closing) {
-      subscription = o.store.subscribeToAll({ after: taken });
+      subscription = o.store.subscribeToAll({ after: taken, types: FOLLOWED });
       try {
         for await (const event of subscription) {
           if (closing) break;
