@@ -85,6 +85,16 @@ export function cpuMeter(): () => { machineMs: number; processMs: number } {
   };
 }
 
+/** Another process's peak resident memory in bytes (Linux: VmHWM), or NaN where that can't be read. */
+export function peakRssOf(pid: number | undefined): number {
+  try {
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return hwm ? Number(hwm[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 /**
  * The machine line, and the database server's version when the benchmark uses one. Also makes
  * the benchmark print its process's peak resident memory when it exits, so every benchmark

@@ -1,5 +1,6 @@
 import { eventFixture } from '../../src/runtime/contracts/index.js';
-import type { RunInput } from '../../src/runtime/sandbox/index.js';
+import type { RunInput, Sandbox } from '../../src/runtime/sandbox/index.js';
+import { mib, peakRssOf } from '../support.js';
 
 // The handlers the automation benchmark runs: a trivial one, and a repricing one as a seller
 // would write it, on an ANY_OFFER_CHANGED event and a Listing context the size the demo data
@@ -114,4 +115,10 @@ export function input(code: string): RunInput {
     webhooks: ['alerts'],
     store: { lastPrice: 47.5 },
   };
+}
+
+/** The sandbox runner processes' peak resident memory, each (they are processes of their own). */
+export function printRunnersPeakRss(sandbox: Sandbox): void {
+  const peaks = sandbox.runners().map((r) => mib(peakRssOf(r.pid)));
+  console.log(`  peak RSS of the sandbox runner processes: ${peaks.join(', ')}`);
 }

@@ -11,6 +11,7 @@ import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
+import { printRunnersPeakRss } from './fixtures.js';
 import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
@@ -280,6 +281,7 @@ export async function livePhase(o: {
       console.log(
         `  events ${fmt(events.length)}, runs recorded ${fmt(runs.size)}, lost ${lost}, runs recorded twice ${doubleRuns}, double admissions ${doubleAdmissions}, poison ${stats.poison}`,
       );
+      printRunnersPeakRss(sandbox);
     } finally {
       await dispatch?.close();
       await sandbox.close();

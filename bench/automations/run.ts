@@ -21,6 +21,7 @@ import { createSandbox, type RunInput, type RunOutput } from '../../src/runtime/
 import { runInIsolate } from '../../src/runtime/sandbox/isolate-run.js';
 import type { RunJob } from '../../src/runtime/sandbox/types.js';
 import { percentile, printMachine } from '../support.js';
+import { printRunnersPeakRss } from './fixtures.js';
 import { input, REPRICING, TRIVIAL } from './fixtures.js';
 import { mcpDryPhase } from './mcp-dry.js';
 import { livePhase } from './live.js';
@@ -147,6 +148,7 @@ async function sandboxPhase(bare: Stats | undefined): Promise<void> {
     );
     const seconds = (performance.now() - started) / 1000;
     console.log(`  repricing runs per second, 2 runners kept busy: ${(total / seconds).toFixed(0)} (${total} runs)`);
+    printRunnersPeakRss(sandbox);
   } finally {
     await worker.close();
     await sandbox.close();

@@ -74,7 +74,7 @@ const schema = z.object({
   // run_automation's dry runs per caller per 60 seconds (spec 8: 30); benchmarks raise it.
   DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** marketplace events the live-runs reactor handles side by side */
-  LIVE_RUNS_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  LIVE_RUNS_CONCURRENCY: z.coerce.number().int().positive().default(16),
 });
 
 export type Config = Omit<

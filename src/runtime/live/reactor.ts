@@ -58,7 +58,7 @@ export interface LiveReactorOptions {
   enqueueWebhookPosts(input: WebhookPosts): Promise<WebhookPostsResult>;
   /** the checkpoint's name (default LIVE_RUNS_CHECKPOINT; tests use their own) */
   name?: string;
-  /** events handled side by side (default 8) */
+  /** events handled side by side (default 16) */
   concurrency?: number;
   /** how often the checkpoint is written when it moved (default 200 ms) */
   checkpointEveryMs?: number;
@@ -138,7 +138,7 @@ const LIVE_SOURCES = [liveSlotDecider.aggregate, automationDecider.aggregate].ma
 export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReactor> {
   const now = o.now ?? (() => new Date());
   const name = o.name ?? LIVE_RUNS_CHECKPOINT;
-  const concurrency = o.concurrency ?? 8;
+  const concurrency = o.concurrency ?? 16;
   const attempts = o.attempts ?? 5;
   const backoff = o.backoffMs ?? { base: 200, max: 10_000 };
   const logger = o.logger.child({ worker: 'live-runs' });
