@@ -48,6 +48,13 @@ export async function aggregateStream<Command, State, Event extends DomainEvent>
   };
 }
 
+/** What a command's events carry: the context's metadata, a correlation id of their own unless it gives one, the time. */
+const metadataOf = (ctx: CommandContext, at: string): EventMetadata => ({
+  correlation_id: randomUUID(),
+  ...ctx.metadata,
+  at,
+});
+
 /** Appends decided events with one metadata for all of them. */
 async function append<Event extends DomainEvent>(
   ctx: CommandContext,
@@ -55,7 +62,7 @@ async function append<Event extends DomainEvent>(
   events: Event[],
   expectedRevision: ExpectedRevision,
 ): Promise<CommandResult<Event>> {
-  const metadata: EventMetadata = { correlation_id: randomUUID(), ...ctx.metadata, at: new Date().toISOString() };
+  const metadata = metadataOf(ctx, new Date().toISOString());
   const result = await ctx.store.appendToStream(
     stream,
     events.map((e) => ({ type: e.type, data: e.data, metadata })),
@@ -141,10 +148,9 @@ export async function handleCreations<Command, State, Event extends DomainEvent>
     const events = decider.decide(command, decider.initialState());
     if (events.length !== 1)
       throw new Error(`handleCreations creates streams of one event; ${decider.aggregate} decided ${events.length}`);
-    const metadata: EventMetadata = { correlation_id: randomUUID(), ...ctx.metadata, at };
     return {
       stream: streamName(decider.aggregate, id),
-      event: { type: events[0]!.type, data: events[0]!.data, metadata },
+      event: { type: events[0]!.type, data: events[0]!.data, metadata: metadataOf(ctx, at) },
     };
   });
   const positions = await ctx.store.createStreams(streams);

@@ -179,6 +179,14 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+/** An event as the append statements take it (jsonb), its id made here when the caller gave none. */
+const eventRow = (e: EventData) => ({
+  id: e.id ?? randomUUID(),
+  type: e.type,
+  data: e.data ?? null,
+  metadata: e.metadata ?? {},
+});
+
 function expectationParams(expected: ExpectedRevision): [string, string | null] {
   return typeof expected === 'bigint' ? ['exact', expected.toString()] : [expected, null];
 }
@@ -221,9 +229,7 @@ export class PostgresEventStore implements EventStore {
   async appendToStream(stream: string, events: EventData[], options: AppendOptions = {}): Promise<AppendResult> {
     const expected = options.expectedRevision ?? 'any';
     const [mode, exact] = expectationParams(expected);
-    const payload = JSON.stringify(
-      events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data ?? null, metadata: e.metadata ?? {} })),
-    );
+    const payload = JSON.stringify(events.map(eventRow));
     for (let attempt = 1; ; attempt++) {
       let row: {
         current_revision: string;
@@ -253,15 +259,7 @@ export class PostgresEventStore implements EventStore {
 
   async createStreams(streams: readonly NewStream[]): Promise<Array<Position | null>> {
     if (streams.length === 0) return [];
-    const payload = JSON.stringify(
-      streams.map(({ stream, event: e }) => ({
-        stream,
-        id: e.id ?? randomUUID(),
-        type: e.type,
-        data: e.data ?? null,
-        metadata: e.metadata ?? {},
-      })),
-    );
+    const payload = JSON.stringify(streams.map(({ stream, event }) => ({ stream, ...eventRow(event) })));
     const { rows } = await this.pool.query<{ stream_id: string; global_position: string; transaction_id: string }>(
       CREATE_STREAMS([payload]),
     );

@@ -1,31 +1,20 @@
 import { marketplaceEventDecider, marketplaceEventId } from '../../domain/event/decide.js';
 import type { MarketplaceEventData } from '../../domain/event/events.js';
 import type { EventStore } from '../../eventstore/port.js';
-import { handleCreation, handleCreations, streamName, type CommandContext } from '../handler.js';
+import { handleCreations, streamName } from '../handler.js';
 
-// Records one pushed marketplace message, once: its stream is created with NO_STREAM, so a second
+// Records pushed marketplace messages, each once: its stream is created with NO_STREAM, so a second
 // delivery of the same message id to the same account records nothing.
 
 export const marketplaceEventStream = (account_id: string, message_id: string): string =>
   streamName(marketplaceEventDecider.aggregate, marketplaceEventId(account_id, message_id));
-
-const ingestion = (store: EventStore, account_id: string): CommandContext => ({
-  store,
-  metadata: { actor: { kind: 'system', id: 'ingestion' }, account_id },
-});
 
 /** 'recorded', or 'duplicate' when this account already has the message. Store failures propagate. */
 export async function recordMarketplaceEvent(
   store: EventStore,
   data: MarketplaceEventData,
 ): Promise<'recorded' | 'duplicate'> {
-  const { existed } = await handleCreation(
-    marketplaceEventDecider,
-    marketplaceEventId(data.account_id, data.message_id),
-    { type: 'RecordMarketplaceEvent', ...data },
-    ingestion(store, data.account_id),
-  );
-  return existed ? 'duplicate' : 'recorded';
+  return (await recordMarketplaceEvents(store, data.account_id, [data]))[0]!;
 }
 
 /**
@@ -43,7 +32,7 @@ export async function recordMarketplaceEvents(
       id: marketplaceEventId(account_id, data.message_id),
       command: { type: 'RecordMarketplaceEvent' as const, ...data, account_id },
     })),
-    ingestion(store, account_id),
+    { store, metadata: { actor: { kind: 'system', id: 'ingestion' }, account_id } },
   );
   return outcomes.map(({ existed }) => (existed ? 'duplicate' : 'recorded'));
 }

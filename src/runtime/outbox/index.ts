@@ -100,7 +100,7 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
     // the run's own listing is the account's (its context was built from it): no lookup
     else if (!ownListing(push.request.target) && !(await theAccounts(deps, run.account, push.request.target)))
       outcome.dropped.push({ index, target: push.request.target, reason: NOT_THE_ACCOUNTS });
-    else if (source && push.request.target.type === 'Listing' && push.request.target.id.toLowerCase() !== source)
+    else if (source && push.request.target.type === 'Listing' && !ownListing(push.request.target))
       outcome.actions.push({
         index,
         status: 'failed',
