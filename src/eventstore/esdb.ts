@@ -21,6 +21,7 @@ import {
   type EventData,
   type EventMetadata,
   type EventStore,
+  keeps,
   type NewStream,
   type Position,
   type SubscribeOptions,
@@ -157,8 +158,8 @@ export class EsdbEventStore implements EventStore {
   async readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead> {
     const types = new Set(options.types);
     const page = await this.readAll({ after: options.after ?? null, limit: options.limit });
-    const events = page.filter((e) => types.has(e.type));
-    return { events, through: page.at(-1)?.position ?? options.after ?? null };
+    const events = page.filter((e) => types.has(e.type) && keeps(options.filter, e.data));
+    return { events, through: page.at(-1)?.position ?? options.after ?? null, passed: page.length };
   }
 
   async headPosition(): Promise<Position | null> {

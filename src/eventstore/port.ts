@@ -66,13 +66,38 @@ export interface ReadAllOptions {
 export interface ReadTypesOptions extends ReadAllOptions {
   /** the event types wanted; others are passed over */
   types: readonly string[];
+  /** of those, only the events this filter keeps (all when absent) */
+  filter?: DataFilter;
 }
+
+/**
+ * Keeps an event whose data has no string `field`, or has one of `values` there; passes over the
+ * rest. A reader that wants a few of the many large events of one type (observed pages of one
+ * dataset) names them so, and the store can pass over the others without loading them.
+ */
+export interface DataFilter {
+  field: string;
+  values: readonly string[];
+}
+
+/** Whether the filter keeps an event whose data holds `value` at its field (a filter absent keeps everything). */
+export const keepsValue = (filter: DataFilter | undefined, value: unknown): boolean =>
+  !filter || typeof value !== 'string' || filter.values.includes(value);
+
+/** Whether the filter keeps an event with this data. */
+export const keeps = (filter: DataFilter | undefined, data: unknown): boolean =>
+  keepsValue(
+    filter,
+    filter && data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[filter.field] : undefined,
+  );
 
 export interface TypedRead {
   /** the wanted events, in global order (at most `limit`) */
   events: RecordedEvent[];
   /** how far the read looked: every wanted event up to here is in `events` (null: nothing yet) */
   through: Position | null;
+  /** how many events of the log, wanted or not, the read went past up to `through` */
+  passed: number;
 }
 
 export interface AppendOptions {
@@ -120,8 +145,8 @@ export interface EventStore {
   /** Committed events only, in global order, after `after` (exclusive). */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
-   * Like `readAll`, but only events of these types, and how far it looked: a reader that wants a
-   * few types moves past the others without loading them.
+   * Like `readAll`, but only events of these types (and `filter`), and how far it looked: a reader
+   * that wants a few types moves past the others without loading them.
    */
   readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead>;
   /**

@@ -9,6 +9,7 @@ import {
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
+  keepsValue,
   type NewStream,
   type Position,
   type SubscribeOptions,
@@ -125,6 +126,19 @@ const SCAN_ALL = prepared(
   'scan_all',
   `
   select transaction_id::text as commit_position, global_position, type from events
+  where transaction_id < (select events_horizon())
+    and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
+  order by transaction_id, global_position
+  limit $3`,
+);
+// The same with the filter's field of each event of a wanted type (an event's data is loaded in the
+// server to read it, but not sent): a reader of one dataset's pages passes over the others' unread.
+const SCAN_ALL_KEYED = prepared(
+  'scan_all_keyed',
+  `
+  select transaction_id::text as commit_position, global_position, type,
+    case when type = any($4::text[]) then data -> $5::text end as key
+  from events
   where transaction_id < (select events_horizon())
     and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
   order by transaction_id, global_position
@@ -303,18 +317,24 @@ export class PostgresEventStore implements EventStore {
 
   async readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead> {
     const after = options.after ?? START;
-    const { rows: scanned } = await this.pool.query<{ commit_position: string; global_position: string; type: string }>(
-      SCAN_ALL([after.commit.toString(), after.prepare.toString(), options.limit * SCAN_FACTOR]),
-    );
+    const { filter } = options;
+    const from = [after.commit.toString(), after.prepare.toString(), options.limit * SCAN_FACTOR];
+    const { rows: scanned } = await this.pool.query<{
+      commit_position: string;
+      global_position: string;
+      type: string;
+      key?: unknown;
+    }>(filter ? SCAN_ALL_KEYED([...from, options.types, filter.field]) : SCAN_ALL(from));
     const types = new Set(options.types);
-    const wanted = scanned.filter((r) => types.has(r.type)).slice(0, options.limit);
+    const wanted = scanned.filter((r) => types.has(r.type) && keepsValue(filter, r.key)).slice(0, options.limit);
     const last = wanted.length === options.limit ? wanted[wanted.length - 1] : scanned[scanned.length - 1];
     const through = last
       ? { commit: BigInt(last.commit_position), prepare: BigInt(last.global_position) }
       : (options.after ?? null);
-    if (wanted.length === 0) return { events: [], through };
+    const passed = last ? scanned.indexOf(last) + 1 : 0;
+    if (wanted.length === 0) return { events: [], through, passed };
     const { rows } = await this.pool.query<EventRow>(READ_POSITIONS([wanted.map((r) => r.global_position)]));
-    return { events: rows.map(toRecorded), through };
+    return { events: rows.map(toRecorded), through, passed };
   }
 
   async headPosition(): Promise<Position | null> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../eventstore/port.js';
+import { keeps, type RecordedEvent } from '../eventstore/port.js';
 import type { Projection } from './projection.js';
 
 /** An event the projection's `apply` threw on; the batch it was in is rolled back. */
@@ -16,14 +16,14 @@ export class ApplyError extends Error {
   }
 }
 
-/** Applies the events the projection handles, in order; other events are skipped. */
+/** Applies the events the projection handles (and its filter keeps), in order; other events are skipped. */
 export async function applyEvents(
   trx: Knex.Transaction,
   projection: Projection,
   events: readonly RecordedEvent[],
   schema: string,
 ): Promise<void> {
-  const handled = events.filter((e) => projection.handles.includes(e.type));
+  const handled = events.filter((e) => projection.handles.includes(e.type) && keeps(projection.filter, e.data));
   const applyMany = projection.applyMany?.bind(projection);
   // set-based where the projection can, inside a savepoint so a failure falls back to one at a time
   if (applyMany && handled.length > 1) {

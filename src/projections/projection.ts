@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../eventstore/port.js';
+import type { DataFilter, RecordedEvent } from '../eventstore/port.js';
 
 /** Live read-model tables live in this schema; a rebuild fills a fresh schema, then swaps. */
 export const READ_MODEL_SCHEMA = 'rm';
@@ -15,6 +15,8 @@ export interface Projection {
   version: number;
   /** event types this projection reads; others are skipped without a call */
   handles: readonly string[];
+  /** of those, only the events this keeps (its observed datasets' pages): the others are not even loaded */
+  filter?: DataFilter;
   /** the table names (without schema) this projection owns */
   tables: readonly string[];
   createTables(db: Knex | Knex.Transaction, schema: string): Promise<void>;

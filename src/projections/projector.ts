@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import {
   comparePositions,
+  keeps,
   type EventStore,
   type Position,
   type RecordedEvent,
@@ -296,14 +297,20 @@ export class Projector {
   }
 
   /**
-   * The projection's next batch. A projection catching up reads its own types; live ones read
-   * every projection's types once per position and head, and each keeps its own: a batch of the
-   * union holds every event of each type up to where it reaches.
+   * The projection's next batch. A projection catching up reads its own types (and filter: a
+   * projection of one dataset never loads another's pages); live ones read every projection's
+   * types once per position and head, and each keeps its own: a batch of the union holds every
+   * event of each type up to where it reaches.
    */
   private async read(p: Projection, after: Position | null): Promise<TypedRead> {
     const reads = this.head?.reads;
     if (!reads || !this.live.has(p.name))
-      return this.store.readAllOfTypes({ after, types: p.handles, limit: this.batchSize });
+      return this.store.readAllOfTypes({
+        after,
+        types: p.handles,
+        ...(p.filter ? { filter: p.filter } : {}),
+        limit: this.batchSize,
+      });
     const key = after ? `${after.commit}/${after.prepare}` : '';
     let shared = reads.get(key);
     if (!shared) {
@@ -311,9 +318,9 @@ export class Projector {
       reads.set(key, shared);
       shared.catch(() => reads.delete(key));
     }
-    const { events, through } = await shared;
+    const { events, through, passed } = await shared;
     const handles = new Set(p.handles);
-    return { events: events.filter((e) => handles.has(e.type)), through };
+    return { events: events.filter((e) => handles.has(e.type) && keeps(p.filter, e.data)), through, passed };
   }
 
   /** Applies `events` (maybe none) and moves the checkpoint to `through`. */

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { Knex } from 'knex';
-import type { EventStore, Position } from '../eventstore/port.js';
+import { comparePositions, type EventStore, type Position } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
 import type { Projection } from './projection.js';
 import { rebuildProjection } from './rebuild.js';
@@ -26,7 +26,7 @@ const COUNT_PAGE = 10_000;
 export async function runRebuildCommand(argv: string[], deps: RebuildCommandDeps): Promise<void> {
   const selected = select(argv, deps.projections);
   const output = deps.output ?? process.stderr;
-  // The port has no count; a rebuild reads the whole log anyway, so one more pass sizes the bar.
+  // The port has no count: one pass over the log's positions (no payloads) sizes the bar.
   const total = await countEvents(deps.store);
   for (const projection of selected) {
     const progress = output.isTTY
@@ -59,12 +59,25 @@ async function countEvents(store: EventStore): Promise<number> {
   let count = 0;
   let after: Position | null = null;
   for (;;) {
-    const page = await store.readAll({ after, limit: COUNT_PAGE });
-    count += page.length;
-    if (page.length < COUNT_PAGE) return count;
-    after = page[page.length - 1]!.position;
+    const { through, passed } = await store.readAllOfTypes({ after, types: [], limit: COUNT_PAGE });
+    if (through === null || (after !== null && comparePositions(through, after) <= 0)) return count;
+    count += passed;
+    after = through;
   }
 }
+
+/** Events read per second since `started`, and the time left at that pace (null until it has one). */
+function pace(started: number, eventsRead: number, total: number): { rate: number; eta: number | null } {
+  const seconds = (Date.now() - started) / 1000;
+  const rate = seconds > 0 ? eventsRead / seconds : 0;
+  return { rate: Math.round(rate), eta: rate > 0 ? Math.max(0, total - eventsRead) / rate : null };
+}
+
+const clock = (seconds: number | null): string => {
+  if (seconds === null) return '?';
+  const s = Math.ceil(seconds);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${s % 60}s`;
+};
 
 interface Progress {
   update(eventsRead: number): void;
@@ -76,16 +89,18 @@ function barProgress(stream: NodeJS.WritableStream, name: string, total: number)
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: `${name} [{bar}] {percentage}% | {value}/{total} events | {duration_formatted}`,
+      format: `${name} [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | ETA {left} | {duration_formatted}`,
       hideCursor: true,
     },
     cliProgress.Presets.shades_classic,
   );
-  bar.start(total, 0);
+  const started = Date.now();
+  bar.start(total, 0, { rate: 0, left: '?' });
   // Events appended during the rebuild are applied too: grow the bar rather than overflow it.
   const update = (n: number) => {
     if (n > bar.getTotal()) bar.setTotal(n);
-    bar.update(n);
+    const { rate, eta } = pace(started, n, bar.getTotal());
+    bar.update(n, { rate, left: clock(eta) });
   };
   return { update, done: update, stop: () => bar.stop() };
 }
@@ -94,12 +109,14 @@ function barProgress(stream: NodeJS.WritableStream, name: string, total: number)
 function lineProgress(output: NodeJS.WritableStream, projection: string, total: number): Progress {
   const line = (text: string) => output.write(`rebuild ${projection}: ${text}\n`);
   let nextPercent = 10;
+  const started = Date.now();
   line(`started, ${total} events in the log`);
   return {
     update(eventsRead) {
       const percent = total === 0 ? 100 : Math.floor((eventsRead / total) * 100);
       if (percent < nextPercent) return;
-      line(`${eventsRead}/${total} events`);
+      const { rate, eta } = pace(started, eventsRead, total);
+      line(`${eventsRead}/${total} events, ${rate} events/s, ETA ${clock(eta)}`);
       nextPercent = Math.floor(percent / 10) * 10 + 10;
     },
     done(eventsRead) {

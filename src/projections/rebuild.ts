@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../infra/logger.js';
-import { comparePositions, type EventStore, type Position } from '../eventstore/port.js';
+import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../eventstore/port.js';
 import { applyEvents } from './apply.js';
 import { readCheckpoints, setCheckpoint } from './checkpoints.js';
 import { dropDependentViews, recreateViews } from './dependent-views.js';
@@ -43,18 +43,45 @@ export async function buildInto(
   const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;
   let position: Position | null = null;
   let eventsRead = 0;
-  for (;;) {
+  for await (const read of readsOf(store, projection, null, limit, until)) {
     options.signal?.throwIfAborted();
-    const page = await store.readAll({ after: position, limit });
-    const events = until ? page.filter((e) => comparePositions(e.position, until) <= 0) : page;
-    if (events.length === 0) break;
-    await db.transaction((trx) => applyEvents(trx, projection, events, schema));
-    position = events[events.length - 1]!.position;
-    eventsRead += events.length;
+    if (read.events.length > 0) await db.transaction((trx) => applyEvents(trx, projection, read.events, schema));
+    position = read.through;
+    eventsRead += read.passed;
     options.onProgress?.(eventsRead);
-    if (events.length < limit) break;
   }
   return { position, eventsRead };
+}
+
+/**
+ * The projection's events after `after` (up to `until`, inclusive), a read at a time, each with
+ * where it read to and how many events of the log it went past: only the projection's types
+ * and filter are loaded, so a rebuild of one read model does not load every payload of the log.
+ */
+async function* readsOf(
+  store: EventStore,
+  projection: Projection,
+  after: Position | null,
+  limit: number,
+  until?: Position,
+): AsyncGenerator<{ events: RecordedEvent[]; through: Position; passed: number }> {
+  for (;;) {
+    const read = await store.readAllOfTypes({
+      after,
+      types: projection.handles,
+      ...(projection.filter ? { filter: projection.filter } : {}),
+      limit,
+    });
+    const { through } = read;
+    if (through === null || (after !== null && comparePositions(through, after) <= 0)) return;
+    if (until && comparePositions(through, until) > 0) {
+      const events = read.events.filter((e) => comparePositions(e.position, until) <= 0);
+      if (after === null || comparePositions(until, after) > 0) yield { events, through: until, passed: read.passed };
+      return;
+    }
+    yield { events: read.events, through, passed: read.passed };
+    after = through;
+  }
 }
 
 /**
@@ -86,12 +113,10 @@ async function rebuildLocked(
   const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;
   await db.transaction(async (trx) => {
     await lockProjectionExclusive(trx, projection.name);
-    for (;;) {
-      const events = await store.readAll({ after: position, limit });
-      if (events.length === 0) break;
-      await applyEvents(trx, projection, events, schema);
-      position = events[events.length - 1]!.position;
-      eventsRead += events.length;
+    for await (const read of readsOf(store, projection, position, limit)) {
+      await applyEvents(trx, projection, read.events, schema);
+      position = read.through;
+      eventsRead += read.passed;
       options.onProgress?.(eventsRead);
     }
     await swapTables(trx, projection, schema);

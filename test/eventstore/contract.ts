@@ -370,6 +370,40 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       expect(seen.map((e) => e.id)).to.deep.equal(ids);
       expect(seen[0]!.data).to.deep.equal({ i: 0 });
     });
+
+    it("passes over the events its filter drops, keeps those without the filter's field, and counts what it went past", async () => {
+      const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
+      const wanted = `Wanted${randomUUID().slice(0, 8)}`;
+      const datas = [{ dataset: 'a' }, { dataset: 'b', rows: 'x'.repeat(5_000) }, { dataset: 7 }, {}, { dataset: 'c' }];
+      const kept: string[] = [];
+      let last: Position | null = null;
+      for (const [i, data] of [...datas, ...datas].entries()) {
+        const e = event(wanted, { ...data, i });
+        last = (await store.appendToStream(stream('filtered'), [e, event('Other', { dataset: 'a' })])).position;
+        if (data.dataset !== 'b' && data.dataset !== 'c') kept.push(e.id!);
+      }
+      const seen: RecordedEvent[] = [];
+      let through: Position | null = marker.position;
+      let passed = 0;
+      const deadline = Date.now() + 10_000;
+      while (comparePositions(through!, last!) < 0) {
+        if (Date.now() > deadline) throw new Error('readAllOfTypes never looked past the last append');
+        const page = await store.readAllOfTypes({
+          after: through,
+          types: [wanted],
+          filter: { field: 'dataset', values: ['a'] },
+          limit: 2,
+        });
+        expect(page.events.length).to.be.at.most(2);
+        seen.push(...page.events);
+        passed += page.passed;
+        through = page.through;
+      }
+      expect(seen.map((e) => e.id)).to.deep.equal(kept);
+      expect(seen.map((e) => (e.data as { i: number }).i)).to.deep.equal([0, 2, 3, 5, 7, 8]);
+      // every event appended after the marker, kept, dropped or of another type (other writers' too)
+      expect(passed).to.be.at.least(datas.length * 4);
+    });
   });
 
   describe('subscribeToAll and onAppended', () => {

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { comparePositions } from '../../src/eventstore/port.js';
+import { comparePositions, type AppendResult } from '../../src/eventstore/port.js';
 import { readCheckpoints } from '../../src/projections/checkpoints.js';
-import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
+import { READ_MODEL_SCHEMA, type Projection } from '../../src/projections/projection.js';
+import { rebuildProjection } from '../../src/projections/rebuild.js';
 import { Projector, ProjectionsFailedError, type ProjectorOptions } from '../../src/projections/projector.js';
 import { migrateProjections } from '../../src/projections/schema.js';
 import { eventually } from '../support/processes.js';
@@ -10,6 +12,7 @@ import {
   appendConcurrently,
   appendCounted,
   applicationsOf,
+  COUNTED,
   applyLog,
   countsOf,
   lastPosition,
@@ -119,6 +122,46 @@ describe('Projector', () => {
     const checkpoint = (await readCheckpoints(env.db)).get(idle.name)!;
     expect(comparePositions(checkpoint.position!, lastPosition(appended))).to.be.at.least(0);
     expect(await countsOf(env.db, READ_MODEL_SCHEMA, idle.name, prefix)).to.deep.equal({});
+  });
+
+  it('applies only the events its filter keeps: caught up, live beside a projection without one, and rebuilt', async () => {
+    const prefix = uniqueName('filtered');
+    const kept: Projection = { ...applyLog(uniqueName('kept')), filter: { field: 'part', values: ['a'] } };
+    const all = applyLog(uniqueName('all'));
+    await migrateAtHead(env.db, [kept, all]);
+    const append = async (n: number) => {
+      const out: Array<{ id: string; part: string; appended: AppendResult }> = [];
+      for (let i = 0; i < n; i++)
+        for (const part of ['a', 'b']) {
+          const id = randomUUID();
+          const appended = await env.store.appendToStream(`${prefix}-${part}`, [
+            { id, type: COUNTED, data: { part, i } },
+          ]);
+          out.push({ id, part, appended });
+        }
+      return out;
+    };
+    const backlog = await append(5);
+    const projector = started(new Projector(env.db, env.store, [kept, all], { batchSize: 3 }));
+    await waitForCaughtUp(
+      projector,
+      backlog.map((e) => e.appended),
+    );
+    const live = await append(3);
+    await waitForCaughtUp(
+      projector,
+      live.map((e) => e.appended),
+    );
+    const once = (events: ReadonlyArray<{ id: string }>) => Object.fromEntries(events.map((e) => [e.id, 1]));
+    const applied = async (p: Projection) =>
+      Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, p.name, prefix));
+    const own = [...backlog, ...live];
+    expect(await applied(kept)).to.deep.equal(once(own.filter((e) => e.part === 'a')));
+    expect(await applied(all)).to.deep.equal(once(own));
+
+    await projector.stop();
+    await rebuildProjection(env.db, env.store, kept);
+    expect(await applied(kept)).to.deep.equal(once(own.filter((e) => e.part === 'a')));
   });
 
   it('catchUpOnce applies what was appended since its last call, however soon after', async () => {

@@ -200,7 +200,7 @@ describe('rebuild', () => {
         expect(lines[0]).to.match(/: started, \d+ events in the log$/);
         const progress = lines.slice(1, -1);
         expect(progress).to.not.be.empty;
-        for (const l of progress) expect(l).to.match(/: \d+\/\d+ events$/);
+        for (const l of progress) expect(l).to.match(/: \d+\/\d+ events, \d+ events\/s, ETA (\?|\d+s|\d+m\d+s)$/);
         expect(lines.at(-1)).to.match(/: swapped in, \d+ events$/);
       }
       expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 3 });
@@ -225,7 +225,7 @@ describe('rebuild', () => {
       });
 
       const last = drawn().split(counts.name).at(-1)!;
-      expect(last).to.match(/100% \| (\d+)\/\1 events/);
+      expect(last).to.match(/100% \| (\d+)\/\1 events \| \d+ events\/s \| ETA (\?|\d+s|\d+m\d+s) \|/);
     });
 
     it('answers bad arguments with a usage error naming the projections', async () => {

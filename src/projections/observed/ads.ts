@@ -13,7 +13,7 @@ import {
   type Row,
 } from './ads-rows.js';
 import { pageOf, replacePage } from './economics-support.js';
-import { pageTableSpec } from './page-table.js';
+import { ofDatasets, pageTableSpec } from './page-table.js';
 import { createTables, type Columns, type TableSpec } from '../tables.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
 
@@ -174,7 +174,9 @@ const ADS_TABLE_SPECS: Record<string, TableSpec> = {
 export const adsProjection: Projection = {
   name: 'ads',
   version: 3,
+  // the profiles event names no dataset: the filter keeps it
   handles: ['AdvertisingProfilesObserved', 'PageObserved'],
+  filter: ofDatasets(DATASETS),
   tables: Object.values(ADS_TABLES),
   createTables: (db, schema) => createTables(db, schema, ADS_TABLE_SPECS),
   async apply(trx, event, schema) {

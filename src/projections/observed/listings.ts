@@ -4,7 +4,7 @@ import { parseEvent } from '../../domain/shared/decider.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
 import { completeReads, minorUnits } from './economics-support.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
-import { applyPages, pageTableSpec } from './page-table.js';
+import { applyPages, ofDatasets, pageTableSpec } from './page-table.js';
 import { columnsOf, createTables, type TableSpec } from '../tables.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 import { listingId } from '../../domain/observation/ids.js';
@@ -232,6 +232,7 @@ export const listingsProjection: Projection = {
   // list_listings shows is one patch_listing finds)
   version: 5,
   handles: ['PageObserved', 'SyncCompleted'],
+  filter: ofDatasets([LISTINGS_DATASET]),
   tables: Object.keys(LISTINGS_TABLES),
   async createTables(db, schema) {
     await createTables(db, schema, LISTINGS_TABLES);

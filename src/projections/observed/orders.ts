@@ -7,7 +7,7 @@ import { createSalesTables, recordOrderScope, refreshSales, SALES_TABLES } from 
 import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
-import { pageTableSpec } from './page-table.js';
+import { ofDatasets, pageTableSpec } from './page-table.js';
 import { createTables, type Columns, type TableSpec } from '../tables.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
@@ -141,6 +141,7 @@ export const ordersProjection: Projection = {
   // 3: the sales tables (sales-rollups.ts)
   version: 3,
   handles: ['PageObserved', 'SyncCompleted'],
+  filter: ofDatasets([ORDERS_DATASET]),
   tables: [...Object.keys(ORDER_TABLES), ...Object.keys(SALES_TABLES)],
   // The sales reads go to the sales tables; freshness reads the first and last purchase of
   // a marketplace's orders by this index. The page replacement's delete names account_id,

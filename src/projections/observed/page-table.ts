@@ -1,4 +1,5 @@
 import type { PageObserved } from '../../domain/observation/events.js';
+import type { DataFilter } from '../../eventstore/port.js';
 import type { Projection } from '../projection.js';
 import { createTables, type Columns, type TableSpec } from '../tables.js';
 import { pageOf, replacePage } from './economics-support.js';
@@ -54,6 +55,9 @@ export interface PagedProjectionSpec {
   rows: (page: PageObserved) => ReadonlyArray<Record<string, unknown> | null>;
 }
 
+/** What a projection of these datasets reads of the observation events: their pages and completions only. */
+export const ofDatasets = (datasets: readonly string[]): DataFilter => ({ field: 'dataset', values: datasets });
+
 /** A projection that keeps one page table, each page event replacing that page's rows. */
 export const pagedProjection = ({
   name,
@@ -68,6 +72,7 @@ export const pagedProjection = ({
   name,
   version,
   handles: ['PageObserved'],
+  filter: ofDatasets(datasets),
   tables: [table],
   createTables: (db, schema) => createTables(db, schema, { [table]: pageTableSpec(columns, { withDataset, indexes }) }),
   apply: applyPages(datasets, table, rows, withDataset),
