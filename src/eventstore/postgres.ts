@@ -5,6 +5,7 @@ import {
   WrongExpectedVersion,
   type AppendOptions,
   type AppendResult,
+  type DataFilter,
   type EventData,
   type EventMetadata,
   type EventStore,
@@ -131,18 +132,11 @@ const SCAN_ALL = prepared(
   order by transaction_id, global_position
   limit $3`,
 );
-// The same with the filter's field of each event of a wanted type (an event's data is loaded in the
-// server to read it, but not sent): a reader of one dataset's pages passes over the others' unread.
-const SCAN_ALL_KEYED = prepared(
-  'scan_all_keyed',
-  `
-  select transaction_id::text as commit_position, global_position, type,
-    case when type = any($4::text[]) then data -> $5::text end as key
-  from events
-  where transaction_id < (select events_horizon())
-    and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-  order by transaction_id, global_position
-  limit $3`,
+// A filter's field of each event at these positions: the server loads an event's data to read it,
+// but sends only the field, so a reader of one dataset's pages passes over the others' unread.
+const READ_KEYS = prepared(
+  'read_keys',
+  `select global_position, data -> $2::text as key from unnest($1::bigint[]) p(g) join events on global_position = p.g`,
 );
 const READ_POSITIONS = prepared(
   'read_positions',
@@ -167,6 +161,13 @@ const READ_STREAM = prepared(
   order by stream_revision
   limit $3`,
 );
+
+/** A position of the log as readAllOfTypes scans it, without its payload. */
+interface Scanned {
+  commit_position: string;
+  global_position: string;
+  type: string;
+}
 
 interface EventRow {
   global_position: string;
@@ -318,15 +319,12 @@ export class PostgresEventStore implements EventStore {
   async readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead> {
     const after = options.after ?? START;
     const { filter } = options;
-    const from = [after.commit.toString(), after.prepare.toString(), options.limit * SCAN_FACTOR];
-    const { rows: scanned } = await this.pool.query<{
-      commit_position: string;
-      global_position: string;
-      type: string;
-      key?: unknown;
-    }>(filter ? SCAN_ALL_KEYED([...from, options.types, filter.field]) : SCAN_ALL(from));
+    const { rows: scanned } = await this.pool.query<Scanned>(
+      SCAN_ALL([after.commit.toString(), after.prepare.toString(), options.limit * SCAN_FACTOR]),
+    );
     const types = new Set(options.types);
-    const wanted = scanned.filter((r) => types.has(r.type) && keepsValue(filter, r.key)).slice(0, options.limit);
+    const candidates = scanned.filter((r) => types.has(r.type));
+    const wanted = filter ? await this.kept(candidates, filter, options.limit) : candidates.slice(0, options.limit);
     const last = wanted.length === options.limit ? wanted[wanted.length - 1] : scanned[scanned.length - 1];
     const through = last
       ? { commit: BigInt(last.commit_position), prepare: BigInt(last.global_position) }
@@ -335,6 +333,21 @@ export class PostgresEventStore implements EventStore {
     if (wanted.length === 0) return { events: [], through, passed };
     const { rows } = await this.pool.query<EventRow>(READ_POSITIONS([wanted.map((r) => r.global_position)]));
     return { events: rows.map(toRecorded), through, passed };
+  }
+
+  /** The candidates the filter keeps, in order, up to `limit`: their fields are read a chunk of `limit` at a
+   * time, so no more than one chunk is read past the last event needed. */
+  private async kept(candidates: Scanned[], filter: DataFilter, limit: number): Promise<Scanned[]> {
+    const kept: Scanned[] = [];
+    for (let i = 0; i < candidates.length && kept.length < limit; i += limit) {
+      const chunk = candidates.slice(i, i + limit);
+      const { rows } = await this.pool.query<{ global_position: string; key: unknown }>(
+        READ_KEYS([chunk.map((r) => r.global_position), filter.field]),
+      );
+      const keys = new Map(rows.map((r) => [r.global_position, r.key]));
+      kept.push(...chunk.filter((r) => keepsValue(filter, keys.get(r.global_position))));
+    }
+    return kept.slice(0, limit);
   }
 
   async headPosition(): Promise<Position | null> {

@@ -135,7 +135,10 @@ async function swapTables(trx: Knex.Transaction, projection: Projection, schema:
     await trx.raw('select t from unnest(?::text[]) t where to_regclass(t) is not null', [live])
   ).rows.map((r: { t: string }) => r.t);
   const views = await dropDependentViews(trx, existing);
-  for (const t of projection.tables) await trx.raw('drop table if exists ??.??', [READ_MODEL_SCHEMA, t]);
+  // one statement: a table may reference another of the projection's (a foreign key)
+  await trx.raw(`drop table if exists ${projection.tables.map(() => '??.??').join(', ')}`, [
+    ...projection.tables.flatMap((t) => [READ_MODEL_SCHEMA, t]),
+  ]);
   for (const t of projection.tables) await trx.raw('alter table ??.?? set schema ??', [schema, t, READ_MODEL_SCHEMA]);
   // No cascade: anything left behind (a type, a table not in `tables`) is a projection bug.
   await trx.raw('drop schema ??', [schema]);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { RebuildInProgressError, withRebuildLock } from '../../src/projections/locks.js';
-import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
+import { READ_MODEL_SCHEMA, type Projection } from '../../src/projections/projection.js';
 import { Projector } from '../../src/projections/projector.js';
 import { rebuildProjection, rebuildSchemaName } from '../../src/projections/rebuild.js';
 import { runRebuildCommand, UsageError } from '../../src/projections/rebuild-command.js';
@@ -14,6 +14,7 @@ import {
   appendCounted,
   applicationsOf,
   applyLog,
+  COUNTED,
   countsOf,
   migrateAtHead,
   openEnv,
@@ -165,6 +166,52 @@ describe('rebuild', () => {
       await env.db.raw('drop schema ?? cascade', [viewSchema]);
       await env.db.raw('drop role ??', [role]);
     }
+  });
+
+  it('swaps in a projection whose tables reference each other (a foreign key)', async () => {
+    const prefix = uniqueName('fk');
+    const name = uniqueName('streams');
+    const linked: Projection = {
+      name,
+      version: 1,
+      handles: [COUNTED],
+      // the referenced table first: dropped on its own, it would refuse while the other refers to it
+      tables: [name, `${name}_events`],
+      async createTables(db, schema) {
+        await db.schema.withSchema(schema).createTable(name, (t) => t.text('stream_id').primary());
+        await db.schema.withSchema(schema).createTable(`${name}_events`, (t) => {
+          t.uuid('event_id').primary();
+          t.text('stream_id').notNullable().references('stream_id').inTable(`${schema}.${name}`);
+        });
+      },
+      async apply(trx, event, schema) {
+        await trx.withSchema(schema).table(name).insert({ stream_id: event.streamId }).onConflict().ignore();
+        await trx
+          .withSchema(schema)
+          .table(`${name}_events`)
+          .insert({ event_id: event.id, stream_id: event.streamId })
+          .onConflict()
+          .ignore();
+      },
+    };
+    await migrateAtHead(env.db, [linked]);
+    const appended = await appendCounted(env.store, [`${prefix}-a`, `${prefix}-b`], 2);
+    await catchUpTo(env.db, env.store, [linked], appended);
+
+    await rebuildProjection(env.db, env.store, linked);
+
+    const rows = await env.db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table(`${name}_events`)
+      .where('stream_id', 'like', `${prefix}-%`)
+      .select('stream_id')
+      .orderBy('stream_id');
+    expect(rows.map((r: { stream_id: string }) => r.stream_id)).to.deep.equal([
+      `${prefix}-a`,
+      `${prefix}-a`,
+      `${prefix}-b`,
+      `${prefix}-b`,
+    ]);
   });
 
   it('refuses to run two rebuilds of one projection at once', async () => {
