@@ -5,6 +5,7 @@ import { applyEvents } from './apply.js';
 import { readCheckpoints, setCheckpoint } from './checkpoints.js';
 import { dropDependentViews, recreateViews } from './dependent-views.js';
 import { lockProjectionExclusive, RebuildInProgressError, withRebuildLock } from './locks.js';
+import { analyzeStaleTables } from './maintenance.js';
 import { READ_MODEL_SCHEMA, type Projection } from './projection.js';
 import { assertProjectionNames } from './schema.js';
 
@@ -20,6 +21,7 @@ export interface RebuildOptions extends BuildOptions {
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
+const ANALYZE_EVERY_MS = 5_000;
 
 export const rebuildSchemaName = (projection: string) => `rm_rebuild_${projection}`;
 
@@ -43,9 +45,16 @@ export async function buildInto(
   const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;
   let position: Position | null = null;
   let eventsRead = 0;
+  let analyzed = Date.now();
   for await (const read of readsOf(store, projection, null, limit, until)) {
     options.signal?.throwIfAborted();
     if (read.events.length > 0) await db.transaction((trx) => applyEvents(trx, projection, read.events, schema));
+    // fresh tables have no statistics (and autovacuum may be off): without them the planner takes a
+    // scope's whole index range for a page's few rows, and a rebuild slows as its tables grow
+    if (Date.now() - analyzed > ANALYZE_EVERY_MS) {
+      await analyzeStaleTables(db, schema);
+      analyzed = Date.now();
+    }
     position = read.through;
     eventsRead += read.passed;
     options.onProgress?.(eventsRead);

@@ -129,13 +129,25 @@ async function repickCurrent(
   const current = trx.withSchema(schema).table(CURRENT_LISTINGS_TABLE).where({ account_id, marketplace_id: scope });
   const removed = await (skus === null ? current : current.whereIn('sku', skus)).delete();
   const columns = CURRENT_COLUMNS.map((c) => `l.${c}`).join(', ');
+  // A page's SKUs: each looked up by (account, scope, SKU, page), whatever the planner guesses of a
+  // table without statistics (a rebuild's); it took the primary key and read the whole scope per page.
   const { rowCount: added } = await trx.raw(
-    `insert into ??.${CURRENT_LISTINGS_TABLE} (${CURRENT_COLUMNS.join(', ')})
+    skus === null
+      ? `insert into ??.${CURRENT_LISTINGS_TABLE} (${CURRENT_COLUMNS.join(', ')})
      select distinct on (l.sku) ${columns}
      from ??.${LISTINGS_TABLE} l join ??.${SCOPES_TABLE} s on s.account_id = l.account_id and s.scope = l.scope and l.page < s.pages
-     where l.account_id = ? and l.scope = ?${skus === null ? '' : ' and l.sku = any(?)'}
-     order by l.sku, l.page desc`,
-    [schema, schema, schema, account_id, scope, ...(skus === null ? [] : [[...skus]])],
+     where l.account_id = ? and l.scope = ?
+     order by l.sku, l.page desc, l.row desc`
+      : `insert into ??.${CURRENT_LISTINGS_TABLE} (${CURRENT_COLUMNS.join(', ')})
+     select ${columns}
+     from ??.${SCOPES_TABLE} s cross join unnest(?::text[]) k(sku)
+     cross join lateral (select * from ??.${LISTINGS_TABLE} l
+       where l.account_id = s.account_id and l.scope = s.scope and l.sku = k.sku and l.page < s.pages
+       order by l.page desc, l.row desc limit 1) l
+     where s.account_id = ? and s.scope = ?`,
+    skus === null
+      ? [schema, schema, schema, account_id, scope]
+      : [schema, schema, [...new Set(skus)], schema, account_id, scope],
   );
   if (added !== removed)
     await trx
