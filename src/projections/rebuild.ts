@@ -5,7 +5,6 @@ import { applyEvents } from './apply.js';
 import { readCheckpoints, setCheckpoint } from './checkpoints.js';
 import { dropDependentViews, recreateViews } from './dependent-views.js';
 import { lockProjectionExclusive, RebuildInProgressError, withRebuildLock } from './locks.js';
-import { analyzeStaleTables } from './maintenance.js';
 import { READ_MODEL_SCHEMA, type Projection } from './projection.js';
 import { assertProjectionNames } from './schema.js';
 
@@ -13,6 +12,8 @@ export interface BuildOptions {
   batchSize?: number;
   /** called after each batch with the number of events read so far */
   onProgress?: (eventsRead: number) => void;
+  /** events applied before the fresh tables are first analyzed (default 1,000; again each time they double) */
+  analyzeAfter?: number;
   signal?: AbortSignal;
 }
 
@@ -21,7 +22,7 @@ export interface RebuildOptions extends BuildOptions {
 }
 
 const DEFAULT_BATCH_SIZE = 1000;
-const ANALYZE_EVERY_MS = 5_000;
+const ANALYZE_AFTER = 1_000;
 
 export const rebuildSchemaName = (projection: string) => `rm_rebuild_${projection}`;
 
@@ -45,15 +46,18 @@ export async function buildInto(
   const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;
   let position: Position | null = null;
   let eventsRead = 0;
-  let analyzed = Date.now();
+  let applied = 0;
+  let analyzeAt = options.analyzeAfter ?? ANALYZE_AFTER;
   for await (const read of readsOf(store, projection, null, limit, until)) {
     options.signal?.throwIfAborted();
     if (read.events.length > 0) await db.transaction((trx) => applyEvents(trx, projection, read.events, schema));
-    // fresh tables have no statistics (and autovacuum may be off): without them the planner takes a
-    // scope's whole index range for a page's few rows, and a rebuild slows as its tables grow
-    if (Date.now() - analyzed > ANALYZE_EVERY_MS) {
-      await analyzeStaleTables(db, schema);
-      analyzed = Date.now();
+    // Fresh tables have no statistics (and autovacuum may be off): without them the planner took a
+    // scope's whole index range for each page's few rows, and a rebuild slowed as its tables grew.
+    // Analyzed each time the events applied doubled: about 15 times on the way to a million.
+    applied += read.events.length;
+    if (applied >= analyzeAt) {
+      for (const table of projection.tables) await db.raw('analyze ??.??', [schema, table]);
+      analyzeAt = applied * 2;
     }
     position = read.through;
     eventsRead += read.passed;

@@ -168,6 +168,20 @@ describe('rebuild', () => {
     }
   });
 
+  it('gives the tables it builds statistics as they fill', async () => {
+    const counts = streamCounts(uniqueName('counts'));
+    await migrateAtHead(env.db, [counts]);
+    await appendCounted(env.store, [`${uniqueName('stats')}-a`, `${uniqueName('stats')}-b`], 3);
+
+    await rebuildProjection(env.db, env.store, counts, { analyzeAfter: 2 });
+
+    // never analyzed: -1; ANALYZE counts the rows (this file appends more of the type than these two)
+    const { rows } = await env.db.raw('select reltuples from pg_class where oid = ?::regclass', [
+      `${READ_MODEL_SCHEMA}.${counts.name}`,
+    ]);
+    expect(rows[0]?.reltuples).to.be.at.least(2);
+  });
+
   it('swaps in a projection whose tables reference each other (a foreign key)', async () => {
     const prefix = uniqueName('fk');
     const name = uniqueName('streams');
