@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { canonicalJson, defaultProductType, fingerprint, isQualifiedAction } from '../../src/domain/admission/rules.js';
+import { defaultProductType, fingerprint, isQualifiedAction } from '../../src/domain/admission/rules.js';
+import { canonicalJson } from '../../src/domain/shared/canonical.js';
 
 // The pure rules of admission: canonical fingerprints, patch_listing's product type default.
 // Its deciders have their own specs (admission-switch, idempotency, creation-guard).

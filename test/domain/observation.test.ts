@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { given } from '../support/gwt.js';
-import { canonicalJson, hashRows, observationDecider } from '../../src/domain/observation/decide.js';
+import { hashRows, observationDecider } from '../../src/domain/observation/decide.js';
+import { canonicalJson } from '../../src/domain/shared/canonical.js';
 import type { ObservationEvent } from '../../src/domain/observation/events.js';
 
 const key = { account_id: '7e57a000-0000-4000-8000-000000000001', dataset: 'listings', scope: 'ATVPDKIKX0DER' };

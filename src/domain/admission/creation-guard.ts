@@ -3,7 +3,7 @@ import { DomainError } from '../shared/errors.js';
 import { PENDING_STATUSES, type Status } from '../mutation/events.js';
 import type { Action, TargetType } from '../mutation/payloads.js';
 import { creationEventSchemas, type CreationEvent } from './events.js';
-import { canonicalJson, sha256 } from './rules.js';
+import { canonicalJson, sha256 } from '../shared/canonical.js';
 
 // Identical creations (spec 3.4): one stream per (account, parent, action, payload) naming the
 // receipt of each identical creation requested; a new one is refused while the last is pending.

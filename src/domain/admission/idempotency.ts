@@ -1,7 +1,8 @@
 import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
 import { idempotencyEventSchemas, type IdempotencyEvent, type IdempotencyKeyUsed } from './events.js';
-import { fingerprint, sha256 } from './rules.js';
+import { sha256 } from '../shared/canonical.js';
+import { fingerprint } from './rules.js';
 
 // An idempotency key (spec 4.8), one stream per caller namespace and key: a call with the key is
 // admitted afresh (never used, or its answer expired), replayed (the same input: the recorded

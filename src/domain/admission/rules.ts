@@ -1,18 +1,5 @@
-import { createHash } from 'node:crypto';
+import { canonicalJson, sha256 } from '../shared/canonical.js';
 
-/** JSON with object keys sorted at every level: equal inputs give equal text whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 export const fingerprint = (value: unknown): string => sha256(canonicalJson(value));
 
 /** spec 4.5: PRODUCT when every patch is an offer patch, else the listing's known type, else PRODUCT. */

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
+import { canonicalJson, sha256 } from '../shared/canonical.js';
 import { stableId } from '../shared/ids.js';
 import { observationEventSchemas, type ObservationEvent, type ObservationKey } from './events.js';
 
@@ -23,16 +23,7 @@ export const pageStreamId = (k: ObservationKey, page: number): string =>
 export const scopeStreamId = (k: ObservationKey): string =>
   stableId('observation-scope', `${k.account_id}/${k.dataset}/${k.scope}`);
 
-/** JSON with object keys sorted, so the same data always hashes the same. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
-export const hashRows = (rows: unknown[]): string => createHash('sha256').update(canonicalJson(rows)).digest('hex');
+export const hashRows = (rows: unknown[]): string => sha256(canonicalJson(rows));
 
 export const initialState = (): ObservationState => ({ hash: null, pages: null });
 
