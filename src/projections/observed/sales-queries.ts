@@ -16,8 +16,10 @@ import {
 // over the sales tables the orders projection keeps (sales-rollups.ts): each (account,
 // marketplace) has its own window of whole local days, a range of `local_day`.
 // - Totals and freshness sum `sales_days` (a few rows per day).
-// - Per listing: the window's sales lines, or, when fewer lines fall outside the window than
-//   inside (a year's window), the all-time sums of `sales_skus` less the lines outside.
+// - Per listing: the window's sales lines summed per sales group (`key`), or, when fewer lines
+//   fall outside the window than inside (a year's window), the all-time sums of `sales_skus`
+//   less the lines outside; the group's account, marketplace, ASIN, SKU and title are read for
+//   the page only.
 // The status test is case-insensitive (spec 4.2), as the sales tables' own.
 
 /** One account's marketplace and the local days the read covers there (inclusive). */
@@ -140,68 +142,73 @@ export async function salesByListing(
   if (scopes.length === 0) return { rows: [], total: 0, currencies: [] };
   const filters = [...(q.asin === undefined ? [] : ['o.asin = ?']), ...(q.sku === undefined ? [] : ['o.sku = ?'])];
   const filterBindings = [q.asin, q.sku].filter((v): v is string => v !== undefined);
-  const keys =
+  const filtered = filters.length > 0;
+  // the sums per sales group (`key`) of one scope `s`'s lines in any of `ranges` (each a range of the index)
+  const lines = (...ranges: string[]) =>
+    `select o.key, count(*) as lines, count(o.price) as priced_lines, sum(o.price) as revenue, sum(o.quantity) as units
+    from (${ranges.map((r) => `select o.key, o.price, o.quantity from ${rm}.${SALES_LINES_TABLE} o where o.account_id = s.account_id and o.marketplace_id = s.marketplace_id and ${r}`).join(' union all ')}) o
+    group by o.key`;
+  // per scope, its own aggregate: several small hash tables are faster than one of all groups
+  const perGroup = (await fewerOutside(db, scopes, filtered))
+    ? `select k.key, k.lines - coalesce(x.lines, 0) as orders, k.units - coalesce(x.units, 0) as units,
+         case when k.priced_lines > coalesce(x.priced_lines, 0) then k.revenue - coalesce(x.revenue, 0) end as revenue
+       from ${rm}.${SALES_SKUS_TABLE} k left join (${lines('o.local_day < s.first', 'o.local_day > s.last')}) x on x.key = k.key
+       where k.account_id = s.account_id and k.marketplace_id = s.marketplace_id`
+    : `select x.key, x.lines as orders, x.units, x.revenue
+       from (${lines(['o.local_day between s.first and s.last', ...filters].join(' and '))}) x`;
+  const [first, second] =
     q.order_by === 'revenue' ? ['revenue desc nulls last', 'units desc'] : ['units desc', 'revenue desc nulls last'];
-  const order = (alias: string) =>
-    [...keys, 'account_id', 'marketplace_id', 'asin', 'sku'].map((k) => `${alias}${k}`).join(', ');
-  const group = 'o.account_id, o.marketplace_id, o.asin, o.sku, o.currency';
-  const line = (sign: '' | '-') =>
-    `${group}, ${sign}1 as lines, ${sign}(o.price is not null)::int as priced_lines, ${sign}coalesce(o.price, 0) as revenue, ${sign}o.quantity as units`;
-  const filtered = filters.map((f) => ` and ${f}`).join('');
-  const parts = (await fewerOutside(db, scopes, filters.length > 0))
-    ? (() => {
-        const all = perScope('o', scopes, () => ({ sql: '', bindings: [] }));
-        const outside = perScope('o', scopes, (s) => ({
-          sql: `(o.local_day < ?::date or o.local_day > ?::date)`,
-          bindings: [s.first, s.last],
-        }));
-        return {
-          sql: `select ${group}, o.lines, o.priced_lines, o.revenue, o.units from ${rm}.${SALES_SKUS_TABLE} o where ${all.sql}
-  union all select ${line('-')} from ${rm}.${SALES_LINES_TABLE} o where ${outside.sql}`,
-          bindings: [...all.bindings, ...outside.bindings],
-        };
-      })()
-    : (() => {
-        const inside = perScope('o', scopes, within('o'));
-        return {
-          sql: `select ${line('')} from ${rm}.${SALES_LINES_TABLE} o where ${inside.sql}${filtered}`,
-          bindings: [...inside.bindings, ...filterBindings],
-        };
-      })();
+  const reversed = (key: string) => key.replace(' desc', '').replace('nulls last', 'nulls first');
+  // the currencies of every matching row: with a filter, of the rows (few); without, of the
+  // window's lines, which `sales_days` has per currency
+  const currencies = filtered
+    ? `select c.currency from sales g join ${rm}.${SALES_SKUS_TABLE} c on c.key = g.key`
+    : `select d.currency from scopes s join ${rm}.${SALES_DAYS_TABLE} d on d.account_id = s.account_id and d.marketplace_id = s.marketplace_id
+         and d.local_day between s.first and s.last where d.lines > 0`;
+  // The page: the best `limit` groups by the two sums (a bounded sort), and every group tied
+  // with the last of them, ordered in full once their account, marketplace, ASIN and SKU are read.
   const { rows } = await aggregating(db, (trx) =>
     trx.raw(
-      `with sales as (
-  select o.account_id, o.marketplace_id, o.asin, o.sku, o.currency,
-    case when sum(o.priced_lines) > 0 then sum(o.revenue) end as revenue, sum(o.units) as units, sum(o.lines) as orders
-  from (${parts.sql}) o
-  group by ${group} having sum(o.lines) > 0)
+      `with scopes (account_id, marketplace_id, first, last) as (values ${scopes.map(() => '(?::uuid, ?::text, ?::date, ?::date)').join(', ')}),
+sales as materialized (select x.* from scopes s cross join lateral (${perGroup}) x where x.orders > 0),
+top as (select * from sales order by ${first}, ${second} limit ?),
+edge as (select units, revenue from top order by ${reversed(first)}, ${reversed(second)} limit 1),
+page as (select * from top union select g.* from sales g join edge e on g.units = e.units and g.revenue is not distinct from e.revenue)
 select m.total, m.currencies, p.*
-from (select count(*) as total, coalesce(array_agg(distinct currency) filter (where currency is not null), '{}') as currencies from sales) m
-left join lateral (select * from sales order by ${order('')} limit ?) p on true
-order by ${order('p.')}`,
-      [...parts.bindings, q.limit],
+from (select (select count(*) from sales) as total,
+  (select coalesce(array_agg(distinct c.currency) filter (where c.currency is not null), '{}') from (${currencies}) c) as currencies) m
+left join lateral (
+  select k.account_id, k.marketplace_id, k.asin, k.sku, k.currency, p.revenue, p.units, p.orders,
+    case when l.status is distinct from 'DELETED' then l.title end as title
+  from page p join ${rm}.${SALES_SKUS_TABLE} k on k.key = p.key
+  left join ${rm}.${CURRENT_LISTINGS_TABLE} l on (l.account_id, l.marketplace_id, l.sku) = (k.account_id, k.marketplace_id, k.sku)
+  order by p.${first}, p.${second}, k.account_id, k.marketplace_id, k.asin, k.sku limit ?) p on true
+order by p.${first}, p.${second}, p.account_id, p.marketplace_id, p.asin, p.sku`,
+      [
+        ...scopes.flatMap((x) => [x.account_id, x.marketplace_id, x.first, x.last]),
+        ...filterBindings,
+        q.limit,
+        q.limit,
+      ],
     ),
   );
   const all = rows as Record<string, unknown>[];
-  const page = all.filter((r) => r.account_id !== null);
-  const titles = await listingTitles(
-    db,
-    page as Array<{ account_id: string; marketplace_id: string; sku: string | null }>,
-  );
   return {
     total: count(all[0]?.total),
     currencies: ((all[0]?.currencies as string[] | undefined) ?? []).sort(),
-    rows: page.map((r) => ({
-      account_id: r.account_id as string,
-      marketplace_id: r.marketplace_id as string,
-      asin: r.asin as string | null,
-      sku: r.sku as string | null,
-      title: titles.get(`${r.account_id}/${r.marketplace_id}/${r.sku}`) ?? null,
-      currency: r.currency as string | null,
-      revenue: count(r.revenue),
-      units: count(r.units),
-      orders: count(r.orders),
-    })),
+    rows: all
+      .filter((r) => r.account_id !== null)
+      .map((r) => ({
+        account_id: r.account_id as string,
+        marketplace_id: r.marketplace_id as string,
+        asin: r.asin as string | null,
+        sku: r.sku as string | null,
+        title: (r.title as string | null) ?? null,
+        currency: r.currency as string | null,
+        revenue: count(r.revenue),
+        units: count(r.units),
+        orders: count(r.orders),
+      })),
   };
 }
 
@@ -219,28 +226,6 @@ async function fewerOutside(db: Knex, scopes: readonly SalesScope[], filtered: b
   );
   const { inside: n, lines } = rows[0] as { inside: string; lines: string };
   return Number(lines) - Number(n) < Number(n);
-}
-
-/** Current titles of listings still listed, keyed `account/marketplace/sku`, for a page of rows only. */
-async function listingTitles(
-  db: Knex,
-  keys: ReadonlyArray<{ account_id: string; marketplace_id: string; sku: string | null }>,
-): Promise<Map<string, string>> {
-  const wanted = keys.filter((k) => k.sku !== null);
-  if (wanted.length === 0) return new Map();
-  const { rows } = await db.raw(
-    `select c.account_id, c.marketplace_id, c.sku, c.title from ${rm}.${CURRENT_LISTINGS_TABLE} c
-     join jsonb_to_recordset(?::jsonb) k(account_id uuid, marketplace_id text, sku text)
-       on (c.account_id, c.marketplace_id, c.sku) = (k.account_id, k.marketplace_id, k.sku)
-     where c.status is distinct from 'DELETED' and c.title is not null`,
-    [JSON.stringify(wanted)],
-  );
-  return new Map(
-    (rows as Array<{ account_id: string; marketplace_id: string; sku: string; title: string }>).map((r) => [
-      `${r.account_id}/${r.marketplace_id}/${r.sku}`,
-      r.title,
-    ]),
-  );
 }
 
 export interface OrdersFreshness {
