@@ -167,6 +167,19 @@ describe('rebuild', () => {
     }
   });
 
+  it('swaps in tables vacuumed and analyzed', async () => {
+    const prefix = uniqueName('compact');
+    const counts = streamCounts(uniqueName('counts'));
+    await migrateAtHead(env.db, [counts]);
+    await appendCounted(env.store, [`${prefix}-a`, `${prefix}-b`], 3);
+    await rebuildProjection(env.db, env.store, counts);
+    // a table never vacuumed nor analyzed has reltuples -1
+    const { rows } = await env.db.raw('select c.reltuples from pg_class c where c.oid = ?::regclass', [
+      `${READ_MODEL_SCHEMA}.${counts.name}`,
+    ]);
+    expect(rows[0].reltuples).to.be.greaterThan(0);
+  });
+
   it('refuses to run two rebuilds of one projection at once', async () => {
     const counts = streamCounts(uniqueName('counts'));
     await migrateProjections(env.db, [counts]);
