@@ -143,9 +143,11 @@ export async function salesByListing(
   const filters = [...(q.asin === undefined ? [] : ['o.asin = ?']), ...(q.sku === undefined ? [] : ['o.sku = ?'])];
   const filterBindings = [q.asin, q.sku].filter((v): v is string => v !== undefined);
   const filtered = filters.length > 0;
-  // the sums per sales group (`key`) of one scope `s`'s lines in any of `ranges` (each a range of the index)
+  // The sums per sales group (`key`) of one scope `s`'s lines in any of `ranges` (each a range of
+  // the index). Prices are summed as doubles, exact for integers below 2^53 minor units (as the
+  // answer's JSON numbers are), and back to bigint: sum(bigint) is numeric, slower to sum and compare.
   const lines = (...ranges: string[]) =>
-    `select o.key, count(*) as lines, count(o.price) as priced_lines, sum(o.price) as revenue, sum(o.quantity) as units
+    `select o.key, count(*) as lines, count(o.price) as priced_lines, sum(o.price::float8)::bigint as revenue, sum(o.quantity) as units
     from (${ranges.map((r) => `select o.key, o.price, o.quantity from ${rm}.${SALES_LINES_TABLE} o where o.account_id = s.account_id and o.marketplace_id = s.marketplace_id and ${r}`).join(' union all ')}) o
     group by o.key`;
   // per scope, its own aggregate: several small hash tables are faster than one of all groups
