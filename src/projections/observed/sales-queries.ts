@@ -171,7 +171,7 @@ export async function salesByListing(
   // with the last of them, ordered in full once their account, marketplace, ASIN and SKU are read.
   const { rows } = await aggregating(db, (trx) =>
     trx.raw(
-      `with scopes (account_id, marketplace_id, first, last) as (values ${scopes.map(() => '(?::uuid, ?::text, ?::date, ?::date)').join(', ')}),
+      `with scopes as (select * from ${scopesSql(scopes)}),
 sales as materialized (select x.* from scopes s cross join lateral (${perGroup}) x where x.orders > 0),
 top as (select * from sales order by ${first}, ${second} limit ?),
 edge as (select units, revenue from top order by ${reversed(first)}, ${reversed(second)} limit 1),
@@ -186,12 +186,7 @@ left join lateral (
   left join ${rm}.${CURRENT_LISTINGS_TABLE} l on (l.account_id, l.marketplace_id, l.sku) = (k.account_id, k.marketplace_id, k.sku)
   order by p.${first}, p.${second}, k.account_id, k.marketplace_id, k.asin, k.sku limit ?) p on true
 order by p.${first}, p.${second}, p.account_id, p.marketplace_id, p.asin, p.sku`,
-      [
-        ...scopes.flatMap((x) => [x.account_id, x.marketplace_id, x.first, x.last]),
-        ...filterBindings,
-        q.limit,
-        q.limit,
-      ],
+      [...scopeBindings(scopes), ...filterBindings, q.limit, q.limit],
     ),
   );
   const all = rows as Record<string, unknown>[];
@@ -214,21 +209,31 @@ order by p.${first}, p.${second}, p.account_id, p.marketplace_id, p.asin, p.sku`
   };
 }
 
-/** Whether fewer sales lines of the scopes fall outside their windows than inside (from
- * `sales_days`): then the all-time sums less those lines are the cheaper read. Not with an
- * ASIN or SKU filter: the window's lines of one listing are few anyway. */
+/** Whether fewer of the scopes' days fall outside their windows than inside, within each scope's
+ * days in `sales_days` (a day holds about as many lines as another): then the all-time sums less
+ * the lines outside are the cheaper read. Either read gives the same rows; this picks the cheaper
+ * by two index probes per scope instead of summing a year of rows. Not with an ASIN or SKU
+ * filter: the window's lines of one listing are few anyway. */
 async function fewerOutside(db: Knex, scopes: readonly SalesScope[], filtered: boolean): Promise<boolean> {
   if (filtered) return false;
-  const all = perScope('d', scopes, () => ({ sql: '', bindings: [] }));
-  const inside = perScope('d', scopes, within('d'));
   const { rows } = await db.raw(
-    `select coalesce(sum(d.lines) filter (where ${inside.sql}), 0) as inside, coalesce(sum(d.lines), 0) as lines
-     from ${rm}.${SALES_DAYS_TABLE} d where ${all.sql}`,
-    [...inside.bindings, ...all.bindings],
+    `select coalesce(sum(greatest(0, least(s.last, d.last) - greatest(s.first, d.first) + 1)), 0) as inside,
+       coalesce(sum(d.last - d.first + 1), 0) as days
+     from ${scopesSql(scopes)} cross join lateral (
+       select min(d.local_day) as first, max(d.local_day) as last from ${rm}.${SALES_DAYS_TABLE} d
+       where d.account_id = s.account_id and d.marketplace_id = s.marketplace_id) d
+     where d.first is not null`,
+    scopeBindings(scopes),
   );
-  const { inside: n, lines } = rows[0] as { inside: string; lines: string };
-  return Number(lines) - Number(n) < Number(n);
+  const { inside, days } = rows[0] as { inside: string; days: string };
+  return Number(days) - Number(inside) < Number(inside);
 }
+
+/** The scopes as a relation `s` (account_id, marketplace_id, first, last), with `scopeBindings`. */
+const scopesSql = (scopes: readonly SalesScope[]): string =>
+  `(values ${scopes.map(() => '(?::uuid, ?::text, ?::date, ?::date)').join(', ')}) s(account_id, marketplace_id, first, last)`;
+const scopeBindings = (scopes: readonly SalesScope[]): string[] =>
+  scopes.flatMap((x) => [x.account_id, x.marketplace_id, x.first, x.last]);
 
 export interface OrdersFreshness {
   account_id: string;
