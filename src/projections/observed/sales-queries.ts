@@ -16,7 +16,7 @@ import {
 // over the sales tables the orders projection keeps (sales-rollups.ts): each (account,
 // marketplace) has its own window of whole local days, a range of `local_day`.
 // - Totals and freshness sum `sales_days` (a few rows per day).
-// - Per listing: the window's sales lines summed per sales group (`key`), or, when fewer lines
+// - Per listing: the window's sales lines summed per sales group (`key`), or, when fewer days
 //   fall outside the window than inside (a year's window), the all-time sums of `sales_skus`
 //   less the lines outside; the group's account, marketplace, ASIN, SKU and title are read for
 //   the page only.
