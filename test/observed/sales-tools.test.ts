@@ -370,12 +370,14 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
         ).to.deep.equal(expected.slice(0, limit));
       }
     });
-    it('rows tied on both sums at the end of the page come in ASIN and SKU order, whichever way the window is read', async () => {
+    it('rows tied on both sums at the end of the page come in marketplace, ASIN and SKU order, whichever way the windows are read', async () => {
       // an account of this test's own, its order lines written as the orders projection holds them
       const seller = newId();
-      const write = (day: string, lines: Array<[asin: string, sku: string, price: number | null, quantity: number]>) =>
+      const CA = 'A2EUQ1WTGCTBG2';
+      type Line = [asin: string, sku: string, price: number | null, quantity: number];
+      const write = (marketplace: string, day: string, lines: Line[]) =>
         h.db.transaction(async (trx) => {
-          const scope = `${US}/${day}`;
+          const scope = `${marketplace}/${day}`;
           await trx(`rm.${ORDER_LINES_TABLE}`).insert(
             lines.map(([asin, sku, price, quantity], row) => ({
               account_id: seller,
@@ -383,12 +385,12 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
               page: 0,
               row,
               order_id: newId(),
-              amazon_order_id: `111-${day}-${row}`,
+              amazon_order_id: `111-${marketplace}-${day}-${row}`,
               purchased_at: `${day}T18:00:00Z`,
               order_status: 'Shipped',
               is_business_order: false,
-              marketplace_id: US,
-              currency: 'USD',
+              marketplace_id: marketplace,
+              currency: marketplace === US ? 'USD' : 'CAD',
               order_item_id: String(row),
               asin,
               sku,
@@ -407,7 +409,7 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
         });
       // rows without events: gone again before any other test rebuilds the orders projection
       try {
-        await write('2026-03-01', [
+        await write(US, '2026-03-01', [
           ['B2', 'T-c', 300, 2],
           ['B0', 'L2', 900, 5],
           ['B3', 'T-a', 300, 2],
@@ -418,32 +420,44 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
           ['B2', 'T-d', 300, 2],
           ['B0', 'S', 100, 1],
         ]);
-        const scopes = [
-          { account_id: seller, marketplace_id: US, time_zone: tz(US), first: '2026-03-01', last: '2026-03-01' },
-        ];
+        await write(CA, '2026-03-01', [
+          ['B1', 'T-f', 300, 2],
+          ['B0', 'C1', 700, 6],
+        ]);
+        const scopes = [US, CA].map((marketplace_id) => ({
+          account_id: seller,
+          marketplace_id,
+          time_zone: tz(marketplace_id),
+          first: '2026-03-01',
+          last: '2026-03-01',
+        }));
+        // CA's id sorts before the US's
         const expected = {
-          units: ['L1', 'L2', 'T-b', 'T-e', 'T-c', 'T-d', 'T-a', 'N', 'S'],
-          revenue: ['L2', 'L1', 'T-b', 'T-e', 'T-c', 'T-d', 'T-a', 'S', 'N'],
+          units: ['C1', 'L1', 'L2', 'T-f', 'T-b', 'T-e', 'T-c', 'T-d', 'T-a', 'N', 'S'],
+          revenue: ['L2', 'C1', 'L1', 'T-f', 'T-b', 'T-e', 'T-c', 'T-d', 'T-a', 'S', 'N'],
         };
         const check = async () => {
           for (const order_by of ['units', 'revenue'] as const)
-            for (let limit = 1; limit <= 9; limit++) {
+            for (let limit = 1; limit <= 11; limit++) {
               const page = await salesByListing(h.db, scopes, { order_by, limit });
-              expect(page.total).to.equal(9);
-              expect(page.currencies).to.deep.equal(['USD']);
+              expect(page.total).to.equal(11);
+              expect(page.currencies).to.deep.equal(['CAD', 'USD']);
               expect(
                 page.rows.map((r) => r.sku),
                 `${order_by}, limit ${limit}`,
               ).to.deep.equal(expected[order_by].slice(0, limit));
             }
         };
-        // every line is inside the window: the all-time sums less the lines outside (none)
+        // every line is inside the windows: the all-time sums less the lines outside (none)
         await check();
-        // a day outside the window as well as the one inside: the window's own lines
-        await write(
-          '2026-03-02',
-          Array.from({ length: 20 }, () => ['B5', 'X', 100, 1] as [string, string, number, number]),
-        );
+        // as many days outside the windows as inside: the windows' own lines, each marketplace
+        // summed apart and the two pages merged
+        for (const marketplace of [US, CA])
+          await write(
+            marketplace,
+            '2026-03-02',
+            Array.from({ length: 20 }, (): Line => ['B5', 'X', 100, 1]),
+          );
         await check();
       } finally {
         for (const table of ordersProjection.tables) await h.db(`rm.${table}`).where({ account_id: seller }).delete();

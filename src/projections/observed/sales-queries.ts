@@ -140,6 +140,51 @@ export async function salesByListing(
   q: ListingSalesQuery,
 ): Promise<ListingSalesPage> {
   if (scopes.length === 0) return { rows: [], total: 0, currencies: [] };
+  const filtered = q.asin !== undefined || q.sku !== undefined;
+  const fewer = await fewerOutside(db, scopes, filtered);
+  // The windows' own lines of several scopes are summed in two statements side by side, on two
+  // connections (the aggregate is most of the read): each gives the exact page of its scopes,
+  // and the best of the two pages is the page of all of them.
+  const parts = fewer || filtered ? [scopes] : await halves(db, scopes);
+  const pages = await Promise.all(parts.map((part) => pageOf(db, part, q, fewer)));
+  const rows = pages.length === 1 ? pages[0]!.rows : await bestOf(db, pages, q);
+  return {
+    total: pages.reduce((n, p) => n + p.total, 0),
+    currencies: [...new Set(pages.flatMap((p) => p.currencies))].sort(),
+    rows: rows.map((r) => ({
+      account_id: r.account_id as string,
+      marketplace_id: r.marketplace_id as string,
+      asin: r.asin as string | null,
+      sku: r.sku as string | null,
+      title: (r.title as string | null) ?? null,
+      currency: r.currency as string | null,
+      revenue: count(r.revenue),
+      units: count(r.units),
+      orders: count(r.orders),
+    })),
+  };
+}
+
+type Row = Record<string, unknown>;
+
+/** The sort of the rows: the two sums, then account, marketplace, ASIN and SKU. */
+function rankOf(q: ListingSalesQuery): { first: string; second: string; order: (alias: string) => string } {
+  const [first, second] =
+    q.order_by === 'revenue' ? ['revenue desc nulls last', 'units desc'] : ['units desc', 'revenue desc nulls last'];
+  return {
+    first,
+    second,
+    order: (alias) => [first, second, 'account_id', 'marketplace_id', 'asin', 'sku'].map((k) => alias + k).join(', '),
+  };
+}
+
+/** The page of some scopes, as the database returns its rows, with their count and currencies. */
+async function pageOf(
+  db: Knex,
+  scopes: readonly SalesScope[],
+  q: ListingSalesQuery,
+  fewer: boolean,
+): Promise<{ total: number; currencies: string[]; rows: Row[] }> {
   const filters = [...(q.asin === undefined ? [] : ['o.asin = ?']), ...(q.sku === undefined ? [] : ['o.sku = ?'])];
   const filterBindings = [q.asin, q.sku].filter((v): v is string => v !== undefined);
   const filtered = filters.length > 0;
@@ -151,15 +196,14 @@ export async function salesByListing(
     from (${ranges.map((r) => `select o.key, o.price, o.quantity from ${rm}.${SALES_LINES_TABLE} o where o.account_id = s.account_id and o.marketplace_id = s.marketplace_id and ${r}`).join(' union all ')}) o
     group by o.key`;
   // per scope, its own aggregate: several small hash tables are faster than one of all groups
-  const perGroup = (await fewerOutside(db, scopes, filtered))
+  const perGroup = fewer
     ? `select k.key, k.lines - coalesce(x.lines, 0) as orders, k.units - coalesce(x.units, 0) as units,
          case when k.priced_lines > coalesce(x.priced_lines, 0) then k.revenue - coalesce(x.revenue, 0) end as revenue
        from ${rm}.${SALES_SKUS_TABLE} k left join (${lines('o.local_day < s.first', 'o.local_day > s.last')}) x on x.key = k.key
        where k.account_id = s.account_id and k.marketplace_id = s.marketplace_id`
     : `select x.key, x.lines as orders, x.units, x.revenue
        from (${lines(['o.local_day between s.first and s.last', ...filters].join(' and '))}) x`;
-  const [first, second] =
-    q.order_by === 'revenue' ? ['revenue desc nulls last', 'units desc'] : ['units desc', 'revenue desc nulls last'];
+  const { first, second } = rankOf(q);
   const reversed = (key: string) => key.replace(' desc', '').replace('nulls last', 'nulls first');
   // the currencies of every matching row: with a filter, of the rows (few); without, of the
   // window's lines, which `sales_days` has per currency
@@ -185,28 +229,51 @@ left join lateral (
   from page p join ${rm}.${SALES_SKUS_TABLE} k on k.key = p.key
   left join ${rm}.${CURRENT_LISTINGS_TABLE} l on (l.account_id, l.marketplace_id, l.sku) = (k.account_id, k.marketplace_id, k.sku)
   order by p.${first}, p.${second}, k.account_id, k.marketplace_id, k.asin, k.sku limit ?) p on true
-order by p.${first}, p.${second}, p.account_id, p.marketplace_id, p.asin, p.sku`,
+order by ${rankOf(q).order('p.')}`,
       [...scopeBindings(scopes), ...filterBindings, q.limit, q.limit],
     ),
   );
-  const all = rows as Record<string, unknown>[];
+  const all = rows as Row[];
   return {
     total: count(all[0]?.total),
-    currencies: ((all[0]?.currencies as string[] | undefined) ?? []).sort(),
-    rows: all
-      .filter((r) => r.account_id !== null)
-      .map((r) => ({
-        account_id: r.account_id as string,
-        marketplace_id: r.marketplace_id as string,
-        asin: r.asin as string | null,
-        sku: r.sku as string | null,
-        title: (r.title as string | null) ?? null,
-        currency: r.currency as string | null,
-        revenue: count(r.revenue),
-        units: count(r.units),
-        orders: count(r.orders),
-      })),
+    currencies: (all[0]?.currencies as string[] | undefined) ?? [],
+    rows: all.filter((r) => r.account_id !== null),
   };
+}
+
+/** The scopes in two parts of about as many lines in their windows (by `sales_days`), the larger
+ * scopes first; one part when there is one scope. */
+async function halves(db: Knex, scopes: readonly SalesScope[]): Promise<Array<readonly SalesScope[]>> {
+  if (scopes.length < 2) return [scopes];
+  const { rows } = await db.raw(
+    `select s.account_id, s.marketplace_id, coalesce((select sum(d.lines) from ${rm}.${SALES_DAYS_TABLE} d
+       where d.account_id = s.account_id and d.marketplace_id = s.marketplace_id and d.local_day between s.first and s.last), 0) as lines
+     from ${scopesSql(scopes)}`,
+    scopeBindings(scopes),
+  );
+  const lines = new Map((rows as Row[]).map((r) => [`${r.account_id}/${r.marketplace_id}`, count(r.lines)]));
+  const weight = (s: SalesScope) => lines.get(`${s.account_id}/${s.marketplace_id}`) ?? 0;
+  const parts: Array<{ scopes: SalesScope[]; lines: number }> = [
+    { scopes: [], lines: 0 },
+    { scopes: [], lines: 0 },
+  ];
+  for (const scope of [...scopes].sort((a, b) => weight(b) - weight(a))) {
+    const lighter = parts[0]!.lines <= parts[1]!.lines ? parts[0]! : parts[1]!;
+    lighter.scopes.push(scope);
+    lighter.lines += weight(scope);
+  }
+  return parts.map((p) => p.scopes);
+}
+
+/** The best `limit` of the pages' rows, sorted by the database as each page was. */
+async function bestOf(db: Knex, pages: ReadonlyArray<{ rows: Row[] }>, q: ListingSalesQuery): Promise<Row[]> {
+  const { rows } = await db.raw(
+    `select * from jsonb_to_recordset(?::jsonb) r(account_id uuid, marketplace_id text, asin text, sku text, currency text,
+       revenue bigint, units bigint, orders bigint, title text)
+     order by ${rankOf(q).order('r.')} limit ?`,
+    [JSON.stringify(pages.flatMap((p) => p.rows)), q.limit],
+  );
+  return rows as Row[];
 }
 
 /** Whether fewer of the scopes' days fall outside their windows than inside, within each scope's
