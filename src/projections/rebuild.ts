@@ -123,6 +123,7 @@ async function rebuildLocked(
   const started = Date.now();
   options.logger?.info({ projection: projection.name, version: projection.version }, 'rebuild started');
   let { position, eventsRead } = await buildInto(db, store, projection, schema, options);
+  await compactTables(db, projection, schema);
   const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;
   await db.transaction(async (trx) => {
     await lockProjectionExclusive(trx, projection.name);
@@ -140,6 +141,19 @@ async function rebuildLocked(
     'rebuild swapped in',
   );
   return { eventsRead };
+}
+
+/**
+ * Rewrites the rebuilt tables compactly, then gives them their statistics and visibility map:
+ * a rebuild writes some rows many times (a rollup once per scope), and the reads after the swap
+ * would otherwise scan the dead versions and guess their plans until (auto)vacuum ran, which is
+ * off on some machines. Nobody reads the rebuild schema yet, so VACUUM FULL's lock holds no one up.
+ */
+async function compactTables(db: Knex, projection: Projection, schema: string): Promise<void> {
+  for (const t of projection.tables) {
+    await db.raw('vacuum full ??.??', [schema, t]);
+    await db.raw('vacuum analyze ??.??', [schema, t]);
+  }
 }
 
 async function swapTables(trx: Knex.Transaction, projection: Projection, schema: string): Promise<void> {

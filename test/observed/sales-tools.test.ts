@@ -5,7 +5,9 @@ import { marketplaceById } from '../../src/domain/shared/marketplaces.js';
 import { createSellingClient, type Order } from '../../src/marketplace/clients/index.js';
 import { orderAsOf, type SimOrder } from '../../src/marketplace/simulator/selling/orders-book.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
-import { ordersProjection } from '../../src/projections/observed/orders.js';
+import { ORDER_LINES_TABLE, ORDERS_TABLE, ordersProjection } from '../../src/projections/observed/orders.js';
+import { salesByListing } from '../../src/projections/observed/sales-queries.js';
+import { recordOrderScope, refreshSales } from '../../src/projections/observed/sales-rollups.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { ordersSync } from '../../src/workers/sync/orders.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
@@ -318,6 +320,148 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
       const byAsin = await byListingTool({ marketplace_id: US, asin: top.asin });
       expect(byAsin.rows.every((r: any) => r.asin === top.asin)).to.equal(true);
       expect(byAsin.rows).to.deep.include(top);
+    });
+    it('rows, total and order are those of the orders, ties broken by account, marketplace, ASIN and SKU, over a short window and a long one', async () => {
+      // 300 of the year's days: fewer lines fall outside than inside, so the read takes the
+      // all-time sums less the lines outside; 30 days (the default) reads the window's lines
+      const since = utcDate(h.clock.ms - 299 * DAY_MS);
+      const ranked = (rows: Array<Record<string, any>>, order_by: 'revenue' | 'units') => {
+        const [a, b] = order_by === 'revenue' ? ['revenue', 'units'] : ['units', 'revenue'];
+        const text = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+        return [...rows].sort(
+          (x, y) =>
+            y[a] - x[a] ||
+            y[b] - x[b] ||
+            text(x.marketplace_id, y.marketplace_id) ||
+            text(x.asin, y.asin) ||
+            text(x.sku, y.sku),
+        );
+      };
+      for (const [args, limit] of [
+        [{ marketplace_id: JP, order_by: 'revenue' }, 7],
+        [{ marketplace_id: JP, order_by: 'units', since }, 7],
+        [{ marketplace_id: US, order_by: 'revenue', since }, 5],
+        [{ order_by: 'units', since }, 9],
+        [{ order_by: 'units' }, 30],
+      ] as const) {
+        const body = await byListingTool({ ...args, limit });
+        const expected = ranked(
+          body.windows.flatMap((w: any) =>
+            [...byListing(w.marketplace_id, w.since, w.until)].map(([key, figures]) => {
+              const [marketplace_id, asin, sku] = key.split('/');
+              return { marketplace_id, asin, sku, ...figures };
+            }),
+          ),
+          args.order_by,
+        );
+        expect(body.total, JSON.stringify(args)).to.equal(expected.length);
+        expect(expected.length, 'more rows than the page').to.be.greaterThan(limit);
+        expect(
+          body.rows.map((r: any) => ({
+            marketplace_id: r.marketplace_id,
+            asin: r.asin,
+            sku: r.sku,
+            revenue: r.revenue,
+            units: r.units,
+            orders: r.orders,
+            currency: r.currency,
+          })),
+          JSON.stringify(args),
+        ).to.deep.equal(expected.slice(0, limit));
+      }
+    });
+    it('rows tied on both sums at the end of the page come in marketplace, ASIN and SKU order, whichever way the windows are read', async () => {
+      // an account of this test's own, its order lines written as the orders projection holds them
+      const seller = newId();
+      const CA = 'A2EUQ1WTGCTBG2';
+      type Line = [asin: string, sku: string, price: number | null, quantity: number];
+      const write = (marketplace: string, day: string, lines: Line[]) =>
+        h.db.transaction(async (trx) => {
+          const scope = `${marketplace}/${day}`;
+          await trx(`rm.${ORDER_LINES_TABLE}`).insert(
+            lines.map(([asin, sku, price, quantity], row) => ({
+              account_id: seller,
+              scope,
+              page: 0,
+              row,
+              order_id: newId(),
+              amazon_order_id: `111-${marketplace}-${day}-${row}`,
+              purchased_at: `${day}T18:00:00Z`,
+              order_status: 'Shipped',
+              is_business_order: false,
+              marketplace_id: marketplace,
+              currency: marketplace === US ? 'USD' : 'CAD',
+              order_item_id: String(row),
+              asin,
+              sku,
+              price,
+              quantity,
+              data: {},
+            })),
+          );
+          await recordOrderScope(trx, 'rm', { account_id: seller, scope, pages: 1 });
+          await refreshSales(
+            trx,
+            'rm',
+            { account_id: seller, scope },
+            { orders: ORDERS_TABLE, lines: ORDER_LINES_TABLE },
+          );
+        });
+      // rows without events: gone again before any other test rebuilds the orders projection
+      try {
+        await write(US, '2026-03-01', [
+          ['B2', 'T-c', 300, 2],
+          ['B0', 'L2', 900, 5],
+          ['B3', 'T-a', 300, 2],
+          ['B1', 'T-e', 300, 2],
+          ['B9', 'N', null, 2],
+          ['B1', 'T-b', 300, 2],
+          ['B0', 'L1', 600, 6],
+          ['B2', 'T-d', 300, 2],
+          ['B0', 'S', 100, 1],
+        ]);
+        await write(CA, '2026-03-01', [
+          ['B1', 'T-f', 300, 2],
+          ['B0', 'C1', 700, 6],
+        ]);
+        const scopes = [US, CA].map((marketplace_id) => ({
+          account_id: seller,
+          marketplace_id,
+          time_zone: tz(marketplace_id),
+          first: '2026-03-01',
+          last: '2026-03-01',
+        }));
+        // CA's id sorts before the US's
+        const expected = {
+          units: ['C1', 'L1', 'L2', 'T-f', 'T-b', 'T-e', 'T-c', 'T-d', 'T-a', 'N', 'S'],
+          revenue: ['L2', 'C1', 'L1', 'T-f', 'T-b', 'T-e', 'T-c', 'T-d', 'T-a', 'S', 'N'],
+        };
+        const check = async () => {
+          for (const order_by of ['units', 'revenue'] as const)
+            for (let limit = 1; limit <= 11; limit++) {
+              const page = await salesByListing(h.db, scopes, { order_by, limit });
+              expect(page.total).to.equal(11);
+              expect(page.currencies).to.deep.equal(['CAD', 'USD']);
+              expect(
+                page.rows.map((r) => r.sku),
+                `${order_by}, limit ${limit}`,
+              ).to.deep.equal(expected[order_by].slice(0, limit));
+            }
+        };
+        // every line is inside the windows: the all-time sums less the lines outside (none)
+        await check();
+        // as many days outside the windows as inside: the windows' own lines, each marketplace
+        // summed apart and the two pages merged
+        for (const marketplace of [US, CA])
+          await write(
+            marketplace,
+            '2026-03-02',
+            Array.from({ length: 20 }, (): Line => ['B5', 'X', 100, 1]),
+          );
+        await check();
+      } finally {
+        for (const table of ordersProjection.tables) await h.db(`rm.${table}`).where({ account_id: seller }).delete();
+      }
     });
   });
 

@@ -169,7 +169,7 @@ describe('query_data answers from the rollups of v_sales_lines', function () {
     expect(Number(nulls.rows[0]![0])).to.be.greaterThan(0);
   });
 
-  it('the sales tables are the sums of the sales lines; applying twice and rebuilding change nothing', async () => {
+  it('the sales tables are the sums of the sales lines, per group; applying twice and rebuilding change nothing', async () => {
     const { rows } = await h.db.raw(`select
       (select coalesce(sum(lines), 0) from rm.sales_days) as day_lines,
       (select coalesce(sum(lines), 0) from rm.sales_skus) as sku_lines,
@@ -180,6 +180,16 @@ describe('query_data answers from the rollups of v_sales_lines', function () {
     const r = rows[0] as Record<string, string>;
     expect(Number(r.lines)).to.be.greaterThan(0);
     expect([r.day_lines, r.sku_lines, r.sku_units, r.empty]).to.deep.equal([r.lines, r.lines, r.units, '0']);
+    // each sales group (its key) is one row of sales_skus with the sums of its lines, and one group only
+    const group = 'key, account_id, marketplace_id, currency, asin, sku';
+    const { rows: apart } = await h.db.raw(`with summed as (
+        select ${group}, count(*)::int as lines, count(price)::int as priced_lines, coalesce(sum(price), 0)::bigint as revenue,
+          sum(quantity)::bigint as units from rm.sales_lines group by ${group}),
+      held as (select ${group}, lines, priced_lines, revenue, units from rm.sales_skus)
+      select (select count(*) from (select * from summed except all select * from held) x)::int as unsummed,
+        (select count(*) from (select * from held except all select * from summed) x)::int as unlined,
+        (select count(*) - count(distinct key) from summed)::int as shared_keys`);
+    expect(apart[0]).to.deep.equal({ unsummed: 0, unlined: 0, shared_keys: 0 });
     await assertApplyTwiceSameResult(h.db, ordersProjection, await h.allEvents());
     await assertRebuildEqualsLive(h.db, h.store, ordersProjection);
     await assertRebuildEqualsLive(h.db, h.store, listingsProjection);

@@ -24,7 +24,8 @@ export const listSalesByListing = readTool('list_sales_by_listing', 'Sales by li
   },
   async handler(input, ctx) {
     const reach = await salesReach(ctx, input);
-    const page = await salesByListing(ctx.db, reach.scopes, input);
+    // two reads of their own: side by side, each on its connection
+    const [page, freshness] = await Promise.all([salesByListing(ctx.db, reach.scopes, input), freshnessOf(ctx, reach)]);
     if (input.order_by === 'revenue' && input.marketplace_id === undefined && page.currencies.length > 1) {
       throw new DomainError(
         'marketplace_required',
@@ -36,7 +37,7 @@ export const listSalesByListing = readTool('list_sales_by_listing', 'Sales by li
       windows: reach.windows,
       rows: withAccountNames(reach, page.rows),
       total: page.total,
-      ...(await freshnessOf(ctx, reach)),
+      ...freshness,
     };
   },
 });

@@ -111,12 +111,23 @@ with matches as materialized (select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c 
 page as (select * from matches ${order} limit ?)
 select (select count(*) from matches)::int as total, ${WIDE}
 order by p.created_at desc nulls last, p.account_id, p.marketplace_id, p.sku`;
-  const { rows }: { rows: Array<ListingRecord & { total: number }> } = await db.raw(
-    sql,
-    unfiltered
-      ? [[...f.account_ids], ...bindings, f.limit, f.limit, [...f.account_ids], ...bindings]
-      : [[...f.account_ids], ...bindings, f.limit],
-  );
+  const read = (conn: Knex | Knex.Transaction) =>
+    conn.raw(
+      sql,
+      unfiltered
+        ? [[...f.account_ids], ...bindings, f.limit, f.limit, [...f.account_ids], ...bindings]
+        : [[...f.account_ids], ...bindings, f.limit],
+    );
+  // The planner prices ILIKE far below its cost (every row's title and SKU case-folded) and
+  // scans the table when a keyword may match many rows ('black' at 100,000 listings: 258 ms,
+  // against 68 ms by the trigram indexes): a keyword is always looked up by its indexes.
+  const { rows }: { rows: Array<ListingRecord & { total: number }> } =
+    f.keyword === undefined
+      ? await read(db)
+      : await db.transaction(async (trx) => {
+          await trx.raw('set local enable_seqscan = off');
+          return read(trx);
+        });
   // limit ≥ 1, so an empty page means nothing matched
   return { rows: rows.map(({ total: _, ...r }) => r), total: rows[0]?.total ?? 0 };
 }

@@ -138,8 +138,8 @@ const ORDER_TABLES: Record<string, TableSpec> = {
 
 export const ordersProjection: Projection = {
   name: 'orders',
-  // 3: the sales tables (sales-rollups.ts)
-  version: 3,
+  // 3: the sales tables (sales-rollups.ts); 4: their sales group `key` (list_sales_by_listing)
+  version: 4,
   handles: ['PageObserved', 'SyncCompleted'],
   filter: ofDatasets([ORDERS_DATASET]),
   tables: [...Object.keys(ORDER_TABLES), ...Object.keys(SALES_TABLES)],

@@ -16,8 +16,10 @@ import {
 // over the sales tables the orders projection keeps (sales-rollups.ts): each (account,
 // marketplace) has its own window of whole local days, a range of `local_day`.
 // - Totals and freshness sum `sales_days` (a few rows per day).
-// - Per listing: the window's sales lines, or, when fewer lines fall outside the window than
-//   inside (a year's window), the all-time sums of `sales_skus` less the lines outside.
+// - Per listing: the window's sales lines summed per sales group (`key`), or, when fewer days
+//   fall outside the window than inside (a year's window), the all-time sums of `sales_skus`
+//   less the lines outside; the group's account, marketplace, ASIN, SKU and title are read for
+//   the page only.
 // The status test is case-insensitive (spec 4.2), as the sales tables' own.
 
 /** One account's marketplace and the local days the read covers there (inclusive). */
@@ -138,65 +140,23 @@ export async function salesByListing(
   q: ListingSalesQuery,
 ): Promise<ListingSalesPage> {
   if (scopes.length === 0) return { rows: [], total: 0, currencies: [] };
-  const filters = [...(q.asin === undefined ? [] : ['o.asin = ?']), ...(q.sku === undefined ? [] : ['o.sku = ?'])];
-  const filterBindings = [q.asin, q.sku].filter((v): v is string => v !== undefined);
-  const keys =
-    q.order_by === 'revenue' ? ['revenue desc nulls last', 'units desc'] : ['units desc', 'revenue desc nulls last'];
-  const order = (alias: string) =>
-    [...keys, 'account_id', 'marketplace_id', 'asin', 'sku'].map((k) => `${alias}${k}`).join(', ');
-  const group = 'o.account_id, o.marketplace_id, o.asin, o.sku, o.currency';
-  const line = (sign: '' | '-') =>
-    `${group}, ${sign}1 as lines, ${sign}(o.price is not null)::int as priced_lines, ${sign}coalesce(o.price, 0) as revenue, ${sign}o.quantity as units`;
-  const filtered = filters.map((f) => ` and ${f}`).join('');
-  const parts = (await fewerOutside(db, scopes, filters.length > 0))
-    ? (() => {
-        const all = perScope('o', scopes, () => ({ sql: '', bindings: [] }));
-        const outside = perScope('o', scopes, (s) => ({
-          sql: `(o.local_day < ?::date or o.local_day > ?::date)`,
-          bindings: [s.first, s.last],
-        }));
-        return {
-          sql: `select ${group}, o.lines, o.priced_lines, o.revenue, o.units from ${rm}.${SALES_SKUS_TABLE} o where ${all.sql}
-  union all select ${line('-')} from ${rm}.${SALES_LINES_TABLE} o where ${outside.sql}`,
-          bindings: [...all.bindings, ...outside.bindings],
-        };
-      })()
-    : (() => {
-        const inside = perScope('o', scopes, within('o'));
-        return {
-          sql: `select ${line('')} from ${rm}.${SALES_LINES_TABLE} o where ${inside.sql}${filtered}`,
-          bindings: [...inside.bindings, ...filterBindings],
-        };
-      })();
-  const { rows } = await aggregating(db, (trx) =>
-    trx.raw(
-      `with sales as (
-  select o.account_id, o.marketplace_id, o.asin, o.sku, o.currency,
-    case when sum(o.priced_lines) > 0 then sum(o.revenue) end as revenue, sum(o.units) as units, sum(o.lines) as orders
-  from (${parts.sql}) o
-  group by ${group} having sum(o.lines) > 0)
-select m.total, m.currencies, p.*
-from (select count(*) as total, coalesce(array_agg(distinct currency) filter (where currency is not null), '{}') as currencies from sales) m
-left join lateral (select * from sales order by ${order('')} limit ?) p on true
-order by ${order('p.')}`,
-      [...parts.bindings, q.limit],
-    ),
-  );
-  const all = rows as Record<string, unknown>[];
-  const page = all.filter((r) => r.account_id !== null);
-  const titles = await listingTitles(
-    db,
-    page as Array<{ account_id: string; marketplace_id: string; sku: string | null }>,
-  );
+  const filtered = q.asin !== undefined || q.sku !== undefined;
+  const fewer = await fewerOutside(db, scopes, filtered);
+  // The windows' own lines of several scopes are summed in two statements side by side, on two
+  // connections (the aggregate is most of the read): each gives the exact page of its scopes,
+  // and the best of the two pages is the page of all of them.
+  const parts = fewer || filtered ? [scopes] : await halves(db, scopes);
+  const pages = await Promise.all(parts.map((part) => pageOf(db, part, q, fewer)));
+  const rows = pages.length === 1 ? pages[0]!.rows : await bestOf(db, pages, q);
   return {
-    total: count(all[0]?.total),
-    currencies: ((all[0]?.currencies as string[] | undefined) ?? []).sort(),
-    rows: page.map((r) => ({
+    total: pages.reduce((n, p) => n + p.total, 0),
+    currencies: [...new Set(pages.flatMap((p) => p.currencies))].sort(),
+    rows: rows.map((r) => ({
       account_id: r.account_id as string,
       marketplace_id: r.marketplace_id as string,
       asin: r.asin as string | null,
       sku: r.sku as string | null,
-      title: titles.get(`${r.account_id}/${r.marketplace_id}/${r.sku}`) ?? null,
+      title: (r.title as string | null) ?? null,
       currency: r.currency as string | null,
       revenue: count(r.revenue),
       units: count(r.units),
@@ -205,43 +165,142 @@ order by ${order('p.')}`,
   };
 }
 
-/** Whether fewer sales lines of the scopes fall outside their windows than inside (from
- * `sales_days`): then the all-time sums less those lines are the cheaper read. Not with an
- * ASIN or SKU filter: the window's lines of one listing are few anyway. */
-async function fewerOutside(db: Knex, scopes: readonly SalesScope[], filtered: boolean): Promise<boolean> {
-  if (filtered) return false;
-  const all = perScope('d', scopes, () => ({ sql: '', bindings: [] }));
-  const inside = perScope('d', scopes, within('d'));
-  const { rows } = await db.raw(
-    `select coalesce(sum(d.lines) filter (where ${inside.sql}), 0) as inside, coalesce(sum(d.lines), 0) as lines
-     from ${rm}.${SALES_DAYS_TABLE} d where ${all.sql}`,
-    [...inside.bindings, ...all.bindings],
-  );
-  const { inside: n, lines } = rows[0] as { inside: string; lines: string };
-  return Number(lines) - Number(n) < Number(n);
+type Row = Record<string, unknown>;
+
+/** The sort of the rows: the two sums, then account, marketplace, ASIN and SKU. */
+function rankOf(q: ListingSalesQuery): { first: string; second: string; order: (alias: string) => string } {
+  const [first, second] =
+    q.order_by === 'revenue' ? ['revenue desc nulls last', 'units desc'] : ['units desc', 'revenue desc nulls last'];
+  return {
+    first,
+    second,
+    order: (alias) => [first, second, 'account_id', 'marketplace_id', 'asin', 'sku'].map((k) => alias + k).join(', '),
+  };
 }
 
-/** Current titles of listings still listed, keyed `account/marketplace/sku`, for a page of rows only. */
-async function listingTitles(
+/** The page of some scopes, as the database returns its rows, with their count and currencies. */
+async function pageOf(
   db: Knex,
-  keys: ReadonlyArray<{ account_id: string; marketplace_id: string; sku: string | null }>,
-): Promise<Map<string, string>> {
-  const wanted = keys.filter((k) => k.sku !== null);
-  if (wanted.length === 0) return new Map();
-  const { rows } = await db.raw(
-    `select c.account_id, c.marketplace_id, c.sku, c.title from ${rm}.${CURRENT_LISTINGS_TABLE} c
-     join jsonb_to_recordset(?::jsonb) k(account_id uuid, marketplace_id text, sku text)
-       on (c.account_id, c.marketplace_id, c.sku) = (k.account_id, k.marketplace_id, k.sku)
-     where c.status is distinct from 'DELETED' and c.title is not null`,
-    [JSON.stringify(wanted)],
+  scopes: readonly SalesScope[],
+  q: ListingSalesQuery,
+  fewer: boolean,
+): Promise<{ total: number; currencies: string[]; rows: Row[] }> {
+  const filters = [...(q.asin === undefined ? [] : ['o.asin = ?']), ...(q.sku === undefined ? [] : ['o.sku = ?'])];
+  const filterBindings = [q.asin, q.sku].filter((v): v is string => v !== undefined);
+  const filtered = filters.length > 0;
+  // The sums per sales group (`key`) of one scope `s`'s lines in any of `ranges` (each a range of
+  // the index). Prices are summed as doubles, exact for integers below 2^53 minor units (as the
+  // answer's JSON numbers are), and back to bigint: sum(bigint) is numeric, slower to sum and compare.
+  const lines = (...ranges: string[]) =>
+    `select o.key, count(*) as lines, count(o.price) as priced_lines, sum(o.price::float8)::bigint as revenue, sum(o.quantity) as units
+    from (${ranges.map((r) => `select o.key, o.price, o.quantity from ${rm}.${SALES_LINES_TABLE} o where o.account_id = s.account_id and o.marketplace_id = s.marketplace_id and ${r}`).join(' union all ')}) o
+    group by o.key`;
+  // per scope, its own aggregate: several small hash tables are faster than one of all groups
+  const perGroup = fewer
+    ? `select k.key, k.lines - coalesce(x.lines, 0) as orders, k.units - coalesce(x.units, 0) as units,
+         case when k.priced_lines > coalesce(x.priced_lines, 0) then k.revenue - coalesce(x.revenue, 0) end as revenue
+       from ${rm}.${SALES_SKUS_TABLE} k left join (${lines('o.local_day < s.first', 'o.local_day > s.last')}) x on x.key = k.key
+       where k.account_id = s.account_id and k.marketplace_id = s.marketplace_id`
+    : `select x.key, x.lines as orders, x.units, x.revenue
+       from (${lines(['o.local_day between s.first and s.last', ...filters].join(' and '))}) x`;
+  const { first, second } = rankOf(q);
+  const reversed = (key: string) => key.replace(' desc', '').replace('nulls last', 'nulls first');
+  // the currencies of every matching row: with a filter, of the rows (few); without, of the
+  // window's lines, which `sales_days` has per currency
+  const currencies = filtered
+    ? `select c.currency from sales g join ${rm}.${SALES_SKUS_TABLE} c on c.key = g.key`
+    : `select d.currency from scopes s join ${rm}.${SALES_DAYS_TABLE} d on d.account_id = s.account_id and d.marketplace_id = s.marketplace_id
+         and d.local_day between s.first and s.last where d.lines > 0`;
+  // The page: the best `limit` groups by the two sums (a bounded sort), and every group tied
+  // with the last of them, ordered in full once their account, marketplace, ASIN and SKU are read.
+  const { rows } = await aggregating(db, (trx) =>
+    trx.raw(
+      `with scopes as (select * from ${scopesSql(scopes)}),
+sales as materialized (select x.* from scopes s cross join lateral (${perGroup}) x where x.orders > 0),
+top as (select * from sales order by ${first}, ${second} limit ?),
+edge as (select units, revenue from top order by ${reversed(first)}, ${reversed(second)} limit 1),
+page as (select * from top union select g.* from sales g join edge e on g.units = e.units and g.revenue is not distinct from e.revenue)
+select m.total, m.currencies, p.*
+from (select (select count(*) from sales) as total,
+  (select coalesce(array_agg(distinct c.currency) filter (where c.currency is not null), '{}') from (${currencies}) c) as currencies) m
+left join lateral (
+  select k.account_id, k.marketplace_id, k.asin, k.sku, k.currency, p.revenue, p.units, p.orders,
+    case when l.status is distinct from 'DELETED' then l.title end as title
+  from page p join ${rm}.${SALES_SKUS_TABLE} k on k.key = p.key
+  left join ${rm}.${CURRENT_LISTINGS_TABLE} l on (l.account_id, l.marketplace_id, l.sku) = (k.account_id, k.marketplace_id, k.sku)
+  order by p.${first}, p.${second}, k.account_id, k.marketplace_id, k.asin, k.sku limit ?) p on true
+order by ${rankOf(q).order('p.')}`,
+      [...scopeBindings(scopes), ...filterBindings, q.limit, q.limit],
+    ),
   );
-  return new Map(
-    (rows as Array<{ account_id: string; marketplace_id: string; sku: string; title: string }>).map((r) => [
-      `${r.account_id}/${r.marketplace_id}/${r.sku}`,
-      r.title,
-    ]),
-  );
+  const all = rows as Row[];
+  return {
+    total: count(all[0]?.total),
+    currencies: (all[0]?.currencies as string[] | undefined) ?? [],
+    rows: all.filter((r) => r.account_id !== null),
+  };
 }
+
+/** The scopes in two parts of about as many lines in their windows (by `sales_days`), the larger
+ * scopes first; one part when there is one scope. */
+async function halves(db: Knex, scopes: readonly SalesScope[]): Promise<Array<readonly SalesScope[]>> {
+  if (scopes.length < 2) return [scopes];
+  const { rows } = await db.raw(
+    `select s.account_id, s.marketplace_id, coalesce((select sum(d.lines) from ${rm}.${SALES_DAYS_TABLE} d
+       where d.account_id = s.account_id and d.marketplace_id = s.marketplace_id and d.local_day between s.first and s.last), 0) as lines
+     from ${scopesSql(scopes)}`,
+    scopeBindings(scopes),
+  );
+  const lines = new Map((rows as Row[]).map((r) => [`${r.account_id}/${r.marketplace_id}`, count(r.lines)]));
+  const weight = (s: SalesScope) => lines.get(`${s.account_id}/${s.marketplace_id}`) ?? 0;
+  const parts: Array<{ scopes: SalesScope[]; lines: number }> = [
+    { scopes: [], lines: 0 },
+    { scopes: [], lines: 0 },
+  ];
+  for (const scope of [...scopes].sort((a, b) => weight(b) - weight(a))) {
+    const lighter = parts[0]!.lines <= parts[1]!.lines ? parts[0]! : parts[1]!;
+    lighter.scopes.push(scope);
+    lighter.lines += weight(scope);
+  }
+  return parts.map((p) => p.scopes);
+}
+
+/** The best `limit` of the pages' rows, sorted by the database as each page was. */
+async function bestOf(db: Knex, pages: ReadonlyArray<{ rows: Row[] }>, q: ListingSalesQuery): Promise<Row[]> {
+  const { rows } = await db.raw(
+    `select * from jsonb_to_recordset(?::jsonb) r(account_id uuid, marketplace_id text, asin text, sku text, currency text,
+       revenue bigint, units bigint, orders bigint, title text)
+     order by ${rankOf(q).order('r.')} limit ?`,
+    [JSON.stringify(pages.flatMap((p) => p.rows)), q.limit],
+  );
+  return rows as Row[];
+}
+
+/** Whether fewer of the scopes' days fall outside their windows than inside, within each scope's
+ * days in `sales_days` (a day holds about as many lines as another): then the all-time sums less
+ * the lines outside are the cheaper read. Either read gives the same rows; this picks the cheaper
+ * by two index probes per scope instead of summing a year of rows. Not with an ASIN or SKU
+ * filter: the window's lines of one listing are few anyway. */
+async function fewerOutside(db: Knex, scopes: readonly SalesScope[], filtered: boolean): Promise<boolean> {
+  if (filtered) return false;
+  const { rows } = await db.raw(
+    `select coalesce(sum(greatest(0, least(s.last, d.last) - greatest(s.first, d.first) + 1)), 0) as inside,
+       coalesce(sum(d.last - d.first + 1), 0) as days
+     from ${scopesSql(scopes)} cross join lateral (
+       select min(d.local_day) as first, max(d.local_day) as last from ${rm}.${SALES_DAYS_TABLE} d
+       where d.account_id = s.account_id and d.marketplace_id = s.marketplace_id) d
+     where d.first is not null`,
+    scopeBindings(scopes),
+  );
+  const { inside, days } = rows[0] as { inside: string; days: string };
+  return Number(days) - Number(inside) < Number(inside);
+}
+
+/** The scopes as a relation `s` (account_id, marketplace_id, first, last), with `scopeBindings`. */
+const scopesSql = (scopes: readonly SalesScope[]): string =>
+  `(values ${scopes.map(() => '(?::uuid, ?::text, ?::date, ?::date)').join(', ')}) s(account_id, marketplace_id, first, last)`;
+const scopeBindings = (scopes: readonly SalesScope[]): string[] =>
+  scopes.flatMap((x) => [x.account_id, x.marketplace_id, x.first, x.last]);
 
 export interface OrdersFreshness {
   account_id: string;

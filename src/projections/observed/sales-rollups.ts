@@ -15,6 +15,9 @@ import { columnsOf, createTables, type TableSpec } from '../tables.js';
 //   Rebuilt per scope from the two tables above whenever the scope changes.
 // - `sales_skus`: all-time sums per (marketplace, currency, ASIN, SKU), kept by adding the
 //   difference between a scope's old and new sales lines (integer sums: exact).
+// Both carry `key`, the sales group (account, marketplace, currency, ASIN, SKU) as one uuid:
+// the per-listing read groups a window's lines by it and finds the group's row by it, one
+// fixed-width value instead of five (two text columns nullable) to hash and compare.
 // Revenue is kept as `revenue` (the sum of the non-null prices, 0 when none) beside
 // `priced_lines`, so a sum over rollup rows is null exactly when every price was null.
 
@@ -35,6 +38,11 @@ export const statusIn = (column: string, statuses: readonly string[]): string =>
 export const localDaySql = (instant: string, marketplace: string): string =>
   `(${instant} at time zone case ${marketplace} ${MARKETPLACES.map((m) => `when '${m.id}' then '${m.timeZone}'`).join(' ')} else 'UTC' end)::date`;
 
+/** SQL: the sales group's `key` from its five columns (`account` and `other` the expressions naming
+ * them): an md5 of the JSON array of them, so nulls and separators can't make two groups one. */
+const salesKeySql = (account: string, other: (column: string) => string): string =>
+  `md5(jsonb_build_array(${account}, ${['marketplace_id', 'currency', 'asin', 'sku'].map(other).join(', ')})::text)::uuid`;
+
 const SUMS = { ...columnsOf(['lines', 'priced_lines'], 'integer'), ...columnsOf(['revenue', 'units'], 'bigint') };
 
 export const SALES_TABLES: Record<string, TableSpec> = {
@@ -50,6 +58,7 @@ export const SALES_TABLES: Record<string, TableSpec> = {
       row: 'integer',
       order_id: 'uuid',
       amazon_order_id: 'text',
+      key: 'uuid',
       sold_at: 'timestamptz',
       order_status: 'text',
       is_business_order: 'boolean',
@@ -80,6 +89,7 @@ export const SALES_TABLES: Record<string, TableSpec> = {
   },
   [SALES_SKUS_TABLE]: {
     columns: {
+      key: 'uuid primary',
       account_id: 'uuid',
       marketplace_id: 'text',
       currency: 'text null',
@@ -87,6 +97,7 @@ export const SALES_TABLES: Record<string, TableSpec> = {
       sku: 'text null',
       ...SUMS,
     },
+    indexes: [['account_id', 'marketplace_id']],
   },
 };
 
@@ -94,7 +105,7 @@ export async function createSalesTables(db: Knex | Knex.Transaction, schema: str
   await createTables(db, schema, SALES_TABLES);
   // the sales tools' windows: one range of local days per account and marketplace, index-only
   await db.raw(
-    `create index ?? on ??.${SALES_LINES_TABLE} (account_id, marketplace_id, local_day) include (asin, sku, currency, price, quantity, is_business_order)`,
+    `create index ?? on ??.${SALES_LINES_TABLE} (account_id, marketplace_id, local_day) include (key, price, quantity)`,
     [`${SALES_LINES_TABLE}_by_local_day`, schema],
   );
   await db.raw(`create index ?? on ??.${SALES_LINES_TABLE} (account_id, marketplace_id, sku)`, [
@@ -105,15 +116,10 @@ export async function createSalesTables(db: Knex | Knex.Transaction, schema: str
     `${SALES_DAYS_TABLE}_by_local_day`,
     schema,
   ]);
-  // one row per key, nulls included: the upsert of the differences lands on it
-  await db.raw(
-    `create unique index ?? on ??.${SALES_SKUS_TABLE} (account_id, marketplace_id, currency, asin, sku) nulls not distinct`,
-    [`${SALES_SKUS_TABLE}_key`, schema],
-  );
-  await db.raw(`create index ?? on ??.${SALES_SKUS_TABLE} (account_id) where lines = 0`, [
-    `${SALES_SKUS_TABLE}_emptied`,
-    schema,
-  ]);
+  // Every scope's upsert rewrites its groups' sums. No index holds them, so with room left on
+  // each page the new row versions stay on their page (HOT) and the old ones are pruned there:
+  // the table keeps its size without a VACUUM (autovacuum is off on some machines).
+  await db.raw(`alter table ??.${SALES_SKUS_TABLE} set (fillfactor = 70)`, [schema]);
 }
 
 /** Records the page count of an orders scope's complete read. */
@@ -146,13 +152,14 @@ const LINE_COLUMNS = [
   'price',
   'quantity',
 ];
-const SKU_KEY = ['marketplace_id', 'currency', 'asin', 'sku'];
+const GROUP = ['account_id', 'marketplace_id', 'currency', 'asin', 'sku'];
 
 /**
  * Brings the sales tables in line with `order_lines` for one scope (or one page of it):
  * the confirmed lines of pages below the scope's complete read replace the sales lines held,
- * `sales_skus` takes the difference, and the scope's `sales_days` are summed again. Call it
- * after the order rows changed, and after the scope's page count did.
+ * `sales_skus` takes the difference (a group left without lines is deleted), and the scope's
+ * `sales_days` are summed again. Call it after the order rows changed, and after the scope's
+ * page count did.
  */
 export async function refreshSales(
   trx: Knex.Transaction,
@@ -163,28 +170,35 @@ export async function refreshSales(
   const s = (table: string) => `"${schema}"."${table}"`;
   const byPage = where.page === undefined ? '' : ' and x.page = ?';
   const keys = [where.account_id, where.scope, ...(where.page === undefined ? [] : [where.page])];
-  const held = `select ${SKU_KEY.map((k) => `x.${k}`).join(', ')}, x.price, x.quantity from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?${byPage}`;
+  const held = `select ${GROUP.map((k) => `x.${k}`).join(', ')}, x.price, x.quantity from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?${byPage}`;
   const confirmed = `select x.*, ${localDaySql('x.purchased_at', 'x.marketplace_id')} as local_day from ${s(tables.lines)} x
     join ${s(ORDER_SCOPES_TABLE)} c on c.account_id = x.account_id and c.scope = x.scope and x.page < c.pages
     where x.account_id = ? and x.scope = ?${byPage} and ${statusIn('x.order_status', CONFIRMED_ORDER_STATUSES)}`;
   const sums = (sign: '' | '-') =>
     `${sign}1 as lines, ${sign}(price is not null)::int as priced_lines, ${sign}coalesce(price, 0) as revenue, ${sign}quantity::bigint as units`;
-  await trx.raw(
-    `insert into ${s(SALES_SKUS_TABLE)} as t (account_id, ${SKU_KEY.join(', ')}, lines, priced_lines, revenue, units)
-     select ?::uuid, ${SKU_KEY.join(', ')}, sum(lines), sum(priced_lines), sum(revenue), sum(units)
-     from (select ${SKU_KEY.join(', ')}, ${sums('')} from (${confirmed}) n
-           union all select ${SKU_KEY.join(', ')}, ${sums('-')} from (${held}) o) d
-     group by ${SKU_KEY.join(', ')}
-     having sum(lines) <> 0 or sum(priced_lines) <> 0 or sum(revenue) <> 0 or sum(units) <> 0
-     on conflict (account_id, ${SKU_KEY.join(', ')}) do update set lines = t.lines + excluded.lines,
-       priced_lines = t.priced_lines + excluded.priced_lines, revenue = t.revenue + excluded.revenue, units = t.units + excluded.units`,
-    [where.account_id, ...keys, ...keys],
+  const { rows: emptied } = await trx.raw(
+    `with changed as (
+       insert into ${s(SALES_SKUS_TABLE)} as t (key, ${GROUP.join(', ')}, lines, priced_lines, revenue, units)
+       select ${salesKeySql('account_id', (c) => c)}, ${GROUP.join(', ')}, sum(lines), sum(priced_lines), sum(revenue), sum(units)
+       from (select ${GROUP.join(', ')}, ${sums('')} from (${confirmed}) n
+             union all select ${GROUP.join(', ')}, ${sums('-')} from (${held}) o) d
+       group by ${GROUP.join(', ')}
+       having sum(lines) <> 0 or sum(priced_lines) <> 0 or sum(revenue) <> 0 or sum(units) <> 0
+       on conflict (key) do update set lines = t.lines + excluded.lines,
+         priced_lines = t.priced_lines + excluded.priced_lines, revenue = t.revenue + excluded.revenue, units = t.units + excluded.units
+       returning t.key, t.lines)
+     select key from changed where lines = 0`,
+    [...keys, ...keys],
   );
-  await trx.raw(`delete from ${s(SALES_SKUS_TABLE)} where account_id = ? and lines = 0`, [where.account_id]);
+  if (emptied.length)
+    await trx.raw(`delete from ${s(SALES_SKUS_TABLE)} where key = any(?::uuid[])`, [
+      emptied.map((r: { key: string }) => r.key),
+    ]);
   await trx.raw(`delete from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?${byPage}`, keys);
   await trx.raw(
-    `insert into ${s(SALES_LINES_TABLE)} (${LINE_COLUMNS.join(', ')}, sold_at, local_day)
-     select ${LINE_COLUMNS.map((c) => `x.${c}`).join(', ')}, x.purchased_at, x.local_day from (${confirmed}) x`,
+    `insert into ${s(SALES_LINES_TABLE)} (${LINE_COLUMNS.join(', ')}, key, sold_at, local_day)
+     select ${LINE_COLUMNS.map((c) => `x.${c}`).join(', ')}, ${salesKeySql('x.account_id', (c) => `x.${c}`)}, x.purchased_at, x.local_day
+     from (${confirmed}) x`,
     keys,
   );
   await refreshDays(trx, schema, where.account_id, where.scope, tables.orders);
