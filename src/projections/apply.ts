@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { keeps, type RecordedEvent } from '../eventstore/port.js';
-import type { Projection } from './projection.js';
+import type { RecordedEvent } from '../eventstore/port.js';
+import { wants, type Projection } from './projection.js';
 
 /** An event the projection's `apply` threw on; the batch it was in is rolled back. */
 export class ApplyError extends Error {
@@ -23,7 +23,7 @@ export async function applyEvents(
   events: readonly RecordedEvent[],
   schema: string,
 ): Promise<void> {
-  const handled = events.filter((e) => projection.handles.includes(e.type) && keeps(projection.filter, e.data));
+  const handled = events.filter((e) => wants(projection, e));
   const applyMany = projection.applyMany?.bind(projection);
   // set-based where the projection can, inside a savepoint so a failure falls back to one at a time
   if (applyMany && handled.length > 1) {

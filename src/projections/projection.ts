@@ -1,5 +1,12 @@
 import type { Knex } from 'knex';
-import type { DataFilter, RecordedEvent } from '../eventstore/port.js';
+import {
+  keeps,
+  type DataFilter,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type TypedRead,
+} from '../eventstore/port.js';
 
 /** Live read-model tables live in this schema; a rebuild fills a fresh schema, then swaps. */
 export const READ_MODEL_SCHEMA = 'rm';
@@ -28,3 +35,21 @@ export interface Projection {
    */
   applyMany?(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void>;
 }
+
+/** Whether the projection applies this event: one of its types, and kept by its filter. */
+export const wants = (projection: Projection, event: RecordedEvent): boolean =>
+  projection.handles.includes(event.type) && keeps(projection.filter, event.data);
+
+/** The projection's next read of the log after `after`: its types and filter only. */
+export const readFor = (
+  store: EventStore,
+  projection: Projection,
+  after: Position | null,
+  limit: number,
+): Promise<TypedRead> =>
+  store.readAllOfTypes({
+    after,
+    types: projection.handles,
+    ...(projection.filter ? { filter: projection.filter } : {}),
+    limit,
+  });

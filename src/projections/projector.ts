@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import {
   comparePositions,
-  keeps,
   type EventStore,
   type Position,
   type RecordedEvent,
@@ -10,7 +9,7 @@ import {
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
 import { claimBatch, readCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
-import { READ_MODEL_SCHEMA, type Projection } from './projection.js';
+import { READ_MODEL_SCHEMA, readFor, wants, type Projection } from './projection.js';
 import { rebuildOutdatedProjections } from './rebuild.js';
 import { assertProjectionNames } from './schema.js';
 
@@ -304,13 +303,7 @@ export class Projector {
    */
   private async read(p: Projection, after: Position | null): Promise<TypedRead> {
     const reads = this.head?.reads;
-    if (!reads || !this.live.has(p.name))
-      return this.store.readAllOfTypes({
-        after,
-        types: p.handles,
-        ...(p.filter ? { filter: p.filter } : {}),
-        limit: this.batchSize,
-      });
+    if (!reads || !this.live.has(p.name)) return readFor(this.store, p, after, this.batchSize);
     const key = after ? `${after.commit}/${after.prepare}` : '';
     let shared = reads.get(key);
     if (!shared) {
@@ -319,8 +312,7 @@ export class Projector {
       shared.catch(() => reads.delete(key));
     }
     const { events, through, passed } = await shared;
-    const handles = new Set(p.handles);
-    return { events: events.filter((e) => handles.has(e.type) && keeps(p.filter, e.data)), through, passed };
+    return { events: events.filter((e) => wants(p, e)), through, passed };
   }
 
   /** Applies `events` (maybe none) and moves the checkpoint to `through`. */

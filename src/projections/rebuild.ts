@@ -5,7 +5,7 @@ import { applyEvents } from './apply.js';
 import { readCheckpoints, setCheckpoint } from './checkpoints.js';
 import { dropDependentViews, recreateViews } from './dependent-views.js';
 import { lockProjectionExclusive, RebuildInProgressError, withRebuildLock } from './locks.js';
-import { READ_MODEL_SCHEMA, type Projection } from './projection.js';
+import { READ_MODEL_SCHEMA, readFor, type Projection } from './projection.js';
 import { assertProjectionNames } from './schema.js';
 
 export interface BuildOptions {
@@ -79,12 +79,7 @@ async function* readsOf(
   until?: Position,
 ): AsyncGenerator<{ events: RecordedEvent[]; through: Position; passed: number }> {
   for (;;) {
-    const read = await store.readAllOfTypes({
-      after,
-      types: projection.handles,
-      ...(projection.filter ? { filter: projection.filter } : {}),
-      limit,
-    });
+    const read = await readFor(store, projection, after, limit);
     const { through } = read;
     if (through === null || (after !== null && comparePositions(through, after) <= 0)) return;
     if (until && comparePositions(through, until) > 0) {

@@ -147,7 +147,7 @@ async function repickCurrent(
      where s.account_id = ? and s.scope = ?`,
     skus === null
       ? [schema, schema, schema, account_id, scope]
-      : [schema, schema, [...new Set(skus)], schema, account_id, scope],
+      : [schema, schema, [...skus], schema, account_id, scope],
   );
   if (added !== removed)
     await trx

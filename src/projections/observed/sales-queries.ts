@@ -203,7 +203,7 @@ async function pageOf(
        where k.account_id = s.account_id and k.marketplace_id = s.marketplace_id`
     : `select x.key, x.lines as orders, x.units, x.revenue
        from (${lines(['o.local_day between s.first and s.last', ...filters].join(' and '))}) x`;
-  const { first, second } = rankOf(q);
+  const { first, second, order } = rankOf(q);
   const reversed = (key: string) => key.replace(' desc', '').replace('nulls last', 'nulls first');
   // the currencies of every matching row: with a filter, of the rows (few); without, of the
   // window's lines, which `sales_days` has per currency
@@ -229,7 +229,7 @@ left join lateral (
   from page p join ${rm}.${SALES_SKUS_TABLE} k on k.key = p.key
   left join ${rm}.${CURRENT_LISTINGS_TABLE} l on (l.account_id, l.marketplace_id, l.sku) = (k.account_id, k.marketplace_id, k.sku)
   order by p.${first}, p.${second}, k.account_id, k.marketplace_id, k.asin, k.sku limit ?) p on true
-order by ${rankOf(q).order('p.')}`,
+order by ${order('p.')}`,
       [...scopeBindings(scopes), ...filterBindings, q.limit, q.limit],
     ),
   );
