@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 
@@ -7,6 +8,64 @@ export type { Knex };
 // positions (they can exceed 2^53) and convert where a number is meant.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v);
 
+// `prepared` lookups run on generic plans from their first call: each was chosen because its
+// generic plan is as good as a custom one, and PostgreSQL's own choice keeps planning some of them
+// every call (a relation whose row count it can't estimate). knex's unnamed statements are
+// always planned for their values, whatever this setting.
 export function createDb(connectionString: string, pool = { min: 0, max: 10 }): Knex {
-  return knexFactory({ client: 'pg', connection: connectionString, pool });
+  return knexFactory({
+    client: 'pg',
+    connection: connectionString,
+    pool: {
+      ...pool,
+      afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) =>
+        void conn.query('set plan_cache_mode = force_generic_plan').then(
+          () => done(null, conn),
+          (err: Error) => done(err, conn),
+        ),
+    },
+  });
+}
+
+/** Built anew for each attempt: a knex query can run once. */
+type Query = () => Knex.QueryBuilder | Knex.Raw;
+
+// Statement names by SQL text, and how many times each was renewed after a table changed under it.
+const statementNames = new Map<string, string>();
+/** Past this many texts a caller is building SQL that varies: its queries run unnamed. */
+const MAX_STATEMENTS = 2_000;
+
+const nameFor = (sql: string, renew = false): string | undefined => {
+  let name = statementNames.get(sql);
+  if (name && !renew) return name;
+  if (!name && statementNames.size >= MAX_STATEMENTS) return undefined;
+  const generation = name ? Number(name.split('_')[1]) + 1 : 0;
+  name = `q${createHash('sha1').update(sql).digest('hex').slice(0, 24)}_${generation}`;
+  statementNames.set(sql, name);
+  return name;
+};
+
+/** A cached plan whose table was rebuilt with other columns (a projection's swap): prepared again under a new name. */
+const isStalePlan = (err: unknown): boolean =>
+  (err as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String(err));
+
+/**
+ * Runs a hot lookup as a named prepared statement: knex sends unnamed statements, which
+ * PostgreSQL parses and plans on every call (in a live run, planning took as long as executing
+ * the context lookups). Named after its SQL text, each connection prepares it once and may settle
+ * on a generic plan after five calls, so only lookups whose generic plan is as good as a custom
+ * one go through here (docs/decisions.md lists the two that are not).
+ */
+export async function prepared<T>(query: Query): Promise<T> {
+  const { sql } = query().toSQL();
+  const named = (name: string | undefined) => {
+    const q = query();
+    return (name ? q.options({ name }) : q) as unknown as Promise<T>;
+  };
+  try {
+    return await named(nameFor(sql));
+  } catch (err) {
+    if (!isStalePlan(err)) throw err;
+    return named(nameFor(sql, true));
+  }
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import type { EntityType, InactiveCause, Marketplace } from '../../domain/account/events.js';
 import { rawDataKeptUntil } from '../../domain/account/raw-data.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
@@ -92,20 +93,24 @@ export async function loadAccounts(db: Knex, userId: string): Promise<AccountVie
 
 /** One account by id, whoever's it is (the automation runtime runs for an account, not a caller); null when unknown. */
 export async function loadAccount(db: Knex, accountId: string): Promise<AccountView | null> {
-  const rows: AccountRow[] = await db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id: accountId });
+  const rows = await prepared<AccountRow[]>(() =>
+    db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id: accountId }),
+  );
   return (await withProfiles(db, rows))[0] ?? null;
 }
 
 async function withProfiles(db: Knex, rows: readonly AccountRow[]): Promise<AccountView[]> {
   if (rows.length === 0) return [];
-  const profiles: ProfileRow[] = await db
-    .withSchema(READ_MODEL_SCHEMA)
-    .table('advertising_profiles')
-    .whereIn(
-      'account_id',
-      rows.map((r) => r.account_id),
-    )
-    .orderBy([{ column: 'country_code' }, { column: 'provider_profile_id' }]);
+  const profiles = await prepared<ProfileRow[]>(() =>
+    db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table('advertising_profiles')
+      .whereIn(
+        'account_id',
+        rows.map((r) => r.account_id),
+      )
+      .orderBy([{ column: 'country_code' }, { column: 'provider_profile_id' }]),
+  );
   return rows.map((r) => {
     const mine = profiles.filter((p) => p.account_id === r.account_id);
     const marketplaces = r.selling?.marketplaces ?? [];

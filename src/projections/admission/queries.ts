@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import type { TargetType } from '../../domain/mutation/payloads.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { ADS_TABLES } from '../observed/ads.js';
@@ -55,10 +56,12 @@ export async function resolveTarget(
   if (!UUID_PATTERN.test(target.id) || accountIds.length === 0) return null;
   const id = target.id.toLowerCase();
   if (target.type === 'Listing') {
-    const found = await rm(db, LISTING_TARGETS_TABLE)
-      .where({ listing_id: id })
-      .whereIn('account_id', accountIds)
-      .first();
+    const found = await prepared<{ account_id: string; marketplace_id: string; sku: string } | undefined>(() =>
+      rm(db, LISTING_TARGETS_TABLE)
+        .where({ listing_id: id })
+        .whereIn('account_id', accountIds)
+        .first('account_id', 'marketplace_id', 'sku'),
+    );
     if (!found) return null;
     const listing = await currentListing(db, found.account_id, found.marketplace_id, found.sku);
     if (!listing) return null;
@@ -190,9 +193,12 @@ async function currentListings(
   marketplaces: readonly string[],
   sku: string,
 ): Promise<CurrentListing[]> {
-  const { rows } = await db.raw(
-    `${CURRENT_LISTINGS} and c.marketplace_id = any(?) and c.sku = ? order by c.marketplace_id`,
-    [account_id, [...marketplaces], sku],
+  const { rows } = await prepared<{ rows: CurrentListing[] }>(() =>
+    db.raw(`${CURRENT_LISTINGS} and c.marketplace_id = any(?) and c.sku = ? order by c.marketplace_id`, [
+      account_id,
+      [...marketplaces],
+      sku,
+    ]),
   );
   return rows;
 }
@@ -240,7 +246,9 @@ export async function hasAsin(db: Knex, account_id: string, marketplace_id: stri
 
 /** The operator's switch: whether new admissions are paused. */
 export async function admissionsPaused(db: Knex): Promise<{ disabled: boolean; reason: string | null }> {
-  const row = await rm(db, ADMISSION_SWITCH_TABLE).first('disabled', 'reason');
+  const row = await prepared<{ disabled: boolean; reason: string | null } | undefined>(() =>
+    rm(db, ADMISSION_SWITCH_TABLE).first('disabled', 'reason'),
+  );
   return { disabled: row?.disabled ?? false, reason: row?.reason ?? null };
 }
 
@@ -277,14 +285,16 @@ export async function listingFacts(
   ids: readonly string[],
 ): Promise<Map<string, ListingFacts>> {
   if (ids.length === 0) return new Map();
-  const rows: ListingFacts[] = await db
-    .withSchema(READ_MODEL_SCHEMA)
-    .from(`${LISTING_TARGETS_TABLE} as t`)
-    .leftJoin(`${CURRENT_LISTINGS_TABLE} as c`, (j) =>
-      j.on('c.account_id', 't.account_id').andOn('c.marketplace_id', 't.marketplace_id').andOn('c.sku', 't.sku'),
-    )
-    .where('t.account_id', account_id)
-    .whereIn('t.listing_id', [...new Set(ids)])
-    .select('t.listing_id as id', 't.account_id', 'c.asin', 't.sku', 't.marketplace_id', 'c.title');
+  const rows = await prepared<ListingFacts[]>(() =>
+    db
+      .withSchema(READ_MODEL_SCHEMA)
+      .from(`${LISTING_TARGETS_TABLE} as t`)
+      .leftJoin(`${CURRENT_LISTINGS_TABLE} as c`, (j) =>
+        j.on('c.account_id', 't.account_id').andOn('c.marketplace_id', 't.marketplace_id').andOn('c.sku', 't.sku'),
+      )
+      .where('t.account_id', account_id)
+      .whereIn('t.listing_id', [...new Set(ids)])
+      .select('t.listing_id as id', 't.account_id', 'c.asin', 't.sku', 't.marketplace_id', 'c.title'),
+  );
   return new Map(rows.map((r) => [r.id, r]));
 }

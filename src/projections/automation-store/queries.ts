@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import type { StoreUsage } from '../../domain/automation-store/decide.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { STORE_VALUES_TABLE, STORE_WRITES_TABLE } from './projection.js';
@@ -20,9 +21,9 @@ export async function loadStoreSnapshot(
   automationId: string,
   now: Date = new Date(),
 ): Promise<Record<string, unknown>> {
-  const rows: { key: string; value_json: string }[] = await live(db, automationId, now)
-    .orderBy('key')
-    .select('key', 'value_json');
+  const rows = await prepared<{ key: string; value_json: string }[]>(() =>
+    live(db, automationId, now).orderBy('key').select('key', 'value_json'),
+  );
   return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value_json) as unknown]));
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import {
   PENDING_STATUSES,
   type CausedBy,
@@ -255,26 +256,32 @@ export async function receiptsForTargets(
          order by r.payload, r.created_at desc, r.id desc`
       : `select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status not in (${pending})
          order by r.created_at desc, r.id desc limit 1`;
-  const { rows } = (await db.raw(
-    `select x.* from unnest(?::text[]) t(target_id)
+  const ids = [...new Set(targetIds)];
+  // one target (a listing's context) as a one-row relation: PostgreSQL then settles on a generic
+  // plan, where an array of unknown length keeps it planning every call
+  const relation = ids.length === 1 ? `(values (?::text))` : `unnest(?::text[])`;
+  const { rows } = await prepared<{ rows: Row[] }>(() =>
+    db.raw(
+      `select x.* from ${relation} t(target_id)
      cross join lateral (
        (select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status in (${pending}))
        union all
        (${settled})
      ) x
      order by x.target_id, x.created_at, x.id`,
-    [
-      [...new Set(targetIds)],
-      READ_MODEL_SCHEMA,
-      RECEIPTS_TABLE,
-      targetType,
-      ...PENDING_STATUSES,
-      READ_MODEL_SCHEMA,
-      RECEIPTS_TABLE,
-      targetType,
-      ...PENDING_STATUSES,
-    ],
-  )) as { rows: Row[] };
+      [
+        ids.length === 1 ? ids[0]! : ids,
+        READ_MODEL_SCHEMA,
+        RECEIPTS_TABLE,
+        targetType,
+        ...PENDING_STATUSES,
+        READ_MODEL_SCHEMA,
+        RECEIPTS_TABLE,
+        targetType,
+        ...PENDING_STATUSES,
+      ],
+    ),
+  );
   for (const row of rows) {
     const list = byTarget.get(row.target_id) ?? [];
     list.push(full(row));
@@ -288,7 +295,7 @@ export async function receiptsForTargets(
 
 /** Whether the read model shows the receipt yet. */
 export async function receiptShown(db: Knex, id: string): Promise<boolean> {
-  return (await receipts(db).where({ id }).first('id')) !== undefined;
+  return (await prepared(() => receipts(db).where({ id }).first('id'))) !== undefined;
 }
 
 /** A target's pending receipts, oldest first (admission order). */
@@ -296,11 +303,13 @@ export async function pendingOfTargetIds(
   db: Knex,
   target: { type: string; id: string },
 ): Promise<Array<{ id: string; created_at: string }>> {
-  const rows: { id: string; created_at: Date }[] = await receipts(db)
-    .where({ target_type: target.type, target_id: target.id })
-    .whereIn('status', PENDING_STATUSES)
-    .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id', 'created_at');
+  const rows = await prepared<{ id: string; created_at: Date }[]>(() =>
+    receipts(db)
+      .where({ target_type: target.type, target_id: target.id })
+      .whereIn('status', PENDING_STATUSES)
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('id', 'created_at'),
+  );
   return rows.map((r) => ({ id: r.id, created_at: r.created_at.toISOString() }));
 }
 

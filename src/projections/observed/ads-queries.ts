@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import { completeReads, inCompleteRead } from './economics-support.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
 
@@ -376,15 +377,17 @@ export async function adsOfListing(
   db: Knex,
   listing: { account_id: string; marketplace_id: string; sku: string; asin: string | null },
 ): Promise<Array<{ id: string; campaign_id: string; ad_group_id: string }>> {
-  const { rows } = await db.raw(
-    `${observed(
-      'ads_product_ads',
-      SP_ENTITY_DATASETS.productAds,
-      'e.account_id = ? and e.marketplace_id = ? and (e.sku = ? or (e.sku is null and e.asin = ?))',
-    )}`,
-    [listing.account_id, listing.marketplace_id, listing.sku, listing.asin],
+  const { rows } = await prepared<{ rows: Array<{ id: string; campaign_id: string; ad_group_id: string }> }>(() =>
+    db.raw(
+      observed(
+        'ads_product_ads',
+        SP_ENTITY_DATASETS.productAds,
+        'e.account_id = ? and e.marketplace_id = ? and (e.sku = ? or (e.sku is null and e.asin = ?))',
+      ),
+      [listing.account_id, listing.marketplace_id, listing.sku, listing.asin],
+    ),
   );
-  return (rows as Array<{ id: string; campaign_id: string; ad_group_id: string }>).map((r) => ({
+  return rows.map((r) => ({
     id: r.id,
     campaign_id: r.campaign_id,
     ad_group_id: r.ad_group_id,

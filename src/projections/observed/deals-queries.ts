@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import { COUPONS_DATASET, PROMOTIONS_DATASET } from '../../domain/observation/datasets.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { COUPONS_TABLE } from './coupons.js';
@@ -34,12 +35,14 @@ export async function activeDeals(
   asins: readonly string[],
   now: Date,
 ): Promise<ActiveDeals> {
-  const read: Array<{ dataset: string; observed_at: Date }> = await db
-    .withSchema(rm)
-    .table('observed_scopes')
-    .where({ account_id, scope: marketplace_id })
-    .whereIn('dataset', [COUPONS_DATASET, PROMOTIONS_DATASET])
-    .select('dataset', 'observed_at');
+  const read = await prepared<Array<{ dataset: string; observed_at: Date }>>(() =>
+    db
+      .withSchema(rm)
+      .table('observed_scopes')
+      .where({ account_id, scope: marketplace_id })
+      .whereIn('dataset', [COUPONS_DATASET, PROMOTIONS_DATASET])
+      .select('dataset', 'observed_at'),
+  );
   if (read.length < 2) return { reported_at: null, deals: [] };
   const reported_at = new Date(Math.min(...read.map((r) => r.observed_at.getTime())));
   if (asins.length === 0) return { reported_at, deals: [] };

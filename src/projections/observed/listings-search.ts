@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { INVENTORY_TABLE } from './inventory.js';
 import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE, SCOPES_TABLE } from './listings.js';
@@ -151,14 +152,16 @@ export async function listingsMentioned(
 ): Promise<ListingRecord[]> {
   const named = mentions.filter((m) => m.sku !== null || m.asin !== null);
   if (named.length === 0) return [];
-  const { rows } = await db.raw(
-    `with m as (select * from jsonb_to_recordset(?::jsonb) as m(sku text, asin text, marketplace_id text)),
+  const { rows } = await prepared<{ rows: ListingRecord[] }>(() =>
+    db.raw(
+      `with m as (select * from jsonb_to_recordset(?::jsonb) as m(sku text, asin text, marketplace_id text)),
 page as (select distinct c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c join m
   on (m.sku = c.sku or (m.sku is null and m.asin = c.asin)) and (m.marketplace_id is null or m.marketplace_id = c.marketplace_id)
   where c.account_id = ?)
 select ${WIDE}
 order by p.marketplace_id, p.sku`,
-    [JSON.stringify(named), account_id],
+      [JSON.stringify(named), account_id],
+    ),
   );
-  return rows as ListingRecord[];
+  return rows;
 }

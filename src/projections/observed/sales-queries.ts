@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { CURRENT_LISTINGS_TABLE } from './listings.js';
 import { ORDERS_TABLE } from './orders.js';
@@ -350,10 +351,12 @@ export async function businessUnitsSince(
   listing: { account_id: string; marketplace_id: string; sku: string },
   since: Date,
 ): Promise<number> {
-  const { rows } = await db.raw(
-    `select coalesce(sum(o.quantity), 0) as units from ${rm}.${SALES_LINES_TABLE} o
-     where o.account_id = ? and o.marketplace_id = ? and o.sku = ? and o.sold_at >= ? and o.is_business_order`,
-    [listing.account_id, listing.marketplace_id, listing.sku, since],
+  const { rows } = await prepared<{ rows: Array<{ units: string }> }>(() =>
+    db.raw(
+      `select coalesce(sum(o.quantity), 0) as units from ${rm}.${SALES_LINES_TABLE} o
+       where o.account_id = ? and o.marketplace_id = ? and o.sku = ? and o.sold_at >= ? and o.is_business_order`,
+      [listing.account_id, listing.marketplace_id, listing.sku, since],
+    ),
   );
   return count(rows[0]?.units);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from '../../infra/db.js';
+import { prepared } from '../../infra/db.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { ATTEMPTS_TABLE, DELIVERIES_TABLE } from './deliveries.js';
 import { WEBHOOKS_TABLE } from './projection.js';
@@ -11,11 +12,13 @@ const iso = (db: Knex, column: string) => db.raw(`to_json(??) #>> '{}' as ??`, [
 
 /** Names of the account's enabled webhooks, sorted: the keys of `context.webhooks` (spec 2.13). */
 export async function enabledWebhookNames(db: Knex, accountId: string): Promise<string[]> {
-  const rows: { name: string }[] = await table(db, WEBHOOKS_TABLE)
-    .where({ account_id: accountId, enabled: true })
-    .whereNull('removed_at')
-    .orderBy('name')
-    .select('name');
+  const rows = await prepared<{ name: string }[]>(() =>
+    table(db, WEBHOOKS_TABLE)
+      .where({ account_id: accountId, enabled: true })
+      .whereNull('removed_at')
+      .orderBy('name')
+      .select('name'),
+  );
   return rows.map((r) => r.name);
 }
 

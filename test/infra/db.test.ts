@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { createDb, prepared } from '../../src/infra/db.js';
+import { newId } from '../../src/domain/shared/ids.js';
+
+describe('prepared lookups', () => {
+  let db: Knex;
+  const table = `prepared_${newId().replaceAll('-', '')}`;
+
+  // one connection, so the statements it prepared can be listed
+  before(async () => {
+    db = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
+    await db.schema.createTable(table, (t) => t.integer('a'));
+    await db(table).insert([{ a: 1 }, { a: 2 }]);
+  });
+  after(async () => {
+    await db.schema.dropTableIfExists(table);
+    await db.destroy();
+  });
+
+  const statements = async (): Promise<string[]> =>
+    (await db.raw(`select statement from pg_prepared_statements where statement like ?`, [`%${table}%`])).rows.map(
+      (r: { statement: string }) => r.statement,
+    );
+
+  it('prepares a lookup once per connection, named after its SQL, with the answer knex gives unnamed', async () => {
+    const lookup = (a: number) => () => db(table).where({ a }).select('a');
+    expect(await prepared(lookup(2))).to.deep.equal(await lookup(2)());
+    expect(await prepared(lookup(1))).to.deep.equal([{ a: 1 }]);
+    expect(await prepared(() => db(table).where({ a: 1 }).first('a'))).to.deep.equal({ a: 1 });
+    expect(await statements()).to.have.members([
+      `select "a" from "${table}" where "a" = $1`,
+      `select "a" from "${table}" where "a" = $1 limit $2`,
+    ]);
+  });
+
+  it('prepares again when a rebuild swapped the table for one with other columns', async () => {
+    const all = () => db(table).orderBy('a').select('*');
+    expect(await prepared(all)).to.deep.equal([{ a: 1 }, { a: 2 }]);
+    // as a projection's rebuild swaps its tables: a new table under the old name
+    await db.transaction(async (trx) => {
+      await trx.schema.createTable(`${table}_new`, (t) => (t.integer('a'), t.text('b')));
+      await trx(`${table}_new`).insert({ a: 3, b: 'x' });
+      await trx.schema.dropTable(table);
+      await trx.schema.renameTable(`${table}_new`, table);
+    });
+    expect(await prepared(all)).to.deep.equal([{ a: 3, b: 'x' }]);
+  });
+});
