@@ -24,9 +24,9 @@ const SYNTHETIC_SOURCES = [
   'MutationChangeAbsent',
 ] as const;
 
-/** Rows per insert, well under PostgreSQL's 65,535 parameters (8 per event row, 9 per target). */
+/** Rows per insert, well under PostgreSQL's 65,535 parameters (8 per event row, 13 per target). */
 const RUN_ROWS = 500;
-const TARGET_ROWS = 5_000;
+const TARGET_ROWS = 4_000;
 
 interface EventRow {
   id: string;
@@ -57,9 +57,21 @@ async function insert(
         .returning('id')
     ).map((r: { id: string }) => r.id),
   );
+  // each target carries its event's account, type and times: a listing's latest message of a type
+  // is one index probe (latestNaming), however many the listing has had
   const targets = rows
     .filter(({ row }) => inserted.has(row.id))
-    .flatMap(({ row, targets }) => targets.map((t, ord) => ({ event_id: row.id, ord, ...t })));
+    .flatMap(({ row, targets }) =>
+      targets.map((t, ord) => ({
+        event_id: row.id,
+        ord,
+        ...t,
+        account_id: row.account_id,
+        stream_type: row.stream_type,
+        occurred_at: row.occurred_at,
+        received_at: row.received_at,
+      })),
+    );
   for (let i = 0; i < targets.length; i += TARGET_ROWS)
     await trx
       .withSchema(schema)
@@ -133,7 +145,8 @@ async function applySynthetic(trx: Knex.Transaction, event: RecordedEvent, schem
 
 export const eventsProjection: Projection = {
   name: 'events',
-  version: 1,
+  // 2: targets carry their event's account, type and times (latestNaming's index)
+  version: 2,
   handles: [...MARKETPLACE_EVENT_TYPES, ...SYNTHETIC_SOURCES],
   tables: [EVENTS_TABLE, EVENT_TARGETS_TABLE, LISTING_RECEIPTS_TABLE],
   async createTables(db, schema) {
@@ -157,11 +170,20 @@ export const eventsProjection: Projection = {
       t.uuid('event_id').notNullable().references('id').inTable(events).onDelete('CASCADE');
       t.integer('ord').notNullable();
       for (const column of Object.keys(NO_IDENTITY)) t.text(column);
+      t.uuid('account_id').notNullable();
+      /** the event's; null on a synthetic row */
+      t.text('stream_type');
+      t.timestamp('occurred_at', { useTz: true }).notNullable();
+      t.timestamp('received_at', { useTz: true }).notNullable();
       t.primary(['event_id', 'ord']);
     });
     const targets = `${schema}.${EVENT_TARGETS_TABLE}`;
     await db.raw('create index on ?? (asin) where asin is not null', [targets]);
     await db.raw('create index on ?? (sku) where sku is not null', [targets]);
+    // latestNaming: a listing's latest message of a type, by SKU, else by ASIN
+    const latest = 'stream_type, occurred_at desc, received_at desc';
+    await db.raw(`create index on ?? (account_id, sku, ${latest}) where sku is not null`, [targets]);
+    await db.raw(`create index on ?? (account_id, asin, ${latest}) where sku is null and asin is not null`, [targets]);
     await db.schema.withSchema(schema).createTable(LISTING_RECEIPTS_TABLE, (t) => {
       t.uuid('receipt_id').primary();
       t.uuid('account_id').notNullable();

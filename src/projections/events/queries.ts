@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../../infra/db.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { CURRENT_LISTINGS_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
@@ -179,17 +180,23 @@ export async function latestNaming(
   types: readonly string[],
   listing: { sku: string; asin: string | null; marketplace_id: string },
 ): Promise<Map<string, Record<string, unknown>>> {
-  const { rows } = await db.raw(
-    `select distinct on (e.stream_type) e.stream_type, e.payload from ${rm(EVENTS_TABLE)} e
-     where e.account_id = ? and e.stream_type = any(?) and not e.synthetic
-       and exists (select 1 from ${rm(EVENT_TARGETS_TABLE)} t where t.event_id = e.id
-         and (t.sku = ? or (t.sku is null and t.asin = ?)) and (t.marketplace_id is null or t.marketplace_id = ?))
-     order by e.stream_type, e.occurred_at desc, e.received_at desc`,
-    [account_id, [...types], listing.sku, listing.asin, listing.marketplace_id],
+  // per type, the latest target row naming the listing by its SKU and the latest naming its ASIN
+  // without a SKU (one index probe each), the later of the two
+  const probe = (key: string) => `(select t.event_id, t.occurred_at, t.received_at from ${rm(EVENT_TARGETS_TABLE)} t
+      where t.account_id = ? and ${key} and t.stream_type = ty.stream_type and (t.marketplace_id is null or t.marketplace_id = ?)
+      order by t.occurred_at desc, t.received_at desc limit 1)`;
+  const { rows } = await prepared<{ rows: Array<{ stream_type: string; payload: Record<string, unknown> }> }>(() =>
+    db.raw(
+      `select ty.stream_type, e.payload from unnest(?::text[]) ty(stream_type)
+       cross join lateral (
+         select x.event_id from (${probe('t.sku = ?')} union all ${probe('t.sku is null and t.asin = ?')}) x
+         order by x.occurred_at desc, x.received_at desc limit 1
+       ) latest
+       join ${rm(EVENTS_TABLE)} e on e.id = latest.event_id`,
+      [[...types], account_id, listing.sku, listing.marketplace_id, account_id, listing.asin, listing.marketplace_id],
+    ),
   );
-  return new Map(
-    (rows as Array<{ stream_type: string; payload: Record<string, unknown> }>).map((r) => [r.stream_type, r.payload]),
-  );
+  return new Map(rows.map((r) => [r.stream_type, r.payload]));
 }
 
 /** The Marketing Stream rows of these types recorded for a campaign (provider id) since `since`, in the order received. */
