@@ -3,7 +3,8 @@ import { idempotencyDecider, idempotencyStreamId, idempotencyVerdict } from '../
 import type { Idempotency } from '../domain/mutation/events.js';
 import type { AdmissionOutcome, AdmissionResult, Admit } from './admission-receipts.js';
 import { receiptView } from './admission-receipts.js';
-import { aggregateStream, handleCommand, streamName, type CommandContext } from './handler.js';
+import { mutationDecider } from '../domain/mutation/decide.js';
+import { aggregateStream, handleCommand, noStream, streamName, type CommandContext } from './handler.js';
 import { executeMutationCommand, readReceipt } from './mutations.js';
 
 // An idempotency key answers every retry the same (spec 4.8): a call's answer is recorded under
@@ -48,7 +49,8 @@ export async function admitIdempotently({
     const record = { type: 'RecordKeyUse' as const, use, at };
     await handleCommand(idempotencyDecider, keyId(keyed.idempotency), record, ctx, keyed.aggregate);
   }
-  for (const command of admissions) await executeMutationCommand(ctx, command);
+  // new receipts: their streams are not read first (one that exists fails the append and is read then)
+  for (const command of admissions) await executeMutationCommand(ctx, command, noStream(mutationDecider));
   return outcome;
 }
 
@@ -63,7 +65,7 @@ async function replay(ctx: CommandContext, used: IdempotencyKeyUsed): Promise<Ad
     let found = await readReceipt(ctx.store, r.receipt_id);
     if (!found) {
       const command = used.admissions.find((a) => a.receipt_id === r.receipt_id) as Admit;
-      await executeMutationCommand(ctx, command);
+      await executeMutationCommand(ctx, command, noStream(mutationDecider));
       found = (await readReceipt(ctx.store, r.receipt_id))!;
     }
     results.push({ index, receipt: receiptView(found, false) });

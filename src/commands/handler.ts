@@ -48,6 +48,30 @@ export async function aggregateStream<Command, State, Event extends DomainEvent>
   };
 }
 
+/** A stream no one has written yet, as a decider sees it: what to pass as `known` for a stream the caller just named. */
+export const noStream = <Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+): Aggregate<State, Event> => ({ state: decider.initialState(), revision: null, events: [] });
+
+/**
+ * The aggregate after a command decided on `known`, folded on without reading the stream again;
+ * undefined when other events came in between (the command was then decided again on a fresh read).
+ */
+export function advanced<Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  known: Aggregate<State, Event>,
+  result: CommandResult<Event>,
+): Aggregate<State, Event> | undefined {
+  const n = BigInt(result.events.length);
+  const expected = known.revision === null ? (n === 0n ? null : n - 1n) : known.revision + n;
+  if (result.revision !== expected) return undefined;
+  return {
+    state: result.events.reduce(decider.evolve, known.state),
+    revision: result.revision,
+    events: [...known.events, ...result.events],
+  };
+}
+
 /** What a command's events carry: the context's metadata, a correlation id of their own unless it gives one, the time. */
 const metadataOf = (ctx: CommandContext, at: string): EventMetadata => ({
   correlation_id: randomUUID(),

@@ -3,32 +3,39 @@ import type { MutationEvent, MutationEventOf } from '../domain/mutation/events.j
 import type { ReceiptState } from '../domain/mutation/state.js';
 import type { EventStore, Position } from '../eventstore/port.js';
 import { parseEvent } from '../domain/shared/decider.js';
-import { aggregateStream, handleCommand, streamName, type CommandContext, type CommandResult } from './handler.js';
+import {
+  aggregateStream,
+  handleCommand,
+  streamName,
+  type Aggregate,
+  type CommandContext,
+  type CommandResult,
+} from './handler.js';
 
 // Applies a receipt command to its stream (`mutation-<receipt id>`) with optimistic concurrency:
 // two workers racing on one receipt (say, two dispatches) can't both win; the loser is decided
-// again on the fresh state and refused by the state machine.
+// again on the fresh state and refused by the state machine. `known`: the receipt as the caller
+// just read or wrote it (see handleCommand).
 export async function executeMutationCommand(
   ctx: CommandContext,
   command: MutationCommand,
+  known?: Aggregate<ReceiptState, MutationEvent>,
 ): Promise<CommandResult<MutationEvent>> {
   const metadata =
     command.type === 'AdmitMutation' ? { ...ctx.metadata, account_id: command.account_id } : ctx.metadata;
-  return handleCommand(mutationDecider, command.receipt_id, command, { ...ctx, metadata });
+  return handleCommand(mutationDecider, command.receipt_id, command, { ...ctx, metadata }, known);
 }
 
-export interface Receipt {
+export interface Receipt extends Aggregate<ReceiptState, MutationEvent> {
   /** what the receipt was admitted as: its first event */
   admitted: MutationEventOf<'MutationAdmitted'>['data'];
-  state: ReceiptState;
-  events: MutationEvent[];
 }
 
 /** A receipt from its own stream; null when its admission was never recorded. */
 export async function readReceipt(store: EventStore, receipt_id: string): Promise<Receipt | null> {
-  const { state, events } = await aggregateStream(store, mutationDecider, receipt_id);
-  const first = events[0];
-  return first?.type === 'MutationAdmitted' ? { admitted: first.data, state, events } : null;
+  const aggregate = await aggregateStream(store, mutationDecider, receipt_id);
+  const first = aggregate.events[0];
+  return first?.type === 'MutationAdmitted' ? { ...aggregate, admitted: first.data } : null;
 }
 
 /** Where a receipt's admission stands in the log, and whose account it is; null when never admitted. */

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { aggregateStream, handleCommand, handleCommandWith, handleCreations } from '../../src/commands/handler.js';
+import {
+  advanced,
+  aggregateStream,
+  handleCommand,
+  handleCommandWith,
+  handleCreations,
+  noStream,
+} from '../../src/commands/handler.js';
 import type { Decider } from '../../src/domain/shared/decider.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { createEventStore, WrongExpectedVersion, type EventStore } from '../../src/eventstore/index.js';
@@ -163,6 +170,23 @@ describe('command handler', () => {
       (err: unknown) => expect(err).to.be.instanceOf(DomainError),
     );
     expect((await aggregateStream(store, counter, id)).state).to.equal(6);
+  });
+
+  it('advanced: the aggregate after a command, folded on from the known one; undefined when another writer came between', async () => {
+    const id = newId();
+    const first = noStream(counter);
+    const created = await handleCommand(counter, id, { type: 'Increment', by: 2, limit: 10 }, ctx(), first);
+    const after = advanced(counter, first, created)!;
+    expect(after).to.deep.equal(await aggregateStream(store, counter, id), 'as a read of the stream would say');
+    const more = await handleCommand(counter, id, { type: 'Increment', by: 3, limit: 10 }, ctx(), after);
+    expect(advanced(counter, after, more)).to.deep.equal(await aggregateStream(store, counter, id));
+    // `after` is stale now (state 2): the command is decided again on the read, and its result can't be folded on
+    const decidedAgain = await handleCommand(counter, id, { type: 'Increment', by: 1, limit: 10 }, ctx(), after);
+    expect(decidedAgain.revision).to.equal(2n);
+    expect(advanced(counter, after, decidedAgain)).to.equal(undefined);
+    // nothing decided: the known aggregate as it was
+    const none = await handleCommand(counter, id, { type: 'Increment', by: 0, limit: 10 }, ctx(), first);
+    expect(advanced(counter, first, none)).to.deep.equal(first);
   });
 
   it('appends nothing when the decider returns no events', async () => {

@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { CommandContext } from '../../commands/handler.js';
+import { advanced, type Aggregate, type CommandContext } from '../../commands/handler.js';
 import { withheldReason } from '../../commands/dispatch-control.js';
 import { executeMutationCommand } from '../../commands/mutations.js';
-import { ABSENT_AFTER_MS, type MutationCommand } from '../../domain/mutation/decide.js';
+import { ABSENT_AFTER_MS, mutationDecider, type MutationCommand } from '../../domain/mutation/decide.js';
 import { nextDispatch, type Backoff } from '../../domain/mutation/dispatch-order.js';
-import type { Created } from '../../domain/mutation/events.js';
+import type { Created, MutationEvent } from '../../domain/mutation/events.js';
+import type { ReceiptState } from '../../domain/mutation/state.js';
 import { CREATED_TYPE, isCreation } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pollUntil } from '../../infra/poll.js';
@@ -56,8 +57,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class Dispatcher {
   constructor(private readonly deps: DispatcherDeps) {}
 
-  private run(command: MutationCommand) {
-    return executeMutationCommand(this.deps.ctx, command);
+  /** `known`: the receipt as this worker last read or wrote it (a stale one is read again) */
+  private run(command: MutationCommand, known?: Aggregate<ReceiptState, MutationEvent>) {
+    return executeMutationCommand(this.deps.ctx, command, known);
   }
 
   /**
@@ -140,26 +142,32 @@ export class Dispatcher {
   private async interrupted(r: DispatchReceipt): Promise<void> {
     const now = this.deps.now();
     this.deps.logger.warn({ receipt_id: r.id }, 'receipt found submitting with no sender: uncertain, never resent');
-    await this.run({
-      type: 'RecordUncertain',
-      receipt_id: r.id,
-      cause: 'ambiguous',
-      http_status: null,
-      response: null,
-      request_id: null,
-      error: {
-        code: 'interrupted',
-        message: 'the dispatcher stopped while sending; the marketplace may or may not have applied the request',
+    await this.run(
+      {
+        type: 'RecordUncertain',
+        receipt_id: r.id,
+        cause: 'ambiguous',
+        http_status: null,
+        response: null,
+        request_id: null,
+        error: {
+          code: 'interrupted',
+          message: 'the dispatcher stopped while sending; the marketplace may or may not have applied the request',
+        },
+        recorded_at: iso(now),
       },
-      recorded_at: iso(now),
-    });
+      r.known,
+    );
     await this.checkSoon(r.id, now);
   }
 
   private async sendNext(trx: Knex.Transaction, r: DispatchReceipt): Promise<void> {
     const withheld = await withheldReason(this.deps.ctx.store, r);
     if (withheld) {
-      await this.run({ type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) });
+      await this.run(
+        { type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) },
+        r.known,
+      );
       return;
     }
     let request: MarketplaceRequest;
@@ -185,16 +193,20 @@ export class Dispatcher {
     const clients = await this.deps.clientsFor(r, trx);
     const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
     const priors = await this.priors(batch, clients);
-    for (const b of batch)
-      await this.run({
-        type: 'StartDispatch',
+    // each receipt as its start left it: the answer is decided on it without reading the stream again
+    const started: Array<Aggregate<ReceiptState, MutationEvent> | undefined> = [];
+    for (const b of batch) {
+      const command = {
+        type: 'StartDispatch' as const,
         receipt_id: b.receipt.id,
         started_at: iso(this.deps.now()),
         ...(priors.has(b.receipt.id) ? { prior: priors.get(b.receipt.id) } : {}),
-      });
+      };
+      started.push(advanced(mutationDecider, b.receipt.known, await this.run(command, b.receipt.known)));
+    }
     const verdicts = await send(clients, batch);
     const recorded_at = iso(this.deps.now());
-    for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at);
+    for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at, started[i]);
   }
 
   /**
@@ -284,24 +296,32 @@ export class Dispatcher {
     return found;
   }
 
-  private async record(r: DispatchReceipt, verdict: Verdict, recorded_at: string): Promise<void> {
+  private async record(
+    r: DispatchReceipt,
+    verdict: Verdict,
+    recorded_at: string,
+    known?: Aggregate<ReceiptState, MutationEvent>,
+  ): Promise<void> {
     const { http_status, response, request_id, error } = verdict;
     const answer = { receipt_id: r.id, http_status, response, request_id, error, recorded_at };
     switch (verdict.kind) {
       case 'submitted':
-        await this.run({
-          type: 'RecordSubmission',
-          ...answer,
-          submission_id: verdict.submission_id,
-          accepted: verdict.accepted,
-          created: verdict.created,
-        });
+        await this.run(
+          {
+            type: 'RecordSubmission',
+            ...answer,
+            submission_id: verdict.submission_id,
+            accepted: verdict.accepted,
+            created: verdict.created,
+          },
+          known,
+        );
         return;
       case 'retryable':
-        await this.run({ type: 'RecordRetryableRejection', ...answer });
+        await this.run({ type: 'RecordRetryableRejection', ...answer }, known);
         return;
       case 'uncertain':
-        await this.run({ type: 'RecordUncertain', ...answer, cause: verdict.cause });
+        await this.run({ type: 'RecordUncertain', ...answer, cause: verdict.cause }, known);
         await this.checkSoon(r.id, Date.parse(recorded_at));
     }
   }
@@ -340,6 +360,7 @@ export class Dispatcher {
         'candidates' in found
           ? { type: 'ReconcileCreation', ...check, ...found }
           : { type: 'ReconcileChange', ...check, ...found },
+        r.known,
       );
       const settled = events[0]?.type;
       if (settled === 'MutationReconciliationChecked')
