@@ -111,26 +111,24 @@ const COLUMNS =
 
 // Only transactions below the oldest one that may still add events are read (events_horizon,
 // src/eventstore/schema.ts): every event there is committed (or gone), and no later commit can
-// land before the checkpoint pair.
-const READ_ALL = prepared(
-  'read_all',
-  `
-  select ${COLUMNS} from events
+// land before the checkpoint pair ($1, $2). Both readers of the global log take at most $3 of them.
+const PAST_CHECKPOINT = `from events
   where transaction_id < (select events_horizon())
     and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
   order by transaction_id, global_position
-  limit $3`,
+  limit $3`;
+
+const READ_ALL = prepared(
+  'read_all',
+  `
+  select ${COLUMNS} ${PAST_CHECKPOINT}`,
 );
 
 // readAllOfTypes: positions and types first (no payloads), then the wanted rows by primary key.
 const SCAN_ALL = prepared(
   'scan_all',
   `
-  select transaction_id::text as commit_position, global_position, type from events
-  where transaction_id < (select events_horizon())
-    and (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-  order by transaction_id, global_position
-  limit $3`,
+  select transaction_id::text as commit_position, global_position, type ${PAST_CHECKPOINT}`,
 );
 // A filter's field of each event at these positions: the server loads an event's data to read it,
 // but sends only the field, so a reader of one dataset's pages passes over the others' unread.

@@ -1,5 +1,6 @@
 // The SQL views of spec 2.15: what `query_data` queries and `describe_data` describes.
-// Each view is one definition file; the registry lists the ones that exist so far.
+// Each view is one module (its SQL) with its catalogue beside it as JSON (catalogue.ts); the
+// registry lists the ones that exist so far.
 
 /** The twelve view names of spec 2.15, exactly. */
 export const VIEW_NAMES = [

@@ -1,7 +1,7 @@
 import type { ViewColumn, ViewJoin } from './definition.js';
 
 // What several views state alike, stated once: a column that means the same in every view that
-// has it reads the same in describe_data. A view's own columns stay in its file.
+// has it reads the same in describe_data. A view's catalogue (its JSON) names these by key.
 
 /** A view's column: `unit` only for measures (null for identifiers, text and times). */
 export const column = (
@@ -15,31 +15,28 @@ export const column = (
 const plain = (name: string, type: string, description: string): ViewColumn => column(name, type, false, description);
 
 /** The first column of every account view; `kind` names which accounts the view shows. */
-export const accountId = (kind?: 'seller' | 'advertising' | 'vendor'): ViewColumn =>
+const accountId = (kind?: 'seller' | 'advertising' | 'vendor'): ViewColumn =>
   plain('account_id', 'uuid', kind ? `the ${kind} account` : 'the account');
 
-export const MARKETPLACE_ID = plain('marketplace_id', 'text', 'the marketplace (v_marketplaces)');
-/** Ads views: an advertising profile is one marketplace. */
-export const PROFILE_MARKETPLACE_ID = plain('marketplace_id', 'text', "the profile's marketplace (v_marketplaces)");
-/** For views whose money columns are all in the row's one currency. */
-export const ROW_CURRENCY = plain('currency', 'text', 'ISO 4217 code of every money column of the row');
+export const SHARED_COLUMNS = {
+  account_id: accountId(),
+  seller_account_id: accountId('seller'),
+  advertising_account_id: accountId('advertising'),
+  vendor_account_id: accountId('vendor'),
+  marketplace_id: plain('marketplace_id', 'text', 'the marketplace (v_marketplaces)'),
+  /** Ads views: an advertising profile is one marketplace. */
+  profile_marketplace_id: plain('marketplace_id', 'text', "the profile's marketplace (v_marketplaces)"),
+  /** For views whose money columns are all in the row's one currency. */
+  row_currency: plain('currency', 'text', 'ISO 4217 code of every money column of the row'),
+  /** Coupon and promotion reports: when a deal starts, and when its cumulative totals were read. */
+  starts_at: plain('starts_at', 'timestamptz', 'start, UTC'),
+  reported_at: plain('reported_at', 'timestamptz', 'when these totals were downloaded'),
+} as const satisfies Record<string, ViewColumn>;
 
-/** Coupon and promotion reports: when a deal starts, and when its cumulative totals were read. */
-export const STARTS_AT = plain('starts_at', 'timestamptz', 'start, UTC');
-export const REPORTED_AT = plain('reported_at', 'timestamptz', 'when these totals were downloaded');
+export const SHARED_JOINS = {
+  v_marketplaces: { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null },
+} as const satisfies Record<string, ViewJoin>;
 
-/** A measure column in `unit`, bigint unless the view's table keeps an integer. */
-const measure =
-  (unit: string) =>
-  (name: string, nullable: boolean, description: string, type: 'bigint' | 'integer' = 'bigint'): ViewColumn =>
-    column(name, type, nullable, description, unit);
-
-/** Money is an integer count of the currency's minor units everywhere. */
-export const money = measure('minor units of currency');
-/** A count of things (units, clicks, clips). */
-export const count = measure('count');
-
-export const MONEY_WARNING =
-  'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.';
-
-export const MARKETPLACES_JOIN: ViewJoin = { view: 'v_marketplaces', on: 'marketplace_id', fanOut: null };
+export const SHARED_WARNINGS = {
+  money: 'Money is in minor units of the row currency (JPY has no subunit); never sum across currencies.',
+} as const satisfies Record<string, string>;

@@ -1,7 +1,9 @@
 import { completeReads } from '../observed/economics-support.js';
 import { VENDOR_REPORTED } from '../observed/vendor.js';
+import { viewCatalogue } from './catalogue.js';
 import type { ViewColumn, ViewDefinition } from './definition.js';
-import { accountId, MARKETPLACE_ID, MARKETPLACES_JOIN, MONEY_WARNING, column } from './shared.js';
+import { column } from './shared.js';
+import catalogue from './v_vendor_metrics.json' with { type: 'json' };
 
 type Kind = 'count' | 'money' | 'rate' | 'days';
 type Group = 'orders' | 'traffic' | 'shipments' | 'inventory';
@@ -68,13 +70,11 @@ const sqlType = (kind: Kind) => (kind === 'count' || kind === 'money' ? 'bigint'
 /** The sourcing (distributor) view has no orders or traffic. */
 const nullWhenSourcing = (group: Group) => group === 'orders' || group === 'traffic';
 
+const described = viewCatalogue(catalogue);
+
+/** The catalogue's columns, then the spec's metrics. */
 const columns: ViewColumn[] = [
-  accountId('vendor'),
-  MARKETPLACE_ID,
-  column('view', 'text', false, 'manufacturing or sourcing (distributor view); they overlap: always filter on it'),
-  column('date', 'date', false, 'the day described'),
-  column('asin', 'text', true, 'the ASIN; null on the row of catalog-wide totals'),
-  column('currency', 'text', true, 'ISO 4217 code of the money columns'),
+  ...described.columns,
   ...METRICS.map(({ name, kind, group, description }) =>
     column(
       name,
@@ -94,21 +94,8 @@ const select = METRICS.map(({ name, kind, group }) => {
 });
 
 export const vVendorMetrics: ViewDefinition = {
-  name: 'v_vendor_metrics',
-  audience: 'vendor',
-  grain: 'one row per view per marketplace per day per ASIN, plus a row with null asin carrying catalog-wide totals',
+  ...described,
   columns,
-  freshness:
-    'From the vendor sales, traffic and inventory reports at reportPeriod DAY, read twice a day; a day lands two days late, so the latest two days are empty. The trailing week is re-read.',
-  joins: [{ view: 'v_catalog_items', on: 'marketplace_id, asin', fanOut: null }, MARKETPLACES_JOIN],
-  warnings: [
-    'The manufacturing and sourcing views overlap: always filter on view.',
-    'Filter asin IS NOT NULL for per-ASIN rows; the null-asin row already holds the catalog-wide totals.',
-    'Inventory and sourcing columns are end-of-day snapshots: never sum them across dates.',
-    'Orders and traffic columns are null in the sourcing view.',
-    MONEY_WARNING,
-  ],
-  dateColumn: 'date',
   sql: `select v.account_id, v.marketplace_id, v.view, v.date, v.asin, max(v.currency) as currency,
   ${select.join(',\n  ')}
 from rm.vendor_metrics v

@@ -1,6 +1,6 @@
 import { SP_RESOURCE_NAMES } from '../../marketplace/clients/ads-sp-types.js';
 import { adsContext } from './ads-context.js';
-import type { SyncJobDefinition } from './job.js';
+import { syncWith } from './job.js';
 import { syncScope } from './scope.js';
 import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 
@@ -11,12 +11,10 @@ import { SP_ENTITY_DATASETS } from '../../domain/observation/datasets.js';
 /** Entities per list page: one page event each. */
 const PAGE_SIZE = 500;
 
-export const adsEntitiesSync: SyncJobDefinition = {
+export const adsEntitiesSync = syncWith(adsContext, {
   name: 'ads-entities',
   everyMs: 3_600_000,
-  async run(deps, account_id) {
-    const ads = await adsContext(deps, account_id);
-    if (!ads) return { recorded: 0 };
+  async run(deps, account_id, ads) {
     let recorded = 0;
     for (const { provider_profile_id: profileId } of ads.profiles) {
       for (const resource of SP_RESOURCE_NAMES) {
@@ -36,4 +34,4 @@ export const adsEntitiesSync: SyncJobDefinition = {
     }
     return { recorded };
   },
-};
+});

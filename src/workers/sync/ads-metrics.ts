@@ -11,7 +11,7 @@ import {
 import { MarketplaceError } from '../../marketplace/clients/index.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { adsContext, type SyncProfile } from './ads-context.js';
-import type { SyncDeps, SyncJobDefinition } from './job.js';
+import { syncWith, type SyncDeps, type SyncJobDefinition } from './job.js';
 import { ReportNotReady } from './reports.js';
 import { syncScope } from './scope.js';
 import { SP_CAMPAIGN_DAILY, SP_TARGETING_DAILY, dailyScope } from '../../domain/observation/datasets.js';
@@ -85,12 +85,10 @@ export const adsTargetingMetrics = adsTargetingMetricsSync();
 
 function dailyReportSync(report: DailyReport, options: Partial<AdsMetricsOptions>): SyncJobDefinition {
   const o = { ...DEFAULTS, ...options };
-  return {
+  return syncWith(adsContext, {
     name: report.job,
     everyMs: 3 * 3_600_000,
-    async run(deps, account_id) {
-      const ads = await adsContext(deps, account_id);
-      if (!ads) return { recorded: 0 };
+    async run(deps, account_id, ads) {
       const complete = await completeDays(deps, account_id, report.dataset);
       const open = new Map<Window, string>();
       for (const profile of ads.profiles) {
@@ -136,7 +134,7 @@ function dailyReportSync(report: DailyReport, options: Partial<AdsMetricsOptions
         );
       return { recorded };
     },
-  };
+  });
 }
 
 /** Day scopes read completely at least once. */

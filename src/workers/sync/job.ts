@@ -28,3 +28,22 @@ export interface SyncJobDefinition {
   everyMs: number;
   run(deps: SyncDeps, account_id: string): Promise<{ recorded: number }>;
 }
+
+/** A sync job that reads through the account's selling or advertising context: none, nothing to sync. */
+export function syncWith<C>(
+  contextOf: (deps: SyncDeps, account_id: string) => Promise<C | null>,
+  job: {
+    name: string;
+    everyMs: number;
+    run(deps: SyncDeps, account_id: string, context: C): Promise<{ recorded: number }>;
+  },
+): SyncJobDefinition {
+  return {
+    name: job.name,
+    everyMs: job.everyMs,
+    async run(deps, account_id) {
+      const context = await contextOf(deps, account_id);
+      return context ? job.run(deps, account_id, context) : { recorded: 0 };
+    },
+  };
+}

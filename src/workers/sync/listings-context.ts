@@ -51,23 +51,18 @@ export async function sellingContext(deps: SyncDeps, account_id: string): Promis
 
 /**
  * One complete read of `dataset` per participating marketplace (scope the marketplace id),
- * of the pages `pagesOf` gives for it; the number of events recorded, 0 when there is
- * nothing to sync.
+ * of the pages `pagesOf` gives for it; the number of events recorded.
  */
 export async function syncPerMarketplace(
   deps: SyncDeps,
   account_id: string,
+  selling: SellingContext,
   dataset: string,
-  pagesOf: (
-    selling: SellingContext,
-    marketplaceId: string,
-  ) => AsyncIterable<unknown[]> | Promise<AsyncIterable<unknown[]>>,
+  pagesOf: (marketplaceId: string) => AsyncIterable<unknown[]> | Promise<AsyncIterable<unknown[]>>,
 ): Promise<{ recorded: number }> {
-  const selling = await sellingContext(deps, account_id);
-  if (!selling) return { recorded: 0 };
   let recorded = 0;
   for (const marketplaceId of selling.marketplaces) {
-    const pages = await pagesOf(selling, marketplaceId);
+    const pages = await pagesOf(marketplaceId);
     recorded += (await syncScope(deps.ctx, { account_id, dataset, scope: marketplaceId }, pages, deps.now)).recorded;
   }
   return { recorded };

@@ -1,4 +1,4 @@
-import type { SyncJobDefinition } from './job.js';
+import { syncWith } from './job.js';
 import { listingFromReport } from './flat-files.js';
 import { retireDeletedListingTargets, liveSkus } from './listing-deletions.js';
 import { sellingContext } from './listings-context.js';
@@ -20,12 +20,10 @@ const PAGE_SIZE = 20;
 /** Pages of a report recorded at once. */
 const PARALLEL_PAGES = 8;
 
-export const listingsSync: SyncJobDefinition = {
+export const listingsSync = syncWith(sellingContext, {
   name: 'listings',
   everyMs: 3_600_000,
-  async run(deps, account_id) {
-    const selling = await sellingContext(deps, account_id);
-    if (!selling) return { recorded: 0 };
+  async run(deps, account_id, selling) {
     const complete = new Set(await completeScopes(deps.db, account_id, LISTINGS_DATASET));
     const live = new Map<string, Set<string>>();
     const key = (marketplaceId: string) => ({ account_id, dataset: LISTINGS_DATASET, scope: marketplaceId });
@@ -61,4 +59,4 @@ export const listingsSync: SyncJobDefinition = {
     for (const [marketplaceId, skus] of live) await retireDeletedListingTargets(deps, account_id, marketplaceId, skus);
     return { recorded };
   },
-};
+});

@@ -1,6 +1,6 @@
 import type { Order } from '../../marketplace/clients/index.js';
 import { ORDERS_REPORT } from '../../marketplace/clients/flat-file.js';
-import type { SyncDeps, SyncJobDefinition } from './job.js';
+import { syncWith, type SyncDeps } from './job.js';
 import { ordersFromReport } from './flat-files.js';
 import { sellingContext, type SellingContext } from './listings-context.js';
 import { pagesOf, runReports, type ReportPlan } from './reports.js';
@@ -28,12 +28,10 @@ const ORDERS_PER_PAGE = 100;
 /** Days one orders report covers (the report allows 31). */
 const REPORT_DAYS = 30;
 
-export const ordersSync: SyncJobDefinition = {
+export const ordersSync = syncWith(sellingContext, {
   name: 'orders',
   everyMs: 30 * 60_000,
-  async run(deps, account_id) {
-    const selling = await sellingContext(deps, account_id);
-    if (!selling) return { recorded: 0 };
+  async run(deps, account_id, selling) {
     const today = Math.floor(deps.now().getTime() / DAY_MS);
     const byApi: Array<{ marketplaceId: string; day: number }> = [];
     const plans: ReportPlan[] = [];
@@ -55,7 +53,7 @@ export const ordersSync: SyncJobDefinition = {
     );
     return { recorded: fromReports + results.reduce((sum, r) => sum + r.recorded, 0) };
   },
-};
+});
 
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 const dayKey = (account_id: string, marketplaceId: string, day: number) => ({

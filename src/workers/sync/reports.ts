@@ -3,7 +3,7 @@ import { createReportsClient, type ReportsClient } from '../../marketplace/clien
 import type { ProcessingStatus } from '../../marketplace/clients/reports-types.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { connectionCredentials } from '../credentials.js';
-import type { SyncDeps, SyncJobDefinition } from './job.js';
+import { syncWith, type SyncDeps, type SyncJobDefinition } from './job.js';
 
 // Report-based syncs never wait for a report inside a job: a run creates the reports it needs
 // (or finds the ones an earlier attempt created, kept in `sync.report_requests`), checks
@@ -194,16 +194,15 @@ export const reportsJob = (job: {
   everyMs: number;
   entityType: 'seller' | 'vendor';
   plans: (deps: SyncDeps, account_id: string, marketplaces: string[]) => Promise<ReportPlan[]> | ReportPlan[];
-}): SyncJobDefinition => ({
-  name: job.name,
-  everyMs: job.everyMs,
-  async run(deps, account_id) {
-    const account = await reportsAccount(deps, account_id, job.entityType);
-    if (!account) return { recorded: 0 };
-    const plans = await job.plans(deps, account_id, account.marketplaces);
-    return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
-  },
-});
+}): SyncJobDefinition =>
+  syncWith((deps, account_id) => reportsAccount(deps, account_id, job.entityType), {
+    name: job.name,
+    everyMs: job.everyMs,
+    async run(deps, account_id, account) {
+      const plans = await job.plans(deps, account_id, account.marketplaces);
+      return runReports(deps, account_id, reportsClientFor(deps, account.token), plans);
+    },
+  });
 
 /** The latest day (YYYY-MM-DD) whose scope `<prefix>/<day>` was read completely, if any. */
 export async function latestCompleteDay(

@@ -1,11 +1,14 @@
 import { MAJOR, type Field } from '../fields.js';
 import { ADVERTISING_PROFILES, CAMPAIGN, HOURLY } from './ads-entities.js';
 import { COMMON } from './common.js';
-import { field, maybe, money, objectAt } from './field.js';
+import { field, fieldTables, objectAt } from './field.js';
+import tables from './ads.json' with { type: 'json' };
 
 // The three advertising-stream scopes (spec 2.12): CampaignOrPortfolio (BUDGET_USAGE),
 // HourlyMetrics (SP_TRAFFIC, SP_CONVERSION) and EntityChange (the four *_CHANGE types).
 // Each names the campaign the message is about; `budget` is filled on budget-usage events only.
+
+const T = fieldTables(tables);
 
 const budget = (filled: boolean): Field[] => {
   const when = filled ? '' : '; null outside budget-usage events';
@@ -35,37 +38,11 @@ const campaign = (description: string, optional = false): Field[] => [
   ...objectAt('campaign', description, [...CAMPAIGN, ...HOURLY], { optional }),
 ];
 
-/** Portfolios are not synced: what the firing event says is all there is; the rest is absent until they are. */
-const NOT_SYNCED = { optional: true } as const;
-const PORTFOLIO: readonly Field[] = [
-  field('id', 'string', "the marketplace's portfolio id"),
-  money('budgetCap', 'its own budget cap, the budget the firing event measured against; null when none', true),
-  field(
-    'inBudget',
-    'boolean',
-    'the marketplace still considers it within budget (the firing event shows under 100% consumed); never null',
-  ),
-  field('name', 'string', 'name; absent: portfolios are not synced yet', NOT_SYNCED),
-  field('state', 'string', 'state; absent: portfolios are not synced yet', NOT_SYNCED),
-  maybe('startDate', 'string', 'ISO 8601; null when no budget; absent: portfolios are not synced yet', NOT_SYNCED),
-  maybe(
-    'endDate',
-    'string',
-    'ISO 8601; null for open-ended recurring or no budget; absent: portfolios are not synced yet',
-    NOT_SYNCED,
-  ),
-  maybe(
-    'renewalPolicy',
-    'string',
-    'e.g. a monthly-recurring or date-range token; null when no budget; absent: portfolios are not synced yet',
-    NOT_SYNCED,
-  ),
-];
-
 export const CAMPAIGN_OR_PORTFOLIO_CONTEXT: readonly Field[] = [
   ...budget(true),
   ...campaign('the campaign (scopeType CAMPAIGN only), with its hourly traffic and conversions', true),
-  ...objectAt('portfolio', 'the portfolio (scopeType PORTFOLIO only, instead of campaign)', PORTFOLIO, {
+  // portfolios are not synced: what the firing event says is all there is, the rest absent until they are
+  ...objectAt('portfolio', 'the portfolio (scopeType PORTFOLIO only, instead of campaign)', T.portfolio, {
     optional: true,
   }),
   ...ADVERTISING_PROFILES,
@@ -76,16 +53,7 @@ export const HOURLY_METRICS_CONTEXT: readonly Field[] = [
   ...budget(false),
   ...campaign('the campaign the hour is about'),
   ...HOURLY,
-  field('metrics', 'object', 'one hour of performance for one campaign; read defensively'),
-  field('metrics.feed', 'string', 'sp-traffic or sp-conversion'),
-  field('metrics.hour', 'string', 'the hour covered (ISO 8601), not delivery time'),
-  field('metrics.rows', 'number', 'count of raw feed rows rolled up'),
-  maybe('metrics.impressions', 'number', 'traffic feed only; null on conversions'),
-  maybe('metrics.clicks', 'number', 'traffic feed only; null on conversions'),
-  money('metrics.cost', 'spend; traffic feed only, null on conversions', true),
-  maybe('metrics.conversions', 'number', 'attributed conversions (7 days); conversion feed only, null on traffic'),
-  money('metrics.sales', 'attributed sales (7 days); conversion feed only, null on traffic', true),
-  maybe('metrics.unitsOrdered', 'number', 'attributed units (7 days); conversion feed only, null on traffic'),
+  ...T.metrics,
   ...ADVERTISING_PROFILES,
   ...COMMON,
 ];
