@@ -92,6 +92,36 @@ describe('Projector', () => {
     expect(comparePositions(status!.position!, lastPosition(live))).to.be.at.least(0);
   });
 
+  it('appends heard within coalesceMs of a wake-up share the next one: one batch takes what came meanwhile', async () => {
+    const name = uniqueName('coalesced');
+    // the transaction each event was applied in: one per batch
+    const batches: Projection = {
+      name,
+      version: 1,
+      handles: [COUNTED],
+      tables: [name],
+      async createTables(db, schema) {
+        await db.schema.withSchema(schema).createTable(name, (t) => (t.text('stream_id'), t.bigInteger('tx')));
+      },
+      async apply(trx, event, schema) {
+        await trx.raw('insert into ??.?? values (?, txid_current())', [schema, name, event.streamId]);
+      },
+    };
+    await migrateProjections(env.db, [batches]);
+    // polls far apart: only the append wake-ups move it
+    const projector = started(new Projector(env.db, env.store, [batches], { coalesceMs: 400, pollMs: 10_000 }));
+    await projector.whenCaughtUp();
+    const stream = uniqueName('heard');
+    for (let i = 0; i < 6; i++) {
+      await env.store.appendToStream(stream, [{ type: COUNTED, data: { i } }]);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const rows = () => env.db.withSchema(READ_MODEL_SCHEMA).table(name).where({ stream_id: stream });
+    await eventually(async () => ((await rows()).length === 6 ? true : undefined), 'the six events applied', 5_000);
+    // the first append woke it at once; the five heard within 400 ms of that went in one batch
+    expect(new Set((await rows()).map((r: { tx: string }) => r.tx)).size).to.equal(2);
+  });
+
   it('whenCaughtUp() without a position waits for everything readAll showed before the call', async () => {
     const prefix = uniqueName('head');
     const counts = streamCounts(uniqueName('counts'));
