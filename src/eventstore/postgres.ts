@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { coalesced } from './coalesce.js';
 import {
   NO_STREAM,
   WrongExpectedVersion,
@@ -219,9 +220,10 @@ export class PostgresEventStore implements EventStore {
   private notifying: Promise<void> | null = null;
   private notifyAgain = false;
   private lastNotify = 0;
-  /** the last call of the listeners, and the one set for when HINT_EVERY_MS has passed since */
-  private lastHint = 0;
-  private hintTimer: NodeJS.Timeout | null = null;
+  /** calls the listeners now or, within HINT_EVERY_MS of the last call, once that has passed */
+  private readonly hint = coalesced(() => {
+    for (const listener of this.listeners) listener();
+  }, HINT_EVERY_MS);
   /** names this store's NOTIFYs */
   private readonly id = randomUUID();
   private readonly notifySql = notifySql(this.id);
@@ -374,7 +376,7 @@ export class PostgresEventStore implements EventStore {
     this.closed = true;
     this.listeners.clear();
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    if (this.hintTimer) clearTimeout(this.hintTimer);
+    this.hint.cancel();
     const client = this.listenClient;
     this.listenClient = null;
     await client?.end().catch(() => undefined);
@@ -404,21 +406,6 @@ export class PostgresEventStore implements EventStore {
       } while (this.notifyAgain && !this.closed);
       this.notifying = null;
     })();
-  }
-
-  /** Calls the listeners now or, within HINT_EVERY_MS of the last call, once that has passed. */
-  private hint(): void {
-    if (this.hintTimer) return;
-    const wait = this.lastHint + HINT_EVERY_MS - Date.now();
-    if (wait > 0) {
-      this.hintTimer = setTimeout(() => {
-        this.hintTimer = null;
-        this.hint();
-      }, wait);
-      return;
-    }
-    this.lastHint = Date.now();
-    for (const listener of this.listeners) listener();
   }
 
   // One LISTEN connection per store carries other processes' appends as wake-ups. If it

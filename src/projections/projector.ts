@@ -6,6 +6,7 @@ import {
   type RecordedEvent,
   type TypedRead,
 } from '../eventstore/port.js';
+import { coalesced, type Coalesced } from '../eventstore/coalesce.js';
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
 import { claimBatch, readCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
@@ -78,10 +79,14 @@ export class Projector {
   private readonly pollMs: number;
   private readonly logger: Logger | undefined;
   private readonly persistSkippedMs: number;
-  private readonly coalesceMs: number;
-  /** when appends last woke the loops, and the wake-up set for when `coalesceMs` has passed since */
-  private lastHeard = 0;
-  private heardTimer: NodeJS.Timeout | null = null;
+  /**
+   * An append was heard: wakes the loops now, or once `coalesceMs` has passed since the last
+   * wake-up by an append. Under a stream of appends (a live run is about five) each wake-up costs
+   * every projection a look at the log and each with events a transaction; coalesced, one batch
+   * takes what came meanwhile, at the cost of up to `coalesceMs` of read-model lag. Waiting
+   * callers (`whenCaughtUp`, `catchUpOnce`) wake the loops at once.
+   */
+  private readonly heard: Coalesced;
   /** each projection's checkpoint as this process last read or wrote it */
   private readonly checkpoints = new Map<string, Checkpoint>();
   /** where a projection has read past its checkpoint without finding its types, and since when */
@@ -118,7 +123,7 @@ export class Projector {
     this.batchSize = options.batchSize ?? 500;
     this.pollMs = options.pollMs ?? 500;
     this.persistSkippedMs = options.persistSkippedMs ?? 1_000;
-    this.coalesceMs = options.coalesceMs ?? 20;
+    this.heard = coalesced(() => this.wakeUp(), options.coalesceMs ?? 20);
     this.allTypes = [...new Set(projections.flatMap((p) => p.handles))];
     this.logger = options.logger;
   }
@@ -153,8 +158,7 @@ export class Projector {
     await this.loop;
     await this.rebuilding;
     this.unlisten?.();
-    if (this.heardTimer) clearTimeout(this.heardTimer);
-    this.heardTimer = null;
+    this.heard.cancel();
     this.loop = this.rebuilding = this.unlisten = this.abortRebuild = null;
     for (const w of this.waiters) w.reject(new Error('projector stopped'));
     this.waiters.clear();
@@ -370,27 +374,6 @@ export class Projector {
   private wakeUp(): void {
     this.generation++;
     for (const wake of this.sleepers) wake();
-  }
-
-  /**
-   * An append was heard: wakes the loops now, or once `coalesceMs` has passed since the last
-   * wake-up by an append. Under a stream of appends (a live run is about five) each wake-up costs
-   * every projection a look at the log and each with events a transaction; coalesced, one batch
-   * takes what came meanwhile, at the cost of up to `coalesceMs` of read-model lag. Waiting
-   * callers (`whenCaughtUp`, `catchUpOnce`) wake the loops at once.
-   */
-  private heard(): void {
-    if (this.heardTimer) return;
-    const wait = this.lastHeard + this.coalesceMs - Date.now();
-    if (wait > 0) {
-      this.heardTimer = setTimeout(() => {
-        this.heardTimer = null;
-        this.heard();
-      }, wait);
-      return;
-    }
-    this.lastHeard = Date.now();
-    this.wakeUp();
   }
 
   /** Until a wake-up newer than `seen`, or the poll interval. */

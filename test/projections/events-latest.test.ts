@@ -1,14 +1,9 @@
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { newId } from '../../src/domain/shared/ids.js';
-import { createEventStore, type EventStore } from '../../src/eventstore/index.js';
-import { createDb } from '../../src/infra/db.js';
-import { migrate } from '../../src/infra/migrate.js';
-import { migrationSteps } from '../../src/migrations.js';
 import { eventsProjection } from '../../src/projections/events/projection.js';
 import { latestNaming } from '../../src/projections/events/queries.js';
-import { Projector } from '../../src/projections/projector.js';
+import { startProjecting } from '../support/projections.js';
 
 // A listing context's latest message of each type naming the listing (latestNaming): by its SKU,
 // else by its ASIN when the message names no SKU; within its marketplace unless the message names
@@ -16,9 +11,7 @@ import { Projector } from '../../src/projections/projector.js';
 
 describe('events read model: the latest message of each type naming a listing', function () {
   this.timeout(30_000);
-  let db: Knex;
-  let store: EventStore;
-  let projector: Projector;
+  let world: Awaited<ReturnType<typeof startProjecting>>;
   const account = newId();
   const US = 'ATVPDKIKX0DER';
   const DE = 'A1PA6795UKMFR9';
@@ -34,7 +27,7 @@ describe('events read model: the latest message of each type naming a listing', 
     payload: Record<string, unknown>,
     received_at = occurred_at,
   ) => {
-    await recordMarketplaceEvent(store, {
+    await recordMarketplaceEvent(world.store, {
       account_id: account,
       message_id: newId(),
       stream_type,
@@ -51,11 +44,7 @@ describe('events read model: the latest message of each type naming a listing', 
   const quantity = (tag: string, item: Record<string, unknown>) => ({ tag, Payload: item });
 
   before(async () => {
-    db = createDb(process.env.DATABASE_URL!);
-    store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-    await migrate(db, migrationSteps([eventsProjection], { eventStoreInPostgres: true }));
-    projector = new Projector(db, store, [eventsProjection], { pollMs: 50 });
-    projector.start();
+    world = await startProjecting([eventsProjection]);
     const t = (minute: number) => `2026-11-20T10:${String(minute).padStart(2, '0')}:00.000Z`;
     // offers: by ASIN (no SKU in an offer trigger); the latest in the US by occurred_at is 'offer-us-late',
     // recorded before an older one; a later one in Germany is another marketplace's
@@ -77,16 +66,12 @@ describe('events read model: the latest message of each type naming a listing', 
     // statuses: a later message naming only the ASIN outranks an older one naming the SKU
     await record('LISTINGS_ITEM_STATUS_CHANGE', t(10), quantity('status-sku', { SKU: listing.sku }));
     await record('LISTINGS_ITEM_STATUS_CHANGE', t(45), quantity('status-asin', { ASIN: listing.asin }));
-    await projector.whenCaughtUp();
+    await world.projector.whenCaughtUp();
   });
-  after(async () => {
-    await projector.stop();
-    await store.close();
-    await db.destroy();
-  });
+  after(async () => world?.close());
 
   const tags = async (l: typeof listing, types: string[]) =>
-    Object.fromEntries([...(await latestNaming(db, account, types, l))].map(([type, p]) => [type, p.tag]));
+    Object.fromEntries([...(await latestNaming(world.db, account, types, l))].map(([type, p]) => [type, p.tag]));
 
   it('answers the latest of each type by occurred_at then received_at, by SKU else ASIN, in the marketplace', async () => {
     const types = [
@@ -113,6 +98,6 @@ describe('events read model: the latest message of each type naming a listing', 
       LISTINGS_ITEM_MFN_QUANTITY_CHANGE: 'qty-second',
       LISTINGS_ITEM_STATUS_CHANGE: 'status-sku',
     });
-    expect([...(await latestNaming(db, newId(), ['ANY_OFFER_CHANGED'], listing))]).to.deep.equal([]);
+    expect([...(await latestNaming(world.db, newId(), ['ANY_OFFER_CHANGED'], listing))]).to.deep.equal([]);
   });
 });

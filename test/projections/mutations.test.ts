@@ -6,10 +6,7 @@ import { awaitingCheck, type MutationEvent, type Reconciliation } from '../../sr
 import type { Action, TargetType } from '../../src/domain/mutation/payloads.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { newId } from '../../src/domain/shared/ids.js';
-import { createEventStore, type EventStore, type Position } from '../../src/eventstore/index.js';
-import { createDb } from '../../src/infra/db.js';
-import { migrate } from '../../src/infra/migrate.js';
-import { migrationSteps } from '../../src/migrations.js';
+import type { EventStore, Position } from '../../src/eventstore/index.js';
 import {
   mutationsProjection,
   RECEIPT_EVENTS_TABLE,
@@ -27,6 +24,7 @@ import {
   assertRebuildEqualsLive,
   inStream,
   projectionSpec,
+  startProjecting,
 } from '../support/projections.js';
 
 // The receipts' rows, given a receipt's events: each transition of spec 3.4 and the columns it
@@ -430,6 +428,7 @@ describe('mutation receipts: command handler and read model', function () {
   let db: Knex;
   let store: EventStore;
   let projector: Projector;
+  let world: Awaited<ReturnType<typeof startProjecting>>;
   const ctx = () => ({ store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } });
   const account = newId();
   const otherAccount = newId();
@@ -497,11 +496,8 @@ describe('mutation receipts: command handler and read model', function () {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    db = createDb(process.env.DATABASE_URL!);
-    store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
-    await migrate(db, migrationSteps([mutationsProjection], { eventStoreInPostgres: true }));
-    projector = new Projector(db, store, [mutationsProjection], { pollMs: 50 });
-    projector.start();
+    world = await startProjecting([mutationsProjection]);
+    ({ db, store, projector } = world);
 
     ids.accepted = await admit();
     await start(ids.accepted);
@@ -641,11 +637,7 @@ describe('mutation receipts: command handler and read model', function () {
     await projector.whenCaughtUp(last);
   });
 
-  after(async () => {
-    await projector.stop();
-    await store.close();
-    await db.destroy();
-  });
+  after(async () => world?.close());
 
   const read = async (id: string) => (await getReceipt(db, [account], id))!;
 

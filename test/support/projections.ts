@@ -8,7 +8,10 @@ import {
   type Position,
   type RecordedEvent,
 } from '../../src/eventstore/port.js';
+import { createEventStore } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';
+import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { applyEvents } from '../../src/projections/apply.js';
 import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../../src/projections/projection.js';
@@ -269,4 +272,23 @@ export function projectionSpec(projection: Projection, options: { connectionStri
       return { then };
     },
   });
+}
+
+/** The test database migrated for `projections`, the event store, and a started projector of them. */
+export async function startProjecting(projections: Projection[], options: ProjectorOptions = { pollMs: 50 }) {
+  const db = createDb(process.env.DATABASE_URL!);
+  const store = createEventStore({ DATABASE_URL: process.env.DATABASE_URL! });
+  await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
+  const projector = new Projector(db, store, projections, options);
+  projector.start();
+  return {
+    db,
+    store,
+    projector,
+    async close() {
+      await projector.stop();
+      await store.close();
+      await db.destroy();
+    },
+  };
 }
