@@ -55,7 +55,9 @@ export const noStream = <Command, State, Event extends DomainEvent>(
 
 /**
  * The aggregate after a command decided on `known`, folded on without reading the stream again;
- * undefined when other events came in between (the command was then decided again on a fresh read).
+ * undefined when other events came in between and the command, decided again on a fresh read,
+ * recorded some. (Deciding nothing on a stale `known` returns it as it was: the command's result
+ * says nothing of the stream.)
  */
 export function advanced<Command, State, Event extends DomainEvent>(
   decider: Decider<Command, State, Event>,

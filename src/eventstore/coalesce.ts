@@ -14,7 +14,7 @@ export function coalesced(fn: () => void, everyMs: number): Coalesced {
   let timer: NodeJS.Timeout | null = null;
   const call = (): void => {
     if (timer) return;
-    const wait = last + everyMs - Date.now();
+    const wait = last + everyMs - performance.now();
     if (wait > 0) {
       timer = setTimeout(() => {
         timer = null;
@@ -22,7 +22,7 @@ export function coalesced(fn: () => void, everyMs: number): Coalesced {
       }, wait);
       return;
     }
-    last = Date.now();
+    last = performance.now();
     fn();
   };
   return Object.assign(call, {

@@ -8,23 +8,8 @@ export type { Knex };
 // positions (they can exceed 2^53) and convert where a number is meant.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v);
 
-// `prepared` lookups run on generic plans from their first call: each was chosen because its
-// generic plan is as good as a custom one, and PostgreSQL's own choice keeps planning some of them
-// every call (a relation whose row count it can't estimate). knex's unnamed statements are
-// always planned for their values, whatever this setting.
 export function createDb(connectionString: string, pool = { min: 0, max: 10 }): Knex {
-  return knexFactory({
-    client: 'pg',
-    connection: connectionString,
-    pool: {
-      ...pool,
-      afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) =>
-        void conn.query('set plan_cache_mode = force_generic_plan').then(
-          () => done(null, conn),
-          (err: Error) => done(err, conn),
-        ),
-    },
-  });
+  return knexFactory({ client: 'pg', connection: connectionString, pool });
 }
 
 /** Built anew for each attempt: a knex query can run once. */
@@ -46,15 +31,18 @@ const nameFor = (sql: string, renew = false): string | undefined => {
 };
 
 /** A cached plan whose table was rebuilt with other columns (a projection's swap): prepared again under a new name. */
-const isStalePlan = (err: unknown): boolean =>
-  (err as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String(err));
+const isStalePlan = (err: unknown): boolean => {
+  const e = err as { code?: string; routine?: string };
+  return e.code === '0A000' && e.routine === 'RevalidateCachedQuery';
+};
 
 /**
  * Runs a hot lookup as a named prepared statement: knex sends unnamed statements, which
- * PostgreSQL parses and plans on every call (in a live run, planning took as long as executing
- * the context lookups). Named after its SQL text, each connection prepares it once and may settle
- * on a generic plan after five calls, so only lookups whose generic plan is as good as a custom
- * one go through here (docs/decisions.md lists the two that are not).
+ * PostgreSQL parses and plans on every call (in a live run, planning took longer than executing
+ * the context lookups). Named after its SQL text, each connection parses it once and PostgreSQL
+ * settles on a generic plan after five calls where that one costs no more, so only fixed-shape
+ * lookups whose generic plan is as good as a custom one go through here (docs/decisions.md names
+ * the one left out). In a transaction a stale plan aborts it: the error is the first one's.
  */
 export async function prepared<T>(query: Query): Promise<T> {
   const { sql } = query().toSQL();
@@ -66,6 +54,9 @@ export async function prepared<T>(query: Query): Promise<T> {
     return await named(nameFor(sql));
   } catch (err) {
     if (!isStalePlan(err)) throw err;
-    return named(nameFor(sql, true));
+    // prepared anew; in a transaction the error aborted it and the retry can't run there (25P02)
+    return named(nameFor(sql, true)).catch((retry: unknown) => {
+      throw (retry as { code?: string }).code === '25P02' ? err : retry;
+    });
   }
 }

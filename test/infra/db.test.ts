@@ -46,4 +46,18 @@ describe('prepared lookups', () => {
     });
     expect(await prepared(all)).to.deep.equal([{ a: 3, b: 'x' }]);
   });
+
+  it('in a transaction a stale plan fails it with its own error, and the next call outside is prepared anew', async () => {
+    const all = (q: Knex) => () => q(table).orderBy('a').select('*');
+    expect(await prepared(all(db))).to.have.length(1);
+    await db.schema.alterTable(table, (t) => t.text('c'));
+    const failed = await db
+      .transaction((trx) => prepared(all(trx)))
+      .then(
+        () => null,
+        (err: { code?: string }) => err,
+      );
+    expect(failed?.code, 'the stale plan, not "current transaction is aborted"').to.equal('0A000');
+    expect(await prepared(all(db))).to.deep.equal([{ a: 3, b: 'x', c: null }]);
+  });
 });

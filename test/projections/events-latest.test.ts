@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { eventsProjection } from '../../src/projections/events/projection.js';
-import { latestNaming } from '../../src/projections/events/queries.js';
+import { latestNaming, latestNamingByScan } from '../../src/projections/events/queries.js';
 import { startProjecting } from '../support/projections.js';
 
 // A listing context's latest message of each type naming the listing (latestNaming): by its SKU,
@@ -90,6 +90,14 @@ describe('events read model: the latest message of each type naming a listing', 
       LISTINGS_ITEM_MFN_QUANTITY_CHANGE: 'qty-second',
       LISTINGS_ITEM_STATUS_CHANGE: 'status-asin',
     });
+  });
+
+  it('the scan that answers while an upgrade rebuilds version 1 gives the same answers', async () => {
+    const types = ['ANY_OFFER_CHANGED', 'LISTINGS_ITEM_MFN_QUANTITY_CHANGE', 'LISTINGS_ITEM_STATUS_CHANGE'];
+    for (const l of [listing, { ...listing, marketplace_id: DE }, { ...listing, asin: null }])
+      expect(await latestNamingByScan(world.db, account, types, l)).to.deep.equal(
+        await latestNaming(world.db, account, types, l),
+      );
   });
 
   it('a listing without an ASIN is named by SKU only; another account sees nothing', async () => {

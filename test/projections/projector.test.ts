@@ -109,7 +109,7 @@ describe('Projector', () => {
     };
     await migrateProjections(env.db, [batches]);
     // polls far apart: only the append wake-ups move it
-    const projector = started(new Projector(env.db, env.store, [batches], { coalesceMs: 400, pollMs: 10_000 }));
+    const projector = started(new Projector(env.db, env.store, [batches], { coalesceMs: 2_000, pollMs: 30_000 }));
     await projector.whenCaughtUp();
     const stream = uniqueName('heard');
     for (let i = 0; i < 6; i++) {
@@ -117,8 +117,8 @@ describe('Projector', () => {
       await new Promise((r) => setTimeout(r, 25));
     }
     const rows = () => env.db.withSchema(READ_MODEL_SCHEMA).table(name).where({ stream_id: stream });
-    await eventually(async () => ((await rows()).length === 6 ? true : undefined), 'the six events applied', 5_000);
-    // the first append woke it at once; the five heard within 400 ms of that went in one batch
+    await eventually(async () => ((await rows()).length === 6 ? true : undefined), 'the six events applied', 10_000);
+    // the first append woke it at once; the five heard within 2 s of that went in one batch
     expect(new Set((await rows()).map((r: { tx: string }) => r.tx)).size).to.equal(2);
   });
 

@@ -105,10 +105,7 @@ async function withProfiles(db: Knex, rows: readonly AccountRow[]): Promise<Acco
     db
       .withSchema(READ_MODEL_SCHEMA)
       .table('advertising_profiles')
-      .whereIn(
-        'account_id',
-        rows.map((r) => r.account_id),
-      )
+      .whereRaw('account_id = any(?::uuid[])', [rows.map((r) => r.account_id)])
       .orderBy([{ column: 'country_code' }, { column: 'provider_profile_id' }]),
   );
   return rows.map((r) => {

@@ -59,7 +59,8 @@ export async function resolveTarget(
     const found = await prepared<{ account_id: string; marketplace_id: string; sku: string } | undefined>(() =>
       rm(db, LISTING_TARGETS_TABLE)
         .where({ listing_id: id })
-        .whereIn('account_id', accountIds)
+        // an array, not a list: one statement text whatever the number of accounts
+        .whereRaw('account_id = any(?::uuid[])', [[...accountIds]])
         .first('account_id', 'marketplace_id', 'sku'),
     );
     if (!found) return null;
@@ -293,7 +294,7 @@ export async function listingFacts(
         j.on('c.account_id', 't.account_id').andOn('c.marketplace_id', 't.marketplace_id').andOn('c.sku', 't.sku'),
       )
       .where('t.account_id', account_id)
-      .whereIn('t.listing_id', [...new Set(ids)])
+      .whereRaw('t.listing_id = any(?::uuid[])', [[...new Set(ids)]])
       .select('t.listing_id as id', 't.account_id', 'c.asin', 't.sku', 't.marketplace_id', 'c.title'),
   );
   return new Map(rows.map((r) => [r.id, r]));

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import { prepared } from '../../infra/db.js';
+import { readCheckpoint } from '../checkpoints.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { CURRENT_LISTINGS_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
-import { EVENT_TARGETS_TABLE, EVENTS_TABLE } from './projection.js';
+import { EVENT_TARGETS_TABLE, EVENTS_TABLE, eventsProjection } from './projection.js';
 
 // Reads of the events read model. What an event names (ASIN, SKU, provider ids) is matched to the
 // account's listings and campaigns here, at read time: a listing synced after the event still gets
@@ -173,30 +174,65 @@ export async function deleteEventRows(db: Knex, ids: readonly string[]): Promise
     .delete();
 }
 
+type Latest = Map<string, Record<string, unknown>>;
+type Listing = { sku: string; asin: string | null; marketplace_id: string };
+const latestOf = (rows: Array<{ stream_type: string; payload: Record<string, unknown> }>): Latest =>
+  new Map(rows.map((r) => [r.stream_type, r.payload]));
+
 /** The latest recorded message of each of these types that names the listing (by SKU, else ASIN, in its marketplace). */
 export async function latestNaming(
   db: Knex,
   account_id: string,
   types: readonly string[],
-  listing: { sku: string; asin: string | null; marketplace_id: string },
-): Promise<Map<string, Record<string, unknown>>> {
+  listing: Listing,
+): Promise<Latest> {
   // per type, the latest target row naming the listing by its SKU and the latest naming its ASIN
-  // without a SKU (one index probe each), the later of the two
+  // without a SKU (an index probe each, passing over other marketplaces' rows), the later of the two
   const probe = (key: string) => `(select t.event_id, t.occurred_at, t.received_at from ${rm(EVENT_TARGETS_TABLE)} t
       where t.account_id = ? and ${key} and t.stream_type = ty.stream_type and (t.marketplace_id is null or t.marketplace_id = ?)
       order by t.occurred_at desc, t.received_at desc limit 1)`;
-  const { rows } = await prepared<{ rows: Array<{ stream_type: string; payload: Record<string, unknown> }> }>(() =>
-    db.raw(
-      `select ty.stream_type, e.payload from unnest(?::text[]) ty(stream_type)
-       cross join lateral (
-         select x.event_id from (${probe('t.sku = ?')} union all ${probe('t.sku is null and t.asin = ?')}) x
-         order by x.occurred_at desc, x.received_at desc limit 1
-       ) latest
-       join ${rm(EVENTS_TABLE)} e on e.id = latest.event_id`,
-      [[...types], account_id, listing.sku, listing.marketplace_id, account_id, listing.asin, listing.marketplace_id],
-    ),
+  // the types as a list of rows, not an array of unknown length: PostgreSQL settles on one plan
+  const relation = `(values ${types.map(() => '(?::text)').join(', ')})`;
+  try {
+    const { rows } = await prepared<{ rows: Array<{ stream_type: string; payload: Record<string, unknown> }> }>(() =>
+      db.raw(
+        `select ty.stream_type, e.payload from ${relation} ty(stream_type)
+         cross join lateral (
+           select x.event_id from (${probe('t.sku = ?')} union all ${probe('t.sku is null and t.asin = ?')}) x
+           order by x.occurred_at desc, x.received_at desc limit 1
+         ) latest
+         join ${rm(EVENTS_TABLE)} e on e.id = latest.event_id`,
+        [...types, account_id, listing.sku, listing.marketplace_id, account_id, listing.asin, listing.marketplace_id],
+      ),
+    );
+    return latestOf(rows);
+  } catch (err) {
+    // tables of version 1 (no type or times on the targets) while an upgrade rebuilds them
+    if (
+      (err as { code?: string }).code !== '42703' ||
+      ((await readCheckpoint(db, eventsProjection.name))?.version ?? 0) >= eventsProjection.version
+    )
+      throw err;
+    return latestNamingByScan(db, account_id, types, listing);
+  }
+}
+
+/** latestNaming over every message naming the listing: what answers while the read model's version 1 is live. */
+export async function latestNamingByScan(
+  db: Knex,
+  account_id: string,
+  types: readonly string[],
+  listing: Listing,
+): Promise<Latest> {
+  const { rows } = await db.raw(
+    `select distinct on (e.stream_type) e.stream_type, e.payload from ${rm(EVENTS_TABLE)} e
+     where e.account_id = ? and e.stream_type = any(?) and not e.synthetic
+       and exists (select 1 from ${rm(EVENT_TARGETS_TABLE)} t where t.event_id = e.id
+         and (t.sku = ? or (t.sku is null and t.asin = ?)) and (t.marketplace_id is null or t.marketplace_id = ?))
+     order by e.stream_type, e.occurred_at desc, e.received_at desc`,
+    [account_id, [...types], listing.sku, listing.asin, listing.marketplace_id],
   );
-  return new Map(rows.map((r) => [r.stream_type, r.payload]));
+  return latestOf(rows);
 }
 
 /** The Marketing Stream rows of these types recorded for a campaign (provider id) since `since`, in the order received. */

@@ -1,5 +1,4 @@
-import type { Knex } from '../../infra/db.js';
-import { prepared } from '../../infra/db.js';
+import { prepared, type Knex } from '../../infra/db.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { ATTEMPTS_TABLE, DELIVERIES_TABLE } from './deliveries.js';
 import { WEBHOOKS_TABLE } from './projection.js';
