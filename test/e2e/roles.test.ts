@@ -57,7 +57,12 @@ describe('process roles', function () {
     await client.close();
 
     for (const p of processes) p.child.kill('SIGTERM');
-    expect(await Promise.all(processes.map((p) => p.exit))).to.deep.equal([0, 0, 0]);
+    const codes = await Promise.all(processes.map((p) => p.exit));
+    // a role that did not drain cleanly says why in its last lines
+    const last = processes.map((p) =>
+      p.logs.slice(-6).map((r) => `${String(r.msg)}${r.err ? `: ${JSON.stringify(r.err)}` : ''}`),
+    );
+    expect(codes, JSON.stringify(last, null, 1)).to.deep.equal([0, 0, 0]);
   });
 
   it('refuses an unknown role with one line', async () => {
