@@ -8,8 +8,12 @@ import { READ_MODEL_SCHEMA } from './projection.js';
 // (it is on some machines) or late, so the projector role analyzes what changed by the same
 // rule autovacuum uses: never analyzed and not empty, or more rows changed than 50 + 10 %.
 
-/** ANALYZEs the read-model tables whose statistics are missing or stale; returns their names. */
-export async function analyzeStaleTables(db: Knex, schema: string = READ_MODEL_SCHEMA): Promise<string[]> {
+/** ANALYZEs the read-model tables whose statistics are missing or stale, until `signal` aborts; returns their names. */
+export async function analyzeStaleTables(
+  db: Knex,
+  schema: string = READ_MODEL_SCHEMA,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const { rows }: { rows: { relname: string }[] } = await db.raw(
     `select relname from pg_stat_user_tables
      where schemaname = ?
@@ -17,8 +21,13 @@ export async function analyzeStaleTables(db: Knex, schema: string = READ_MODEL_S
      order by relname`,
     [schema],
   );
-  for (const { relname } of rows) await db.raw('analyze ??.??', [schema, relname]);
-  return rows.map((r) => r.relname);
+  const analyzed: string[] = [];
+  for (const { relname } of rows) {
+    if (signal?.aborted) break;
+    await db.raw('analyze ??.??', [schema, relname]);
+    analyzed.push(relname);
+  }
+  return analyzed;
 }
 
 /** Runs `analyzeStaleTables` every `everyMs` until stopped; a failed round is logged and retried next time. */
@@ -28,8 +37,11 @@ export function startTableMaintenance(
   everyMs: number,
 ): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
+  // a stop waits for the table being analyzed, not the round: the first round after a start may
+  // have many tables to do, and a drain has a deadline
+  const abort = new AbortController();
   const round = () => {
-    running = analyzeStaleTables(db).then(
+    running = analyzeStaleTables(db, READ_MODEL_SCHEMA, abort.signal).then(
       (tables) => {
         if (tables.length) logger.info({ tables }, 'analyzed read-model tables');
       },
@@ -42,6 +54,7 @@ export function startTableMaintenance(
   return {
     async stop() {
       clearInterval(timer);
+      abort.abort();
       await running;
     },
   };

@@ -50,4 +50,12 @@ describe('read-model table maintenance', () => {
     expect(await analyzeStaleTables(db, schema)).to.deep.equal(['lines']);
     expect(await estimate()).to.equal(6000);
   });
+
+  it('a stopped round analyzes no further table (a drain waits for one table, not the round)', async () => {
+    await insert(6001, 9000);
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await analyzeStaleTables(db, schema, stopped.signal)).to.deep.equal([]);
+    expect(await analyzeStaleTables(db, schema), 'still stale').to.deep.equal(['lines']);
+  });
 });
