@@ -19,14 +19,17 @@ import {
 export async function executeMutationCommand(
   ctx: CommandContext,
   command: MutationCommand,
-  known?: Aggregate<ReceiptState, MutationEvent>,
+  known?: ReceiptStream,
 ): Promise<CommandResult<MutationEvent>> {
   const metadata =
     command.type === 'AdmitMutation' ? { ...ctx.metadata, account_id: command.account_id } : ctx.metadata;
   return handleCommand(mutationDecider, command.receipt_id, command, { ...ctx, metadata }, known);
 }
 
-export interface Receipt extends Aggregate<ReceiptState, MutationEvent> {
+/** A receipt's stream as a command handler folds it. */
+export type ReceiptStream = Aggregate<ReceiptState, MutationEvent>;
+
+export interface Receipt extends ReceiptStream {
   /** what the receipt was admitted as: its first event */
   admitted: MutationEventOf<'MutationAdmitted'>['data'];
 }

@@ -12,7 +12,7 @@ export function createDb(connectionString: string, pool = { min: 0, max: 10 }): 
   return knexFactory({ client: 'pg', connection: connectionString, pool });
 }
 
-/** Built anew for each attempt: a knex query can run once. */
+/** Built anew for a retry: a knex query can run once. */
 type Query = () => Knex.QueryBuilder | Knex.Raw;
 
 // Statement names by SQL text, and how many times each was renewed after a table changed under it.
@@ -45,17 +45,16 @@ const isStalePlan = (err: unknown): boolean => {
  * the one left out). In a transaction a stale plan aborts it: the error is the first one's.
  */
 export async function prepared<T>(query: Query): Promise<T> {
-  const { sql } = query().toSQL();
-  const named = (name: string | undefined) => {
-    const q = query();
-    return (name ? q.options({ name }) : q) as unknown as Promise<T>;
-  };
+  const first = query();
+  const { sql } = first.toSQL();
+  const named = (q: Knex.QueryBuilder | Knex.Raw, name: string | undefined) =>
+    (name ? q.options({ name }) : q) as unknown as Promise<T>;
   try {
-    return await named(nameFor(sql));
+    return await named(first, nameFor(sql));
   } catch (err) {
     if (!isStalePlan(err)) throw err;
     // prepared anew; in a transaction the error aborted it and the retry can't run there (25P02)
-    return named(nameFor(sql, true)).catch((retry: unknown) => {
+    return named(query(), nameFor(sql, true)).catch((retry: unknown) => {
       throw (retry as { code?: string }).code === '25P02' ? err : retry;
     });
   }

@@ -1,12 +1,11 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { advanced, type Aggregate, type CommandContext } from '../../commands/handler.js';
+import { advanced, type CommandContext } from '../../commands/handler.js';
 import { withheldReason } from '../../commands/dispatch-control.js';
-import { executeMutationCommand } from '../../commands/mutations.js';
+import { executeMutationCommand, type ReceiptStream } from '../../commands/mutations.js';
 import { ABSENT_AFTER_MS, mutationDecider, type MutationCommand } from '../../domain/mutation/decide.js';
 import { nextDispatch, type Backoff } from '../../domain/mutation/dispatch-order.js';
-import type { Created, MutationEvent } from '../../domain/mutation/events.js';
-import type { ReceiptState } from '../../domain/mutation/state.js';
+import type { Created } from '../../domain/mutation/events.js';
 import { CREATED_TYPE, isCreation } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pollUntil } from '../../infra/poll.js';
@@ -58,7 +57,7 @@ export class Dispatcher {
   constructor(private readonly deps: DispatcherDeps) {}
 
   /** `known`: the receipt as this worker last read or wrote it (a stale one is read again) */
-  private run(command: MutationCommand, known?: Aggregate<ReceiptState, MutationEvent>) {
+  private run(command: MutationCommand, known?: ReceiptStream) {
     return executeMutationCommand(this.deps.ctx, command, known);
   }
 
@@ -194,7 +193,7 @@ export class Dispatcher {
     const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
     const priors = await this.priors(batch, clients);
     // each receipt as its start left it: the answer is decided on it without reading the stream again
-    const started: Array<Aggregate<ReceiptState, MutationEvent> | undefined> = [];
+    const started: Array<ReceiptStream | undefined> = [];
     for (const b of batch) {
       const command = {
         type: 'StartDispatch' as const,
@@ -300,7 +299,7 @@ export class Dispatcher {
     r: DispatchReceipt,
     verdict: Verdict,
     recorded_at: string,
-    known?: Aggregate<ReceiptState, MutationEvent>,
+    known?: ReceiptStream,
   ): Promise<void> {
     const { http_status, response, request_id, error } = verdict;
     const answer = { receipt_id: r.id, http_status, response, request_id, error, recorded_at };

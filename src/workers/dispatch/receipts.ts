@@ -1,9 +1,6 @@
 import type { Knex } from 'knex';
 import type { EventStore } from '../../eventstore/index.js';
-import type { Aggregate } from '../../commands/handler.js';
-import { readReceipt } from '../../commands/mutations.js';
-import type { MutationEvent } from '../../domain/mutation/events.js';
-import type { ReceiptState } from '../../domain/mutation/state.js';
+import { readReceipt, type ReceiptStream } from '../../commands/mutations.js';
 import type { PendingReceipt } from '../../domain/mutation/dispatch-order.js';
 import { pendingOfTargetIds } from '../../projections/mutations/queries.js';
 import type { ReceiptToSend } from './requests.js';
@@ -25,13 +22,13 @@ export interface DispatchReceipt extends PendingReceipt, ReceiptToSend {
   /** the named part of the target read before the latest send (undefined: not read) */
   prior?: unknown;
   /** the stream as read: the next command is decided on it without reading it again */
-  known: Aggregate<ReceiptState, MutationEvent>;
+  known: ReceiptStream;
 }
 
 export async function loadReceipt(store: EventStore, id: string): Promise<DispatchReceipt | null> {
   const receipt = await readReceipt(store, id);
   if (!receipt) return null;
-  const { admitted, state, events, revision } = receipt;
+  const { admitted, state, events } = receipt;
   let recorded_at: string | null = null;
   let started_at: string | null = null;
   let prior: { prior?: unknown } = {};
@@ -59,7 +56,7 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
     checks: state.reconciliation?.attempts ?? 0,
     next_check_at: state.reconciliation?.nextAt ?? null,
     ...prior,
-    known: { state, revision, events },
+    known: receipt,
   };
 }
 
