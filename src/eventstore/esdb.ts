@@ -12,6 +12,7 @@ import {
   type JSONType,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
+import { callListeners, hintListener, type HintListener } from './hints.js';
 import {
   NO_STREAM,
   WrongExpectedVersion,
@@ -61,7 +62,7 @@ const isUserEvent = (event: EsdbRecordedEvent) => !event.type.startsWith('$');
  */
 export class EsdbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<HintListener>();
   private hints: AllStreamSubscription | null = null;
   private closed = false;
 
@@ -159,7 +160,12 @@ export class EsdbEventStore implements EventStore {
     const types = new Set(options.types);
     const page = await this.readAll({ after: options.after ?? null, limit: options.limit });
     const events = page.filter((e) => types.has(e.type) && keeps(options.filter, e.data));
-    return { events, through: page.at(-1)?.position ?? options.after ?? null, passed: page.length };
+    return {
+      events,
+      through: page.at(-1)?.position ?? options.after ?? null,
+      passed: page.length,
+      end: page.length < options.limit,
+    };
   }
 
   async headPosition(): Promise<Position | null> {
@@ -193,11 +199,12 @@ export class EsdbEventStore implements EventStore {
    * `readAll`, one live subscription from the end of `$all` (opened on first use) turns every
    * new user event, from any process, into a hint.
    */
-  onAppended(listener: () => void): () => void {
-    this.listeners.add(listener);
+  onAppended(listener: () => void, types?: readonly string[]): () => void {
+    const entry = hintListener(listener, types);
+    this.listeners.add(entry);
     if (!this.hints) this.openHints();
     return () => {
-      this.listeners.delete(listener);
+      this.listeners.delete(entry);
     };
   }
 
@@ -211,8 +218,8 @@ export class EsdbEventStore implements EventStore {
   private openHints(): void {
     const hints = this.client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
     this.hints = hints;
-    hints.on('data', () => {
-      for (const listener of this.listeners) listener();
+    hints.on('data', (resolved) => {
+      callListeners(this.listeners, resolved.event ? new Set([resolved.event.type]) : null);
     });
     hints.on('error', () => {
       this.hints = null;

@@ -98,6 +98,8 @@ export interface TypedRead {
   through: Position | null;
   /** how many events of the log, wanted or not, the read went past up to `through` */
   passed: number;
+  /** the read looked at every event readable now: reading on finds nothing until more commit */
+  end: boolean;
 }
 
 export interface AppendOptions {
@@ -161,9 +163,11 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeOptions): Subscription;
   /**
    * Registers a wake-up hint called when new events may be available (PostgreSQL:
-   * LISTEN/NOTIFY). A hint only: readers must still poll. Returns an unregister function.
+   * LISTEN/NOTIFY). A hint only: readers must still poll. With `types`, only for appends that
+   * may hold one of them (a hint that doesn't say what it holds calls every listener), so a
+   * reader of a few types sleeps through the others' appends. Returns an unregister function.
    */
-  onAppended(listener: () => void): () => void;
+  onAppended(listener: () => void, types?: readonly string[]): () => void;
   close(): Promise<void>;
 }
 

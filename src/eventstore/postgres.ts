@@ -2,6 +2,14 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { coalesced } from './coalesce.js';
 import {
+  callListeners,
+  HintedTypes,
+  hintListener,
+  notifyPayload,
+  readNotifyPayload,
+  type HintListener,
+} from './hints.js';
+import {
   NO_STREAM,
   WrongExpectedVersion,
   type AppendOptions,
@@ -96,14 +104,17 @@ const CREATE_STREAMS = prepared(
   returning stream_id, global_position, transaction_id::text`,
 );
 
-// A hint only, so its commit need not wait for the WAL flush; one round trip (implicit block).
 // Listeners, here and in other processes, hear of an append at most this much later than its
 // commit: a burst of appends costs each of them (every projection's loop, every subscription)
 // one look at the log, and the database a few NOTIFY transactions, not one per append.
 const HINT_EVERY_MS = 5;
-// The payload names the store that appended, so it can pass over its own echo (its listeners heard at once).
-const notifySql = (from: string) =>
-  `begin; set local synchronous_commit = off; select pg_notify('${EVENTS_APPENDED_CHANNEL}', '${from}'); commit`;
+// A hint only, so its commit need not wait for the WAL flush (the setting is the statement's own
+// transaction's). The payload names the store that appended, so it can pass over its own echo
+// (its listeners heard at once), and the types the appends wrote (hints.ts).
+const NOTIFY = prepared(
+  'notify',
+  `select set_config('synchronous_commit', 'off', true), pg_notify('${EVENTS_APPENDED_CHANNEL}', $1)`,
+);
 
 // xid8 travels as text under its own name: an output column named transaction_id would be
 // what ORDER BY transaction_id sorts on, as text ('10003' < '9997').
@@ -212,7 +223,7 @@ function isRevisionConflict(err: unknown): boolean {
 
 export class PostgresEventStore implements EventStore {
   private readonly pool: pg.Pool;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<HintListener>();
   private listenClient: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -220,13 +231,13 @@ export class PostgresEventStore implements EventStore {
   private notifying: Promise<void> | null = null;
   private notifyAgain = false;
   private lastNotify = 0;
+  /** the types heard of since the listeners were last called, and those appended since the last NOTIFY */
+  private readonly heard = new HintedTypes();
+  private readonly unannounced = new HintedTypes();
   /** calls the listeners now or, within HINT_EVERY_MS of the last call, once that has passed */
-  private readonly hint = coalesced(() => {
-    for (const listener of this.listeners) listener();
-  }, HINT_EVERY_MS);
+  private readonly hint = coalesced(() => callListeners(this.listeners, this.heard.take()), HINT_EVERY_MS);
   /** names this store's NOTIFYs */
   private readonly id = randomUUID();
-  private readonly notifySql = notifySql(this.id);
   private readonly pollIntervalMs: number;
   private readonly subscriptionBatchSize: number;
 
@@ -264,7 +275,7 @@ export class PostgresEventStore implements EventStore {
         const actual = BigInt(row.current_revision);
         throw new WrongExpectedVersion(stream, expected, actual < 0n ? NO_STREAM : actual);
       }
-      if (events.length > 0) this.announce();
+      if (events.length > 0) this.announce(events.map((e) => e.type));
       return {
         nextExpectedRevision: BigInt(row.last_revision),
         position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
@@ -278,7 +289,7 @@ export class PostgresEventStore implements EventStore {
     const { rows } = await this.pool.query<{ stream_id: string; global_position: string; transaction_id: string }>(
       CREATE_STREAMS([payload]),
     );
-    if (rows.length > 0) this.announce();
+    if (rows.length > 0) this.announce(streams.map((s) => s.event.type));
     const created = new Map(
       rows.map((r) => [r.stream_id, { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) }]),
     );
@@ -330,9 +341,10 @@ export class PostgresEventStore implements EventStore {
       ? { commit: BigInt(last.commit_position), prepare: BigInt(last.global_position) }
       : (options.after ?? null);
     const passed = last ? scanned.indexOf(last) + 1 : 0;
-    if (wanted.length === 0) return { events: [], through, passed };
+    const end = wanted.length < options.limit && scanned.length < options.limit * SCAN_FACTOR;
+    if (wanted.length === 0) return { events: [], through, passed, end };
     const { rows } = await this.pool.query<EventRow>(READ_POSITIONS([wanted.map((r) => r.global_position)]));
-    return { events: rows.map(toRecorded), through, passed };
+    return { events: rows.map(toRecorded), through, passed, end };
   }
 
   /** The candidates the filter keeps, in order, up to `limit`: their fields are read a chunk of `limit` at a
@@ -364,11 +376,12 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  onAppended(listener: () => void): () => void {
-    this.listeners.add(listener);
+  onAppended(listener: () => void, types?: readonly string[]): () => void {
+    const entry = hintListener(listener, types);
+    this.listeners.add(entry);
     if (!this.listenClient) void this.listen();
     return () => {
-      this.listeners.delete(listener);
+      this.listeners.delete(entry);
     };
   }
 
@@ -389,8 +402,9 @@ export class PostgresEventStore implements EventStore {
    * HINT_EVERY_MS: appends that commit while a wake-up waits or a NOTIFY is in flight share the
    * next one.
    */
-  private announce(): void {
-    this.hint();
+  private announce(types: readonly string[]): void {
+    this.hear(types);
+    this.unannounced.add(types);
     if (this.notifying) {
       this.notifyAgain = true;
       return;
@@ -402,10 +416,15 @@ export class PostgresEventStore implements EventStore {
         // appends committed until now are covered by this one
         this.notifyAgain = false;
         this.lastNotify = Date.now();
-        await this.pool.query(this.notifySql).catch(() => undefined);
+        await this.pool.query(NOTIFY([notifyPayload(this.id, this.unannounced.take())])).catch(() => undefined);
       } while (this.notifyAgain && !this.closed);
       this.notifying = null;
     })();
+  }
+
+  private hear(types: Iterable<string> | null): void {
+    this.heard.add(types);
+    this.hint();
   }
 
   // One LISTEN connection per store carries other processes' appends as wake-ups. If it
@@ -424,7 +443,8 @@ export class PostgresEventStore implements EventStore {
     client.on('error', retry);
     client.on('end', retry);
     client.on('notification', (n) => {
-      if (n.payload !== this.id) this.hint();
+      const { from, types } = readNotifyPayload(n.payload ?? '');
+      if (from !== this.id) this.hear(types);
     });
     try {
       await client.connect();

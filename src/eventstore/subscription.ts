@@ -3,8 +3,8 @@ import { comparePositions, type EventStore, type Position, type RecordedEvent, t
 /**
  * Catch-up then live over `readAll` paging (`readAllOfTypes` with `types`): reads pages until one
  * comes back short, then waits for an `onAppended` hint or the poll interval, whichever comes
- * first. A hint that arrives while a page is being read is remembered, so none is lost between
- * read and wait.
+ * first (with `types`, a hint of appends of those types). A hint that arrives while a page is
+ * being read is remembered, so none is lost between read and wait.
  */
 export function pollingSubscription(
   store: Pick<EventStore, 'readAll' | 'readAllOfTypes' | 'onAppended'>,
@@ -17,7 +17,7 @@ export function pollingSubscription(
   const unregister = store.onAppended(() => {
     hinted = true;
     wake?.();
-  });
+  }, options.types);
 
   const waitForHint = () =>
     new Promise<void>((resolve) => {
@@ -38,9 +38,13 @@ export function pollingSubscription(
       const events = await store.readAll({ after, limit });
       return { events, through: events.at(-1)?.position ?? after, more: events.length === limit };
     }
-    const { events, through } = await store.readAllOfTypes({ after, types: options.types, limit });
+    const { events, through, end } = await store.readAllOfTypes({ after, types: options.types, limit });
     // a read that moved on may have stopped at the end of its scan, not of the log
-    return { events, through, more: through !== null && (after === null || comparePositions(through, after) > 0) };
+    return {
+      events,
+      through,
+      more: !end && through !== null && (after === null || comparePositions(through, after) > 0),
+    };
   }
 
   async function* run(): AsyncGenerator<RecordedEvent> {

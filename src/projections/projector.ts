@@ -135,7 +135,7 @@ export class Projector {
   start(): void {
     if (this.loop) return;
     this.stopping = false;
-    this.unlisten = this.store.onAppended(() => this.heard());
+    this.unlisten = this.store.onAppended(() => this.heard(), this.allTypes);
     this.loop = Promise.all(this.projections.map((p) => this.follow(p))).then(() => undefined);
     const abort = (this.abortRebuild = new AbortController());
     this.rebuilding = rebuildOutdatedProjections(this.db, this.store, this.projections, {
@@ -324,8 +324,8 @@ export class Projector {
       reads.set(key, shared);
       shared.catch(() => reads.delete(key));
     }
-    const { events, through, passed } = await shared;
-    return { events: events.filter((e) => wants(p, e)), through, passed };
+    const read = await shared;
+    return { ...read, events: read.events.filter((e) => wants(p, e)) };
   }
 
   /** Applies `events` (maybe none) and moves the checkpoint to `through`. */

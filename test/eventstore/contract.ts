@@ -371,6 +371,24 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       expect(seen[0]!.data).to.deep.equal({ i: 0 });
     });
 
+    it('says when a read looked at everything readable now, and not when it stopped at its limit', async () => {
+      const wanted = `Wanted${randomUUID().slice(0, 8)}`;
+      const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
+      const last = await store.appendToStream(stream('end'), [event(wanted), event(wanted), event(wanted)]);
+      const full = await store.readAllOfTypes({ after: marker.position, types: [wanted], limit: 2 });
+      expect(full.events).to.have.length(2);
+      expect(full.end, 'stopped at its limit').to.equal(false);
+      // other tests append meanwhile: read on until a read has looked past this test's last append
+      const deadline = Date.now() + 10_000;
+      let page = await store.readAllOfTypes({ after: full.through, types: [wanted], limit: 2 });
+      while (!page.end || comparePositions(page.through!, last.position) < 0) {
+        if (Date.now() > deadline) throw new Error('readAllOfTypes never reached the end of the log');
+        page = await store.readAllOfTypes({ after: page.through, types: [wanted], limit: 2 });
+      }
+      const after = await store.readAllOfTypes({ after: page.through, types: [wanted], limit: 2 });
+      expect(after.events, 'nothing of its types past the end').to.deep.equal([]);
+    });
+
     it("passes over the events its filter drops, keeps those without the filter's field, and counts what it went past", async () => {
       const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
       const wanted = `Wanted${randomUUID().slice(0, 8)}`;
@@ -464,6 +482,34 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
         await called;
       } finally {
         unregister();
+      }
+    });
+
+    it('calls a listener of some types for appends of those, not for appends of others, here and in another store', async () => {
+      const wanted = `Wanted${randomUUID().slice(0, 8)}`;
+      const other = await createStore();
+      const heard = { here: 0, there: 0, all: 0 };
+      const unregister = [
+        store.onAppended(() => heard.here++, [wanted]),
+        other.onAppended(() => heard.there++, [wanted]),
+        other.onAppended(() => heard.all++),
+      ];
+      try {
+        // The other store's listener connection comes up asynchronously: append until it hears.
+        while (heard.all === 0) {
+          await store.appendToStream(stream('unwanted'), [event('Unwanted')]);
+          await delay(20);
+        }
+        await delay(100);
+        expect(heard, 'no hint of the wanted type yet').to.include({ here: 0, there: 0 });
+        await store.appendToStream(stream('wanted'), [event('Unwanted'), event(wanted)]);
+        const deadline = Date.now() + 5_000;
+        while ((heard.here === 0 || heard.there === 0) && Date.now() < deadline) await delay(10);
+        expect(heard.here, 'this store').to.be.at.least(1);
+        expect(heard.there, 'the other store').to.be.at.least(1);
+      } finally {
+        for (const u of unregister) u();
+        await other.close();
       }
     });
 

@@ -122,6 +122,37 @@ describe('Projector', () => {
     expect(new Set((await rows()).map((r: { tx: string }) => r.tx)).size).to.equal(2);
   });
 
+  it('a batch commits without waiting for the WAL flush, in its own transaction only', async () => {
+    const name = uniqueName('async_commit');
+    // the commit setting each event was applied under
+    const settings: Projection = {
+      name,
+      version: 1,
+      handles: [COUNTED],
+      tables: [name],
+      async createTables(db, schema) {
+        await db.schema.withSchema(schema).createTable(name, (t) => (t.text('stream_id'), t.text('setting')));
+      },
+      async apply(trx, event, schema) {
+        await trx.raw("insert into ??.?? values (?, current_setting('synchronous_commit'))", [
+          schema,
+          name,
+          event.streamId,
+        ]);
+      },
+    };
+    await migrateProjections(env.db, [settings]);
+    const projector = started(new Projector(env.db, env.store, [settings]));
+    const stream = uniqueName('async');
+    const appended = await env.store.appendToStream(stream, [{ type: COUNTED, data: {} }]);
+    await projector.whenCaughtUp(appended.position);
+    const rows = await env.db.withSchema(READ_MODEL_SCHEMA).table(name).where({ stream_id: stream });
+    expect(rows.map((r: { setting: string }) => r.setting)).to.deep.equal(['off']);
+    // the pool's connections (the batch's among them) are back to the server's setting
+    const shown = await Promise.all(Array.from({ length: 4 }, () => env.db.raw('show synchronous_commit')));
+    expect(shown.map((r) => r.rows[0].synchronous_commit)).to.deep.equal(['on', 'on', 'on', 'on']);
+  });
+
   it('whenCaughtUp() without a position waits for everything readAll showed before the call', async () => {
     const prefix = uniqueName('head');
     const counts = streamCounts(uniqueName('counts'));
