@@ -280,6 +280,11 @@ describe('automation sandbox', function () {
       expect(failed(await run(`function handle(a, b) {}\nhandle = 42;`)).error.message).to.equal(
         'handle is not a function (it is a number)',
       );
+      // a runner checks a text once: the same text gets the same answer on every run, on every runner
+      for (let i = 0; i < 3; i++)
+        expect(failed(await run(`function handle(event, context) {\n  return event +;\n}`)).error.message).to.equal(
+          'line 2, column 17: Unexpected token',
+        );
     });
 
     it('answers code_too_large and event_too_large past 100,000 bytes, without starting a run', async () => {

@@ -45,15 +45,25 @@ function dispose(isolate: ivm.Isolate): void {
   }
 }
 
+// A runner runs the same few automations event after event: each text is checked once, not
+// parsed again by every run (acorn takes milliseconds over a large automation). The oldest text
+// goes once CHECKED_CODES are kept.
+const CHECKED_CODES = 64;
+const checked = new Map<string, string | undefined>();
+
 /** Saving refuses such code already; a dry run of inline code gets the same words as execution_error. */
 function codeProblem(code: string): string | undefined {
+  if (checked.has(code)) return checked.get(code);
+  let problem: string | undefined;
   try {
     checkAutomationCode(code);
-    return undefined;
   } catch (e) {
-    if (e instanceof DomainError) return e.detail.replace(/^code: /, '');
-    throw e;
+    if (!(e instanceof DomainError)) throw e;
+    problem = e.detail.replace(/^code: /, '');
   }
+  if (checked.size >= CHECKED_CODES) checked.delete(checked.keys().next().value!);
+  checked.set(code, problem);
+  return problem;
 }
 
 /**
