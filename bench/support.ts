@@ -116,7 +116,8 @@ export async function startBenchStack(url: string, projections: Projection[]) {
   const db = createDb(url, { min: 0, max: 20 });
   const store = createEventStore({ DATABASE_URL: url });
   await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
-  const projector = new Projector(db, store, projections, { pollMs: 20 });
+  // as the projector role runs it (its poll interval, PROJECTOR_POLL_MS, by default): appends wake it
+  const projector = new Projector(db, store, projections);
   projector.start();
   const simulator = createSimulator({});
   await simulator.listen();
