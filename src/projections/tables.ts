@@ -96,6 +96,14 @@ export interface EventProjectionSpec<Event extends DomainEvent> {
   /** what the tables need beyond columns and plain indexes (partial or expression indexes) */
   afterCreate?: (db: Knex | Knex.Transaction, schema: string) => Promise<void>;
   apply(trx: Knex.Transaction, event: Event, recorded: RecordedEvent, schema: string): Promise<void>;
+  /** set-based, for a batch of several (Projection.applyMany): must leave the rows `apply` leaves, one event at a time */
+  applyMany?(trx: Knex.Transaction, batch: ReadonlyArray<Parsed<Event>>, schema: string): Promise<void>;
+}
+
+/** An event of a batch, parsed, with the event as recorded. */
+export interface Parsed<Event extends DomainEvent> {
+  event: Event;
+  recorded: RecordedEvent;
 }
 
 /** A projection of one family of domain events into tables declared as data. */
@@ -110,5 +118,13 @@ export function eventProjection<Event extends DomainEvent>(spec: EventProjection
       await spec.afterCreate?.(db, schema);
     },
     apply: (trx, recorded, schema) => spec.apply(trx, parseEvent(spec.events, recorded), recorded, schema),
+    ...(spec.applyMany && {
+      applyMany: (trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string) =>
+        spec.applyMany!(
+          trx,
+          events.map((recorded) => ({ event: parseEvent(spec.events, recorded), recorded })),
+          schema,
+        ),
+    }),
   };
 }

@@ -21,6 +21,7 @@ import {
 import { Projector } from '../../src/projections/projector.js';
 import {
   assertApplyTwiceSameResult,
+  assertBatchEqualsOneByOne,
   assertRebuildEqualsLive,
   inStream,
   projectionSpec,
@@ -873,6 +874,15 @@ describe('mutation receipts: command handler and read model', function () {
       mutationsProjection.handles.includes(e.type),
     );
     await assertApplyTwiceSameResult(db, mutationsProjection, events);
+  });
+
+  it('a batch leaves the rows that one event at a time leaves', async () => {
+    const events = (await store.readAll({ after: null, limit: 100_000 })).filter((e) =>
+      mutationsProjection.handles.includes(e.type),
+    );
+    // receipts of every status, their events interleaved: each receipt's changes fold in order
+    expect(new Set(events.map((e) => e.streamId)).size).to.be.at.least(8);
+    await assertBatchEqualsOneByOne(db, mutationsProjection, events);
   });
 
   it('rebuilt tables equal the live ones', async () => {

@@ -4,7 +4,8 @@ import {
   PENDING_STATUSES,
   type MutationEvent,
 } from '../../domain/mutation/events.js';
-import { eventProjection } from '../tables.js';
+import type { Knex } from 'knex';
+import { eventProjection, type Parsed } from '../tables.js';
 
 // Mutation receipts (spec 2.9): one row per receipt with its current fields, and every event
 // of its stream for auditors. A row remembers the last stream revision it applied, so an event
@@ -173,13 +174,7 @@ export const mutationsProjection = eventProjection<MutationEvent>({
     await trx
       .withSchema(schema)
       .table(RECEIPT_EVENTS_TABLE)
-      .insert({
-        receipt_id,
-        revision,
-        type: event.type,
-        data: JSON.stringify(event.data),
-        recorded_at: recorded.createdAt,
-      })
+      .insert(historyRow({ event, recorded }))
       .onConflict(['receipt_id', 'revision'])
       .ignore();
     if (event.type === 'MutationAdmitted') {
@@ -198,6 +193,7 @@ export const mutationsProjection = eventProjection<MutationEvent>({
       .andWhere('revision', '<', revision)
       .update({ ...changes(event), revision });
   },
+  applyMany,
 });
 
 function admittedRow(
@@ -225,4 +221,63 @@ function admittedRow(
     created_at: d.created_at,
     revision,
   };
+}
+
+type ParsedMutation = Parsed<MutationEvent>;
+
+const historyRow = ({ event, recorded }: ParsedMutation) => ({
+  receipt_id: event.data.receipt_id,
+  revision: recorded.revision.toString(),
+  type: event.type,
+  data: JSON.stringify(event.data),
+  recorded_at: recorded.createdAt,
+});
+
+/** Rows per insert: a receipt row binds 22 values, far below PostgreSQL's 65,535 per statement. */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * A batch set-based: the history and the admitted receipts in multi-row inserts, then one update
+ * per receipt with the changes of its events its row has not applied yet, folded in order (each
+ * event sets whole columns, so the last to set one wins, as one update per event would leave it).
+ * Under live load a receipt's admission, start and answer often share a batch: one insert, no update.
+ */
+async function applyMany(trx: Knex.Transaction, batch: readonly ParsedMutation[], schema: string): Promise<void> {
+  const table = (name: string) => trx.withSchema(schema).table(name);
+  const inserted = async (name: string, rows: Record<string, unknown>[], key: string[]) => {
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
+      await table(name)
+        .insert(rows.slice(i, i + ROWS_PER_INSERT))
+        .onConflict(key)
+        .ignore();
+  };
+  await inserted(RECEIPT_EVENTS_TABLE, batch.map(historyRow), ['receipt_id', 'revision']);
+  const admitted = batch.flatMap(({ event, recorded }) =>
+    event.type === 'MutationAdmitted' ? [admittedRow(event.data, recorded.revision.toString())] : [],
+  );
+  await inserted(RECEIPTS_TABLE, admitted, ['id']);
+  const later = batch.filter(({ event }) => event.type !== 'MutationAdmitted');
+  if (later.length === 0) return;
+  const ids = [...new Set(later.map(({ event }) => event.data.receipt_id))];
+  const applied = new Map<string, bigint>(
+    (await table(RECEIPTS_TABLE).whereIn('id', ids).select('id', 'revision')).map(
+      (r: { id: string; revision: string }) => [r.id, BigInt(r.revision)],
+    ),
+  );
+  const folded = new Map<string, { changes: Record<string, unknown>; revision: bigint }>();
+  for (const { event, recorded } of later) {
+    const id = event.data.receipt_id;
+    const at = applied.get(id);
+    // no row (its admission is not in this read model): one update per event would match none either
+    if (at === undefined || recorded.revision <= at) continue;
+    const f = folded.get(id) ?? { changes: {}, revision: recorded.revision };
+    folded.set(id, { changes: { ...f.changes, ...changes(event) }, revision: recorded.revision });
+  }
+  for (const [id, f] of folded) {
+    const revision = f.revision.toString();
+    await table(RECEIPTS_TABLE)
+      .where({ id })
+      .andWhere('revision', '<', revision)
+      .update({ ...f.changes, revision });
+  }
 }
