@@ -11,7 +11,6 @@ export const listingIssueSchema = z.looseObject({
   attributeNames: z.array(z.string()).optional(),
   categories: z.array(z.string()).optional(),
 });
-export type ListingIssue = z.infer<typeof listingIssueSchema>;
 
 export const listingSummarySchema = z.looseObject({
   marketplaceId: z.string(),
