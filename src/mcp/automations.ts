@@ -32,6 +32,12 @@ export const dependenciesArgument = OperationDependencies.describe(
   'qualified operation names the code uses, each mapped to { catalog_revision, schema_digest }',
 );
 
+/** What create_automation and update_automation take of an automation's source, both optional. */
+export const sourceArguments = {
+  code: codeArgument.optional(),
+  operation_dependencies: dependenciesArgument.optional(),
+};
+
 export async function automationCall(ctx: ToolContext): Promise<AutomationCall> {
   if (!ctx.store)
     throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');

@@ -97,3 +97,8 @@ export const LiveAutomationChanged = z.object({
 });
 export const liveSlotEventSchemas = { LiveAutomationChanged } as const;
 export type LiveSlotEvent = { type: 'LiveAutomationChanged'; data: z.infer<typeof LiveAutomationChanged> };
+/** An event family's schemas and the live slot's, for what folds both (the automations and streams read models). */
+export const withLiveSlot = <Schemas extends Record<string, z.ZodType>>(schemas: Schemas) => ({
+  ...schemas,
+  ...liveSlotEventSchemas,
+});

@@ -12,17 +12,15 @@ const author = z.string().min(1);
 export const WebhookKind = z.enum(['json', 'chat']);
 export type WebhookKind = z.infer<typeof WebhookKind>;
 
-/** Header name → value, as configured (names as written; compared case-insensitively). */
-export const WebhookHeaders = z.record(z.string(), z.string());
-export type WebhookHeaders = z.infer<typeof WebhookHeaders>;
-
 export const WebhookSettings = z.object({
   name: z.string(),
   url: z.string(),
-  headers: WebhookHeaders,
+  /** header name → value, as configured (names as written; compared case-insensitively) */
+  headers: z.record(z.string(), z.string()),
   kind: WebhookKind,
 });
 export type WebhookSettings = z.infer<typeof WebhookSettings>;
+export type WebhookHeaders = WebhookSettings['headers'];
 
 /**
  * A new webhook, enabled. The signing secret itself is never recorded: `secret_nonce` is random

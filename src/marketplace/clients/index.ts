@@ -19,7 +19,7 @@ export type {
   ListingSubmissionResponse,
 } from './selling-listings-types.js';
 export type { OrdersClient, OrdersWindow } from './selling-orders.js';
-export type { Order, OrderItem, OrderMoney } from './selling-orders-types.js';
+export type { Order, OrderItem } from './selling-orders-types.js';
 export type { DefinitionsClient } from './selling-definitions.js';
 export type { ProductTypeDefinition, ProductTypeList } from './selling-definitions-types.js';
 export type { NotificationsClient } from './selling-notifications.js';

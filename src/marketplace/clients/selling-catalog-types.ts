@@ -4,6 +4,21 @@ import { searchResultsSchema } from './selling-call.js';
 // Wire shapes of the Catalog Items API 2022-04-01 (catalog-items-api-model). Loose objects:
 // catalog items are recorded with every key the provider sent.
 
+/** The parts of an item a request may ask for (`includedData`); the item carries those it got. */
+export const CATALOG_INCLUDED_DATA = [
+  'attributes',
+  'classifications',
+  'dimensions',
+  'identifiers',
+  'images',
+  'productTypes',
+  'relationships',
+  'salesRanks',
+  'summaries',
+  'vendorDetails',
+] as const;
+export type CatalogIncludedData = (typeof CATALOG_INCLUDED_DATA)[number];
+
 export const catalogIdentifierSchema = z.looseObject({ identifierType: z.string(), identifier: z.string() });
 
 export const catalogItemSchema = z.looseObject({
@@ -20,17 +35,3 @@ export const catalogItemSchema = z.looseObject({
 export type CatalogItem = z.infer<typeof catalogItemSchema>;
 
 export const catalogSearchResultsSchema = searchResultsSchema(catalogItemSchema);
-
-export const CATALOG_INCLUDED_DATA = [
-  'attributes',
-  'classifications',
-  'dimensions',
-  'identifiers',
-  'images',
-  'productTypes',
-  'relationships',
-  'salesRanks',
-  'summaries',
-  'vendorDetails',
-] as const;
-export type CatalogIncludedData = (typeof CATALOG_INCLUDED_DATA)[number];

@@ -4,6 +4,19 @@ import { searchResultsSchema } from './selling-call.js';
 // Wire shapes of the Listings Items API 2021-08-01 (listings-items-api-model). Objects are
 // loose: observed items are recorded with every key the provider sent.
 
+/** The parts of an item a request may ask for (`includedData`); the item carries those it got. */
+export const LISTING_INCLUDED_DATA = [
+  'summaries',
+  'attributes',
+  'issues',
+  'offers',
+  'fulfillmentAvailability',
+  'procurement',
+  'relationships',
+  'productTypes',
+] as const;
+export type ListingIncludedData = (typeof LISTING_INCLUDED_DATA)[number];
+
 export const listingIssueSchema = z.looseObject({
   code: z.string(),
   message: z.string(),
@@ -11,7 +24,6 @@ export const listingIssueSchema = z.looseObject({
   attributeNames: z.array(z.string()).optional(),
   categories: z.array(z.string()).optional(),
 });
-export type ListingIssue = z.infer<typeof listingIssueSchema>;
 
 export const listingSummarySchema = z.looseObject({
   marketplaceId: z.string(),
@@ -49,18 +61,6 @@ export const listingItemSchema = z.looseObject({
 export type ListingItem = z.infer<typeof listingItemSchema>;
 
 export const listingSearchResultsSchema = searchResultsSchema(listingItemSchema);
-
-export const LISTING_INCLUDED_DATA = [
-  'summaries',
-  'attributes',
-  'issues',
-  'offers',
-  'fulfillmentAvailability',
-  'procurement',
-  'relationships',
-  'productTypes',
-] as const;
-export type ListingIncludedData = (typeof LISTING_INCLUDED_DATA)[number];
 
 export interface ListingPatchOperation {
   op: 'add' | 'replace' | 'merge' | 'delete';

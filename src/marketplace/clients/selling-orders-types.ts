@@ -5,7 +5,6 @@ import { z } from 'zod';
 
 /** `{ CurrencyCode, Amount }`, the amount a decimal string ("12.34"). */
 export const orderMoneySchema = z.looseObject({ CurrencyCode: z.string(), Amount: z.string() });
-export type OrderMoney = z.infer<typeof orderMoneySchema>;
 
 export const orderSchema = z.looseObject({
   AmazonOrderId: z.string(),

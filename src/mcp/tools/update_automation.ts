@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { activateAutomation } from '../../commands/automation/activation.js';
 import { editAutomation } from '../../commands/automation/lifecycle.js';
-import { automationCall, automationIdArgument, codeArgument, dependenciesArgument, written } from '../automations.js';
+import { automationCall, automationIdArgument, sourceArguments, written } from '../automations.js';
 import { ACTIVATION_LIMIT, takeCallSlot } from '../throttle.js';
 import { defineTool } from '../tool.js';
 
@@ -14,8 +14,7 @@ export const updateAutomationTool = defineTool({
   annotations: { title: 'Update automation', readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   input: {
     automation_id: automationIdArgument,
-    code: codeArgument.optional(),
-    operation_dependencies: dependenciesArgument.optional(),
+    ...sourceArguments,
     title: z.string().trim().min(1).max(200).optional().describe('a new title'),
     activate: z
       .boolean()

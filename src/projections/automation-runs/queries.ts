@@ -53,11 +53,7 @@ export async function listAutomationActions(db: Knex, f: ActionFilter): Promise<
   };
   const [rows, [count]] = await Promise.all([
     matching()
-      .orderBy([
-        { column: 'decided_at', order: 'desc' },
-        { column: 'run_id', order: 'asc' },
-        { column: 'index', order: 'asc' },
-      ])
+      .orderBy([{ column: 'decided_at', order: 'desc' }, 'run_id', 'index'])
       .limit(f.limit)
       .select(
         'id',

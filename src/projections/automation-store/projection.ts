@@ -7,15 +7,15 @@ import { eventProjection } from '../tables.js';
 // expired). The projector applies the write-sets in log order, so the last one wins; a delete
 // removes the row. Reads skip expired rows until the prune removes them.
 
-export const STORE_VALUES_TABLE = 'automation_store_values';
-export const STORE_WRITES_TABLE = 'automation_store_writes';
+/** The store's tables: the keys' values, and the write-sets they came from. */
+export const STORE_TABLES = { values: 'automation_store_values', writes: 'automation_store_writes' } as const;
 
 export const automationStoreProjection = eventProjection<StoreEvent>({
   name: 'automation_store',
   version: 1,
   events: storeEventSchemas,
   tables: {
-    [STORE_VALUES_TABLE]: {
+    [STORE_TABLES.values]: {
       columns: {
         automation_id: 'uuid',
         key: 'text',
@@ -29,7 +29,7 @@ export const automationStoreProjection = eventProjection<StoreEvent>({
       },
       primary: ['automation_id', 'key'],
     },
-    [STORE_WRITES_TABLE]: {
+    [STORE_TABLES.writes]: {
       columns: { run_id: 'uuid primary', automation_id: 'uuid', expires_at: 'timestamptz index' },
     },
   },
@@ -37,18 +37,18 @@ export const automationStoreProjection = eventProjection<StoreEvent>({
     const { automation_id, run_id, at, expires_at } = data;
     await trx
       .withSchema(schema)
-      .table(STORE_WRITES_TABLE)
+      .table(STORE_TABLES.writes)
       .insert({ run_id, automation_id, expires_at })
       .onConflict('run_id')
       .ignore();
     const deleted = data.changes.filter((c) => c.value_json === null).map((c) => c.key);
     if (deleted.length > 0)
-      await trx.withSchema(schema).table(STORE_VALUES_TABLE).where({ automation_id }).whereIn('key', deleted).delete();
+      await trx.withSchema(schema).table(STORE_TABLES.values).where({ automation_id }).whereIn('key', deleted).delete();
     const set = data.changes.filter((c) => c.value_json !== null);
     if (set.length > 0)
       await trx
         .withSchema(schema)
-        .table(STORE_VALUES_TABLE)
+        .table(STORE_TABLES.values)
         .insert(
           set.map(({ key, value_json }) => ({
             automation_id,

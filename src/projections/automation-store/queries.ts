@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import { prepared } from '../../infra/db.js';
 import type { StoreUsage } from '../../domain/automation-store/decide.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
-import { STORE_VALUES_TABLE, STORE_WRITES_TABLE } from './projection.js';
+import { STORE_TABLES } from './projection.js';
 
 // Reads of the automation store. A value past its `expires_at` reads as missing at once, whether
 // or not the retention prune has removed it yet.
 
-const values = (db: Knex) => db.withSchema(READ_MODEL_SCHEMA).table(STORE_VALUES_TABLE);
+const values = (db: Knex) => db.withSchema(READ_MODEL_SCHEMA).table(STORE_TABLES.values);
 const live = (db: Knex, automation_id: string, now: Date) =>
   values(db).where({ automation_id }).where('expires_at', '>', now);
 
@@ -47,7 +47,7 @@ export async function storeUsage(
 export async function expiredStoreWrites(db: Knex, now: Date, limit: number): Promise<string[]> {
   const rows: { run_id: string }[] = await db
     .withSchema(READ_MODEL_SCHEMA)
-    .table(STORE_WRITES_TABLE)
+    .table(STORE_TABLES.writes)
     .where('expires_at', '<=', now)
     .orderBy('expires_at')
     .limit(limit)
@@ -59,7 +59,7 @@ export async function expiredStoreWrites(db: Knex, now: Date, limit: number): Pr
 export async function deleteStoreRows(db: Knex, runIds: readonly string[], now: Date): Promise<void> {
   await db.transaction(async (trx) => {
     if (runIds.length > 0)
-      await trx.withSchema(READ_MODEL_SCHEMA).table(STORE_WRITES_TABLE).whereIn('run_id', runIds).delete();
-    await trx.withSchema(READ_MODEL_SCHEMA).table(STORE_VALUES_TABLE).where('expires_at', '<=', now).delete();
+      await trx.withSchema(READ_MODEL_SCHEMA).table(STORE_TABLES.writes).whereIn('run_id', runIds).delete();
+    await trx.withSchema(READ_MODEL_SCHEMA).table(STORE_TABLES.values).where('expires_at', '<=', now).delete();
   });
 }

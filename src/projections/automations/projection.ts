@@ -1,6 +1,6 @@
 import {
   automationEventSchemas,
-  liveSlotEventSchemas,
+  withLiveSlot,
   type AutomationEvent,
   type LiveSlotEvent,
 } from '../../domain/automation/events.js';
@@ -144,7 +144,7 @@ async function applySlotEvent(trx: Knex.Transaction, { data }: LiveSlotEvent, re
 export const automationsProjection = eventProjection<AutomationEvent | LiveSlotEvent>({
   name: 'automations',
   version: 1,
-  events: { ...automationEventSchemas, ...liveSlotEventSchemas },
+  events: withLiveSlot(automationEventSchemas),
   tables: {
     [AUTOMATIONS_TABLE]: {
       columns: {

@@ -9,7 +9,7 @@ import { ECONOMICS_DATASET } from '../../domain/observation/datasets.js';
 // a named fee with no charge that day stays null, and total_fees sums the named ones, so
 // net_proceeds = net_product_sales + total_fees holds on every row by construction.
 
-export const ECONOMICS_TABLE = 'seller_economics';
+const ECONOMICS_TABLE = 'seller_economics';
 
 const FEE_COLUMNS: ReadonlyArray<readonly [column: 'referral_fee' | 'fulfillment_fee' | 'storage_fee', test: RegExp]> =
   [

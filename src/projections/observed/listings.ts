@@ -26,18 +26,6 @@ export const SCOPES_TABLE = 'listing_scopes';
 /** the listing behind each local listing id (a hash of account, marketplace and SKU, so it can't be
  * read back); an id stays once seen, admission checks the listing is current */
 export const LISTING_TARGETS_TABLE = 'listing_targets';
-const CURRENT_COLUMNS = [
-  'account_id',
-  'marketplace_id',
-  'sku',
-  'scope',
-  'page',
-  'row',
-  'created_at',
-  'asin',
-  'title',
-  'status',
-];
 
 /** `attributes[name]` values for this marketplace (values without a marketplace apply to all). */
 const attributeValues = (item: Json, name: string, marketplaceId: string): Json[] =>
@@ -216,6 +204,9 @@ const LISTINGS_TABLES: Record<string, TableSpec> = {
     primary: ['account_id', 'scope'],
   },
 };
+
+/** listing_current's columns, in the order a re-pick inserts them. */
+const CURRENT_COLUMNS = Object.keys(LISTINGS_TABLES[CURRENT_LISTINGS_TABLE]!.columns);
 
 /** list_listings' access paths on listing_current (listings-search.ts). */
 async function createSearchIndexes(db: Knex | Knex.Transaction, schema: string): Promise<void> {

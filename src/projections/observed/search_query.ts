@@ -7,7 +7,7 @@ import { SQP_DATASET } from '../../domain/observation/datasets.js';
 // query per closed window. The scope names the marketplace and period
 // (`<marketplace>/<PERIOD>/<start>`); median prices become minor units of their currency.
 
-export const SQP_TABLE = 'search_query_performance';
+const SQP_TABLE = 'search_query_performance';
 
 const count = z.number().int();
 const rate = z.number();

@@ -8,7 +8,7 @@ import { VENDOR_DATASETS } from '../../domain/observation/datasets.js';
 // row without an asin is the catalog-wide aggregate. Each dataset fills its own columns; the
 // view merges the three per (marketplace, view, day, asin).
 
-export const VENDOR_TABLE = 'vendor_metrics';
+const VENDOR_TABLE = 'vendor_metrics';
 
 /** Metric columns the three reports fill, with their SQL kind. */
 export const VENDOR_REPORTED = {

@@ -1,4 +1,4 @@
-import { liveSlotEventSchemas, type LiveSlotEvent } from '../../domain/automation/events.js';
+import { withLiveSlot, type LiveSlotEvent } from '../../domain/automation/events.js';
 import { subscriptionDecider } from '../../domain/stream/subscription.js';
 import { subscriptionEventSchemas, type SubscriptionEvent } from '../../domain/stream/subscription-events.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
@@ -76,7 +76,7 @@ async function applySlot(trx: Knex.Transaction, { data }: LiveSlotEvent, recorde
 export const streamsProjection = eventProjection<SubscriptionEvent | LiveSlotEvent>({
   name: 'streams',
   version: 1,
-  events: { ...subscriptionEventSchemas, ...liveSlotEventSchemas },
+  events: withLiveSlot(subscriptionEventSchemas),
   tables: {
     [STREAMS_TABLE]: {
       columns: {

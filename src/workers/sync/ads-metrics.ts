@@ -2,8 +2,6 @@ import { addDays, datesFrom, localDate } from '../../marketplace/clients/ads-dat
 import type { z } from 'zod';
 import {
   MAX_REPORT_DAYS,
-  SP_CAMPAIGN_DAILY_COLUMNS,
-  SP_TARGETING_DAILY_COLUMNS,
   spCampaignDailyRowSchema,
   spTargetingDailyRowSchema,
   type CreateReportRequest,
@@ -44,9 +42,9 @@ const DAYS_AT_ONCE = 8;
 interface DailyReport {
   job: string;
   dataset: string;
-  title: string;
-  configuration: Pick<CreateReportRequest['configuration'], 'groupBy' | 'columns' | 'reportTypeId'>;
-  row: z.ZodType<{ date: string }>;
+  /** the request's name (its dates follow), grouping and report type; its columns are the row's fields */
+  request: { title: string } & Pick<CreateReportRequest['configuration'], 'groupBy' | 'reportTypeId'>;
+  row: z.ZodObject & z.ZodType<{ date: string }>;
   /** the order of a day's rows, so an unchanged day pages (and hashes) the same */
   order: (row: Record<string, number>) => number[];
 }
@@ -54,8 +52,7 @@ interface DailyReport {
 const SP_CAMPAIGNS: DailyReport = {
   job: 'ads-campaign-metrics',
   dataset: SP_CAMPAIGN_DAILY,
-  title: 'SP campaigns daily',
-  configuration: { groupBy: ['campaign'], columns: [...SP_CAMPAIGN_DAILY_COLUMNS], reportTypeId: 'spCampaigns' },
+  request: { title: 'SP campaigns daily', groupBy: ['campaign'], reportTypeId: 'spCampaigns' },
   row: spCampaignDailyRowSchema,
   order: (r) => [r.campaignId!],
 };
@@ -63,8 +60,7 @@ const SP_CAMPAIGNS: DailyReport = {
 const SP_TARGETING: DailyReport = {
   job: 'ads-targeting-metrics',
   dataset: SP_TARGETING_DAILY,
-  title: 'SP targeting daily',
-  configuration: { groupBy: ['targeting'], columns: [...SP_TARGETING_DAILY_COLUMNS], reportTypeId: 'spTargeting' },
+  request: { title: 'SP targeting daily', groupBy: ['targeting'], reportTypeId: 'spTargeting' },
   row: spTargetingDailyRowSchema,
   order: (r) => [r.campaignId!, r.adGroupId!, r.keywordId!],
 };
@@ -159,11 +155,18 @@ function windows(profile: SyncProfile, dates: readonly string[]): Window[] {
   return out;
 }
 
-const reportRequest = (report: DailyReport, w: Window): CreateReportRequest => ({
-  name: `${report.title} ${w.startDate}..${w.endDate}`,
+const reportRequest = ({ request, row }: DailyReport, w: Window): CreateReportRequest => ({
+  name: `${request.title} ${w.startDate}..${w.endDate}`,
   startDate: w.startDate,
   endDate: w.endDate,
-  configuration: { adProduct: 'SPONSORED_PRODUCTS', ...report.configuration, timeUnit: 'DAILY', format: 'GZIP_JSON' },
+  configuration: {
+    adProduct: 'SPONSORED_PRODUCTS',
+    groupBy: request.groupBy,
+    columns: row.keyof().options,
+    reportTypeId: request.reportTypeId,
+    timeUnit: 'DAILY',
+    format: 'GZIP_JSON',
+  },
 });
 
 function compareKeys(a: number[], b: number[]): number {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Delivery } from './delivery.js';
 import type { EventHub } from './hub.js';
 import type { Market } from './market.js';
-import { RAISERS } from './raise.js';
+import { eventTarget, RAISERS } from './raise.js';
 import type { EventSources } from './sources.js';
 import { EVENT_TYPES, type EventType } from './types.js';
 
@@ -17,14 +17,7 @@ import { EVENT_TYPES, type EventType } from './types.js';
 const triggerBody = z.strictObject({
   type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
   sellerId: z.string().optional(),
-  profileId: z.string().optional(),
-  marketplaceId: z.string().optional(),
-  sku: z.string().optional(),
-  asin: z.string().optional(),
-  orderId: z.string().optional(),
-  campaignId: z.string().optional(),
-  entityId: z.string().optional(),
-  status: z.enum(['NORMAL', 'AT_RISK', 'DEACTIVATED']).optional(),
+  ...eventTarget.shape,
 });
 
 export function registerEventControl(

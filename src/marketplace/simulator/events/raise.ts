@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { SP_RESOURCES, type SpResource } from '../../clients/ads-sp-types.js';
 import type { ProfileAds } from '../ads/sp-generate.js';
 import { fnSkuOf } from '../selling/listings.js';
@@ -44,18 +45,22 @@ import type { EventType, SellingType } from './types.js';
 // One event of each type, raised from the simulator's state: what POST /_sim/events calls,
 // and the consequences the market, the listing patches and the SP v3 changes share.
 
-export interface EventTarget {
-  profileId?: string;
-  marketplaceId?: string;
-  sku?: string;
-  asin?: string;
-  orderId?: string;
-  campaignId?: string;
-  /** the ad group, ad, keyword or target of an entity change */
-  entityId?: string;
-  /** ACCOUNT_STATUS_CHANGED: the new status (default: the other of NORMAL / AT_RISK) */
-  status?: AccountStatus;
-}
+/** What the event is about, as POST /_sim/events takes it: every key optional (a raiser says what it lacks). */
+export const eventTarget = z
+  .object({
+    profileId: z.string(),
+    marketplaceId: z.string(),
+    sku: z.string(),
+    asin: z.string(),
+    orderId: z.string(),
+    campaignId: z.string(),
+    /** the ad group, ad, keyword or target of an entity change */
+    entityId: z.string(),
+    /** ACCOUNT_STATUS_CHANGED: the new status (default: the other of NORMAL / AT_RISK) */
+    status: z.enum(['NORMAL', 'AT_RISK', 'DEACTIVATED'] satisfies AccountStatus[]),
+  })
+  .partial();
+export type EventTarget = z.infer<typeof eventTarget>;
 
 /** Raises the event, or says what it could not find to raise it about. */
 type Raise = (s: EventSources, t: EventTarget) => string | undefined;

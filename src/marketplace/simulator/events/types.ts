@@ -25,6 +25,7 @@ export const INTERNAL_SELLING_TYPES = ['DATA_KIOSK_QUERY_PROCESSING_FINISHED', '
 
 export const SELLING_TYPES = [...SELECTABLE_SELLING_TYPES, ...INTERNAL_SELLING_TYPES] as const;
 export type SellingType = (typeof SELLING_TYPES)[number];
+export const isSellingType = (type: string): type is SellingType => (SELLING_TYPES as readonly string[]).includes(type);
 
 /** Marketing Stream dataset ids (the data guide's; the subscription API's spec leaves them open). */
 export const DATASETS = {
@@ -40,12 +41,10 @@ export type AdsType = keyof typeof DATASETS;
 export type DatasetId = (typeof DATASETS)[AdsType];
 export const ADS_TYPES = Object.keys(DATASETS) as AdsType[];
 export const DATASET_IDS = Object.values(DATASETS) as DatasetId[];
+export const isAdsType = (type: string): type is AdsType => type in DATASETS;
 
 export type EventType = SellingType | AdsType;
 export const EVENT_TYPES: readonly EventType[] = [...SELLING_TYPES, ...ADS_TYPES];
-
-export const isSellingType = (type: string): type is SellingType => (SELLING_TYPES as readonly string[]).includes(type);
-export const isAdsType = (type: string): type is AdsType => type in DATASETS;
 
 interface Versions {
   notification: string;

@@ -15,6 +15,8 @@ import { csv, decodeToken, encodeToken, isMarketplaceCursor, type MarketplaceCur
 // items, so the bench catalog can be read through it.
 
 const RATE_LIMIT = '5';
+/** The Listings Items API's items of one seller. */
+const BASE = '/listings/2021-08-01/items/:sellerId';
 
 const patchBody = z.object({
   productType: z.string().min(1),
@@ -40,7 +42,6 @@ export function registerListings(
   state: ListingsState,
 ): void {
   const route = sellingRoute(tokens);
-  const base = '/listings/2021-08-01/items/:sellerId';
 
   /** The one marketplace of the request, or an error answer already sent. */
   function requestContext(reply: FastifyReply, sellerId: string, query: Query, defaultIncluded: ListingIncludedData[]) {
@@ -67,7 +68,7 @@ export function registerListings(
     return { marketplaceId: marketplaceIds[0]!, included: new Set(included as ListingIncludedData[]) };
   }
 
-  app.get<SkuRoute>(`${base}/:sku`, route, async (request, reply) => {
+  app.get<SkuRoute>(`${BASE}/:sku`, route, async (request, reply) => {
     const context = requestContext(reply, request.params.sellerId, request.query, ['summaries']);
     if (!context) return reply;
     const listing = state.find(request.params.sku, context.marketplaceId);
@@ -80,7 +81,7 @@ export function registerListings(
     return listingItem(listing, context.included);
   });
 
-  app.get<{ Params: { sellerId: string }; Querystring: Query }>(base, route, async (request, reply) => {
+  app.get<{ Params: { sellerId: string }; Querystring: Query }>(BASE, route, async (request, reply) => {
     const query = request.query;
     const context = requestContext(reply, request.params.sellerId, query, ['summaries']);
     if (!context) return reply;
@@ -128,7 +129,7 @@ export function registerListings(
     };
   });
 
-  app.patch<SkuRoute>(`${base}/:sku`, route, async (request, reply) => {
+  app.patch<SkuRoute>(`${BASE}/:sku`, route, async (request, reply) => {
     const context = requestContext(reply, request.params.sellerId, request.query, ['issues']);
     if (!context) return reply;
     const body = patchBody.safeParse(request.body);
@@ -138,7 +139,7 @@ export function registerListings(
     return submissionResponse(submission);
   });
 
-  app.delete<SkuRoute>(`${base}/:sku`, route, async (request, reply) => {
+  app.delete<SkuRoute>(`${BASE}/:sku`, route, async (request, reply) => {
     const context = requestContext(reply, request.params.sellerId, request.query, []);
     if (!context) return reply;
     return submissionResponse(state.remove(request.params.sku, context.marketplaceId));
