@@ -4,6 +4,7 @@ import { activateAutomation } from '../../src/commands/automation/activation.js'
 import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
+import { PENDING_STATUSES } from '../../src/domain/mutation/events.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
@@ -192,6 +193,15 @@ export async function livePhase(o: {
           payload,
         });
       };
+      const drained = async (withinMs: number) => {
+        const deadline = Date.now() + withinMs;
+        for (;;) {
+          await projector.whenCaughtUp();
+          const pending = await db('rm.mutation_receipts').whereIn('status', PENDING_STATUSES).count({ n: '*' });
+          if (Number(pending[0]!.n) === 0 || Date.now() > deadline) return;
+          await sleep(50);
+        }
+      };
       const settled = async (count: number, withinMs: number) => {
         const deadline = Date.now() + withinMs;
         while (reactor.stats().runs < count && Date.now() < deadline) await sleep(20);
@@ -212,6 +222,9 @@ export async function livePhase(o: {
       const sendingMs = performance.now() - started;
       await settled(total, 900_000);
       const sustainedCpu = cpu();
+      // and until the rest of each event's work is done: its receipt sent, every projection there
+      await drained(120_000);
+      const drainedCpu = cpu();
       const sustainedIds = new Set(sentAt.keys());
 
       // saturation: a burst recorded as fast as the store takes it
@@ -267,6 +280,9 @@ export async function livePhase(o: {
       );
       console.log(
         `  CPU per event, sustained: ${(sustainedCpu.machineMs / total).toFixed(1)} ms for the machine (${(sustainedCpu.processMs / total).toFixed(1)} ms of it this process: reactor, projector, dispatch, simulator)`,
+      );
+      console.log(
+        `  CPU per event, all its work done (receipts sent, projections caught up): ${(drainedCpu.machineMs / total).toFixed(1)} ms for the machine (${(drainedCpu.processMs / total).toFixed(1)} ms this process)`,
       );
       console.log(
         `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${(o.burst / (burstMs / 1000)).toFixed(1)} runs/s`,

@@ -10,7 +10,8 @@ export interface Coalesced {
  * at the log, not one per append.
  */
 export function coalesced(fn: () => void, everyMs: number): Coalesced {
-  let last = 0;
+  // never run yet: the first call runs at once, however soon after the process started
+  let last = -Infinity;
   let timer: NodeJS.Timeout | null = null;
   const call = (): void => {
     if (timer) return;

@@ -92,22 +92,31 @@ describe('Projector', () => {
     expect(comparePositions(status!.position!, lastPosition(live))).to.be.at.least(0);
   });
 
-  it('appends heard within coalesceMs of a wake-up share the next one: one batch takes what came meanwhile', async () => {
-    const name = uniqueName('coalesced');
-    // the transaction each event was applied in: one per batch
-    const batches: Projection = {
+  /** A projection that records, for each event of its stream, what `expression` says in the batch's transaction. */
+  const recording = async (name: string, expression: string): Promise<Projection> => {
+    const projection: Projection = {
       name,
       version: 1,
       handles: [COUNTED],
       tables: [name],
       async createTables(db, schema) {
-        await db.schema.withSchema(schema).createTable(name, (t) => (t.text('stream_id'), t.bigInteger('tx')));
+        await db.schema.withSchema(schema).createTable(name, (t) => (t.text('stream_id'), t.text('value')));
       },
       async apply(trx, event, schema) {
-        await trx.raw('insert into ??.?? values (?, txid_current())', [schema, name, event.streamId]);
+        await trx.raw(`insert into ??.?? values (?, (${expression})::text)`, [schema, name, event.streamId]);
       },
     };
-    await migrateProjections(env.db, [batches]);
+    await migrateProjections(env.db, [projection]);
+    return projection;
+  };
+  const recorded = async (name: string, stream: string): Promise<string[]> =>
+    (await env.db.withSchema(READ_MODEL_SCHEMA).table(name).where({ stream_id: stream })).map(
+      (r: { value: string }) => r.value,
+    );
+
+  it('appends heard within coalesceMs of a wake-up share the next one: one batch takes what came meanwhile', async () => {
+    // the transaction each event was applied in: one per batch
+    const batches = await recording(uniqueName('coalesced'), 'txid_current()');
     // polls far apart: only the append wake-ups move it
     const projector = started(new Projector(env.db, env.store, [batches], { coalesceMs: 2_000, pollMs: 30_000 }));
     await projector.whenCaughtUp();
@@ -116,38 +125,19 @@ describe('Projector', () => {
       await env.store.appendToStream(stream, [{ type: COUNTED, data: { i } }]);
       await new Promise((r) => setTimeout(r, 25));
     }
-    const rows = () => env.db.withSchema(READ_MODEL_SCHEMA).table(name).where({ stream_id: stream });
-    await eventually(async () => ((await rows()).length === 6 ? true : undefined), 'the six events applied', 10_000);
+    const txs = () => recorded(batches.name, stream);
+    await eventually(async () => ((await txs()).length === 6 ? true : undefined), 'the six events applied', 10_000);
     // the first append woke it at once; the five heard within 2 s of that went in one batch
-    expect(new Set((await rows()).map((r: { tx: string }) => r.tx)).size).to.equal(2);
+    expect(new Set(await txs()).size).to.equal(2);
   });
 
   it('a batch commits without waiting for the WAL flush, in its own transaction only', async () => {
-    const name = uniqueName('async_commit');
-    // the commit setting each event was applied under
-    const settings: Projection = {
-      name,
-      version: 1,
-      handles: [COUNTED],
-      tables: [name],
-      async createTables(db, schema) {
-        await db.schema.withSchema(schema).createTable(name, (t) => (t.text('stream_id'), t.text('setting')));
-      },
-      async apply(trx, event, schema) {
-        await trx.raw("insert into ??.?? values (?, current_setting('synchronous_commit'))", [
-          schema,
-          name,
-          event.streamId,
-        ]);
-      },
-    };
-    await migrateProjections(env.db, [settings]);
+    const settings = await recording(uniqueName('async_commit'), "current_setting('synchronous_commit')");
     const projector = started(new Projector(env.db, env.store, [settings]));
     const stream = uniqueName('async');
     const appended = await env.store.appendToStream(stream, [{ type: COUNTED, data: {} }]);
     await projector.whenCaughtUp(appended.position);
-    const rows = await env.db.withSchema(READ_MODEL_SCHEMA).table(name).where({ stream_id: stream });
-    expect(rows.map((r: { setting: string }) => r.setting)).to.deep.equal(['off']);
+    expect(await recorded(settings.name, stream)).to.deep.equal(['off']);
     // the pool's connections (the batch's among them) are back to the server's setting
     const shown = await Promise.all(Array.from({ length: 4 }, () => env.db.raw('show synchronous_commit')));
     expect(shown.map((r) => r.rows[0].synchronous_commit)).to.deep.equal(['on', 'on', 'on', 'on']);
