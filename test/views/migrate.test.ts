@@ -4,6 +4,7 @@ import { accountsProjection } from '../../src/projections/accounts/projection.js
 import { rebuildProjection } from '../../src/projections/rebuild.js';
 import type { ViewDefinition } from '../../src/projections/views/definition.js';
 import { assertDefinitions, migrateViews } from '../../src/projections/views/migrate.js';
+import { ROLLUPS_SCHEMA } from '../../src/projections/views/rollup-rewrite.js';
 import { viewDefinitions } from '../../src/projections/views/registry.js';
 import { withQueryRole } from '../../src/projections/views/run.js';
 import { vMarketplaces } from '../../src/projections/views/v_marketplaces.js';
@@ -104,7 +105,9 @@ describe('views migration', () => {
     const extra = accountView('v_extra', 'select a.account_id, 1 as x from rm.accounts a');
     const registered = (await views()).map((v: { relname: string }) => v.relname);
     const result = await migrateWith([...viewDefinitions, ...TEST_VIEWS, missing, extra]);
-    expect(result.created).to.have.members([...registered, 'v_extra']);
+    // rollups are made again too where their tables exist (another test file may have made the orders tables)
+    const ofViews = result.created.filter((name) => !name.startsWith(`${ROLLUPS_SCHEMA}.`));
+    expect(ofViews).to.have.members([...registered, 'v_extra']);
     expect(result.skipped.map((s) => s.name))
       .to.include('v_missing')
       .and.not.include.members(registered);
