@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { newId } from '../../src/domain/shared/ids.js';
-import { eventsProjection } from '../../src/projections/events/projection.js';
+import { EVENTS_TABLE, eventsProjection } from '../../src/projections/events/projection.js';
 import { latestNaming, latestNamingByScan } from '../../src/projections/events/queries.js';
+import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
 import { startProjecting } from '../support/projections.js';
 
 // A listing context's latest message of each type naming the listing (latestNaming): by its SKU,
@@ -66,6 +67,40 @@ describe('events read model: the latest message of each type naming a listing', 
     // statuses: a later message naming only the ASIN outranks an older one naming the SKU
     await record('LISTINGS_ITEM_STATUS_CHANGE', t(10), quantity('status-sku', { SKU: listing.sku }));
     await record('LISTINGS_ITEM_STATUS_CHANGE', t(45), quantity('status-asin', { ASIN: listing.asin }));
+    // the marketplace's answer to a push of the listing, later than every message: a synthetic row
+    // naming its SKU, which no message type's latest may be
+    const receipt_id = newId();
+    await world.store.appendToStream(`mutation-${receipt_id}`, [
+      {
+        type: 'MutationAdmitted',
+        data: {
+          receipt_id,
+          account_id: account,
+          target: { type: 'Listing', id: newId() },
+          provider: { sku: listing.sku, marketplaceId: US },
+          action: 'update',
+          payload: {},
+          idempotency: null,
+          created_at: t(58),
+          blocked: null,
+        },
+      },
+      {
+        type: 'MutationSubmitted',
+        data: {
+          receipt_id,
+          http_status: 200,
+          response: { status: 'ACCEPTED' },
+          attempt: 1,
+          request_id: 'req-synthetic',
+          error: null,
+          recorded_at: t(58),
+          submission_id: 'sub-1',
+          accepted: true,
+          created: null,
+        },
+      },
+    ]);
     await world.projector.whenCaughtUp();
   });
   after(async () => world?.close());
@@ -90,6 +125,19 @@ describe('events read model: the latest message of each type naming a listing', 
       LISTINGS_ITEM_MFN_QUANTITY_CHANGE: 'qty-second',
       LISTINGS_ITEM_STATUS_CHANGE: 'status-asin',
     });
+  });
+
+  it("the answer to a push of the listing, later than every message, is no type's latest", async () => {
+    const synthetic = await world.db
+      .withSchema(READ_MODEL_SCHEMA)
+      .table(EVENTS_TABLE)
+      .where({ account_id: account, synthetic: true });
+    expect(synthetic.map((r: { payload: { kind: string } }) => r.payload.kind)).to.deep.equal(['listing_push_answer']);
+    const types = ['LISTINGS_ITEM_MFN_QUANTITY_CHANGE', 'LISTINGS_ITEM_STATUS_CHANGE'];
+    for (const answer of [latestNaming, latestNamingByScan])
+      expect(
+        Object.fromEntries([...(await answer(world.db, account, types, listing))].map(([type, p]) => [type, p.tag])),
+      ).to.deep.equal({ LISTINGS_ITEM_MFN_QUANTITY_CHANGE: 'qty-second', LISTINGS_ITEM_STATUS_CHANGE: 'status-asin' });
   });
 
   it('the scan that answers while an upgrade rebuilds version 1 gives the same answers', async () => {
