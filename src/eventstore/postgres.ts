@@ -157,35 +157,6 @@ const READ_POSITIONS = prepared(
 /** How many positions readAllOfTypes looks at per wanted event it may return. */
 const SCAN_FACTOR = 10;
 
-// readAllOfTypes without a filter, in one statement: the scan ($3 positions past the checkpoint),
-// the first $5 events of the wanted types ($4) whole, and a last row (event_id null) saying how
-// many positions the scan saw and where it ended. Each live wake-up of the projector and the
-// reactor reads so, one round trip instead of two.
-const READ_TYPES = prepared(
-  'read_types',
-  `
-  with scanned as (
-    select transaction_id, global_position, type ${PAST_CHECKPOINT}
-  ), numbered as (
-    select global_position, type = any($4::text[]) as wanted,
-      count(*) filter (where type = any($4::text[])) over w as nth, row_number() over w as ord
-    from scanned window w as (order by transaction_id, global_position)
-  )
-  select * from (
-    select n.ord, ${COLUMNS.split(', ')
-      .map((c) => `e.${c}`)
-      .join(', ')}
-    from numbered n join events e on e.global_position = n.global_position
-    where n.wanted and n.nth <= $5
-    order by n.ord
-  ) w
-  union all
-  select (select count(*) from scanned), s.global_position, s.transaction_id::text, null, null, null, null, null, null, null
-  from (select 1) one left join lateral (
-    select transaction_id, global_position from scanned order by transaction_id desc, global_position desc limit 1
-  ) s on true`,
-);
-
 // Every committed row, including those still hidden from readAll behind an older open transaction.
 const HEAD = prepared(
   'head',
@@ -359,7 +330,6 @@ export class PostgresEventStore implements EventStore {
   async readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead> {
     const after = options.after ?? START;
     const { filter } = options;
-    if (!filter) return this.readTypes(after, options);
     const { rows: scanned } = await this.pool.query<Scanned>(
       SCAN_ALL([after.commit.toString(), after.prepare.toString(), options.limit * SCAN_FACTOR]),
     );
@@ -375,28 +345,6 @@ export class PostgresEventStore implements EventStore {
     if (wanted.length === 0) return { events: [], through, passed, end };
     const { rows } = await this.pool.query<EventRow>(READ_POSITIONS([wanted.map((r) => r.global_position)]));
     return { events: rows.map(toRecorded), through, passed, end };
-  }
-
-  /** readAllOfTypes without a filter: one statement (READ_TYPES). */
-  private async readTypes(after: Position, options: ReadTypesOptions): Promise<TypedRead> {
-    const scanLimit = options.limit * SCAN_FACTOR;
-    const { rows } = await this.pool.query<EventRow & { ord: string }>(
-      READ_TYPES([after.commit.toString(), after.prepare.toString(), scanLimit, options.types, options.limit]),
-    );
-    const summary = rows.find((r) => r.event_id === null)!;
-    const wanted = rows.filter((r) => r.event_id !== null).sort((a, b) => Number(a.ord) - Number(b.ord));
-    const scanned = Number(summary.ord);
-    const full = wanted.length === options.limit;
-    // a full page ends at its last event; else the read looked as far as the scan went
-    const last = full ? wanted.at(-1)! : scanned > 0 ? summary : null;
-    return {
-      events: wanted.map(toRecorded),
-      through: last
-        ? { commit: BigInt(last.commit_position), prepare: BigInt(last.global_position) }
-        : (options.after ?? null),
-      passed: full ? Number(wanted.at(-1)!.ord) : scanned,
-      end: !full && scanned < scanLimit,
-    };
   }
 
   /** The candidates the filter keeps, in order, up to `limit`: their fields are read a chunk of `limit` at a
