@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createSimulator } from '../../src/marketplace/simulator/index.js';
 import { cli, eventually, runEntry, type Spawned } from '../support/processes.js';
+import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { connectMcp, createUserWithToken, killIfRunning, startServiceProcess } from '../support/service.js';
 
 interface AccountOut {
@@ -32,8 +33,10 @@ async function status(client: Client, args: Record<string, unknown> = {}) {
   return client.callTool({ name: 'connection_status', arguments: args });
 }
 
-// The service as `npm start` runs it: a separate process with every role, the built-in
-// simulator, its own database (the run's) and Redis prefix, spoken to by the SDK's client.
+// The service as `npm start` runs it on a fresh checkout: a separate process with every role, the
+// built-in simulator, a new database and Redis prefix of its own (not the run's, which earlier
+// files fill: the demo's year must be there as soon after start as on a fresh clone), spoken to
+// by the SDK's client.
 describe('service end to end (npm start)', function () {
   this.timeout(90000);
   let service: Spawned;
@@ -42,10 +45,14 @@ describe('service end to end (npm start)', function () {
   // what the service's built-in simulator serves (the default seed, not listening)
   const sim = createSimulator({ seed: 42 });
 
+  const database = `${TEST_DB_NAME}_e2e_service`;
+  const prefix = `${TEST_REDIS_PREFIX}-e2e-service`;
+
   before(async () => {
+    await admin((c) => c.query(`create database "${database}"`));
     env = {
-      DATABASE_URL: process.env.DATABASE_URL!,
-      REDIS_PREFIX: process.env.REDIS_PREFIX!,
+      DATABASE_URL: testDatabaseUrl(database),
+      REDIS_PREFIX: prefix,
       PORT: '0',
       SIMULATOR_PORT: '0',
       LOG_LEVEL: 'info',
@@ -55,7 +62,11 @@ describe('service end to end (npm start)', function () {
     expect(base).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
-  after(async () => killIfRunning(service));
+  after(async () => {
+    await killIfRunning(service);
+    await dropRedisKeys(`${prefix}:*`);
+    if (!process.env.KEEP_TEST_DB) await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+  });
 
   it('lists the tools on /demo/mcp and shows the fictional seller and vendor from projections', async () => {
     const client = await connectMcp(`${base}/demo/mcp`);
