@@ -108,6 +108,7 @@ export interface Parsed<Event extends DomainEvent> {
 
 /** A projection of one family of domain events into tables declared as data. */
 export function eventProjection<Event extends DomainEvent>(spec: EventProjectionSpec<Event>): Projection {
+  const applyMany = spec.applyMany?.bind(spec);
   return {
     name: spec.name,
     version: spec.version,
@@ -118,9 +119,9 @@ export function eventProjection<Event extends DomainEvent>(spec: EventProjection
       await spec.afterCreate?.(db, schema);
     },
     apply: (trx, recorded, schema) => spec.apply(trx, parseEvent(spec.events, recorded), recorded, schema),
-    ...(spec.applyMany && {
+    ...(applyMany && {
       applyMany: (trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string) =>
-        spec.applyMany!(
+        applyMany(
           trx,
           events.map((recorded) => ({ event: parseEvent(spec.events, recorded), recorded })),
           schema,

@@ -171,27 +171,10 @@ export const mutationsProjection = eventProjection<MutationEvent>({
   async apply(trx, event, recorded, schema) {
     const receipt_id = event.data.receipt_id;
     const revision = recorded.revision.toString();
-    await trx
-      .withSchema(schema)
-      .table(RECEIPT_EVENTS_TABLE)
-      .insert(historyRow({ event, recorded }))
-      .onConflict(['receipt_id', 'revision'])
-      .ignore();
-    if (event.type === 'MutationAdmitted') {
-      await trx
-        .withSchema(schema)
-        .table(RECEIPTS_TABLE)
-        .insert(admittedRow(event.data, revision))
-        .onConflict('id')
-        .ignore();
-      return;
-    }
-    await trx
-      .withSchema(schema)
-      .table(RECEIPTS_TABLE)
-      .where({ id: receipt_id })
-      .andWhere('revision', '<', revision)
-      .update({ ...changes(event), revision });
+    await insertNew(trx, schema, RECEIPT_EVENTS_TABLE, [historyRow({ event, recorded })], HISTORY_KEY);
+    if (event.type === 'MutationAdmitted')
+      return insertNew(trx, schema, RECEIPTS_TABLE, [admittedRow(event.data, revision)], ['id']);
+    await advanceRow(trx, schema, receipt_id, changes(event), revision);
   },
   applyMany,
 });
@@ -235,6 +218,43 @@ const historyRow = ({ event, recorded }: ParsedMutation) => ({
 
 /** Rows per insert: a receipt row binds 22 values, far below PostgreSQL's 65,535 per statement. */
 const ROWS_PER_INSERT = 500;
+const HISTORY_KEY = ['receipt_id', 'revision'];
+
+/** Inserts the rows whose key is not there yet (an event applied twice inserts nothing). */
+async function insertNew(
+  trx: Knex.Transaction,
+  schema: string,
+  table: string,
+  rows: Record<string, unknown>[],
+  key: string[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
+    await trx
+      .withSchema(schema)
+      .table(table)
+      .insert(rows.slice(i, i + ROWS_PER_INSERT))
+      .onConflict(key)
+      .ignore();
+}
+
+/** Sets a receipt's row to `changes` at `revision`, unless the row has applied that revision already. */
+async function advanceRow(
+  trx: Knex.Transaction,
+  schema: string,
+  id: string,
+  changes: Record<string, unknown>,
+  revision: string,
+): Promise<void> {
+  await trx
+    .withSchema(schema)
+    .table(RECEIPTS_TABLE)
+    .where({ id })
+    .andWhere('revision', '<', revision)
+    .update({
+      ...changes,
+      revision,
+    });
+}
 
 /**
  * A batch set-based: the history and the admitted receipts in multi-row inserts, then one update
@@ -243,24 +263,16 @@ const ROWS_PER_INSERT = 500;
  * Under live load a receipt's admission, start and answer often share a batch: one insert, no update.
  */
 async function applyMany(trx: Knex.Transaction, batch: readonly ParsedMutation[], schema: string): Promise<void> {
-  const table = (name: string) => trx.withSchema(schema).table(name);
-  const inserted = async (name: string, rows: Record<string, unknown>[], key: string[]) => {
-    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
-      await table(name)
-        .insert(rows.slice(i, i + ROWS_PER_INSERT))
-        .onConflict(key)
-        .ignore();
-  };
-  await inserted(RECEIPT_EVENTS_TABLE, batch.map(historyRow), ['receipt_id', 'revision']);
+  await insertNew(trx, schema, RECEIPT_EVENTS_TABLE, batch.map(historyRow), HISTORY_KEY);
   const admitted = batch.flatMap(({ event, recorded }) =>
     event.type === 'MutationAdmitted' ? [admittedRow(event.data, recorded.revision.toString())] : [],
   );
-  await inserted(RECEIPTS_TABLE, admitted, ['id']);
+  await insertNew(trx, schema, RECEIPTS_TABLE, admitted, ['id']);
   const later = batch.filter(({ event }) => event.type !== 'MutationAdmitted');
   if (later.length === 0) return;
   const ids = [...new Set(later.map(({ event }) => event.data.receipt_id))];
   const applied = new Map<string, bigint>(
-    (await table(RECEIPTS_TABLE).whereIn('id', ids).select('id', 'revision')).map(
+    (await trx.withSchema(schema).table(RECEIPTS_TABLE).whereIn('id', ids).select('id', 'revision')).map(
       (r: { id: string; revision: string }) => [r.id, BigInt(r.revision)],
     ),
   );
@@ -270,14 +282,7 @@ async function applyMany(trx: Knex.Transaction, batch: readonly ParsedMutation[]
     const at = applied.get(id);
     // no row (its admission is not in this read model): one update per event would match none either
     if (at === undefined || recorded.revision <= at) continue;
-    const f = folded.get(id) ?? { changes: {}, revision: recorded.revision };
-    folded.set(id, { changes: { ...f.changes, ...changes(event) }, revision: recorded.revision });
+    folded.set(id, { changes: { ...folded.get(id)?.changes, ...changes(event) }, revision: recorded.revision });
   }
-  for (const [id, f] of folded) {
-    const revision = f.revision.toString();
-    await table(RECEIPTS_TABLE)
-      .where({ id })
-      .andWhere('revision', '<', revision)
-      .update({ ...f.changes, revision });
-  }
+  for (const [id, f] of folded) await advanceRow(trx, schema, id, f.changes, f.revision.toString());
 }
