@@ -10,7 +10,11 @@ import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { adsCampaignMetricsSync } from '../../src/workers/sync/ads-metrics.js';
 import type { SyncDeps, SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { ReportNotReady } from '../../src/workers/sync/reports.js';
-import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+import {
+  assertApplyTwiceSameResult,
+  assertBatchEqualsOneByOne,
+  assertRebuildEqualsLive,
+} from '../support/projections.js';
 import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 import { SP_CAMPAIGN_DAILY } from '../../src/domain/observation/datasets.js';
 import { adsEntityId } from '../../src/domain/observation/ids.js';
@@ -369,13 +373,15 @@ describe('advertising: SP entities and daily campaign metrics → rm.ads_* → v
 
   // in a suite of its own: mocha runs a suite's own tests before its child suites
   describe('projection', () => {
-    it('apply twice gives the same rows, and a rebuild equals the live tables', async () => {
+    it('apply twice gives the same rows, a batch leaves the rows one event at a time leaves, and a rebuild equals the live tables', async () => {
       const events = (await h.allEvents()).filter((e) => adsProjection.handles.includes(e.type));
       expect(
         events.filter((e) => e.type === 'PageObserved').length,
         'a year of days and the entities',
       ).to.be.greaterThan(1825);
       await assertApplyTwiceSameResult(h.db, adsProjection, events);
+      // the profiles and entities first, then restated days: pages of one scope observed again
+      await assertBatchEqualsOneByOne(h.db, adsProjection, events);
       await assertRebuildEqualsLive(h.db, h.store, adsProjection);
     });
   });

@@ -5,7 +5,11 @@ import { economicsRecords, type EconomicsRecord } from '../../src/marketplace/si
 import { dateOfDay } from '../../src/marketplace/simulator/reports/keyed.js';
 import { economicsSync } from '../../src/workers/sync/reports-economics.js';
 import { ReportNotReady } from '../../src/workers/sync/reports.js';
-import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+import {
+  assertApplyTwiceSameResult,
+  assertBatchEqualsOneByOne,
+  assertRebuildEqualsLive,
+} from '../support/projections.js';
 import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 const SELLER = 'Atzr|demo-seller';
@@ -168,9 +172,10 @@ describe('seller economics: Data Kiosk → seller_economics → v_seller_economi
     );
   });
 
-  it('apply twice gives the same rows, and a rebuild equals the live tables', async () => {
+  it('apply twice gives the same rows, a batch leaves the rows one page at a time leaves, and a rebuild equals the live tables', async () => {
     const events = (await h.allEvents()).filter((e) => e.type === 'PageObserved');
     await assertApplyTwiceSameResult(h.db, economicsProjection, events);
+    await assertBatchEqualsOneByOne(h.db, economicsProjection, events);
     await assertRebuildEqualsLive(h.db, h.store, economicsProjection);
   });
 });

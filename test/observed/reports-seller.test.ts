@@ -11,7 +11,11 @@ import { dateOfDay } from '../../src/marketplace/simulator/reports/keyed.js';
 import { couponsSync, promotionsSync } from '../../src/workers/sync/reports-deals.js';
 import { economicsSync } from '../../src/workers/sync/reports-economics.js';
 import { searchQuerySync } from '../../src/workers/sync/reports-sqp.js';
-import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+import {
+  assertApplyTwiceSameResult,
+  assertBatchEqualsOneByOne,
+  assertRebuildEqualsLive,
+} from '../support/projections.js';
 import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 const SELLER = 'Atzr|demo-seller';
@@ -164,7 +168,7 @@ describe('seller reports: search query performance, coupons, promotions', functi
 
   // nested, so it runs after the suites above (mocha runs a suite's own tests first)
   describe('projections', () =>
-    it('apply twice gives the same rows, and a rebuild equals the live tables', async () => {
+    it('apply twice gives the same rows, a batch leaves the rows one page at a time leaves, and a rebuild equals the live tables', async () => {
       const events = (await h.allEvents()).filter(
         (e) =>
           e.type === 'PageObserved' &&
@@ -174,6 +178,7 @@ describe('seller reports: search query performance, coupons, promotions', functi
       );
       for (const projection of [searchQueryProjection, couponsProjection, promotionsProjection]) {
         await assertApplyTwiceSameResult(h.db, projection, events);
+        await assertBatchEqualsOneByOne(h.db, projection, events);
         await assertRebuildEqualsLive(h.db, h.store, projection);
       }
     }));

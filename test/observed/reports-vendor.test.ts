@@ -7,7 +7,11 @@ import { dateOfDay } from '../../src/marketplace/simulator/reports/keyed.js';
 import { economicsSync } from '../../src/workers/sync/reports-economics.js';
 import { vendorMetricsSync } from '../../src/workers/sync/reports-vendor.js';
 import { syncScope } from '../../src/workers/sync/scope.js';
-import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';
+import {
+  assertApplyTwiceSameResult,
+  assertBatchEqualsOneByOne,
+  assertRebuildEqualsLive,
+} from '../support/projections.js';
 import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 const VENDOR = 'Atzr|demo-vendor';
@@ -185,11 +189,12 @@ describe('vendor metrics: vendor reports → vendor_metrics → v_vendor_metrics
   });
 
   describe('projection', () => {
-    it('apply twice gives the same rows, and a rebuild equals the live tables', async () => {
+    it('apply twice gives the same rows, a batch leaves the rows one page at a time leaves, and a rebuild equals the live tables', async () => {
       const events = (await h.allEvents()).filter(
         (e) => e.type === 'PageObserved' && String((e.data as { dataset: string }).dataset).startsWith('vendor_'),
       );
       await assertApplyTwiceSameResult(h.db, vendorProjection, events);
+      await assertBatchEqualsOneByOne(h.db, vendorProjection, events);
       await assertRebuildEqualsLive(h.db, h.store, vendorProjection);
     });
   });

@@ -1,5 +1,7 @@
 import { accountEventSchemas, type AccountEvent } from '../../domain/account/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
+import type { RecordedEvent } from '../../eventstore/port.js';
+import type { Knex } from '../../infra/db.js';
 import type { Projection } from '../projection.js';
 import {
   adGroupRow,
@@ -12,7 +14,7 @@ import {
   type ProfileContext,
   type Row,
 } from './ads-rows.js';
-import { pageOf, replacePage } from './economics-support.js';
+import { pageOf, replacePages, type PageRows } from './economics-support.js';
 import { ofDatasets, pageTableSpec } from './page-table.js';
 import { createTables, type Columns, type TableSpec } from '../tables.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
@@ -179,37 +181,60 @@ export const adsProjection: Projection = {
   filter: ofDatasets(DATASETS),
   tables: Object.values(ADS_TABLES),
   createTables: (db, schema) => createTables(db, schema, ADS_TABLE_SPECS),
-  async apply(trx, event, schema) {
+  apply: (trx, event, schema) => applyAds(trx, [event], schema),
+  applyMany: applyAds,
+};
+
+/**
+ * Applies a batch in log order: a profiles event at once (the pages after it read its currency),
+ * each page mapped with its profile as known at that point, then each table's pages replaced
+ * together (replacePages).
+ */
+async function applyAds(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void> {
+  type Known = Pick<ProfileContext, 'profile_id' | 'marketplace_id' | 'currency'> | undefined;
+  const profiles = new Map<string, Known>();
+  const profileOf = async (account_id: string, provider_profile_id: string): Promise<Known> => {
+    const key = `${account_id}/${provider_profile_id}`;
+    if (!profiles.has(key))
+      profiles.set(
+        key,
+        await trx
+          .withSchema(schema)
+          .table(ADS_TABLES.profiles)
+          .where({ account_id, provider_profile_id })
+          .first('profile_id', 'marketplace_id', 'currency'),
+      );
+    return profiles.get(key);
+  };
+  const pages = new Map<(typeof PAGE_TABLES)[number], PageRows[]>();
+  for (const event of events) {
     if (event.type === 'AdvertisingProfilesObserved') {
       const observed = parseEvent<AccountEvent>(accountEventSchemas, event);
-      if (observed.type !== 'AdvertisingProfilesObserved') return;
-      const { account_id, profiles } = observed.data;
-      if (profiles.length === 0) return;
+      if (observed.type !== 'AdvertisingProfilesObserved') continue;
+      const { account_id, profiles: observedProfiles } = observed.data;
+      if (observedProfiles.length === 0) continue;
+      const rows = observedProfiles.map((p) => ({
+        account_id,
+        provider_profile_id: p.provider_profile_id,
+        profile_id: p.id,
+        marketplace_id: p.marketplace_id,
+        currency: p.currency,
+      }));
       await trx
         .withSchema(schema)
         .table(ADS_TABLES.profiles)
-        .insert(
-          profiles.map((p) => ({
-            account_id,
-            provider_profile_id: p.provider_profile_id,
-            profile_id: p.id,
-            marketplace_id: p.marketplace_id,
-            currency: p.currency,
-          })),
-        )
+        .insert(rows)
         .onConflict(['account_id', 'provider_profile_id'])
         .merge(['profile_id', 'marketplace_id', 'currency']);
-      return;
+      for (const { account_id, provider_profile_id, ...known } of rows)
+        profiles.set(`${account_id}/${provider_profile_id}`, known);
+      continue;
     }
     const page = pageOf(event, DATASETS);
-    if (!page) return;
+    if (!page) continue;
     const target = PAGE_TABLES.find((t) => t.datasets.includes(page.dataset))!;
     const provider_profile_id = page.scope.split('/')[0]!;
-    const known = await trx
-      .withSchema(schema)
-      .table(ADS_TABLES.profiles)
-      .where({ account_id: page.account_id, provider_profile_id })
-      .first('profile_id', 'marketplace_id', 'currency');
+    const known = await profileOf(page.account_id, provider_profile_id);
     const ctx: ProfileContext = {
       account_id: page.account_id,
       provider_profile_id,
@@ -222,6 +247,9 @@ export const adsProjection: Projection = {
         typeof raw === 'object' && raw !== null ? target.map(raw as Record<string, unknown>, ctx, page.dataset) : null;
       return row ? [row] : [];
     });
-    await replacePage(trx, schema, target.table, page, rows, target.withDataset);
-  },
-};
+    const replaced = pages.get(target) ?? [];
+    replaced.push({ page, rows });
+    pages.set(target, replaced);
+  }
+  for (const [target, replaced] of pages) await replacePages(trx, schema, target.table, replaced, target.withDataset);
+}

@@ -33,30 +33,61 @@ export function pageOf(event: RecordedEvent, datasets: readonly string[]): PageO
   return page.type === 'PageObserved' && datasets.includes(page.data.dataset) ? page.data : null;
 }
 
+/** A page event's rows as a projection maps them: fresh objects, which replacePages gives their keys. */
+export interface PageRows {
+  page: PageObserved;
+  rows: readonly Record<string, unknown>[];
+}
+
+/** PostgreSQL binds at most this many parameters in one statement. */
+const MAX_PARAMETERS = 65_535;
+
+const chunksOf = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
 /**
- * Replaces the rows held for the page's (account_id, dataset, scope, page) with `rows`, each
- * given those keys and its position in the page (`row`), so applying a page twice is a no-op.
+ * Replaces the rows held for each page's (account_id, dataset, scope, page) with its rows, each
+ * given those keys and its position in the page (`row`), so applying a page twice is a no-op. A
+ * batch's pages go in one delete and as few inserts as the parameter limit allows; a page given
+ * twice keeps its last rows, as one page at a time would leave it.
  */
-export async function replacePage(
+export async function replacePages(
   trx: Knex.Transaction,
   schema: string,
   table: string,
-  page: PageObserved,
-  rows: readonly Record<string, unknown>[],
+  pages: readonly PageRows[],
   withDataset = false,
 ): Promise<void> {
-  const keys = {
-    account_id: page.account_id,
-    ...(withDataset ? { dataset: page.dataset } : {}),
-    scope: page.scope,
-    page: page.page,
-  };
-  await trx.withSchema(schema).table(table).where(keys).delete();
-  if (rows.length > 0)
+  if (pages.length === 0) return;
+  const latest = new Map<string, { key: Record<string, Knex.Value>; rows: PageRows['rows'] }>();
+  for (const { page, rows } of pages) {
+    const key = {
+      account_id: page.account_id,
+      ...(withDataset ? { dataset: page.dataset } : {}),
+      scope: page.scope,
+      page: page.page,
+    };
+    const id = Object.values(key).join('\u0000');
+    latest.set(id, { key, rows });
+  }
+  const keys = [...latest.values()].map((p) => p.key);
+  const keyColumns = Object.keys(keys[0] ?? {});
+  for (const chunk of chunksOf(keys, Math.floor(MAX_PARAMETERS / keyColumns.length)))
     await trx
       .withSchema(schema)
       .table(table)
-      .insert(rows.map((r, row) => ({ ...keys, row, ...r })));
+      .whereIn(
+        keyColumns,
+        chunk.map((k) => Object.values(k)),
+      )
+      .delete();
+  // in place: a copy of each row cost more than its insert
+  const rows = [...latest.values()].flatMap(({ key, rows }) => rows.map((r, row) => Object.assign(r, key, { row })));
+  const columns = new Set<string>();
+  for (const r of rows) for (const column in r) columns.add(column);
+  const width = columns.size;
+  for (const chunk of chunksOf(rows, Math.floor(MAX_PARAMETERS / Math.max(width, 1))))
+    await trx.withSchema(schema).table(table).insert(chunk);
 }
 
 /**

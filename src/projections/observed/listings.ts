@@ -4,7 +4,7 @@ import { parseEvent } from '../../domain/shared/decider.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
 import { completeReads, minorUnits } from './economics-support.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
-import { applyPages, ofDatasets, pageTableSpec } from './page-table.js';
+import { ofDatasets, pageAppliers, pageTableSpec } from './page-table.js';
 import { columnsOf, createTables, type TableSpec } from '../tables.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 import { listingId } from '../../domain/observation/ids.js';
@@ -145,7 +145,7 @@ async function repickCurrent(
       .increment('listings', (added as number) - removed);
 }
 
-const replaceListingsPage = applyPages([LISTINGS_DATASET], LISTINGS_TABLE, (page) =>
+const { apply: replaceListingsPage } = pageAppliers([LISTINGS_DATASET], LISTINGS_TABLE, (page) =>
   page.rows.map((raw) => listingRow(raw, page.scope)),
 );
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { stableId } from '../../domain/shared/ids.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import type { Projection } from '../projection.js';
-import { minorDigits, replacePage } from './economics-support.js';
+import { minorDigits, replacePages, type PageRows } from './economics-support.js';
 import { createSalesTables, recordOrderScope, refreshSales, SALES_TABLES } from './sales-rollups.js';
 import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
@@ -154,45 +154,39 @@ export const ordersProjection: Projection = {
     );
     await createSalesTables(db, schema);
   },
-  async apply(trx, event, schema) {
-    const scope = await applyOrders(trx, event, schema);
-    if (scope) await refreshSales(trx, schema, scope, TABLES);
-  },
+  apply: (trx, event, schema) => applyOrders(trx, [event], schema),
   // A backfill's pages: each scope's sales summed once per batch, not once per page and again
   // for its SyncCompleted. The sales tables are a function of the scopes' order rows and page
   // counts (sales-rollups.ts), so the rows are those of one event at a time.
-  async applyMany(trx, events, schema) {
-    const touched = new Map<string, { account_id: string; scope: string }>();
-    for (const event of events) {
-      const scope = await applyOrders(trx, event, schema);
-      if (scope)
-        touched.set(`${scope.account_id}/${scope.scope}`, { account_id: scope.account_id, scope: scope.scope });
-    }
-    for (const scope of touched.values()) await refreshSales(trx, schema, scope, TABLES);
-  },
+  applyMany: applyOrders,
 };
 
 const TABLES = { orders: ORDERS_TABLE, lines: ORDER_LINES_TABLE };
 
-/** Writes the event's order rows or scope page count; returns what of the sales tables it left stale. */
-async function applyOrders(
-  trx: Knex.Transaction,
-  event: RecordedEvent,
-  schema: string,
-): Promise<{ account_id: string; scope: string; page?: number } | null> {
-  const observed = parseEvent<ObservationEvent>(observationEventSchemas, event);
-  if (observed.data.dataset !== ORDERS_DATASET) return null;
-  if (observed.type === 'SyncCompleted') {
-    const { account_id, scope, pages } = observed.data;
-    await recordOrderScope(trx, schema, { account_id, scope, pages });
-    return { account_id, scope };
+/** Writes the events' order rows and scopes' page counts, then refreshes the sales of each scope
+ * they touched (of its one page, when one page event alone touched it). */
+async function applyOrders(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void> {
+  const touched = new Map<string, { account_id: string; scope: string; page?: number }>();
+  const orders: PageRows[] = [];
+  const lines: PageRows[] = [];
+  for (const event of events) {
+    const observed = parseEvent<ObservationEvent>(observationEventSchemas, event);
+    if (observed.data.dataset !== ORDERS_DATASET) continue;
+    const { account_id, scope } = observed.data;
+    const key = `${account_id}/${scope}`;
+    const page = observed.type === 'PageObserved' && !touched.has(key) ? { page: observed.data.page } : {};
+    touched.set(key, { account_id, scope, ...page });
+    if (observed.type === 'SyncCompleted') {
+      await recordOrderScope(trx, schema, { account_id, scope, pages: observed.data.pages });
+      continue;
+    }
+    const parsed = observed.data.rows
+      .map((raw) => orderRows(raw, account_id, scope.split('/')[0]!))
+      .filter((r) => r !== null);
+    orders.push({ page: observed.data, rows: parsed.map((p) => p.order) });
+    lines.push({ page: observed.data, rows: parsed.flatMap((p) => p.lines) });
   }
-  const page = observed.data;
-  const parsed = page.rows
-    .map((raw) => orderRows(raw, page.account_id, page.scope.split('/')[0]!))
-    .filter((r) => r !== null);
-  const [orders, lines] = [parsed.map((p) => p.order), parsed.flatMap((p) => p.lines)];
-  await replacePage(trx, schema, ORDERS_TABLE, page, orders);
-  await replacePage(trx, schema, ORDER_LINES_TABLE, page, lines);
-  return { account_id: page.account_id, scope: page.scope, page: page.page };
+  await replacePages(trx, schema, ORDERS_TABLE, orders);
+  await replacePages(trx, schema, ORDER_LINES_TABLE, lines);
+  for (const scope of touched.values()) await refreshSales(trx, schema, scope, TABLES);
 }

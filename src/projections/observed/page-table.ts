@@ -1,8 +1,9 @@
 import type { PageObserved } from '../../domain/observation/events.js';
-import type { DataFilter } from '../../eventstore/port.js';
+import type { DataFilter, RecordedEvent } from '../../eventstore/port.js';
+import type { Knex } from '../../infra/db.js';
 import type { Projection } from '../projection.js';
 import { createTables, type Columns, type TableSpec } from '../tables.js';
-import { pageOf, replacePage } from './economics-support.js';
+import { pageOf, replacePages } from './economics-support.js';
 
 // What every observed-page table shares: its rows are keyed by the page they came from and
 // their position in it, and a page event replaces that page's rows.
@@ -26,21 +27,23 @@ export const pageTableSpec = (
   indexes,
 });
 
-/** A projection's apply for pages of `datasets`: the rows `rowsOf` makes of the page (nulls,
- * unreadable rows, skipped) replace the page's rows in `table`. */
-export const applyPages =
-  (
-    datasets: readonly string[],
-    table: string,
-    rowsOf: (page: PageObserved) => ReadonlyArray<Record<string, unknown> | null>,
-    withDataset = false,
-  ): Projection['apply'] =>
-  async (trx, event, schema) => {
-    const page = pageOf(event, datasets);
-    if (!page) return;
-    const rows = rowsOf(page).filter((r): r is Record<string, unknown> => r !== null);
-    await replacePage(trx, schema, table, page, rows, withDataset);
+/** A projection's apply and set-based applyMany for pages of `datasets`: the rows `rowsOf` makes of
+ * each page (nulls, unreadable rows, skipped) replace the page's rows in `table`. */
+export function pageAppliers(
+  datasets: readonly string[],
+  table: string,
+  rowsOf: (page: PageObserved) => ReadonlyArray<Record<string, unknown> | null>,
+  withDataset = false,
+): Required<Pick<Projection, 'apply' | 'applyMany'>> {
+  const applyMany = async (trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string) => {
+    const pages = events.flatMap((event) => {
+      const page = pageOf(event, datasets);
+      return page ? [{ page, rows: rowsOf(page).filter((r): r is Record<string, unknown> => r !== null) }] : [];
+    });
+    await replacePages(trx, schema, table, pages, withDataset);
   };
+  return { apply: (trx, event, schema) => applyMany(trx, [event], schema), applyMany };
+}
 
 export interface PagedProjectionSpec {
   name: string;
@@ -75,5 +78,5 @@ export const pagedProjection = ({
   filter: ofDatasets(datasets),
   tables: [table],
   createTables: (db, schema) => createTables(db, schema, { [table]: pageTableSpec(columns, { withDataset, indexes }) }),
-  apply: applyPages(datasets, table, rows, withDataset),
+  ...pageAppliers(datasets, table, rows, withDataset),
 });
