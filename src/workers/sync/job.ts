@@ -26,6 +26,8 @@ export interface SyncDeps {
 export interface SyncJobDefinition {
   name: string;
   everyMs: number;
+  /** BullMQ's priority (lower first, none before all): reads of history wait behind every account's entities */
+  priority?: number;
   run(deps: SyncDeps, account_id: string): Promise<{ recorded: number }>;
 }
 

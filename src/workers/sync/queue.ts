@@ -41,7 +41,7 @@ export async function scheduleSyncs(
     await queue.upsertJobScheduler(
       syncSchedulerId(job.name, account_id),
       { every: job.everyMs },
-      { name: job.name, data: { account_id } },
+      { name: job.name, data: { account_id }, ...(job.priority ? { opts: { priority: job.priority } } : {}) },
     );
   }
 }
