@@ -400,12 +400,10 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
             })),
           );
           await recordOrderScope(trx, 'rm', { account_id: seller, scope, pages: 1 });
-          await refreshSales(
-            trx,
-            'rm',
-            { account_id: seller, scope },
-            { orders: ORDERS_TABLE, lines: ORDER_LINES_TABLE },
-          );
+          await refreshSales(trx, 'rm', [{ account_id: seller, scope }], {
+            orders: ORDERS_TABLE,
+            lines: ORDER_LINES_TABLE,
+          });
         });
       // rows without events: gone again before any other test rebuilds the orders projection
       try {

@@ -3,7 +3,7 @@ import { stableId } from '../../domain/shared/ids.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import type { Projection } from '../projection.js';
 import { minorDigits, replacePages, type PageRows } from './economics-support.js';
-import { createSalesTables, recordOrderScope, refreshSales, SALES_TABLES } from './sales-rollups.js';
+import { createSalesTables, recordOrderScope, refreshSales, SALES_TABLES, type ChangedScope } from './sales-rollups.js';
 import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
@@ -163,19 +163,17 @@ export const ordersProjection: Projection = {
 
 const TABLES = { orders: ORDERS_TABLE, lines: ORDER_LINES_TABLE };
 
-/** Writes the events' order rows and scopes' page counts, then refreshes the sales of each scope
- * they touched (of its one page, when one page event alone touched it). */
+/** Writes the events' order rows and scopes' page counts, then refreshes the sales of the scopes
+ * (or single pages) they changed. */
 async function applyOrders(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void> {
-  const touched = new Map<string, { account_id: string; scope: string; page?: number }>();
+  const changed: ChangedScope[] = [];
   const orders: PageRows[] = [];
   const lines: PageRows[] = [];
   for (const event of events) {
     const observed = parseEvent<ObservationEvent>(observationEventSchemas, event);
     if (observed.data.dataset !== ORDERS_DATASET) continue;
     const { account_id, scope } = observed.data;
-    const key = `${account_id}/${scope}`;
-    const page = observed.type === 'PageObserved' && !touched.has(key) ? { page: observed.data.page } : {};
-    touched.set(key, { account_id, scope, ...page });
+    changed.push({ account_id, scope, ...(observed.type === 'PageObserved' ? { page: observed.data.page } : {}) });
     if (observed.type === 'SyncCompleted') {
       await recordOrderScope(trx, schema, { account_id, scope, pages: observed.data.pages });
       continue;
@@ -188,5 +186,5 @@ async function applyOrders(trx: Knex.Transaction, events: readonly RecordedEvent
   }
   await replacePages(trx, schema, ORDERS_TABLE, orders);
   await replacePages(trx, schema, ORDER_LINES_TABLE, lines);
-  for (const scope of touched.values()) await refreshSales(trx, schema, scope, TABLES);
+  await refreshSales(trx, schema, changed, TABLES);
 }

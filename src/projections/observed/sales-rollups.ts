@@ -154,26 +154,50 @@ const LINE_COLUMNS = [
 ];
 const GROUP = ['account_id', 'marketplace_id', 'currency', 'asin', 'sku'];
 
+/** A scope whose order rows or page count changed; `page` when only that page's rows did. */
+export interface ChangedScope {
+  account_id: string;
+  scope: string;
+  page?: number;
+}
+
 /**
- * Brings the sales tables in line with `order_lines` for one scope (or one page of it):
- * the confirmed lines of pages below the scope's complete read replace the sales lines held,
- * `sales_skus` takes the difference (a group left without lines is deleted), and the scope's
+ * Brings the sales tables in line with `order_lines` for the scopes (or single pages of them):
+ * the confirmed lines of pages below each scope's complete read replace the sales lines held,
+ * `sales_skus` takes the difference (a group left without lines is deleted), and the scopes'
  * `sales_days` are summed again. Call it after the order rows changed, and after the scope's
- * page count did.
+ * page count did. One statement of each kind for all the scopes (a batch touches hundreds); a
+ * scope named twice is refreshed once.
  */
 export async function refreshSales(
   trx: Knex.Transaction,
   schema: string,
-  where: { account_id: string; scope: string; page?: number },
+  changed: readonly ChangedScope[],
   tables: { orders: string; lines: string },
 ): Promise<void> {
+  // each scope once: its page when every change named that page, else the whole scope
+  const merged = new Map<string, ChangedScope>();
+  for (const c of changed) {
+    const key = `${c.account_id}/${c.scope}`;
+    const seen = merged.get(key);
+    merged.set(key, seen && seen.page !== c.page ? { account_id: c.account_id, scope: c.scope } : c);
+  }
+  if (merged.size === 0) return;
+  const unique = [...merged.values()];
   const s = (table: string) => `"${schema}"."${table}"`;
-  const byPage = where.page === undefined ? '' : ' and x.page = ?';
-  const keys = [where.account_id, where.scope, ...(where.page === undefined ? [] : [where.page])];
-  const held = `select ${GROUP.map((k) => `x.${k}`).join(', ')}, x.price, x.quantity from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?${byPage}`;
+  // the scopes as a relation: rows of x are in it when their scope is, and their page too where one is named
+  const scopes: Knex.Value[] = [
+    unique.map((c) => c.account_id),
+    unique.map((c) => c.scope),
+    unique.map((c) => c.page ?? null) as Knex.Value,
+  ];
+  const within = (x: string) =>
+    `join unnest(?::uuid[], ?::text[], ?::int[]) w(account_id, scope, page) on ${x}.account_id = w.account_id and ${x}.scope = w.scope and (w.page is null or ${x}.page = w.page)`;
+  const held = `select ${GROUP.map((k) => `x.${k}`).join(', ')}, x.price, x.quantity from ${s(SALES_LINES_TABLE)} x ${within('x')}`;
   const confirmed = `select x.*, ${localDaySql('x.purchased_at', 'x.marketplace_id')} as local_day from ${s(tables.lines)} x
+    ${within('x')}
     join ${s(ORDER_SCOPES_TABLE)} c on c.account_id = x.account_id and c.scope = x.scope and x.page < c.pages
-    where x.account_id = ? and x.scope = ?${byPage} and ${statusIn('x.order_status', CONFIRMED_ORDER_STATUSES)}`;
+    where ${statusIn('x.order_status', CONFIRMED_ORDER_STATUSES)}`;
   const sums = (sign: '' | '-') =>
     `${sign}1 as lines, ${sign}(price is not null)::int as priced_lines, ${sign}coalesce(price, 0) as revenue, ${sign}quantity::bigint as units`;
   const { rows: emptied } = await trx.raw(
@@ -188,28 +212,31 @@ export async function refreshSales(
          priced_lines = t.priced_lines + excluded.priced_lines, revenue = t.revenue + excluded.revenue, units = t.units + excluded.units
        returning t.key, t.lines)
      select key from changed where lines = 0`,
-    [...keys, ...keys],
+    [...scopes, ...scopes],
   );
   if (emptied.length)
     await trx.raw(`delete from ${s(SALES_SKUS_TABLE)} where key = any(?::uuid[])`, [
       emptied.map((r: { key: string }) => r.key),
     ]);
-  await trx.raw(`delete from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?${byPage}`, keys);
+  await trx.raw(
+    `delete from ${s(SALES_LINES_TABLE)} x using unnest(?::uuid[], ?::text[], ?::int[]) w(account_id, scope, page)
+     where x.account_id = w.account_id and x.scope = w.scope and (w.page is null or x.page = w.page)`,
+    scopes,
+  );
   await trx.raw(
     `insert into ${s(SALES_LINES_TABLE)} (${LINE_COLUMNS.join(', ')}, key, sold_at, local_day)
      select ${LINE_COLUMNS.map((c) => `x.${c}`).join(', ')}, ${salesKeySql('x.account_id', (c) => `x.${c}`)}, x.purchased_at, x.local_day
      from (${confirmed}) x`,
-    keys,
+    scopes,
   );
-  await refreshDays(trx, schema, where.account_id, where.scope, tables.orders);
+  await refreshDays(trx, schema, unique, tables.orders);
 }
 
-/** Sums the scope's orders and sales lines again into `sales_days`. */
+/** Sums the scopes' orders and sales lines again into `sales_days` (each scope once; its days whole, whatever page changed). */
 async function refreshDays(
   trx: Knex.Transaction,
   schema: string,
-  account_id: string,
-  scope: string,
+  changed: readonly ChangedScope[],
   ordersTable: string,
 ): Promise<void> {
   const s = (table: string) => `"${schema}"."${table}"`;
@@ -217,21 +244,28 @@ async function refreshDays(
   const dayOf = (alias: string) =>
     `(${alias}.purchased_at at time zone 'UTC')::date as day, ${localDaySql(`${alias}.purchased_at`, `${alias}.marketplace_id`)} as local_day`;
   const sold = `(x.sold_at at time zone 'UTC')::date as day, x.local_day`;
-  await trx.raw(`delete from ${s(SALES_DAYS_TABLE)} where account_id = ? and scope = ?`, [account_id, scope]);
+  const scopes = [changed.map((c) => c.account_id), changed.map((c) => c.scope)];
+  const within = (x: string) =>
+    `join unnest(?::uuid[], ?::text[]) w(account_id, scope) on ${x}.account_id = w.account_id and ${x}.scope = w.scope`;
+  await trx.raw(
+    `delete from ${s(SALES_DAYS_TABLE)} d using unnest(?::uuid[], ?::text[]) w(account_id, scope)
+     where d.account_id = w.account_id and d.scope = w.scope`,
+    scopes,
+  );
   await trx.raw(
     `insert into ${s(SALES_DAYS_TABLE)} (account_id, scope, ${key}, orders, orders_with_lines, lines, priced_lines, revenue, units)
-     select ?::uuid, ?, ${key}, sum(orders), sum(orders_with_lines), sum(lines), sum(priced_lines), sum(revenue), sum(units)
+     select account_id, scope, ${key}, sum(orders), sum(orders_with_lines), sum(lines), sum(priced_lines), sum(revenue), sum(units)
      from (
-       select o.marketplace_id, ${dayOf('o')}, o.currency, o.order_status, o.is_business_order,
+       select o.account_id, o.scope, o.marketplace_id, ${dayOf('o')}, o.currency, o.order_status, o.is_business_order,
          1 as orders, (o.line_count > 0)::int as orders_with_lines, 0 as lines, 0 as priced_lines, 0 as revenue, 0 as units
-       from ${s(ordersTable)} o join ${s(ORDER_SCOPES_TABLE)} c on c.account_id = o.account_id and c.scope = o.scope and o.page < c.pages
-       where o.account_id = ? and o.scope = ?
+       from ${s(ordersTable)} o ${within('o')}
+       join ${s(ORDER_SCOPES_TABLE)} c on c.account_id = o.account_id and c.scope = o.scope and o.page < c.pages
        union all
-       select x.marketplace_id, ${sold}, x.currency, x.order_status, x.is_business_order,
+       select x.account_id, x.scope, x.marketplace_id, ${sold}, x.currency, x.order_status, x.is_business_order,
          0, 0, 1, (x.price is not null)::int, coalesce(x.price, 0), x.quantity
-       from ${s(SALES_LINES_TABLE)} x where x.account_id = ? and x.scope = ?
+       from ${s(SALES_LINES_TABLE)} x ${within('x')}
      ) d
-     group by ${key}`,
-    [account_id, scope, account_id, scope, account_id, scope],
+     group by account_id, scope, ${key}`,
+    [...scopes, ...scopes],
   );
 }
