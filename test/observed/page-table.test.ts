@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { ordersProjection } from '../../src/projections/observed/orders.js';
 import { pagedProjection } from '../../src/projections/observed/page-table.js';
 import { applyEvents } from '../../src/projections/apply.js';
 import { createDb, type Knex } from '../../src/infra/db.js';
@@ -38,6 +39,23 @@ const page = (dataset: string, scope: string, n: number, rows: unknown[]) => ({
     rows,
     observed_at: '2026-11-01T00:00:00.000Z',
   },
+});
+
+const order = (id: string, sku: string, amount: string, quantity: number) => ({
+  AmazonOrderId: id,
+  PurchaseDate: '2026-11-01T15:00:00Z',
+  OrderStatus: 'Shipped',
+  MarketplaceId: 'ATVPDKIKX0DER',
+  OrderTotal: { CurrencyCode: 'USD', Amount: amount },
+  OrderItems: [
+    {
+      OrderItemId: `${id}-1`,
+      ASIN: `B0${sku}`,
+      SellerSKU: sku,
+      QuantityOrdered: quantity,
+      ItemPrice: { CurrencyCode: 'USD', Amount: amount },
+    },
+  ],
 });
 
 const numbered = (count: number, from = 0) => Array.from({ length: count }, (_, i) => ({ n: from + i }));
@@ -83,5 +101,26 @@ describe('observed page tables: a batch of pages', () => {
     } finally {
       await db.raw('drop schema ?? cascade', [schema]);
     }
+  });
+
+  it('orders: both pages of a complete scope restated in one batch refresh the sales of both', async () => {
+    // the scope complete with two pages, then (a re-read of the trailing days) both pages changed
+    // and no new page count: each page's sales lines must follow its own new rows
+    const scope = 'ATVPDKIKX0DER/2026-11-01';
+    const completed = {
+      type: 'SyncCompleted',
+      data: { account_id: ACCOUNT, dataset: 'orders', scope, pages: 2, observed_at: '2026-11-01T00:00:00.000Z' },
+    };
+    const events = recordedEvents(
+      inStream(`observation-${ACCOUNT}`, [
+        page('orders', scope, 0, [order('111-1', 'A', '10.00', 1)]),
+        page('orders', scope, 1, [order('111-2', 'B', '20.00', 2)]),
+        completed,
+        page('orders', scope, 0, [order('111-1', 'A', '12.50', 3)]),
+        page('orders', scope, 1, [order('111-2', 'B', '21.00', 4), order('111-3', 'C', '5.00', 1)]),
+      ]),
+    );
+    // the restated pages as one batch after the first three, and all five one at a time
+    await assertBatchEqualsOneByOne(db, ordersProjection, events, { given: 3 });
   });
 });

@@ -68,12 +68,14 @@ export async function assertApplyTwiceSameResult(
 /**
  * Applies `events` in one batch (the projection's set-based `applyMany` called directly, where it
  * has one, so a failing one fails here instead of falling back to one event at a time) and, in
- * another fresh schema, one event per call, and checks both leave the same rows.
+ * another fresh schema, one event per call, and checks both leave the same rows. `given`: the
+ * first so many events are applied one at a time in both, so the batch starts from their state.
  */
 export async function assertBatchEqualsOneByOne(
   db: Knex,
   projection: Projection,
   events: readonly RecordedEvent[],
+  { given = 0 }: { given?: number } = {},
 ): Promise<void> {
   const applyMany = projection.applyMany?.bind(projection);
   const build = (label: string, batches: ReadonlyArray<readonly RecordedEvent[]>, many = false) =>
@@ -92,7 +94,7 @@ export async function assertBatchEqualsOneByOne(
       });
       return snapshotTables(db, projection, schema);
     });
-  const batched = await build('batched', [events], true);
+  const batched = await build('batched', [...events.slice(0, given).map((e) => [e]), events.slice(given)], true);
   expect(hasRows(batched), `${projection.name}: the events left its tables empty`).to.equal(true);
   const single = await build(
     'single',
