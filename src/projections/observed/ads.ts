@@ -39,6 +39,7 @@ export const ADS_TABLES = {
   targetingDaily: 'ads_targeting_daily',
 } as const;
 
+/** A page row's table row: a new object each call (replacePages writes the page keys into it), or null to skip it. */
 type Mapper = (raw: Record<string, unknown>, ctx: ProfileContext, dataset: string) => Row | null;
 
 const PAGE_TABLES: ReadonlyArray<{ datasets: readonly string[]; table: string; map: Mapper; withDataset: boolean }> = [

@@ -33,7 +33,8 @@ export function pageOf(event: RecordedEvent, datasets: readonly string[]): PageO
   return page.type === 'PageObserved' && datasets.includes(page.data.dataset) ? page.data : null;
 }
 
-/** A page event's rows as a projection maps them: fresh objects, which replacePages gives their keys. */
+/** A page event's rows as a projection maps them: a new object per row, which replacePages gives
+ * the page keys (they win over a mapped column of the same name; no mapper makes one). */
 export interface PageRows {
   page: PageObserved;
   rows: readonly Record<string, unknown>[];

@@ -28,7 +28,8 @@ export const pageTableSpec = (
 });
 
 /** A projection's apply and set-based applyMany for pages of `datasets`: the rows `rowsOf` makes of
- * each page (nulls, unreadable rows, skipped) replace the page's rows in `table`. */
+ * each page (nulls, unreadable rows, skipped) replace the page's rows in `table`. `rowsOf` must
+ * return a new object per row: replacePages writes the page keys into it. */
 export function pageAppliers(
   datasets: readonly string[],
   table: string,
@@ -55,6 +56,7 @@ export interface PagedProjectionSpec {
   /** the columns after the page key */
   columns: Columns;
   indexes?: TableSpec['indexes'];
+  /** a new object per row (replacePages writes the page keys into it); null skips the row */
   rows: (page: PageObserved) => ReadonlyArray<Record<string, unknown> | null>;
 }
 
