@@ -129,3 +129,15 @@ export function eventProjection<Event extends DomainEvent>(spec: EventProjection
     }),
   };
 }
+
+/** PostgreSQL binds at most this many parameters in one statement. */
+const MAX_PARAMETERS = 65_535;
+
+/** `rows` in runs that one multi-row statement each can bind: a run's rows times the columns any
+ * row has (knex sends a missing one as DEFAULT, unbound) stay within PostgreSQL's limit. */
+export function bindableRuns<T extends object>(rows: readonly T[]): T[][] {
+  const columns = new Set<string>();
+  for (const row of rows) for (const column in row) columns.add(column);
+  const size = Math.floor(MAX_PARAMETERS / Math.max(columns.size, 1));
+  return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
+}

@@ -5,6 +5,7 @@ import { mutationEventSchemas, type MutationEvent } from '../../domain/mutation/
 import { parseEvent } from '../../domain/shared/decider.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import type { Projection } from '../projection.js';
+import { bindableRuns } from '../tables.js';
 
 // Events (spec 2.3): one row per recorded marketplace message, with the listings and advertising
 // entities its payload names, and the synthetic rows: the marketplace's answer to a listing push
@@ -24,9 +25,8 @@ const SYNTHETIC_SOURCES = [
   'MutationChangeAbsent',
 ] as const;
 
-/** Rows per insert, well under PostgreSQL's 65,535 parameters (8 per event row, 13 per target). */
+/** Event rows per insert, well under PostgreSQL's 65,535 parameters (8 per event row). */
 const RUN_ROWS = 500;
-const TARGET_ROWS = 4_000;
 
 interface EventRow {
   id: string;
@@ -72,11 +72,7 @@ async function insert(
         received_at: row.received_at,
       })),
     );
-  for (let i = 0; i < targets.length; i += TARGET_ROWS)
-    await trx
-      .withSchema(schema)
-      .table(EVENT_TARGETS_TABLE)
-      .insert(targets.slice(i, i + TARGET_ROWS));
+  for (const run of bindableRuns(targets)) await trx.withSchema(schema).table(EVENT_TARGETS_TABLE).insert(run);
 }
 
 /** A recorded marketplace message's row and the identities its payload names. */

@@ -5,7 +5,7 @@ import {
   type MutationEvent,
 } from '../../domain/mutation/events.js';
 import type { Knex } from 'knex';
-import { eventProjection, type Parsed } from '../tables.js';
+import { bindableRuns, eventProjection, type Parsed } from '../tables.js';
 
 // Mutation receipts (spec 2.9): one row per receipt with its current fields, and every event
 // of its stream for auditors. A row remembers the last stream revision it applied, so an event
@@ -216,8 +216,6 @@ const historyRow = ({ event, recorded }: ParsedMutation) => ({
   recorded_at: recorded.createdAt,
 });
 
-/** Rows per insert: a receipt row binds 22 values, far below PostgreSQL's 65,535 per statement. */
-const ROWS_PER_INSERT = 500;
 const HISTORY_KEY = ['receipt_id', 'revision'];
 
 /** Inserts the rows whose key is not there yet (an event applied twice inserts nothing). */
@@ -228,13 +226,7 @@ async function insertNew(
   rows: Record<string, unknown>[],
   key: string[],
 ): Promise<void> {
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
-    await trx
-      .withSchema(schema)
-      .table(table)
-      .insert(rows.slice(i, i + ROWS_PER_INSERT))
-      .onConflict(key)
-      .ignore();
+  for (const run of bindableRuns(rows)) await trx.withSchema(schema).table(table).insert(run).onConflict(key).ignore();
 }
 
 /** Sets a receipt's row to `changes` at `revision`, unless the row has applied that revision already. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import { observationEventSchemas, type ObservationEvent, type PageObserved } from '../../domain/observation/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
+import { bindableRuns } from '../tables.js';
 
 // Shared by the report-based dataset projections (economics, search queries, coupons,
 // promotions, vendor metrics): money conversion and page replacement.
@@ -40,12 +41,6 @@ export interface PageRows {
   rows: readonly Record<string, unknown>[];
 }
 
-/** PostgreSQL binds at most this many parameters in one statement. */
-const MAX_PARAMETERS = 65_535;
-
-const chunksOf = <T>(items: readonly T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
-
 /**
  * Replaces the rows held for each page's (account_id, dataset, scope, page) with its rows, each
  * given those keys and its position in the page (`row`), so applying a page twice is a no-op. A
@@ -73,7 +68,7 @@ export async function replacePages(
   }
   const keys = [...latest.values()].map((p) => p.key);
   const keyColumns = Object.keys(keys[0] ?? {});
-  for (const chunk of chunksOf(keys, Math.floor(MAX_PARAMETERS / keyColumns.length)))
+  for (const chunk of bindableRuns(keys))
     await trx
       .withSchema(schema)
       .table(table)
@@ -84,11 +79,7 @@ export async function replacePages(
       .delete();
   // in place: a copy of each row cost more than its insert
   const rows = [...latest.values()].flatMap(({ key, rows }) => rows.map((r, row) => Object.assign(r, key, { row })));
-  const columns = new Set<string>();
-  for (const r of rows) for (const column in r) columns.add(column);
-  const width = columns.size;
-  for (const chunk of chunksOf(rows, Math.floor(MAX_PARAMETERS / Math.max(width, 1))))
-    await trx.withSchema(schema).table(table).insert(chunk);
+  for (const chunk of bindableRuns(rows)) await trx.withSchema(schema).table(table).insert(chunk);
 }
 
 /**
