@@ -161,6 +161,18 @@ export interface ChangedScope {
   page?: number;
 }
 
+/** The changed scopes as a relation `w`, bound as three arrays (scopeBindings). */
+const SCOPES = 'unnest(?::uuid[], ?::text[], ?::int[]) w(account_id, scope, page)';
+/** A row of `x` (a table with a `page` column) is in `w` when its scope is, and its page too where one is named. */
+const inScopes = (x: string) =>
+  `${x}.account_id = w.account_id and ${x}.scope = w.scope and (w.page is null or ${x}.page = w.page)`;
+const joinScopes = (x: string) => `join ${SCOPES} on ${inScopes(x)}`;
+const scopeBindings = (scopes: readonly ChangedScope[]): Knex.Value[] => [
+  scopes.map((c) => c.account_id),
+  scopes.map((c) => c.scope),
+  scopes.map((c) => c.page ?? null) as Knex.Value,
+];
+
 /**
  * Brings the sales tables in line with `order_lines` for the scopes (or single pages of them):
  * the confirmed lines of pages below each scope's complete read replace the sales lines held,
@@ -185,17 +197,10 @@ export async function refreshSales(
   if (merged.size === 0) return;
   const unique = [...merged.values()];
   const s = (table: string) => `"${schema}"."${table}"`;
-  // the scopes as a relation: rows of x are in it when their scope is, and their page too where one is named
-  const scopes: Knex.Value[] = [
-    unique.map((c) => c.account_id),
-    unique.map((c) => c.scope),
-    unique.map((c) => c.page ?? null) as Knex.Value,
-  ];
-  const within = (x: string) =>
-    `join unnest(?::uuid[], ?::text[], ?::int[]) w(account_id, scope, page) on ${x}.account_id = w.account_id and ${x}.scope = w.scope and (w.page is null or ${x}.page = w.page)`;
-  const held = `select ${GROUP.map((k) => `x.${k}`).join(', ')}, x.price, x.quantity from ${s(SALES_LINES_TABLE)} x ${within('x')}`;
+  const scopes = scopeBindings(unique);
+  const held = `select ${GROUP.map((k) => `x.${k}`).join(', ')}, x.price, x.quantity from ${s(SALES_LINES_TABLE)} x ${joinScopes('x')}`;
   const confirmed = `select x.*, ${localDaySql('x.purchased_at', 'x.marketplace_id')} as local_day from ${s(tables.lines)} x
-    ${within('x')}
+    ${joinScopes('x')}
     join ${s(ORDER_SCOPES_TABLE)} c on c.account_id = x.account_id and c.scope = x.scope and x.page < c.pages
     where ${statusIn('x.order_status', CONFIRMED_ORDER_STATUSES)}`;
   const sums = (sign: '' | '-') =>
@@ -218,11 +223,7 @@ export async function refreshSales(
     await trx.raw(`delete from ${s(SALES_SKUS_TABLE)} where key = any(?::uuid[])`, [
       emptied.map((r: { key: string }) => r.key),
     ]);
-  await trx.raw(
-    `delete from ${s(SALES_LINES_TABLE)} x using unnest(?::uuid[], ?::text[], ?::int[]) w(account_id, scope, page)
-     where x.account_id = w.account_id and x.scope = w.scope and (w.page is null or x.page = w.page)`,
-    scopes,
-  );
+  await trx.raw(`delete from ${s(SALES_LINES_TABLE)} x using ${SCOPES} where ${inScopes('x')}`, scopes);
   await trx.raw(
     `insert into ${s(SALES_LINES_TABLE)} (${LINE_COLUMNS.join(', ')}, key, sold_at, local_day)
      select ${LINE_COLUMNS.map((c) => `x.${c}`).join(', ')}, ${salesKeySql('x.account_id', (c) => `x.${c}`)}, x.purchased_at, x.local_day
@@ -244,12 +245,10 @@ async function refreshDays(
   const dayOf = (alias: string) =>
     `(${alias}.purchased_at at time zone 'UTC')::date as day, ${localDaySql(`${alias}.purchased_at`, `${alias}.marketplace_id`)} as local_day`;
   const sold = `(x.sold_at at time zone 'UTC')::date as day, x.local_day`;
-  const scopes = [changed.map((c) => c.account_id), changed.map((c) => c.scope)];
-  const within = (x: string) =>
-    `join unnest(?::uuid[], ?::text[]) w(account_id, scope) on ${x}.account_id = w.account_id and ${x}.scope = w.scope`;
+  // whole scopes: no page named
+  const scopes = scopeBindings(changed.map(({ account_id, scope }) => ({ account_id, scope })));
   await trx.raw(
-    `delete from ${s(SALES_DAYS_TABLE)} d using unnest(?::uuid[], ?::text[]) w(account_id, scope)
-     where d.account_id = w.account_id and d.scope = w.scope`,
+    `delete from ${s(SALES_DAYS_TABLE)} d using ${SCOPES} where d.account_id = w.account_id and d.scope = w.scope`,
     scopes,
   );
   await trx.raw(
@@ -258,12 +257,12 @@ async function refreshDays(
      from (
        select o.account_id, o.scope, o.marketplace_id, ${dayOf('o')}, o.currency, o.order_status, o.is_business_order,
          1 as orders, (o.line_count > 0)::int as orders_with_lines, 0 as lines, 0 as priced_lines, 0 as revenue, 0 as units
-       from ${s(ordersTable)} o ${within('o')}
+       from ${s(ordersTable)} o ${joinScopes('o')}
        join ${s(ORDER_SCOPES_TABLE)} c on c.account_id = o.account_id and c.scope = o.scope and o.page < c.pages
        union all
        select x.account_id, x.scope, x.marketplace_id, ${sold}, x.currency, x.order_status, x.is_business_order,
          0, 0, 1, (x.price is not null)::int, coalesce(x.price, 0), x.quantity
-       from ${s(SALES_LINES_TABLE)} x ${within('x')}
+       from ${s(SALES_LINES_TABLE)} x ${joinScopes('x')}
      ) d
      group by account_id, scope, ${key}`,
     [...scopes, ...scopes],
