@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { addDays, localDate } from '../../src/marketplace/clients/ads-dates.js';
 import {
   SP_CAMPAIGN_DAILY_COLUMNS,
+  reportSchema,
   type CreateReportRequest,
 } from '../../src/marketplace/clients/ads-reporting-types.js';
 import { MarketplaceError } from '../../src/marketplace/clients/errors.js';
@@ -60,6 +61,8 @@ describe('ads API: asynchronous reporting v3', function () {
     expect(created.duplicate).to.equal(false);
     const first = await ads.reporting.getReport(us, created.reportId);
     expect(first).to.include({ status: 'PROCESSING', url: null });
+    const notAnInstant = reportSchema.safeParse({ ...first, createdAt: '27/11/2026 10:00' });
+    expect(notAnInstant.success, 'a report time is an ISO instant').to.equal(false);
     const rows = await rowsOf(us, created.reportId);
     expect(rows).to.not.be.empty;
     const campaigns = (await ads.sp.list(us, 'campaigns')).items;

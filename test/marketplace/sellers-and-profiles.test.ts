@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { addressSchema } from '../../src/marketplace/clients/selling-types.js';
 import type { Simulator } from '../../src/marketplace/simulator/app.js';
 import { clientsFor, startSimulator } from '../support/marketplace.js';
 
@@ -63,6 +64,9 @@ describe('marketplace: the fictional seller through the real clients', () => {
     expect(account).to.include({ businessType: 'PRIVATE_LIMITED', sellingPlan: 'PROFESSIONAL' });
     expect(account.business?.name).to.contain(simulator.seller.name);
     expect(account.marketplaceParticipationList).to.have.length(5);
+    const address = account.business!.registeredBusinessAddress;
+    expect(addressSchema.safeParse(address).success).to.equal(true);
+    expect(addressSchema.safeParse({ ...address, countryCode: 'USA' }).success, 'alpha-2 only').to.equal(false);
   });
 
   it('lists one seller profile per marketplace with its currency and time zone', async () => {

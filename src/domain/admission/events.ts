@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 
 // Events of admission itself (not of any one receipt), one decider each:
@@ -7,8 +8,6 @@ import type { EventUnion } from '../shared/decider.js';
 //   key admitted, so a retry answers the same and a different input is a conflict;
 // - a creation's request on its parent (`creation-<hash of account, parent, action, payload>`):
 //   the receipts of identical creations, so a new one is refused while the last is pending.
-
-const instant = z.iso.datetime({ offset: true });
 
 export const AdmissionsDisabled = z.object({ reason: z.string().nullable(), by: z.string(), at: instant });
 export const AdmissionsEnabled = z.object({ by: z.string(), at: instant });

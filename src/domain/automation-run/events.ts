@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 import { stableId } from '../shared/ids.js';
 
@@ -6,8 +7,6 @@ import { stableId } from '../shared/ids.js';
 // (spec 2.10, 3.3) or the error it ended with. A run is one automation version on one event for
 // one listing (or none), so its id is derived from those four: the same run recorded twice is
 // the same stream.
-
-const instant = z.iso.datetime({ offset: true });
 
 /** spec 3.3, the statuses of a `mutation` action. */
 export const ACTION_STATUSES = ['queued', 'applied', 'failed', 'blocked'] as const;

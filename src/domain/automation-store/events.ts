@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 
 // The store writes of one live run of one automation (`automation_store-<run id>`): recorded once,
 // after the run succeeded, all of the run's writes in one event, so they apply together or not at
 // all and a rerun of the same run applies nothing twice.
-
-const instant = z.iso.datetime({ offset: true });
 
 /** One key's new value as JSON text (exactly as the run set it), or null for a delete. */
 export const StoreChange = z.object({ key: z.string().min(1), value_json: z.string().nullable() });

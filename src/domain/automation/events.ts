@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 
 // Events of one automation (`automation-<id>`) and of the live slot of one event type on one
 // account (`automation_live-<account>.<stream type>`), which makes "one live automation per event
 // type" hold under concurrent activations.
 
-const instant = z.iso.datetime({ offset: true });
 const author = z.string().min(1);
 
 /** Qualified operation names mapped to the catalog revision and schema digest they were written against (spec 4.4). */

@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 
 // What withholds requests from the marketplace (spec 3.4, 3.5): a listing's block flag (set by
 // update_listing) and a campaign's Automation switch. One stream per controlled target:
 // `dispatch-control-<Listing|Campaign>:<local id>`.
-
-const instant = z.iso.datetime({ offset: true });
 
 export const ListingBlockSet = z.object({
   account_id: z.uuid(),

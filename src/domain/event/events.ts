@@ -1,10 +1,9 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 
 // A marketplace message as recorded: one stream per message and account,
 // `event-<account_id>.<message id>`, created once (a duplicate delivery finds the stream there).
-
-const instant = z.iso.datetime({ offset: true });
 
 export const MarketplaceEventReceived = z.object({
   account_id: z.uuid(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 import { ACTIONS, TARGET_TYPES } from './payloads.js';
 
@@ -17,7 +18,6 @@ export type Outcome = (typeof OUTCOMES)[number];
 export const BLOCK_REASONS = ['listing_blocked', 'automation_switch_off', 'target_deleted'] as const;
 export const UNCERTAIN_CAUSES = ['reply_lost', 'partial', 'ambiguous'] as const;
 
-const instant = z.iso.datetime({ offset: true });
 const TargetType = z.enum(TARGET_TYPES);
 
 export const Target = z.object({ type: TargetType, id: z.string().min(1) });

@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 
 // Events of one event type's subscription on one account (`subscription-<account>.<stream type>`):
 // the service asked for it, the marketplace answered (pending confirmation, active or failed), and
 // the service let it go. Provider ids are kept so a poll reads the same subscriptions it made.
-
-const instant = z.iso.datetime({ offset: true });
 
 /** `request` counts the requests (1, 2, …): an ads create is retried under one token per request. */
 export const SubscriptionRequested = z.object({

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 
 // Events of an account's webhook settings (`webhook-<account id>`: every webhook of the account in
 // one stream, so a name stays unique per account under concurrent edits) and of one delivery
 // (`webhook_delivery-<delivery id>`: the post, each attempt, and how it ended).
 
-const instant = z.iso.datetime({ offset: true });
 const author = z.string().min(1);
 
 /** `json` posts the payload as JSON; `chat` always posts `{ "text": … }` (spec 2.13). */

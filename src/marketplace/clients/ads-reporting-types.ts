@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instant } from '../../domain/shared/instant.js';
 
 // Wire shapes of the ads API's asynchronous reporting, version 3: POST /reporting/reports,
 // GET /reporting/reports/{reportId}, and the report document (gzip-compressed JSON rows).
@@ -37,12 +38,12 @@ export const reportSchema = z.looseObject({
   startDate: isoDate,
   endDate: isoDate,
   configuration: reportConfigurationSchema,
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  generatedAt: z.string().nullable(),
+  createdAt: instant,
+  updatedAt: instant,
+  generatedAt: instant.nullable(),
   fileSize: z.number().nullable(),
   url: z.string().nullable(),
-  urlExpiresAt: z.string().nullable(),
+  urlExpiresAt: instant.nullable(),
   failureReason: z.string().nullable(),
 });
 export type Report = z.infer<typeof reportSchema>;

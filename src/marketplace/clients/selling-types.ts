@@ -38,7 +38,7 @@ export type GetMarketplaceParticipationsResponse = z.infer<typeof getMarketplace
 export const addressSchema = z.object({
   addressLine1: z.string(),
   addressLine2: z.string().optional(),
-  countryCode: z.string(),
+  countryCode: z.string().length(2), // ISO 3166-1 alpha-2
   stateOrProvinceCode: z.string().optional(),
   city: z.string().optional(),
   postalCode: z.string().optional(),
