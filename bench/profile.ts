@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { loadConfig } from '../src/infra/config.js';
 import { createRedis, deleteKeys } from '../src/infra/redis.js';
-import { analyzeStaleTables } from '../src/projections/maintenance.js';
+import { maintainTables } from '../src/projections/maintenance.js';
 import { DEMO_ACCOUNT_ID, startService, type RunningService } from '../src/service.js';
 import { syncQueue } from '../src/workers/sync/queue.js';
 import { syncJobs } from '../src/workers/sync/registry.js';
@@ -57,9 +57,11 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     try {
       if (exists) console.log(`reusing the synced database ${name}`);
       else await waitForSync(service, redis, config.REDIS_PREFIX, started, simulator);
-      // what the projector role's maintenance does each minute, done now: measure with statistics
-      const analyzed = await analyzeStaleTables(service.db);
-      if (analyzed.length) console.log(`analyzed ${analyzed.length} read-model tables before measuring`);
+      // what the projector role's maintenance does each minute, done now: measure the tables as they are then
+      const done = await maintainTables(service.db);
+      console.log(
+        `before measuring: vacuumed ${done.vacuumed.length}, analyzed ${done.analyzed.length} read-model tables`,
+      );
       await fn({ service: service as RunningService & { url: string } });
     } finally {
       await service.stop();

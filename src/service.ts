@@ -132,7 +132,11 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       });
       projector.start();
       stops.push(() => projector!.stop());
-      const maintenance = startTableMaintenance(db, logger.child({ role: 'projector' }), config.ANALYZE_EVERY_MS);
+      const maintenance = startTableMaintenance(
+        db,
+        logger.child({ role: 'projector' }),
+        config.TABLE_MAINTENANCE_EVERY_MS,
+      );
       stops.push(() => maintenance.stop());
     }
 

@@ -47,8 +47,8 @@ const schema = z.object({
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),
   /** the projector role's own connections: its projections' batches never take the api's */
   PROJECTOR_CONNECTIONS: z.coerce.number().int().positive().default(4),
-  /** how often the projector role analyzes read-model tables whose statistics went stale */
-  ANALYZE_EVERY_MS: z.coerce.number().int().positive().default(60_000),
+  /** how often the projector role vacuums and analyzes read-model tables, by autovacuum's rules */
+  TABLE_MAINTENANCE_EVERY_MS: z.coerce.number().int().positive().default(60_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10000),
   /** how often the worker re-establishes job schedulers missing from Redis (after a flush or failover) */
   SCHEDULES_SWEEP_MS: z.coerce.number().int().positive().default(60_000),

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { createDb, type Knex } from '../../src/infra/db.js';
-import { analyzeStaleTables } from '../../src/projections/maintenance.js';
+import { maintainTables } from '../../src/projections/maintenance.js';
 
-// The projector role's stand-in for autovacuum's analyze: a table loaded in bulk gets planner
-// statistics; an analyzed table is left alone until enough of it changes.
+// The projector role's stand-in for autovacuum: a table loaded in bulk is vacuumed (its visibility
+// map set, so index-only scans skip the heap) and gets planner statistics; a maintained table is
+// left alone until enough of it changes.
 
 describe('read-model table maintenance', () => {
   const schema = `maint_${Date.now()}`;
@@ -37,25 +38,45 @@ describe('read-model table maintenance', () => {
     await db.destroy();
   });
 
-  it('analyzes a bulk-loaded table, skips empty and freshly analyzed ones, and again once enough rows changed', async () => {
+  const allVisible = async () =>
+    Number(
+      (await db.raw('select relallvisible from pg_class where oid = ?::regclass', [`${schema}.lines`])).rows[0]
+        .relallvisible,
+    );
+  const none = { vacuumed: [], analyzed: [] };
+
+  it('vacuums and analyzes a bulk-loaded table, skips empty and fresh ones, and again once enough rows changed', async () => {
     await insert(1, 5000);
     expect(await estimate(), 'no statistics yet').to.be.lessThan(1);
-    expect(await analyzeStaleTables(db, schema)).to.deep.equal(['lines']);
+    expect(await allVisible(), 'never vacuumed').to.equal(0);
+    expect(await maintainTables(db, schema)).to.deep.equal({ vacuumed: ['lines'], analyzed: ['lines'] });
     expect(await estimate()).to.equal(5000);
+    expect(await allVisible(), 'the visibility map is set').to.be.greaterThan(0);
     expect(await lastAnalyze()).to.be.instanceOf(Date);
-    expect(await analyzeStaleTables(db, schema), 'nothing changed since').to.deep.equal([]);
+    expect(await maintainTables(db, schema), 'nothing changed since').to.deep.equal(none);
     await insert(5001, 5400);
-    expect(await analyzeStaleTables(db, schema), '400 of 5,000 rows is under 50 + 10 %').to.deep.equal([]);
+    expect(await maintainTables(db, schema), '400 of 5,000 rows is under 50 + 10 %').to.deep.equal(none);
     await insert(5401, 6000);
-    expect(await analyzeStaleTables(db, schema)).to.deep.equal(['lines']);
+    expect(await maintainTables(db, schema), '1,000 inserted is under 1,000 + 20 %').to.deep.equal({
+      vacuumed: [],
+      analyzed: ['lines'],
+    });
     expect(await estimate()).to.equal(6000);
+    await db.raw(`delete from "${schema}".lines where id <= 1500`);
+    await db.raw('select pg_stat_force_next_flush()');
+    await db.raw('select 1');
+    expect(await maintainTables(db, schema), '1,500 dead is over 50 + 20 % of 6,000').to.deep.equal({
+      vacuumed: ['lines'],
+      analyzed: ['lines'],
+    });
+    expect(await maintainTables(db, schema)).to.deep.equal(none);
   });
 
   it('a stopped round analyzes no further table (a drain waits for one table, not the round)', async () => {
     await insert(6001, 9000);
     const stopped = new AbortController();
     stopped.abort();
-    expect(await analyzeStaleTables(db, schema, stopped.signal)).to.deep.equal([]);
-    expect(await analyzeStaleTables(db, schema), 'still stale').to.deep.equal(['lines']);
+    expect(await maintainTables(db, schema, stopped.signal)).to.deep.equal(none);
+    expect(await maintainTables(db, schema), 'still stale').to.deep.equal({ vacuumed: ['lines'], analyzed: ['lines'] });
   });
 });

@@ -207,11 +207,11 @@ async function pageOf(
   const { first, second, order } = rankOf(q);
   const reversed = (key: string) => key.replace(' desc', '').replace('nulls last', 'nulls first');
   // the currencies of every matching row: with a filter, of the rows (few); without, of the
-  // window's lines, which `sales_days` has per currency
+  // window's lines, which `sales_days` has per currency (read per scope by its index)
   const currencies = filtered
     ? `select c.currency from sales g join ${rm}.${SALES_SKUS_TABLE} c on c.key = g.key`
-    : `select d.currency from scopes s join ${rm}.${SALES_DAYS_TABLE} d on d.account_id = s.account_id and d.marketplace_id = s.marketplace_id
-         and d.local_day between s.first and s.last where d.lines > 0`;
+    : `select d.currency from scopes s cross join lateral (select distinct d.currency from ${rm}.${SALES_DAYS_TABLE} d
+         where d.account_id = s.account_id and d.marketplace_id = s.marketplace_id and d.local_day between s.first and s.last and d.lines > 0) d`;
   // The page: the best `limit` groups by the two sums (a bounded sort), and every group tied
   // with the last of them, ordered in full once their account, marketplace, ASIN and SKU are read.
   const { rows } = await aggregating(db, (trx) =>
