@@ -53,7 +53,9 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
   try {
     const started = performance.now();
     const roles = exists ? new Set(['api'] as const) : new Set(['api', 'projector', 'worker'] as const);
-    const service = await startService(config, roles, pino({ level: 'silent' }));
+    // BENCH_LOG_LEVEL=info shows the service's own log on stderr (the syncs' runs and retries)
+    const logger = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }, pino.destination(2));
+    const service = await startService(config, roles, logger);
     try {
       if (exists) console.log(`reusing the synced database ${name}`);
       else await waitForSync(service, redis, config.REDIS_PREFIX, started, simulator);

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { ordersProjection } from '../../src/projections/observed/orders.js';
 import { pagedProjection } from '../../src/projections/observed/page-table.js';
 import { applyEvents } from '../../src/projections/apply.js';
@@ -56,6 +57,11 @@ const order = (id: string, sku: string, amount: string, quantity: number) => ({
       ItemPrice: { CurrencyCode: 'USD', Amount: amount },
     },
   ],
+});
+
+const listing = (sku: string, title: string) => ({
+  sku,
+  summaries: [{ marketplaceId: 'ATVPDKIKX0DER', asin: `B0${sku}`, itemName: title, status: ['BUYABLE'] }],
 });
 
 const numbered = (count: number, from = 0) => Array.from({ length: count }, (_, i) => ({ n: from + i }));
@@ -123,5 +129,62 @@ describe('observed page tables: a batch of pages', () => {
     );
     // the restated pages as one batch after the first three, and all five one at a time
     await assertBatchEqualsOneByOne(db, ordersProjection, events, { given: 3 });
+  });
+
+  it('listings: SKUs that move between pages or leave, in one batch, leave listing_current as one page at a time', async () => {
+    // the marketplace complete with two pages, then a re-read where B moves from page 0 to page 1,
+    // C leaves and D arrives, with no new page count: the SKUs a page held before must be re-picked
+    // too (B's current row is now on page 1, C has none), then a read one page shorter
+    const scope = 'ATVPDKIKX0DER';
+    const completed = (pages: number) => ({
+      type: 'SyncCompleted',
+      data: { account_id: ACCOUNT, dataset: 'listings', scope, pages, observed_at: '2026-11-01T00:00:00.000Z' },
+    });
+    const events = recordedEvents(
+      inStream(`observation-${ACCOUNT}`, [
+        page('listings', scope, 0, [listing('A', 'a'), listing('B', 'b')]),
+        page('listings', scope, 1, [listing('C', 'c')]),
+        completed(2),
+        page('listings', scope, 0, [listing('A', 'a2')]),
+        page('listings', scope, 1, [listing('B', 'b2'), listing('D', 'd')]),
+        page('listings', scope, 0, [listing('A', 'a3'), listing('E', 'e')]),
+        completed(1),
+      ]),
+    );
+    await assertBatchEqualsOneByOne(db, listingsProjection, events.slice(0, 6), { given: 3 });
+    await assertBatchEqualsOneByOne(db, listingsProjection, events, { given: 3 });
+    // and what both leave is right: C gone, B current on its new page; then only page 0 counts
+    const current = async (applied: typeof events) => {
+      const schema = uniqueName('listings_current');
+      await db.raw('create schema ??', [schema]);
+      try {
+        await listingsProjection.createTables(db, schema);
+        // one event at a time: each page re-picks the SKUs it held or holds
+        await db.transaction(async (trx) => {
+          for (const event of applied) await listingsProjection.apply(trx, event, schema);
+        });
+        const { rows } = await db.raw('select sku, page, title from ??.listing_current order by sku', [schema]);
+        const { rows: scopes } = await db.raw('select listings from ??.listing_scopes', [schema]);
+        return { rows, listings: scopes[0]?.listings };
+      } finally {
+        await db.raw('drop schema ?? cascade', [schema]);
+      }
+    };
+    expect(await current(events.slice(0, 6))).to.deep.equal({
+      rows: [
+        { sku: 'A', page: 0, title: 'a3' },
+        { sku: 'B', page: 1, title: 'b2' },
+        { sku: 'D', page: 1, title: 'd' },
+        { sku: 'E', page: 0, title: 'e' },
+      ],
+      listings: 4,
+    });
+    expect(await current(events)).to.deep.equal({
+      rows: [
+        { sku: 'A', page: 0, title: 'a3' },
+        { sku: 'E', page: 0, title: 'e' },
+      ],
+      listings: 2,
+    });
   });
 });

@@ -5,7 +5,8 @@ import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
 import { completeReads, minorUnits } from './economics-support.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
 import { ofDatasets, pageAppliers, pageTableSpec } from './page-table.js';
-import { columnsOf, createTables, type TableSpec } from '../tables.js';
+import { bindableRuns, columnsOf, createTables, type TableSpec } from '../tables.js';
+import type { RecordedEvent } from '../../eventstore/port.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 import { listingId } from '../../domain/observation/ids.js';
 
@@ -145,7 +146,7 @@ async function repickCurrent(
       .increment('listings', (added as number) - removed);
 }
 
-const { apply: replaceListingsPage } = pageAppliers([LISTINGS_DATASET], LISTINGS_TABLE, (page) =>
+const { applyMany: replaceListingsPages } = pageAppliers([LISTINGS_DATASET], LISTINGS_TABLE, (page) =>
   page.rows.map((raw) => listingRow(raw, page.scope)),
 );
 
@@ -241,51 +242,76 @@ export const listingsProjection: Projection = {
     await createTables(db, schema, LISTINGS_TABLES);
     await createSearchIndexes(db, schema);
   },
-  async apply(trx, event, schema) {
-    const observed = parseEvent<ObservationEvent>(observationEventSchemas, event);
-    if (observed.type === 'SyncCompleted') {
-      const { account_id, dataset, scope, pages } = observed.data;
-      if (dataset !== LISTINGS_DATASET) return;
-      await trx
-        .withSchema(schema)
-        .table(SCOPES_TABLE)
-        .insert({ account_id, scope, pages, listings: 0 })
-        .onConflict(['account_id', 'scope'])
-        .merge(['pages']);
-      return repickCurrent(trx, schema, account_id, scope, null);
-    }
-    const page = observed.data;
-    if (page.dataset !== LISTINGS_DATASET) return;
-    const before: { sku: string }[] = await trx
-      .withSchema(schema)
-      .table(LISTINGS_TABLE)
-      .where({ account_id: page.account_id, scope: page.scope, page: page.page })
-      .select('sku');
-    await replaceListingsPage(trx, event, schema);
-    const after: { sku: string }[] = await trx
-      .withSchema(schema)
-      .table(LISTINGS_TABLE)
-      .where({ account_id: page.account_id, scope: page.scope, page: page.page })
-      .select('sku');
-    if (after.length)
-      await trx
-        .withSchema(schema)
-        .table(LISTING_TARGETS_TABLE)
-        .insert(
-          [...new Set(after.map((r) => r.sku))].map((sku) => ({
-            listing_id: listingId(page.account_id, page.scope, sku),
-            account_id: page.account_id,
-            marketplace_id: page.scope,
-            sku,
-          })),
-        )
-        .onConflict('listing_id')
-        .ignore();
-    await repickCurrent(trx, schema, page.account_id, page.scope, [
-      ...new Set([...before, ...after].map((r) => r.sku)),
-    ]);
-  },
+  apply: (trx, event, schema) => applyListings(trx, [event], schema),
+  applyMany: applyListings,
 };
+
+/**
+ * A batch of listings events, set-based: the pages' rows replaced, the targets of their SKUs kept,
+ * the batch's page counts stored (the last of each scope's), then `listing_current` re-picked once
+ * per scope touched: wholly where the page count changed, else for the SKUs its pages held before
+ * or hold now. The re-pick reads only the tables as the batch leaves them, so doing it once at the
+ * end leaves what one event at a time leaves.
+ */
+async function applyListings(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void> {
+  const observed = events
+    .map((event) => parseEvent<ObservationEvent>(observationEventSchemas, event))
+    .filter((e) => e.data.dataset === LISTINGS_DATASET);
+  const pageKeys = [
+    ...new Map(
+      observed.flatMap((e) =>
+        e.type === 'PageObserved'
+          ? [[`${e.data.account_id}/${e.data.scope}/${e.data.page}`, [e.data.account_id, e.data.scope, e.data.page]]]
+          : [],
+      ),
+    ).values(),
+  ];
+  const skusOfPages = async (): Promise<Array<{ account_id: string; scope: string; sku: string }>> => {
+    const found = [];
+    for (const chunk of bindableRuns(pageKeys))
+      found.push(
+        ...(await trx
+          .withSchema(schema)
+          .table(LISTINGS_TABLE)
+          .whereIn(['account_id', 'scope', 'page'], chunk)
+          .select('account_id', 'scope', 'sku')),
+      );
+    return found;
+  };
+  const before = await skusOfPages();
+  await replaceListingsPages(trx, events, schema);
+  const after = await skusOfPages();
+  const targets = [...new Map(after.map((r) => [listingId(r.account_id, r.scope, r.sku), r])).entries()].map(
+    ([listing_id, r]) => ({ listing_id, account_id: r.account_id, marketplace_id: r.scope, sku: r.sku }),
+  );
+  for (const chunk of bindableRuns(targets))
+    await trx.withSchema(schema).table(LISTING_TARGETS_TABLE).insert(chunk).onConflict('listing_id').ignore();
+  const completed = new Map<string, { account_id: string; scope: string; pages: number }>();
+  for (const e of observed)
+    if (e.type === 'SyncCompleted')
+      completed.set(`${e.data.account_id}/${e.data.scope}`, {
+        account_id: e.data.account_id,
+        scope: e.data.scope,
+        pages: e.data.pages,
+      });
+  if (completed.size)
+    await trx
+      .withSchema(schema)
+      .table(SCOPES_TABLE)
+      .insert([...completed.values()].map((c) => ({ ...c, listings: 0 })))
+      .onConflict(['account_id', 'scope'])
+      .merge(['pages']);
+  const touched = new Map<string, { account_id: string; scope: string; skus: Set<string> }>();
+  const touch = (account_id: string, scope: string) => {
+    const key = `${account_id}/${scope}`;
+    if (!touched.has(key)) touched.set(key, { account_id, scope, skus: new Set() });
+    return touched.get(key)!.skus;
+  };
+  for (const r of [...before, ...after]) touch(r.account_id, r.scope).add(r.sku);
+  for (const { account_id, scope } of completed.values()) touch(account_id, scope);
+  for (const [key, { account_id, scope, skus }] of touched)
+    await repickCurrent(trx, schema, account_id, scope, completed.has(key) ? null : [...skus]);
+}
 
 /** SQL of the listings of complete reads, one row per (account, marketplace, SKU), deleted ones
  * included: the rows `listing_current` points at. The views pick them from the rows themselves:
