@@ -41,7 +41,8 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     DATABASE_URL: databaseUrl(opts.adminUrl, name),
     REDIS_PREFIX: name,
     PORT: '0',
-    LOG_LEVEL: 'silent',
+    // BENCH_LOG_LEVEL=info shows the service's own log on stderr (the syncs' runs and retries)
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
     PROJECTOR_POLL_MS: '200',
     SELLING_API_URL: base,
     ADS_API_URL: base,
@@ -53,9 +54,8 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
   try {
     const started = performance.now();
     const roles = exists ? new Set(['api'] as const) : new Set(['api', 'projector', 'worker'] as const);
-    // BENCH_LOG_LEVEL=info shows the service's own log on stderr (the syncs' runs and retries)
-    const logger = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }, pino.destination(2));
-    const service = await startService(config, roles, logger);
+    // on stderr: stdout has the figures
+    const service = await startService(config, roles, pino({ level: config.LOG_LEVEL }, pino.destination(2)));
     try {
       if (exists) console.log(`reusing the synced database ${name}`);
       else await waitForSync(service, redis, config.REDIS_PREFIX, started, simulator);

@@ -132,8 +132,11 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       });
       projector.start();
       stops.push(() => projector!.stop());
+      // two connections of its own: one for the VACUUM or ANALYZE running, one to cancel it on stop
+      const maintenanceDb = createDb(config.DATABASE_URL, { min: 0, max: 2 });
+      stops.push(() => maintenanceDb.destroy());
       const maintenance = startTableMaintenance(
-        db,
+        maintenanceDb,
         logger.child({ role: 'projector' }),
         config.TABLE_MAINTENANCE_EVERY_MS,
       );

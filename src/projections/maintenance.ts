@@ -1,10 +1,11 @@
+import type pg from 'pg';
 import type { Knex } from 'knex';
 import type { Logger } from '../infra/logger.js';
 import { READ_MODEL_SCHEMA } from './projection.js';
 
 // Vacuum and planner statistics for the read models, by autovacuum's own rules. Projections load
 // tables in bulk (a year of orders in minutes) and restate pages (a delete per insert); autovacuum
-// does the upkeep where it runs, but it can be off (it is on some machines) or late, and then:
+// does the upkeep where it runs, but it can be off (it is off on some machines) or late, and then:
 // - without statistics the planner guesses, and the views and read tools pick plans thousands of
 //   times too slow;
 // - without a vacuum the visibility map stays empty, so every index-only scan (the sales reads
@@ -39,11 +40,41 @@ export async function maintainTables(
   for (const { relname, vacuum, analyze } of rows) {
     if (signal?.aborted) break;
     if (!vacuum && !analyze) continue;
-    await db.raw(vacuum ? `vacuum${analyze ? ' (analyze)' : ''} ??.??` : 'analyze ??.??', [schema, relname]);
+    const sql = vacuum ? `vacuum${analyze ? ' (analyze)' : ''} ??.??` : 'analyze ??.??';
+    try {
+      await cancellable(db, signal, (conn) => db.raw(sql, [schema, relname]).connection(conn));
+    } catch (err) {
+      if (signal?.aborted) break;
+      // dropped since the statistics were read (a rebuild's swap): nothing to maintain
+      if ((err as { code?: string }).code === UNDEFINED_TABLE) continue;
+      throw err;
+    }
     if (vacuum) done.vacuumed.push(relname);
     if (analyze) done.analyzed.push(relname);
   }
   return done;
+}
+
+const UNDEFINED_TABLE = '42P01';
+
+/** Runs `fn` on a connection of its own that an abort of `signal` cancels (a VACUUM of a large
+ * table takes longer than a drain may wait), through a second connection of the pool. */
+async function cancellable<T>(
+  db: Knex,
+  signal: AbortSignal | undefined,
+  fn: (conn: pg.Client) => Promise<T>,
+): Promise<T> {
+  type Conn = pg.Client & { processID: number }; // the backend's pid: pg sets it, its types leave it out
+  const pool = db.client as { acquireConnection(): Promise<Conn>; releaseConnection(c: Conn): Promise<void> };
+  const conn = await pool.acquireConnection();
+  const cancel = () => void db.raw('select pg_cancel_backend(?)', [conn.processID]).catch(() => undefined);
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    return await fn(conn);
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    await pool.releaseConnection(conn);
+  }
 }
 
 /** Runs `maintainTables` every `everyMs` until stopped; a failed round is logged and retried next time. */
@@ -53,8 +84,9 @@ export function startTableMaintenance(
   everyMs: number,
 ): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
-  // a stop waits for the table being maintained, not the round: the first round after a start may
-  // have many tables to do, and a drain has a deadline
+  // a stop cancels the statement running and skips the rest of the round: the first round after a
+  // start may have many tables to do, a VACUUM of a bulk-loaded one takes a while, and a drain has
+  // a deadline
   const abort = new AbortController();
   const round = () => {
     running = maintainTables(db, READ_MODEL_SCHEMA, abort.signal).then(

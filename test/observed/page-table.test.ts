@@ -187,4 +187,54 @@ describe('observed page tables: a batch of pages', () => {
       listings: 2,
     });
   });
+
+  it('listings: a batch keeps a target for every SKU its pages name, across accounts and marketplaces', async () => {
+    // X is named only by a page the same batch replaces: one at a time it got its target, which stays
+    const other = randomUUID();
+    const at = (account: string, scope: string, n: number, rows: unknown[]) => ({
+      ...page('listings', scope, n, rows),
+      data: { ...page('listings', scope, n, rows).data, account_id: account },
+    });
+    const events = recordedEvents(
+      inStream(`observation-${ACCOUNT}`, [
+        at(ACCOUNT, 'ATVPDKIKX0DER', 0, [listing('X', 'x')]),
+        at(other, 'ATVPDKIKX0DER', 0, [listing('Z', 'z')]),
+        at(ACCOUNT, 'ATVPDKIKX0DER', 0, [listing('Y', 'y')]),
+        at(ACCOUNT, 'A2EUQ1WTGCTBG2', 0, [listing('W', 'w')]),
+        {
+          type: 'SyncCompleted',
+          data: {
+            account_id: ACCOUNT,
+            dataset: 'listings',
+            scope: 'ATVPDKIKX0DER',
+            pages: 1,
+            observed_at: '2026-11-01T00:00:00.000Z',
+          },
+        },
+      ]),
+    );
+    await assertBatchEqualsOneByOne(db, listingsProjection, events);
+    const schema = uniqueName('listing_targets');
+    await db.raw('create schema ??', [schema]);
+    try {
+      await listingsProjection.createTables(db, schema);
+      await db.transaction((trx) => listingsProjection.applyMany!(trx, events, schema));
+      const { rows } = await db.raw(
+        'select account_id, marketplace_id, sku from ??.listing_targets order by account_id = ? desc, marketplace_id, sku',
+        [schema, ACCOUNT],
+      );
+      expect(rows).to.deep.equal([
+        { account_id: ACCOUNT, marketplace_id: 'A2EUQ1WTGCTBG2', sku: 'W' },
+        { account_id: ACCOUNT, marketplace_id: 'ATVPDKIKX0DER', sku: 'X' },
+        { account_id: ACCOUNT, marketplace_id: 'ATVPDKIKX0DER', sku: 'Y' },
+        { account_id: other, marketplace_id: 'ATVPDKIKX0DER', sku: 'Z' },
+      ]);
+      const { rows: current } = await db.raw('select account_id, sku from ??.listing_current order by sku', [schema]);
+      expect(current, 'only the completed marketplace of ACCOUNT is current').to.deep.equal([
+        { account_id: ACCOUNT, sku: 'Y' },
+      ]);
+    } finally {
+      await db.raw('drop schema ?? cascade', [schema]);
+    }
+  });
 });

@@ -79,4 +79,33 @@ describe('read-model table maintenance', () => {
     expect(await maintainTables(db, schema, stopped.signal)).to.deep.equal(none);
     expect(await maintainTables(db, schema), 'still stale').to.deep.equal({ vacuumed: ['lines'], analyzed: ['lines'] });
   });
+
+  it('an abort cancels the statement running (a VACUUM waiting on a lock here) and ends the round', async () => {
+    await insert(9001, 12000);
+    // as the projector role has it: two connections, one for the statement and one to cancel it
+    const maintenance = createDb(process.env.DATABASE_URL!, { min: 0, max: 2 });
+    const locker = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
+    const held = await locker.transaction();
+    try {
+      await held.raw(`lock table "${schema}".lines in access exclusive mode`);
+      const stopping = new AbortController();
+      const round = maintainTables(maintenance, schema, stopping.signal);
+      // the VACUUM is waiting for the lock
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await db.raw(
+          `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'vacuum%'`,
+        );
+        if (rows[0].n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const started = Date.now();
+      stopping.abort();
+      expect(await round).to.deep.equal(none);
+      expect(Date.now() - started, 'cancelled, not waited out').to.be.lessThan(2000);
+    } finally {
+      await held.rollback();
+      await Promise.all([maintenance.destroy(), locker.destroy()]);
+    }
+    expect(await maintainTables(db, schema), 'still due').to.deep.equal({ vacuumed: ['lines'], analyzed: ['lines'] });
+  });
 });

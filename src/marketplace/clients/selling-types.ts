@@ -11,10 +11,13 @@ export const sellingErrorSchema = z.object({
 export const sellingErrorListSchema = z.object({ errors: z.array(sellingErrorSchema).min(1) });
 export type SellingErrorList = z.infer<typeof sellingErrorListSchema>;
 
+/** ISO 3166-1 alpha-2, as the Sellers API writes countries (GB for the United Kingdom). */
+const countryCode = z.string().regex(/^[A-Z]{2}$/);
+
 export const marketplaceSchema = z.object({
   id: z.string(),
   name: z.string(),
-  countryCode: z.string().regex(/^[A-Z]{2}$/),
+  countryCode,
   defaultCurrencyCode: z.string(),
   defaultLanguageCode: z.string(),
   domainName: z.string(),
@@ -38,7 +41,7 @@ export type GetMarketplaceParticipationsResponse = z.infer<typeof getMarketplace
 export const addressSchema = z.object({
   addressLine1: z.string(),
   addressLine2: z.string().optional(),
-  countryCode: z.string().length(2), // ISO 3166-1 alpha-2
+  countryCode,
   stateOrProvinceCode: z.string().optional(),
   city: z.string().optional(),
   postalCode: z.string().optional(),

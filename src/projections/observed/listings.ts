@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../projection.js';
-import { completeReads, minorUnits } from './economics-support.js';
+import { completeReads, minorUnits, replacePages } from './economics-support.js';
 import { arr, int, obj, str, type Json } from '../../domain/shared/json.js';
-import { ofDatasets, pageAppliers, pageTableSpec } from './page-table.js';
+import { ofDatasets, pageTableSpec } from './page-table.js';
 import { bindableRuns, columnsOf, createTables, type TableSpec } from '../tables.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
@@ -116,7 +116,8 @@ async function repickCurrent(
   skus: readonly string[] | null,
 ): Promise<void> {
   const current = trx.withSchema(schema).table(CURRENT_LISTINGS_TABLE).where({ account_id, marketplace_id: scope });
-  const removed = await (skus === null ? current : current.whereIn('sku', skus)).delete();
+  // the SKUs as one array parameter: a batch's scope may name tens of thousands
+  const removed = await (skus === null ? current : current.whereRaw('sku = any(?::text[])', [[...skus]])).delete();
   const columns = CURRENT_COLUMNS.map((c) => `l.${c}`).join(', ');
   // A page's SKUs: each looked up by (account, scope, SKU, page), whatever the planner guesses of a
   // table without statistics (a rebuild's); it took the primary key and read the whole scope per page.
@@ -145,10 +146,6 @@ async function repickCurrent(
       .where({ account_id, scope })
       .increment('listings', (added as number) - removed);
 }
-
-const { applyMany: replaceListingsPages } = pageAppliers([LISTINGS_DATASET], LISTINGS_TABLE, (page) =>
-  page.rows.map((raw) => listingRow(raw, page.scope)),
-);
 
 const LISTINGS_TABLES: Record<string, TableSpec> = {
   [LISTINGS_TABLE]: pageTableSpec(
@@ -247,41 +244,41 @@ export const listingsProjection: Projection = {
 };
 
 /**
- * A batch of listings events, set-based: the pages' rows replaced, the targets of their SKUs kept,
+ * A batch of listings events, set-based: the pages' rows replaced, a target kept for every SKU a
+ * page of the batch names (an id stays once seen, so also one a later page of the batch drops),
  * the batch's page counts stored (the last of each scope's), then `listing_current` re-picked once
- * per scope touched: wholly where the page count changed, else for the SKUs its pages held before
- * or hold now. The re-pick reads only the tables as the batch leaves them, so doing it once at the
- * end leaves what one event at a time leaves.
+ * per scope touched: wholly where the batch completed a read, else for the SKUs its pages held
+ * before or name now. The re-pick reads only the tables as the batch leaves them, so doing it once
+ * at the end leaves what one event at a time leaves.
  */
 async function applyListings(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void> {
   const observed = events
     .map((event) => parseEvent<ObservationEvent>(observationEventSchemas, event))
     .filter((e) => e.data.dataset === LISTINGS_DATASET);
+  const pages = observed.flatMap((e) =>
+    e.type === 'PageObserved'
+      ? [{ page: e.data, rows: e.data.rows.map((raw) => listingRow(raw, e.data.scope)).filter((r) => r !== null) }]
+      : [],
+  );
   const pageKeys = [
     ...new Map(
-      observed.flatMap((e) =>
-        e.type === 'PageObserved'
-          ? [[`${e.data.account_id}/${e.data.scope}/${e.data.page}`, [e.data.account_id, e.data.scope, e.data.page]]]
-          : [],
-      ),
+      pages.map(({ page: p }) => [`${p.account_id}/${p.scope}/${p.page}`, [p.account_id, p.scope, p.page]]),
     ).values(),
   ];
-  const skusOfPages = async (): Promise<Array<{ account_id: string; scope: string; sku: string }>> => {
-    const found = [];
-    for (const chunk of bindableRuns(pageKeys))
-      found.push(
-        ...(await trx
-          .withSchema(schema)
-          .table(LISTINGS_TABLE)
-          .whereIn(['account_id', 'scope', 'page'], chunk)
-          .select('account_id', 'scope', 'sku')),
-      );
-    return found;
-  };
-  const before = await skusOfPages();
-  await replaceListingsPages(trx, events, schema);
-  const after = await skusOfPages();
-  const targets = [...new Map(after.map((r) => [listingId(r.account_id, r.scope, r.sku), r])).entries()].map(
+  const before: Array<{ account_id: string; scope: string; sku: string }> = [];
+  for (const chunk of bindableRuns(pageKeys))
+    before.push(
+      ...(await trx
+        .withSchema(schema)
+        .table(LISTINGS_TABLE)
+        .whereIn(['account_id', 'scope', 'page'], chunk)
+        .select('account_id', 'scope', 'sku')),
+    );
+  const named = pages.flatMap(({ page, rows }) =>
+    rows.map((r) => ({ account_id: page.account_id, scope: page.scope, sku: r.sku as string })),
+  );
+  await replacePages(trx, schema, LISTINGS_TABLE, pages);
+  const targets = [...new Map(named.map((r) => [listingId(r.account_id, r.scope, r.sku), r])).entries()].map(
     ([listing_id, r]) => ({ listing_id, account_id: r.account_id, marketplace_id: r.scope, sku: r.sku }),
   );
   for (const chunk of bindableRuns(targets))
@@ -307,7 +304,7 @@ async function applyListings(trx: Knex.Transaction, events: readonly RecordedEve
     if (!touched.has(key)) touched.set(key, { account_id, scope, skus: new Set() });
     return touched.get(key)!.skus;
   };
-  for (const r of [...before, ...after]) touch(r.account_id, r.scope).add(r.sku);
+  for (const r of [...before, ...named]) touch(r.account_id, r.scope).add(r.sku);
   for (const { account_id, scope } of completed.values()) touch(account_id, scope);
   for (const [key, { account_id, scope, skus }] of touched)
     await repickCurrent(trx, schema, account_id, scope, completed.has(key) ? null : [...skus]);
