@@ -3,7 +3,8 @@ import type { AccountView } from '../projections/accounts/queries.js';
 import { ordersFreshness, type SalesScope } from '../projections/observed/sales-queries.js';
 import { sellingAccountsForRead } from './accounts.js';
 import type { ToolContext } from './tool.js';
-import { dayWindow, daysBetween, previousWindow, type DayWindow, type WindowedRead } from './window.js';
+import { daysBetween } from '../domain/shared/calendar.js';
+import { dayWindow, previousWindow, type DayWindow, type WindowedRead } from './window.js';
 
 // What the two sales reads share (spec 4.2, 4.6): the accounts with a selling connection
 // they cover, each marketplace's window of whole local days, and the `freshness` block.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { addDays, daysBetween, localDate } from '../domain/shared/calendar.js';
 import { DomainError } from '../domain/shared/errors.js';
 
 // The `since` / `until` rules of spec 4.2, and `limit`.
@@ -87,16 +88,6 @@ export function instantWindow(since: string | undefined, until: string | undefin
   }
   return window;
 }
-
-/** The calendar date (YYYY-MM-DD) an instant falls on in a time zone. */
-export function localDate(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
-}
-
-export const addDays = (date: string, days: number): string =>
-  new Date(startOfUtcDay(date).getTime() + days * DAY_MS).toISOString().slice(0, 10);
-export const daysBetween = (first: string, last: string): number =>
-  Math.round((startOfUtcDay(last).getTime() - startOfUtcDay(first).getTime()) / DAY_MS);
 
 export interface DayWindow {
   /** first local day, inclusive */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addDays, localDate } from '../../src/marketplace/clients/ads-dates.js';
+import { addDays, localDate } from '../../src/domain/shared/calendar.js';
 import {
   SP_CAMPAIGN_DAILY_COLUMNS,
   reportSchema,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DomainError } from '../../src/domain/shared/errors.js';
-import { dayWindow, instantWindow, localDate, previousWindow } from '../../src/mcp/window.js';
+import { localDate } from '../../src/domain/shared/calendar.js';
+import { dayWindow, instantWindow, previousWindow } from '../../src/mcp/window.js';
 
 // Spec 4.2: bare dates, instants, exclusive/inclusive `until`, local days, defaults and the cap.
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { addDays, datesFrom, localDate } from '../../src/marketplace/clients/ads-dates.js';
+import { addDays, datesFrom, localDate } from '../../src/domain/shared/calendar.js';
 import type { Profile } from '../../src/marketplace/clients/ads-types.js';
 import { createAdsClient } from '../../src/marketplace/clients/index.js';
 import { generateProfileAds, type ProfileAds } from '../../src/marketplace/simulator/ads/sp-generate.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addDays, localDate } from '../../src/marketplace/clients/ads-dates.js';
+import { addDays, localDate } from '../../src/domain/shared/calendar.js';
 import { SP_CAMPAIGN_DAILY_COLUMNS } from '../../src/marketplace/clients/ads-reporting-types.js';
 import { SP_RESOURCE_NAMES } from '../../src/marketplace/clients/ads-sp-types.js';
 import { createAdsClient } from '../../src/marketplace/clients/index.js';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { addDays, localDate } from '../../domain/shared/calendar.js';
 import type { TargetType } from '../../domain/mutation/payloads.js';
 import type { AccountView, ProfileView } from '../../projections/accounts/queries.js';
 import {
@@ -31,17 +32,12 @@ export interface CampaignEntities {
 
 /** More rows than any account has under a handful of campaigns: the read is not paged. */
 const UNBOUNDED = 1_000_000;
-const DAY_MS = 86_400_000;
-
-/** The profile-local date of `at` (YYYY-MM-DD). */
-const localDate = (at: Date, timeZone: string): string =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 
 /** Each profile's trailing 30 local days, today included (the `metrics30` window). */
 export function trailing30(account: AccountView, profiles: readonly ProfileView[], now: Date): ProfileWindow[] {
   return profiles.map((p) => {
     const last = localDate(now, p.timezone);
-    const first = new Date(Date.parse(`${last}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
+    const first = addDays(last, -29);
     return { account_id: account.id, provider_profile_id: p.provider_profile_id, first, last };
   });
 }

@@ -1,4 +1,4 @@
-import { addDays, datesFrom, localDate } from '../../marketplace/clients/ads-dates.js';
+import { addDays, datesFrom, localDate } from '../../domain/shared/calendar.js';
 import type { z } from 'zod';
 import {
   MAX_REPORT_DAYS,

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
-import { datesFrom, daysBetween } from '../../clients/ads-dates.js';
+import { datesFrom, daysBetween } from '../../../domain/shared/calendar.js';
 import {
   createReportRequestSchema,
   MAX_REPORT_DAYS,

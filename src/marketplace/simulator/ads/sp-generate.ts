@@ -1,6 +1,6 @@
 import type { Profile } from '../../clients/ads-types.js';
 import type { SpEntities, SpResource } from '../../clients/ads-sp-types.js';
-import { addDays } from '../../clients/ads-dates.js';
+import { addDays } from '../../../domain/shared/calendar.js';
 import { minorDigits, type Catalog, type SimListing } from '../catalog.js';
 import type { Rng } from '../prng.js';
 import { entityId, rngOf } from './seeded.js';

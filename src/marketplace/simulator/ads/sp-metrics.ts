@@ -1,4 +1,4 @@
-import { daysBetween } from '../../clients/ads-dates.js';
+import { daysBetween } from '../../../domain/shared/calendar.js';
 import type { SpKeyword, SpTargetingClause } from '../../clients/ads-sp-types.js';
 import { roundMoney, type CampaignMetricsParams, type ProfileAds } from './sp-generate.js';
 import { rngOf } from './seeded.js';

@@ -1,5 +1,5 @@
 import type { Profile } from '../../clients/ads-types.js';
-import { localDate } from '../../clients/ads-dates.js';
+import { localDate } from '../../../domain/shared/calendar.js';
 import type { Catalog } from '../catalog.js';
 import { entityId, rngOf } from './seeded.js';
 import { generateProfileAds, type ProfileAds } from './sp-generate.js';
