@@ -70,6 +70,8 @@ async function cancellable<T>(
   const cancel = () => void db.raw('select pg_cancel_backend(?)', [conn.processID]).catch(() => undefined);
   signal?.addEventListener('abort', cancel, { once: true });
   try {
+    // aborted while the connection was acquired: the listener would never hear it
+    signal?.throwIfAborted();
     return await fn(conn);
   } finally {
     signal?.removeEventListener('abort', cancel);

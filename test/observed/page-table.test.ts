@@ -29,10 +29,10 @@ const projection = pagedProjection({
     }),
 });
 
-const page = (dataset: string, scope: string, n: number, rows: unknown[]) => ({
+const page = (dataset: string, scope: string, n: number, rows: unknown[], account = ACCOUNT) => ({
   type: 'PageObserved',
   data: {
-    account_id: ACCOUNT,
+    account_id: account,
     dataset,
     scope,
     page: n,
@@ -191,16 +191,12 @@ describe('observed page tables: a batch of pages', () => {
   it('listings: a batch keeps a target for every SKU its pages name, across accounts and marketplaces', async () => {
     // X is named only by a page the same batch replaces: one at a time it got its target, which stays
     const other = randomUUID();
-    const at = (account: string, scope: string, n: number, rows: unknown[]) => ({
-      ...page('listings', scope, n, rows),
-      data: { ...page('listings', scope, n, rows).data, account_id: account },
-    });
     const events = recordedEvents(
       inStream(`observation-${ACCOUNT}`, [
-        at(ACCOUNT, 'ATVPDKIKX0DER', 0, [listing('X', 'x')]),
-        at(other, 'ATVPDKIKX0DER', 0, [listing('Z', 'z')]),
-        at(ACCOUNT, 'ATVPDKIKX0DER', 0, [listing('Y', 'y')]),
-        at(ACCOUNT, 'A2EUQ1WTGCTBG2', 0, [listing('W', 'w')]),
+        page('listings', 'ATVPDKIKX0DER', 0, [listing('X', 'x')], ACCOUNT),
+        page('listings', 'ATVPDKIKX0DER', 0, [listing('Z', 'z')], other),
+        page('listings', 'ATVPDKIKX0DER', 0, [listing('Y', 'y')], ACCOUNT),
+        page('listings', 'A2EUQ1WTGCTBG2', 0, [listing('W', 'w')], ACCOUNT),
         {
           type: 'SyncCompleted',
           data: {
