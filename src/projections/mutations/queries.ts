@@ -293,9 +293,21 @@ export async function receiptsForTargets(
 // The dispatcher's lookups: which receipts are pending where. Each receipt's state is then folded
 // from its own stream; these only say which receipts to look at.
 
-/** Whether the read model shows the receipt yet. */
-export async function receiptShown(db: Knex, id: string): Promise<boolean> {
-  return (await prepared(() => receipts(db).where({ id }).first('id'))) !== undefined;
+/** A receipt as the dispatcher places it: its target and its place in the target's order. */
+export interface ShownReceipt {
+  id: string;
+  created_at: string;
+  target: { type: string; id: string };
+}
+
+/** The receipt's place once the read model shows it; null until then. */
+export async function receiptShown(db: Knex, id: string): Promise<ShownReceipt | null> {
+  const row = await prepared<{ target_type: string; target_id: string; created_at: Date } | undefined>(() =>
+    receipts(db).where({ id }).first('target_type', 'target_id', 'created_at'),
+  );
+  return row
+    ? { id, created_at: row.created_at.toISOString(), target: { type: row.target_type, id: row.target_id } }
+    : null;
 }
 
 /** A target's pending receipts, oldest first (admission order). */

@@ -11,7 +11,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { pollUntil } from '../../infra/poll.js';
 import { MarketplaceError, type AdsClient } from '../../marketplace/clients/index.js';
 import { ENTITY_STATES, SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
-import { queuedAlike, receiptShown, receiptsToSweep } from '../../projections/mutations/queries.js';
+import { queuedAlike, receiptShown, receiptsToSweep, type ShownReceipt } from '../../projections/mutations/queries.js';
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
@@ -68,9 +68,12 @@ export class Dispatcher {
    * its transaction, so a lock holder never waits for a pool connection that waiting jobs hold.
    */
   async dispatchFor(receipt_id: string): Promise<void> {
-    const receipt = await loadReceipt(this.deps.ctx.store, receipt_id);
-    if (!receipt) return;
-    if (!(await this.shown(receipt_id))) return this.unshown(receipt);
+    // its place from the read model: its state is read from its stream under the lock
+    const receipt = await this.shown(receipt_id);
+    if (!receipt) {
+      const admitted = await loadReceipt(this.deps.ctx.store, receipt_id);
+      return admitted ? this.unshown(admitted) : undefined;
+    }
     const key = `${receipt.target.type}:${receipt.target.id}`;
     let more = true;
     while (more) {
@@ -88,8 +91,14 @@ export class Dispatcher {
    * projected in order, so it then shows every request admitted before it, and those go first.
    * Not shown in time (a projector busy with a backfill): `unshown`.
    */
-  private async shown(receipt_id: string): Promise<boolean> {
-    return pollUntil(() => receiptShown(this.deps.db, receipt_id), this.deps.shownWithinMs ?? SHOWN_WITHIN_MS, 50);
+  private async shown(receipt_id: string): Promise<ShownReceipt | null> {
+    let shown: ShownReceipt | null = null;
+    await pollUntil(
+      async () => (shown = await receiptShown(this.deps.db, receipt_id)) !== null,
+      this.deps.shownWithinMs ?? SHOWN_WITHIN_MS,
+      50,
+    );
+    return shown;
   }
 
   /**
@@ -110,11 +119,17 @@ export class Dispatcher {
   }
 
   /** One step for the target; true when there may be more to do now. */
-  private async step(trx: Knex.Transaction, receipt: DispatchReceipt): Promise<boolean> {
+  private async step(trx: Knex.Transaction, receipt: ShownReceipt): Promise<boolean> {
     const now = this.deps.now();
     const decided = (prefix: readonly DispatchReceipt[]) =>
       nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
-    const receipts = await pendingOfTarget(trx, this.deps.ctx.store, receipt.target, receipt, decided);
+    const { loaded: receipts, order } = await pendingOfTarget(
+      trx,
+      this.deps.ctx.store,
+      receipt.target,
+      receipt,
+      decided,
+    );
     const step = nextDispatch(receipts, now, this.deps.backoff);
     const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
     switch (step.kind) {
@@ -133,8 +148,10 @@ export class Dispatcher {
         await this.interrupted(r!);
         return true;
       case 'send':
-        await this.sendNext(trx, r!);
-        return true;
+        // Another step only when there is something left for it: a receipt behind this one, or
+        // this one's retry to schedule. A request admitted meanwhile has a job of its own, which
+        // waits for this lock (one more transaction per send otherwise, to find nothing).
+        return (await this.sendNext(trx, r!)) || order.indexOf(r!.id) < order.length - 1;
     }
   }
 
@@ -160,14 +177,15 @@ export class Dispatcher {
     await this.checkSoon(r.id, now);
   }
 
-  private async sendNext(trx: Knex.Transaction, r: DispatchReceipt): Promise<void> {
+  /** Sends the target's next request (blocked or unsendable, settles it); true when its answer leaves it to retry. */
+  private async sendNext(trx: Knex.Transaction, r: DispatchReceipt): Promise<boolean> {
     const withheld = await withheldReason(this.deps.ctx.store, r);
     if (withheld) {
       await this.run(
         { type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) },
         r.known,
       );
-      return;
+      return false;
     }
     let request: MarketplaceRequest;
     try {
@@ -187,7 +205,7 @@ export class Dispatcher {
         created: null,
         recorded_at: iso(this.deps.now()),
       });
-      return;
+      return false;
     }
     const clients = await this.deps.clientsFor(r, trx);
     const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
@@ -206,6 +224,7 @@ export class Dispatcher {
     const verdicts = await send(clients, batch);
     const recorded_at = iso(this.deps.now());
     for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at, started[i]);
+    return verdicts[0]!.kind === 'retryable';
   }
 
   /**
@@ -270,7 +289,7 @@ export class Dispatcher {
         key,
       ])) as { rows: { ok: boolean }[] };
       if (!locked[0]!.ok) continue;
-      const prefix = await pendingOfTarget(
+      const { loaded: prefix } = await pendingOfTarget(
         trx,
         this.deps.ctx.store,
         c.target,

@@ -60,6 +60,12 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
   };
 }
 
+/** A target's pending receipts as far as they were loaded, and the ids of all it has pending, in order. */
+export interface TargetQueue {
+  loaded: DispatchReceipt[];
+  order: string[];
+}
+
 /**
  * The target's pending receipts oldest first, each folded from its stream, loaded only as far as
  * `enough` needs (the first request that may go, or that holds the rest back, settles it): a
@@ -70,9 +76,9 @@ export async function pendingOfTarget(
   db: Knex,
   store: EventStore,
   target: { type: string; id: string },
-  also: DispatchReceipt,
+  also: Pick<DispatchReceipt, 'id' | 'created_at'>,
   enough: (prefix: readonly DispatchReceipt[]) => boolean,
-): Promise<DispatchReceipt[]> {
+): Promise<TargetQueue> {
   const order = (await pendingOfTargetIds(db, target)).filter((r) => r.id !== also.id);
   order.push({ id: also.id, created_at: also.created_at });
   order.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
@@ -83,5 +89,5 @@ export async function pendingOfTarget(
     loaded.push(r);
     if (enough(loaded)) break;
   }
-  return loaded;
+  return { loaded, order: order.map((r) => r.id) };
 }
