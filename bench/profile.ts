@@ -1,4 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { loadConfig } from '../src/infra/config.js';
 import { createRedis, deleteKeys } from '../src/infra/redis.js';
@@ -6,7 +5,7 @@ import { maintainTables } from '../src/projections/maintenance.js';
 import { DEMO_ACCOUNT_ID, startService, type RunningService } from '../src/service.js';
 import { syncQueue } from '../src/workers/sync/queue.js';
 import { syncJobs } from '../src/workers/sync/registry.js';
-import { admin, databaseUrl, fmt, memorySample, mib } from './support.js';
+import { admin, databaseUrl, fmt, memorySample, mib, simulatorProcess } from './support.js';
 
 // A simulator profile synced through the service's real path (clients, sync jobs, event log,
 // projector), for the benchmarks that read it. The simulator runs in a process of its own, as a
@@ -34,7 +33,7 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     (await admin(opts.adminUrl, `select 1 from pg_database where datname = '${name.replace(/'/g, "''")}'`)).rowCount ===
     1;
   if (!exists) await admin(opts.adminUrl, `create database "${name}"`);
-  const simulator = startSimulatorProcess(opts.scale);
+  const simulator = simulatorProcess({ seed: SEED, scale: opts.scale });
   const base = await simulator.base;
   const config = loadConfig({
     ...process.env,
@@ -78,33 +77,6 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     if (opts.keep === undefined) await admin(opts.adminUrl, `drop database if exists "${name}" with (force)`);
     else console.log(`kept database ${name}: pass --keep ${name} to reuse it`);
   }
-}
-
-/** The simulator in a child process (bench/simulator-process.ts), with its latest memory figures. */
-function startSimulatorProcess(scale: ProfileOptions['scale']) {
-  const child: ChildProcess = fork(new URL('./simulator-process.js', import.meta.url), [
-    JSON.stringify({ seed: SEED, scale }),
-  ]);
-  const state = { memory: { rss: 0, peakRss: 0 } };
-  const base = new Promise<string>((resolve, reject) => {
-    child.on('message', (m: { base?: string; memory?: { rss: number; peakRss: number } }) => {
-      if (m.base) resolve(m.base);
-      if (m.memory) state.memory = m.memory;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the simulator process exited (${code})`)));
-  });
-  return {
-    base,
-    get memory() {
-      return state.memory;
-    },
-    async close() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.send('close');
-      await exited;
-    },
-  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Redis } from 'ioredis';
@@ -13,7 +14,7 @@ import type { LwaClient } from '../src/marketplace/clients/index.js';
 import type { MarketplaceEndpoints } from '../src/marketplace/simulator/app.js';
 import { dispatchClients } from '../src/workers/dispatch/clients.js';
 import { startDispatch, type RunningDispatch } from '../src/workers/dispatch/queue.js';
-import { createSimulator } from '../src/marketplace/simulator/app.js';
+import { endpointsAt, type SimulatorOptions } from '../src/marketplace/simulator/app.js';
 import { migrationSteps } from '../src/migrations.js';
 import type { Projection } from '../src/projections/projection.js';
 import { Projector } from '../src/projections/projector.js';
@@ -111,25 +112,57 @@ export async function printMachine(adminUrl?: string): Promise<void> {
   console.log(`server:  ${String(rows[0].version)}`);
 }
 
-/** The service's storage on `url` (migrated for `projections`), a projector following it, and a simulator. */
+/**
+ * The simulator in a process of its own (bench/simulator-process.ts), as a remote marketplace:
+ * its work (routing, generating and serializing answers) is not on the benchmark's event loop,
+ * nor its memory in the benchmark's figures. `memory` is its latest report.
+ */
+export function simulatorProcess(options: Pick<SimulatorOptions, 'seed' | 'scale'> = {}) {
+  const child: ChildProcess = fork(new URL('./simulator-process.js', import.meta.url), [JSON.stringify(options)]);
+  const state = { memory: { rss: 0, peakRss: 0 } };
+  const base = new Promise<string>((resolve, reject) => {
+    child.on('message', (m: { base?: string; memory?: { rss: number; peakRss: number } }) => {
+      if (m.base) resolve(m.base);
+      if (m.memory) state.memory = m.memory;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the simulator process exited (${code})`)));
+  });
+  return {
+    base,
+    get memory() {
+      return state.memory;
+    },
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send('close');
+      await exited;
+    },
+  };
+}
+
+/** The service's storage on `url` (migrated for `projections`), a projector following it, and the simulator in a process of its own. */
 export async function startBenchStack(url: string, projections: Projection[]) {
   const db = createDb(url, { min: 0, max: 20 });
   const store = createEventStore({ DATABASE_URL: url });
   await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
-  // as the projector role runs it (its poll interval, PROJECTOR_POLL_MS, by default): appends wake it
-  const projector = new Projector(db, store, projections);
+  // as the projector role runs it: on a pool of its own (PROJECTOR_CONNECTIONS), with its poll
+  // interval (PROJECTOR_POLL_MS) by default; appends wake it
+  const projectorDb = createDb(url, { min: 0, max: 4 });
+  const projector = new Projector(projectorDb, store, projections);
   projector.start();
-  const simulator = createSimulator({});
-  await simulator.listen();
+  const marketplace = simulatorProcess();
+  const endpoints = endpointsAt(await marketplace.base);
   return {
     db,
     store,
     projector,
-    simulator,
+    simulator: { endpoints: () => endpoints, memory: () => marketplace.memory },
     async close() {
       await projector.stop();
-      await simulator.close();
+      await marketplace.close();
       await store.close();
+      await projectorDb.destroy();
       await db.destroy();
     },
   };

@@ -17,7 +17,7 @@ import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { cpuMeter, fmt, percentile, startBenchDispatch, startBenchStack, withDatabase } from '../support.js';
+import { cpuMeter, fmt, mib, percentile, startBenchDispatch, startBenchStack, withDatabase } from '../support.js';
 import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 
 // The `live` phase: marketplace events recorded as ingestion records them, at `rate` per second
@@ -64,7 +64,7 @@ export async function livePhase(o: {
   burst: number;
 }) {
   console.log(
-    `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector, dispatch and runners in this process's care`,
+    `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector, dispatch and runners in this process's care, the marketplace simulator in a process of its own`,
   );
   await withDatabase(o.adminUrl, `bench_live_${Date.now()}`, async (url) => {
     const stack = await startBenchStack(url, projections);
@@ -279,7 +279,7 @@ export async function livePhase(o: {
         `  event → admitted receipt                                   p50 ${ms(percentile(latencies, 0.5)).padStart(9)}  p99 ${ms(percentile(latencies, 0.99)).padStart(9)}  max ${ms(latencies.at(-1) ?? NaN)}  (goals ≤ 50 / ≤ 250 ms)`,
       );
       console.log(
-        `  CPU per event, sustained: ${(sustainedCpu.machineMs / total).toFixed(1)} ms for the machine (${(sustainedCpu.processMs / total).toFixed(1)} ms of it this process: reactor, projector, dispatch, simulator)`,
+        `  CPU per event, sustained: ${(sustainedCpu.machineMs / total).toFixed(1)} ms for the machine (${(sustainedCpu.processMs / total).toFixed(1)} ms of it this process: reactor, projector, dispatch)`,
       );
       console.log(
         `  CPU per event, all its work done (receipts sent, projections caught up): ${(drainedCpu.machineMs / total).toFixed(1)} ms for the machine (${(drainedCpu.processMs / total).toFixed(1)} ms this process)`,
@@ -298,6 +298,7 @@ export async function livePhase(o: {
         `  events ${fmt(events.length)}, runs recorded ${fmt(runs.size)}, lost ${lost}, runs recorded twice ${doubleRuns}, double admissions ${doubleAdmissions}, poison ${stats.poison}`,
       );
       printRunnersPeakRss(sandbox);
+      console.log(`peak RSS of the simulator process: ${mib(simulator.memory().peakRss)}`);
     } finally {
       await dispatch?.close();
       await sandbox.close();
