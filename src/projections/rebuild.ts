@@ -48,7 +48,7 @@ export async function buildInto(
   let eventsRead = 0;
   let applied = 0;
   let analyzeAt = options.analyzeAfter ?? ANALYZE_AFTER;
-  for await (const read of readsOf(store, projection, null, limit, until)) {
+  for await (const read of aheadByOne(readsOf(store, projection, null, limit, until))) {
     options.signal?.throwIfAborted();
     if (read.events.length > 0) await db.transaction((trx) => applyEvents(trx, projection, read.events, schema));
     // Fresh tables have no statistics (and autovacuum may be off): without them the planner took a
@@ -89,6 +89,26 @@ async function* readsOf(
     }
     yield { events: read.events, through, passed: read.passed };
     after = through;
+  }
+}
+
+/**
+ * The reads of `source` one ahead: the next is read (the database finding and sending the
+ * events, this process parsing them) while the current one is applied, so each side works while
+ * the other waits instead of taking turns. A read that fails surfaces when it is reached.
+ */
+async function* aheadByOne<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  try {
+    for (;;) {
+      const current = await next;
+      if (current.done) return;
+      next = source.next();
+      next.catch(() => undefined);
+      yield current.value;
+    }
+  } finally {
+    await source.return(undefined);
   }
 }
 
