@@ -4,7 +4,15 @@ import type { Idempotency } from '../domain/mutation/events.js';
 import type { AdmissionOutcome, AdmissionResult, Admit } from './admission-receipts.js';
 import { receiptView } from './admission-receipts.js';
 import { mutationDecider } from '../domain/mutation/decide.js';
-import { aggregateStream, handleCommand, noStream, streamName, type CommandContext } from './handler.js';
+import {
+  aggregateStream,
+  createStreams,
+  decideCreation,
+  handleCommand,
+  noStream,
+  streamName,
+  type CommandContext,
+} from './handler.js';
 import { executeMutationCommand, readReceipt } from './mutations.js';
 
 // An idempotency key answers every retry the same (spec 4.8): a call's answer is recorded under
@@ -44,11 +52,23 @@ export async function admitIdempotently({
   if (keyed && idempotencyVerdict(keyed.aggregate.state, keyed.idempotency.fingerprint, at) === 'replay')
     return replay(ctx, keyed.aggregate.state.used!);
   const { outcome, recorded, admissions } = await admit();
-  if (keyed) {
-    const use = { ...keyed.idempotency, results: recorded, admissions };
-    const record = { type: 'RecordKeyUse' as const, use, at };
-    await handleCommand(idempotencyDecider, keyId(keyed.idempotency), record, ctx, keyed.aggregate);
+  const record = keyed && {
+    id: keyId(keyed.idempotency),
+    command: { type: 'RecordKeyUse' as const, use: { ...keyed.idempotency, results: recorded, admissions }, at },
+  };
+  // A key used for the first time and the new receipts: created in one write (one commit to wait
+  // for, where each append waits for its own), the key first, so a store that writes them one by
+  // one still records the answer before the receipts it names.
+  if (!record || keyed.aggregate.revision === null) {
+    const created = await createStreams(ctx, [
+      ...(record ? [decideCreation(idempotencyDecider, record.id, record.command)] : []),
+      ...admissions.map((command) => decideCreation(mutationDecider, command.receipt_id, command)),
+    ]);
+    // the key is held under its lock and read empty, and receipt ids are new: a stream there already is a bug
+    if (created.includes(null)) throw new Error('an admission found a stream it was creating already written');
+    return outcome;
   }
+  await handleCommand(idempotencyDecider, record.id, record.command, ctx, keyed.aggregate);
   // new receipts: their streams are not read first (one that exists fails the append and is read then)
   for (const command of admissions) await executeMutationCommand(ctx, command, noStream(mutationDecider));
   return outcome;

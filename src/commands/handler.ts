@@ -158,6 +158,39 @@ export async function handleCreation<Command, State, Event extends DomainEvent>(
   }
 }
 
+/** A stream to create: its name and the one event its command decided on the initial state. */
+export interface Creation<Event extends DomainEvent = DomainEvent> {
+  stream: string;
+  event: Event;
+}
+
+/** Decides `command` on the decider's initial state, where it must record exactly one event: the stream's creation. */
+export function decideCreation<Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  id: string,
+  command: Command,
+): Creation<Event> {
+  const events = decider.decide(command, decider.initialState());
+  if (events.length !== 1)
+    throw new Error(`a creation records one event; ${decider.aggregate} decided ${events.length}`);
+  return { stream: streamName(decider.aggregate, id), event: events[0]! };
+}
+
+/**
+ * Creates the streams in one write (PostgreSQL: one statement, one commit), in list order, with
+ * one metadata for all. Per stream, in order: where its event landed, or null when the stream
+ * was there already (or came earlier in the list).
+ */
+export async function createStreams(
+  ctx: CommandContext,
+  creations: readonly Creation[],
+): Promise<Array<Position | null>> {
+  const metadata = metadataOf(ctx, new Date().toISOString());
+  return ctx.store.createStreams(
+    creations.map(({ stream, event }) => ({ stream, event: { type: event.type, data: event.data, metadata } })),
+  );
+}
+
 /**
  * handleCreation for many streams in one write (ingestion's batches): each command is decided on
  * the initial state, where it must record exactly one event, and every stream is created with
@@ -169,16 +202,9 @@ export async function handleCreations<Command, State, Event extends DomainEvent>
   creations: ReadonlyArray<{ id: string; command: Command }>,
   ctx: CommandContext,
 ): Promise<Array<{ existed: boolean; position: Position | null }>> {
-  const at = new Date().toISOString();
-  const streams = creations.map(({ id, command }) => {
-    const events = decider.decide(command, decider.initialState());
-    if (events.length !== 1)
-      throw new Error(`handleCreations creates streams of one event; ${decider.aggregate} decided ${events.length}`);
-    return {
-      stream: streamName(decider.aggregate, id),
-      event: { type: events[0]!.type, data: events[0]!.data, metadata: metadataOf(ctx, at) },
-    };
-  });
-  const positions = await ctx.store.createStreams(streams);
+  const positions = await createStreams(
+    ctx,
+    creations.map(({ id, command }) => decideCreation(decider, id, command)),
+  );
   return positions.map((position) => ({ existed: position === null, position }));
 }

@@ -555,6 +555,22 @@ describe('queue_mutations and patch_listing over MCP', function () {
       expect(bobs.results[0].receipt.id).to.not.equal(mine.results[0].receipt.id);
     });
 
+    it('records a key used for the first time and its receipts in one write, the key first', async () => {
+      const input = [
+        { target: targets().ad, action: 'update', payload: { state: 'PAUSED' } },
+        { target: targets().campaign, action: 'update', payload: { state: 'PAUSED' } },
+      ];
+      const first = (await queue(ada, { mutations: input, idempotency_key: 'one-write' })).structuredContent;
+      const [key] = await h.store.readStream(`idempotency-${idempotencyStreamId(users.ada, 'one-write')}`);
+      const receipts = await Promise.all(
+        first.results.map(async (r: any) => (await h.store.readStream(`mutation-${r.receipt.id}`))[0]!),
+      );
+      expect(receipts.map((e) => e.type)).to.deep.equal(['MutationAdmitted', 'MutationAdmitted']);
+      // one transaction: the same commit position, in list order
+      expect(receipts.map((e) => e.position.commit)).to.deep.equal([key!.position.commit, key!.position.commit]);
+      expect(receipts.every((e) => e.position.prepare > key!.position.prepare)).to.equal(true);
+    });
+
     it('admits afresh after idempotency.expires_at', async () => {
       const input = mutations().slice(0, 1);
       const first = (await queue(ada, { mutations: input, idempotency_key: 'expiring' })).structuredContent;
