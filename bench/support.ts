@@ -134,8 +134,10 @@ export function simulatorProcess(options: Pick<SimulatorOptions, 'seed' | 'scale
       return state.memory;
     },
     async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.send('close');
+      // a channel closed meanwhile: the process is on its way out, and 'exit' says when it is gone
+      child.send('close', () => undefined);
       await exited;
     },
   };
@@ -143,16 +145,27 @@ export function simulatorProcess(options: Pick<SimulatorOptions, 'seed' | 'scale
 
 /** The service's storage on `url` (migrated for `projections`), a projector following it, and the simulator in a process of its own. */
 export async function startBenchStack(url: string, projections: Projection[]) {
+  // first: a simulator that does not start leaves nothing else running
+  const marketplace = simulatorProcess();
+  const endpoints = endpointsAt(
+    await marketplace.base.catch(async (err: unknown) => {
+      await marketplace.close();
+      throw err;
+    }),
+  );
   const db = createDb(url, { min: 0, max: 20 });
   const store = createEventStore({ DATABASE_URL: url });
-  await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
+  try {
+    await migrate(db, migrationSteps(projections, { eventStoreInPostgres: true }));
+  } catch (err) {
+    await Promise.all([marketplace.close(), store.close(), db.destroy()]);
+    throw err;
+  }
   // as the projector role runs it: on a pool of its own (PROJECTOR_CONNECTIONS), with its poll
   // interval (PROJECTOR_POLL_MS) by default; appends wake it
   const projectorDb = createDb(url, { min: 0, max: 4 });
   const projector = new Projector(projectorDb, store, projections);
   projector.start();
-  const marketplace = simulatorProcess();
-  const endpoints = endpointsAt(await marketplace.base);
   return {
     db,
     store,

@@ -298,11 +298,12 @@ export async function livePhase(o: {
         `  events ${fmt(events.length)}, runs recorded ${fmt(runs.size)}, lost ${lost}, runs recorded twice ${doubleRuns}, double admissions ${doubleAdmissions}, poison ${stats.poison}`,
       );
       printRunnersPeakRss(sandbox);
-      console.log(`peak RSS of the simulator process: ${mib(simulator.memory().peakRss)}`);
     } finally {
       await dispatch?.close();
       await sandbox.close();
       await stack.close();
+      // after its last report, sent as it closes
+      console.log(`peak RSS of the simulator process: ${mib(simulator.memory().peakRss)}`);
     }
   });
 }

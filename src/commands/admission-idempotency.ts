@@ -56,9 +56,10 @@ export async function admitIdempotently({
     id: keyId(keyed.idempotency),
     command: { type: 'RecordKeyUse' as const, use: { ...keyed.idempotency, results: recorded, admissions }, at },
   };
-  // A key used for the first time and the new receipts: created in one write (one commit to wait
-  // for, where each append waits for its own), the key first, so a store that writes them one by
-  // one still records the answer before the receipts it names.
+  // A key used for the first time (or none) and the new receipts: created in one write (one
+  // commit to wait for, where each append waited for its own), the key first, so a store that
+  // writes them one after another (EventStoreDB) still records the answer before the receipts it
+  // names, and a target's receipts in their order.
   if (!record || keyed.aggregate.revision === null) {
     const created = await createStreams(ctx, [
       ...(record ? [decideCreation(idempotencyDecider, record.id, record.command)] : []),

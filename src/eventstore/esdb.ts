@@ -86,21 +86,26 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  // EventStoreDB has no write across streams: one append each, side by side.
+  // EventStoreDB has no write across streams: one append each, one after another in list order,
+  // so a stream is written only once every stream before it is (admission writes a key before
+  // the receipts it names, and a target's receipts in their order).
   async createStreams(streams: readonly NewStream[]): Promise<Array<Position | null>> {
-    const first = new Map<string, number>();
-    streams.forEach((s, i) => first.has(s.stream) || first.set(s.stream, i));
-    return Promise.all(
-      streams.map(async (s, i) => {
-        if (first.get(s.stream) !== i) return null;
-        try {
-          return (await this.appendToStream(s.stream, [s.event], { expectedRevision: NO_STREAM })).position;
-        } catch (err) {
-          if (err instanceof WrongExpectedVersion) return null;
-          throw err;
-        }
-      }),
-    );
+    const seen = new Set<string>();
+    const positions: Array<Position | null> = [];
+    for (const s of streams) {
+      if (seen.has(s.stream)) {
+        positions.push(null);
+        continue;
+      }
+      seen.add(s.stream);
+      try {
+        positions.push((await this.appendToStream(s.stream, [s.event], { expectedRevision: NO_STREAM })).position);
+      } catch (err) {
+        if (!(err instanceof WrongExpectedVersion)) throw err;
+        positions.push(null);
+      }
+    }
+    return positions;
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -126,8 +126,10 @@ export interface EventStore {
   appendToStream(stream: string, events: EventData[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * Creates each stream with its one event (NO_STREAM for each), in one write where the store can
-   * (PostgreSQL: one statement): streams that exist already, or twice in the list, are left as
-   * they are. Returns per stream, in order, where its event landed, or null when it was not created.
+   * (PostgreSQL: one statement, positions in list order), else one after another in list order
+   * (EventStoreDB): a stream is never written before the streams ahead of it in the list. Streams
+   * that exist already, or twice in the list, are left as they are. Returns per stream, in order,
+   * where its event landed, or null when it was not created.
    */
   createStreams(streams: readonly NewStream[]): Promise<Array<Position | null>>;
   /** A missing stream reads as an empty array. */
