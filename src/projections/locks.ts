@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 // rebuild holds the session lock so two processes never rebuild one projection at once.
 const BATCH = 'projection';
 const REBUILD = 'projection-rebuild';
+const SWAP = 'projection-swap';
 
 /** The SQL that takes a projection's batch lock shared for the transaction, if free (the name as `nameSql`). */
 export const batchLockShared = (nameSql: string): string =>
@@ -15,6 +16,15 @@ export const batchLockShared = (nameSql: string): string =>
 /** Waits for live batches in flight to commit; new ones skip the projection until commit. */
 export async function lockProjectionExclusive(trx: Knex.Transaction, name: string): Promise<void> {
   await trx.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', [BATCH, name]);
+}
+
+/**
+ * Waits for any other rebuild's swap to commit: a swap drops and recreates the views over its
+ * tables, and a view may read the tables of two projections, so two swaps at once could each
+ * recreate a view over a table the other is dropping (or deadlock on it).
+ */
+export async function lockSwaps(trx: Knex.Transaction): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?), 0)', [SWAP]);
 }
 
 export class RebuildInProgressError extends Error {

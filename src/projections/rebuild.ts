@@ -4,7 +4,7 @@ import { comparePositions, type EventStore, type Position, type RecordedEvent } 
 import { applyEvents } from './apply.js';
 import { readCheckpoints, setCheckpoint } from './checkpoints.js';
 import { dropDependentViews, recreateViews } from './dependent-views.js';
-import { lockProjectionExclusive, RebuildInProgressError, withRebuildLock } from './locks.js';
+import { lockProjectionExclusive, lockSwaps, RebuildInProgressError, withRebuildLock } from './locks.js';
 import { READ_MODEL_SCHEMA, readFor, type Projection } from './projection.js';
 import { assertProjectionNames } from './schema.js';
 
@@ -141,6 +141,7 @@ async function rebuildLocked(
   await compactTables(db, projection, schema);
   const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;
   await db.transaction(async (trx) => {
+    await lockSwaps(trx);
     await lockProjectionExclusive(trx, projection.name);
     for await (const read of readsOf(store, projection, position, limit)) {
       await applyEvents(trx, projection, read.events, schema);

@@ -293,11 +293,48 @@ describe('rebuild', () => {
       ]);
     });
 
+    it('--all rebuilds two at a time; a failure lets the other finish, starts no more, and is thrown', async () => {
+      const prefix = uniqueName('jobs');
+      const failing = applyLog(uniqueName('failing'), () => true);
+      const counts = streamCounts(uniqueName('counts'));
+      const later = applyLog(uniqueName('later'));
+      await migrateAtHead(env.db, [failing, counts, later]);
+      await appendCounted(env.store, [`${prefix}-a`], 2);
+      const output = new PassThrough();
+      const printed = collect(output);
+
+      const err = await rejection(
+        runRebuildCommand(['--all'], {
+          db: env.db,
+          store: env.store,
+          projections: [failing, counts, later],
+          logger: pino({ level: 'silent' }),
+          output,
+        }),
+      );
+
+      expect((err as Error).message).to.contain(`projection ${failing.name} failed`);
+      const lines = printed().split('\n');
+      // both under way before either is done
+      expect(lines.slice(0, 2).map((l) => l.split(':')[0])).to.have.members([
+        `rebuild ${failing.name}`,
+        `rebuild ${counts.name}`,
+      ]);
+      expect(lines.filter((l) => l.startsWith(`rebuild ${counts.name}: swapped in`))).to.have.length(1);
+      expect(lines.filter((l) => l.startsWith(`rebuild ${failing.name}: swapped in`))).to.be.empty;
+      expect(
+        lines.filter((l) => l.startsWith(`rebuild ${later.name}`)),
+        'not started',
+      ).to.be.empty;
+      expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 2 });
+    });
+
     it('draws a progress bar on a terminal', async () => {
       const counts = streamCounts(uniqueName('counts'));
       await migrateProjections(env.db, [counts]);
       await appendCounted(env.store, [`${uniqueName('bar')}-a`], 2);
-      const terminal = Object.assign(new PassThrough(), { isTTY: true });
+      // a terminal as wide as the bar's line: the last redraw is cut at the terminal's width
+      const terminal = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
       const drawn = collect(terminal);
 
       await runRebuildCommand([counts.name], {
