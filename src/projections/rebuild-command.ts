@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress';
 import type { Knex } from 'knex';
 import { comparePositions, type EventStore, type Position } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
-import type { Projection } from './projection.js';
+import { READ_MODEL_SCHEMA, type Projection } from './projection.js';
 import { rebuildProjection } from './rebuild.js';
 
 export interface RebuildCommandDeps {
@@ -34,7 +34,7 @@ export async function runRebuildCommand(argv: string[], deps: RebuildCommandDeps
   // The port has no count: one pass over the log's positions (no payloads) sizes the bars.
   const total = await countEvents(deps.store);
   const bars = output.isTTY ? multiBar(output) : null;
-  const waiting = [...selected];
+  const waiting = await largestFirst(deps.db, selected);
   let failed = false;
   const worker = async () => {
     for (let projection = waiting.shift(); projection && !failed; projection = waiting.shift()) {
@@ -59,6 +59,28 @@ export async function runRebuildCommand(argv: string[], deps: RebuildCommandDeps
   } finally {
     bars?.stop();
   }
+}
+
+/**
+ * The projections with the largest live tables first: a rebuild takes about as long as the rows
+ * it writes, and the longest started last would run on alone (the orders rebuild, started
+ * seventh, ran its last two minutes alone on the bench profile). New ones (no tables) keep their order.
+ */
+async function largestFirst(db: Knex, projections: readonly Projection[]): Promise<Projection[]> {
+  const sizes = await Promise.all(
+    projections.map(async (p) => {
+      const tables = p.tables.map((t) => `${READ_MODEL_SCHEMA}.${t}`);
+      const { rows } = await db.raw(
+        'select coalesce(sum(pg_total_relation_size(to_regclass(t))), 0)::bigint as bytes from unnest(?::text[]) t',
+        [tables],
+      );
+      return Number(rows[0].bytes);
+    }),
+  );
+  return projections
+    .map((p, i) => ({ p, size: sizes[i]! }))
+    .sort((a, b) => b.size - a.size)
+    .map(({ p }) => p);
 }
 
 function select(argv: string[], projections: readonly Projection[]): readonly Projection[] {

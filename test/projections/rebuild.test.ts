@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
@@ -327,6 +328,41 @@ describe('rebuild', () => {
         'not started',
       ).to.be.empty;
       expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 2 });
+    });
+
+    it('--all starts the projections with the largest live tables first', async () => {
+      const [small, none, large] = [
+        applyLog(uniqueName('small')),
+        applyLog(uniqueName('none')),
+        applyLog(uniqueName('large')),
+      ];
+      await migrateAtHead(env.db, [small, none, large]);
+      const rows = (n: number) =>
+        Array.from({ length: n }, () => ({
+          event_id: randomUUID(),
+          stream_id: 'padding',
+          commit_position: 0,
+          prepare_position: 0,
+        }));
+      await env.db.withSchema(READ_MODEL_SCHEMA).table(small.name).insert(rows(10));
+      await env.db.withSchema(READ_MODEL_SCHEMA).table(large.name).insert(rows(5_000));
+      await env.db.withSchema(READ_MODEL_SCHEMA).table(none.name).truncate();
+      const output = new PassThrough();
+      const printed = collect(output);
+
+      await runRebuildCommand(['--all'], {
+        db: env.db,
+        store: env.store,
+        projections: [none, small, large],
+        logger: pino({ level: 'silent' }),
+        output,
+      });
+
+      const started = printed()
+        .split('\n')
+        .filter((l) => l.endsWith('events in the log'))
+        .map((l) => l.split(':')[0]);
+      expect(started).to.deep.equal([`rebuild ${large.name}`, `rebuild ${small.name}`, `rebuild ${none.name}`]);
     });
 
     it('draws a progress bar on a terminal', async () => {
