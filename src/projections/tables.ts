@@ -141,3 +141,72 @@ export function bindableRuns<T extends object>(rows: readonly T[]): T[][] {
   const size = Math.floor(MAX_PARAMETERS / Math.max(columns.size, 1));
   return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
 }
+
+/** Rows per statement of `insertRows`: one JSON parameter, so only its size bounds it. */
+const JSON_RUN_ROWS = 20_000;
+
+const columnTypes = new Map<string, Promise<Map<string, string>>>();
+
+/** The table's column types as SQL (`format_type`), read once per process per table name. */
+function typesOf(db: Knex, schema: string, table: string): Promise<Map<string, string>> {
+  const key = `${schema}.${table}`;
+  let types = columnTypes.get(key);
+  if (!types) {
+    types = db
+      .raw(
+        `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type from pg_attribute a
+         where a.attrelid = to_regclass(?) and a.attnum > 0 and not a.attisdropped`,
+        [`"${schema}"."${table}"`],
+      )
+      .then(({ rows }: { rows: { name: string; type: string }[] }) => new Map(rows.map((r) => [r.name, r.type])));
+    columnTypes.set(key, types);
+    types.catch(() => columnTypes.get(key) === types && columnTypes.delete(key));
+  }
+  return types;
+}
+
+/** The columns every row gives a value (undefined counts as none), or null when the rows differ. */
+function uniformColumns(rows: readonly object[]): string[] | null {
+  const given = (row: object) => Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined);
+  const columns = given(rows[0] ?? {});
+  const set = new Set(columns);
+  for (const row of rows) {
+    const keys = given(row);
+    if (keys.length !== set.size || !keys.every((k) => set.has(k))) return null;
+  }
+  return columns;
+}
+
+/**
+ * Inserts many rows: as one JSON parameter per run of rows (`json_to_recordset`, each column
+ * declared with the table's own type), where knex's multi-row insert binds every value as a
+ * parameter of its own, which both this process (building and encoding tens of thousands of
+ * parameters) and PostgreSQL (parsing them) pay for. A json or jsonb column is read as text and
+ * parsed, as knex's insert has it: an object given as its JSON (json_to_recordset's text of a
+ * nested value) or a string of JSON text. Rows whose columns differ (knex sends a missing one
+ * as DEFAULT) go through knex's insert.
+ */
+export async function insertRows(
+  trx: Knex | Knex.Transaction,
+  schema: string,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = uniformColumns(rows);
+  const types = columns && (await typesOf(trx as Knex, schema, table));
+  if (!columns || !types || columns.some((c) => !types.has(c))) {
+    for (const chunk of bindableRuns(rows)) await trx.withSchema(schema).table(table).insert(chunk);
+    return;
+  }
+  const isJson = (c: string) => /^jsonb?$/.test(types.get(c)!);
+  const id = (c: string) => `"${c.replace(/"/g, '""')}"`;
+  const declared = columns.map((c) => `${id(c)} ${isJson(c) ? 'text' : types.get(c)}`).join(', ');
+  const selected = columns.map((c) => (isJson(c) ? `x.${id(c)}::${types.get(c)}` : `x.${id(c)}`)).join(', ');
+  const sql = `insert into ${id(schema)}.${id(table)} (${columns.map(id).join(', ')})
+    select ${selected} from json_to_recordset(?::json) as x(${declared})`;
+  for (let i = 0; i < rows.length; i += JSON_RUN_ROWS) {
+    const run = rows.slice(i, i + JSON_RUN_ROWS);
+    await trx.raw(sql, [JSON.stringify(run, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))]);
+  }
+}

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { RecordedEvent } from '../../eventstore/port.js';
 import { observationEventSchemas, type ObservationEvent, type PageObserved } from '../../domain/observation/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
-import { bindableRuns } from '../tables.js';
+import { bindableRuns, insertRows } from '../tables.js';
 
 // Shared by the report-based dataset projections (economics, search queries, coupons,
 // promotions, vendor metrics): money conversion and page replacement.
@@ -79,7 +79,7 @@ export async function replacePages(
       .delete();
   // in place: a copy of each row cost more than its insert
   const rows = [...latest.values()].flatMap(({ key, rows }) => rows.map((r, row) => Object.assign(r, key, { row })));
-  for (const chunk of bindableRuns(rows)) await trx.withSchema(schema).table(table).insert(chunk);
+  await insertRows(trx, schema, table, rows);
 }
 
 /**
