@@ -54,7 +54,8 @@ export async function runRebuildCommand(argv: string[], deps: RebuildCommandDeps
   };
   try {
     const settled = await Promise.allSettled(Array.from({ length: Math.min(JOBS, selected.length) }, worker));
-    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    const [failure, ...more] = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+    for (const other of more) deps.logger.error({ err: other.reason }, 'another rebuild failed too');
     if (failure) throw failure.reason;
   } finally {
     bars?.stop();

@@ -142,25 +142,32 @@ export function bindableRuns<T extends object>(rows: readonly T[]): T[][] {
   return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
 }
 
-/** Rows per statement of `insertRows`: one JSON parameter, so only its size bounds it. */
+/** A statement of `insertRows` holds at most this many rows, and about this many bytes of JSON. */
 const JSON_RUN_ROWS = 20_000;
+const JSON_RUN_BYTES = 16 * 2 ** 20;
 
 const columnTypes = new Map<string, Promise<Map<string, string>>>();
 
-/** The table's column types as SQL (`format_type`), read once per process per table name. */
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** The table's column types as SQL (`format_type`), read once per process per table name (a missing table is not kept). */
 function typesOf(db: Knex, schema: string, table: string): Promise<Map<string, string>> {
   const key = `${schema}.${table}`;
   let types = columnTypes.get(key);
   if (!types) {
-    types = db
+    const read: Promise<Map<string, string>> = db
       .raw(
         `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type from pg_attribute a
          where a.attrelid = to_regclass(?) and a.attnum > 0 and not a.attisdropped`,
-        [`"${schema}"."${table}"`],
+        [`${quoted(schema)}.${quoted(table)}`],
       )
       .then(({ rows }: { rows: { name: string; type: string }[] }) => new Map(rows.map((r) => [r.name, r.type])));
-    columnTypes.set(key, types);
-    types.catch(() => columnTypes.get(key) === types && columnTypes.delete(key));
+    types = read;
+    columnTypes.set(key, read);
+    void read.then(
+      (found) => found.size === 0 && columnTypes.get(key) === read && columnTypes.delete(key),
+      () => columnTypes.get(key) === read && columnTypes.delete(key),
+    );
   }
   return types;
 }
@@ -183,8 +190,9 @@ function uniformColumns(rows: readonly object[]): string[] | null {
  * parameter of its own, which both this process (building and encoding tens of thousands of
  * parameters) and PostgreSQL (parsing them) pay for. A json or jsonb column is read as text and
  * parsed, as knex's insert has it: an object given as its JSON (json_to_recordset's text of a
- * nested value) or a string of JSON text. Rows whose columns differ (knex sends a missing one
- * as DEFAULT) go through knex's insert.
+ * nested value) or a string of JSON text. What JSON can't say as knex does goes through knex's
+ * insert: rows whose columns differ (knex sends a missing one as DEFAULT), and a run with a
+ * number JSON has no word for (NaN, ±Infinity: knex sends them as such, JSON as null).
  */
 export async function insertRows(
   trx: Knex | Knex.Transaction,
@@ -193,20 +201,32 @@ export async function insertRows(
   rows: readonly Record<string, unknown>[],
 ): Promise<void> {
   if (rows.length === 0) return;
+  const viaKnex = async (some: readonly Record<string, unknown>[]) => {
+    for (const chunk of bindableRuns(some)) await trx.withSchema(schema).table(table).insert(chunk);
+  };
   const columns = uniformColumns(rows);
   const types = columns && (await typesOf(trx as Knex, schema, table));
-  if (!columns || !types || columns.some((c) => !types.has(c))) {
-    for (const chunk of bindableRuns(rows)) await trx.withSchema(schema).table(table).insert(chunk);
-    return;
-  }
+  if (!columns || !types || columns.some((c) => !types.has(c))) return viaKnex(rows);
   const isJson = (c: string) => /^jsonb?$/.test(types.get(c)!);
-  const id = (c: string) => `"${c.replace(/"/g, '""')}"`;
-  const declared = columns.map((c) => `${id(c)} ${isJson(c) ? 'text' : types.get(c)}`).join(', ');
-  const selected = columns.map((c) => (isJson(c) ? `x.${id(c)}::${types.get(c)}` : `x.${id(c)}`)).join(', ');
-  const sql = `insert into ${id(schema)}.${id(table)} (${columns.map(id).join(', ')})
+  const declared = columns.map((c) => `${quoted(c)} ${isJson(c) ? 'text' : types.get(c)}`).join(', ');
+  const selected = columns.map((c) => (isJson(c) ? `x.${quoted(c)}::${types.get(c)}` : `x.${quoted(c)}`)).join(', ');
+  const sql = `insert into ${quoted(schema)}.${quoted(table)} (${columns.map(quoted).join(', ')})
     select ${selected} from json_to_recordset(?::json) as x(${declared})`;
-  for (let i = 0; i < rows.length; i += JSON_RUN_ROWS) {
-    const run = rows.slice(i, i + JSON_RUN_ROWS);
-    await trx.raw(sql, [JSON.stringify(run, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))]);
+  const json = (row: object, run: { unsayable: boolean }) =>
+    JSON.stringify(row, (_, v: unknown) => {
+      if (typeof v === 'bigint') return v.toString();
+      if (typeof v === 'number' && !Number.isFinite(v)) run.unsayable = true;
+      return v;
+    });
+  for (let i = 0; i < rows.length;) {
+    const start = i;
+    const run = { texts: [] as string[], bytes: 0, unsayable: false };
+    for (; i < rows.length && run.texts.length < JSON_RUN_ROWS && (i === start || run.bytes < JSON_RUN_BYTES); i++) {
+      const text = json(rows[i]!, run);
+      run.texts.push(text);
+      run.bytes += text.length;
+    }
+    if (run.unsayable) await viaKnex(rows.slice(start, i));
+    else await trx.raw(sql, [`[${run.texts.join(',')}]`]);
   }
 }

@@ -23,6 +23,18 @@ describe('insertRows', () => {
         flag boolean, tags text[], data jsonb, raw json, created text not null default 'by default')`,
       [schema, table],
     );
+  // the statements that sent rows as JSON, counted while `fn` runs
+  const jsonStatements = async (fn: () => Promise<void>): Promise<number> => {
+    let n = 0;
+    const count = (q: { sql: string }) => void (q.sql.includes('json_to_recordset') && n++);
+    env.db.on('query', count);
+    try {
+      await fn();
+    } finally {
+      env.db.removeListener('query', count);
+    }
+    return n;
+  };
   const read = (table: string) =>
     env.db.raw(
       `select id, amount::text, price::text, name, at, day::text, flag, tags, data, raw::text, created
@@ -60,7 +72,7 @@ describe('insertRows', () => {
     const [viaJson, viaKnex] = [uniqueName('json'), uniqueName('knex')];
     await createTable(viaJson);
     await createTable(viaKnex);
-    await insertRows(env.db, schema, viaJson, rows());
+    expect(await jsonStatements(() => insertRows(env.db, schema, viaJson, rows()))).to.equal(1);
     for (const chunk of bindableRuns(rows()))
       await env.db
         .withSchema(schema)
@@ -82,11 +94,14 @@ describe('insertRows', () => {
   it('rows whose columns differ keep knex: a column a row leaves out (or undefined) takes its default', async () => {
     const table = uniqueName('mixed');
     await createTable(table);
-    await insertRows(env.db, schema, table, [
-      { id: 1, name: 'one', created: 'given' },
-      { id: 2, name: 'two', created: undefined },
-      { id: 3, name: 'three' },
-    ]);
+    const sent = await jsonStatements(() =>
+      insertRows(env.db, schema, table, [
+        { id: 1, name: 'one', created: 'given' },
+        { id: 2, name: 'two', created: undefined },
+        { id: 3, name: 'three' },
+      ]),
+    );
+    expect(sent, 'through knex').to.equal(0);
     const rows = (await read(table)).rows.map((r: { id: number; created: string }) => [r.id, r.created]);
     expect(rows).to.deep.equal([
       [1, 'given'],
@@ -99,13 +114,33 @@ describe('insertRows', () => {
     const table = uniqueName('many');
     await createTable(table);
     const n = 45_000;
-    await insertRows(
-      env.db,
-      schema,
-      table,
-      Array.from({ length: n }, (_, i) => ({ id: i, name: `n${i}`, data: '{}' })),
+    const sent = await jsonStatements(() =>
+      insertRows(
+        env.db,
+        schema,
+        table,
+        Array.from({ length: n }, (_, i) => ({ id: i, name: `n${i}`, data: '{}' })),
+      ),
     );
+    expect(sent, 'runs of 20,000').to.equal(3);
     const { rows } = await env.db.raw('select count(*)::int as n, max(id) as top from ??.??', [schema, table]);
     expect(rows[0]).to.deep.equal({ n, top: n - 1 });
+  });
+
+  it('a run with a number JSON has no word for (NaN, Infinity) goes through knex, which stores it as such', async () => {
+    const table = uniqueName('nan');
+    await env.db.raw('create table ??.?? (id int primary key, ratio numeric, name text)', [schema, table]);
+    const sent = await jsonStatements(() =>
+      insertRows(env.db, schema, table, [
+        { id: 1, ratio: Number.NaN, name: 'a' },
+        { id: 2, ratio: 0.5, name: 'b' },
+      ]),
+    );
+    expect(sent).to.equal(0);
+    const { rows } = await env.db.raw('select id, ratio::text from ??.?? order by id', [schema, table]);
+    expect(rows).to.deep.equal([
+      { id: 1, ratio: 'NaN' },
+      { id: 2, ratio: '0.5' },
+    ]);
   });
 });
