@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../eventstore/port.js';
 import { parseEvent, type DomainEvent, type EventSchemas } from '../domain/shared/decider.js';
+import { quoteIdent } from '../infra/sql.js';
 import type { Projection } from './projection.js';
 
 // Read-model tables are declared as data, one line a column, and built here, so a projection says
@@ -146,28 +147,31 @@ export function bindableRuns<T extends object>(rows: readonly T[]): T[][] {
 const JSON_RUN_ROWS = 20_000;
 const JSON_RUN_BYTES = 16 * 2 ** 20;
 
+/** A table's or view's columns with their types as `format_type` prints them (no modifiers), in order; an error when it does not exist. */
+export async function relationColumns(
+  db: Knex | Knex.Transaction,
+  relation: string,
+): Promise<Array<{ name: string; type: string }>> {
+  const { rows } = await db.raw(
+    `select a.attname as name, format_type(a.atttypid, null) as type from pg_attribute a
+     where a.attrelid = ?::regclass and a.attnum > 0 and not a.attisdropped order by a.attnum`,
+    [relation],
+  );
+  return rows;
+}
+
 const columnTypes = new Map<string, Promise<Map<string, string>>>();
 
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
-/** The table's column types as SQL (`format_type`), read once per process per table name (a missing table is not kept). */
-function typesOf(db: Knex, schema: string, table: string): Promise<Map<string, string>> {
+/** The table's column types, read once per process per table name. */
+function typesOf(db: Knex | Knex.Transaction, schema: string, table: string): Promise<Map<string, string>> {
   const key = `${schema}.${table}`;
   let types = columnTypes.get(key);
   if (!types) {
-    const read: Promise<Map<string, string>> = db
-      .raw(
-        `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type from pg_attribute a
-         where a.attrelid = to_regclass(?) and a.attnum > 0 and not a.attisdropped`,
-        [`${quoted(schema)}.${quoted(table)}`],
-      )
-      .then(({ rows }: { rows: { name: string; type: string }[] }) => new Map(rows.map((r) => [r.name, r.type])));
-    types = read;
-    columnTypes.set(key, read);
-    void read.then(
-      (found) => found.size === 0 && columnTypes.get(key) === read && columnTypes.delete(key),
-      () => columnTypes.get(key) === read && columnTypes.delete(key),
+    const read = relationColumns(db, `${quoteIdent(schema)}.${quoteIdent(table)}`).then(
+      (columns) => new Map(columns.map((c) => [c.name, c.type])),
     );
+    columnTypes.set(key, (types = read));
+    read.catch(() => columnTypes.get(key) === read && columnTypes.delete(key));
   }
   return types;
 }
@@ -205,12 +209,14 @@ export async function insertRows(
     for (const chunk of bindableRuns(some)) await trx.withSchema(schema).table(table).insert(chunk);
   };
   const columns = uniformColumns(rows);
-  const types = columns && (await typesOf(trx as Knex, schema, table));
+  const types = columns && (await typesOf(trx, schema, table));
   if (!columns || !types || columns.some((c) => !types.has(c))) return viaKnex(rows);
   const isJson = (c: string) => /^jsonb?$/.test(types.get(c)!);
-  const declared = columns.map((c) => `${quoted(c)} ${isJson(c) ? 'text' : types.get(c)}`).join(', ');
-  const selected = columns.map((c) => (isJson(c) ? `x.${quoted(c)}::${types.get(c)}` : `x.${quoted(c)}`)).join(', ');
-  const sql = `insert into ${quoted(schema)}.${quoted(table)} (${columns.map(quoted).join(', ')})
+  const declared = columns.map((c) => `${quoteIdent(c)} ${isJson(c) ? 'text' : types.get(c)}`).join(', ');
+  const selected = columns
+    .map((c) => (isJson(c) ? `x.${quoteIdent(c)}::${types.get(c)}` : `x.${quoteIdent(c)}`))
+    .join(', ');
+  const sql = `insert into ${quoteIdent(schema)}.${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})
     select ${selected} from json_to_recordset(?::json) as x(${declared})`;
   const json = (row: object, run: { unsayable: boolean }) =>
     JSON.stringify(row, (_, v: unknown) => {

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { quoteIdent } from '../../infra/sql.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
+import { relationColumns } from '../tables.js';
 import type { Audience, RollupDefinition, ViewDefinition } from './definition.js';
 import { ROLLUPS_SCHEMA } from './rollup-rewrite.js';
 
@@ -19,8 +21,6 @@ export interface ViewsMigration {
 // migrated in this database, or tables still at an older version awaiting rebuild.
 const MISSING = new Set(['42P01', '42703', '3F000']);
 
-const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
-
 /**
  * The account filter of a view: rows of the accounts in `app.account_ids` (unset = none),
  * and, for seller and vendor views, only of accounts of that kind (spec 2.15) as the
@@ -36,7 +36,7 @@ export function accountFilter(audience: Audience): string | null {
 
 export function createViewSql(def: ViewDefinition<string>): string {
   return barrierView(
-    `${VIEWS_SCHEMA}.${quote(def.name)}`,
+    `${VIEWS_SCHEMA}.${quoteIdent(def.name)}`,
     def.audience,
     def.columns.map((c) => c.name),
     def.sql,
@@ -53,13 +53,13 @@ export function createRollupSql(def: ViewDefinition<string>, rollup: RollupDefin
     ...(def.measures ?? []).flatMap((m) => [m, ...(nullable(m) ? [`rollup_${m}_count`] : [])]),
     'rollup_rows',
   ];
-  return barrierView(`${ROLLUPS_SCHEMA}.${quote(rollup.name)}`, def.audience, columns, rollup.sql);
+  return barrierView(`${ROLLUPS_SCHEMA}.${quoteIdent(rollup.name)}`, def.audience, columns, rollup.sql);
 }
 
 function barrierView(name: string, audience: Audience, columns: readonly string[], sql: string): string {
   const filter = accountFilter(audience);
   return `create view ${name} with (security_barrier) as
-select ${columns.map((c) => `d.${quote(c)}`).join(', ')}
+select ${columns.map((c) => `d.${quoteIdent(c)}`).join(', ')}
 from (
 ${sql}
 ) as d${filter ? `\nwhere ${filter}` : ''}`;
@@ -113,7 +113,7 @@ export async function migrateViews(
   ).rows.map((r: { relname: string }) => r.relname);
   const result: ViewsMigration = { created: [], skipped: [] };
   for (const name of existing) {
-    if (!definitions.some((d) => d.name === name)) await db.raw(`drop view ${VIEWS_SCHEMA}.${quote(name)}`);
+    if (!definitions.some((d) => d.name === name)) await db.raw(`drop view ${VIEWS_SCHEMA}.${quoteIdent(name)}`);
   }
   const attempt = async (name: string, create: (sp: Knex.Transaction) => Promise<void>) => {
     try {
@@ -128,16 +128,16 @@ export async function migrateViews(
   };
   for (const def of definitions) {
     await attempt(def.name, async (sp) => {
-      await sp.raw(`drop view if exists ${VIEWS_SCHEMA}.${quote(def.name)}`);
+      await sp.raw(`drop view if exists ${VIEWS_SCHEMA}.${quoteIdent(def.name)}`);
       await sp.raw(createViewSql(def).replace(/\?/g, '\\?'));
       await assertColumns(sp, def);
-      await sp.raw(`grant select on ${VIEWS_SCHEMA}.${quote(def.name)} to ${QUERY_ROLE}`);
+      await sp.raw(`grant select on ${VIEWS_SCHEMA}.${quoteIdent(def.name)} to ${QUERY_ROLE}`);
     });
     for (const rollup of def.rollups ?? []) {
       await attempt(`${ROLLUPS_SCHEMA}.${rollup.name}`, async (sp) => {
         await sp.raw(createRollupSql(def, rollup).replace(/\?/g, '\\?'));
         await assertRollupColumns(sp, def, rollup);
-        await sp.raw(`grant select on ${ROLLUPS_SCHEMA}.${quote(rollup.name)} to ${QUERY_ROLE}`);
+        await sp.raw(`grant select on ${ROLLUPS_SCHEMA}.${quoteIdent(rollup.name)} to ${QUERY_ROLE}`);
       });
     }
   }
@@ -146,11 +146,7 @@ export async function migrateViews(
 
 /** A rollup's dimensions and days have the view's types, its counts are integers: the rewrite relies on it. */
 async function assertRollupColumns(db: Knex.Transaction, def: ViewDefinition<string>, rollup: RollupDefinition) {
-  const { rows }: { rows: Array<{ name: string; type: string }> } = await db.raw(
-    `select a.attname as name, format_type(a.atttypid, null) as type from pg_attribute a
-     where a.attrelid = ?::regclass and a.attnum > 0 and not a.attisdropped`,
-    [`${ROLLUPS_SCHEMA}.${quote(rollup.name)}`],
-  );
+  const rows = await relationColumns(db, `${ROLLUPS_SCHEMA}.${quoteIdent(rollup.name)}`);
   const declared = async (type: string) =>
     (await db.raw(`select format_type(to_regtype(?), null) as t`, [type])).rows[0].t as string;
   for (const r of rows) {
@@ -172,7 +168,7 @@ async function assertColumns(db: Knex.Transaction, def: ViewDefinition<string>):
      join unnest(?::text[]) with ordinality d(type, n) on d.n = a.attnum
      where a.attrelid = ?::regclass and a.attnum > 0 and not a.attisdropped
      order by a.attnum`,
-    [def.columns.map((c) => c.type), `${VIEWS_SCHEMA}.${quote(def.name)}`],
+    [def.columns.map((c) => c.type), `${VIEWS_SCHEMA}.${quoteIdent(def.name)}`],
   );
   const mismatch = rows.find((r) => r.type !== r.declared);
   if (mismatch)

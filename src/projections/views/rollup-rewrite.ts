@@ -1,4 +1,5 @@
 import { parseSync, scanSync } from 'libpg-query';
+import { quoteIdent } from '../../infra/sql.js';
 import type { RollupDefinition, ViewDefinition } from './definition.js';
 
 // Answering an aggregate query over a view from one of its rollups (definition.ts), as an
@@ -74,7 +75,6 @@ const only = (node: Json | undefined): [string, Node] => {
   const entries = Object.entries((node ?? {}) as Node);
   return entries.length === 1 ? [entries[0]![0], entries[0]![1] as Node] : ['', {}];
 };
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** PostgreSQL's name for an output column written without AS (FigureColname), for the nodes a rewrite allows. */
 function columnName(node: Json | undefined): string {
@@ -214,10 +214,10 @@ function rewrite(statement: string, views: readonly ViewDefinition[], available:
   }
   parts.push(bytes.subarray(at));
   const body = Buffer.concat(parts).toString('utf8');
-  return `select * from (\n${body}\n) as rollup_answer(${reading.outputs.map(quote).join(', ')})`;
+  return `select * from (\n${body}\n) as rollup_answer(${reading.outputs.map(quoteIdent).join(', ')})`;
 
   function relationText(r: RollupDefinition): string {
-    return `${ROLLUPS_SCHEMA}.${quote(r.name)}${alias ? '' : ` as ${quote(view!.name)}`}`;
+    return `${ROLLUPS_SCHEMA}.${quoteIdent(r.name)}${alias ? '' : ` as ${quoteIdent(view!.name)}`}`;
   }
 }
 
@@ -381,14 +381,14 @@ class ExpressionWalk {
       this.q.read.add(name);
       this.q.pending.push(() => ({
         start,
-        text: `coalesce(sum(rollup_rows) filter (where ${quote(name)} is not null), 0)::bigint`,
+        text: `coalesce(sum(rollup_rows) filter (where ${quoteIdent(name)} is not null), 0)::bigint`,
       }));
       return;
     }
     if (!measure) no(`${fn} of a dimension`);
     if (column.type !== 'integer') no('sum of a non-integer');
     // sum(integer) is bigint, avg(integer) numeric (sum / count, as PostgreSQL's avg computes it)
-    const sum = `sum(${quote(name)})`;
+    const sum = `sum(${quoteIdent(name)})`;
     this.q.pending.push(() => ({
       start,
       text: fn === 'sum' ? `${sum}::bigint` : `(${sum}::numeric / sum(${counted}))`,
