@@ -6,7 +6,8 @@ import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { RebuildInProgressError, withRebuildLock } from '../../src/projections/locks.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../../src/projections/projection.js';
 import { Projector } from '../../src/projections/projector.js';
-import { rebuildProjection, rebuildSchemaName } from '../../src/projections/rebuild.js';
+import { compactTables, rebuildProjection, rebuildSchemaName } from '../../src/projections/rebuild.js';
+import { createDb } from '../../src/infra/db.js';
 import { runRebuildCommand, UsageError } from '../../src/projections/rebuild-command.js';
 import { migrateProjections } from '../../src/projections/schema.js';
 import { assertRebuildEqualsLive, catchUpTo, waitForCaughtUp } from '../support/projections.js';
@@ -250,6 +251,45 @@ describe('rebuild', () => {
       `${READ_MODEL_SCHEMA}.${counts.name}`,
     ]);
     expect(rows[0].reltuples).to.be.greaterThan(0);
+  });
+
+  it('rewrites only the rebuilt tables the build left full of dead versions, and vacuums and analyzes each', async () => {
+    const schema = uniqueName('compact');
+    // one connection: its statistics are flushed before the counts are read (pg_stat_force_next_flush)
+    const db = createDb(process.env.DATABASE_URL!, { min: 1, max: 1 });
+    try {
+      await db.raw('create schema ??', [schema]);
+      for (const t of ['churned', 'appended']) {
+        await db.raw('create table ??.?? (id int primary key, v int)', [schema, t]);
+        await db.raw('insert into ??.?? select n, 0 from generate_series(1, 2000) n', [schema, t]);
+      }
+      // a rollup rewritten once per batch: 2,000 dead versions of 2,000 rows; 300 deleted of the other 2,000
+      for (let i = 0; i < 2; i++) await db.raw('update ??.churned set v = v + 1 where id % 2 = 0', [schema]);
+      await db.raw('delete from ??.appended where id <= 300', [schema]);
+      await db.raw('select pg_stat_force_next_flush()');
+      await db.raw('select 1');
+      const state = async () =>
+        (
+          await db.raw(
+            `select relname, pg_relation_filenode(oid) as filenode, relallvisible, reltuples from pg_class
+              where relnamespace = ?::regnamespace and relkind = 'r' order by relname`,
+            [schema],
+          )
+        ).rows as { relname: string; filenode: number; relallvisible: number; reltuples: number }[];
+      const before = await state();
+      await compactTables(db, schema, ['churned', 'appended']);
+      const after = await state();
+      expect(after.map((t) => t.relname)).to.deep.equal(['appended', 'churned']);
+      expect(after[0]!.filenode, '300 dead of 1,700 is under a fifth: vacuumed in place').to.equal(before[0]!.filenode);
+      expect(after[1]!.filenode, '2,000 dead of 2,000: rewritten').to.not.equal(before[1]!.filenode);
+      for (const t of after) {
+        expect(t.relallvisible, `${t.relname} vacuumed`).to.be.greaterThan(0);
+        expect(t.reltuples, `${t.relname} analyzed`).to.be.greaterThan(0);
+      }
+    } finally {
+      await db.raw('drop schema if exists ?? cascade', [schema]);
+      await db.destroy();
+    }
   });
 
   it('refuses to run two rebuilds of one projection at once', async () => {

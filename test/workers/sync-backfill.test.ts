@@ -81,17 +81,36 @@ describe('sync worker: the first sync by bulk report, then the per-order path', 
     await h.projector.whenCaughtUp();
   }
 
+  const trailingScopes = () =>
+    marketplaces().flatMap((m) => Array.from({ length: TRAILING_DAYS }, (_, k) => `${m}/${dateOf(today() - k)}`));
+
   /** The trailing days' rows of both orders tables, in page order. */
   async function trailingRows() {
-    const scopes = marketplaces().flatMap((m) =>
-      Array.from({ length: TRAILING_DAYS }, (_, k) => `${m}/${dateOf(today() - k)}`),
-    );
     const rows = (table: string) =>
-      h.db(`rm.${table}`).where({ account_id: account }).whereIn('scope', scopes).orderBy(['scope', 'page', 'row']);
+      h
+        .db(`rm.${table}`)
+        .where({ account_id: account })
+        .whereIn('scope', trailingScopes())
+        .orderBy(['scope', 'page', 'row']);
     return { orders: await rows('orders'), lines: await rows('order_lines') };
   }
 
+  /** The trailing days' orders as last recorded (the raw rows of their latest page events), in page order. */
+  async function trailingRaw(): Promise<Array<Record<string, unknown>>> {
+    const scopes = new Set(trailingScopes());
+    const latest = new Map<string, { scope: string; page: number; rows: Array<Record<string, unknown>> }>();
+    for (const event of await h.allEvents()) {
+      const data = event.data as { dataset?: string; account_id?: string; scope: string; page: number; rows: [] };
+      if (event.type !== 'PageObserved' || data.dataset !== 'orders' || data.account_id !== account) continue;
+      if (scopes.has(data.scope)) latest.set(`${data.scope}/${data.page}`, data);
+    }
+    return [...latest.values()]
+      .sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.page - b.page))
+      .flatMap((p) => p.rows);
+  }
+
   let fromReport: Awaited<ReturnType<typeof trailingRows>>;
+  let rawFromReport: Array<Record<string, unknown>>;
 
   it('a first orders sync reads the year from reports (30 days each), with no per-order call', async () => {
     await runThroughWorker(ordersSync);
@@ -118,9 +137,11 @@ describe('sync worker: the first sync by bulk report, then the per-order path', 
     expect(Number(pages?.page), 'a US day fills more than one page').to.be.greaterThan(0);
     fromReport = await trailingRows();
     expect(fromReport.lines.length).to.be.greaterThan(0);
+    rawFromReport = await trailingRaw();
+    expect(rawFromReport).to.have.length(fromReport.orders.length);
   });
 
-  it('the next run reads the trailing days per order: the same read-model rows, item ids and raw fields aside', async () => {
+  it('the next run reads the trailing days per order: the same read-model rows (item ids aside); the raw rows agree where both sources have a field', async () => {
     h.simulator.requests.clear();
     await runThroughWorker(ordersSync);
     expect(reportsCreated(ORDERS_REPORT)).to.equal(0);
@@ -135,25 +156,31 @@ describe('sync worker: the first sync by bulk report, then the per-order path', 
     const fromApi = await trailingRows();
     const without = (row: Record<string, unknown>, ...keys: string[]) =>
       Object.fromEntries(Object.entries(row).filter(([k]) => !keys.includes(k)));
-    expect(fromApi.orders.map((r) => without(r, 'data'))).to.deep.equal(
-      fromReport.orders.map((r) => without(r, 'data')),
+    expect(fromApi.orders).to.deep.equal(fromReport.orders);
+    expect(fromApi.lines.map((r) => without(r, 'order_item_id'))).to.deep.equal(
+      fromReport.lines.map((r) => without(r, 'order_item_id')),
     );
-    expect(fromApi.lines.map((r) => without(r, 'data', 'order_item_id'))).to.deep.equal(
-      fromReport.lines.map((r) => without(r, 'data', 'order_item_id')),
-    );
-    // What the report gives of an order, the Orders API gives alike (it gives more).
-    for (const [i, order] of fromReport.orders.entries())
-      expect(fromApi.orders[i].data, order.amazon_order_id).to.deep.include(order.data);
-    // An item's shared fields are equal; its id is the provider's on the per-order path only.
     for (const [i, line] of fromReport.lines.entries()) {
-      const api = fromApi.lines[i];
       expect(line.order_item_id).to.equal(`report:${line.amazon_order_id}:${line.sku}`);
-      expect(api.order_item_id).to.match(/^\d+$/);
-      const shared = Object.keys(line.data).filter((k) => k in api.data && k !== 'OrderItemId');
-      expect(shared).to.include.members(['ASIN', 'SellerSKU', 'Title', 'QuantityOrdered', 'ItemPrice', 'ItemTax']);
-      expect(Object.fromEntries(shared.map((k) => [k, api.data[k]]))).to.deep.equal(
-        Object.fromEntries(shared.map((k) => [k, line.data[k]])),
-      );
+      expect(fromApi.lines[i].order_item_id).to.match(/^\d+$/);
+    }
+    // The raw rows as recorded: what the report gives of an order, the Orders API gives alike (it
+    // gives more); an item's shared fields are equal, its id the provider's on the per-order path only.
+    const rawFromApi = await trailingRaw();
+    expect(rawFromApi).to.have.length(rawFromReport.length);
+    const items = (order: Record<string, unknown>) => (order.OrderItems ?? []) as Array<Record<string, unknown>>;
+    for (const [i, order] of rawFromReport.entries()) {
+      const api = rawFromApi[i]!;
+      expect(without(api, 'OrderItems'), String(order.AmazonOrderId)).to.deep.include(without(order, 'OrderItems'));
+      expect(items(api)).to.have.length(items(order).length);
+      for (const [k, item] of items(order).entries()) {
+        const apiItem = items(api)[k]!;
+        const shared = Object.keys(item).filter((key) => key in apiItem && key !== 'OrderItemId');
+        expect(shared).to.include.members(['ASIN', 'SellerSKU', 'Title', 'QuantityOrdered', 'ItemPrice', 'ItemTax']);
+        expect(Object.fromEntries(shared.map((key) => [key, apiItem[key]]))).to.deep.equal(
+          Object.fromEntries(shared.map((key) => [key, item[key]])),
+        );
+      }
     }
   });
 
