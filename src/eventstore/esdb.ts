@@ -164,7 +164,7 @@ export class EsdbEventStore implements EventStore {
   async readAllOfTypes(options: ReadTypesOptions): Promise<TypedRead> {
     const types = new Set(options.types);
     const page = await this.readAll({ after: options.after ?? null, limit: options.limit });
-    const events = page.filter((e) => types.has(e.type) && keeps(options.filter, e.data));
+    const events = page.filter((e) => types.has(e.type) && keeps(options.filter, e));
     return {
       events,
       through: page.at(-1)?.position ?? options.after ?? null,

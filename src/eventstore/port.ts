@@ -73,22 +73,33 @@ export interface ReadTypesOptions extends ReadAllOptions {
 /**
  * Keeps an event whose data has no string `field`, or has one of `values` there; passes over the
  * rest. A reader that wants a few of the many large events of one type (observed pages of one
- * dataset) names them so, and the store can pass over the others without loading them.
+ * dataset) names them so, and the store can pass over the others without loading them. With
+ * `types`, it looks only at events of those types and keeps every other (one read for readers
+ * that filter some types and want all of others).
  */
 export interface DataFilter {
   field: string;
   values: readonly string[];
+  /** the event types it applies to (absent: every type) */
+  types?: readonly string[];
 }
+
+/** Whether the filter looks at events of this type at all. */
+export const filters = (filter: DataFilter | undefined, type: string): filter is DataFilter =>
+  filter !== undefined && (!filter.types || filter.types.includes(type));
 
 /** Whether the filter keeps an event whose data holds `value` at its field (a filter absent keeps everything). */
 export const keepsValue = (filter: DataFilter | undefined, value: unknown): boolean =>
   !filter || typeof value !== 'string' || filter.values.includes(value);
 
-/** Whether the filter keeps an event with this data. */
-export const keeps = (filter: DataFilter | undefined, data: unknown): boolean =>
+/** Whether the filter keeps this event. */
+export const keeps = (filter: DataFilter | undefined, event: Pick<RecordedEvent, 'type' | 'data'>): boolean =>
+  !filters(filter, event.type) ||
   keepsValue(
     filter,
-    filter && data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[filter.field] : undefined,
+    event.data !== null && typeof event.data === 'object'
+      ? (event.data as Record<string, unknown>)[filter.field]
+      : undefined,
   );
 
 export interface TypedRead {

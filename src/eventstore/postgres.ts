@@ -19,6 +19,7 @@ import {
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
+  filters,
   keepsValue,
   type NewStream,
   type Position,
@@ -350,17 +351,18 @@ export class PostgresEventStore implements EventStore {
     return { events: rows.map(toRecorded), through, passed, end };
   }
 
-  /** The candidates the filter keeps, in order, up to `limit`: their fields are read a chunk of `limit` at a
-   * time, so no more than one chunk is read past the last event needed. */
+  /** The candidates the filter keeps, in order, up to `limit`: the fields of those of its types are read a
+   * chunk of `limit` candidates at a time, so no more than one chunk is read past the last event needed. */
   private async kept(candidates: Scanned[], filter: DataFilter, limit: number): Promise<Scanned[]> {
     const kept: Scanned[] = [];
     for (let i = 0; i < candidates.length && kept.length < limit; i += limit) {
       const chunk = candidates.slice(i, i + limit);
-      const { rows } = await this.pool.query<{ global_position: string; key: unknown }>(
-        READ_KEYS([chunk.map((r) => r.global_position), filter.field]),
-      );
+      const looked = chunk.filter((r) => filters(filter, r.type)).map((r) => r.global_position);
+      const { rows } = looked.length
+        ? await this.pool.query<{ global_position: string; key: unknown }>(READ_KEYS([looked, filter.field]))
+        : { rows: [] };
       const keys = new Map(rows.map((r) => [r.global_position, r.key]));
-      kept.push(...chunk.filter((r) => keepsValue(filter, keys.get(r.global_position))));
+      kept.push(...chunk.filter((r) => !filters(filter, r.type) || keepsValue(filter, keys.get(r.global_position))));
     }
     return kept.slice(0, limit);
   }

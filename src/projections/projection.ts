@@ -38,7 +38,29 @@ export interface Projection {
 
 /** Whether the projection applies this event: one of its types, and kept by its filter. */
 export const wants = (projection: Projection, event: RecordedEvent): boolean =>
-  projection.handles.includes(event.type) && keeps(projection.filter, event.data);
+  projection.handles.includes(event.type) && keeps(projection.filter, event);
+
+/**
+ * One read of the log for all these projections: every type one of them handles and, where every
+ * projection of a type filters it on the same field, only the events one of those filters keeps
+ * (a live read of every projection's types must not load each dataset's pages for all of them).
+ * A type some projection takes whole, or filtered on another field than the first filtered
+ * type's, is read whole.
+ */
+export function sharedRead(projections: readonly Projection[]): { types: string[]; filter?: DataFilter } {
+  const types = [...new Set(projections.flatMap((p) => p.handles))];
+  const filterOf = (type: string) => {
+    const filters = projections.filter((p) => p.handles.includes(type)).map((p) => p.filter);
+    return filters.every((f) => f !== undefined) ? filters : null;
+  };
+  const field = types.map(filterOf).find((f) => f !== null)?.[0]!.field;
+  const filtered = types
+    .map((type) => ({ type, filters: filterOf(type) }))
+    .filter((t): t is { type: string; filters: DataFilter[] } => t.filters?.every((f) => f.field === field) ?? false);
+  if (field === undefined || filtered.length === 0) return { types };
+  const values = [...new Set(filtered.flatMap((t) => t.filters.flatMap((f) => f.values)))];
+  return { types, filter: { field, values, types: filtered.map((t) => t.type) } };
+}
 
 /** The projection's next read of the log after `after`: its types and filter only. */
 export const readFor = (

@@ -10,7 +10,7 @@ import { coalesced, type Coalesced } from '../eventstore/coalesce.js';
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
 import { claimBatch, readCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
-import { READ_MODEL_SCHEMA, readFor, wants, type Projection } from './projection.js';
+import { READ_MODEL_SCHEMA, readFor, sharedRead, wants, type Projection } from './projection.js';
 import { rebuildOutdatedProjections } from './rebuild.js';
 import { assertProjectionNames } from './schema.js';
 
@@ -106,11 +106,12 @@ export class Projector {
     generation: number;
     at: number;
     position: Promise<Position | null>;
-    reads: Map<string, Promise<TypedRead>>;
+    reads: Map<string, SharedRead>;
   } | null = null;
   /** projections whose last read reached the head: they share reads */
   private readonly live = new Set<string>();
-  private readonly allTypes: string[];
+  /** every type a projection handles: appends of others don't wake the loops */
+  private readonly types: string[];
   private unlisten: (() => void) | null = null;
 
   constructor(
@@ -124,7 +125,7 @@ export class Projector {
     this.pollMs = options.pollMs ?? 500;
     this.persistSkippedMs = options.persistSkippedMs ?? 1_000;
     this.heard = coalesced(() => this.wakeUp(), options.coalesceMs ?? 20);
-    this.allTypes = [...new Set(projections.flatMap((p) => p.handles))];
+    this.types = [...new Set(projections.flatMap((p) => p.handles))];
     this.logger = options.logger;
   }
 
@@ -135,7 +136,7 @@ export class Projector {
   start(): void {
     if (this.loop) return;
     this.stopping = false;
-    this.unlisten = this.store.onAppended(() => this.heard(), this.allTypes);
+    this.unlisten = this.store.onAppended(() => this.heard(), this.types);
     this.loop = Promise.all(this.projections.map((p) => this.follow(p))).then(() => undefined);
     const abort = (this.abortRebuild = new AbortController());
     this.rebuilding = rebuildOutdatedProjections(this.db, this.store, this.projections, {
@@ -310,21 +311,29 @@ export class Projector {
 
   /**
    * The projection's next batch. A projection catching up reads its own types (and filter: a
-   * projection of one dataset never loads another's pages); live ones read every projection's
-   * types once per position and head, and each keeps its own: a batch of the union holds every
-   * event of each type up to where it reaches.
+   * projection of one dataset never loads another's pages). Live ones share a read per position
+   * and head: the first at a position reads for every live projection standing there (their
+   * types, and what their filters keep: sharedRead), and each keeps its own events; one arriving
+   * there later, which that read may not cover, reads on its own. So a wake-up after an append
+   * costs one read for the projections in step, and in a backfill a projection of receipts or
+   * completions never loads the pages its neighbours apply.
    */
   private async read(p: Projection, after: Position | null): Promise<TypedRead> {
     const reads = this.head?.reads;
     if (!reads || !this.live.has(p.name)) return readFor(this.store, p, after, this.batchSize);
     const key = after ? `${after.commit}/${after.prepare}` : '';
     let shared = reads.get(key);
+    if (shared && !shared.covers.has(p.name)) return readFor(this.store, p, after, this.batchSize);
     if (!shared) {
-      shared = this.store.readAllOfTypes({ after, types: this.allTypes, limit: this.batchSize });
+      const standing = this.projections.filter(
+        (q) => q === p || (this.live.has(q.name) && samePosition(this.readTo(q), after)),
+      );
+      const read = this.store.readAllOfTypes({ after, ...sharedRead(standing), limit: this.batchSize });
+      shared = { covers: new Set(standing.map((q) => q.name)), read };
       reads.set(key, shared);
-      shared.catch(() => reads.delete(key));
+      read.catch(() => reads.delete(key));
     }
-    const read = await shared;
+    const read = await shared.read;
     return { ...read, events: read.events.filter((e) => wants(p, e)) };
   }
 
@@ -390,6 +399,15 @@ export class Projector {
     });
   }
 }
+
+/** A read of the log shared by the live projections standing at its position when it was made. */
+interface SharedRead {
+  covers: Set<string>;
+  read: Promise<TypedRead>;
+}
+
+const samePosition = (a: Position | null, b: Position | null): boolean =>
+  a === null || b === null ? a === b : comparePositions(a, b) === 0;
 
 const reachedPosition = (at: Position | null, target: Position): boolean =>
   at !== null && comparePositions(at, target) >= 0;

@@ -426,6 +426,34 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       // every event appended after the marker, kept, dropped or of another type (other writers' too)
       expect(passed).to.be.at.least(datas.length * 4);
     });
+
+    it('a filter scoped to some types looks at those only: events of the other types are kept whatever their field', async () => {
+      const marker = await store.appendToStream(stream('marker'), [event('Marker')]);
+      const [page, done] = [`Page${randomUUID().slice(0, 8)}`, `Done${randomUUID().slice(0, 8)}`];
+      const appended = [
+        event(page, { dataset: 'a' }),
+        event(page, { dataset: 'b' }),
+        event(done, { dataset: 'a' }),
+        event(done, { dataset: 'b' }),
+        event(page, {}),
+      ];
+      const { position: last } = await store.appendToStream(stream('scoped'), appended);
+      const seen: RecordedEvent[] = [];
+      let through: Position | null = marker.position;
+      const deadline = Date.now() + 10_000;
+      while (comparePositions(through!, last) < 0) {
+        if (Date.now() > deadline) throw new Error('readAllOfTypes never looked past the last append');
+        const read = await store.readAllOfTypes({
+          after: through,
+          types: [page, done],
+          filter: { field: 'dataset', values: ['a'], types: [page] },
+          limit: 2,
+        });
+        seen.push(...read.events);
+        through = read.through;
+      }
+      expect(seen.map((e) => e.id)).to.deep.equal([0, 2, 3, 4].map((i) => appended[i]!.id));
+    });
   });
 
   describe('subscribeToAll and onAppended', () => {

@@ -1,6 +1,6 @@
 import { AssertionError, expect } from 'chai';
 import { ApplyError, applyEvents } from '../../src/projections/apply.js';
-import type { Projection } from '../../src/projections/projection.js';
+import { sharedRead, type Projection } from '../../src/projections/projection.js';
 import { migrateProjections } from '../../src/projections/schema.js';
 import {
   assertApplyTwiceSameResult,
@@ -24,6 +24,42 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   expect(err).to.be.instanceOf(AssertionError);
   return err as Error;
 }
+
+describe('sharedRead: one read for the live projections standing at a position', () => {
+  const projection = (name: string, handles: string[], filter?: Projection['filter']): Projection => ({
+    ...applyLog(name),
+    handles,
+    ...(filter ? { filter } : {}),
+  });
+  const listings = projection('listings', ['PageObserved', 'SyncCompleted'], {
+    field: 'dataset',
+    values: ['listings'],
+  });
+  const orders = projection('orders', ['PageObserved', 'SyncCompleted'], { field: 'dataset', values: ['orders'] });
+  const completions = projection('completions', ['SyncCompleted']);
+  const receipts = projection('receipts', ['MutationAdmitted']);
+
+  it('loads of a type every projection filters only what one of their filters keeps', () => {
+    expect(sharedRead([listings, orders])).to.deep.equal({
+      types: ['PageObserved', 'SyncCompleted'],
+      filter: { field: 'dataset', values: ['listings', 'orders'], types: ['PageObserved', 'SyncCompleted'] },
+    });
+  });
+  it('reads whole a type one projection takes whole, and leaves out the types nobody standing handles', () => {
+    expect(sharedRead([listings, completions, receipts])).to.deep.equal({
+      types: ['PageObserved', 'SyncCompleted', 'MutationAdmitted'],
+      filter: { field: 'dataset', values: ['listings'], types: ['PageObserved'] },
+    });
+    expect(sharedRead([completions, receipts])).to.deep.equal({ types: ['SyncCompleted', 'MutationAdmitted'] });
+  });
+  it('reads whole a type filtered on another field than the first', () => {
+    const byPart = projection('parts', ['Counted'], { field: 'part', values: ['a'] });
+    expect(sharedRead([listings, byPart])).to.deep.equal({
+      types: ['PageObserved', 'SyncCompleted', 'Counted'],
+      filter: { field: 'dataset', values: ['listings'], types: ['PageObserved', 'SyncCompleted'] },
+    });
+  });
+});
 
 describe('projection test helpers', () => {
   let env: TestEnv;

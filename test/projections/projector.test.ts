@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { comparePositions, type AppendResult } from '../../src/eventstore/port.js';
+import {
+  comparePositions,
+  type AppendResult,
+  type EventStore,
+  type ReadTypesOptions,
+  type RecordedEvent,
+} from '../../src/eventstore/port.js';
 import { readCheckpoints } from '../../src/projections/checkpoints.js';
 import { READ_MODEL_SCHEMA, type Projection } from '../../src/projections/projection.js';
 import { rebuildProjection } from '../../src/projections/rebuild.js';
@@ -213,6 +219,54 @@ describe('Projector', () => {
     await projector.stop();
     await rebuildProjection(env.db, env.store, kept);
     expect(await applied(kept)).to.deep.equal(once(own.filter((e) => e.part === 'a')));
+  });
+
+  it('live projections share reads only for what one of them standing there wants: nobody loads pages no filter keeps', async () => {
+    const prefix = uniqueName('shared');
+    const NOTED = `Noted_${prefix}`;
+    const kept: Projection = { ...applyLog(uniqueName('kept')), filter: { field: 'part', values: ['a'] } };
+    const noted: Projection = { ...applyLog(uniqueName('noted')), handles: [NOTED] };
+    await migrateAtHead(env.db, [kept, noted]);
+    // the real store, with each read's events noted as they come back
+    const loaded: RecordedEvent[] = [];
+    const store: EventStore = Object.create(env.store, {
+      readAllOfTypes: {
+        value: async (options: ReadTypesOptions) => {
+          const read = await env.store.readAllOfTypes(options);
+          loaded.push(...read.events);
+          return read;
+        },
+      },
+    });
+    const projector = started(new Projector(env.db, store, [kept, noted], { batchSize: 3, coalesceMs: 0 }));
+    await waitForCaughtUp(projector, [await env.store.appendToStream(`start-${prefix}`, [{ type: NOTED, data: {} }])]);
+    const appended: Array<{ id: string; part: string; appended: AppendResult }> = [];
+    for (let i = 0; i < 12; i++)
+      for (const [type, part] of [
+        [COUNTED, 'a'],
+        [COUNTED, 'b'],
+        [NOTED, 'n'],
+      ] as const) {
+        const id = randomUUID();
+        const result = await env.store.appendToStream(`${prefix}-${part}`, [
+          { id, type, data: { part, i, rows: 'x'.repeat(2_000) } },
+        ]);
+        appended.push({ id, part, appended: result });
+      }
+    await waitForCaughtUp(
+      projector,
+      appended.map((e) => e.appended),
+    );
+    const ids = (part: string) => appended.filter((e) => e.part === part).map((e) => e.id);
+    const applied = async (p: Projection) =>
+      [...(await applicationsOf(env.db, READ_MODEL_SCHEMA, p.name, prefix)).keys()].sort();
+    expect(await applied(kept)).to.deep.equal(ids('a').sort());
+    expect(await applied(noted)).to.deep.equal(ids('n').sort());
+    const loadedIds = new Set(loaded.map((e) => e.id));
+    expect(
+      ids('b').filter((id) => loadedIds.has(id)),
+      'pages of a part no filter keeps',
+    ).to.deep.equal([]);
   });
 
   it('catchUpOnce applies what was appended since its last call, however soon after', async () => {
