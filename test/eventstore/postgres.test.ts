@@ -24,6 +24,31 @@ describe('event store contract: PostgreSQL adapter', () => {
   eventStoreContract(migratedStore);
 });
 
+describe('event store: PostgreSQL table', () => {
+  it("compresses events' data with lz4 where the server has it, pglz otherwise", async () => {
+    const store = await migratedStore();
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`,
+      );
+      const stream = `compressed-${randomUUID()}`;
+      await store.appendToStream(stream, [
+        { type: 'Big', data: { rows: Array.from({ length: 2_000 }, (_, i) => ({ i })) } },
+      ]);
+      const stored = await client.query(
+        'select pg_column_compression(data) as method from events where stream_id = $1',
+        [stream],
+      );
+      expect(stored.rows[0].method).to.equal(rows[0].lz4 ? 'lz4' : 'pglz');
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
+});
+
 describe('event store: PostgreSQL global order', () => {
   it('orders transaction ids as numbers across a digit boundary (9 before 10)', async () => {
     const store = await migratedStore();
