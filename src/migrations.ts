@@ -1,4 +1,4 @@
-import { migrateEventStore } from './eventstore/schema.js';
+import { compressEventData, migrateEventStore } from './eventstore/schema.js';
 import type { MigrationStep } from './infra/migrate.js';
 import { migrateProductTypeSchemaCache } from './mcp/product-type-schemas.js';
 import type { Projection } from './projections/projection.js';
@@ -10,7 +10,7 @@ import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
 /**
  * The service's schema, in order: the event store table (when PostgreSQL holds the events), the
  * projector's bookkeeping and every given projection's live tables, query_data's views and role,
- * the product type schema cache, and the reactors' checkpoints.
+ * the product type schema cache, the reactors' checkpoints, and the events' compression.
  */
 export function migrationSteps(
   projections: readonly Projection[],
@@ -22,5 +22,7 @@ export function migrationSteps(
     (trx) => migrateViews(trx, viewDefinitions),
     migrateProductTypeSchemaCache,
     migrateReactorCheckpoints,
+    // last: its ALTER holds appends back until the migration commits
+    ...(options.eventStoreInPostgres ? [compressEventData] : []),
   ];
 }

@@ -108,17 +108,27 @@ export async function migrateEventStore(db: Knex | Knex.Transaction): Promise<vo
     await db.raw(
       'create trigger events_appending before insert on events for each statement execute function events_first_write()',
     );
-  // Page JSON is most of the log: lz4 compresses and expands it in about two thirds of pglz's time
-  // (the default) at about the same size. Where the server is built without lz4, pglz stays.
-  const { rows: compression } = await db.raw(
-    `select (select 'lz4' = any(enumvals) from pg_settings where name = 'default_toast_compression') as lz4,
-            (select attcompression from pg_attribute where attrelid = 'events'::regclass and attname = 'data') as now`,
-  );
-  if (compression[0].lz4 && compression[0].now !== 'l')
-    await db.raw('alter table events alter column data set compression lz4');
   // Databases migrated by the first cut notified from a trigger (see above).
   if (await triggers('events_notify_appended')) {
     await db.raw('drop trigger events_notify_appended on events');
     await db.raw('drop function if exists events_notify_appended()');
   }
+}
+
+/**
+ * Compresses events' data with lz4 where the server has it (PostgreSQL 14 and later, built with
+ * lz4; pglz, the default, stays otherwise, and events stored before keep theirs). Page JSON is most
+ * of the log, and lz4 compresses and expands it in about two thirds of pglz's time at about the
+ * same size. Its ALTER locks the table against appends until the migration commits: the
+ * migration's last step, once per database.
+ */
+export async function compressEventData(db: Knex | Knex.Transaction): Promise<void> {
+  const { rows: server } = await db.raw(
+    `select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`,
+  );
+  if (!server[0]?.lz4) return;
+  const { rows: column } = await db.raw(
+    `select attcompression as method from pg_attribute where attrelid = 'events'::regclass and attname = 'data'`,
+  );
+  if (column[0].method !== 'l') await db.raw('alter table events alter column data set compression lz4');
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import {
+  filters,
   keeps,
   type DataFilter,
   type EventStore,
@@ -41,17 +42,18 @@ export const wants = (projection: Projection, event: RecordedEvent): boolean =>
   projection.handles.includes(event.type) && keeps(projection.filter, event);
 
 /**
- * One read of the log for all these projections: every type one of them handles and, where every
- * projection of a type filters it on the same field, only the events one of those filters keeps
- * (a live read of every projection's types must not load each dataset's pages for all of them).
- * A type some projection takes whole, or filtered on another field than the first filtered
- * type's, is read whole.
+ * One read of the log for these projections (the live ones standing at one position): every type
+ * one of them handles; of a type each of them filters on the same field, only what one of their
+ * filters keeps. A type one of them takes whole, or filters on another field than the first
+ * filtered type's, is read whole: the read is never narrower than what one of them wants.
  */
 export function sharedRead(projections: readonly Projection[]): { types: string[]; filter?: DataFilter } {
   const types = [...new Set(projections.flatMap((p) => p.handles))];
   const filterOf = (type: string) => {
-    const filters = projections.filter((p) => p.handles.includes(type)).map((p) => p.filter);
-    return filters.every((f) => f !== undefined) ? filters : null;
+    const own = projections
+      .filter((p) => p.handles.includes(type))
+      .map((p) => (filters(p.filter, type) ? p.filter : null));
+    return own.every((f) => f !== null) ? own : null;
   };
   const field = types.map(filterOf).find((f) => f !== null)?.[0]!.field;
   const filtered = types

@@ -72,7 +72,7 @@ interface Waiter {
  * by a crash meanwhile: the range read past holds no event the projection applies.
  *
  * Projections that have reached the head (`live`) and stand at the same position share one read
- * of every projection's types per head: after an append wakes them, one scan serves them all.
+ * per head, made for their types and filters: after an append wakes them, one scan serves them all.
  */
 export class Projector {
   private readonly batchSize: number;

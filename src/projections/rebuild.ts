@@ -160,7 +160,7 @@ async function rebuildLocked(
 }
 
 /** The share of dead row versions (updates and deletes against the rows left) past which a rebuilt table is rewritten. */
-export const REWRITE_DEAD_SHARE = 0.2;
+const REWRITE_DEAD_SHARE = 0.2;
 
 /**
  * Gives the rebuilt tables their statistics and visibility map, and rewrites compactly those the
@@ -168,8 +168,9 @@ export const REWRITE_DEAD_SHARE = 0.2;
  * batch), and the reads after the swap would otherwise scan the dead versions and guess their
  * plans until (auto)vacuum ran, which is off on some machines. A table only inserted into (a year
  * of order lines) is not rewritten: VACUUM FULL copied a gigabyte for nothing. The counts are the
- * statistics system's (fresh tables, so they are the build's own; the last second's may not be
- * flushed yet, which only matters at the threshold). Nobody reads the rebuild schema yet, so
+ * statistics system's (fresh tables, so they are the build's own; a pooled connection may hold up
+ * to its last 10 s unflushed, which only matters near the threshold). Rows changed, not dead
+ * versions found (as table maintenance counts): the rule is about the build's churn. Nobody reads the rebuild schema yet, so
  * VACUUM FULL's lock holds no one up.
  */
 export async function compactTables(db: Knex, schema: string, tables: readonly string[]): Promise<void> {

@@ -4,6 +4,8 @@ import pg from 'pg';
 import { createDb } from '../../src/infra/db.js';
 import { PostgresEventStore } from '../../src/eventstore/postgres.js';
 import { migrateEventStore } from '../../src/eventstore/schema.js';
+import { migrate } from '../../src/infra/migrate.js';
+import { migrationSteps } from '../../src/migrations.js';
 import { eventStoreContract } from './contract.js';
 
 async function migratedStore(): Promise<PostgresEventStore> {
@@ -25,7 +27,9 @@ describe('event store contract: PostgreSQL adapter', () => {
 });
 
 describe('event store: PostgreSQL table', () => {
-  it("compresses events' data with lz4 where the server has it, pglz otherwise", async () => {
+  it("the service's migrations compress events' data with lz4 where the server has it, pglz otherwise", async () => {
+    const db = createDb(process.env.DATABASE_URL!);
+    await migrate(db, migrationSteps([], { eventStoreInPostgres: true })).finally(() => db.destroy());
     const store = await migratedStore();
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL! });
     await client.connect();

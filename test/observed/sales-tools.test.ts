@@ -396,7 +396,6 @@ describe('sales tools: get_sales_summary and list_sales_by_listing over synced o
               sku,
               price,
               quantity,
-              data: {},
             })),
           );
           await recordOrderScope(trx, 'rm', { account_id: seller, scope, pages: 1 });

@@ -52,6 +52,17 @@ describe('sharedRead: one read for the live projections standing at a position',
     });
     expect(sharedRead([completions, receipts])).to.deep.equal({ types: ['SyncCompleted', 'MutationAdmitted'] });
   });
+  it("takes a projection's filter as scoped as it is: a type its filter leaves alone is read whole", () => {
+    const pagesOnly = projection('pages', ['PageObserved', 'SyncCompleted'], {
+      field: 'dataset',
+      values: ['orders'],
+      types: ['PageObserved'],
+    });
+    expect(sharedRead([listings, pagesOnly])).to.deep.equal({
+      types: ['PageObserved', 'SyncCompleted'],
+      filter: { field: 'dataset', values: ['listings', 'orders'], types: ['PageObserved'] },
+    });
+  });
   it('reads whole a type filtered on another field than the first', () => {
     const byPart = projection('parts', ['Counted'], { field: 'part', values: ['a'] });
     expect(sharedRead([listings, byPart])).to.deep.equal({

@@ -229,9 +229,11 @@ describe('Projector', () => {
     await migrateAtHead(env.db, [kept, noted]);
     // the real store, with each read's events noted as they come back
     const loaded: RecordedEvent[] = [];
+    const asked: ReadTypesOptions[] = [];
     const store: EventStore = Object.create(env.store, {
       readAllOfTypes: {
         value: async (options: ReadTypesOptions) => {
+          asked.push(options);
           const read = await env.store.readAllOfTypes(options);
           loaded.push(...read.events);
           return read;
@@ -267,6 +269,10 @@ describe('Projector', () => {
       ids('b').filter((id) => loadedIds.has(id)),
       'pages of a part no filter keeps',
     ).to.deep.equal([]);
+    // and the two standing together shared reads, filtered for the one that filters
+    const shared = asked.filter((o) => o.types.length === 2);
+    expect(shared, 'reads made for both').to.not.be.empty;
+    for (const o of shared) expect(o.filter).to.deep.equal({ field: 'part', values: ['a'], types: [COUNTED] });
   });
 
   it('catchUpOnce applies what was appended since its last call, however soon after', async () => {
