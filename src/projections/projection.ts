@@ -55,10 +55,11 @@ export function sharedRead(projections: readonly Projection[]): { types: string[
       .map((p) => (filters(p.filter, type) ? p.filter : null));
     return own.every((f) => f !== null) ? own : null;
   };
-  const field = types.map(filterOf).find((f) => f !== null)?.[0]!.field;
-  const filtered = types
-    .map((type) => ({ type, filters: filterOf(type) }))
-    .filter((t): t is { type: string; filters: DataFilter[] } => t.filters?.every((f) => f.field === field) ?? false);
+  const byType = types.map((type) => ({ type, filters: filterOf(type) }));
+  const field = byType.find((t) => t.filters !== null)?.filters![0]!.field;
+  const filtered = byType.filter(
+    (t): t is { type: string; filters: DataFilter[] } => t.filters?.every((f) => f.field === field) ?? false,
+  );
   if (field === undefined || filtered.length === 0) return { types };
   const values = [...new Set(filtered.flatMap((t) => t.filters.flatMap((f) => f.values)))];
   return { types, filter: { field, values, types: filtered.map((t) => t.type) } };

@@ -170,8 +170,8 @@ const REWRITE_DEAD_SHARE = 0.2;
  * of order lines) is not rewritten: VACUUM FULL copied a gigabyte for nothing. The counts are the
  * statistics system's (fresh tables, so they are the build's own; a pooled connection may hold up
  * to its last 10 s unflushed, which only matters near the threshold). Rows changed, not dead
- * versions found (as table maintenance counts): the rule is about the build's churn. Nobody reads the rebuild schema yet, so
- * VACUUM FULL's lock holds no one up.
+ * versions found (as table maintenance counts): the rule is about the build's churn. Nobody reads
+ * the rebuild schema yet, so VACUUM FULL's lock holds no one up.
  */
 export async function compactTables(db: Knex, schema: string, tables: readonly string[]): Promise<void> {
   for (const t of tables) {
