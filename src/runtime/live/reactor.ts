@@ -21,10 +21,12 @@ import type { Logger } from '../../infra/logger.js';
 import { pollUntil } from '../../infra/poll.js';
 import { loadAccount } from '../../projections/accounts/queries.js';
 import { hasApplied } from '../../projections/checkpoints.js';
+import { enabledWebhookNames } from '../../projections/webhook/queries.js';
 import { runAutomation } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint, saveReactorCheckpoint } from './checkpoint.js';
 import { ContiguousProgress, KeyedLanes } from './ordering.js';
+import { Recent } from './recent.js';
 import { runIdentity, settleLiveRun } from './settle.js';
 
 // Live runs (spec 4.11, issue 12 item 6): follows the log and, for each ingested marketplace event,
@@ -42,6 +44,8 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   projector to show it (the snapshot is a read model).
 // - Which automation: the live slot's (the authority), and only when it went live before the
 //   event was recorded: activating an automation does not replay the past.
+// - What every event of an account reads alike (its account view, its webhooks' names) is read
+//   once a second per account (`accountReadsMs`, recent.ts), not once per event.
 // - Never stopped by an automation: handler failures are recorded runs. Our own failures (the
 //   database, admission refusing while admissions are disabled) are retried with backoff; an event
 //   that still fails after `attempts` is a poison event: recorded as a failed run and skipped.
@@ -67,6 +71,8 @@ export interface LiveReactorOptions {
   backoffMs?: { base: number; max: number };
   /** how long a run waits for the projector to show its automation's last store write (default 10 s) */
   storeWaitMs?: number;
+  /** how long an account's view and webhook names, once read, serve its later events (default 1 s) */
+  accountReadsMs?: number;
   now?: () => Date;
 }
 
@@ -164,6 +170,15 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     // only an automation that went live before the event was recorded: activating one does not replay the past
     return live && comparePositions(live.since, event.position) <= 0 ? live.automation : null;
   };
+  // read once a second per account, not once per event
+  const accountReadsMs = o.accountReadsMs ?? 1_000;
+  const accounts = new Recent(accountReadsMs, async (id) => {
+    const account = await loadAccount(o.db, id);
+    // thrown, so not kept: the retry reads again
+    if (!account) throw new Error(`account ${id} is not in the accounts read model yet`);
+    return account;
+  });
+  const webhooks = new Recent(accountReadsMs, (id) => enabledWebhookNames(o.db, id));
   const stats = { events: 0, runs: 0, poison: 0 };
   let closing = false;
   let running = 0;
@@ -193,8 +208,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     const t0 = performance.now();
     const automation = await liveAutomationFor(event, data);
     if (!automation) return;
-    const account = await loadAccount(o.db, data.account_id);
-    if (!account) throw new Error(`account ${data.account_id} is not in the accounts read model yet`);
+    const [account, names] = await Promise.all([accounts.get(data.account_id), webhooks.get(data.account_id)]);
     const written = storeWrites.get(automation.id);
     if (written && !(await pollUntil(() => hasApplied(o.db, 'automation_store', written), o.storeWaitMs ?? 10_000, 5)))
       logger.warn({ automation_id: automation.id }, 'the store read model lags: running on the snapshot it shows');
@@ -208,6 +222,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         account,
         streamType: data.stream_type,
         event: { id: event.id, payload: data.payload },
+        webhooks: names,
         now: at,
       },
     );

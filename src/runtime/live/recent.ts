@@ -1,0 +1,27 @@
+// A read the live reactor repeats for every event of an account (its account view, its webhooks'
+// names), kept for `ttlMs` from when it was made: a burst of events costs one read a second, not one
+// each, and a change shows in live runs at most `ttlMs` after it shows in the read model. A failed
+// read is forgotten at once, so the next event reads again.
+
+export class Recent<V> {
+  private readonly reads = new Map<string, { at: number; value: Promise<V> }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly read: (key: string) => Promise<V>,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  get(key: string): Promise<V> {
+    const at = this.now();
+    const kept = this.reads.get(key);
+    if (kept && at - kept.at < this.ttlMs) return kept.value;
+    const value = this.read(key);
+    const entry = { at, value };
+    this.reads.set(key, entry);
+    value.catch(() => this.reads.get(key) === entry && this.reads.delete(key));
+    // the map holds only reads young enough to be used again
+    for (const [k, e] of this.reads) if (at - e.at >= this.ttlMs) this.reads.delete(k);
+    return value;
+  }
+}
