@@ -143,10 +143,13 @@ export function simulatorProcess(options: Pick<SimulatorOptions, 'seed' | 'scale
   };
 }
 
-/** The service's storage on `url` (migrated for `projections`), a projector following it, and the simulator in a process of its own. */
-export async function startBenchStack(url: string, projections: Projection[]) {
+/**
+ * The service's storage on `url` (migrated for `projections`), a projector following it, and the
+ * simulator in a process of its own (the demo's scale unless `scale` says otherwise).
+ */
+export async function startBenchStack(url: string, projections: Projection[], scale?: SimulatorOptions['scale']) {
   // first: a simulator that does not start leaves nothing else running
-  const marketplace = simulatorProcess();
+  const marketplace = simulatorProcess(scale ? { scale } : {});
   const endpoints = endpointsAt(
     await marketplace.base.catch(async (err: unknown) => {
       await marketplace.close();

@@ -9,6 +9,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
+import { DEMO_SCALE } from '../../src/marketplace/simulator/catalog.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
@@ -21,7 +22,10 @@ import { cpuMeter, fmt, mib, percentile, startBenchDispatch, startBenchStack, wi
 import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 
 // The `live` phase: marketplace events recorded as ingestion records them, at `rate` per second
-// for `seconds`, each an ANY_OFFER_CHANGED naming one of the demo seller's listings; the live-runs
+// for `seconds`, each an ANY_OFFER_CHANGED naming one of the listings of a seller whose catalog
+// has `listings` listings (the demo seller's 40 at `--listings 40`; 2,000 by default: a seller with
+// a hundred offer changes a second has a catalog, and 28 usable demo listings meant each listing
+// repriced several times a second, its patches queuing behind each other); the live-runs
 // reactor (as the worker role runs it, with every projection of the service projecting in this
 // process) runs a repricing automation on each, and the dispatch worker sends the patches to the
 // simulator as the service does. Prints event → admitted receipt latency (from the
@@ -62,12 +66,13 @@ export async function livePhase(o: {
   rate: number;
   seconds: number;
   burst: number;
+  listings: number;
 }) {
   console.log(
     `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector, dispatch and runners in this process's care, the marketplace simulator in a process of its own`,
   );
   await withDatabase(o.adminUrl, `bench_live_${Date.now()}`, async (url) => {
-    const stack = await startBenchStack(url, projections);
+    const stack = await startBenchStack(url, projections, { listings: o.listings, orderLines: DEMO_SCALE.orderLines });
     const { db, store, projector, simulator } = stack;
     const logger = pino({ level: 'silent' });
     // the reactor's own account of where each event's time went
@@ -126,7 +131,9 @@ export async function livePhase(o: {
           [accountId, accountId],
         )
       ).rows;
-      console.log(`  events spread over ${listings.length} listings of the demo seller (one lane each)`);
+      console.log(
+        `  events spread over ${listings.length} listings of a seller of ${o.listings} (one lane each: those whose ASIN is their marketplace's alone)`,
+      );
       const call = {
         store,
         userId: user,

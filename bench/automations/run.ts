@@ -1,7 +1,7 @@
 // Automations: what a run costs, phase by phase.
 //
 //   npm run build && npm run bench:automations [-- --cycles 500 --runs 300 --phase isolate,sandbox,mcp-dry,live]
-//     [--rate 100 --seconds 60 --burst 2000 --admin-url postgres://…/postgres --redis-url redis://…]
+//     [--rate 100 --seconds 60 --burst 2000 --listings 2000 --admin-url postgres://…/postgres --redis-url redis://…]
 //
 // Phases (each prints its own figures; later phases add MCP dry runs and live runs):
 //   isolate  the bare isolated-vm cycle: create an isolate and a context, run one line, dispose
@@ -11,8 +11,8 @@
 //   mcp-dry  run_automation dry runs through MCP over HTTP on the synced demo seller, trivial and
 //            repricing handlers (goals p50 ≤ 25 ms, p99 ≤ 100 ms), next to an MCP ping
 //   live     the live-runs reactor on a fresh database: event → admitted receipt latency at a
-//            sustained rate, runs per second at saturation, lost events and double admissions
-//            (live.ts)
+//            sustained rate, runs per second at saturation, lost events and double admissions,
+//            the events spread over a seller of `--listings` listings (live.ts)
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import ivm from 'isolated-vm';
@@ -34,6 +34,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '100' },
     seconds: { type: 'string', default: '60' },
     burst: { type: 'string', default: '2000' },
+    listings: { type: 'string', default: '2000' },
     'admin-url': {
       type: 'string',
       default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -173,4 +174,5 @@ if (phases.has('live'))
     rate: Number(args.rate),
     seconds: Number(args.seconds),
     burst: Number(args.burst),
+    listings: Number(args.listings),
   });
