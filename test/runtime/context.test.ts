@@ -7,7 +7,7 @@ import type { EventType } from '../../src/marketplace/simulator/events/types.js'
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { buildContexts, type BuiltContext } from '../../src/runtime/context/index.js';
 import { listingFields } from '../../src/runtime/context/listing.js';
-import type { ListingRecord } from '../../src/projections/observed/listings-search.js';
+import { listingsMentioned, type ListingRecord } from '../../src/projections/observed/listings-search.js';
 import { CONTEXT_FIELDS } from '../../src/runtime/contracts/index.js';
 import { couponsSync, promotionsSync } from '../../src/workers/sync/reports-deals.js';
 import { priceUpdate, startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
@@ -337,6 +337,47 @@ describe('automation contexts from the demo data', function () {
       Payload: { ...event.Payload, Sku: 'NO-SUCH-SKU' },
     });
     expect(nobody).to.deep.equal([]);
+  });
+
+  it('finds the listings a message names: by SKU, else by ASIN, in its marketplace or in every one, each once', async () => {
+    const current: Array<{ marketplace_id: string; sku: string; asin: string | null }> = await w.h.db
+      .withSchema('rm')
+      .table('listing_current')
+      .where({ account_id: w.account })
+      .select('marketplace_id', 'sku', 'asin');
+    const shared = current.find((a) => current.some((b) => b.asin === a.asin && b.marketplace_id !== a.marketplace_id));
+    const multi = current.find((a) => current.some((b) => b.sku === a.sku && b.marketplace_id !== a.marketplace_id));
+    expect(shared?.asin, 'the demo lists an ASIN in several marketplaces').to.be.a('string');
+    expect(multi, 'the demo lists a SKU in several marketplaces').to.not.equal(undefined);
+    const found = async (mentions: Array<{ sku?: string; asin?: string | null; marketplace_id?: string }>) =>
+      (
+        await listingsMentioned(
+          w.h.db,
+          w.account,
+          mentions.map((m) => ({ sku: m.sku ?? null, asin: m.asin ?? null, marketplace_id: m.marketplace_id ?? null })),
+        )
+      ).map((r) => `${r.marketplace_id}/${r.sku}`);
+    const expected = (keep: (c: (typeof current)[number]) => boolean) =>
+      current
+        .filter(keep)
+        .map((c) => `${c.marketplace_id}/${c.sku}`)
+        .sort();
+    expect(await found([{ sku: multi!.sku, marketplace_id: multi!.marketplace_id }])).to.deep.equal([
+      `${multi!.marketplace_id}/${multi!.sku}`,
+    ]);
+    expect(await found([{ sku: multi!.sku }])).to.deep.equal(expected((c) => c.sku === multi!.sku));
+    expect(await found([{ asin: shared!.asin }])).to.deep.equal(expected((c) => c.asin === shared!.asin));
+    expect(await found([{ asin: shared!.asin, marketplace_id: shared!.marketplace_id }])).to.deep.equal(
+      expected((c) => c.asin === shared!.asin && c.marketplace_id === shared!.marketplace_id),
+    );
+    // a SKU decides over the ASIN beside it; two mentions of one listing give it once
+    expect(
+      await found([
+        { sku: multi!.sku, asin: shared!.asin, marketplace_id: multi!.marketplace_id },
+        { sku: multi!.sku, marketplace_id: multi!.marketplace_id },
+      ]),
+    ).to.deep.equal([`${multi!.marketplace_id}/${multi!.sku}`]);
+    expect(await found([{ sku: 'NO-SUCH-SKU' }, { asin: 'B0NOTLISTED' }])).to.deep.equal([]);
   });
 
   it('shows the block flag and the receipts on each target', async () => {

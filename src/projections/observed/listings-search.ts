@@ -152,15 +152,23 @@ export async function listingsMentioned(
 ): Promise<ListingRecord[]> {
   const named = mentions.filter((m) => m.sku !== null || m.asin !== null);
   if (named.length === 0) return [];
+  // Each mention looked up by index, in its marketplace or in each of the account's listing scopes
+  // (a scope is a marketplace): one join on "SKU, or else ASIN" left a prepared statement's generic
+  // plan no key to look up by, and a live run paid for the account's whole catalog.
   const { rows } = await prepared<{ rows: ListingRecord[] }>(() =>
     db.raw(
       `with m as (select * from jsonb_to_recordset(?::jsonb) as m(sku text, asin text, marketplace_id text)),
-page as (select distinct c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c join m
-  on (m.sku = c.sku or (m.sku is null and m.asin = c.asin)) and (m.marketplace_id is null or m.marketplace_id = c.marketplace_id)
-  where c.account_id = ?)
+mk as (select m.sku, m.asin, coalesce(m.marketplace_id, s.scope) as marketplace_id from m
+  left join ${rm}.${SCOPES_TABLE} s on m.marketplace_id is null and s.account_id = ?),
+page as (select distinct c.* from mk cross join lateral (
+  select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c
+    where c.account_id = ? and c.marketplace_id = mk.marketplace_id and c.sku = mk.sku
+  union all
+  select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c
+    where c.account_id = ? and c.marketplace_id = mk.marketplace_id and mk.sku is null and c.asin = mk.asin) c)
 select ${WIDE}
 order by p.marketplace_id, p.sku`,
-      [JSON.stringify(named), account_id],
+      [JSON.stringify(named), account_id, account_id, account_id],
     ),
   );
   return rows;
