@@ -275,6 +275,71 @@ describe('Projector', () => {
     for (const o of shared) expect(o.filter).to.deep.equal({ field: 'part', values: ['a'], types: [COUNTED] });
   });
 
+  it('a live projection reaching a position after a read made there without it reads on its own', async () => {
+    const prefix = uniqueName('covers');
+    const NOTED = `Noted_${prefix}`;
+    const kept: Projection = { ...applyLog(uniqueName('kept')), filter: { field: 'part', values: ['a'] } };
+    const base: Projection = { ...applyLog(uniqueName('noted')), handles: [NOTED] };
+    // the noted projection's apply of `held` waits until the test lets it go
+    let held = '';
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const noted: Projection = {
+      ...base,
+      async apply(trx, event, schema) {
+        if (event.id === held) await gate;
+        await base.apply(trx, event, schema);
+      },
+    };
+    await migrateAtHead(env.db, [kept, noted]);
+    const asked: ReadTypesOptions[] = [];
+    const store: EventStore = Object.create(env.store, {
+      readAllOfTypes: {
+        value: (options: ReadTypesOptions) => (asked.push(options), env.store.readAllOfTypes(options)),
+      },
+    });
+    const projector = started(new Projector(env.db, store, [kept, noted], { coalesceMs: 0, pollMs: 60_000 }));
+    await waitForCaughtUp(projector, [await env.store.appendToStream(`start-${prefix}`, [{ type: NOTED, data: {} }])]);
+    const pair = () => [
+      { id: randomUUID(), type: COUNTED, data: { part: 'a' } },
+      { id: randomUUID(), type: NOTED, data: { part: 'n' } },
+    ];
+    const reached = async (p: Projection, at: AppendResult) =>
+      eventually(
+        async () => {
+          const cp = (await readCheckpoints(env.db)).get(p.name)!.position;
+          return cp && comparePositions(cp, at.position) >= 0 ? true : undefined;
+        },
+        `${p.name} past the append`,
+        10_000,
+      );
+    const from = asked.length;
+    /** where the reads made since `from` for exactly these types began */
+    const readsFor = (type: string) =>
+      asked
+        .slice(from)
+        .filter((o) => o.types.length === 1 && o.types[0] === type)
+        .map((o) => `${o.after?.commit}/${o.after?.prepare}`);
+    // read together; the noted projection then holds in its batch while the kept one moves on alone
+    const first = pair();
+    held = first[1]!.id;
+    await reached(kept, await env.store.appendToStream(`${prefix}-1`, first));
+    const second = pair();
+    const y = await env.store.appendToStream(`${prefix}-2`, second);
+    await reached(kept, y);
+    const keptAlone = readsFor(COUNTED);
+    expect(keptAlone, 'reads the kept projection made alone while the noted one held').to.not.deep.equal([]);
+    release();
+    // polled, not whenCaughtUp: a wake-up would start a new read round and take the case away
+    await reached(noted, y);
+    // the noted projection, reaching where the kept one had read alone, read its own types there
+    expect(readsFor(NOTED).some((at) => keptAlone.includes(at))).to.equal(true);
+    const appliedBy = async (p: Projection) =>
+      [...(await applicationsOf(env.db, READ_MODEL_SCHEMA, p.name, prefix)).keys()].sort();
+    expect(await appliedBy(noted)).to.deep.equal([first[1]!.id, second[1]!.id].sort());
+    expect(await appliedBy(kept)).to.deep.equal([first[0]!.id, second[0]!.id].sort());
+  });
+
   it('catchUpOnce applies what was appended since its last call, however soon after', async () => {
     const prefix = uniqueName('again');
     const counts = streamCounts(uniqueName('counts'));
