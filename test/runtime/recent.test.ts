@@ -27,6 +27,16 @@ describe('Recent (reads the live reactor repeats per account)', () => {
     expect(t.reads).to.deep.equal(['a', 'b', 'a']);
   });
 
+  it('clear forgets every read kept: the next get of each key reads again', async () => {
+    const { t, recent } = world();
+    await recent.get('a');
+    await recent.get('b');
+    t.now = 10;
+    recent.clear();
+    expect(await recent.get('a')).to.equal('a@10');
+    expect(t.reads).to.deep.equal(['a', 'b', 'a']);
+  });
+
   it('forgets a failed read at once: the next get reads again', async () => {
     const { t, recent } = world();
     t.fail = true;

@@ -3,6 +3,7 @@ import type { DispatchNotifier } from '../../commands/dispatch-notifier.js';
 import { aggregateStream, streamName } from '../../commands/handler.js';
 import type { WebhookPosts, WebhookPostsResult } from '../../commands/webhook/posts.js';
 import { automationRunId } from '../../domain/automation-run/events.js';
+import { accountDecider } from '../../domain/account/decide.js';
 import { automationDecider } from '../../domain/automation/decide.js';
 import { LiveAutomationChanged } from '../../domain/automation/events.js';
 import { liveSlotDecider, liveSlotId } from '../../domain/automation/live-slot.js';
@@ -21,7 +22,6 @@ import type { Logger } from '../../infra/logger.js';
 import { pollUntil } from '../../infra/poll.js';
 import { loadAccount } from '../../projections/accounts/queries.js';
 import { hasApplied } from '../../projections/checkpoints.js';
-import { enabledWebhookNames } from '../../projections/webhook/queries.js';
 import { runAutomation } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint, saveReactorCheckpoint } from './checkpoint.js';
@@ -44,8 +44,9 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   projector to show it (the snapshot is a read model).
 // - Which automation: the live slot's (the authority), and only when it went live before the
 //   event was recorded: activating an automation does not replay the past.
-// - What every event of an account reads alike (its account view, its webhooks' names) is read
-//   once a second per account (`accountReadsMs`, recent.ts), not once per event.
+// - An account's view, which every event of the account reads alike, is read once a second per
+//   account (`accountReadsMs`, recent.ts), not once per event, and again after the reactor takes
+//   (in log order) an event of an account stream.
 // - Never stopped by an automation: handler failures are recorded runs. Our own failures (the
 //   database, admission refusing while admissions are disabled) are retried with backoff; an event
 //   that still fails after `attempts` is a poison event: recorded as a failed run and skipped.
@@ -71,7 +72,7 @@ export interface LiveReactorOptions {
   backoffMs?: { base: number; max: number };
   /** how long a run waits for the projector to show its automation's last store write (default 10 s) */
   storeWaitMs?: number;
-  /** how long an account's view and webhook names, once read, serve its later events (default 1 s) */
+  /** how long an account's view, once read, serves its later events (default 1 s) */
   accountReadsMs?: number;
   now?: () => Date;
 }
@@ -131,15 +132,18 @@ async function readLive(store: EventStore, account_id: string, stream_type: stri
   };
 }
 
-/** What the reactor reads of the log: marketplace events, and what says which automation is live. */
+/** What the reactor reads of the log: marketplace events, what says which automation is live, and account changes. */
 const FOLLOWED = [
   'MarketplaceEventReceived',
   ...Object.keys(liveSlotDecider.schemas),
   ...Object.keys(automationDecider.schemas),
+  ...Object.keys(accountDecider.schemas),
 ];
 
 /** Streams whose events change which automation is live, or its code: the live cache forgets all on one. */
 const LIVE_SOURCES = [liveSlotDecider.aggregate, automationDecider.aggregate].map((a) => streamName(a, ''));
+/** An account's own stream: the accounts' views kept are read again after one of its events. */
+const ACCOUNT_SOURCE = streamName(accountDecider.aggregate, '');
 
 export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReactor> {
   const now = o.now ?? (() => new Date());
@@ -171,14 +175,12 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     return live && comparePositions(live.since, event.position) <= 0 ? live.automation : null;
   };
   // read once a second per account, not once per event
-  const accountReadsMs = o.accountReadsMs ?? 1_000;
-  const accounts = new Recent(accountReadsMs, async (id) => {
+  const accounts = new Recent(o.accountReadsMs ?? 1_000, async (id) => {
     const account = await loadAccount(o.db, id);
     // thrown, so not kept: the retry reads again
     if (!account) throw new Error(`account ${id} is not in the accounts read model yet`);
     return account;
   });
-  const webhooks = new Recent(accountReadsMs, (id) => enabledWebhookNames(o.db, id));
   const stats = { events: 0, runs: 0, poison: 0 };
   let closing = false;
   let running = 0;
@@ -208,7 +210,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     const t0 = performance.now();
     const automation = await liveAutomationFor(event, data);
     if (!automation) return;
-    const [account, names] = await Promise.all([accounts.get(data.account_id), webhooks.get(data.account_id)]);
+    const account = await accounts.get(data.account_id);
     const written = storeWrites.get(automation.id);
     if (written && !(await pollUntil(() => hasApplied(o.db, 'automation_store', written), o.storeWaitMs ?? 10_000, 5)))
       logger.warn({ automation_id: automation.id }, 'the store read model lags: running on the snapshot it shows');
@@ -222,7 +224,6 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         account,
         streamType: data.stream_type,
         event: { id: event.id, payload: data.payload },
-        webhooks: names,
         now: at,
       },
     );
@@ -305,6 +306,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   async function take(event: RecordedEvent): Promise<void> {
     const entry = progress.begin(event.position);
     if (LIVE_SOURCES.some((prefix) => event.streamId.startsWith(prefix))) lives.clear();
+    if (event.streamId.startsWith(ACCOUNT_SOURCE)) accounts.clear();
     if (event.type !== 'MarketplaceEventReceived') return progress.done(entry);
     let data: MarketplaceEventData;
     try {

@@ -1,7 +1,8 @@
-// A read the live reactor repeats for every event of an account (its account view, its webhooks'
-// names), kept for `ttlMs` from when it was made: a burst of events costs one read a second, not one
-// each, and a change shows in live runs at most `ttlMs` after it shows in the read model. A failed
-// read is forgotten at once, so the next event reads again.
+// A read the live reactor repeats for every event of an account (its account view), kept for
+// `ttlMs` from when it was made: a burst of events costs one read a second, not one each, and a
+// change shows in live runs at most `ttlMs` after it shows in the read model (sooner where the
+// reactor clears it on the change's event). A failed read is forgotten at once, so the next event
+// reads again.
 
 export class Recent<V> {
   private readonly reads = new Map<string, { at: number; value: Promise<V> }>();
@@ -11,6 +12,11 @@ export class Recent<V> {
     private readonly read: (key: string) => Promise<V>,
     private readonly now: () => number = () => performance.now(),
   ) {}
+
+  /** Forgets every read kept: the next get of each key reads again. */
+  clear(): void {
+    this.reads.clear();
+  }
 
   get(key: string): Promise<V> {
     const at = this.now();
