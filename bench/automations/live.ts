@@ -9,7 +9,6 @@ import { newId } from '../../src/domain/shared/ids.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
-import { DEMO_SCALE } from '../../src/marketplace/simulator/catalog.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
@@ -72,7 +71,7 @@ export async function livePhase(o: {
     `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector, dispatch and runners in this process's care, the marketplace simulator in a process of its own`,
   );
   await withDatabase(o.adminUrl, `bench_live_${Date.now()}`, async (url) => {
-    const stack = await startBenchStack(url, projections, { listings: o.listings, orderLines: DEMO_SCALE.orderLines });
+    const stack = await startBenchStack(url, projections, { listings: o.listings });
     const { db, store, projector, simulator } = stack;
     const logger = pino({ level: 'silent' });
     // the reactor's own account of where each event's time went

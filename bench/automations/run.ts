@@ -45,6 +45,9 @@ const { values: args } = parseArgs({
 const cycles = Number(args.cycles);
 const runs = Number(args.runs);
 const phases = new Set(args.phase!.split(','));
+const listings = Number(args.listings);
+if (!Number.isInteger(listings) || listings < 1)
+  throw new Error(`--listings: '${args.listings}' is not a whole number of listings (at least 1)`);
 
 type Stats = { p50: number; p99: number };
 const ms = (n: number) => `${n.toFixed(2)} ms`;
@@ -174,5 +177,5 @@ if (phases.has('live'))
     rate: Number(args.rate),
     seconds: Number(args.seconds),
     burst: Number(args.burst),
-    listings: Number(args.listings),
+    listings,
   });

@@ -345,7 +345,9 @@ describe('automation contexts from the demo data', function () {
       .table('listing_current')
       .where({ account_id: w.account })
       .select('marketplace_id', 'sku', 'asin');
-    const shared = current.find((a) => current.some((b) => b.asin === a.asin && b.marketplace_id !== a.marketplace_id));
+    const shared = current.find(
+      (a) => a.asin !== null && current.some((b) => b.asin === a.asin && b.marketplace_id !== a.marketplace_id),
+    );
     const multi = current.find((a) => current.some((b) => b.sku === a.sku && b.marketplace_id !== a.marketplace_id));
     expect(shared?.asin, 'the demo lists an ASIN in several marketplaces').to.be.a('string');
     expect(multi, 'the demo lists a SKU in several marketplaces').to.not.equal(undefined);
