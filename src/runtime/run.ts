@@ -57,8 +57,6 @@ export interface RunRequest {
   event: { id: string | null; payload: Record<string, unknown> };
   /** only this listing's context (run_automation's `listing_id`) */
   listingId?: string;
-  /** the account's enabled webhooks' names, when the caller has them (the live reactor keeps them a moment) */
-  webhooks?: readonly string[];
   /** run_automation: an event that reached several listings, without `listingId`, is refused with `listing_required` before anything runs */
   single?: boolean;
   now: Date;
@@ -107,7 +105,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
   if (contexts.length === 0) return [];
   if (request.single && contexts.length > 1) throw await listingRequired(deps, account, contexts);
   const [webhooks, store] = await Promise.all([
-    request.webhooks ?? enabledWebhookNames(deps.db, account.id),
+    enabledWebhookNames(deps.db, account.id),
     mode === 'live' ? loadStoreSnapshot(deps.db, automation.id!, now) : Promise.resolve({}),
   ]);
   const { sandbox, ...admission } = deps;
