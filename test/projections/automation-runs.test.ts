@@ -15,7 +15,15 @@ import {
   run,
   run_id,
 } from '../support/automation-run.js';
-import { assertStreamEventsApplyTwice, inStream, projectionSpec } from '../support/projections.js';
+import { randomUUID } from 'node:crypto';
+import { createDb } from '../../src/infra/db.js';
+import {
+  assertBatchEqualsOneByOne,
+  assertStreamEventsApplyTwice,
+  inStream,
+  projectionSpec,
+  recordedEvents,
+} from '../support/projections.js';
 
 // The automation runs read model, event by event (spec 2.10, 3.3): a row per run, a row per
 // action, and a queued action's answer.
@@ -88,6 +96,28 @@ describe('automation runs projection', () => {
     given(recorded([{ ...actions[1]!, index: 0, receipt_id }]))
       .when(settled({ index: 0, status: 'failed', receipt_id: null, error_message: 'refused', at: later }))
       .then('automation_actions', [{ index: 0, status: 'failed', receipt_id, error_message: 'refused' }]));
+
+  it('a batch leaves the rows one event at a time leaves: runs interleaved, an action answered twice', async () => {
+    const [a, b] = [`automation_run-${randomUUID()}`, `automation_run-${randomUUID()}`];
+    const answer = (stream: string, data: Parameters<typeof settled>[0]) =>
+      inStream(stream, [{ type: 'AutomationActionSettled', data }]);
+    const events = recordedEvents([
+      ...inStream(a, [recordedRun(actions)]),
+      ...inStream(b, [recordedRun([actions[1]!, { ...actions[1]!, index: 3, receipt_id }])]),
+      ...answer(a, { index: 1, status: 'applied', receipt_id, error_message: null, at: later }),
+      // answered twice: the second names no receipt, so the first's stays, and its status wins
+      ...answer(b, { index: 1, status: 'applied', receipt_id, error_message: null, at: later }),
+      ...answer(b, { index: 1, status: 'failed', receipt_id: null, error_message: 'refused', at: later }),
+      ...answer(b, { index: 3, status: 'failed', receipt_id: null, error_message: 'refused', at: later }),
+    ]);
+    const db = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
+    try {
+      await assertBatchEqualsOneByOne(db, automationRunsProjection, events);
+      await assertBatchEqualsOneByOne(db, automationRunsProjection, events, { given: 3 });
+    } finally {
+      await db.destroy();
+    }
+  });
 
   it('applying the same events twice changes nothing', () =>
     assertStreamEventsApplyTwice(automationRunsProjection, [

@@ -6,7 +6,7 @@ import {
 } from '../../domain/automation-run/events.js';
 import type { Knex } from '../../infra/db.js';
 import type { RecordedEvent } from '../../eventstore/port.js';
-import { eventProjection, type Columns } from '../tables.js';
+import { bindableRuns, eventProjection, type Columns, type Parsed } from '../tables.js';
 
 // Live runs and their automation actions (spec 2.10, 3.3), which list_automation_actions reads.
 // One row per run (what retention prunes by), one per action. An action row remembers the last
@@ -16,45 +16,48 @@ export const RUNS_TABLE = 'automation_runs';
 export const ACTIONS_TABLE = 'automation_actions';
 const RUN_STREAM = `${automationRunDecider.aggregate}-`;
 
+type Recorded = Extract<AutomationRunEvent, { type: 'AutomationRunRecorded' }>['data'];
+type Settled = Extract<AutomationRunEvent, { type: 'AutomationActionSettled' }>['data'];
+
+const runIdOf = (recorded: RecordedEvent) => recorded.streamId.slice(RUN_STREAM.length);
+
+/** A recorded run's row. */
+const runRow = (run_id: string, { run, ...d }: Recorded) => ({
+  run_id,
+  ...run,
+  error_message: d.error_message,
+  missing_fields: JSON.stringify(d.missing_fields),
+  store_changes: d.store_changes,
+  webhook_posts: d.webhook_posts,
+  actions: d.actions.length,
+  warned: d.actions.some((a) => a.kind === 'warning'),
+  at: d.at,
+});
+
+/** A recorded run's action rows, at the revision of the run's stream that recorded them. */
+const actionRows = (run_id: string, { run, at, actions }: Recorded, revision: number) =>
+  actions.map((a) => ({
+    id: automationActionId(run_id, a.index),
+    run_id,
+    ...run,
+    ...a,
+    missing_fields: a.missing_fields === null ? null : JSON.stringify(a.missing_fields),
+    decided_at: at,
+    updated_at: at,
+    revision,
+  }));
+
+/** Rows new to the table (a run or action applied before is left as it is). */
+async function insertNew(trx: Knex.Transaction, schema: string, table: string, key: string, rows: object[]) {
+  for (const run of bindableRuns(rows)) await trx.withSchema(schema).table(table).insert(run).onConflict(key).ignore();
+}
+
 async function applyRun(trx: Knex.Transaction, recorded: RecordedEvent, event: AutomationRunEvent, schema: string) {
   const revision = Number(recorded.revision);
-  const run_id = recorded.streamId.slice(RUN_STREAM.length);
+  const run_id = runIdOf(recorded);
   if (event.type === 'AutomationRunRecorded') {
-    const { run, ...d } = event.data;
-    await trx
-      .withSchema(schema)
-      .table(RUNS_TABLE)
-      .insert({
-        run_id,
-        ...run,
-        error_message: d.error_message,
-        missing_fields: JSON.stringify(d.missing_fields),
-        store_changes: d.store_changes,
-        webhook_posts: d.webhook_posts,
-        actions: d.actions.length,
-        warned: d.actions.some((a) => a.kind === 'warning'),
-        at: d.at,
-      })
-      .onConflict('run_id')
-      .ignore();
-    if (d.actions.length > 0)
-      await trx
-        .withSchema(schema)
-        .table(ACTIONS_TABLE)
-        .insert(
-          d.actions.map((a) => ({
-            id: automationActionId(run_id, a.index),
-            run_id,
-            ...run,
-            ...a,
-            missing_fields: a.missing_fields === null ? null : JSON.stringify(a.missing_fields),
-            decided_at: d.at,
-            updated_at: d.at,
-            revision,
-          })),
-        )
-        .onConflict('id')
-        .ignore();
+    await insertNew(trx, schema, RUNS_TABLE, 'run_id', [runRow(run_id, event.data)]);
+    await insertNew(trx, schema, ACTIONS_TABLE, 'id', actionRows(run_id, event.data, revision));
     return;
   }
   const d = event.data;
@@ -70,6 +73,51 @@ async function applyRun(trx: Knex.Transaction, recorded: RecordedEvent, event: A
       updated_at: d.at,
       revision,
     });
+}
+
+/**
+ * A batch in at most three statements: its runs, their actions, then each settled action once,
+ * with what its settlements in the batch leave one after another (the last status, error and
+ * time; the last receipt named). A run's settlements follow its record in its stream, so every
+ * action they settle is in the table by then.
+ */
+async function applyRuns(trx: Knex.Transaction, batch: ReadonlyArray<Parsed<AutomationRunEvent>>, schema: string) {
+  const runs: object[] = [];
+  const actions: object[] = [];
+  const settled = new Map<
+    string,
+    Omit<Settled, 'index' | 'at'> & { id: string; updated_at: string; revision: number }
+  >();
+  for (const { event, recorded } of batch) {
+    const run_id = runIdOf(recorded);
+    const revision = Number(recorded.revision);
+    if (event.type === 'AutomationRunRecorded') {
+      runs.push(runRow(run_id, event.data));
+      actions.push(...actionRows(run_id, event.data, revision));
+      continue;
+    }
+    const { index, status, receipt_id, error_message, at } = event.data;
+    const id = automationActionId(run_id, index);
+    const before = settled.get(id);
+    settled.set(id, {
+      id,
+      status,
+      receipt_id: receipt_id ?? before?.receipt_id ?? null,
+      error_message,
+      updated_at: at,
+      revision,
+    });
+  }
+  await insertNew(trx, schema, RUNS_TABLE, 'run_id', runs);
+  await insertNew(trx, schema, ACTIONS_TABLE, 'id', actions);
+  if (settled.size === 0) return;
+  await trx.raw(
+    `update ??.${ACTIONS_TABLE} a set status = v.status, receipt_id = coalesce(v.receipt_id, a.receipt_id),
+       error_message = v.error_message, updated_at = v.updated_at, revision = v.revision
+     from jsonb_to_recordset(?::jsonb) as v(id uuid, status text, receipt_id uuid, error_message text, updated_at timestamptz, revision integer)
+     where a.id = v.id and a.revision < v.revision`,
+    [schema, JSON.stringify([...settled.values()])],
+  );
 }
 
 /** What a run and each of its actions carry of the run's automation and event. */
@@ -132,4 +180,5 @@ export const automationRunsProjection = eventProjection<AutomationRunEvent>({
     },
   },
   apply: (trx, event, recorded, schema) => applyRun(trx, recorded, event, schema),
+  applyMany: applyRuns,
 });
