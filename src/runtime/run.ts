@@ -93,6 +93,13 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
   const { mode, automation, account, event, now } = request;
   if (mode === 'live' && (automation.id === null || event.id === null))
     throw new Error('a live run needs a saved automation and a recorded event');
+  // read beside the contexts rather than after them (a live run waits on each round trip); left
+  // unused when the event reaches no listing
+  const shared = Promise.all([
+    enabledWebhookNames(deps.db, account.id),
+    mode === 'live' ? loadStoreSnapshot(deps.db, automation.id!, now) : Promise.resolve({}),
+  ]);
+  shared.catch(() => undefined); // awaited below; dropped if the contexts fail first
   const contexts = await buildContexts({
     db: deps.db,
     store: deps.store,
@@ -104,10 +111,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
   });
   if (contexts.length === 0) return [];
   if (request.single && contexts.length > 1) throw await listingRequired(deps, account, contexts);
-  const [webhooks, store] = await Promise.all([
-    enabledWebhookNames(deps.db, account.id),
-    mode === 'live' ? loadStoreSnapshot(deps.db, automation.id!, now) : Promise.resolve({}),
-  ]);
+  const [webhooks, store] = await shared;
   const { sandbox, ...admission } = deps;
   const runs: ListingRun[] = [];
   for (const built of contexts) {
