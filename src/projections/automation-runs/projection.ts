@@ -52,31 +52,8 @@ async function insertNew(trx: Knex.Transaction, schema: string, table: string, k
   for (const run of bindableRuns(rows)) await trx.withSchema(schema).table(table).insert(run).onConflict(key).ignore();
 }
 
-async function applyRun(trx: Knex.Transaction, recorded: RecordedEvent, event: AutomationRunEvent, schema: string) {
-  const revision = Number(recorded.revision);
-  const run_id = runIdOf(recorded);
-  if (event.type === 'AutomationRunRecorded') {
-    await insertNew(trx, schema, RUNS_TABLE, 'run_id', [runRow(run_id, event.data)]);
-    await insertNew(trx, schema, ACTIONS_TABLE, 'id', actionRows(run_id, event.data, revision));
-    return;
-  }
-  const d = event.data;
-  await trx
-    .withSchema(schema)
-    .table(ACTIONS_TABLE)
-    .where({ id: automationActionId(run_id, d.index) })
-    .where('revision', '<', revision)
-    .update({
-      status: d.status,
-      receipt_id: trx.raw('coalesce(?::uuid, receipt_id)', [d.receipt_id]),
-      error_message: d.error_message,
-      updated_at: d.at,
-      revision,
-    });
-}
-
 /**
- * A batch in at most three statements: its runs, their actions, then each settled action once,
+ * Events in at most three statements: their runs, the runs' actions, then each settled action once,
  * with what its settlements in the batch leave one after another (the last status, error and
  * time; the last receipt named). A run's settlements follow its record in its stream, so every
  * action they settle is in the table by then.
@@ -179,6 +156,6 @@ export const automationRunsProjection = eventProjection<AutomationRunEvent>({
       ],
     },
   },
-  apply: (trx, event, recorded, schema) => applyRun(trx, recorded, event, schema),
+  apply: (trx, event, recorded, schema) => applyRuns(trx, [{ event, recorded }], schema),
   applyMany: applyRuns,
 });
