@@ -161,16 +161,12 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   // reactor takes (in log order) an event of a slot or an automation, so no event taken after a
   // change runs on what was live before it. An entry is the read itself, so one begun before a
   // change is dropped with the rest.
-  const lives = new Map<string, Promise<Live | null>>();
+  const lives = new Recent(Infinity, (key) => {
+    const [account_id, stream_type] = key.split('/') as [string, string];
+    return readLive(o.store, account_id, stream_type);
+  });
   const liveAutomationFor = async (event: RecordedEvent, data: MarketplaceEventData) => {
-    const key = `${data.account_id}/${data.stream_type}`;
-    let read = lives.get(key);
-    if (!read) {
-      const fresh = readLive(o.store, data.account_id, data.stream_type);
-      lives.set(key, (read = fresh));
-      fresh.catch(() => lives.get(key) === fresh && lives.delete(key));
-    }
-    const live = await read;
+    const live = await lives.get(`${data.account_id}/${data.stream_type}`);
     // only an automation that went live before the event was recorded: activating one does not replay the past
     return live && comparePositions(live.since, event.position) <= 0 ? live.automation : null;
   };

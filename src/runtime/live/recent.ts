@@ -1,8 +1,9 @@
-// A read the live reactor repeats for every event of an account (its account view), kept for
-// `ttlMs` from when it was made: a burst of events costs one read a second, not one each, and a
-// change shows in live runs at most `ttlMs` after it shows in the read model (sooner where the
-// reactor clears it on the change's event). A failed read is forgotten at once, so the next event
-// reads again.
+// A read the live reactor repeats from one event to the next (an account's view, the live
+// automation of an account and type), kept for `ttlMs` from when it was made (Infinity: until
+// cleared): a burst of events of an account costs one read a second, not one each, and a change
+// shows in live runs at most `ttlMs` after it shows in the read model, or as soon as the reactor
+// clears it on the change's event. The entry is the read itself, so one begun before a clear is
+// dropped with the rest; a failed read is forgotten at once, so the next event reads again.
 
 export class Recent<V> {
   private readonly reads = new Map<string, { at: number; value: Promise<V> }>();
