@@ -12,12 +12,14 @@ import {
   noStream,
   streamName,
   type CommandContext,
+  type Creation,
 } from './handler.js';
 import { executeMutationCommand, readReceipt } from './mutations.js';
 
 // An idempotency key answers every retry the same (spec 4.8): a call's answer is recorded under
 // its key before its receipts are admitted, so a retry after a crash replays the answer and
-// completes the admissions it names. Runs under the key's lock (`keyLocks`).
+// completes the admissions it names. Under the key's lock (`keyLocks`, admitIdempotently), or,
+// for a new key and a call that asks for no creation, without it (admitOptimistically).
 
 /** What a call admitted: its answer, the answer as the key records it, and the receipts to admit. */
 export interface Admission {
@@ -31,6 +33,22 @@ const keyId = ({ namespace, key }: Idempotency): string => idempotencyStreamId(n
 /** The lock a call with this key holds while it is admitted. */
 export const keyLocks = (idempotency: Idempotency | null): string[] =>
   idempotency ? [streamName(idempotencyDecider.aggregate, keyId(idempotency))] : [];
+
+/** The key's use (when the call has a key) and the new receipts, in that order: one write creates them. */
+function creations(idempotency: Idempotency | null, { recorded, admissions }: Admission, at: string): Creation[] {
+  return [
+    ...(idempotency
+      ? [
+          decideCreation(idempotencyDecider, keyId(idempotency), {
+            type: 'RecordKeyUse' as const,
+            use: { ...idempotency, results: recorded, admissions },
+            at,
+          }),
+        ]
+      : []),
+    ...admissions.map((command) => decideCreation(mutationDecider, command.receipt_id, command)),
+  ];
+}
 
 /** Replays the key's answer, or admits the call (`admit`), records its answer under the key, then its receipts. */
 export async function admitIdempotently({
@@ -51,28 +69,51 @@ export async function admitIdempotently({
   };
   if (keyed && idempotencyVerdict(keyed.aggregate.state, keyed.idempotency.fingerprint, at) === 'replay')
     return replay(ctx, keyed.aggregate.state.used!);
-  const { outcome, recorded, admissions } = await admit();
-  const record = keyed && {
-    id: keyId(keyed.idempotency),
-    command: { type: 'RecordKeyUse' as const, use: { ...keyed.idempotency, results: recorded, admissions }, at },
-  };
+  const admission = await admit();
   // A key used for the first time (or none) and the new receipts: created in one write (one
   // commit to wait for, where each append waited for its own), the key first, so a store that
   // writes them one after another (EventStoreDB) still records the answer before the receipts it
   // names, and a target's receipts in their order.
-  if (!record || keyed.aggregate.revision === null) {
-    const created = await createStreams(ctx, [
-      ...(record ? [decideCreation(idempotencyDecider, record.id, record.command)] : []),
-      ...admissions.map((command) => decideCreation(mutationDecider, command.receipt_id, command)),
-    ]);
+  if (!keyed || keyed.aggregate.revision === null) {
+    const created = await createStreams(ctx, creations(idempotency, admission, at));
     // the key is held under its lock and read empty, and receipt ids are new: a stream there already is a bug
     if (created.includes(null)) throw new Error('an admission found a stream it was creating already written');
-    return outcome;
+    return admission.outcome;
   }
-  await handleCommand(idempotencyDecider, record.id, record.command, ctx, keyed.aggregate);
+  // a key past its expiry, used again
+  const use = { ...keyed.idempotency, results: admission.recorded, admissions: admission.admissions };
+  await handleCommand(idempotencyDecider, keyId(keyed.idempotency), { type: 'RecordKeyUse', use, at }, ctx, keyed.aggregate);
   // new receipts: their streams are not read first (one that exists fails the append and is read then)
-  for (const command of admissions) await executeMutationCommand(ctx, command, noStream(mutationDecider));
-  return outcome;
+  for (const command of admission.admissions) await executeMutationCommand(ctx, command, noStream(mutationDecider));
+  return admission.outcome;
+}
+
+/**
+ * A call with a new key (or none) that asks for no creation, admitted without a lock: the key's
+ * read and the call's decision (`deciding`, begun by the caller) go side by side, then the key's
+ * use and the receipts are created in one exclusive write, key first, so of two admitters of one
+ * key only the first writes anything. Null when the key is in use, or was taken meanwhile: the
+ * caller then admits under the key's lock, which replays the answer recorded.
+ */
+export async function admitOptimistically({
+  ctx,
+  idempotency,
+  at,
+  deciding,
+}: {
+  ctx: CommandContext;
+  idempotency: Idempotency | null;
+  at: string;
+  deciding: Promise<Admission>;
+}): Promise<AdmissionOutcome | null> {
+  const key = idempotency && (await aggregateStream(ctx.store, idempotencyDecider, keyId(idempotency)));
+  if (key && key.revision !== null) return null;
+  const admission = await deciding;
+  const created = await createStreams(ctx, creations(idempotency, admission, at), { exclusive: true });
+  if (idempotency && created[0] === null) return null;
+  // receipt ids are new: a stream there already is a bug
+  if (created.includes(null)) throw new Error('an admission found a stream it was creating already written');
+  return admission.outcome;
 }
 
 /** The first call's answer again, with each receipt's current status; completes admissions a crash cut short. */

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { IDEMPOTENCY_TTL_MS, runIdempotency } from '../domain/admission/idempotency.js';
 import { fingerprint } from '../domain/admission/rules.js';
+import { isCreation } from '../domain/mutation/payloads.js';
 import type { CausedBy, Idempotency } from '../domain/mutation/events.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { EventStore } from '../eventstore/port.js';
@@ -8,8 +9,8 @@ import type { Logger } from '../infra/logger.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { admissionsPaused } from '../projections/admission/queries.js';
 import { guardCreations, type Recording } from './admission-creations.js';
-import { admitIdempotently, keyLocks, type Admission } from './admission-idempotency.js';
-import { underAdmissionLocks } from './admission-locks.js';
+import { admitIdempotently, admitOptimistically, keyLocks, type Admission } from './admission-idempotency.js';
+import { underAdmissionLocks, type LockScope } from './admission-locks.js';
 import { decidedView, errorBody, type AdmissionOutcome, type AdmissionResult } from './admission-receipts.js';
 import { prepareRequest, type MutationRequest, type Prepared } from './admission-target.js';
 import { notifyQueued, type DispatchNotifier } from './dispatch-notifier.js';
@@ -69,6 +70,11 @@ function idempotencyOf(call: AdmissionCall, now: Date): Idempotency | null {
   };
 }
 
+/** The locks of a call decided without any: one that asks for none (no creation) never calls it. */
+const noLocks: LockScope['lock'] = async (names) => {
+  if (names.length > 0) throw new Error(`admission asked for locks (${names.join(', ')}) outside a transaction`);
+};
+
 /** Admits (or, without a store or when simulating, only decides) one call's mutations. */
 export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): Promise<AdmissionOutcome> {
   const { db, store, now } = deps;
@@ -91,13 +97,19 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
         }
       : { actor: { kind: 'user', id: call.userId }, account_id: call.account.id },
   };
-  const outcome = await underAdmissionLocks(db, keyLocks(idempotency), ({ trx, lock }) =>
-    admitIdempotently({
-      ctx,
-      idempotency,
-      at: now.toISOString(),
-      admit: () => decideAdmissions({ reads: trx, recording: { ctx, lock }, flags: store, call, idempotency, now }),
-    }),
+  const at = now.toISOString();
+  const decide = (reads: Knex, lock: LockScope['lock']) =>
+    decideAdmissions({ reads, recording: { ctx, lock }, flags: store, call, idempotency, now });
+  // Locks serve creations (their guards) and a key in use; anything else (a live run's outbox
+  // above all) is decided on the pool, its reads beside the key's, with no transaction to hold.
+  let outcome: AdmissionOutcome | null = null;
+  if (!call.mutations.some((m) => isCreation(m.action))) {
+    const deciding = decide(db, noLocks);
+    deciding.catch(() => undefined); // awaited unless the key is in use, then decided again under the lock
+    outcome = await admitOptimistically({ ctx, idempotency, at, deciding });
+  }
+  outcome ??= await underAdmissionLocks(db, keyLocks(idempotency), ({ trx, lock }) =>
+    admitIdempotently({ ctx, idempotency, at, admit: () => decide(trx, lock) }),
   );
   // a replay's receipts were handed over when first admitted (and the sweep has them anyway)
   if (deps.notifier && !outcome.replayed)
@@ -122,13 +134,49 @@ async function decideAdmissions({
   idempotency: Idempotency | null;
   now: Date;
 }): Promise<Admission> {
-  const paused = await admissionsPaused(reads);
+  // read beside the requests' own reads (on the pool they go side by side), checked before any use
+  const pausedRead = admissionsPaused(reads);
+  pausedRead.catch(() => undefined);
+  const prepared = await prepareAll({ reads, flags, call, idempotency, now });
+  const paused = await pausedRead;
   if (paused.disabled) {
     throw new DomainError(
       'admissions_disabled',
       `an operator paused new provider write requests${paused.reason ? ` (${paused.reason})` : ''}; nothing was queued; requests queued earlier are unaffected. Retry later`,
     );
   }
+  const decided = await guardCreations({ reads, recording, prepared, at: now.toISOString() });
+  return {
+    outcome: {
+      results: decided.map((p, index) =>
+        'command' in p
+          ? { index, receipt: decidedView(p.command, recording === null) }
+          : { index, error: errorBody(p.error) },
+      ),
+      replayed: false,
+      idempotency: idempotency && { key: idempotency.key, expires_at: idempotency.expires_at },
+    },
+    recorded: decided.map((p) =>
+      'command' in p ? { receipt_id: p.command.receipt_id } : { error: errorBody(p.error) },
+    ),
+    admissions: decided.flatMap((p) => ('command' in p ? [p.command] : [])),
+  };
+}
+
+/** Each request resolved and checked, one after another (receipt ids rise in call order). */
+async function prepareAll({
+  reads,
+  flags,
+  call,
+  idempotency,
+  now,
+}: {
+  reads: Knex;
+  flags: EventStore | null;
+  call: AdmissionCall;
+  idempotency: Idempotency | null;
+  now: Date;
+}): Promise<Prepared[]> {
   const { accounts, account } = call;
   // a receipt shows the caller's own key only (spec 2.9), never a run's
   const stamped = call.caused_by ? null : idempotency;
@@ -148,22 +196,7 @@ async function decideAdmissions({
         now,
       }),
     );
-  const decided = await guardCreations({ reads, recording, prepared, at: now.toISOString() });
-  return {
-    outcome: {
-      results: decided.map((p, index) =>
-        'command' in p
-          ? { index, receipt: decidedView(p.command, recording === null) }
-          : { index, error: errorBody(p.error) },
-      ),
-      replayed: false,
-      idempotency: idempotency && { key: idempotency.key, expires_at: idempotency.expires_at },
-    },
-    recorded: decided.map((p) =>
-      'command' in p ? { receipt_id: p.command.receipt_id } : { error: errorBody(p.error) },
-    ),
-    admissions: decided.flatMap((p) => ('command' in p ? [p.command] : [])),
-  };
+  return prepared;
 }
 
 /**

@@ -179,15 +179,17 @@ export function decideCreation<Command, State, Event extends DomainEvent>(
 /**
  * Creates the streams in one write (PostgreSQL: one statement, one commit), in list order, with
  * one metadata for all. Per stream, in order: where its event landed, or null when the stream
- * was there already (or came earlier in the list).
+ * was there already (or came earlier in the list). `exclusive`: see EventStore.createStreams.
  */
 export async function createStreams(
   ctx: CommandContext,
   creations: readonly Creation[],
+  options: { exclusive?: boolean } = {},
 ): Promise<Array<Position | null>> {
   const metadata = metadataOf(ctx, new Date().toISOString());
   return ctx.store.createStreams(
     creations.map(({ stream, event }) => ({ stream, event: { type: event.type, data: event.data, metadata } })),
+    options,
   );
 }
 

@@ -141,8 +141,13 @@ export interface EventStore {
    * (EventStoreDB): a stream is never written before the streams ahead of it in the list. Streams
    * that exist already, or twice in the list, are left as they are. Returns per stream, in order,
    * where its event landed, or null when it was not created.
+   *
+   * `exclusive`: a stream that exists (or repeats) leaves it and every stream after it unwritten
+   * (PostgreSQL: the write fails whole, every position null; EventStoreDB stops there). A caller
+   * that puts first the stream only one writer may create (an idempotency key) writes the rest
+   * only when that one is its own.
    */
-  createStreams(streams: readonly NewStream[]): Promise<Array<Position | null>>;
+  createStreams(streams: readonly NewStream[], options?: { exclusive?: boolean }): Promise<Array<Position | null>>;
   /** A missing stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

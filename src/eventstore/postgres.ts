@@ -100,16 +100,18 @@ const APPEND = prepared(
 
 // createStreams: each stream's one event at revision 0, in list order; a stream that exists (or
 // came earlier in the list) conflicts and is passed over, whoever wrote it first.
-const CREATE_STREAMS = prepared(
-  'create_streams',
-  `
+const INSERT_STREAMS = `
   insert into events (event_id, stream_id, stream_revision, type, data, metadata)
   select (e->>'id')::uuid, e->>'stream', 0, e->>'type', e->'data', e->'metadata'
   from jsonb_array_elements($1::jsonb) with ordinality as t(e, n)
-  order by t.n
-  on conflict (stream_id, stream_revision) do nothing
-  returning stream_id, global_position, transaction_id::text`,
+  order by t.n`;
+const RETURNING = 'returning stream_id, global_position, transaction_id::text';
+const CREATE_STREAMS = prepared(
+  'create_streams',
+  `${INSERT_STREAMS} on conflict (stream_id, stream_revision) do nothing ${RETURNING}`,
 );
+// exclusive: without the conflict clause, a stream that exists fails the statement, so none is written
+const CREATE_STREAMS_EXCLUSIVE = prepared('create_streams_exclusive', `${INSERT_STREAMS} ${RETURNING}`);
 
 // Listeners, here and in other processes, hear of an append at most this much later than its
 // commit: a burst of appends costs each of them (every projection's loop, every subscription)
@@ -287,12 +289,16 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  async createStreams(streams: readonly NewStream[]): Promise<Array<Position | null>> {
+  async createStreams(streams: readonly NewStream[], options: { exclusive?: boolean } = {}): Promise<Array<Position | null>> {
     if (streams.length === 0) return [];
     const payload = JSON.stringify(streams.map(({ stream, event }) => ({ stream, ...eventRow(event) })));
-    const { rows } = await this.pool.query<{ stream_id: string; global_position: string; transaction_id: string }>(
-      CREATE_STREAMS([payload]),
-    );
+    let rows: Array<{ stream_id: string; global_position: string; transaction_id: string }>;
+    try {
+      ({ rows } = await this.pool.query((options.exclusive ? CREATE_STREAMS_EXCLUSIVE : CREATE_STREAMS)([payload])));
+    } catch (err) {
+      if (options.exclusive && isRevisionConflict(err)) return streams.map(() => null);
+      throw err;
+    }
     if (rows.length > 0) this.announce(streams.map((s) => s.event.type));
     const created = new Map(
       rows.map((r) => [r.stream_id, { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) }]),

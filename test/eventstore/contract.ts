@@ -207,6 +207,41 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       expect(await store.createStreams([])).to.deep.equal([]);
     });
 
+    it('exclusive: a stream that exists leaves it and every stream after it unwritten; none existing, all are created', async () => {
+      const [key, receipt, existing, other] = [stream('key'), stream('receipt'), stream('there'), stream('other')];
+      await store.appendToStream(existing, [event('Before')], { expectedRevision: NO_STREAM });
+      const refused = await store.createStreams(
+        [
+          { stream: existing, event: event('Late') },
+          { stream: receipt, event: event('Receipt') },
+        ],
+        { exclusive: true },
+      );
+      expect(refused).to.deep.equal([null, null]);
+      expect(await store.readStream(receipt)).to.deep.equal([]);
+      expect((await store.readStream(existing)).map((e) => e.type)).to.deep.equal(['Before']);
+      const created = await store.createStreams(
+        [
+          { stream: key, event: event('Key') },
+          { stream: receipt, event: event('Receipt') },
+        ],
+        { exclusive: true },
+      );
+      expect(created.map((p) => p !== null)).to.deep.equal([true, true]);
+      expect(comparePositions(created[1]!, created[0]!)).to.equal(1);
+      // the second of two writers of one key writes nothing
+      const again = await store.createStreams(
+        [
+          { stream: key, event: event('Key') },
+          { stream: other, event: event('Receipt') },
+        ],
+        { exclusive: true },
+      );
+      expect(again).to.deep.equal([null, null]);
+      expect(await store.readStream(other)).to.deep.equal([]);
+      expect((await store.readStream(key)).map((e) => e.type)).to.deep.equal(['Key']);
+    });
+
     it('4 writers creating overlapping streams at once: each stream is created once, by one of them', async () => {
       const names = Array.from({ length: 40 }, (_, i) => stream(`race${i}`));
       const results = await Promise.all(

@@ -629,32 +629,42 @@ describe('queue_mutations and patch_listing over MCP', function () {
       ]);
     });
 
-    it('20 concurrent identical calls on one key: exactly one admission and 19 replays', async () => {
-      const input = [
-        ...mutations(),
-        {
-          target: targets().campaign,
-          action: 'create_ad_group',
-          payload: { name: uniqueName(), state: 'ENABLED', defaultBid: 0.4 },
-        },
-      ];
-      const clients = await Promise.all(Array.from({ length: 20 }, () => mcp.clientFor(users.ada)));
-      const answers = await Promise.all(clients.map((c) => queue(c, { mutations: input, idempotency_key: 'burst' })));
-      const bodies = answers.map((a) => a.structuredContent);
-      expect(
-        bodies.every((b) => !b.code),
-        JSON.stringify(bodies.find((b) => b.code)),
-      ).to.equal(true);
-      expect(bodies.filter((b) => b.replayed === false)).to.have.length(1);
-      expect(bodies.filter((b) => b.replayed === true)).to.have.length(19);
-      const ids = new Set(bodies.map((b) => JSON.stringify(b.results.map((r: any) => r.receipt?.id ?? r.error.code))));
-      expect(ids.size).to.equal(1);
-      const admitted = await h
-        .db('events')
-        .where({ type: 'MutationAdmitted' })
-        .whereRaw(`data->'idempotency'->>'key' = 'burst'`);
-      expect(admitted).to.have.length(2);
-    });
+    // with a creation the call is admitted under the key's lock; without, by one exclusive write of key and receipts
+    for (const [kind, withCreation] of [
+      ['with a creation (under the key lock)', true],
+      ['of updates only (no lock: one exclusive write)', false],
+    ] as const)
+      it(`20 concurrent identical calls on one key, ${kind}: exactly one admission and 19 replays`, async () => {
+        const key = `burst-${withCreation}`;
+        const input = [
+          ...mutations(),
+          ...(withCreation
+            ? [
+                {
+                  target: targets().campaign,
+                  action: 'create_ad_group',
+                  payload: { name: uniqueName(), state: 'ENABLED', defaultBid: 0.4 },
+                },
+              ]
+            : []),
+        ];
+        const clients = await Promise.all(Array.from({ length: 20 }, () => mcp.clientFor(users.ada)));
+        const answers = await Promise.all(clients.map((c) => queue(c, { mutations: input, idempotency_key: key })));
+        const bodies = answers.map((a) => a.structuredContent);
+        expect(
+          bodies.every((b) => !b.code),
+          JSON.stringify(bodies.find((b) => b.code)),
+        ).to.equal(true);
+        expect(bodies.filter((b) => b.replayed === false)).to.have.length(1);
+        expect(bodies.filter((b) => b.replayed === true)).to.have.length(19);
+        const ids = new Set(bodies.map((b) => JSON.stringify(b.results.map((r: any) => r.receipt?.id ?? r.error.code))));
+        expect(ids.size).to.equal(1);
+        const admitted = await h
+          .db('events')
+          .where({ type: 'MutationAdmitted' })
+          .whereRaw(`data->'idempotency'->>'key' = ?`, [key]);
+        expect(admitted).to.have.length(input.length - 1);
+      });
   });
 
   describe('identical pending creations (spec 3.4)', () => {
