@@ -150,7 +150,10 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
       runs.push({ ...base, error: out.error, outbox: null, webhookPosts: [], storeEffects: [] });
       continue;
     }
-    const outbox = await admitOutbox({ ...admission, now }, { mode, account, caused_by, pushed: out.mutations });
+    const outbox = await admitOutbox(
+      { ...admission, now },
+      { mode, account, caused_by, pushed: out.mutations, ...(built.listing ? { listing: built.listing } : {}) },
+    );
     runs.push({
       ...base,
       error: outbox.rejected ? { code: 'execution_error', message: outbox.rejected } : null,

@@ -31,6 +31,12 @@ export interface ResolvedTarget {
 
 const rm = (db: Knex, table: string) => db.withSchema(READ_MODEL_SCHEMA).table(table);
 
+/** The account's current listings (its last complete read, list_listings' listing_current), deleted ones included as list_listings shows them. */
+const CURRENT_LISTING_ROWS = `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type, l.status
+  from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
+  join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row`;
+const CURRENT_LISTINGS = `${CURRENT_LISTING_ROWS} where c.account_id = ?`;
+
 const entity = (table: string, dataset: string | null, alias: string) =>
   `from ${READ_MODEL_SCHEMA}.${table} ${alias} ${completeReads(alias, dataset)}
    join ${READ_MODEL_SCHEMA}.advertising_profiles p on p.account_id = ${alias}.account_id and p.provider_profile_id = ${alias}.provider_profile_id`;
@@ -56,22 +62,24 @@ export async function resolveTarget(
   if (!UUID_PATTERN.test(target.id) || accountIds.length === 0) return null;
   const id = target.id.toLowerCase();
   if (target.type === 'Listing') {
-    const found = await prepared<{ account_id: string; marketplace_id: string; sku: string } | undefined>(() =>
-      rm(db, LISTING_TARGETS_TABLE)
-        .where({ listing_id: id })
-        // an array, not a list: one statement text whatever the number of accounts
-        .whereRaw('account_id = any(?::uuid[])', [[...accountIds]])
-        .first('account_id', 'marketplace_id', 'sku'),
+    // the id's listing, while it is current: one statement (a live run admits its patch on it)
+    const { rows } = await prepared<{ rows: CurrentListing[] }>(() =>
+      db.raw(
+        `${CURRENT_LISTING_ROWS}
+         join ${READ_MODEL_SCHEMA}.${LISTING_TARGETS_TABLE} t on (t.account_id, t.marketplace_id, t.sku) = (c.account_id, c.marketplace_id, c.sku)
+         -- an array, not a list: one statement text whatever the number of accounts
+         where t.listing_id = ? and t.account_id = any(?::uuid[]) limit 1`,
+        [id, [...accountIds]],
+      ),
     );
-    if (!found) return null;
-    const listing = await currentListing(db, found.account_id, found.marketplace_id, found.sku);
+    const listing = rows[0];
     if (!listing) return null;
     return {
-      account_id: found.account_id,
-      provider: { sku: found.sku, marketplaceId: found.marketplace_id },
+      account_id: listing.account_id,
+      provider: { sku: listing.sku, marketplaceId: listing.marketplace_id },
       facts: {
         product_type: listing.product_type,
-        ...(listing.status === 'DELETED' ? { deleted: { sku: found.sku, marketplace_id: found.marketplace_id } } : {}),
+        ...(listing.status === 'DELETED' ? { deleted: { sku: listing.sku, marketplace_id: listing.marketplace_id } } : {}),
       },
     };
   }
@@ -181,11 +189,6 @@ export async function listingsBySku(db: Knex, account_id: string, sku: string): 
     : [];
 }
 
-/** The account's current listings (its last complete read, list_listings' listing_current), deleted ones included as list_listings shows them. */
-const CURRENT_LISTINGS = `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type, l.status
-  from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
-  join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-  where c.account_id = ?`;
 
 /** The SKU's current rows in these marketplaces; by primary keys. */
 async function currentListings(

@@ -4,6 +4,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { selectableStreamType } from '../../domain/stream/types.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
+import type { ListingFacts } from '../../projections/admission/queries.js';
 import { adsContext } from './advertising.js';
 import { listingContext, listingsReached } from './listing.js';
 import { sellingPartnerContext } from './selling-partner.js';
@@ -40,6 +41,8 @@ export interface ContextRequest {
 export interface BuiltContext {
   /** the listing the context is about (Listing scope only) */
   listingId?: string;
+  /** that listing as the context read it: what the run's actions show of it, with no second read */
+  listing?: ListingFacts;
   context: Record<string, unknown>;
 }
 
@@ -64,7 +67,18 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
       for (const record of await listingsReached(run)) {
         const id = listingId(account.id, record.marketplace_id, record.sku);
         if (wanted === undefined || id === wanted)
-          built.push({ listingId: id, context: await listingContext(run, record) });
+          built.push({
+            listingId: id,
+            listing: {
+              id,
+              account_id: account.id,
+              asin: record.asin,
+              sku: record.sku,
+              marketplace_id: record.marketplace_id,
+              title: record.title,
+            },
+            context: await listingContext(run, record),
+          });
       }
       return built;
     }

@@ -125,22 +125,21 @@ export async function listingContext(run: ListingRun, r: ListingRecord): Promise
   const { db, account, now } = run;
   const id = listingId(account.id, r.marketplace_id, r.sku);
   const key = { account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku };
-  const recorded = await latestNaming(db, account.id, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], {
-    ...key,
-    asin: r.asin,
-  });
-  const sellerId = account.selling?.provider_id ?? '';
-  const offerEvents = [
-    ...(OFFER_NOTIFICATIONS.includes(run.streamType) ? [run.event] : []),
-    ...OFFER_NOTIFICATIONS.map((t) => recorded.get(t)),
-  ];
-  const [blocked, b2bSales30d, deals, receipts, ads] = await Promise.all([
+  // side by side: a live run waits on each round trip
+  const [recorded, blocked, b2bSales30d, deals, receipts, ads, profiles] = await Promise.all([
+    latestNaming(db, account.id, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], { ...key, asin: r.asin }),
     run.store ? withheld(run.store, 'Listing', id) : false,
     businessUnitsSince(db, key, new Date(now.getTime() - 30 * DAY_MS)),
     dealsFor(db, account.id, r.marketplace_id, r.asin ? [r.asin] : [], now),
     receiptsForTargets(db, 'Listing', [id]),
     linkedAds(db, account, r, id, now),
+    advertisingProfiles(db, profilesIn(account, r.marketplace_id)),
   ]);
+  const sellerId = account.selling?.provider_id ?? '';
+  const offerEvents = [
+    ...(OFFER_NOTIFICATIONS.includes(run.streamType) ? [run.event] : []),
+    ...OFFER_NOTIFICATIONS.map((t) => recorded.get(t)),
+  ];
   const listing = listingFields(account.id, r, {
     blocked,
     b2bSales30d,
@@ -152,7 +151,7 @@ export async function listingContext(run: ListingRun, r: ListingRecord): Promise
   });
   return {
     listing: { ...listing, ...ads, mutations: (receipts.get(id) ?? []).map(receiptInContext) },
-    advertisingProfiles: await advertisingProfiles(db, profilesIn(account, r.marketplace_id)),
+    advertisingProfiles: profiles,
   };
 }
 

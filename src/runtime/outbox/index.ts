@@ -37,6 +37,8 @@ export interface OutboxRun {
   caused_by: CausedBy;
   /** the raw outbox as the sandbox copied it out */
   pushed: unknown;
+  /** the run's own listing as its context read it (Listing scope): its actions show it without a read */
+  listing?: ListingFacts;
 }
 
 /** What an automation action shows of a Listing or Ad target's listing (spec 2.10). */
@@ -131,7 +133,7 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
   }
   outcome.actions.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
   outcome.dropped.sort((a, b) => a.index - b.index);
-  return withListings(deps, run.account, outcome);
+  return withListings(deps, run, outcome);
 }
 
 /**
@@ -177,15 +179,20 @@ const retold = (detail: string, index: number | null): string =>
   index === null ? detail : detail.replace(/^mutations\[\d+\]/, `context.mutations[${index}]`);
 
 /** The listing of each Listing or Ad action: the target itself, or the listing the ad advertises. */
-async function withListings(deps: AdmissionDeps, account: AccountView, outcome: OutboxOutcome): Promise<OutboxOutcome> {
+async function withListings(
+  deps: AdmissionDeps,
+  { account, listing }: OutboxRun,
+  outcome: OutboxOutcome,
+): Promise<OutboxOutcome> {
   const listingOf = (a: OutboxAction): string | null =>
     a.target?.type === 'Listing'
       ? (a.target.id?.toLowerCase() ?? null)
       : a.target?.type === 'Ad'
         ? (a.receipt?.provider.listingId ?? null)
         : null;
-  const ids = outcome.actions.map(listingOf).filter((id): id is string => id !== null);
+  const ids = outcome.actions.map(listingOf).filter((id): id is string => id !== null && id !== listing?.id);
   const facts: Map<string, ListingFacts> = await listingFacts(deps.db, account.id, ids);
+  if (listing) facts.set(listing.id, listing);
   for (const a of outcome.actions) {
     const found = facts.get(listingOf(a) ?? '');
     if (!found) continue;
