@@ -39,12 +39,10 @@ interface EventRow {
   payload: unknown;
 }
 
+type Rows = Array<{ row: EventRow; targets: Identity[] }>;
+
 /** Inserts event rows (an id already there is left as it is) and the targets of those inserted. */
-async function insert(
-  trx: Knex.Transaction,
-  schema: string,
-  rows: ReadonlyArray<{ row: EventRow; targets: Identity[] }>,
-): Promise<void> {
+async function insert(trx: Knex.Transaction, schema: string, rows: Readonly<Rows>): Promise<void> {
   if (rows.length === 0) return;
   const inserted = new Set(
     (
@@ -93,37 +91,28 @@ function received(event: RecordedEvent): { row: EventRow; targets: Identity[] } 
   };
 }
 
-/** A Listing receipt's synthetic row: what the push answered, or what a read showed. */
-async function applySynthetic(trx: Knex.Transaction, event: RecordedEvent, schema: string): Promise<void> {
-  const e = parseEvent<MutationEvent>(mutationEventSchemas, event);
-  const receipts = () => trx.withSchema(schema).table(LISTING_RECEIPTS_TABLE);
-  if (e.type === 'MutationAdmitted') {
-    const { receipt_id, account_id, target, provider } = e.data;
-    if (target.type !== 'Listing') return;
-    await receipts()
-      .insert({ receipt_id, account_id, sku: provider.sku ?? null, marketplace_id: provider.marketplaceId ?? null })
-      .onConflict('receipt_id')
-      .ignore();
-    return;
-  }
-  const receipt = await receipts().where({ receipt_id: e.data.receipt_id }).first();
-  if (!receipt) return; // not a listing's receipt
-  const synthetic = (at: string, payload: Record<string, unknown>) =>
-    insert(trx, schema, [
-      {
-        row: {
-          id: event.id,
-          account_id: receipt.account_id,
-          stream: null,
-          stream_type: null,
-          synthetic: true,
-          occurred_at: at,
-          received_at: at,
-          payload: { receipt_id: e.data.receipt_id, ...payload },
-        },
-        targets: [{ ...NO_IDENTITY, sku: receipt.sku, marketplace_id: receipt.marketplace_id }],
-      },
-    ]);
+type ListingReceipt = { receipt_id: string; account_id: string; sku: string | null; marketplace_id: string | null };
+
+/** A Listing receipt's synthetic row: what the push answered, or what a read showed (null: none). */
+function syntheticRow(
+  event: RecordedEvent,
+  e: MutationEvent,
+  receipt: ListingReceipt | undefined,
+): Rows[number] | null {
+  if (!receipt) return null; // not a listing's receipt
+  const synthetic = (at: string, payload: Record<string, unknown>) => ({
+    row: {
+      id: event.id,
+      account_id: receipt.account_id,
+      stream: null,
+      stream_type: null,
+      synthetic: true,
+      occurred_at: at,
+      received_at: at,
+      payload: { receipt_id: e.data.receipt_id, ...payload },
+    },
+    targets: [{ ...NO_IDENTITY, sku: receipt.sku, marketplace_id: receipt.marketplace_id }],
+  });
   switch (e.type) {
     case 'MutationSubmitted': {
       const { http_status, response, submission_id, accepted, recorded_at } = e.data;
@@ -133,10 +122,53 @@ async function applySynthetic(trx: Knex.Transaction, event: RecordedEvent, schem
     case 'MutationChangeConfirmed':
     case 'MutationChangeAbsent': {
       const { reconciliation, observed } = e.data;
-      if (observed === undefined || reconciliation.checkedAt === null) return;
+      if (observed === undefined || reconciliation.checkedAt === null) return null;
       return synthetic(reconciliation.checkedAt, { kind: 'listing_read', observed });
     }
+    default:
+      return null;
   }
+}
+
+/**
+ * A batch in a few statements whatever its length (a live pipeline interleaves messages with
+ * their receipts' events, one or two of each per wake-up): the Listing receipts admitted, then
+ * the receipts the later events need (those just admitted among them), then every row.
+ */
+async function applyBatch(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void> {
+  const receipts = () => trx.withSchema(schema).table(LISTING_RECEIPTS_TABLE);
+  const parsed = events.map((event) =>
+    event.type === 'MarketplaceEventReceived'
+      ? { event, received: received(event) }
+      : { event, mutation: parseEvent<MutationEvent>(mutationEventSchemas, event) },
+  );
+  const admitted: ListingReceipt[] = parsed.flatMap(({ mutation: e }) =>
+    e?.type === 'MutationAdmitted' && e.data.target.type === 'Listing'
+      ? [
+          {
+            receipt_id: e.data.receipt_id,
+            account_id: e.data.account_id,
+            sku: e.data.provider.sku ?? null,
+            marketplace_id: e.data.provider.marketplaceId ?? null,
+          },
+        ]
+      : [],
+  );
+  for (const run of bindableRuns(admitted)) await receipts().insert(run).onConflict('receipt_id').ignore();
+  const wanted = [
+    ...new Set(
+      parsed.flatMap(({ mutation: e }) => (e && e.type !== 'MutationAdmitted' ? [e.data.receipt_id] : [])),
+    ),
+  ];
+  const known = new Map<string, ListingReceipt>();
+  for (let i = 0; i < wanted.length; i += RUN_ROWS)
+    for (const r of await receipts().whereIn('receipt_id', wanted.slice(i, i + RUN_ROWS)))
+      known.set(r.receipt_id, r as ListingReceipt);
+  const rows: Rows = parsed.flatMap(({ event, received, mutation }) => {
+    const row = received ?? syntheticRow(event, mutation!, known.get(mutation!.data.receipt_id));
+    return row ? [row] : [];
+  });
+  for (let i = 0; i < rows.length; i += RUN_ROWS) await insert(trx, schema, rows.slice(i, i + RUN_ROWS));
 }
 
 export const eventsProjection: Projection = {
@@ -187,19 +219,7 @@ export const eventsProjection: Projection = {
       t.text('marketplace_id');
     });
   },
-  async apply(trx, event, schema) {
-    if (event.type !== 'MarketplaceEventReceived') return applySynthetic(trx, event, schema);
-    await insert(trx, schema, [received(event)]);
-  },
-  // an ingestion burst: each run of received messages (up to RUN_ROWS) in two statements, the
-  // receipts' rows in order
-  async applyMany(trx, events, schema) {
-    for (let i = 0; i < events.length;) {
-      const run = [];
-      for (; i < events.length && run.length < RUN_ROWS && events[i]!.type === 'MarketplaceEventReceived'; i++)
-        run.push(received(events[i]!));
-      await insert(trx, schema, run);
-      if (run.length === 0) await applySynthetic(trx, events[i++]!, schema);
-    }
-  },
+  // one event goes through the batch's code
+  apply: (trx, event, schema) => applyBatch(trx, [event], schema),
+  applyMany: applyBatch,
 };
