@@ -34,19 +34,18 @@ const keyId = ({ namespace, key }: Idempotency): string => idempotencyStreamId(n
 export const keyLocks = (idempotency: Idempotency | null): string[] =>
   idempotency ? [streamName(idempotencyDecider.aggregate, keyId(idempotency))] : [];
 
+/** The command recording the call's answer under its key. */
+const keyUse = (idempotency: Idempotency, { recorded, admissions }: Admission, at: string) => ({
+  type: 'RecordKeyUse' as const,
+  use: { ...idempotency, results: recorded, admissions },
+  at,
+});
+
 /** The key's use (when the call has a key) and the new receipts, in that order: one write creates them. */
-function creations(idempotency: Idempotency | null, { recorded, admissions }: Admission, at: string): Creation[] {
+function creations(idempotency: Idempotency | null, admission: Admission, at: string): Creation[] {
   return [
-    ...(idempotency
-      ? [
-          decideCreation(idempotencyDecider, keyId(idempotency), {
-            type: 'RecordKeyUse' as const,
-            use: { ...idempotency, results: recorded, admissions },
-            at,
-          }),
-        ]
-      : []),
-    ...admissions.map((command) => decideCreation(mutationDecider, command.receipt_id, command)),
+    ...(idempotency ? [decideCreation(idempotencyDecider, keyId(idempotency), keyUse(idempotency, admission, at))] : []),
+    ...admission.admissions.map((command) => decideCreation(mutationDecider, command.receipt_id, command)),
   ];
 }
 
@@ -75,14 +74,27 @@ export async function admitIdempotently({
   // writes them one after another (EventStoreDB) still records the answer before the receipts it
   // names, and a target's receipts in their order.
   if (!keyed || keyed.aggregate.revision === null) {
-    const created = await createStreams(ctx, creations(idempotency, admission, at));
-    // the key is held under its lock and read empty, and receipt ids are new: a stream there already is a bug
+    // exclusive: a writer without the lock (admitOptimistically) may have created the key since it
+    // was read; then nothing of this call is written, and the key's answer stands
+    const created = await createStreams(ctx, creations(idempotency, admission, at), { exclusive: keyed !== null });
+    if (keyed && created[0] === null) {
+      const taken = await aggregateStream(ctx.store, idempotencyDecider, keyId(keyed.idempotency));
+      // the same input replays; another is idempotency_conflict (thrown by the verdict)
+      if (idempotencyVerdict(taken.state, keyed.idempotency.fingerprint, at) === 'replay')
+        return replay(ctx, taken.state.used!);
+    }
+    // receipt ids are new: a stream there already is a bug
     if (created.includes(null)) throw new Error('an admission found a stream it was creating already written');
     return admission.outcome;
   }
   // a key past its expiry, used again
-  const use = { ...keyed.idempotency, results: admission.recorded, admissions: admission.admissions };
-  await handleCommand(idempotencyDecider, keyId(keyed.idempotency), { type: 'RecordKeyUse', use, at }, ctx, keyed.aggregate);
+  await handleCommand(
+    idempotencyDecider,
+    keyId(keyed.idempotency),
+    keyUse(keyed.idempotency, admission, at),
+    ctx,
+    keyed.aggregate,
+  );
   // new receipts: their streams are not read first (one that exists fails the append and is read then)
   for (const command of admission.admissions) await executeMutationCommand(ctx, command, noStream(mutationDecider));
   return admission.outcome;
@@ -93,7 +105,9 @@ export async function admitIdempotently({
  * read and the call's decision (`deciding`, begun by the caller) go side by side, then the key's
  * use and the receipts are created in one exclusive write, key first, so of two admitters of one
  * key only the first writes anything. Null when the key is in use, or was taken meanwhile: the
- * caller then admits under the key's lock, which replays the answer recorded.
+ * caller then admits under the key's lock, which replays the answer recorded. Only on a store
+ * that creates streams in one atomic write (`atomicCreation`): where the key lands before its
+ * receipts, a replay could complete them under a writer still writing them.
  */
 export async function admitOptimistically({
   ctx,

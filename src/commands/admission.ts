@@ -101,9 +101,10 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
   const decide = (reads: Knex, lock: LockScope['lock']) =>
     decideAdmissions({ reads, recording: { ctx, lock }, flags: store, call, idempotency, now });
   // Locks serve creations (their guards) and a key in use; anything else (a live run's outbox
-  // above all) is decided on the pool, its reads beside the key's, with no transaction to hold.
+  // above all) is decided on the pool, its reads beside the key's, with no transaction to hold,
+  // where the store creates key and receipts atomically.
   let outcome: AdmissionOutcome | null = null;
-  if (!call.mutations.some((m) => isCreation(m.action))) {
+  if (store.atomicCreation && !call.mutations.some((m) => isCreation(m.action))) {
     const deciding = decide(db, noLocks);
     deciding.catch(() => undefined); // awaited unless the key is in use, then decided again under the lock
     outcome = await admitOptimistically({ ctx, idempotency, at, deciding });

@@ -61,6 +61,7 @@ const isUserEvent = (event: EsdbRecordedEvent) => !event.type.startsWith('$');
  * own (the port copies them), so appends pass through and only the error is translated.
  */
 export class EsdbEventStore implements EventStore {
+  readonly atomicCreation = false;
   private readonly client: EventStoreDBClient;
   private readonly listeners = new Set<HintListener>();
   private hints: AllStreamSubscription | null = null;

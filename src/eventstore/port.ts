@@ -134,6 +134,8 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
 }
 
 export interface EventStore {
+  /** createStreams writes all its streams or none in one write (PostgreSQL), not one after another (EventStoreDB) */
+  readonly atomicCreation: boolean;
   appendToStream(stream: string, events: EventData[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * Creates each stream with its one event (NO_STREAM for each), in one write where the store can

@@ -262,6 +262,7 @@ function isRevisionConflict(err: unknown): boolean {
 }
 
 export class PostgresEventStore implements EventStore {
+  readonly atomicCreation = true;
   private readonly pool: pg.Pool;
   private readonly listeners = new Set<HintListener>();
   private listenClient: pg.Client | null = null;

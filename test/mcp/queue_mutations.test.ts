@@ -665,6 +665,38 @@ describe('queue_mutations and patch_listing over MCP', function () {
           .whereRaw(`data->'idempotency'->>'key' = ?`, [key]);
         expect(admitted).to.have.length(input.length - 1);
       });
+    it('a call with a creation and one without, on one key at once: one admits, the other is idempotency_conflict, no receipt of the loser is written', async () => {
+      const keys = Array.from({ length: 8 }, (_, i) => `mixed-${i}`);
+      const withCreation = () => [
+        ...mutations(),
+        {
+          target: targets().campaign,
+          action: 'create_ad_group',
+          payload: { name: uniqueName(), state: 'ENABLED', defaultBid: 0.4 },
+        },
+      ];
+      const [plain, creating] = await Promise.all([mcp.clientFor(users.ada), mcp.clientFor(users.ada)]);
+      const pairs = await Promise.all(
+        keys.map((key) =>
+          Promise.all([
+            queue(plain, { mutations: mutations(), idempotency_key: key }),
+            queue(creating, { mutations: withCreation(), idempotency_key: key }),
+          ]),
+        ),
+      );
+      for (const [i, pair] of pairs.entries()) {
+        const bodies = pair.map((a) => a.structuredContent);
+        const won = bodies.filter((b) => b.replayed === false);
+        expect(won, JSON.stringify(bodies)).to.have.length(1);
+        expect(bodies.filter((b) => b.code === 'idempotency_conflict'), JSON.stringify(bodies)).to.have.length(1);
+        const receipts = won[0].results.filter((r: any) => r.receipt).map((r: any) => r.receipt.id);
+        const admitted = await h
+          .db('events')
+          .where({ type: 'MutationAdmitted' })
+          .whereRaw(`data->'idempotency'->>'key' = ?`, [keys[i]]);
+        expect(admitted.map((e) => e.data.receipt_id).sort()).to.deep.equal([...receipts].sort());
+      }
+    });
   });
 
   describe('identical pending creations (spec 3.4)', () => {

@@ -164,7 +164,7 @@ export interface CurrentListing {
   status: string | null;
 }
 
-/** A listing of the account's last complete read (deleted ones excluded), or null. */
+/** A listing of the account's last complete read (a deleted one included, with its status), or null. */
 export async function currentListing(
   db: Knex,
   account_id: string,
@@ -188,7 +188,6 @@ export async function listingsBySku(db: Knex, account_id: string, sku: string): 
       )
     : [];
 }
-
 
 /** The SKU's current rows in these marketplaces; by primary keys. */
 async function currentListings(
