@@ -90,7 +90,10 @@ export class EsdbEventStore implements EventStore {
   // EventStoreDB has no write across streams: one append each, one after another in list order,
   // so a stream is written only once every stream before it is (admission writes a key before
   // the receipts it names, and a target's receipts in their order).
-  async createStreams(streams: readonly NewStream[], options: { exclusive?: boolean } = {}): Promise<Array<Position | null>> {
+  async createStreams(
+    streams: readonly NewStream[],
+    options: { exclusive?: boolean } = {},
+  ): Promise<Array<Position | null>> {
     const seen = new Set<string>();
     const positions: Array<Position | null> = [];
     let stopped = false;

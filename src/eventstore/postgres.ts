@@ -324,7 +324,10 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  async createStreams(streams: readonly NewStream[], options: { exclusive?: boolean } = {}): Promise<Array<Position | null>> {
+  async createStreams(
+    streams: readonly NewStream[],
+    options: { exclusive?: boolean } = {},
+  ): Promise<Array<Position | null>> {
     if (streams.length === 0) return [];
     const payload = JSON.stringify(streams.map(({ stream, event }) => ({ stream, ...eventRow(event) })));
     let rows: Array<{ stream_id: string; global_position: string; transaction_id: string }>;

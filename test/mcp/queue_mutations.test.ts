@@ -657,7 +657,9 @@ describe('queue_mutations and patch_listing over MCP', function () {
         ).to.equal(true);
         expect(bodies.filter((b) => b.replayed === false)).to.have.length(1);
         expect(bodies.filter((b) => b.replayed === true)).to.have.length(19);
-        const ids = new Set(bodies.map((b) => JSON.stringify(b.results.map((r: any) => r.receipt?.id ?? r.error.code))));
+        const ids = new Set(
+          bodies.map((b) => JSON.stringify(b.results.map((r: any) => r.receipt?.id ?? r.error.code))),
+        );
         expect(ids.size).to.equal(1);
         const admitted = await h
           .db('events')
@@ -684,16 +686,19 @@ describe('queue_mutations and patch_listing over MCP', function () {
           ]),
         ),
       );
-      for (const [i, pair] of pairs.entries()) {
+      for (const [key, pair] of keys.map((k, i) => [k, pairs[i]!] as const)) {
         const bodies = pair.map((a) => a.structuredContent);
         const won = bodies.filter((b) => b.replayed === false);
         expect(won, JSON.stringify(bodies)).to.have.length(1);
-        expect(bodies.filter((b) => b.code === 'idempotency_conflict'), JSON.stringify(bodies)).to.have.length(1);
-        const receipts = won[0].results.filter((r: any) => r.receipt).map((r: any) => r.receipt.id);
+        expect(
+          bodies.filter((b) => b.code === 'idempotency_conflict'),
+          JSON.stringify(bodies),
+        ).to.have.length(1);
+        const receipts = won[0]!.results.filter((r: any) => r.receipt).map((r: any) => r.receipt.id);
         const admitted = await h
           .db('events')
           .where({ type: 'MutationAdmitted' })
-          .whereRaw(`data->'idempotency'->>'key' = ?`, [keys[i]]);
+          .whereRaw(`data->'idempotency'->>'key' = ?`, [key]);
         expect(admitted.map((e) => e.data.receipt_id).sort()).to.deep.equal([...receipts].sort());
       }
     });

@@ -79,7 +79,9 @@ export async function resolveTarget(
       provider: { sku: listing.sku, marketplaceId: listing.marketplace_id },
       facts: {
         product_type: listing.product_type,
-        ...(listing.status === 'DELETED' ? { deleted: { sku: listing.sku, marketplace_id: listing.marketplace_id } } : {}),
+        ...(listing.status === 'DELETED'
+          ? { deleted: { sku: listing.sku, marketplace_id: listing.marketplace_id } }
+          : {}),
       },
     };
   }

@@ -156,9 +156,7 @@ async function applyBatch(trx: Knex.Transaction, events: readonly RecordedEvent[
   );
   for (const run of bindableRuns(admitted)) await receipts().insert(run).onConflict('receipt_id').ignore();
   const wanted = [
-    ...new Set(
-      parsed.flatMap(({ mutation: e }) => (e && e.type !== 'MutationAdmitted' ? [e.data.receipt_id] : [])),
-    ),
+    ...new Set(parsed.flatMap(({ mutation: e }) => (e && e.type !== 'MutationAdmitted' ? [e.data.receipt_id] : []))),
   ];
   const known = new Map<string, ListingReceipt>();
   for (let i = 0; i < wanted.length; i += RUN_ROWS)
