@@ -25,7 +25,9 @@ import type { RunErrorCode, RunInput, RunJob, RunOutput, Sandbox, SandboxOptions
 
 export type * from './types.js';
 
-const DEFAULT_RUNNERS = Math.max(2, Math.min(4, os.availableParallelism()));
+// Twice the cores (4 to 8): a runner spends most of a run's wall time waiting for a core or for
+// its messages, not running it, so with one per core the pool was the queue (docs/decisions.md).
+const DEFAULT_RUNNERS = Math.max(4, Math.min(8, 2 * os.availableParallelism()));
 const GRACE_MS = 2_000;
 
 /** The caller's input as the runner takes it, or the answer when it cannot be run at all. */
