@@ -6,12 +6,12 @@ import { ACTIONS, allowedActions, TARGET_TYPES, type Action, type TargetType } f
 import { initialState } from '../domain/mutation/state.js';
 import { listingId } from '../domain/observation/ids.js';
 import { DomainError } from '../domain/shared/errors.js';
-import { newOrderedId } from '../domain/shared/ids.js';
+import { newOrderedId, UUID_PATTERN } from '../domain/shared/ids.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { advertisedListing, hasAsin, resolveTarget, type CurrentListing } from '../projections/admission/queries.js';
 import type { Admit } from './admission-receipts.js';
-import { withheldReason } from './dispatch-control.js';
+import { readFlagsEarly, withheldReason } from './dispatch-control.js';
 import { deletedListingDetail } from './deleted-listing.js';
 
 // One request of a call, resolved to a target on the caller's own account (local id → provider
@@ -86,6 +86,13 @@ export async function prepareRequest({
     );
   }
   const target = { type, id: m.target.id.trim().toLowerCase() };
+  // the flags of the listings known already (a Listing target, a run's own listing), read beside the lookup
+  const early = store
+    ? readFlagsEarly(store, [
+        ...(type === 'Listing' && UUID_PATTERN.test(target.id) ? [target.id] : []),
+        ...(caused_by?.listing_id ? [caused_by.listing_id] : []),
+      ])
+    : undefined;
   const resolved = await resolveTarget(
     reads,
     accounts.map((a) => a.id),
@@ -158,7 +165,7 @@ export async function prepareRequest({
     : command;
   // a blocked listing or a campaign with its Automation switch off: recorded, never sent (spec 3.3);
   // the demo records no flags, so nothing is withheld there
-  return { command: { ...admitted, blocked: store && (await withheldReason(store, admitted)) } };
+  return { command: { ...admitted, blocked: store && (await withheldReason(store, admitted, early)) } };
 }
 
 /** What the payload schemas and decide can't check alone: selectors against the listing, the account's ads connection and products, exclusions (spec 4.5, 4.12.5). */

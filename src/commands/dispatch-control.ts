@@ -51,6 +51,20 @@ export async function withheld(store: EventStore, type: 'Listing' | 'Campaign', 
   return state.withheld ?? false;
 }
 
+/** Listing flags whose reads began before the request was resolved, by listing id. */
+export type EarlyFlags = ReadonlyMap<string, Promise<boolean>>;
+
+/** Begins reading these listings' flags (admission: beside the lookup of the request's target). */
+export function readFlagsEarly(store: EventStore, listingIds: readonly string[]): EarlyFlags {
+  return new Map(
+    [...new Set(listingIds)].map((id) => {
+      const read = withheld(store, 'Listing', id);
+      read.catch(() => undefined); // awaited by withheldReason, unless the request is refused first
+      return [id, read];
+    }),
+  );
+}
+
 /**
  * Why this request must not be sent, or null (spec 3.3, 3.4, 3.5): its listing is blocked (a
  * Listing target, the listing an ad advertises, provider id `listingId`, or the listing whose
@@ -58,7 +72,11 @@ export async function withheld(store: EventStore, type: 'Listing' | 'Campaign', 
  * campaign it touches has its Automation switch off. Checked at admission and again under the
  * target lock just before sending; a later unblock never releases a receipt blocked either way.
  */
-export async function withheldReason(store: EventStore, r: Withholdable): Promise<Withheld | null> {
+export async function withheldReason(
+  store: EventStore,
+  r: Withholdable,
+  early: EarlyFlags = new Map(),
+): Promise<Withheld | null> {
   // each once: a run's request to its own listing names it twice
   const listings = new Set([
     ...(r.target.type === 'Listing' ? [r.target.id] : []),
@@ -67,7 +85,7 @@ export async function withheldReason(store: EventStore, r: Withholdable): Promis
     ...(r.provider.sourceListingId ? [r.provider.sourceListingId] : []),
   ]);
   for (const listing of listings) {
-    if (await withheld(store, 'Listing', listing))
+    if (await (early.get(listing) ?? withheld(store, 'Listing', listing)))
       return {
         reason: 'listing_blocked',
         message: `listing ${listing} is blocked; allow it with update_listing (blocked requests are not replayed)`,
