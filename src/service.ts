@@ -294,8 +294,9 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const producer = createProducerRedis(config.REDIS_URL);
       stops.push(() => producer.quit());
       const dispatch = dispatchQueue(producer, config.REDIS_PREFIX);
-      // run_automation's dry runs: runner processes of their own, and a gate every api process shares
-      const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
+      // run_automation's dry runs: runner processes of their own, and a gate every api process shares;
+      // two (one run per caller at a time, 30 a minute), not the live pool's twice the cores
+      const sandbox = createSandbox({ storeLimits: STORE_LIMITS, runners: 2 });
       stops.push(() => sandbox.close());
       // e.g. Redis went away: admission goes on, the workers' sweep finds its receipts
       dispatch.on('error', (err) => apiLogger.warn({ err: err.message }, 'dispatch queue error'));
