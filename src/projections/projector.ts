@@ -21,7 +21,7 @@ export interface ProjectorOptions {
   pollMs?: number;
   /** how long a checkpoint may trail what the projection has read past without finding its types (default 1 s) */
   persistSkippedMs?: number;
-  /** appends heard within this long of the last wake-up share the next one (default 20 ms; see `heard`) */
+  /** appends heard within this long of the last wake-up share the next one (default 50 ms; see `heard`) */
   coalesceMs?: number;
   logger?: Logger;
 }
@@ -124,7 +124,7 @@ export class Projector {
     this.batchSize = options.batchSize ?? 500;
     this.pollMs = options.pollMs ?? 500;
     this.persistSkippedMs = options.persistSkippedMs ?? 1_000;
-    this.heard = coalesced(() => this.wakeUp(), options.coalesceMs ?? 20);
+    this.heard = coalesced(() => this.wakeUp(), options.coalesceMs ?? 50);
     this.types = [...new Set(projections.flatMap((p) => p.handles))];
     this.logger = options.logger;
   }
