@@ -209,34 +209,24 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
 
     it('exclusive: a stream that exists leaves it and every stream after it unwritten; none existing, all are created', async () => {
       const [key, receipt, existing, other] = [stream('key'), stream('receipt'), stream('there'), stream('other')];
+      // a key-like stream, then a receipt-like one, exclusively
+      const both = (first: string, type: string, second: string) =>
+        store.createStreams(
+          [
+            { stream: first, event: event(type) },
+            { stream: second, event: event('Receipt') },
+          ],
+          { exclusive: true },
+        );
       await store.appendToStream(existing, [event('Before')], { expectedRevision: NO_STREAM });
-      const refused = await store.createStreams(
-        [
-          { stream: existing, event: event('Late') },
-          { stream: receipt, event: event('Receipt') },
-        ],
-        { exclusive: true },
-      );
-      expect(refused).to.deep.equal([null, null]);
+      expect(await both(existing, 'Late', receipt)).to.deep.equal([null, null]);
       expect(await store.readStream(receipt)).to.deep.equal([]);
       expect((await store.readStream(existing)).map((e) => e.type)).to.deep.equal(['Before']);
-      const created = await store.createStreams(
-        [
-          { stream: key, event: event('Key') },
-          { stream: receipt, event: event('Receipt') },
-        ],
-        { exclusive: true },
-      );
+      const created = await both(key, 'Key', receipt);
       expect(created.map((p) => p !== null)).to.deep.equal([true, true]);
       expect(comparePositions(created[1]!, created[0]!)).to.equal(1);
       // the second of two writers of one key writes nothing
-      const again = await store.createStreams(
-        [
-          { stream: key, event: event('Key') },
-          { stream: other, event: event('Receipt') },
-        ],
-        { exclusive: true },
-      );
+      const again = await both(key, 'Key', other);
       expect(again).to.deep.equal([null, null]);
       expect(await store.readStream(other)).to.deep.equal([]);
       expect((await store.readStream(key)).map((e) => e.type)).to.deep.equal(['Key']);
