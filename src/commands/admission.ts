@@ -19,9 +19,10 @@ import type { CommandContext } from './handler.js';
 // Admission of mutation requests (spec 4.8, 4.12, 3.4): each `{ target, action, payload }` is
 // resolved to a target on the caller's own account and checked (admission-target), then decided
 // by the receipt aggregate; each result (a queued receipt or a rejection) stands on its own. Two
-// things must hold under concurrency, so they run under advisory locks with their record in the
-// event store: an idempotency key answers every retry the same (admission-idempotency), and an
-// identical creation is refused while one on the same parent is pending (admission-creations).
+// things must hold under concurrency, with their record in the event store: an idempotency key
+// answers every retry the same (admission-idempotency: a new key by one exclusive write of key and
+// receipts, a key in use under its advisory lock), and an identical creation is refused while one
+// on the same parent is pending (admission-creations, under the guard's advisory lock).
 
 export interface AdmissionCall {
   userId: string;
