@@ -5,7 +5,6 @@ import type { CausedBy } from '../domain/mutation/events.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { loadStoreSnapshot } from '../projections/automation-store/queries.js';
-import { listingFacts } from '../projections/admission/queries.js';
 import { enabledWebhookNames } from '../projections/webhook/queries.js';
 import { buildContexts, type BuiltContext } from './context/index.js';
 import { admitOutbox, type OutboxOutcome } from './outbox/index.js';
@@ -110,12 +109,12 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     now,
   });
   if (contexts.length === 0) return [];
-  if (request.single && contexts.length > 1) throw await listingRequired(deps, account, contexts);
+  if (request.single && contexts.length > 1) throw listingRequired(contexts);
   const [webhooks, store] = await shared;
   const { sandbox, ...admission } = deps;
   const runs: ListingRun[] = [];
   for (const built of contexts) {
-    const listing_id = built.listingId ?? null;
+    const listing_id = built.listing?.id ?? null;
     const caused_by: CausedBy = {
       automation_id: automation.id ?? INLINE_AUTOMATION,
       automation_version: automation.version,
@@ -166,13 +165,11 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
 }
 
 /** `listing_required`, naming each listing the event reached (sku, marketplace) so the caller can pick one. */
-async function listingRequired(deps: RunDeps, account: AccountView, contexts: BuiltContext[]): Promise<DomainError> {
-  const ids = contexts.map((c) => c.listingId!);
-  const facts = await listingFacts(deps.db, account.id, ids);
-  const listings = ids.map((id) => ({
-    listing_id: id,
-    sku: facts.get(id)?.sku ?? null,
-    marketplace_id: facts.get(id)?.marketplace_id ?? null,
+function listingRequired(contexts: BuiltContext[]): DomainError {
+  const listings = contexts.map(({ listing }) => ({
+    listing_id: listing!.id,
+    sku: listing!.sku,
+    marketplace_id: listing!.marketplace_id,
   }));
   return new DomainError(
     'listing_required',

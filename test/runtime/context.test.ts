@@ -330,8 +330,8 @@ describe('automation contexts from the demo data', function () {
       const major = (v: string | null) => (v === null ? null : Number(v) / 10 ** digits);
       expect([context.listing.floor, context.listing.ceiling]).to.deep.equal([major(r.floor), major(r.ceiling)]);
     }
-    const one = await contexts('FBA_INVENTORY_AVAILABILITY_CHANGES', event, reached[1]!.listingId);
-    expect(one.map((c) => c.listingId)).to.deep.equal([reached[1]!.listingId]);
+    const one = await contexts('FBA_INVENTORY_AVAILABILITY_CHANGES', event, reached[1]!.listing?.id);
+    expect(one.map((c) => c.listing?.id)).to.deep.equal([reached[1]!.listing?.id]);
     const nobody = await contexts('FBA_INVENTORY_AVAILABILITY_CHANGES', {
       ...event,
       Payload: { ...event.Payload, Sku: 'NO-SUCH-SKU' },
@@ -400,7 +400,7 @@ describe('automation contexts from the demo data', function () {
       await offerEventFor(advertised.sku, advertised.marketplace_id),
     );
     expect(blocked!.context.listing.blocked).to.equal(true);
-    expect(blocked!.listingId).to.equal(listingId(w.account, advertised.marketplace_id, advertised.sku));
+    expect(blocked!.listing?.id).to.equal(listingId(w.account, advertised.marketplace_id, advertised.sku));
   });
 
   it('the other scopes: the selling partner under its snake_case key, budget figures, the hour, the raw change', () => {

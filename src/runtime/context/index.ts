@@ -15,7 +15,7 @@ import { sellingPartnerContext } from './selling-partner.js';
 // context against it). Money is in major units.
 //
 // What callers get:
-// - one `{ listingId, context }` per listing of the account a Listing-scope event reached (by SKU
+// - one `{ listing, context }` per listing of the account a Listing-scope event reached (by SKU
 //   or ASIN and marketplace in the payload; a region-wide FBA inventory event reaches one listing
 //   per marketplace); `listingId` narrows it to that listing;
 // - one `{ context }` for the other scopes: the account's selling connection, or the campaign (or
@@ -39,9 +39,8 @@ export interface ContextRequest {
 }
 
 export interface BuiltContext {
-  /** the listing the context is about (Listing scope only) */
-  listingId?: string;
-  /** that listing as the context read it: what the run's actions show of it, with no second read */
+  /** the listing the context is about, as the context read it (Listing scope only): what the run's
+   * actions and a listing_required answer show of it, with no second read */
   listing?: ListingFacts;
   context: Record<string, unknown>;
 }
@@ -68,7 +67,6 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
         const id = listingId(account.id, record.marketplace_id, record.sku);
         if (wanted === undefined || id === wanted)
           built.push({
-            listingId: id,
             listing: {
               id,
               account_id: account.id,
