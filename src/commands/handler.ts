@@ -3,6 +3,7 @@ import { parseEvent, type Decider, type DomainEvent } from '../domain/shared/dec
 import {
   NO_STREAM,
   WrongExpectedVersion,
+  type CreateStreamsOptions,
   type EventMetadata,
   type ExpectedRevision,
   type EventStore,
@@ -184,7 +185,7 @@ export function decideCreation<Command, State, Event extends DomainEvent>(
 export async function createStreams(
   ctx: CommandContext,
   creations: readonly Creation[],
-  options: { exclusive?: boolean } = {},
+  options: CreateStreamsOptions = {},
 ): Promise<Array<Position | null>> {
   const metadata = metadataOf(ctx, new Date().toISOString());
   return ctx.store.createStreams(

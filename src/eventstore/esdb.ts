@@ -23,6 +23,7 @@ import {
   type EventMetadata,
   type EventStore,
   keeps,
+  type CreateStreamsOptions,
   type NewStream,
   type Position,
   type SubscribeOptions,
@@ -92,7 +93,7 @@ export class EsdbEventStore implements EventStore {
   // the receipts it names, and a target's receipts in their order).
   async createStreams(
     streams: readonly NewStream[],
-    options: { exclusive?: boolean } = {},
+    options: CreateStreamsOptions = {},
   ): Promise<Array<Position | null>> {
     const seen = new Set<string>();
     const positions: Array<Position | null> = [];

@@ -124,6 +124,11 @@ export interface NewStream {
   event: EventData;
 }
 
+export interface CreateStreamsOptions {
+  /** a stream that exists leaves it and every stream after it unwritten (see EventStore.createStreams) */
+  exclusive?: boolean;
+}
+
 export interface SubscribeOptions {
   after?: Position | null;
   types?: readonly string[];
@@ -149,7 +154,7 @@ export interface EventStore {
    * that puts first the stream only one writer may create (an idempotency key) writes the rest
    * only when that one is its own.
    */
-  createStreams(streams: readonly NewStream[], options?: { exclusive?: boolean }): Promise<Array<Position | null>>;
+  createStreams(streams: readonly NewStream[], options?: CreateStreamsOptions): Promise<Array<Position | null>>;
   /** A missing stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

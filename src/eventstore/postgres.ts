@@ -14,6 +14,7 @@ import {
   WrongExpectedVersion,
   type AppendOptions,
   type AppendResult,
+  type CreateStreamsOptions,
   type DataFilter,
   type EventData,
   type EventMetadata,
@@ -326,7 +327,7 @@ export class PostgresEventStore implements EventStore {
 
   async createStreams(
     streams: readonly NewStream[],
-    options: { exclusive?: boolean } = {},
+    options: CreateStreamsOptions = {},
   ): Promise<Array<Position | null>> {
     if (streams.length === 0) return [];
     const payload = JSON.stringify(streams.map(({ stream, event }) => ({ stream, ...eventRow(event) })));
@@ -393,9 +394,10 @@ export class PostgresEventStore implements EventStore {
       filter,
       options.limit,
     );
-    if (wanted.length === 0) return { events: [], ...reach(scanned, wanted, options) };
+    const reached = reach(scanned, wanted, options);
+    if (wanted.length === 0) return { events: [], ...reached };
     const { rows } = await this.pool.query<EventRow>(READ_POSITIONS([wanted.map((r) => r.global_position)]));
-    return { events: rows.map(toRecorded), ...reach(scanned, wanted, options) };
+    return { events: rows.map(toRecorded), ...reached };
   }
 
   /** The candidates the filter keeps, in order, up to `limit`: the fields of those of its types are read a
