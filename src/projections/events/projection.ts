@@ -133,7 +133,7 @@ function syntheticRow(
 /**
  * A batch in a few statements whatever its length (a live pipeline interleaves messages with
  * their receipts' events, one or two of each per wake-up): the Listing receipts admitted, then
- * the receipts the later events need (those just admitted among them), then every row.
+ * the receipts the later events need that the batch did not admit, then every row.
  */
 async function applyBatch(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void> {
   const receipts = () => trx.withSchema(schema).table(LISTING_RECEIPTS_TABLE);
@@ -155,10 +155,15 @@ async function applyBatch(trx: Knex.Transaction, events: readonly RecordedEvent[
       : [],
   );
   for (const run of bindableRuns(admitted)) await receipts().insert(run).onConflict('receipt_id').ignore();
+  // those admitted in this batch are known already; the others are read
+  const known = new Map(admitted.map((r) => [r.receipt_id, r]));
   const wanted = [
-    ...new Set(parsed.flatMap(({ mutation: e }) => (e && e.type !== 'MutationAdmitted' ? [e.data.receipt_id] : []))),
+    ...new Set(
+      parsed.flatMap(({ mutation: e }) =>
+        e && e.type !== 'MutationAdmitted' && !known.has(e.data.receipt_id) ? [e.data.receipt_id] : [],
+      ),
+    ),
   ];
-  const known = new Map<string, ListingReceipt>();
   for (let i = 0; i < wanted.length; i += RUN_ROWS)
     for (const r of await receipts().whereIn('receipt_id', wanted.slice(i, i + RUN_ROWS)))
       known.set(r.receipt_id, r as ListingReceipt);
