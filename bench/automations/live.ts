@@ -199,12 +199,13 @@ export async function livePhase(o: {
           payload,
         });
       };
+      const unsent = async () =>
+        Number((await db('rm.mutation_receipts').whereIn('status', PENDING_STATUSES).count({ n: '*' }))[0]!.n);
       const drained = async (withinMs: number) => {
         const deadline = Date.now() + withinMs;
         for (;;) {
           await projector.whenCaughtUp();
-          const pending = await db('rm.mutation_receipts').whereIn('status', PENDING_STATUSES).count({ n: '*' });
-          if (Number(pending[0]!.n) === 0 || Date.now() > deadline) return;
+          if ((await unsent()) === 0 || Date.now() > deadline) return;
           await sleep(50);
         }
       };
@@ -229,9 +230,7 @@ export async function livePhase(o: {
       await settled(total, 900_000);
       const sustainedCpu = cpu();
       // what the dispatcher (as the service runs it) had not sent yet when the last run settled
-      const behind = Number(
-        (await db('rm.mutation_receipts').whereIn('status', PENDING_STATUSES).count({ n: '*' }))[0]!.n,
-      );
+      const behind = await unsent();
       const settledAt = performance.now();
       // and until the rest of each event's work is done: its receipt sent, every projection there
       await drained(120_000);
