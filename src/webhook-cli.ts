@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { aggregateStream } from './commands/handler.js';
+import { aggregateStream } from './commands/shared/handler.js';
 import type { WebhookCall } from './commands/webhook/context.js';
 import { sendTestWebhook } from './commands/webhook/posts.js';
 import {

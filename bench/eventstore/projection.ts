@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { executeAccountCommand } from '../../src/commands/accounts.js';
+import { executeAccountCommand } from '../../src/commands/account/execute.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import type { EventStore } from '../../src/eventstore/port.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';

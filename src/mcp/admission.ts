@@ -1,4 +1,4 @@
-import type { AdmissionDeps } from '../commands/admission.js';
+import type { AdmissionDeps } from '../commands/admission/admit.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { ToolContext } from './tool.js';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DomainError } from '../domain/shared/errors.js';
 import type { AccountView } from '../projections/accounts/queries.js';
-import { deletedListingDetail } from '../commands/deleted-listing.js';
+import { deletedListingDetail } from '../commands/mutation/deleted-listing.js';
 import { listingsBySku, type CurrentListing } from '../projections/admission/queries.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import type { DispatchNotifier } from '../commands/dispatch-notifier.js';
+import type { DispatchNotifier } from '../commands/mutation/dispatch-notifier.js';
 import type { Knex } from '../infra/db.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { CallToolResult, Tool as ToolListing, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Knex } from '../infra/db.js';
-import type { DispatchNotifier } from '../commands/dispatch-notifier.js';
+import type { DispatchNotifier } from '../commands/mutation/dispatch-notifier.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { LwaClient, RetryPolicy } from '../marketplace/clients/index.js';
 import type { Logger } from '../infra/logger.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AdmissionDeps } from '../commands/admission.js';
+import type { AdmissionDeps } from '../commands/admission/admit.js';
 import { automationRunId } from '../domain/automation-run/events.js';
 import type { CausedBy } from '../domain/mutation/events.js';
 import { DomainError } from '../domain/shared/errors.js';

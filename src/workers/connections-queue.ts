@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { streamName, type CommandContext } from '../commands/handler.js';
+import { streamName, type CommandContext } from '../commands/shared/handler.js';
 import { accountsProjection } from '../projections/accounts/projection.js';
 import { hasApplied } from '../projections/checkpoints.js';
 import { pollUntil } from '../infra/poll.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { executeAccountCommand } from '../commands/accounts.js';
-import { registerUser } from '../commands/users.js';
-import { aggregateStream, type CommandContext } from '../commands/handler.js';
+import { executeAccountCommand } from '../commands/account/execute.js';
+import { registerUser } from '../commands/user/execute.js';
+import { aggregateStream, type CommandContext } from '../commands/shared/handler.js';
 import { accountDecider, type ObservedProfile } from '../domain/account/decide.js';
 import type { ConnectionKind, Marketplace } from '../domain/account/events.js';
 import type { AccountState } from '../domain/account/state.js';

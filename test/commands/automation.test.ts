@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import type { AutomationCall } from '../../src/commands/automation/context.js';
 import { archiveAutomation, createAutomation } from '../../src/commands/automation/lifecycle.js';
-import { aggregateStream, handleCommand } from '../../src/commands/handler.js';
+import { aggregateStream, handleCommand } from '../../src/commands/shared/handler.js';
 import { automationDecider } from '../../src/domain/automation/decide.js';
 import { liveSlotDecider, liveSlotId } from '../../src/domain/automation/live-slot.js';
 import { newId } from '../../src/domain/shared/ids.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { executeDispatchControlCommand, withheldReason } from '../../src/commands/dispatch-control.js';
+import { executeDispatchControlCommand, withheldReason } from '../../src/commands/dispatch-control/execute.js';
 import { dispatchControlDecider } from '../../src/domain/dispatch-control/decide.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { newId } from '../../src/domain/shared/ids.js';

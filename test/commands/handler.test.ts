@@ -8,7 +8,7 @@ import {
   handleCommandWith,
   handleCreations,
   noStream,
-} from '../../src/commands/handler.js';
+} from '../../src/commands/shared/handler.js';
 import type { Decider } from '../../src/domain/shared/decider.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { createEventStore, WrongExpectedVersion, type EventStore } from '../../src/eventstore/index.js';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { pruneExpiredEvents } from '../../src/commands/event/prune.js';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
-import { handleCommand } from '../../src/commands/handler.js';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
-import { pruneSettledReceipts } from '../../src/commands/mutations-prune.js';
+import { handleCommand } from '../../src/commands/shared/handler.js';
+import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
+import { pruneSettledReceipts } from '../../src/commands/mutation/prune.js';
 import { pruneWebhookDeliveries } from '../../src/commands/webhook/prune.js';
 import { idempotencyDecider, idempotencyStreamId } from '../../src/domain/admission/idempotency.js';
 import type { MutationCommand } from '../../src/domain/mutation/decide.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { switchEventSchemas, type SwitchEvent } from '../../src/domain/admission/events.js';
 import { SWITCH_ID, switchDecider, type SwitchCommand } from '../../src/domain/admission/switch.js';
-import { streamName } from '../../src/commands/handler.js';
+import { streamName } from '../../src/commands/shared/handler.js';
 import { given } from '../support/gwt.js';
 
 // The operator's switch over new admissions: every state x every command. Only a change is

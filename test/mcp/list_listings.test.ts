@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
+import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import type { InventorySummary } from '../../src/marketplace/clients/index.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
+import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import type { MutationCommand } from '../../src/domain/mutation/decide.js';
 import { ACTIONS, PAYLOADS, TARGET_TYPES, type Action, type TargetType } from '../../src/domain/mutation/payloads.js';
 import { createEventStore, type EventStore, type Position } from '../../src/eventstore/index.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
+import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import { idempotencyStreamId } from '../../src/domain/admission/idempotency.js';
 import { fingerprint } from '../../src/domain/admission/rules.js';
 import { stableId } from '../../src/domain/shared/ids.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
-import { deletedListingDetail } from '../../src/commands/deleted-listing.js';
-import { withheldReason } from '../../src/commands/dispatch-control.js';
+import { deletedListingDetail } from '../../src/commands/mutation/deleted-listing.js';
+import { withheldReason } from '../../src/commands/dispatch-control/execute.js';
 import { stableId } from '../../src/domain/shared/ids.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';

@@ -11,7 +11,7 @@ import {
   targetingFigures,
   type DailyFigures,
 } from '../../src/marketplace/simulator/ads/sp-metrics.js';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
+import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { adsCampaignMetricsSync, adsTargetingMetricsSync } from '../../src/workers/sync/ads-metrics.js';

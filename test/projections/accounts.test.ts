@@ -12,11 +12,11 @@ import { accountsProjection } from '../../src/projections/accounts/projection.js
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
 import { findActiveToken } from '../../src/projections/auth/queries.js';
-import { issueApiToken, registerUser, revokeApiToken } from '../../src/commands/users.js';
+import { issueApiToken, registerUser, revokeApiToken } from '../../src/commands/user/execute.js';
 import { hashToken } from '../../src/domain/user/token.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
-import { executeAccountCommand } from '../../src/commands/accounts.js';
+import { executeAccountCommand } from '../../src/commands/account/execute.js';
 import { MarketplaceError } from '../../src/marketplace/clients/index.js';
 import { revokeRefreshToken } from '../support/marketplace.js';
 import { assertApplyTwiceSameResult, assertRebuildEqualsLive } from '../support/projections.js';

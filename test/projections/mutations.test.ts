@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
+import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import type { MutationCommand } from '../../src/domain/mutation/decide.js';
 import { awaitingCheck, type MutationEvent, type Reconciliation } from '../../src/domain/mutation/events.js';
 import type { Action, TargetType } from '../../src/domain/mutation/payloads.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { admitMutations } from '../../src/commands/admission.js';
+import { admitMutations } from '../../src/commands/admission/admit.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 import { SELECTABLE_STREAM_TYPES, type ContextScope } from '../../src/domain/stream/types.js';
 import type { EventType } from '../../src/marketplace/simulator/events/types.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import type { AdmissionDeps } from '../../src/commands/admission.js';
+import type { AdmissionDeps } from '../../src/commands/admission/admit.js';
 import type { CausedBy } from '../../src/domain/mutation/events.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../src/commands/handler.js';
+import type { CommandContext } from '../../src/commands/shared/handler.js';
 import { createEventStore, type EventStore } from '../../src/eventstore/index.js';
 import { createDb, type Knex } from '../../src/infra/db.js';
 import { migrate } from '../../src/infra/migrate.js';

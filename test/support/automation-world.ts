@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { executeDispatchControlCommand } from '../../src/commands/dispatch-control.js';
+import { executeDispatchControlCommand } from '../../src/commands/dispatch-control/execute.js';
 import { recordMarketplaceEvent, marketplaceEventStream } from '../../src/commands/event/record.js';
 import { readMessage } from '../../src/domain/event/message.js';
 import { DATASETS, isAdsType, VERSIONS, type EventType } from '../../src/marketplace/simulator/events/types.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
+import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { createEventStore, type EventStore } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';

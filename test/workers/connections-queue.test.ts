@@ -11,7 +11,7 @@ import {
   ACCOUNT_SHOWN_WAIT,
   type ConnectionSyncJob,
 } from '../../src/workers/connections-queue.js';
-import { streamName } from '../../src/commands/handler.js';
+import { streamName } from '../../src/commands/shared/handler.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
 import { eventually } from '../support/processes.js';

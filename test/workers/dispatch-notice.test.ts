@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { notifyQueued } from '../../src/commands/dispatch-notifier.js';
+import { notifyQueued } from '../../src/commands/mutation/dispatch-notifier.js';
 import { createProducerRedis } from '../../src/infra/redis.js';
 import { dispatchQueue, enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';

@@ -704,7 +704,7 @@ describe('mutation dispatch against the simulator', function () {
     const id = await b.admit({ target, provider, action: 'update', payload: { defaultBid: 0.71 } });
     // the sweep could pick it up at once: stop the worker, start the dispatch "by hand", restart
     await b.dispatch!.close();
-    const { executeMutationCommand } = await import('../../src/commands/mutations.js');
+    const { executeMutationCommand } = await import('../../src/commands/mutation/execute.js');
     await executeMutationCommand(
       { store: b.store, metadata: { actor: { kind: 'worker', id: 'dead' } } },
       { type: 'StartDispatch', receipt_id: id, started_at: new Date(b.clock.now()).toISOString() },

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { streamName } from '../../src/commands/handler.js';
-import { executeMutationCommand } from '../../src/commands/mutations.js';
+import { streamName } from '../../src/commands/shared/handler.js';
+import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { getReceipt } from '../../src/projections/mutations/queries.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { Webhook as Verifier } from 'standardwebhooks';
-import { aggregateStream } from '../../src/commands/handler.js';
+import { aggregateStream } from '../../src/commands/shared/handler.js';
 import type { WebhookCall } from '../../src/commands/webhook/context.js';
 import { enqueueWebhookPosts, postDeliveryId, TEST_PAYLOAD } from '../../src/commands/webhook/posts.js';
 import { configureWebhook, removeWebhook, setWebhookEnabled } from '../../src/commands/webhook/settings.js';

@@ -4,7 +4,7 @@ import type { EventStore } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 import { deleteRunRows, expiredRuns } from '../../projections/automation-runs/queries.js';
 import { retentionCutoff } from '../event/prune.js';
-import { streamName } from '../handler.js';
+import { streamName } from '../shared/handler.js';
 
 // Retention (spec 8): automation actions are kept a year from the decision. A run that recorded no
 // action is kept as long as the event that caused it (a month). A run's stream leaves the log

@@ -6,7 +6,13 @@ import {
 } from '../../domain/automation-run/decide.js';
 import { automationRunId, type AutomationAction, type RunIdentity } from '../../domain/automation-run/events.js';
 import { warningSlotDecider, warningSlotId } from '../../domain/automation-run/warning-slot.js';
-import { aggregateStream, handleCommand, handleCommandWith, handleCreation, type CommandContext } from '../handler.js';
+import {
+  aggregateStream,
+  handleCommand,
+  handleCommandWith,
+  handleCreation,
+  type CommandContext,
+} from '../shared/handler.js';
 
 // The record of one live run (spec 2.10, 3.3), written by the runner after the run: what it
 // decided, as automation actions. Recording the same run again records nothing, so a runner that

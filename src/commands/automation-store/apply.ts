@@ -2,7 +2,7 @@ import { storeChanges, storeDecider, type StoreEffect } from '../../domain/autom
 import type { Position } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 import { storeUsage } from '../../projections/automation-store/queries.js';
-import { handleCommandWith, type CommandContext } from '../handler.js';
+import { handleCommandWith, type CommandContext } from '../shared/handler.js';
 
 // Applies a successful live run's buffered store writes (spec 2.14), all at once, once per run:
 // the run's stream (`automation_store-<run id>`) holds them, so a rerun of the same run finds it

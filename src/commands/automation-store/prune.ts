@@ -2,7 +2,7 @@ import type { EventStore } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 import { deleteStoreRows, expiredStoreWrites } from '../../projections/automation-store/queries.js';
 import { storeDecider } from '../../domain/automation-store/decide.js';
-import { streamName } from '../handler.js';
+import { streamName } from '../shared/handler.js';
 
 // Retention (spec 8): store values are kept 7 days from the write. A run's write-set leaves the log
 // once it expired (every value in it expired at the same moment), then its read-model rows; a run

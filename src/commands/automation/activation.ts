@@ -2,7 +2,7 @@ import { automationDecider } from '../../domain/automation/decide.js';
 import { liveSlotDecider, liveSlotId } from '../../domain/automation/live-slot.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { WrongExpectedVersion } from '../../eventstore/port.js';
-import { aggregateStream } from '../handler.js';
+import { aggregateStream } from '../shared/handler.js';
 import { decideAndRecord, ownedAutomation, who, type AutomationCall } from './context.js';
 
 // spec 3.1: `update_automation { activate: true }`. Three appends, in this order:

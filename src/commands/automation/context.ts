@@ -5,7 +5,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { StreamAccount } from '../../domain/stream/eligibility.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
-import { aggregateStream, handleCommand } from '../handler.js';
+import { aggregateStream, handleCommand } from '../shared/handler.js';
 
 // What every automation command shares: who acts, on which accounts, and whether it records
 // (the demo endpoint decides everything and records nothing, spec 1.4).

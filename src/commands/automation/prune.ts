@@ -5,7 +5,7 @@ import type { EventStore } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 import { automationsWithExpiredVersions } from '../../projections/automations/retention.js';
 import { actionsCutoff } from '../automation-run/prune.js';
-import { aggregateStream, handleCommandWith, streamName, type CommandContext } from '../handler.js';
+import { aggregateStream, handleCommandWith, streamName, type CommandContext } from '../shared/handler.js';
 
 // Retention (spec 8): automation code versions are kept a year from the edit; the current version
 // stays as long as the automation. The code lives in the automation's own stream, next to what

@@ -1,7 +1,7 @@
 import { marketplaceEventDecider, marketplaceEventId } from '../../domain/event/decide.js';
 import type { MarketplaceEventData } from '../../domain/event/events.js';
 import type { EventStore } from '../../eventstore/port.js';
-import { handleCreations, streamName } from '../handler.js';
+import { handleCreations, streamName } from '../shared/handler.js';
 
 // Records pushed marketplace messages, each once: its stream is created with NO_STREAM, so a second
 // delivery of the same message id to the same account records nothing.

@@ -1,6 +1,6 @@
 import type { EventStore } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
-import type { CommandContext } from '../handler.js';
+import type { CommandContext } from '../shared/handler.js';
 
 // What every webhook command shares: who acts, on what store, and the operator's settings that
 // the rules depend on.

@@ -8,7 +8,7 @@ import { MAX_POSTS_PER_RUN, webhookBody } from '../../domain/webhook/payload.js'
 import { webhookNamed, type Webhook } from '../../domain/webhook/state.js';
 import type { EventMetadata, EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../infra/logger.js';
-import { aggregateStream, handleCreation } from '../handler.js';
+import { aggregateStream, handleCreation } from '../shared/handler.js';
 
 // Posts become deliveries (spec 2.13, 4.13): each is recorded in a stream of its own, then handed
 // to the delivery queue. A live run's posts are keyed by (run, index), so running the same run's

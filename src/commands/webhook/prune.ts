@@ -2,8 +2,8 @@ import { webhookDeliveryDecider } from '../../domain/webhook/delivery.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 import { deleteDeliveryRows, expiredDeliveries } from '../../projections/webhook/retention.js';
-import { streamName } from '../handler.js';
-import { pruneStreamsPastDays } from '../prune-streams.js';
+import { streamName } from '../shared/handler.js';
+import { pruneStreamsPastDays } from '../shared/prune-streams.js';
 
 // Retention (spec 8): webhook deliveries are kept 30 days from the attempt. A finished delivery's
 // stream (its request and every attempt with the response kept) leaves the log first, then its

@@ -6,7 +6,7 @@ import { newSecretNonce, webhookSecret } from '../../domain/webhook/secret.js';
 import { webhookNamed } from '../../domain/webhook/state.js';
 import type { Position } from '../../eventstore/port.js';
 import { accountExists } from '../../projections/accounts/queries.js';
-import { aggregateStream, handleCommand } from '../handler.js';
+import { aggregateStream, handleCommand } from '../shared/handler.js';
 import { commandContext, nowOf, type WebhookCall } from './context.js';
 
 // Webhook settings of an account (spec 2.13): managed by the operator CLI for now, by the web

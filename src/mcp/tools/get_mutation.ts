@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { receiptAdmission } from '../../commands/mutations.js';
+import { receiptAdmission } from '../../commands/mutation/execute.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pollUntil } from '../../infra/poll.js';
 import { hasApplied } from '../../projections/checkpoints.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { admitMutations } from '../../commands/admission.js';
+import { admitMutations } from '../../commands/admission/admit.js';
 import { defaultProductType } from '../../domain/admission/rules.js';
 import { listingUpdate } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { admitMutations } from '../../commands/admission.js';
+import { admitMutations } from '../../commands/admission/admit.js';
 import { ACTIONS, TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { RUN_LIMITS } from '../../runtime/contracts/limits.js';

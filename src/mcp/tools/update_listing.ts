@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { executeDispatchControlCommand } from '../../commands/dispatch-control.js';
+import { executeDispatchControlCommand } from '../../commands/dispatch-control/execute.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { accountArgument, accountForWrite } from '../accounts.js';
 import { simulation } from '../admission.js';

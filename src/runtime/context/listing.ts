@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { withheld } from '../../commands/dispatch-control.js';
+import { withheld } from '../../commands/dispatch-control/execute.js';
 import { identitiesOf } from '../../domain/event/identities.js';
 import { adsEntityId, listingId } from '../../domain/observation/ids.js';
 import { marketplaceById } from '../../domain/shared/marketplaces.js';

@@ -1,6 +1,6 @@
 import { recordAutomationRun } from '../../commands/automation-run/record.js';
-import type { DispatchNotifier } from '../../commands/dispatch-notifier.js';
-import { aggregateStream, streamName } from '../../commands/handler.js';
+import type { DispatchNotifier } from '../../commands/mutation/dispatch-notifier.js';
+import { aggregateStream, streamName } from '../../commands/shared/handler.js';
 import type { WebhookPosts, WebhookPostsResult } from '../../commands/webhook/posts.js';
 import { automationRunId } from '../../domain/automation-run/events.js';
 import { accountDecider } from '../../domain/account/decide.js';

@@ -1,6 +1,6 @@
 import { recordAutomationRun, type RunRecorded } from '../../commands/automation-run/record.js';
 import { applyStoreEffects } from '../../commands/automation-store/apply.js';
-import type { CommandContext } from '../../commands/handler.js';
+import type { CommandContext } from '../../commands/shared/handler.js';
 import type { WebhookPosts, WebhookPostsResult } from '../../commands/webhook/posts.js';
 import type { MutationOutcome } from '../../domain/automation-run/decide.js';
 import type { RunIdentity } from '../../domain/automation-run/events.js';

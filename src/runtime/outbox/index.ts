@@ -1,6 +1,6 @@
-import { admitMutations, type AdmissionDeps } from '../../commands/admission.js';
-import type { AdmissionResult, ReceiptView } from '../../commands/admission-receipts.js';
-import type { MutationRequest } from '../../commands/admission-target.js';
+import { admitMutations, type AdmissionDeps } from '../../commands/admission/admit.js';
+import type { AdmissionResult, ReceiptView } from '../../commands/admission/receipts.js';
+import type { MutationRequest } from '../../commands/admission/target.js';
 import type { CausedBy } from '../../domain/mutation/events.js';
 import type { TargetType } from '../../domain/mutation/payloads.js';
 import type { AccountView } from '../../projections/accounts/queries.js';

@@ -1,4 +1,4 @@
-import type { MutationRequest } from '../../commands/admission-target.js';
+import type { MutationRequest } from '../../commands/admission/target.js';
 import { obj } from '../../domain/shared/json.js';
 import { RUN_LIMITS } from '../contracts/limits.js';
 

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { advanced, type CommandContext } from '../../commands/handler.js';
-import { withheldReason } from '../../commands/dispatch-control.js';
-import { executeMutationCommand, type ReceiptStream } from '../../commands/mutations.js';
+import { advanced, type CommandContext } from '../../commands/shared/handler.js';
+import { withheldReason } from '../../commands/dispatch-control/execute.js';
+import { executeMutationCommand, type ReceiptStream } from '../../commands/mutation/execute.js';
 import { ABSENT_AFTER_MS, mutationDecider, type MutationCommand } from '../../domain/mutation/decide.js';
 import { nextDispatch, type Backoff } from '../../domain/mutation/dispatch-order.js';
 import type { Created } from '../../domain/mutation/events.js';

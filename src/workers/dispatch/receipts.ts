@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { EventStore } from '../../eventstore/index.js';
-import { readReceipt, type ReceiptStream } from '../../commands/mutations.js';
+import { readReceipt, type ReceiptStream } from '../../commands/mutation/execute.js';
 import type { PendingReceipt } from '../../domain/mutation/dispatch-order.js';
 import { pendingOfTargetIds } from '../../projections/mutations/queries.js';
 import type { ReceiptToSend } from './requests.js';

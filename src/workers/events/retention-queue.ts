@@ -2,13 +2,13 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { pruneInactiveRawData } from '../../commands/accounts-prune.js';
+import { pruneInactiveRawData } from '../../commands/account/prune.js';
 import { pruneAutomationVersions } from '../../commands/automation/prune.js';
 import { pruneAutomationRuns } from '../../commands/automation-run/prune.js';
 import { pruneAutomationStore } from '../../commands/automation-store/prune.js';
 import { pruneExpiredEvents, retentionCutoff } from '../../commands/event/prune.js';
-import type { CommandContext } from '../../commands/handler.js';
-import { pruneSettledReceipts } from '../../commands/mutations-prune.js';
+import type { CommandContext } from '../../commands/shared/handler.js';
+import { pruneSettledReceipts } from '../../commands/mutation/prune.js';
 import { pruneWebhookDeliveries } from '../../commands/webhook/prune.js';
 import { pruneCallRecords } from '../../projections/views/retention.js';
 

@@ -2,7 +2,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { aggregateStream, handleCommand, type CommandContext } from '../../commands/handler.js';
+import { aggregateStream, handleCommand, type CommandContext } from '../../commands/shared/handler.js';
 import {
   subscriptionDecider,
   subscriptionId,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { CommandContext } from '../../commands/handler.js';
+import type { CommandContext } from '../../commands/shared/handler.js';
 import type { LwaClient } from '../../marketplace/clients/index.js';
 import type { CredentialsLookup } from '../credentials.js';
 

@@ -1,5 +1,5 @@
-import type { CommandContext } from '../../commands/handler.js';
-import { executeMutationCommand } from '../../commands/mutations.js';
+import type { CommandContext } from '../../commands/shared/handler.js';
+import { executeMutationCommand } from '../../commands/mutation/execute.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';

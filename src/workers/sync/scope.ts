@@ -1,5 +1,5 @@
-import { completeSync, observePage } from '../../commands/observations.js';
-import type { CommandContext } from '../../commands/handler.js';
+import { completeSync, observePage } from '../../commands/observation/record.js';
+import type { CommandContext } from '../../commands/shared/handler.js';
 import type { ObservationKey } from '../../domain/observation/events.js';
 import type { Knex } from 'knex';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { aggregateStream, handleCommand, type CommandContext } from '../../commands/handler.js';
+import { aggregateStream, handleCommand, type CommandContext } from '../../commands/shared/handler.js';
 import { webhookDecider } from '../../domain/webhook/decide.js';
 import { webhookDeliveryDecider } from '../../domain/webhook/delivery.js';
 import type { DeliveryPolicy } from '../../domain/webhook/retry.js';

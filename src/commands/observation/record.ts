@@ -1,6 +1,6 @@
-import { observationDecider, pageStreamId, scopeStreamId } from '../domain/observation/decide.js';
-import type { ObservationKey } from '../domain/observation/events.js';
-import { handleCommand, handleCreation, type CommandContext } from './handler.js';
+import { observationDecider, pageStreamId, scopeStreamId } from '../../domain/observation/decide.js';
+import type { ObservationKey } from '../../domain/observation/events.js';
+import { handleCommand, handleCreation, type CommandContext } from '../shared/handler.js';
 
 /**
  * How to record: `fresh` when the scope was most likely never recorded (a first sync by

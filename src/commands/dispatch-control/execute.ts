@@ -2,12 +2,12 @@ import {
   controlStreamId,
   dispatchControlDecider,
   type DispatchControlCommand,
-} from '../domain/dispatch-control/decide.js';
-import type { DispatchControlEvent } from '../domain/dispatch-control/events.js';
-import { DomainError } from '../domain/shared/errors.js';
-import { WrongExpectedVersion, type EventStore } from '../eventstore/port.js';
-import { aggregateStream, handleCommand, type CommandContext, type CommandResult } from './handler.js';
-import { adsEntityId } from '../domain/observation/ids.js';
+} from '../../domain/dispatch-control/decide.js';
+import type { DispatchControlEvent } from '../../domain/dispatch-control/events.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { WrongExpectedVersion, type EventStore } from '../../eventstore/port.js';
+import { aggregateStream, handleCommand, type CommandContext, type CommandResult } from '../shared/handler.js';
+import { adsEntityId } from '../../domain/observation/ids.js';
 
 /**
  * Sets a listing's block flag or a campaign's Automation switch (update_listing and the operator

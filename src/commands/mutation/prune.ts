@@ -1,12 +1,12 @@
-import { idempotencyDecider, idempotencyStreamId } from '../domain/admission/idempotency.js';
-import { mutationDecider } from '../domain/mutation/decide.js';
-import type { Idempotency } from '../domain/mutation/events.js';
-import type { EventStore } from '../eventstore/port.js';
-import type { Knex } from '../infra/db.js';
-import { deleteReceiptRows, expiredReceipts } from '../projections/mutations/retention.js';
-import { underAdmissionLocks } from './admission-locks.js';
-import { aggregateStream, streamName } from './handler.js';
-import { pruneStreamsPastDays } from './prune-streams.js';
+import { idempotencyDecider, idempotencyStreamId } from '../../domain/admission/idempotency.js';
+import { mutationDecider } from '../../domain/mutation/decide.js';
+import type { Idempotency } from '../../domain/mutation/events.js';
+import type { EventStore } from '../../eventstore/port.js';
+import type { Knex } from '../../infra/db.js';
+import { deleteReceiptRows, expiredReceipts } from '../../projections/mutations/retention.js';
+import { underAdmissionLocks } from '../admission/locks.js';
+import { aggregateStream, streamName } from '../shared/handler.js';
+import { pruneStreamsPastDays } from '../shared/prune-streams.js';
 
 // Retention (spec 8): listing and ads requests and the provider's answers (all on the receipt's
 // stream) are kept 30 days from their last answer; queued, submitting and uncertain receipts are

@@ -1,8 +1,8 @@
-import { decide, type MutationCommand } from '../domain/mutation/decide.js';
-import type { Action, TargetType } from '../domain/mutation/payloads.js';
-import { evolve, initialState } from '../domain/mutation/state.js';
-import type { DomainError } from '../domain/shared/errors.js';
-import type { Receipt } from './mutations.js';
+import { decide, type MutationCommand } from '../../domain/mutation/decide.js';
+import type { Action, TargetType } from '../../domain/mutation/payloads.js';
+import { evolve, initialState } from '../../domain/mutation/state.js';
+import type { DomainError } from '../../domain/shared/errors.js';
+import type { Receipt } from '../mutation/execute.js';
 
 // What admission answers for each request: the receipt (as recorded, or as it would be), or a refusal.
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseEvent, type Decider, type DomainEvent } from '../domain/shared/decider.js';
+import { parseEvent, type Decider, type DomainEvent } from '../../domain/shared/decider.js';
 import {
   NO_STREAM,
   WrongExpectedVersion,
@@ -8,7 +8,7 @@ import {
   type ExpectedRevision,
   type EventStore,
   type Position,
-} from '../eventstore/port.js';
+} from '../../eventstore/port.js';
 
 export interface CommandContext {
   store: EventStore;

@@ -1,12 +1,12 @@
-import { accountDecider } from '../domain/account/decide.js';
-import { rawDataKeptUntil } from '../domain/account/raw-data.js';
-import { observationDecider, pageStreamId, scopeStreamId } from '../domain/observation/decide.js';
-import type { ObservationKey } from '../domain/observation/events.js';
-import type { EventStore } from '../eventstore/port.js';
-import type { Knex } from '../infra/db.js';
-import { inactiveConnections } from '../projections/accounts/queries.js';
-import { deleteRawRows, rawScopes } from '../projections/accounts/retention.js';
-import { aggregateStream, streamName } from './handler.js';
+import { accountDecider } from '../../domain/account/decide.js';
+import { rawDataKeptUntil } from '../../domain/account/raw-data.js';
+import { observationDecider, pageStreamId, scopeStreamId } from '../../domain/observation/decide.js';
+import type { ObservationKey } from '../../domain/observation/events.js';
+import type { EventStore } from '../../eventstore/port.js';
+import type { Knex } from '../../infra/db.js';
+import { inactiveConnections } from '../../projections/accounts/queries.js';
+import { deleteRawRows, rawScopes } from '../../projections/accounts/retention.js';
+import { aggregateStream, streamName } from '../shared/handler.js';
 
 // Retention (spec 8): the raw provider data of an inactive connection (the seller's listings,
 // inventory and catalog items; the advertiser's Sponsored Products entities) is kept 30 days from

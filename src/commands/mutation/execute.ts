@@ -1,8 +1,8 @@
-import { mutationDecider, type MutationCommand } from '../domain/mutation/decide.js';
-import type { MutationEvent, MutationEventOf } from '../domain/mutation/events.js';
-import type { ReceiptState } from '../domain/mutation/state.js';
-import type { EventStore, Position } from '../eventstore/port.js';
-import { parseEvent } from '../domain/shared/decider.js';
+import { mutationDecider, type MutationCommand } from '../../domain/mutation/decide.js';
+import type { MutationEvent, MutationEventOf } from '../../domain/mutation/events.js';
+import type { ReceiptState } from '../../domain/mutation/state.js';
+import type { EventStore, Position } from '../../eventstore/port.js';
+import { parseEvent } from '../../domain/shared/decider.js';
 import {
   aggregateStream,
   handleCommand,
@@ -10,7 +10,7 @@ import {
   type Aggregate,
   type CommandContext,
   type CommandResult,
-} from './handler.js';
+} from '../shared/handler.js';
 
 // Applies a receipt command to its stream (`mutation-<receipt id>`) with optimistic concurrency:
 // two workers racing on one receipt (say, two dispatches) can't both win; the loser is decided

@@ -1,4 +1,4 @@
-import type { Logger } from '../infra/logger.js';
+import type { Logger } from '../../infra/logger.js';
 
 // Admission tells the dispatch workers about the receipts it admitted queued, so a request goes
 // out at once (spec 4.5: "queued immediately for a worker") rather than at the workers' next

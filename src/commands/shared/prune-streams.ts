@@ -1,5 +1,5 @@
-import type { EventStore } from '../eventstore/port.js';
-import { daysBefore, pruneInBatches } from './event/prune.js';
+import type { EventStore } from '../../eventstore/port.js';
+import { daysBefore, pruneInBatches } from '../event/prune.js';
 
 /** How one kind of record is pruned: what is due, the stream each record has, what else goes. */
 export interface StreamPrune<T> {

@@ -1,9 +1,9 @@
-import type { IdempotencyKeyUsed, RecordedResult } from '../domain/admission/events.js';
-import { idempotencyDecider, idempotencyStreamId, idempotencyVerdict } from '../domain/admission/idempotency.js';
-import type { Idempotency } from '../domain/mutation/events.js';
-import type { AdmissionOutcome, AdmissionResult, Admit } from './admission-receipts.js';
-import { receiptView } from './admission-receipts.js';
-import { mutationDecider } from '../domain/mutation/decide.js';
+import type { IdempotencyKeyUsed, RecordedResult } from '../../domain/admission/events.js';
+import { idempotencyDecider, idempotencyStreamId, idempotencyVerdict } from '../../domain/admission/idempotency.js';
+import type { Idempotency } from '../../domain/mutation/events.js';
+import type { AdmissionOutcome, AdmissionResult, Admit } from './receipts.js';
+import { receiptView } from './receipts.js';
+import { mutationDecider } from '../../domain/mutation/decide.js';
 import {
   aggregateStream,
   createStreams,
@@ -13,8 +13,8 @@ import {
   streamName,
   type CommandContext,
   type Creation,
-} from './handler.js';
-import { executeMutationCommand, readReceipt } from './mutations.js';
+} from '../shared/handler.js';
+import { executeMutationCommand, readReceipt } from '../mutation/execute.js';
 
 // An idempotency key answers every retry the same (spec 4.8): a call's answer is recorded under
 // its key before its receipts are admitted, so a retry after a crash replays the answer and

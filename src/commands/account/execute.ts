@@ -1,5 +1,5 @@
-import { accountDecider, type AccountCommand } from '../domain/account/decide.js';
-import { handleCommand, type CommandContext } from './handler.js';
+import { accountDecider, type AccountCommand } from '../../domain/account/decide.js';
+import { handleCommand, type CommandContext } from '../shared/handler.js';
 
 export async function executeAccountCommand(ctx: CommandContext, command: AccountCommand): Promise<number> {
   const { events } = await handleCommand(accountDecider, command.account_id, command, ctx);

@@ -1,18 +1,18 @@
 import type { Knex } from 'knex';
-import { foreignMarketplaceSelector, isQualifiedAction } from '../domain/admission/rules.js';
-import { decide } from '../domain/mutation/decide.js';
-import type { CausedBy } from '../domain/mutation/events.js';
-import { ACTIONS, allowedActions, TARGET_TYPES, type Action, type TargetType } from '../domain/mutation/payloads.js';
-import { initialState } from '../domain/mutation/state.js';
-import { listingId } from '../domain/observation/ids.js';
-import { DomainError } from '../domain/shared/errors.js';
-import { newOrderedId, UUID_PATTERN } from '../domain/shared/ids.js';
-import type { EventStore } from '../eventstore/port.js';
-import type { AccountView } from '../projections/accounts/queries.js';
-import { advertisedListing, hasAsin, resolveTarget, type CurrentListing } from '../projections/admission/queries.js';
-import type { Admit } from './admission-receipts.js';
-import { readFlagsEarly, withheldReason } from './dispatch-control.js';
-import { deletedListingDetail } from './deleted-listing.js';
+import { foreignMarketplaceSelector, isQualifiedAction } from '../../domain/admission/rules.js';
+import { decide } from '../../domain/mutation/decide.js';
+import type { CausedBy } from '../../domain/mutation/events.js';
+import { ACTIONS, allowedActions, TARGET_TYPES, type Action, type TargetType } from '../../domain/mutation/payloads.js';
+import { initialState } from '../../domain/mutation/state.js';
+import { listingId } from '../../domain/observation/ids.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { newOrderedId, UUID_PATTERN } from '../../domain/shared/ids.js';
+import type { EventStore } from '../../eventstore/port.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
+import { advertisedListing, hasAsin, resolveTarget, type CurrentListing } from '../../projections/admission/queries.js';
+import type { Admit } from './receipts.js';
+import { readFlagsEarly, withheldReason } from '../dispatch-control/execute.js';
+import { deletedListingDetail } from '../mutation/deleted-listing.js';
 
 // One request of a call, resolved to a target on the caller's own account (local id → provider
 // ids of it and its parents) and checked: the AdmitMutation command it becomes, or its refusal.

@@ -1,20 +1,20 @@
 import type { Knex } from 'knex';
-import { IDEMPOTENCY_TTL_MS, runIdempotency } from '../domain/admission/idempotency.js';
-import { fingerprint } from '../domain/admission/rules.js';
-import { isCreation } from '../domain/mutation/payloads.js';
-import type { CausedBy, Idempotency } from '../domain/mutation/events.js';
-import { DomainError } from '../domain/shared/errors.js';
-import type { EventStore } from '../eventstore/port.js';
-import type { Logger } from '../infra/logger.js';
-import type { AccountView } from '../projections/accounts/queries.js';
-import { admissionsPaused } from '../projections/admission/queries.js';
-import { guardCreations, type Recording } from './admission-creations.js';
-import { admitIdempotently, admitOptimistically, keyLocks, type Admission } from './admission-idempotency.js';
-import { underAdmissionLocks, type LockScope } from './admission-locks.js';
-import { decidedView, errorBody, type AdmissionOutcome, type AdmissionResult } from './admission-receipts.js';
-import { prepareRequest, type MutationRequest, type Prepared } from './admission-target.js';
-import { notifyQueued, type DispatchNotifier } from './dispatch-notifier.js';
-import type { CommandContext } from './handler.js';
+import { IDEMPOTENCY_TTL_MS, runIdempotency } from '../../domain/admission/idempotency.js';
+import { fingerprint } from '../../domain/admission/rules.js';
+import { isCreation } from '../../domain/mutation/payloads.js';
+import type { CausedBy, Idempotency } from '../../domain/mutation/events.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { EventStore } from '../../eventstore/port.js';
+import type { Logger } from '../../infra/logger.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
+import { admissionsPaused } from '../../projections/admission/queries.js';
+import { guardCreations, type Recording } from './creations.js';
+import { admitIdempotently, admitOptimistically, keyLocks, type Admission } from './idempotency.js';
+import { underAdmissionLocks, type LockScope } from './locks.js';
+import { decidedView, errorBody, type AdmissionOutcome, type AdmissionResult } from './receipts.js';
+import { prepareRequest, type MutationRequest, type Prepared } from './target.js';
+import { notifyQueued, type DispatchNotifier } from '../mutation/dispatch-notifier.js';
+import type { CommandContext } from '../shared/handler.js';
 
 // Admission of mutation requests (spec 4.8, 4.12, 3.4): each `{ target, action, payload }` is
 // resolved to a target on the caller's own account and checked (admission-target), then decided

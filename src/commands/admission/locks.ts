@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { DomainError } from '../domain/shared/errors.js';
+import { DomainError } from '../../domain/shared/errors.js';
 
 // Admission's critical sections (an idempotency key's check-and-record, an identical creation's
 // check-and-admit) run under PostgreSQL transaction advisory locks, two-key form in their own

@@ -1,8 +1,8 @@
-import { userDecider } from '../domain/user/decide.js';
-import { generateApiToken, hashToken } from '../domain/user/token.js';
-import { newId } from '../domain/shared/ids.js';
-import type { Position } from '../eventstore/port.js';
-import { handleCommand, type CommandContext } from './handler.js';
+import { userDecider } from '../../domain/user/decide.js';
+import { generateApiToken, hashToken } from '../../domain/user/token.js';
+import { newId } from '../../domain/shared/ids.js';
+import type { Position } from '../../eventstore/port.js';
+import { handleCommand, type CommandContext } from '../shared/handler.js';
 
 // Each returns where its events landed (null when nothing changed), so a caller can wait
 // for the read model to include them.

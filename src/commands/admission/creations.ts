@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
-import { creationGuardDecider, creationStreamId, type RequestCreation } from '../domain/admission/creation-guard.js';
-import type { Status } from '../domain/mutation/events.js';
-import { isCreation } from '../domain/mutation/payloads.js';
-import { DomainError } from '../domain/shared/errors.js';
-import { pendingIdentical } from '../projections/admission/queries.js';
-import type { LockScope } from './admission-locks.js';
-import type { Admit } from './admission-receipts.js';
-import type { Prepared } from './admission-target.js';
-import { handleCommandWith, streamName, type CommandContext } from './handler.js';
-import { readReceipt } from './mutations.js';
+import { creationGuardDecider, creationStreamId, type RequestCreation } from '../../domain/admission/creation-guard.js';
+import type { Status } from '../../domain/mutation/events.js';
+import { isCreation } from '../../domain/mutation/payloads.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import { pendingIdentical } from '../../projections/admission/queries.js';
+import type { LockScope } from './locks.js';
+import type { Admit } from './receipts.js';
+import type { Prepared } from './target.js';
+import { handleCommandWith, streamName, type CommandContext } from '../shared/handler.js';
+import { readReceipt } from '../mutation/execute.js';
 
 // An identical creation is refused while one on the same parent is pending (spec 3.4), or when
 // it comes earlier in the same call. Each creation is requested on its guard's stream under the
