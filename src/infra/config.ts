@@ -56,7 +56,7 @@ const schema = z.object({
   DISPATCH_SWEEP_MS: z.coerce.number().int().positive().default(5000),
   /** deadline of one dispatched request; past it the receipt is uncertain */
   DISPATCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
-  // Stream subscriptions (docs/decisions.md, "Streams and subscriptions"): how often the sweep
+  // Stream subscriptions (docs/decisions/066-stream-subscriptions.md): how often the sweep
   // compares what should be subscribed with what is, how long a while_needed type stays
   // subscribed after its last live automation stops, when a failed subscribe is tried again,
   // and how often an ads subscription waiting for confirmation is looked at.
@@ -64,7 +64,8 @@ const schema = z.object({
   STREAMS_GRACE_MS: z.coerce.number().int().min(0).default(600_000),
   STREAMS_RETRY_FAILED_MS: z.coerce.number().int().positive().default(600_000),
   STREAMS_CONFIRM_POLL_MS: z.coerce.number().int().positive().default(2_000),
-  // Webhooks (docs/decisions.md, "Webhooks"): each webhook's signing secret derives from this key
+  // Webhooks (docs/decisions/073-webhook-signing.md and 075-webhook-private-networks.md): each
+  // webhook's signing secret derives from this key
   // (unset: derived from INGESTION_SECRET); whether deliveries may reach
   // private, loopback, link-local and metadata addresses, and use plain http (local receivers,
   // tests; never in production); how often the sweep re-enqueues pending deliveries.

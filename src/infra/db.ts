@@ -41,8 +41,8 @@ const isStalePlan = (err: unknown): boolean => {
  * PostgreSQL parses and plans on every call (in a live run, planning took longer than executing
  * the context lookups). Named after its SQL text, each connection parses it once and PostgreSQL
  * settles on a generic plan after five calls where that one costs no more, so only fixed-shape
- * lookups whose generic plan is as good as a custom one go through here (docs/decisions.md names
- * the one left out). In a transaction a stale plan aborts it: the error is the first one's.
+ * lookups whose generic plan is as good as a custom one go through here (docs/decisions/004-prepared-statements.md
+ * names the one left out). In a transaction a stale plan aborts it: the error is the first one's.
  */
 export async function prepared<T>(query: Query): Promise<T> {
   const first = query();

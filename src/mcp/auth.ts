@@ -3,7 +3,7 @@ import { findActiveToken } from '../projections/auth/queries.js';
 import { hashToken } from '../domain/user/token.js';
 
 // /mcp takes API bearer tokens issued by the operator CLI (the spec leaves token
-// issuance "not shown"; see docs/decisions.md). Only their sha256 is stored.
+// issuance "not shown"; see docs/decisions/016-authentication.md). Only their sha256 is stored.
 
 export type Authenticate = (token: string) => Promise<{ userId: string } | null>;
 

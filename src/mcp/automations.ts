@@ -58,7 +58,7 @@ export const written = (ctx: ToolContext, answer: Record<string, unknown>) => ({
  * spec 2.2 `subscription`: local report completions need none; otherwise what the event type's
  * subscription on the account is, whatever the automation's state: `active` once the marketplace
  * confirmed it, `failed` when the subscribe failed, else `none` (not subscribed, or still waiting:
- * list_streams shows that as `pending`; docs/decisions.md, "Streams and subscriptions").
+ * list_streams shows that as `pending`; docs/decisions/031-list-streams.md).
  */
 export function subscriptionOf(
   row: { account_id: string; stream_type: string },

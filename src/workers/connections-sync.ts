@@ -57,7 +57,7 @@ const REFUSED = Symbol('refused');
 
 /**
  * The read's answer, or REFUSED when LWA answered `invalid_grant` for the refresh token: the
- * authorization is revoked or expired for good (decisions: "Accounts and connections"). Every
+ * authorization is revoked or expired for good (docs/decisions/062-inactive-connections.md). Every
  * other failure (our client credentials, throttling, an outage) is the job's, retried as usual.
  */
 async function unlessRefused<T>(read: () => Promise<T>): Promise<T | typeof REFUSED> {

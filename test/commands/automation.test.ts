@@ -10,7 +10,8 @@ import type { AccountView } from '../../src/projections/accounts/queries.js';
 import { usePgEventStore } from '../support/pg-event-store.js';
 
 // Activation's three appends (slot, activated, replaced one deactivated) on the real store: a
-// crash after any of them is healed by calling the same activation again (docs/decisions.md).
+// crash after any of them is healed by calling the same activation again
+// (docs/decisions/032-automation-lifecycle-and-live-slot.md).
 
 describe('automation activation: crash points and their healing', () => {
   const pg = usePgEventStore();

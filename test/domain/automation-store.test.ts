@@ -4,7 +4,7 @@ import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { given } from '../support/gwt.js';
 
 // context.store (spec 2.14): a live run's buffered writes, applied once, all together, within the
-// limits of docs/decisions.md ("Automation runtime: runs, actions, store").
+// limits of docs/decisions/043-automation-store.md.
 
 const automation_id = '0b7d2c10-1111-4222-8333-944444444444';
 const run_id = '7a1e6a52-3c1d-5b0e-9f00-1d2c3b4a5f60';

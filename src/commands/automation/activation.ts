@@ -13,7 +13,8 @@ import { decideAndRecord, ownedAutomation, who, type AutomationCall } from './co
 //   3. AutomationDeactivated (replaced) on the automation the slot named before.
 // The slot is the authority on which automation is live. A crash between the appends leaves the
 // slot ahead of the streams; the same call again claims nothing new (the slot already names it)
-// and records 2 and 3 from the slot's memory of whom it replaced (docs/decisions.md).
+// and records 2 and 3 from the slot's memory of whom it replaced
+// (docs/decisions/032-automation-lifecycle-and-live-slot.md).
 
 export interface Activation {
   /** the automation deactivated because this one went live, if any */

@@ -1,5 +1,5 @@
 // The store's limits (spec 2.14, 8: values expire 7 days after the write; sizes are ours, see
-// docs/decisions.md, "Automation runtime: runs, actions, store"). The whole store is copied into
+// docs/decisions/043-automation-store.md). The whole store is copied into
 // every run's isolate, so its size is a cost every run pays: 1 MiB copies in about a millisecond
 // and stays far below the 64 MB the isolate may use.
 

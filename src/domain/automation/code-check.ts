@@ -3,7 +3,8 @@ import { DomainError } from '../shared/errors.js';
 
 // spec 4.11.1: saving checks the syntax and that `handle(event, context)` is declared with
 // exactly two parameters, and never runs the code. acorn only parses, so nothing the code says
-// can execute here. The forms accepted are in docs/decisions.md ("Automations").
+// can execute here. The forms accepted are in
+// docs/decisions/033-automation-code-check.md.
 
 /** spec 8: code size. */
 export const MAX_CODE_BYTES = 100_000;

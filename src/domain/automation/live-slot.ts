@@ -8,7 +8,7 @@ import { liveSlotEventSchemas, type LiveSlotEvent } from './events.js';
 export interface LiveSlotState {
   live: string | null;
   /** the automation the last change took the slot from: an activation retried after a crash
-   * still knows whom it replaced, and deactivates it (docs/decisions.md, "Automations") */
+   * still knows whom it replaced, and deactivates it (docs/decisions/032-automation-lifecycle-and-live-slot.md) */
   previous: string | null;
 }
 

@@ -120,7 +120,7 @@ export interface SubscriptionNeed {
 }
 
 /**
- * docs/decisions.md, "Streams and subscriptions": an `always` type is wanted while the account can
+ * docs/decisions/066-stream-subscriptions.md: an `always` type is wanted while the account can
  * run it; a `while_needed` type while an automation for it is live and for `graceMs` after the last
  * one stops, so archiving one and activating its successor doesn't unsubscribe and subscribe again.
  */

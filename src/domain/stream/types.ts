@@ -59,7 +59,7 @@ const local = (code: string): StreamType => ({
   sellerOnly: false,
 });
 
-/** Spec 6.1's two internally handled types, by their full codes (docs/decisions.md). */
+/** Spec 6.1's two internally handled types, by their full codes (docs/decisions/064-marketplace-event-types.md). */
 export const DATA_KIOSK_FINISHED = 'DATA_KIOSK_QUERY_PROCESSING_FINISHED';
 export const REPORT_FINISHED = 'REPORT_PROCESSING_FINISHED';
 

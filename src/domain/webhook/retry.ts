@@ -1,6 +1,6 @@
 import type { AttemptOutcome } from './events.js';
 
-// Which attempts are tried again, and when (spec 4.13, docs/decisions.md "Webhooks"): timeouts,
+// Which attempts are tried again, and when (spec 4.13, docs/decisions/074-webhook-delivery.md): timeouts,
 // network errors, 429 and 5xx retry with backoff, up to 5 attempts; a `Retry-After` on such
 // an answer (seconds or an HTTP date) sets the wait instead, capped; other 4xx, redirects
 // (never followed) and refused addresses end the delivery at once.

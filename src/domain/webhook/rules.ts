@@ -1,7 +1,7 @@
 import { DomainError } from '../shared/errors.js';
 import type { WebhookHeaders } from './events.js';
 
-// What a webhook's settings must satisfy (spec 2.13, docs/decisions.md "Webhooks"). Pure checks
+// What a webhook's settings must satisfy (spec 2.13, docs/decisions/072-webhook-settings.md). Pure checks
 // that throw `invalid` naming the value and why.
 
 /** Webhooks per account. */

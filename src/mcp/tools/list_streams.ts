@@ -4,7 +4,7 @@ import { accountArgument, accountsForRead } from '../accounts.js';
 import { readTool } from '../tool.js';
 
 // Spec 4.3, 2.4: the event subscriptions of the caller's accounts, one row per event type each
-// account's connections carry (docs/decisions.md, "Streams and subscriptions").
+// account's connections carry (docs/decisions/031-list-streams.md).
 export const listStreamsTool = readTool('list_streams', 'List streams', {
   description:
     "Lists the event streams (marketplace event subscriptions) of every account, or of `account`: one row per event type the account's connections carry, with account_id, account_name, stream_type, source (selling, ads, local), policy (always, while_needed, not_required), status (active: events flowing; inactive: not subscribed; pending: the subscribe is under way, waits for the marketplace to confirm an advertising stream, or failed and will be retried, with `error` saying why), subscription (the subscription's own state: inactive, requested, pending, active, failed, unsubscribing, or not_required), live_automation_id (the live automation that needs it, if any), error, provider_subscription_ids and changed_at. Always-subscribed types are subscribed when the account connects; the others while an automation for them is live, and for a grace period after the last one stops.",

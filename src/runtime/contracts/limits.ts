@@ -9,7 +9,8 @@ export const RUN_LIMITS = {
   outputBytesPerRun: 500_000,
   codeBytes: 100_000,
   fabricatedEventBytes: 100_000,
-  // ours, beyond spec 8: how much of the missing-field record a run keeps (docs/decisions.md)
+  // ours, beyond spec 8: how much of the missing-field record a run keeps
+  // (docs/decisions/040-sandbox-run-limits-and-diagnostics.md)
   missingFieldReads: 100,
   missingFieldKeys: 100,
   missingFieldPathChars: 1_000,

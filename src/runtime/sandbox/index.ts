@@ -21,12 +21,14 @@ import type { RunErrorCode, RunInput, RunJob, RunOutput, Sandbox, SandboxOptions
 // admit, `webhookPosts` to deliver and `storeEffects` to apply, all only after a successful live
 // run; a dry run discards them. `missingFieldReads` lists keys read from `event` that it lacked,
 // with the keys present at that level. How the limits of spec 8 are applied, and what the sandbox
-// chose where the spec is silent, is in docs/decisions.md ("Automation runtime: the sandbox").
+// chose where the spec is silent, is in docs/decisions/039-sandbox-runner-processes.md and the two
+// records after it.
 
 export type * from './types.js';
 
 // Twice the cores (4 to 8): a runner spends most of a run's wall time waiting for a core or for
-// its messages, not running it, so with one per core the pool was the queue (docs/decisions.md).
+// its messages, not running it, so with one per core the pool was the queue
+// (docs/decisions/039-sandbox-runner-processes.md).
 const DEFAULT_RUNNERS = Math.max(4, Math.min(8, 2 * os.availableParallelism()));
 const GRACE_MS = 2_000;
 

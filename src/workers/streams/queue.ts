@@ -16,7 +16,7 @@ import { waitInDelayedSet, withRetryPolicy } from '../retry-policy.js';
 import { startSweeps, SWEPT_JOB_OPTIONS } from '../sweeps.js';
 import { providerError, type Subscriber } from './subscriber.js';
 
-// Subscriptions (docs/decisions.md, "Streams and subscriptions"). A sweep over the read models,
+// Subscriptions (docs/decisions/066-stream-subscriptions.md). A sweep over the read models,
 // at start-up and every `sweepEveryMs`, compares what should be subscribed (always types of
 // connected accounts; while_needed types with a live automation, or within the grace period
 // after the last one stopped) with each subscription's state: it records the request or the

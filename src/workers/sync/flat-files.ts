@@ -3,7 +3,7 @@ import { minorDigits } from '../../projections/observed/economics-support.js';
 import { decimalMinor } from '../../projections/observed/orders.js';
 
 // The bulk flat-file reports of a first sync, recorded as the same observations as the
-// per-order and per-listing reads (docs/decisions.md, "Backfill by report"): the orders report's
+// per-order and per-listing reads (docs/decisions/068-backfill-by-report.md): the orders report's
 // rows become Orders API orders with their items embedded as `OrderItems`, the listings
 // report's rows become Listings Items API items. A field the report lacks is left out, never
 // invented; the two that the read models need are filled and named as such: an order item's
