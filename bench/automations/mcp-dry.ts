@@ -8,7 +8,7 @@ import { REPRICING, TRIVIAL } from './fixtures.js';
 // the service's real path (api, projector and worker roles), for a trivial handler and the
 // repricing one, each on the canned ANY_OFFER_CHANGED sample (which names the account's newest
 // listing, so the context is built from the demo read models), next to an MCP ping (the floor).
-// Goals (issue 12): p50 ≤ 25 ms, p99 ≤ 100 ms.
+// Goals (docs/decisions/044-dry-runs.md): p50 ≤ 25 ms, p99 ≤ 100 ms.
 
 export interface Timing {
   p50: number;

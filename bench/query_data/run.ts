@@ -9,7 +9,7 @@
 //
 //   npm run build && npm run bench:query_data [-- --listings 100000 --order-lines 1000000] [-- --runs 5] [-- --keep NAME]
 //
-// Defaults to the bench profile of issue 3 (100,000 listings, 1,000,000 order lines).
+// Defaults to the bench profile (100,000 listings, 1,000,000 order lines).
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -7,7 +7,7 @@ import { cli, eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startConnectedService, type ConnectedService } from '../support/service.js';
 
-// What issue 12 calls done, through the service as `npm start` runs it and MCP over HTTP: the
+// Live runs end to end, through the service as `npm start` runs it and MCP over HTTP: the
 // simulator emits a competitor price change (ANY_OFFER_CHANGED); the account's live automation
 // queues a price patch of the listing and posts to its webhook; the dispatch worker applies the
 // patch in the simulator; list_automation_actions shows the action `applied`; get_mutation shows

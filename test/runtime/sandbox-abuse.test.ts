@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { RUN_LIMITS } from '../../src/runtime/contracts/limits.js';
 import { createSandbox, type RunInput, type RunOutput, type Sandbox } from '../../src/runtime/sandbox/index.js';
 
-// The escape and abuse suite (issue 12, "Done means"): every case must end contained, with
+// The escape and abuse suite (the sandbox's acceptance criteria): every case must end contained, with
 // execution_error or a clean result, and the sandbox must answer a probe run right after it that
 // finds a clean realm (unpolluted built-ins, no host objects, a working console and outbox).
 // The cases run concurrently through one pool, most of them under a short deadline; the real 5 s

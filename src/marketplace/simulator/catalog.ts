@@ -20,7 +20,7 @@ export interface Scale {
 
 /** Tens of listings and about a year of orders: starts in well under a second. */
 export const DEMO_SCALE: Scale = { listings: 40, orderLines: 3_000 };
-/** The benchmark profile of issue 3. */
+/** The bench profile (docs/benchmarks.md, "Machines and profiles"). */
 export const BENCH_SCALE: Scale = { listings: 100_000, orderLines: 1_000_000 };
 
 export type ListingStatus = 'BUYABLE' | 'DISCOVERABLE' | 'DELETED';

@@ -29,7 +29,7 @@ import { ContiguousProgress, KeyedLanes } from './ordering.js';
 import { Recent } from './recent.js';
 import { runIdentity, settleLiveRun } from './settle.js';
 
-// Live runs (spec 4.11, issue 12 item 6): follows the log and, for each ingested marketplace event,
+// Live runs (spec 4.11; docs/decisions/045-live-reactor.md): follows the log and, for each ingested marketplace event,
 // runs the account's live automation of the event's type once per listing the event reached,
 // through the one orchestrator (runAutomation, mode 'live'), then settles each run (store writes,
 // webhook posts, the run's record: settle.ts).
