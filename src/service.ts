@@ -35,6 +35,7 @@ import { subscriber } from './workers/streams/subscriber.js';
 import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
 import { startWebhookDelivery, type RunningWebhooks } from './workers/webhook/queue.js';
 import { startLiveReactor } from './runtime/live/reactor.js';
+import { waitForDemo, type DemoAccount } from './demo-readiness.js';
 
 export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
@@ -122,6 +123,8 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
 
     let projector: Projector | null = null;
     let webhooks: RunningWebhooks | null = null;
+    /** the demo accounts this process's worker connects: its api waits for them before listening */
+    const demo: DemoAccount[] = [];
     if (roles.has('projector')) {
       // its own pool: 22 projections batching side by side never hold the connections MCP reads wait for
       const projectorDb = createDb(config.DATABASE_URL, { min: 0, max: config.PROJECTOR_CONNECTIONS });
@@ -277,13 +280,15 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         [DEMO_ACCOUNT_ID, SELLER_CREDENTIALS],
         [DEMO_VENDOR_ACCOUNT_ID, VENDOR_CREDENTIALS],
       ] as const) {
-        if (sets.has(set))
-          await scheduleConnectionSync(queue, {
-            user_id: DEMO_USER_ID,
-            register_user_as: 'Demo',
-            account_id,
-            credentials: set,
-          });
+        const credentials = sets.get(set);
+        if (!credentials) continue;
+        await scheduleConnectionSync(queue, {
+          user_id: DEMO_USER_ID,
+          register_user_as: 'Demo',
+          account_id,
+          credentials: set,
+        });
+        demo.push({ account_id, credentials });
       }
     }
 
@@ -324,6 +329,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         ingestionSecret: config.INGESTION_SECRET,
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
       });
+      await waitForDemo(db, demo, apiLogger);
       await app.listen({ port: config.PORT, host: config.HOST });
       stops.push(() => app.close());
       const address = app.server.address();
