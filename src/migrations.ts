@@ -3,6 +3,7 @@ import type { MigrationStep } from './infra/migrate.js';
 import { migrateProductTypeSchemaCache } from './mcp/product-type-schemas.js';
 import type { Projection } from './projections/projection.js';
 import { migrateProjections } from './projections/schema.js';
+import { migrateReadYourWrites } from './projections/read-your-writes.js';
 import { migrateViews } from './projections/views/migrate.js';
 import { viewDefinitions } from './projections/views/registry.js';
 import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
@@ -10,7 +11,7 @@ import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
 /**
  * The service's schema, in order: the event store table (when PostgreSQL holds the events), the
  * projector's bookkeeping and every given projection's live tables, query_data's views and role,
- * the product type schema cache, the reactors' checkpoints, and the events' compression.
+ * the product type schema cache, the reactors' checkpoints, what each user's reads wait for, and the events' compression.
  */
 export function migrationSteps(
   projections: readonly Projection[],
@@ -22,6 +23,7 @@ export function migrationSteps(
     (trx) => migrateViews(trx, viewDefinitions),
     migrateProductTypeSchemaCache,
     migrateReactorCheckpoints,
+    migrateReadYourWrites,
     // last: its ALTER holds appends back until the migration commits
     ...(options.eventStoreInPostgres ? [compressEventData] : []),
   ];

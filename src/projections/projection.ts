@@ -38,7 +38,7 @@ export interface Projection {
 }
 
 /** Whether the projection applies this event: one of its types, and kept by its filter. */
-export const wants = (projection: Projection, event: RecordedEvent): boolean =>
+export const wants = (projection: Projection, event: Pick<RecordedEvent, 'type' | 'data'>): boolean =>
   projection.handles.includes(event.type) && keeps(projection.filter, event);
 
 /**

@@ -74,7 +74,7 @@ describe('automation lifecycle tools over MCP', function () {
       ...accountWith(acc.vendor, users.vic, 'Vic Vendor', 'vendor', ['selling', 'ads']),
       ...accountWith(acc.demo, users.demo, 'Demo Seller', 'seller', ['selling', 'ads']),
     ]);
-    projector = new Projector(db, store, [automationsProjection], { pollMs: 20 });
+    projector = new Projector(db, store, [automationsProjection, streamsProjection], { pollMs: 20 });
     projector.start();
     mcp = await serveMcp(db, () => new Date(), users.demo);
     [ada, bob, vic, demo] = await Promise.all([

@@ -6,10 +6,8 @@ import { hasApplied } from '../../projections/checkpoints.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { getReceipt } from '../../projections/mutations/queries.js';
 import { mutationsProjection } from '../../projections/mutations/projection.js';
+import { READ_YOUR_WRITES_MS } from '../read-your-writes.js';
 import { readTool, type ToolContext } from '../tool.js';
-
-/** How long a read waits for the read model to show a receipt the log already has. */
-const READ_YOUR_WRITES_MS = 5_000;
 
 // Spec 4.8, 2.9: one receipt with its payload, the raw provider response and, for auditors, every
 // event of its history. A receipt stays readable after its target is gone; another user's receipt

@@ -10,7 +10,7 @@ import { defineTool } from '../tool.js';
 export const updateAutomationTool = defineTool({
   name: 'update_automation',
   description:
-    "Edits an automation's code, title or operation_dependencies (a draft stays a draft, a live one stays live; code is checked for syntax and the handle(event, context) signature, never run) and, with activate: true, makes it live: the live automation of the same event type, if any, is deactivated and the event type is subscribed. Edits are saved before activating. Two activations for one event type at the same moment: one gets activation_conflict.",
+    "Edits an automation's code, title or operation_dependencies (a draft stays a draft, a live one stays live; code is checked for syntax and the handle(event, context) signature, never run) and, with activate: true, makes it live: the live automation of the same event type, if any, is deactivated and the event type is subscribed (list_streams shows the stream pending at once, active once the marketplace confirms it). Edits are saved before activating. Two activations for one event type at the same moment: one gets activation_conflict.",
   annotations: { title: 'Update automation', readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   input: {
     automation_id: automationIdArgument,

@@ -51,10 +51,16 @@ export const subscriptionOfRow = (rows: Map<string, SubscriptionRow>, account_id
 export const typesOf = (account: StreamAccount): StreamType[] =>
   STREAM_TYPES.filter((t) => streamTypeRefusal(t, account) === null);
 
-/** spec 2.4: a stream waiting for its subscribe (or for a retry after a failed one) is `pending`. */
+/**
+ * spec 2.4, 3.1: a stream waiting for its subscribe (or for a retry after a failed one) is
+ * `pending`; so is one a live automation needs that the worker has yet to request, so an
+ * activation shows at once.
+ */
 function streamStatus(t: StreamType, row: SubscriptionRow | undefined): 'active' | 'inactive' | 'pending' {
   if (t.policy === 'not_required') return 'active';
-  switch (row?.status ?? 'inactive') {
+  const status = row?.status ?? 'inactive';
+  if ((status === 'inactive' || status === 'unsubscribing') && row?.live_automation_id) return 'pending';
+  switch (status) {
     case 'active':
       return 'active';
     case 'requested':
@@ -85,7 +91,8 @@ export async function listStreams(db: Knex, accounts: readonly StreamAccount[]) 
         status: streamStatus(t, row),
         subscription: t.policy === 'not_required' ? ('not_required' as const) : (row?.status ?? 'inactive'),
         live_automation_id: row?.live_automation_id ?? null,
-        error: row?.status === 'failed' ? row.error : null,
+        // a failure, or why a subscription the marketplace lost is being requested again
+        error: row?.status === 'failed' || row?.status === 'requested' ? row.error : null,
         provider_subscription_ids: row?.subscription_ids ?? [],
         changed_at: row?.changed_at ?? null,
       };

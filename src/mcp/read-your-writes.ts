@@ -1,0 +1,58 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { comparePositions, type Position } from '../eventstore/port.js';
+import { reportingAppends, type Appended } from '../eventstore/reporting.js';
+import { pollUntil } from '../infra/poll.js';
+import { projectionsBehind, projectionsToReach, rememberWrites } from '../projections/read-your-writes.js';
+import type { ToolContext } from './tool.js';
+
+// Read-your-writes (docs/decisions/, "Read-your-writes"; docs/architecture.md): a call first waits,
+// bounded, until the read models the caller's own earlier writes touched have projected them,
+// then runs with a store that reports what it appends, and keeps that for the caller's next
+// calls before it answers. The caller is the user: every session, endpoint and token of theirs
+// shares it. The demo saves nothing and never waits.
+
+/** How long a call waits for the read models to show the caller's own earlier writes. */
+export const READ_YOUR_WRITES_MS = 5_000;
+const POLL_MS = 10;
+
+/** `<commit>/<prepare>`: how a log position is written in an answer's `_meta`. */
+const positionText = (p: Position): string => `${p.commit}/${p.prepare}`;
+
+/**
+ * Runs one tool call under the rule. A write's answer carries the furthest log position it
+ * reached in `_meta.log_position`; past the bound a call answers from the read models as they
+ * are, naming those still behind in `_meta.behind_own_writes` (and in the log).
+ */
+export async function withOwnWrites(
+  ctx: ToolContext,
+  call: (ctx: ToolContext) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  if (ctx.endpoint === 'demo') return call(ctx);
+  let behind: string[] = [];
+  const caughtUp = await pollUntil(
+    async () => (behind = await projectionsBehind(ctx.db, ctx.userId)).length === 0,
+    READ_YOUR_WRITES_MS,
+    POLL_MS,
+  ).catch((err: unknown) => {
+    // the call's own reads meet the same fault and answer it in the spec's terms
+    ctx.logger.warn({ err }, "could not read how far the caller's own writes are projected");
+    return false;
+  });
+  if (!caughtUp) ctx.logger.warn({ behind }, "read models still behind the caller's own writes: answering as they are");
+  const appended: Appended[] = [];
+  const store = ctx.store && reportingAppends(ctx.store, (events) => appended.push(...events));
+  const result = await call(store ? { ...ctx, store } : ctx);
+  // tool calls answer their failures, so this runs after a call that failed having written too
+  if (appended.length > 0)
+    await rememberWrites(ctx.db, ctx.userId, projectionsToReach(appended)).catch((err: unknown) =>
+      ctx.logger.error({ err }, "the call's writes stand, but the caller's next reads may not wait for them"),
+    );
+  const furthest = appended
+    .map((e) => e.position)
+    .reduce<Position | null>((a, b) => (a === null || comparePositions(a, b) < 0 ? b : a), null);
+  const meta = {
+    ...(furthest ? { log_position: positionText(furthest) } : {}),
+    ...(caughtUp ? {} : { behind_own_writes: behind }),
+  };
+  return Object.keys(meta).length > 0 ? { ...result, _meta: { ...result._meta, ...meta } } : result;
+}

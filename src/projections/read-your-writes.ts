@@ -1,0 +1,77 @@
+import type { Knex } from 'knex';
+import { comparePositions, type Position } from '../eventstore/port.js';
+import type { Appended } from '../eventstore/reporting.js';
+import { CHECKPOINTS_TABLE } from './checkpoints.js';
+import { READ_MODEL_SCHEMA, wants, type Projection } from './projection.js';
+import { projections as registered } from './registry.js';
+
+// Read-your-writes (docs/decisions/, "Read-your-writes"): for each user, the furthest position
+// each projection must reach to show that user's own writes. Kept per projection, so a read
+// waits only for the read models the user's writes touched, never for a projection busy with
+// other data, and nobody waits on another user's writes. Not a read model (a rebuild must not
+// forget it), so it lives in a schema of its own.
+
+const SCHEMA = 'callers';
+const TABLE = `${SCHEMA}.writes`;
+
+/** Migration step (src/migrations.ts). */
+export async function migrateReadYourWrites(db: Knex | Knex.Transaction): Promise<void> {
+  await db.raw(`create schema if not exists ${SCHEMA}`);
+  await db.raw(`create table if not exists ${TABLE} (
+    user_id text not null,
+    projection text not null,
+    commit_position numeric(20, 0) not null,
+    prepare_position numeric(20, 0) not null,
+    primary key (user_id, projection))`);
+}
+
+/** The projections that apply these events (by type and filter), each with the furthest position it must reach. */
+export function projectionsToReach(
+  events: readonly Appended[],
+  projections: readonly Projection[] = registered,
+): Map<string, Position> {
+  const reach = new Map<string, Position>();
+  for (const e of events)
+    for (const p of projections) {
+      if (!wants(p, e)) continue;
+      const known = reach.get(p.name);
+      if (!known || comparePositions(known, e.position) < 0) reach.set(p.name, e.position);
+    }
+  return reach;
+}
+
+/** Remembers what the user's reads must wait for; a position behind one already kept changes nothing. */
+export async function rememberWrites(db: Knex, userId: string, reach: ReadonlyMap<string, Position>): Promise<void> {
+  if (reach.size === 0) return;
+  const rows = [...reach].map(([projection, p]) => ({
+    user_id: userId,
+    projection,
+    commit_position: p.commit.toString(),
+    prepare_position: p.prepare.toString(),
+  }));
+  await db.raw(
+    `insert into ${TABLE} as w (user_id, projection, commit_position, prepare_position)
+     select * from jsonb_to_recordset(?::jsonb) as r(user_id text, projection text, commit_position numeric, prepare_position numeric)
+     on conflict (user_id, projection) do update
+       set commit_position = excluded.commit_position, prepare_position = excluded.prepare_position
+       where (w.commit_position, w.prepare_position) < (excluded.commit_position, excluded.prepare_position)`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/**
+ * The projections that have not yet applied the user's last write to them (one statement). A
+ * projection this database does not have (a deployment or test that runs only some) is not waited for.
+ */
+export async function projectionsBehind(db: Knex, userId: string): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: Array<{ projection: string }> }>(
+    `select w.projection from ${TABLE} w
+     join ${READ_MODEL_SCHEMA}.${CHECKPOINTS_TABLE} c on c.name = w.projection
+     where w.user_id = ?
+       and (c.commit_position is null
+            or (c.commit_position, coalesce(c.prepare_position, 0)) < (w.commit_position, w.prepare_position))
+     order by w.projection`,
+    [userId],
+  );
+  return rows.map((r) => r.projection);
+}
