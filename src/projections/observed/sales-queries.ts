@@ -243,7 +243,7 @@ order by ${order('p.')}`,
 }
 
 /** The scopes in two parts of about as many lines in their windows (by `sales_days`), the larger
- * scopes first; one part when there is one scope. */
+ * scopes first; one part when there is one scope or no window holds a line. */
 async function halves(db: Knex, scopes: readonly SalesScope[]): Promise<Array<readonly SalesScope[]>> {
   if (scopes.length < 2) return [scopes];
   const { rows } = await db.raw(
@@ -263,7 +263,8 @@ async function halves(db: Knex, scopes: readonly SalesScope[]): Promise<Array<re
     lighter.scopes.push(scope);
     lighter.lines += weight(scope);
   }
-  return parts.map((p) => p.scopes);
+  // with no lines in any window every scope lands in one part: no second statement over none
+  return parts.map((p) => p.scopes).filter((part) => part.length > 0);
 }
 
 /** The best `limit` of the pages' rows, sorted by the database as each page was. */
