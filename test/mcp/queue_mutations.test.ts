@@ -57,8 +57,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
   };
   const localId = (kind: AdsEntityKind, account: string, providerId: string) =>
     adsEntityId(kind, account, profile.provider_profile_id, providerId);
-  const queue = (client: Client, args: Record<string, unknown>) =>
-    call(client, 'queue_mutations', { account: acc.ada, ...args });
+  const queue = (client: Client, args: Record<string, unknown>) => call(client, 'queue_mutations', args);
   /** every committed event, whatever other transactions of the server are still open (the global log's reader would wait for them) */
   const eventCount = async () => Number((await h.db('events').count<{ count: string }[]>())[0]!.count);
   /** a listing of the simulator's that is live in the profile's marketplace */
@@ -268,7 +267,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
       expect(his.structuredContent.results[0].receipt.provider.campaignId).to.equal(campaign.campaignId);
     });
 
-    it('answers scope_mismatch when a supplied id or country disagrees with the target, or the target is on another account than `account`', async () => {
+    it('answers scope_mismatch when a supplied id or country disagrees with the target', async () => {
       const t = targets();
       const res = await queue(ada, {
         mutations: [
@@ -318,16 +317,29 @@ describe('queue_mutations and patch_listing over MCP', function () {
       expect(results[2].error.detail).to.contain(profile.country_code);
     });
 
-    it('needs `account` once the user has two accounts, and refuses a target of the other one', async () => {
+    it('takes no `account`: with two accounts, each request is written on the account its target belongs to', async () => {
       acc.ada2 = await h.connect('seller', users.ada);
-      const mutation = { target: targets().campaign, action: 'update', payload: { state: 'PAUSED' } };
-      const without = await call(ada, 'queue_mutations', { mutations: [mutation] });
-      expect(without.structuredContent.code).to.equal('account_required');
-      const other = await call(ada, 'queue_mutations', { account: acc.ada2, mutations: [mutation] });
-      expect(other.structuredContent.results[0].error.code).to.equal('scope_mismatch');
-      const own = await call(ada, 'queue_mutations', { account: acc.ada, mutations: [mutation] });
-      expect(own.structuredContent.results[0].receipt.status).to.equal('queued');
+      await adsEntitiesSync.run({ ...h.deps(''), credentials: () => ({ ads_refresh_token: ADS_TOKEN }) }, acc.ada2);
+      await h.projector.whenCaughtUp();
+      const pause = (account: string) => ({
+        target: { type: 'Campaign', id: localId('campaign', account, campaign.campaignId) },
+        action: 'update',
+        payload: { state: 'PAUSED' },
+      });
+      const both = (await queue(ada, { mutations: [pause(acc.ada), pause(acc.ada2)] })).structuredContent;
+      expect(both.results.map((r: any) => r.receipt.account_id)).to.deep.equal([acc.ada, acc.ada2]);
+      expect(both.results.map((r: any) => r.receipt.status)).to.deep.equal(['queued', 'queued']);
+      const [first, second] = both.results.map((r: any) => r.receipt.id as string);
+      for (const [id, account] of [
+        [first, acc.ada],
+        [second, acc.ada2],
+      ])
+        expect((await h.store.readStream(`mutation-${id}`))[0]!.metadata.account_id).to.equal(account);
+      const named = await queue(ada, { account: acc.ada, mutations: [pause(acc.ada)] });
+      expect(named.structuredContent).to.include({ code: 'unknown_argument' });
+      expect(named.structuredContent.detail).to.contain("'account'");
     });
+
     it('takes a confirmed created entity as the next target before the ads sync has seen it', async () => {
       const worker = { store: h.store, metadata: { actor: { kind: 'worker' as const, id: 'test' } } };
       const create = {
@@ -592,7 +604,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
       const idempotency = {
         namespace: users.ada,
         key: 'cut-short',
-        fingerprint: fingerprint({ account: acc.ada, mutations: input, catalog_revision: null }),
+        fingerprint: fingerprint({ mutations: input, catalog_revision: null }),
         expires_at,
       };
       const admission = {
@@ -1059,16 +1071,14 @@ describe('queue_mutations and patch_listing over MCP', function () {
         { target: t.adGroup, action: 'update', payload: { state: 'PAUSED' } },
         { target: t.ad, action: 'update', payload: {} },
       ];
-      const first = (
-        await call(client, 'queue_mutations', { account: acc.ada, mutations, idempotency_key: 'notice-1' })
-      ).structuredContent;
+      const first = (await call(client, 'queue_mutations', { mutations, idempotency_key: 'notice-1' }))
+        .structuredContent;
       const [ad, group] = [1, 2].map((i) => first.results[i].receipt.id as string);
       expect(first.results[3].error.code).to.equal('invalid');
       // the ad group's job goes through both its requests, in order
       expect(notices).to.deep.equal([[group, ad]]);
       expect(
-        (await call(client, 'queue_mutations', { account: acc.ada, mutations, idempotency_key: 'notice-1' }))
-          .structuredContent.replayed,
+        (await call(client, 'queue_mutations', { mutations, idempotency_key: 'notice-1' })).structuredContent.replayed,
       ).to.equal(true);
       const patched = (
         await call(client, 'patch_listing', {
@@ -1097,7 +1107,6 @@ describe('queue_mutations and patch_listing over MCP', function () {
       try {
         const out = (
           await call(client, 'queue_mutations', {
-            account: acc.ada,
             mutations: [{ target: targets().ad, action: 'update', payload: { state: 'ENABLED' } }],
           })
         ).structuredContent;

@@ -28,8 +28,11 @@ export interface AdmissionCall {
   userId: string;
   /** every account of the caller (targets are looked up among them) */
   accounts: readonly AccountView[];
-  /** the account the write applies to (spec 1.5) */
-  account: AccountView;
+  /**
+   * The account every target must be on (an automation run's, a tool's `account`); absent, each
+   * target is written on the account it belongs to (spec 4.8: the targets name the account).
+   */
+  account?: AccountView;
   mutations: readonly MutationRequest[];
   idempotency_key?: string | undefined;
   /** what the idempotency fingerprint covers: the call's whole input */
@@ -86,17 +89,19 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
   }
   const idempotency = idempotencyOf(call, now);
   const run = call.caused_by;
+  // each receipt's event names its own account; the call's other events, the one it is confined to
+  const account = call.account ? { account_id: call.account.id } : {};
   const ctx: CommandContext = {
     store,
     metadata: run
       ? {
           // event → run → receipt: the event the run handled is the root, the run the direct cause
           actor: { kind: 'automation', id: run.automation_id },
-          account_id: call.account.id,
+          ...account,
           correlation_id: run.event_id ?? run.run_id,
           causation_id: run.run_id,
         }
-      : { actor: { kind: 'user', id: call.userId }, account_id: call.account.id },
+      : { actor: { kind: 'user', id: call.userId }, ...account },
   };
   const at = now.toISOString();
   const decide = (reads: Knex, lock: LockScope['lock']) =>

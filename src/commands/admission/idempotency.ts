@@ -47,7 +47,11 @@ function creations(idempotency: Idempotency | null, admission: Admission, at: st
     ...(idempotency
       ? [decideCreation(idempotencyDecider, keyId(idempotency), keyUse(idempotency, admission, at))]
       : []),
-    ...admission.admissions.map((command) => decideCreation(mutationDecider, command.receipt_id, command)),
+    // a receipt's event names its account, as executeMutationCommand's does
+    ...admission.admissions.map((command) => ({
+      ...decideCreation(mutationDecider, command.receipt_id, command),
+      metadata: { account_id: command.account_id },
+    })),
   ];
 }
 

@@ -14,7 +14,7 @@ import type { Admit } from './receipts.js';
 import { readFlagsEarly, withheldReason } from '../dispatch-control/execute.js';
 import { deletedListingDetail } from '../mutation/deleted-listing.js';
 
-// One request of a call, resolved to a target on the caller's own account (local id → provider
+// One request of a call, resolved to a target on one of the caller's accounts (local id → provider
 // ids of it and its parents) and checked: the AdmitMutation command it becomes, or its refusal.
 
 export interface MutationRequest {
@@ -36,7 +36,7 @@ export async function prepareRequest({
   reads,
   store,
   accounts,
-  account,
+  account: confinedTo,
   request: m,
   index,
   idempotency,
@@ -48,8 +48,8 @@ export async function prepareRequest({
   store: EventStore | null;
   /** every account of the caller (targets are looked up among them) */
   accounts: readonly AccountView[];
-  /** the account the write applies to (spec 1.5) */
-  account: AccountView;
+  /** the account the target must be on; undefined: the one it belongs to */
+  account: AccountView | undefined;
   request: MutationRequest;
   index: number;
   idempotency: Admit['idempotency'];
@@ -104,11 +104,12 @@ export async function prepareRequest({
       `${at}.target: no ${type} with id '${m.target.id}' on your accounts (use an id from list_listings or list_ads_entities)`,
       { argument: `${at}.target` },
     );
-  if (resolved.account_id !== account.id) {
-    const owner = accounts.find((a) => a.id === resolved.account_id)!;
+  // the request is written on the account its target belongs to
+  const account = accounts.find((a) => a.id === resolved.account_id)!;
+  if (confinedTo && account.id !== confinedTo.id) {
     return fail(
       'scope_mismatch',
-      `${at}.target: the ${type} '${target.id}' belongs to account ${owner.id} (${owner.name}), not to account ${account.id} (${account.name}) this call writes to`,
+      `${at}.target: the ${type} '${target.id}' belongs to account ${account.id} (${account.name}), not to account ${confinedTo.id} (${confinedTo.name}) this call writes to`,
       { argument: `${at}.target` },
     );
   }

@@ -163,6 +163,8 @@ export async function handleCreation<Command, State, Event extends DomainEvent>(
 export interface Creation<Event extends DomainEvent = DomainEvent> {
   stream: string;
   event: Event;
+  /** what its event's metadata says beyond the context's (a receipt's own account) */
+  metadata?: Omit<EventMetadata, 'at'>;
 }
 
 /** Decides `command` on the decider's initial state, where it must record exactly one event: the stream's creation. */
@@ -179,8 +181,9 @@ export function decideCreation<Command, State, Event extends DomainEvent>(
 
 /**
  * Creates the streams in one write (PostgreSQL: one statement, one commit), in list order, with
- * one metadata for all. Per stream, in order: where its event landed, or null when the stream
- * was there already (or came earlier in the list). `exclusive`: see EventStore.createStreams.
+ * one metadata for all, each creation's own added. Per stream, in order: where its event landed,
+ * or null when the stream was there already (or came earlier in the list). `exclusive`: see
+ * EventStore.createStreams.
  */
 export async function createStreams(
   ctx: CommandContext,
@@ -189,7 +192,10 @@ export async function createStreams(
 ): Promise<Array<Position | null>> {
   const metadata = metadataOf(ctx, new Date().toISOString());
   return ctx.store.createStreams(
-    creations.map(({ stream, event }) => ({ stream, event: { type: event.type, data: event.data, metadata } })),
+    creations.map(({ stream, event, metadata: own }) => ({
+      stream,
+      event: { type: event.type, data: event.data, metadata: { ...metadata, ...own } },
+    })),
     options,
   );
 }

@@ -3,7 +3,6 @@ import { admitMutations } from '../../commands/admission/admit.js';
 import { ACTIONS, TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { RUN_LIMITS } from '../../runtime/contracts/limits.js';
-import { accountArgument, selectAccounts } from '../accounts.js';
 import { admissionDeps, simulation } from '../admission.js';
 import { defineTool } from '../tool.js';
 
@@ -35,7 +34,7 @@ const mutation = z.strictObject({
 export const queueMutations = defineTool({
   name: 'queue_mutations',
   description:
-    'Queues listing and advertising changes for a worker to send to the marketplace. Each mutation is { target: { type, id }, action, payload } with a local target id; provider and parent ids are derived from the target. Each result is independent: a receipt (status queued; read it later with get_mutation) or an error with its code. Queued means durably admitted, not accepted by the marketplace. Pass idempotency_key so a retry returns the same receipts (replayed: true) instead of queueing again; it answers until idempotency.expires_at.',
+    'Queues listing and advertising changes for a worker to send to the marketplace. Each mutation is { target: { type, id }, action, payload } with a local target id; the account, provider and parent ids are derived from the target, so one call may change several of your accounts. Each result is independent: a receipt (status queued; read it later with get_mutation) or an error with its code. Queued means durably admitted, not accepted by the marketplace: your receipts read back at once (get_mutation, list_mutations), but what the marketplace answers arrives later, as the worker sends each request. Pass idempotency_key so a retry returns the same receipts (replayed: true) instead of queueing again; it answers until idempotency.expires_at.',
   annotations: {
     title: 'Queue mutations',
     readOnlyHint: false,
@@ -59,19 +58,15 @@ export const queueMutations = defineTool({
       .min(1)
       .optional()
       .describe('the pinned operation catalog revision, for qualified catalog actions'),
-    account: accountArgument,
   },
   async handler(input, ctx) {
-    const deps = admissionDeps(ctx);
-    const accounts = await loadAccounts(ctx.db, ctx.userId);
-    const account = selectAccounts(accounts, input.account, 'write')[0]!;
-    const outcome = await admitMutations(deps, {
+    const outcome = await admitMutations(admissionDeps(ctx), {
       userId: ctx.userId,
-      accounts,
-      account,
+      // no `account` (spec 4.8): each request is written on the account its target belongs to
+      accounts: await loadAccounts(ctx.db, ctx.userId),
       mutations: input.mutations,
       idempotency_key: input.idempotency_key,
-      input: { account: account.id, mutations: input.mutations, catalog_revision: input.catalog_revision ?? null },
+      input: { mutations: input.mutations, catalog_revision: input.catalog_revision ?? null },
     });
     const admitted = outcome.results.filter((r) => 'receipt' in r).length;
     return {
