@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { createReportsClient, type ReportsClient } from '../../marketplace/clients/reports.js';
-import type { ProcessingStatus } from '../../marketplace/clients/reports-types.js';
+import { MarketplaceError } from '../../marketplace/clients/errors.js';
+import { nextReportStep, type ReportAnswer } from '../../domain/observation/report-request.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { connectionCredentials } from '../credentials.js';
 import { syncWith, type SyncDeps, type SyncJobDefinition } from './job.js';
@@ -10,10 +11,16 @@ import { syncWith, type SyncDeps, type SyncJobDefinition } from './job.js';
 // them a few times over a few seconds, handles those that are DONE, and, if any is still
 // queued or in progress, fails with ReportNotReady: the sync worker puts the job back in the
 // delayed set to run again later. A report handled is forgotten; a request older than a day is
-// created again.
+// created again. A request the marketplace forgot, cancelled before it began or ended FATAL is
+// created afresh at once, its row saying how often and why (nextReportStep); one given up
+// fails the run with ReportsGivenUp, which the sync worker retries with backoff.
 
 export class ReportNotReady extends Error {
   override readonly name = 'ReportNotReady';
+}
+
+export class ReportsGivenUp extends Error {
+  override readonly name = 'ReportsGivenUp';
 }
 
 /** One report (Reports API) or query (Data Kiosk) a sync needs, and what to do with it. */
@@ -49,6 +56,10 @@ function ensureTable(db: Knex): Promise<void> {
         provider_id text not null,
         created_at timestamptz not null,
         primary key (account_id, request_key))`);
+        // how often the report was asked for in a row, and why it was asked for again
+        await trx.raw(`alter table sync.report_requests
+        add column if not exists requests int not null default 1,
+        add column if not exists renewed_because text`);
       })
       .catch((error: unknown) => {
         tableReady.delete(db);
@@ -63,6 +74,11 @@ export function reportsClientFor(deps: SyncDeps, refreshToken: string): ReportsC
   return createReportsClient({ endpoint: deps.endpoints.sellingApiUrl, lwa: deps.lwa, refreshToken });
 }
 
+interface OpenRequest {
+  provider_id: string;
+  requests: number;
+}
+
 /** Runs the plans as described above; returns the events recorded by the handled ones. */
 export async function runReports(
   deps: SyncDeps,
@@ -72,43 +88,56 @@ export async function runReports(
 ): Promise<{ recorded: number }> {
   await ensureTable(deps.db);
   const table = () => deps.db.withSchema('sync').table('report_requests');
-  const known = new Map<string, { provider_id: string; created_at: Date }>(
-    (await table().where({ account_id }).select('request_key', 'provider_id', 'created_at')).map(
-      (r: { request_key: string; provider_id: string; created_at: Date }) => [r.request_key, r],
+  const known = new Map<string, OpenRequest & { created_at: Date }>(
+    (await table().where({ account_id }).select('request_key', 'provider_id', 'created_at', 'requests')).map(
+      (r: OpenRequest & { request_key: string; created_at: Date }) => [r.request_key, r],
     ),
   );
-  const open = new Map<ReportPlan, string>();
-  for (const plan of plans) {
-    const earlier = known.get(plan.key);
-    if (earlier && deps.now().getTime() - earlier.created_at.getTime() < STALE_AFTER_MS) {
-      open.set(plan, earlier.provider_id);
-      continue;
-    }
+  const open = new Map<ReportPlan, OpenRequest>();
+  const request = async (plan: ReportPlan, requests: number, renewed_because: string | null) => {
     const provider_id = await plan.create(client);
     await table()
-      .insert({ account_id, request_key: plan.key, provider_id, created_at: deps.now() })
+      .insert({ account_id, request_key: plan.key, provider_id, created_at: deps.now(), requests, renewed_because })
       .onConflict(['account_id', 'request_key'])
       .merge();
-    open.set(plan, provider_id);
+    open.set(plan, { provider_id, requests });
+  };
+  const forget = async (plan: ReportPlan) => {
+    await table().where({ account_id, request_key: plan.key }).delete();
+    open.delete(plan);
+  };
+  for (const plan of plans) {
+    const earlier = known.get(plan.key);
+    if (earlier && deps.now().getTime() - earlier.created_at.getTime() < STALE_AFTER_MS) open.set(plan, earlier);
+    else await request(plan, 1, null);
   }
 
   let recorded = 0;
+  const givenUp: string[] = [];
   for (const pause of ROUNDS_MS) {
     if (open.size === 0) break;
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
-    for (const [plan, id] of open) {
-      const state = await status(client, plan.api, id);
-      if (state.status === 'IN_QUEUE' || state.status === 'IN_PROGRESS') continue;
-      if (state.status === 'FATAL') {
-        deps.logger.warn(
-          { account_id, report: plan.key, id },
-          'report failed at the marketplace (FATAL); not recorded',
-        );
-      } else {
-        recorded += await plan.handle(state.documentId ? await download(client, plan, state.documentId) : null);
+    for (const [plan, { provider_id, requests }] of open) {
+      let step = nextReportStep(plan.api, await answerOf(client, plan.api, provider_id), requests);
+      let content: unknown = null;
+      if (step.step === 'read') {
+        const read = await download(client, plan, step.documentId);
+        // a document expired (or forgotten) before it was read is a report to ask for again
+        if (read.found) content = read.content;
+        else step = nextReportStep(plan.api, { known: false }, requests);
       }
-      await table().where({ account_id, request_key: plan.key }).delete();
-      open.delete(plan);
+      const log = { account_id, report: plan.key, id: provider_id, requests };
+      if (step.step === 'wait') continue;
+      if (step.step === 'request_again') {
+        deps.logger.warn({ ...log, reason: step.reason }, 'report requested afresh');
+        await request(plan, requests + 1, step.reason);
+        continue;
+      }
+      if (step.step === 'give_up') {
+        deps.logger.warn({ ...log, reason: step.reason }, 'report given up; the sync tries again');
+        givenUp.push(`${plan.key} (${step.reason})`);
+      } else recorded += await plan.handle(content);
+      await forget(plan);
     }
   }
   if (open.size > 0)
@@ -118,32 +147,47 @@ export async function runReports(
         .map((p) => p.key)
         .join(', ')})`,
     );
+  if (givenUp.length > 0) throw new ReportsGivenUp(`reports given up: ${givenUp.join('; ')}`);
   return { recorded };
 }
 
-async function status(
-  client: ReportsClient,
-  api: ReportPlan['api'],
-  id: string,
-): Promise<{ status: ProcessingStatus; documentId?: string }> {
-  if (api === 'reports') {
-    const report = await client.getReport(id);
-    return {
-      status: report.processingStatus,
-      documentId: report.processingStatus === 'DONE' ? report.reportDocumentId : undefined,
-    };
+const notFound = (err: unknown): boolean => err instanceof MarketplaceError && err.status === 404;
+
+async function answerOf(client: ReportsClient, api: ReportPlan['api'], id: string): Promise<ReportAnswer> {
+  try {
+    const {
+      processingStatus: status,
+      processingStartTime,
+      ...rest
+    } = api === 'reports'
+      ? await client.getReport(id).then((r) => ({ ...r, documentId: r.reportDocumentId }))
+      : await client.getQuery(id).then((q) => ({ ...q, documentId: q.dataDocumentId }));
+    const documentId = status === 'DONE' ? rest.documentId : undefined;
+    return { known: true, status, started: processingStartTime !== undefined, ...(documentId ? { documentId } : {}) };
+  } catch (err) {
+    if (notFound(err)) return { known: false };
+    throw err;
   }
-  const query = await client.getQuery(id);
-  return {
-    status: query.processingStatus,
-    documentId: query.processingStatus === 'DONE' ? query.dataDocumentId : undefined,
-  };
 }
 
-async function download(client: ReportsClient, plan: ReportPlan, documentId: string): Promise<unknown> {
-  if (plan.api === 'dataKiosk') return client.downloadQueryDocument(await client.getQueryDocument(documentId));
-  const document = await client.getReportDocument(documentId);
-  return plan.document === 'flatFile' ? client.downloadFlatFile(document) : client.downloadReport(document);
+async function download(
+  client: ReportsClient,
+  plan: ReportPlan,
+  documentId: string,
+): Promise<{ found: true; content: unknown } | { found: false }> {
+  try {
+    if (plan.api === 'dataKiosk')
+      return { found: true, content: await client.downloadQueryDocument(await client.getQueryDocument(documentId)) };
+    const document = await client.getReportDocument(documentId);
+    return {
+      found: true,
+      content:
+        plan.document === 'flatFile' ? await client.downloadFlatFile(document) : await client.downloadReport(document),
+    };
+  } catch (err) {
+    if (notFound(err)) return { found: false };
+    throw err;
+  }
 }
 
 /** What a report sync needs to know about the account: its kind and marketplaces (those it
