@@ -176,6 +176,11 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
           now: () => new Date(),
         },
         syncJobs,
+          recovery: {
+            retry: { firstMs: config.SYNC_RETRY_FIRST_MS, longestMs: config.SYNC_RETRY_LONGEST_MS },
+            lockMs: config.SYNC_LOCK_MS,
+            stalledCheckMs: config.SYNC_STALLED_CHECK_MS,
+          },
       );
       dataWorker.on('failed', (job, err) =>
         logger.warn({ job: job?.name, account_id: job?.data.account_id, err: err.message }, 'data sync failed'),

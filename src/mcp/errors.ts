@@ -28,8 +28,15 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Tool input failures: an extra key is `unknown_argument`, anything else `invalid`. */
-export function inputError(error: z.ZodError): DomainError {
+/**
+ * Tool input failures: an extra key is `unknown_argument`; a required argument left out is the
+ * tool's own code for it when the spec gives one (`missing`); anything else `invalid`.
+ */
+export function inputError(
+  error: z.ZodError,
+  args: unknown,
+  missing: Readonly<Record<string, (() => DomainError) | undefined>> = {},
+): DomainError {
   const unknownKeys = error.issues.flatMap((i) =>
     i.code === 'unrecognized_keys' ? i.keys.map((k) => formatPath([...i.path, k])) : [],
   );
@@ -42,6 +49,11 @@ export function inputError(error: z.ZodError): DomainError {
       },
     );
   }
+  // no arguments at all read as {}, as the tool parses them; an array or a string is just `invalid`
+  const given: unknown = args ?? {};
+  if (typeof given === 'object' && !Array.isArray(given))
+    for (const [name, answer] of Object.entries(missing))
+      if (answer && (given as Record<string, unknown>)[name] === undefined) return answer();
   const issue = error.issues[0]!;
   const argument = formatPath(issue.path) || '(arguments)';
   return new DomainError('invalid', `${argument}: ${issue.message}`, { argument });

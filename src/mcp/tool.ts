@@ -9,7 +9,6 @@ import type { Logger } from '../infra/logger.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { DryRunGate } from './dry-runs.js';
 import { DomainError } from '../domain/shared/errors.js';
-import { isVendorOnly } from '../projections/accounts/queries.js';
 import { argumentBoundsError } from './argument-bounds.js';
 import { errorResult, inputError, jsonResult, unexpectedError, unstorableTextAt } from './errors.js';
 
@@ -52,19 +51,15 @@ export interface ToolSpec<Shape extends z.ZodRawShape> {
   name: string;
   description: string;
   annotations: ToolAnnotations;
-  /** spec 1.6: hidden from users whose only accounts are vendor accounts */
-  sellerOnly?: boolean;
-  /** spec 4.1 availability: `not_on_demo` tools are neither listed nor callable on /demo/mcp */
-  availability?: 'everywhere' | 'not_on_demo';
   /** the arguments; the object is made strict, so any other key is `unknown_argument` */
   input: Shape;
+  /** the spec's own error for a required argument left out, where it has one (else `invalid`) */
+  missing?: { [K in keyof Shape]?: () => DomainError };
   handler: (input: z.output<z.ZodObject<Shape, z.core.$strict>>, ctx: ToolContext) => Promise<Record<string, unknown>>;
 }
 
 export interface Tool {
   name: string;
-  sellerOnly: boolean;
-  notOnDemo: boolean;
   listing: ToolListing;
   call(args: unknown, ctx: ToolContext): Promise<CallToolResult>;
 }
@@ -87,8 +82,6 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
   const { $schema: _, ...inputSchema } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
   return {
     name: spec.name,
-    sellerOnly: spec.sellerOnly ?? false,
-    notOnDemo: spec.availability === 'not_on_demo',
     listing: {
       name: spec.name,
       description: spec.description,
@@ -107,7 +100,7 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
         const unbounded = argumentBoundsError(args);
         if (unbounded) throw unbounded;
         const parsed = schema.safeParse(args ?? {});
-        if (!parsed.success) throw inputError(parsed.error);
+        if (!parsed.success) throw inputError(parsed.error, args, spec.missing);
         const unstorable = unstorableTextAt(parsed.data);
         if (unstorable)
           throw new DomainError(
@@ -115,12 +108,6 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
             `${unstorable}: holds a NUL character (\\u0000) or a lone UTF-16 surrogate, which cannot be stored; remove it`,
             { argument: unstorable },
           );
-        if (spec.sellerOnly && (await isVendorOnly(ctx.db, ctx.userId))) {
-          throw new DomainError(
-            'not_connected',
-            `${spec.name} reads seller data and every account you have is a vendor account (no selling connection)`,
-          );
-        }
         const result = jsonResult(await spec.handler(parsed.data, ctx));
         log('info', { outcome: 'ok' });
         return result;

@@ -1,8 +1,10 @@
 import type { Tool } from './tool.js';
+import { hiddenFromVendorOnly, notOnDemo, toolEntry, type ToolEntry } from './tool-table.js';
 
-// docs/tools.md is rendered from the same tool table the server lists (names, annotations,
-// availability, input schemas), so the reference can't drift from what an agent sees; a test
-// fails when the committed file differs from this rendering (`npm run docs:tools` rewrites it).
+// docs/tools.md is rendered from what the server lists (names, annotations, input schemas) and
+// the tool table that decides where (kind, availability), so the reference can't drift from what
+// an agent sees; a test fails when the committed file differs from this rendering
+// (`npm run docs:tools` rewrites it).
 
 interface JsonSchema {
   type?: string | string[];
@@ -54,23 +56,22 @@ function rows(properties: Record<string, JsonSchema>, required: readonly string[
   });
 }
 
-function availability(tool: Tool): string {
-  const write = !tool.listing.annotations?.readOnlyHint;
-  const where = tool.notOnDemo
+function availability(entry: ToolEntry): string {
+  const where = notOnDemo(entry)
     ? '`/mcp` only (not on `/demo/mcp`)'
-    : `\`/mcp\` and \`/demo/mcp\`${write ? ' (the demo validates and simulates, recording nothing)' : ''}`;
-  return tool.sellerOnly ? `${where}; hidden from vendor-only users` : where;
+    : `\`/mcp\` and \`/demo/mcp\`${entry.availability.includes('simulated on demo') ? ' (the demo validates and simulates, recording nothing)' : ''}`;
+  return hiddenFromVendorOnly(entry) ? `${where}; hidden from vendor-only users` : where;
 }
 
 function section(tool: Tool): string {
   const { listing } = tool;
+  const entry = toolEntry(tool.name);
   const schema = listing.inputSchema as JsonSchema;
-  const kind = listing.annotations?.readOnlyHint ? 'read' : 'write';
   const args = schema.properties && Object.keys(schema.properties).length > 0;
   return [
     `## \`${tool.name}\``,
     '',
-    `${listing.annotations?.title ?? tool.name}: ${kind}; ${availability(tool)}.`,
+    `${listing.annotations?.title ?? tool.name}: ${entry.kind}; ${availability(entry)}.`,
     '',
     listing.description ?? '',
     '',
@@ -89,17 +90,17 @@ export function renderToolsDoc(tools: readonly Tool[]): string {
   return [
     '# Tools',
     '',
-    '<!-- Generated from src/mcp/tools/index.ts by `npm run docs:tools`; do not edit by hand. -->',
+    '<!-- Generated from src/mcp/tools/index.ts and src/mcp/tool-table.ts by `npm run docs:tools`; do not edit by hand. -->',
     '',
     'Every tool the MCP endpoints serve, in listing order. An extra argument is refused with `unknown_argument`;',
     'errors come back as `isError: true` with `{ code, detail }`.',
     '',
     '| tool | kind | where |',
     '|---|---|---|',
-    ...tools.map(
-      (t) =>
-        `| [\`${t.name}\`](#${t.name}) | ${t.listing.annotations?.readOnlyHint ? 'read' : 'write'} | ${availability(t)} |`,
-    ),
+    ...tools.map((t) => {
+      const entry = toolEntry(t.name);
+      return `| [\`${t.name}\`](#${t.name}) | ${entry.kind} | ${availability(entry)} |`;
+    }),
     '',
     ...tools.map(section),
   ].join('\n');

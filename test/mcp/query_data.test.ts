@@ -78,12 +78,14 @@ describe('query_data over HTTP', () => {
     expect(new Set(rows.map((r: string[]) => r[2])).size).to.equal(23);
   });
 
-  it('answers missing_sql without sql, or with blank sql', async () => {
-    for (const args of [{}, { sql: '  \n ' }]) {
+  it('answers missing_sql without sql or with blank sql, and invalid for sql of another type', async () => {
+    for (const args of [{}, { export: true }, { sql: '  \n ' }]) {
       const result = await query(args);
       expect(result.isError).to.equal(true);
-      expect(result.structuredContent.code).to.equal('missing_sql');
+      expect(result.structuredContent, JSON.stringify(args)).to.include({ code: 'missing_sql' });
+      expect(result.structuredContent.detail).to.contain('pass sql');
     }
+    expect((await query({ sql: 42 })).structuredContent).to.include({ code: 'invalid', argument: 'sql' });
   });
 
   it('names an unknown argument', async () => {

@@ -5,7 +5,7 @@ import type { Job, Queue, Worker } from 'bullmq';
 import { economicsProjection } from '../../src/projections/observed/economics.js';
 import { vSellerEconomics } from '../../src/projections/views/v_seller_economics.js';
 import { economicsSync } from '../../src/workers/sync/reports-economics.js';
-import { syncQueue, syncWorker, type SyncJobData } from '../../src/workers/sync/queue.js';
+import { SYNC_RECOVERY, syncQueue, syncWorker, type SyncJobData } from '../../src/workers/sync/queue.js';
 import type { SyncJobDefinition } from '../../src/workers/sync/job.js';
 import { dropRedisKeys, TEST_REDIS_PREFIX } from '../support/env.js';
 import { eventually } from '../support/processes.js';
@@ -13,9 +13,12 @@ import { DAY_MS, startHarness, type Harness } from '../support/observed.js';
 
 // A report sync through the real queue and worker: while the marketplace hasn't finished its
 // reports the job waits in the delayed set without spending its attempts, and completes once
-// they are done; a job that waited as long as its own interval gives up to the next run.
+// they are done; a job that waited as long as its own interval gives up to the next run. A run
+// that fails is retried, the same job, with backoff, not left to its next interval.
 
 const SELLER = 'Atzr|demo-seller';
+/** A failed run's retries, short for the test (minutes in service). */
+const RETRY = { firstMs: 300, longestMs: 1_000 };
 
 describe('sync worker: a report sync waiting for its reports', function () {
   this.timeout(60_000);
@@ -52,9 +55,15 @@ describe('sync worker: a report sync waiting for its reports', function () {
     body: (queue: Queue<SyncJobData>, worker: Worker<SyncJobData>) => Promise<void>,
   ) {
     const queue = syncQueue(redis, `${prefix}-${definition.everyMs}`);
-    const worker = syncWorker({ ...h.deps(SELLER), connection: redis, prefix: `${prefix}-${definition.everyMs}` }, [
-      definition,
-    ]);
+    const worker = syncWorker(
+      {
+        ...h.deps(SELLER),
+        connection: redis,
+        prefix: `${prefix}-${definition.everyMs}`,
+        recovery: { ...SYNC_RECOVERY, retry: RETRY },
+      },
+      [definition],
+    );
     try {
       await body(queue, worker);
     } finally {
@@ -128,6 +137,33 @@ describe('sync worker: a report sync waiting for its reports', function () {
       // its last run began before its give-up point, a tenth of its interval before the next run is due
       expect(failed.data.next_due).to.equal(failed.timestamp + impatient.everyMs);
       expect(failed.processedOn!).to.be.below(failed.data.next_due! - impatient.everyMs / 10);
+    });
+  });
+
+  it('retries a failed run as the same job, with backoff, and completes', async () => {
+    h.clock.ms += DAY_MS;
+    // the marketplace refuses the first query outright (a 400 no retry of the client's helps)
+    const fault = await fetch(`${base}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ route: 'POST /dataKiosk/2023-11-15/queries', kind: 'reject', status: 400, times: 1 }),
+    });
+    expect(fault.status).to.equal(201);
+    await withWorker(economicsSync, async (queue) => {
+      const added = await queue.add(economicsSync.name, { account_id: account });
+      const done = await eventually(async () => {
+        const { state, job } = await stateOf(queue, added.id!);
+        return state === 'completed'
+          ? job
+          : state === 'failed'
+            ? Promise.reject(new Error(job.failedReason))
+            : undefined;
+      }, 'the job to complete');
+      expect(done.data.failures, 'one failure, then the retry that completed').to.equal(1);
+      expect(done.returnvalue.recorded).to.be.greaterThan(0);
+      // its retry waited out the backoff, in the delayed set
+      expect(done.finishedOn! - done.timestamp).to.be.at.least(RETRY.firstMs);
+      expect(await queue.getJobs(['waiting', 'delayed', 'active']), 'no retry job left beside it').to.deep.equal([]);
     });
   });
 });

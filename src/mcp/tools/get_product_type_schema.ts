@@ -14,7 +14,6 @@ export const getProductTypeSchema = defineTool({
   description:
     "Returns the marketplace's full JSON Schema of a product type: `schema.properties` describes the listing's /attributes/ (the value shapes patch_listing takes, with selectors such as marketplace_id, currency and audience); `schema.required` describes a full listing, not every patch. With the definition's product type, marketplace, version, requirements and property groups. Cached 24 hours.",
   annotations: { title: 'Product type schema', readOnlyHint: true, openWorldHint: true },
-  availability: 'not_on_demo',
   input: {
     product_type: z
       .string()

@@ -8,7 +8,6 @@ import { readTool, type ToolContext } from '../tool.js';
 export const getSalesSummary = readTool('get_sales_summary', 'Sales summary', {
   description:
     "Confirmed sales (orders Shipped, Unshipped or PartiallyShipped; canceled and pending orders excluded; refunds not tracked) per account and marketplace: revenue (line prices, tax and shipping excluded, in integer minor units of the row's currency, never summed across currencies), units, orders and order lines. since/until are whole days in each marketplace's local time (default the trailing 30 days, at most 400); `windows` states them per marketplace. No rows means no confirmed sales, not zero sales: check `freshness` (no `freshness` means the selling connection is not set up). compare_to_previous adds `previous` for the window of the same length just before, biased low for the current window's pending and not yet read orders.",
-  sellerOnly: true,
   input: summaryArguments('also report the window of the same length just before, as `previous`'),
   async handler(input, ctx) {
     const reach = await salesReach(ctx, input);

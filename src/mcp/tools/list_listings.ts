@@ -51,7 +51,6 @@ function listingOf(r: ListingRecord, accountName: string) {
 export const listListings = readTool('list_listings', 'List listings', {
   description:
     "Lists your listings, one row per SKU and marketplace, newest first (created_at). Money (price, floor, ceiling, b2b_price) is in integer minor units of the row's currency (whole yen for JPY); floor/ceiling are that marketplace's own bounds. `status` is BUYABLE, DISCOVERABLE or DELETED, null until reported; `active` is true only for BUYABLE or DISCOVERABLE. `data` holds the raw sources: fba.inventory (FBA inventory summary), listings_item (Listings Items API item), notifications. `id` with `type` names the listing as a mutation target. `total` counts every match before `limit`.",
-  sellerOnly: true,
   input: {
     keyword: z
       .string()

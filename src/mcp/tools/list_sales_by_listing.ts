@@ -11,7 +11,6 @@ import { limitArgument, sinceArgument, untilArgument } from '../window.js';
 export const listSalesByListing = readTool('list_sales_by_listing', 'Sales by listing', {
   description:
     "Confirmed sales (orders Shipped, Unshipped or PartiallyShipped; canceled and pending orders excluded; refunds not tracked) per listing: one row per account, marketplace, ASIN and SKU with the listing's current title (null when the listing was deleted), revenue (integer minor units of the row's currency), units and orders. order_by revenue (default; needs marketplace_id when the rows span several currencies) or units, descending. asin and sku match exactly. since/until are whole days in each marketplace's local time (default the trailing 30 days, at most 400). `total` counts every matching row before `limit`. No rows means no confirmed sales, not zero sales: check `freshness` (absent when the selling connection is not set up).",
-  sellerOnly: true,
   input: {
     since: sinceArgument,
     until: untilArgument,

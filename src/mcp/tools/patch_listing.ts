@@ -26,7 +26,6 @@ export const patchListing = defineTool({
     idempotentHint: false,
     openWorldHint: true,
   },
-  sellerOnly: true,
   input: {
     account: accountArgument,
     sku: z.string().trim().min(1).describe("the listing's SKU"),

@@ -30,11 +30,7 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
     `Fewer than ${INLINE_ROWS} rows come inline as { columns, rows (arrays in column order), row_count }; more (or export: true) come as a gzip CSV download (download_url, relative to this service, needs your bearer token on /mcp; expires in an hour) with columns and a ${PREVIEW_ROWS}-row preview. ` +
     'Money is integer minor units of `currency`: never sum across currencies. Empty results can mean data not yet synced. Limit: 300 queries per hour.',
   input: {
-    sql: z
-      .string()
-      .max(MAX_SQL_LENGTH)
-      .optional()
-      .describe('required: one SELECT over the views (WITH queries of SELECTs are fine)'),
+    sql: z.string().max(MAX_SQL_LENGTH).describe('one SELECT over the views (WITH queries of SELECTs are fine)'),
     export: z
       .boolean()
       .optional()
@@ -43,9 +39,9 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
       ),
     account: accountArgument,
   },
+  missing: { sql: missingSql },
   async handler(input, ctx) {
-    if (!input.sql?.trim())
-      throw new DomainError('missing_sql', 'pass sql: one SELECT over the views (describe_data lists them)');
+    if (!input.sql.trim()) throw missingSql();
     const accounts = await accountsForRead(ctx, input.account);
     await takeCallSlot(ctx.db, ctx.userId, QUERY_LIMIT);
     const result = await queryViews(
@@ -70,6 +66,11 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
     return { columns, preview: json(result.rows.slice(0, PREVIEW_ROWS)), row_count: rowCount, ...saved };
   },
 });
+
+/** Spec 7: sql left out, or holding nothing but spaces. */
+function missingSql(): DomainError {
+  return new DomainError('missing_sql', 'pass sql: one SELECT over the views (describe_data lists them)');
+}
 
 const EMPTY_NOTICE =
   'no rows: this can also mean the data is not synced yet; describe_data with coverage: true shows what each account has';

@@ -38,7 +38,6 @@ export const updateListing = defineTool({
     idempotentHint: true,
     openWorldHint: false,
   },
-  sellerOnly: true,
   input: {
     account: accountArgument,
     updates: z.array(row).describe(`rows of { sku, blocked, marketplace_id? }; at most ${MAX_UPDATE_ROWS}`),
