@@ -368,6 +368,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         }),
         sweepEveryMs: config.STREAMS_SWEEP_MS,
         graceMs: config.STREAMS_GRACE_MS,
+        verifyEveryMs: config.STREAMS_VERIFY_MS,
         retryFailedMs: config.STREAMS_RETRY_FAILED_MS,
         confirmPollMs: config.STREAMS_CONFIRM_POLL_MS,
         now: () => new Date(),

@@ -35,6 +35,9 @@ const recordSubscribed = cmd('RecordSubscribed', ids);
 const recordFailed = cmd('RecordFailed', { error });
 const unsubscribe = cmd('RequestUnsubscribe');
 const recordUnsubscribed = cmd('RecordUnsubscribed');
+const lostError = 'the marketplace has no BUDGET_USAGE subscription amzn1.sub.1';
+const recordLost = cmd('RecordLost', { error: lostError });
+const lost: SubscriptionEvent = { type: 'SubscriptionLost', data: { error: lostError, at } };
 
 const states = {
   inactive: [] as SubscriptionEvent[],
@@ -44,6 +47,7 @@ const states = {
   failed: [requested(), failed],
   unsubscribing: [requested(), activated, unsubscribing],
   'inactive again': [requested(), activated, unsubscribing, unsubscribed],
+  lost: [requested(), activated, lost],
 };
 
 describe('stream subscription decider', () => {
@@ -111,6 +115,18 @@ describe('stream subscription decider', () => {
       it(`${s}: conflict`, () => given(subscriptionDecider, states[s]).when(recordFailed).thenThrows('conflict'));
   });
 
+  describe('RecordLost', () => {
+    it('active: lost, which asks for it again', () =>
+      given(subscriptionDecider, states.active).when(recordLost).then([lost]));
+    it('lost (requested again): nothing', () => given(subscriptionDecider, states.lost).when(recordLost).then([]));
+    for (const s of ['inactive', 'pending', 'failed', 'unsubscribing'] as const)
+      it(`${s}: conflict`, () => given(subscriptionDecider, states[s]).when(recordLost).thenThrows('conflict'));
+    it('lost, then subscribed again: active with the new ids', () =>
+      given(subscriptionDecider, states.lost)
+        .when(cmd('RecordSubscribed', other))
+        .then([{ type: 'SubscriptionActivated', data: { ...other, at } }]));
+  });
+
   describe('RequestUnsubscribe', () => {
     for (const s of ['requested', 'pending', 'active', 'failed'] as const)
       it(`${s}: unsubscribe requested`, () =>
@@ -133,6 +149,14 @@ describe('stream subscription decider', () => {
     expect(fold(states.pending)).to.deep.include({ status: 'pending', ...ids, error: null });
     expect(fold(states.failed)).to.deep.include({ status: 'failed', error });
     expect(fold(states['inactive again'])).to.deep.include({ status: 'inactive', subscription_ids: [], requests: 1 });
+    // a lost subscription's ids are gone; the next request is a new one (new ads tokens)
+    expect(fold(states.lost)).to.deep.include({
+      status: 'requested',
+      subscription_ids: [],
+      destination_id: null,
+      requests: 2,
+      error: lostError,
+    });
   });
 });
 

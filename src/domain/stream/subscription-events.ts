@@ -3,8 +3,8 @@ import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
 
 // Events of one event type's subscription on one account (`subscription-<account>.<stream type>`):
-// the service asked for it, the marketplace answered (pending confirmation, active or failed), and
-// the service let it go. Provider ids are kept so a poll reads the same subscriptions it made.
+// the service asked for it, the marketplace answered (pending confirmation, active or failed), the
+// marketplace was found to have lost it, and the service let it go. Provider ids are kept so a poll reads the same subscriptions it made.
 
 /** `request` counts the requests (1, 2, …): an ads create is retried under one token per request. */
 export const SubscriptionRequested = z.object({
@@ -22,6 +22,8 @@ export const SubscriptionPending = z.object({ ...ProviderIds, at: instant });
 export const SubscriptionActivated = z.object({ ...ProviderIds, at: instant });
 /** `error`: the provider's answer (status, code, message) as the worker saw it */
 export const SubscriptionFailed = z.object({ error: z.string().min(1), at: instant });
+/** the marketplace no longer has the subscription (or its destination) it answered with; `error` says what was missing */
+export const SubscriptionLost = z.object({ error: z.string().min(1), at: instant });
 export const UnsubscribeRequested = z.object({ at: instant });
 export const Unsubscribed = z.object({ at: instant });
 
@@ -30,6 +32,7 @@ export const subscriptionEventSchemas = {
   SubscriptionPending,
   SubscriptionActivated,
   SubscriptionFailed,
+  SubscriptionLost,
   UnsubscribeRequested,
   Unsubscribed,
 } as const;

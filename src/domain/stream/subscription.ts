@@ -4,7 +4,9 @@ import { subscriptionEventSchemas, type SubscriptionEvent } from './subscription
 import type { StreamType } from './types.js';
 
 // The subscription of one event type on one account. The subscriptions sweep asks for it or lets
-// it go (Request…); the worker's jobs record what the marketplace answered (Record…). A command
+// it go (Request…); the worker's jobs record what the marketplace answered (Record…), and that an
+// active one is gone at the marketplace (RecordLost: a marketplace that restarted, or dropped it
+// or its destination), which asks for it again. A command
 // that finds its work already done records nothing, so a job or sweep run twice changes nothing;
 // an answer that no longer fits (a subscribe answered after the unsubscribe was asked) is a
 // `conflict`, and the unsubscribe job, which reads the marketplace, cleans up after it.
@@ -28,6 +30,7 @@ export type SubscriptionCommand =
   | (At & Ids & { type: 'RecordPending' })
   | (At & Ids & { type: 'RecordSubscribed' })
   | (At & { type: 'RecordFailed'; error: string })
+  | (At & { type: 'RecordLost'; error: string })
   | (At & { type: 'RequestUnsubscribe' })
   | (At & { type: 'RecordUnsubscribed' });
 
@@ -71,6 +74,11 @@ export function decide(command: SubscriptionCommand, state: SubscriptionState): 
       if (state.status === 'failed') return [];
       if (state.status !== 'requested' && state.status !== 'pending') return refuse(command, state);
       return [{ type: 'SubscriptionFailed', data: { error: command.error, at } }];
+    case 'RecordLost':
+      // already asked for again
+      if (state.status === 'requested') return [];
+      if (state.status !== 'active') return refuse(command, state);
+      return [{ type: 'SubscriptionLost', data: { error: command.error, at } }];
     case 'RequestUnsubscribe':
       if (state.status === 'inactive' || state.status === 'unsubscribing') return [];
       return [{ type: 'UnsubscribeRequested', data: { at } }];
@@ -93,6 +101,16 @@ export function evolve(state: SubscriptionState, event: SubscriptionEvent): Subs
     }
     case 'SubscriptionFailed':
       return { ...state, status: 'failed', error: event.data.error };
+    case 'SubscriptionLost':
+      // a new request: an ads create takes new tokens, not those of the subscriptions lost
+      return {
+        ...state,
+        status: 'requested',
+        requests: state.requests + 1,
+        subscription_ids: [],
+        destination_id: null,
+        error: event.data.error,
+      };
     case 'UnsubscribeRequested':
       return { ...state, status: 'unsubscribing' };
     case 'Unsubscribed':

@@ -24,6 +24,9 @@ import { providerError, type Subscriber } from './subscriber.js';
 // with work to do (jobId = `<account>.<stream type>`, so a job already waiting is not doubled).
 // The job does what the subscription's state asks of the marketplace and records the answer;
 // an ads subscription still waiting for confirmation waits in the delayed set and looks again.
+// At start-up and every `verifyEveryMs` the sweep also enqueues every active subscription: its
+// job reads what the marketplace has, and one the marketplace lost (it restarted, or dropped the
+// subscription or its destination) is recorded lost and subscribed again in the same job.
 // A subscription has at most one job at a time (its jobId), so its subscribe and unsubscribe never
 // overlap; jobs of different types run side by side.
 
@@ -47,6 +50,8 @@ export interface StreamsWorkerOptions {
   retryFailedMs: number;
   /** how often an ads subscription waiting for confirmation is looked at */
   confirmPollMs: number;
+  /** how often every active subscription is checked at the marketplace */
+  verifyEveryMs: number;
   now: () => Date;
   logger: Logger;
 }
@@ -78,11 +83,16 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
   async function reconcile(job: Job<SubscriptionJob>, token: string | undefined): Promise<void> {
     const t = streamType(job.data.stream_type);
     if (!t) return;
-    const { state } = await aggregateStream(
-      o.ctx.store,
-      subscriptionDecider,
-      subscriptionId(job.data.account_id, t.code),
-    );
+    const stateNow = async () =>
+      (await aggregateStream(o.ctx.store, subscriptionDecider, subscriptionId(job.data.account_id, t.code))).state;
+    let state = await stateNow();
+    if (state.status === 'active') {
+      const found = await o.subscriber.verify(job.data.account_id, t, state.subscription_ids);
+      if (found.status === 'present') return;
+      o.logger.warn({ ...job.data, error: found.error }, 'subscription lost at the marketplace; subscribing again');
+      await record(job.data, { type: 'RecordLost', error: found.error });
+      state = await stateNow();
+    }
     if (state.status === 'unsubscribing') {
       await o.subscriber.unsubscribe(job.data.account_id, t);
       await record(job.data, { type: 'RecordUnsubscribed' });
@@ -121,8 +131,12 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
     o.logger.warn({ ...job?.data, err: err.message }, 'stream subscription job failed'),
   );
 
+  // the first sweep verifies: a marketplace that restarted with us has forgotten everything
+  let verifiedAt = Number.NEGATIVE_INFINITY;
   async function sweep(): Promise<void> {
     const now = o.now();
+    const verify = now.getTime() - verifiedAt >= o.verifyEveryMs;
+    if (verify) verifiedAt = now.getTime();
     const rows = await subscriptionRows(o.db, null);
     const work: SubscriptionJob[] = [];
     for (const account of await allStreamAccounts(o.db))
@@ -144,7 +158,8 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
             command = { type: 'RequestSubscription', seen: status };
         } else if (status !== 'inactive' && status !== 'unsubscribing') command = { type: 'RequestUnsubscribe' };
         const recorded = command ? (await record(job, command)).events.length > 0 : false;
-        if (recorded || status === 'requested' || status === 'pending' || status === 'unsubscribing') work.push(job);
+        const due = status === 'requested' || status === 'pending' || status === 'unsubscribing';
+        if (recorded || due || (verify && status === 'active')) work.push(job);
       }
     await queue.addBulk(
       work.map((data) => ({

@@ -28,6 +28,9 @@ export interface SubscriberOptions {
   push: (account_id: string) => { url: string; secret: string };
 }
 
+/** Whether the marketplace still has what an active subscription recorded; `error` says what is missing. */
+export type VerifyAnswer = { status: 'present' } | { status: 'lost'; error: string };
+
 export type SubscribeAnswer =
   | { status: 'active' | 'pending'; subscription_ids: string[]; destination_id: string | null }
   | { status: 'failed'; error: string };
@@ -65,9 +68,13 @@ export function subscriber(o: SubscriberOptions) {
     };
   }
 
+  /** The account's destination at the marketplace (found by its URL), if there is one. */
+  const findDestination = async (notifications: NotificationsClient, account_id: string) =>
+    (await notifications.getDestinations()).find((d) => d.resource.http?.url === o.push(account_id).url);
+
   async function destinationOf(notifications: NotificationsClient, account_id: string): Promise<string> {
     const push = o.push(account_id);
-    const find = async () => (await notifications.getDestinations()).find((d) => d.resource.http?.url === push.url);
+    const find = () => findDestination(notifications, account_id);
     const existing = await find();
     if (existing) return existing.destinationId;
     try {
@@ -129,7 +136,45 @@ export function subscriber(o: SubscriberOptions) {
     return { status, subscription_ids, destination_id: null };
   }
 
+  async function verifySelling(account_id: string, t: StreamType): Promise<VerifyAnswer> {
+    const { notifications } = await clients(account_id);
+    const destination = await findDestination(notifications, account_id);
+    if (!destination)
+      return { status: 'lost', error: `the marketplace has no destination for ${o.push(account_id).url}` };
+    const existing = await sellingSubscription(notifications, t.code);
+    if (!existing) return { status: 'lost', error: `the marketplace has no ${t.code} subscription` };
+    if (existing.destinationId !== destination.destinationId)
+      return {
+        status: 'lost',
+        error: `the ${t.code} subscription ${existing.subscriptionId} delivers to destination ${existing.destinationId}, not to ${destination.destinationId}`,
+      };
+    return { status: 'present' };
+  }
+
+  /** Every subscription recorded is there, ACTIVE and pointing at the account's URL. */
+  async function verifyAds(
+    account_id: string,
+    t: StreamType,
+    subscription_ids: readonly string[],
+  ): Promise<VerifyAnswer> {
+    const { streams } = await clients(account_id);
+    const { url } = o.push(account_id);
+    const active = new Set<string>();
+    for (const profileId of await profileIdsOf(o.db, account_id))
+      for (const s of await streams.list(profileId))
+        if (s.dataSetId === t.dataset && s.destination?.httpDestination?.url === url && s.status === 'ACTIVE')
+          active.add(s.subscriptionId);
+    const missing = subscription_ids.filter((id) => !active.has(id));
+    return missing.length === 0
+      ? { status: 'present' }
+      : { status: 'lost', error: `the marketplace has no active ${t.code} subscription ${missing.join(', ')}` };
+  }
+
   return {
+    /** What the marketplace has of an active subscription (read, never changed). */
+    verify: (account_id: string, t: StreamType, subscription_ids: readonly string[]) =>
+      t.source === 'ads' ? verifyAds(account_id, t, subscription_ids) : verifySelling(account_id, t),
+
     subscribe: (account_id: string, t: StreamType, request: number) =>
       t.source === 'ads' ? subscribeAds(account_id, t, request) : subscribeSelling(account_id, t),
 
