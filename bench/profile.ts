@@ -81,8 +81,8 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
 
 /**
  * Done when every sync of the demo seller (the profile) has completed once and nothing is
- * running or waiting (the demo vendor's seller syncs finish at once; retries and next runs are
- * delayed jobs, not counted), then the projector catches up. A progress line each minute.
+ * running or waiting (retries and next runs are delayed jobs, not counted), then the projector
+ * catches up. A progress line each minute.
  */
 async function waitForSync(
   service: RunningService,

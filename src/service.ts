@@ -29,7 +29,7 @@ import { scheduleSyncs, syncQueue, syncWorker } from './workers/sync/queue.js';
 import { dispatchClients } from './workers/dispatch/clients.js';
 import { dispatchQueue, enqueueDispatch, startDispatch } from './workers/dispatch/queue.js';
 import { syncJobs } from './workers/sync/registry.js';
-import { credentialSets, SELLER_CREDENTIALS, VENDOR_CREDENTIALS } from './workers/credentials.js';
+import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { startStreams } from './workers/streams/queue.js';
 import { subscriber } from './workers/streams/subscriber.js';
 import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
@@ -47,9 +47,11 @@ const DISPATCH_BATCH = 10;
 /** An uncertain receipt's effect is looked for at once, then every minute until its 10 minutes are up. */
 const RECONCILE_EVERY_MS = 60_000;
 
-/** The demo endpoint's accounts: the configured seller and vendor (the simulator's by default). */
+/**
+ * The demo endpoint's one account (spec 1.4): the configured seller (the simulator's by default).
+ * The vendor credential set is for /mcp users (`accounts connect --credentials vendor`).
+ */
 export const DEMO_ACCOUNT_ID = stableId('account', 'demo');
-export const DEMO_VENDOR_ACCOUNT_ID = stableId('account', 'demo-vendor');
 
 export interface RunningService {
   db: Knex;
@@ -280,20 +282,16 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         concurrency: config.LIVE_RUNS_CONCURRENCY,
       });
       stops.push(() => reactor.close());
-      // the demo user's accounts: one per configured credential set, the seller and the vendor
-      for (const [account_id, set] of [
-        [DEMO_ACCOUNT_ID, SELLER_CREDENTIALS],
-        [DEMO_VENDOR_ACCOUNT_ID, VENDOR_CREDENTIALS],
-      ] as const) {
-        const credentials = sets.get(set);
-        if (!credentials) continue;
+      // the demo user's one account, the fictional seller (docs/decisions/new-demo-one-seller.md)
+      const seller = sets.get(SELLER_CREDENTIALS);
+      if (seller) {
         await scheduleConnectionSync(queue, {
           user_id: DEMO_USER_ID,
           register_user_as: 'Demo',
-          account_id,
-          credentials: set,
+          account_id: DEMO_ACCOUNT_ID,
+          credentials: SELLER_CREDENTIALS,
         });
-        demo.push({ account_id, credentials });
+        demo.push({ account_id: DEMO_ACCOUNT_ID, credentials: seller });
       }
     }
 

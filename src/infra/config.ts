@@ -25,9 +25,10 @@ const schema = z.object({
   SELLING_REFRESH_TOKEN: z.string().default('Atzr|demo-seller'),
   ADS_REFRESH_TOKEN: z.string().default('Atzr|demo-advertiser'),
   SELLING_PARTNER_ID: z.string().optional(),
-  // A second, optional credential set: a vendor authorization, connected as the demo user's
-  // second account. Unset means the simulator's fictional vendor when the simulator runs,
-  // and no vendor account against real endpoints; empty disables that connection.
+  // A second, optional credential set: a vendor authorization, which `accounts connect
+  // --credentials vendor` connects to a user of /mcp (the demo serves the seller only). Unset
+  // means the simulator's fictional vendor when the simulator runs, and none against real
+  // endpoints; empty disables that connection.
   VENDOR_SELLING_REFRESH_TOKEN: z.string().optional(),
   VENDOR_ADS_REFRESH_TOKEN: z.string().optional(),
   VENDOR_SELLING_PARTNER_ID: z.string().optional(),

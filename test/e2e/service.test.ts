@@ -68,40 +68,35 @@ describe('service end to end (npm start)', function () {
     if (!process.env.KEEP_TEST_DB) await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
   });
 
-  it('lists the tools on /demo/mcp and shows the fictional seller and vendor from projections', async () => {
+  it('lists the tools on /demo/mcp and shows the fictional seller, its one account, from projections', async () => {
     const client = await connectMcp(`${base}/demo/mcp`);
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === 'connection_status');
     expect(tool, 'connection_status is listed').to.exist;
     expect(tool!.inputSchema.additionalProperties).to.equal(false);
-    // the demo accounts are connected by the worker's first syncs, then projected
-    const connected = (a: AccountOut | undefined) => Boolean(a?.selling?.marketplaces.length && a.ads?.profiles.length);
+    // the demo account is connected by the worker's first syncs, then projected
     const out = await eventually(async () => {
       const body = (await status(client)).structuredContent as unknown as StatusOut;
-      return body.accounts.length === 2 && body.accounts.every(connected) ? body : undefined;
-    }, 'both demo accounts to be connected');
-    const seller = out.accounts.find((a) => a.entity_type === 'seller');
-    const vendor = out.accounts.find((a) => a.entity_type === 'vendor');
-    expect(seller!.name).to.equal(sim.seller.account.business!.name);
-    expect(seller!.selling).to.include({ connected: true, active: true, type: 'SellingPartner' });
-    expect(seller!.ads).to.include({ connected: true, active: true, type: 'Advertiser' });
-    const currencies = seller!.selling!.marketplaces.map((m) => m.currency).sort();
+      return body.accounts.some((a) => a.selling?.marketplaces.length && a.ads?.profiles.length) ? body : undefined;
+    }, 'the demo account to be connected');
+    expect(out.accounts, 'the demo serves one account: the fictional seller').to.have.length(1);
+    const seller = out.accounts[0]!;
+    expect(seller).to.include({ entity_type: 'seller', name: sim.seller.account.business!.name });
+    expect(seller.selling).to.include({ connected: true, active: true, type: 'SellingPartner' });
+    expect(seller.ads).to.include({ connected: true, active: true, type: 'Advertiser' });
+    const currencies = seller.selling!.marketplaces.map((m) => m.currency).sort();
     expect(currencies).to.deep.equal(['CAD', 'EUR', 'GBP', 'JPY', 'USD']);
-    const jp = seller!.ads!.profiles.find((p) => p.country_code === 'JP');
+    const jp = seller.ads!.profiles.find((p) => p.country_code === 'JP');
     expect(jp).to.include({ currency: 'JPY', timezone: 'Asia/Tokyo' });
-    // the vendor, connected with the configured vendor credential set (the simulator's vendor)
-    expect(vendor!.name).to.equal(sim.vendor.name);
-    expect(vendor!.selling).to.include({ connected: true, type: 'SellingPartner' });
-    expect(vendor!.ads).to.include({ connected: true, type: 'Advertiser' });
     expect(out.changelog).to.be.an('array').that.is.not.empty;
     await client.close();
   });
 
-  it('fills the vendor views for the demo vendor through its own credentials, and only for it', async function () {
+  it('fills the vendor views for a /mcp user who connects the vendor credentials, and only for that account', async function () {
     this.timeout(400000);
-    const client = await connectMcp(`${base}/demo/mcp`);
-    const accounts = ((await status(client)).structuredContent as unknown as StatusOut).accounts;
-    const vendor = accounts.find((a) => a.entity_type === 'vendor')!;
+    const { userId, token } = await createUserWithToken(env, 'Vera');
+    const vendorId = (await cli(['accounts', 'connect', '--user', userId, '--credentials', 'vendor'], env)).trim();
+    const client = await connectMcp(`${base}/mcp`, token);
     const sql =
       'select account_id, count(distinct asin) as asins, count(distinct date) as days from v_vendor_metrics group by account_id';
     const rows = await eventually(
@@ -115,14 +110,20 @@ describe('service end to end (npm start)', function () {
         await new Promise((r) => setTimeout(r, 3000));
         return undefined;
       },
-      'the vendor metrics of the demo vendor',
+      'the vendor metrics of the vendor account',
       390000,
     ).catch((err: Error) => {
       // what the service's vendor syncs did, to tell a failed sync from one that read nothing
       const syncs = service.logs.filter((l) => l.job === 'vendor-metrics' || l.sync === 'vendor-metrics');
       throw new Error(`${err.message}; the service's vendor-metrics log: ${JSON.stringify(syncs.slice(-10))}`);
     });
-    expect(rows).to.deep.equal([[vendor.id, sim.vendor.asins().length, 365]]);
+    expect(rows).to.deep.equal([[vendorId, sim.vendor.asins().length, 365]]);
+    const vendor = ((await status(client)).structuredContent as unknown as StatusOut).accounts;
+    expect(vendor.map((a) => [a.id, a.entity_type, a.name])).to.deep.equal([[vendorId, 'vendor', sim.vendor.name]]);
+    expect(
+      (await client.listTools()).tools.map((t) => t.name),
+      'seller tools hidden',
+    ).to.not.include('list_listings');
     await client.close();
   });
 
@@ -161,7 +162,7 @@ describe('service end to end (npm start)', function () {
     expect(empty.accounts, 'a new user has no accounts, and never sees the demo account').to.deep.equal([]);
 
     const accountId = (await cli(['accounts', 'connect', '--user', userId], env)).trim();
-    // the projector may still be working through the demo accounts' year of data (tens of seconds)
+    // the projector may still be working through the demo account's year of data (tens of seconds)
     const connected = await eventually(
       async () => {
         const body = (await status(client)).structuredContent as unknown as StatusOut;
