@@ -14,7 +14,7 @@ import type { Credentials } from './workers/credentials.js';
 // a clean start, at once on a restart. A marketplace that refuses (or a seller with no listing)
 // holds it back DEMO_READY_WITHIN_MS at most; then it serves what there is.
 
-export const DEMO_READY_WITHIN_MS = 60_000;
+const DEMO_READY_WITHIN_MS = 60_000;
 
 export interface DemoAccount {
   account_id: string;
@@ -22,7 +22,7 @@ export interface DemoAccount {
 }
 
 /** Whether the read models hold what the demo's canned dry runs need. */
-export async function demoReady(db: Knex, demo: readonly DemoAccount[]): Promise<boolean> {
+async function demoReady(db: Knex, demo: readonly DemoAccount[]): Promise<boolean> {
   const accounts = await loadAccounts(db, DEMO_USER_ID);
   for (const { account_id, credentials } of demo) {
     const account = accounts.find((a) => a.id === account_id);
