@@ -129,7 +129,6 @@ async function run(url: string, targets: number): Promise<boolean> {
           const res = await client.callTool({
             name: 'queue_mutations',
             arguments: {
-              account,
               mutations: [
                 {
                   target: { type: 'Listing', id: listingId(account, US, listing.sku) },
