@@ -9,7 +9,7 @@ import type { Credentials } from './workers/credentials.js';
 // `/demo/mcp` is where a new user starts, so its first answer should already work, dry runs
 // included: a canned Listing-scope sample names one of the demo seller's listings, an advertising
 // one a profile of the account's, a selling one its selling connection. An api that runs beside
-// the worker (as `npm start` does) therefore listens once the read models show the demo accounts
+// the worker (as `npm start` does) therefore listens once the read models show the demo's accounts
 // with the connections their credentials give and the seller with a listing: a few seconds after
 // a clean start, at once on a restart. A marketplace that refuses (or a seller with no listing)
 // holds it back DEMO_READY_WITHIN_MS at most; then it serves what there is.
@@ -46,8 +46,8 @@ export async function waitForDemo(
 ): Promise<void> {
   if (demo.length === 0 || (await demoReady(db, demo))) return;
   const started = Date.now();
-  logger.info('connecting the demo accounts and reading the demo seller listings before serving');
+  logger.info('connecting the demo and reading its listings before serving');
   if (await pollUntil(() => demoReady(db, demo), withinMs, 200))
     logger.info({ ms: Date.now() - started }, 'demo ready');
-  else logger.warn({ within_ms: withinMs }, 'the demo accounts or listings have not synced yet; serving anyway');
+  else logger.warn({ within_ms: withinMs }, 'the demo connections or listings have not synced yet; serving anyway');
 }
