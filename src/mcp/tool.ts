@@ -10,6 +10,7 @@ import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { DryRunGate } from './dry-runs.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { argumentBoundsError } from './argument-bounds.js';
+import { withOwnWrites } from './read-your-writes.js';
 import { errorResult, inputError, jsonResult, unexpectedError, unstorableTextAt } from './errors.js';
 
 export type Endpoint = 'mcp' | 'demo';
@@ -88,38 +89,40 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
       annotations: spec.annotations,
       inputSchema: inputSchema as ToolListing['inputSchema'],
     },
-    async call(args, ctx) {
-      const started = performance.now();
-      const log = (level: 'info' | 'error', fields: Record<string, unknown>) =>
-        ctx.logger[level](
-          { tool: spec.name, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, ...fields },
-          'tool call',
-        );
-      try {
-        // bounded first: everything after walks the arguments recursively
-        const unbounded = argumentBoundsError(args);
-        if (unbounded) throw unbounded;
-        const parsed = schema.safeParse(args ?? {});
-        if (!parsed.success) throw inputError(parsed.error, args, spec.missing);
-        const unstorable = unstorableTextAt(parsed.data);
-        if (unstorable)
-          throw new DomainError(
-            'invalid',
-            `${unstorable}: holds a NUL character (\\u0000) or a lone UTF-16 surrogate, which cannot be stored; remove it`,
-            { argument: unstorable },
-          );
-        const result = jsonResult(await spec.handler(parsed.data, ctx));
-        log('info', { outcome: 'ok' });
-        return result;
-      } catch (err) {
-        if (err instanceof DomainError) {
-          log('info', { outcome: 'error', code: err.code });
-          return errorResult(err);
-        }
-        const answer = unexpectedError();
-        log('error', { outcome: 'error', code: answer.code, err });
-        return errorResult(answer);
-      }
-    },
+    call: (args, ctx) => withOwnWrites(ctx, (ctx) => respond(args, ctx)),
   };
+
+  async function respond(args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+    const started = performance.now();
+    const log = (level: 'info' | 'error', fields: Record<string, unknown>) =>
+      ctx.logger[level](
+        { tool: spec.name, duration_ms: Math.round((performance.now() - started) * 1000) / 1000, ...fields },
+        'tool call',
+      );
+    try {
+      // bounded first: everything after walks the arguments recursively
+      const unbounded = argumentBoundsError(args);
+      if (unbounded) throw unbounded;
+      const parsed = schema.safeParse(args ?? {});
+      if (!parsed.success) throw inputError(parsed.error, args, spec.missing);
+      const unstorable = unstorableTextAt(parsed.data);
+      if (unstorable)
+        throw new DomainError(
+          'invalid',
+          `${unstorable}: holds a NUL character (\\u0000) or a lone UTF-16 surrogate, which cannot be stored; remove it`,
+          { argument: unstorable },
+        );
+      const result = jsonResult(await spec.handler(parsed.data, ctx));
+      log('info', { outcome: 'ok' });
+      return result;
+    } catch (err) {
+      if (err instanceof DomainError) {
+        log('info', { outcome: 'error', code: err.code });
+        return errorResult(err);
+      }
+      const answer = unexpectedError();
+      log('error', { outcome: 'error', code: answer.code, err });
+      return errorResult(answer);
+    }
+  }
 }

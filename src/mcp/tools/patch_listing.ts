@@ -18,7 +18,7 @@ const patches = listingUpdate.shape.patches;
 export const patchListing = defineTool({
   name: 'patch_listing',
   description:
-    "Queues native Listings Items patches for one listing (by SKU) as one immutable mutation receipt, patches kept in order; a worker sends it. Use it for every attribute change: prices, price bounds, quantity, handling time. Offer patches to /attributes/purchasable_offer carry marketplace_id, currency and audience selectors; merge updates one pricing sub-attribute without resending the others. Read the receipt's outcome later with get_mutation.",
+    "Queues native Listings Items patches for one listing (by SKU) as one immutable mutation receipt, patches kept in order; a worker sends it. Use it for every attribute change: prices, price bounds, quantity, handling time. Offer patches to /attributes/purchasable_offer carry marketplace_id, currency and audience selectors; merge updates one pricing sub-attribute without resending the others. The receipt reads back at once (get_mutation, list_mutations); the marketplace's answer arrives later, once the worker has sent it: read the outcome then with get_mutation.",
   annotations: {
     title: 'Patch listing',
     readOnlyHint: false,
