@@ -12,7 +12,7 @@ import { startHarness, type Harness } from '../support/observed.js';
 // nothing had happened.
 
 const SELLER = 'Atzr|demo-seller';
-/** An id the simulator never gave: its reports start at 50000000001. */
+/** An id the simulator never gives: its ids are above 50000000000. */
 const FORGOTTEN = '49999999999';
 
 interface Row {

@@ -70,7 +70,10 @@ export function createJobStore(
   const jobs = new Map<string, Job>();
   const documents = new Map<string, StoredDocument>();
   let storedBytes = 0;
-  let seq = 0;
+  // A marketplace never gives an id twice, a restarted one neither: a client still holding an id
+  // of the last run must hear 404, not read another report. Ids start where the wall clock is
+  // (a thousand a second), past those of any earlier run that made fewer.
+  let seq = (Math.floor(Date.now() / 1000) % 1_000_000) * 1000;
   let paused = false;
   const bound = <V>(map: Map<string, V>, max: number) => {
     while (map.size > max) map.delete(map.keys().next().value!);
