@@ -123,7 +123,9 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
   const worker = new Worker<SubscriptionJob>(
     STREAMS_QUEUE,
     (job, token) => withRetryPolicy(() => reconcile(job, token)),
-    { connection: o.connection, prefix: o.prefix, concurrency: 4, lockDuration: 30_000 },
+    // a job of a process that died is taken up again within about 20 s (its id keeps the sweep
+    // from adding another meanwhile), not BullMQ's minute: a restarted service resubscribes soon
+    { connection: o.connection, prefix: o.prefix, concurrency: 4, lockDuration: 15_000, stalledInterval: 5_000 },
   );
   worker.on('error', (err) => o.logger.warn({ err: err.message }, 'stream subscriptions worker error'));
   queue.on('error', (err) => o.logger.warn({ err: err.message }, 'stream subscriptions queue error'));
