@@ -176,13 +176,13 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
           credentials,
           logger: workerLogger,
           now: () => new Date(),
-        },
-        syncJobs,
           recovery: {
             retry: { firstMs: config.SYNC_RETRY_FIRST_MS, longestMs: config.SYNC_RETRY_LONGEST_MS },
             lockMs: config.SYNC_LOCK_MS,
             stalledCheckMs: config.SYNC_STALLED_CHECK_MS,
           },
+        },
+        syncJobs,
       );
       dataWorker.on('failed', (job, err) =>
         logger.warn({ job: job?.name, account_id: job?.data.account_id, err: err.message }, 'data sync failed'),
@@ -366,9 +366,9 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         }),
         sweepEveryMs: config.STREAMS_SWEEP_MS,
         graceMs: config.STREAMS_GRACE_MS,
-        verifyEveryMs: config.STREAMS_VERIFY_MS,
         retryFailedMs: config.STREAMS_RETRY_FAILED_MS,
         confirmPollMs: config.STREAMS_CONFIRM_POLL_MS,
+        verifyEveryMs: config.STREAMS_VERIFY_MS,
         now: () => new Date(),
         logger: logger.child({ role: 'worker', worker: 'streams' }),
       });

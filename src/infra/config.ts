@@ -65,7 +65,6 @@ const schema = z.object({
   STREAMS_GRACE_MS: z.coerce.number().int().min(0).default(600_000),
   STREAMS_RETRY_FAILED_MS: z.coerce.number().int().positive().default(600_000),
   STREAMS_CONFIRM_POLL_MS: z.coerce.number().int().positive().default(2_000),
-  // Webhooks (docs/decisions/073-webhook-signing.md and 075-webhook-private-networks.md): each
   // how often every active subscription is checked against what the marketplace says it has
   STREAMS_VERIFY_MS: z.coerce.number().int().positive().default(60_000),
   // Data syncs (docs/decisions/new-syncs-that-resume.md): a failed run's retries (doubling from
@@ -75,6 +74,7 @@ const schema = z.object({
   SYNC_RETRY_LONGEST_MS: z.coerce.number().int().positive().default(300_000),
   SYNC_LOCK_MS: z.coerce.number().int().min(1_000).default(15_000),
   SYNC_STALLED_CHECK_MS: z.coerce.number().int().min(500).default(5_000),
+  // Webhooks (docs/decisions/073-webhook-signing.md and 075-webhook-private-networks.md): each
   // webhook's signing secret derives from this key
   // (unset: derived from INGESTION_SECRET); whether deliveries may reach
   // private, loopback, link-local and metadata addresses, and use plain http (local receivers,
