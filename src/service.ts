@@ -282,7 +282,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         concurrency: config.LIVE_RUNS_CONCURRENCY,
       });
       stops.push(() => reactor.close());
-      // the demo user's one account, the fictional seller (docs/decisions/new-demo-one-seller.md)
+      // the demo user's one account, the fictional seller (docs/decisions/085-demo-one-seller-and-tool-table.md)
       const seller = sets.get(SELLER_CREDENTIALS);
       if (seller) {
         await scheduleConnectionSync(queue, {

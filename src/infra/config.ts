@@ -67,7 +67,7 @@ const schema = z.object({
   STREAMS_CONFIRM_POLL_MS: z.coerce.number().int().positive().default(2_000),
   // how often every active subscription is checked against what the marketplace says it has
   STREAMS_VERIFY_MS: z.coerce.number().int().positive().default(60_000),
-  // Data syncs (docs/decisions/new-syncs-that-resume.md): a failed run's retries (doubling from
+  // Data syncs (docs/decisions/087-syncs-that-resume.md): a failed run's retries (doubling from
   // the first, up to the longest, until its next run is due), and how soon a job whose process
   // died runs again (its lock's life, and how often the worker looks for such jobs).
   SYNC_RETRY_FIRST_MS: z.coerce.number().int().positive().default(10_000),

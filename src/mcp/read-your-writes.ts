@@ -5,7 +5,7 @@ import { pollUntil } from '../infra/poll.js';
 import { projectionsBehind, projectionsToReach, rememberWrites } from '../projections/read-your-writes.js';
 import type { ToolContext } from './tool.js';
 
-// Read-your-writes (docs/decisions/, "Read-your-writes"; docs/architecture.md): a call first waits,
+// Read-your-writes (docs/decisions/084-read-your-writes.md; docs/architecture.md): a call first waits,
 // bounded, until the read models the caller's own earlier writes touched have projected them,
 // then runs with a store that reports what it appends, and keeps that for the caller's next
 // calls before it answers. The caller is the user: every session, endpoint and token of theirs

@@ -5,7 +5,7 @@ import { CHECKPOINTS_TABLE } from './checkpoints.js';
 import { READ_MODEL_SCHEMA, wants, type Projection } from './projection.js';
 import { projections as registered } from './registry.js';
 
-// Read-your-writes (docs/decisions/, "Read-your-writes"): for each user, the furthest position
+// Read-your-writes (docs/decisions/084-read-your-writes.md): for each user, the furthest position
 // each projection must reach to show that user's own writes. Kept per projection, so a read
 // waits only for the read models the user's writes touched, never for a projection busy with
 // other data, and nobody waits on another user's writes. Not a read model (a rebuild must not

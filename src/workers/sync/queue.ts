@@ -29,7 +29,7 @@ export interface Backoff {
 /** The waits of a job whose reports aren't done. */
 export const REPORT_WAITS: Backoff = { firstMs: 1_000, longestMs: 60_000 };
 
-/** How a sync worker retries and recovers its jobs (SYNC_RETRY_FIRST_MS, …; docs/decisions/new-syncs-that-resume.md). */
+/** How a sync worker retries and recovers its jobs (SYNC_RETRY_FIRST_MS, …; docs/decisions/087-syncs-that-resume.md). */
 export interface SyncRecovery {
   /** the retries of a failed run */
   retry: Backoff;
