@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 
+const hostnames = (list: string): string[] =>
+  list
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+
 // One place that reads the environment. Defaults point at the local services of a
 // developer machine; every value can be overridden by the environment.
 const schema = z.object({
@@ -8,6 +14,11 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  // Host names (Host header) and browser origins (Origin header) the MCP endpoints answer besides
+  // localhost and PUBLIC_BASE_URL's host: comma-separated hostnames, ports ignored. Anything else
+  // is refused (DNS rebinding, foreign pages).
+  MCP_ALLOWED_HOSTS: z.string().default('').transform(hostnames),
+  MCP_ALLOWED_ORIGINS: z.string().default('').transform(hostnames),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/marketplace'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z.string().default('mas'),

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { comparePositions, type Position } from '../eventstore/port.js';
 import { reportingAppends, type Appended } from '../eventstore/reporting.js';
 import { pollUntil } from '../infra/poll.js';

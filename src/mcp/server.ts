@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DispatchNotifier } from '../commands/mutation/dispatch-notifier.js';
 import type { Knex } from '../infra/db.js';
@@ -9,8 +8,9 @@ import type { Logger } from '../infra/logger.js';
 import { AUTHENTICATION_DOC, type Authenticate, bearerToken, protectedResourceMetadata } from './auth.js';
 import { registerExportRoutes } from './exports.js';
 import { registerIngestionRoute } from './ingestion.js';
-import { buildMcpServer } from './mcp-server.js';
-import type { Endpoint, MarketplaceAccess } from './tool.js';
+import { browserGuards } from './browser-guards.js';
+import { callAuth, MAX_MCP_BODY_BYTES, mcpHandler } from './mcp-handler.js';
+import type { Endpoint, MarketplaceAccess, ToolContext } from './tool.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { DryRunGate } from './dry-runs.js';
 
@@ -22,6 +22,10 @@ export interface HttpServerDeps {
   demoUserId: string;
   /** e.g. https://mcp.example.com; when absent, each request's own origin is used */
   publicBaseUrl?: string;
+  /** hostnames the MCP endpoints answer in Host besides localhost and publicBaseUrl's (MCP_ALLOWED_HOSTS) */
+  allowedHosts?: readonly string[];
+  /** browser origins' hostnames the MCP endpoints answer besides localhost (MCP_ALLOWED_ORIGINS) */
+  allowedOrigins?: readonly string[];
   /** the clock tools read "today" from; the wall clock unless a test sets one */
   now?: () => Date;
   /** the event store write tools append to */
@@ -86,22 +90,12 @@ export function buildHttpServer(deps: HttpServerDeps) {
     reply.type('text/markdown; charset=utf-8').send(AUTHENTICATION_DOC),
   );
 
-  async function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string) {
-    // Stateless: no session to resume (GET) or end (DELETE); every message is a POST.
-    if (req.method !== 'POST') {
-      return reply
-        .code(405)
-        .header('allow', 'POST')
-        .send({
-          jsonrpc: '2.0',
-          error: {
-            code: -32000,
-            message: 'Method not allowed: this endpoint is stateless; send each message as a POST',
-          },
-          id: null,
-        });
-    }
-    const server = buildMcpServer(() => ({
+  // what the SDK refused or failed to answer; a tool's own failures are logged by the tool call
+  const mcp = mcpHandler((err) => deps.logger.warn({ err }, 'mcp request not served'));
+  const guards = browserGuards(deps);
+
+  function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string) {
+    const call: ToolContext = {
       db: deps.db,
       userId,
       endpoint,
@@ -113,24 +107,9 @@ export function buildHttpServer(deps: HttpServerDeps) {
       ...(deps.marketplace ? { marketplace: deps.marketplace } : {}),
       ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
       ...(deps.dryRuns ? { dryRuns: deps.dryRuns } : {}),
-    }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    };
     reply.hijack();
-    reply.raw.on(
-      'close',
-      () => void server.close().catch((err: unknown) => req.log.warn({ err }, 'closing the mcp server failed')),
-    );
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req.raw, reply.raw, req.body);
-    } catch (err) {
-      req.log.error({ err }, 'mcp request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw
-          .writeHead(500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
-      }
-    }
+    return mcp(Object.assign(req.raw, { auth: callAuth(call) }), reply.raw, req.body);
   }
 
   async function refuse(req: FastifyRequest, reply: FastifyReply, tokenGiven: boolean) {
@@ -149,6 +128,8 @@ export function buildHttpServer(deps: HttpServerDeps) {
   app.route({
     method: [...methods],
     url: '/mcp',
+    bodyLimit: MAX_MCP_BODY_BYTES,
+    onRequest: guards,
     handler: async (req, reply) => {
       const token = bearerToken(req.headers.authorization);
       const user = token ? await deps.authenticate(token) : null;
@@ -159,6 +140,8 @@ export function buildHttpServer(deps: HttpServerDeps) {
   app.route({
     method: [...methods],
     url: '/demo/mcp',
+    bodyLimit: MAX_MCP_BODY_BYTES,
+    onRequest: guards,
     handler: (req, reply) => serveMcp(req, reply, 'demo', deps.demoUserId),
   });
 

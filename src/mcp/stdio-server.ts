@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { pino } from 'pino';
 import { DEMO_USER_ID } from '../domain/shared/ids.js';
 import { loadConfig } from '../infra/config.js';
@@ -16,28 +16,33 @@ async function main(): Promise<void> {
   const endpoint = userId === DEMO_USER_ID ? 'demo' : 'mcp';
   const db = createDb(config.DATABASE_URL, { min: 0, max: 2 });
   const store = createEventStore(config);
-  const server = buildMcpServer(() => {
-    const requestId = randomUUID();
-    return {
-      db,
-      userId,
-      endpoint,
-      logger: logger.child({ reqId: requestId }),
-      requestId,
-      now: () => new Date(),
-      store,
-    };
-  });
+  // the SDK's stdio entry: the connection's opening pins its revision (2026-07-28, or a 2025
+  // one through initialize); one server per connection (and one for a discarded discover probe)
+  const serving = serveStdio(
+    () =>
+      buildMcpServer(() => {
+        const requestId = randomUUID();
+        return {
+          db,
+          userId,
+          endpoint,
+          logger: logger.child({ reqId: requestId }),
+          requestId,
+          now: () => new Date(),
+          store,
+        };
+      }),
+    { onerror: (err) => logger.warn({ err }, 'mcp stdio message not served') },
+  );
   let closing: Promise<void> | undefined;
   const shutdown = () =>
-    (closing ??= server
+    (closing ??= serving
       .close()
       .then(() => Promise.all([db.destroy(), store.close()]))
       .then(() => undefined));
   // the agent closing our stdin ends the session like a signal does
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown());
   process.stdin.once('end', () => void shutdown());
-  await server.connect(new StdioServerTransport());
   logger.info({ userId, endpoint }, 'mcp stdio server ready');
 }
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { CallToolResult, Tool as ToolListing, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as ToolListing, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Knex } from '../infra/db.js';
 import type { DispatchNotifier } from '../commands/mutation/dispatch-notifier.js';

@@ -4,6 +4,9 @@ import { DomainError } from '../../src/domain/shared/errors.js';
 import { createDb, type Knex } from '../../src/infra/db.js';
 import { defineTool, type ToolContext } from '../../src/mcp/tool.js';
 
+/** A result's structured content (SDK 2 types it `unknown`: 2026-07-28 allows any JSON value). */
+const body = (result: { structuredContent?: unknown }) => result.structuredContent as Record<string, unknown>;
+
 type Line = Record<string, unknown>;
 
 describe('defineTool: input validation and the error layer', () => {
@@ -76,7 +79,7 @@ describe('defineTool: input validation and the error layer', () => {
   it('a bad value is invalid, naming the argument path and the reason', async () => {
     const result = await echo.call({ n: 'x' }, ctx);
     expect(result.structuredContent).to.include({ code: 'invalid', argument: 'n' });
-    expect(result.structuredContent!.detail).to.match(/^n: .*number/);
+    expect(body(result).detail).to.match(/^n: .*number/);
     const nested = await echo.call({ n: 1, filter: { sku: 5 } }, ctx);
     expect(nested.structuredContent).to.include({ code: 'invalid', argument: 'filter.sku' });
     const missing = await echo.call({}, ctx);
@@ -86,10 +89,10 @@ describe('defineTool: input validation and the error layer', () => {
   it('an extra key is unknown_argument naming the key, also when nested or beside a bad value', async () => {
     const top = await echo.call({ n: 'x', foo: 1 }, ctx);
     expect(top.structuredContent).to.include({ code: 'unknown_argument' });
-    expect(top.structuredContent!.arguments).to.deep.equal(['foo']);
-    expect(top.structuredContent!.detail).to.contain("'foo'");
+    expect(body(top).arguments).to.deep.equal(['foo']);
+    expect(body(top).detail).to.contain("'foo'");
     const nested = await echo.call({ n: 1, filter: { sku: 'a', asin: 'b' } }, ctx);
-    expect(nested.structuredContent!.arguments).to.deep.equal(['filter.asin']);
+    expect(body(nested).arguments).to.deep.equal(['filter.asin']);
   });
 
   it('anything unexpected is unavailable with a generic detail; the cause goes only to the log', async () => {
@@ -110,7 +113,7 @@ describe('defineTool: input validation and the error layer', () => {
       const result = await echo.call({ n: 7, filter: { sku } }, ctx);
       expect(result.isError).to.equal(true);
       expect(result.structuredContent).to.deep.include({ code: 'invalid', argument: 'filter.sku' });
-      expect(String(result.structuredContent!.detail)).to.match(/^filter\.sku: holds a NUL character/);
+      expect(String(body(result).detail)).to.match(/^filter\.sku: holds a NUL character/);
     }
     expect(
       (await echo.call({ n: 1, filter: { sku: 'tea \ud83c\udf75' } }, ctx)).structuredContent,

@@ -97,8 +97,15 @@ export async function postRpc(
     body: typeof message === 'string' ? message : JSON.stringify(message),
     signal: AbortSignal.timeout(timeoutMs),
   });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as RpcAnswer['body']) : null };
+  return { status: res.status, body: rpcBody(res.headers.get('content-type'), await res.text()) };
+}
+
+/** A JSON-RPC answer's body: JSON, or the one `message` event of an SSE stream (the 2025 revisions' answers). */
+function rpcBody(contentType: string | null, text: string): RpcAnswer['body'] {
+  if (!text) return null;
+  if (!contentType?.startsWith('text/event-stream')) return JSON.parse(text) as RpcAnswer['body'];
+  const data = text.split('\n').find((line) => line.startsWith('data: '));
+  return data ? (JSON.parse(data.slice('data: '.length)) as RpcAnswer['body']) : null;
 }
 
 /** A tools/call message whose `arguments` may be anything at all. */
