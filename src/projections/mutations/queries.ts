@@ -1,18 +1,22 @@
 import type { Knex } from 'knex';
+import { z } from 'zod';
 import { prepared } from '../../infra/db.js';
 import {
+  CausedBy,
+  Created,
+  Idempotency,
+  OUTCOMES,
   PENDING_STATUSES,
-  type CausedBy,
-  type Created,
-  type Idempotency,
+  ReceiptError,
+  Reconciliation,
+  STATUSES,
   type Outcome,
-  type ReceiptError,
-  type Reconciliation,
   type Status,
 } from '../../domain/mutation/events.js';
-import type { Action, TargetType } from '../../domain/mutation/payloads.js';
+import { ACTIONS, TARGET_TYPES, type Action, type TargetType } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
+import { instant } from '../../domain/shared/instant.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPT_EVENTS_TABLE, RECEIPTS_TABLE } from './projection.js';
 
@@ -51,6 +55,53 @@ export interface Receipt extends ReceiptSummary {
   /** the automation run (event, automation version, run) that admitted it; null when a tool did */
   caused_by: CausedBy | null;
 }
+
+/** A receipt summary as tools answer it (spec 2.9): the output schema of ReceiptSummary. */
+export const receiptSummarySchema = z.object({
+  id: z.string().describe('the receipt id (get_mutation id)'),
+  account_id: z.string(),
+  status: z
+    .enum(STATUSES)
+    .describe('queued, submitting, submitted, blocked, uncertain, or unresolved (creations only; final)'),
+  outcome: z.enum(OUTCOMES).nullable().describe("the provider call's result; null until there is one"),
+  accepted: z
+    .boolean()
+    .nullable()
+    .describe('true once the marketplace accepted it for processing, false when it rejected it, null while unknown'),
+  http_status: z
+    .number()
+    .int()
+    .nullable()
+    .describe('HTTP status of the provider call (a 207 can hold rejected or partial results: read outcome)'),
+  error: ReceiptError.nullable().describe('the provider or validation error, when there is one'),
+  request_id: z.string().nullable().describe('request id of the provider call that carried it'),
+  submission_id: z.string().nullable().describe('the Listings Items submission id (listing patches)'),
+  recorded_at: instant.nullable().describe('when the result was recorded'),
+  target_type: z.enum(TARGET_TYPES),
+  target_id: z.string().describe('the target; for a creation its parent, never the created child'),
+  action: z.enum(ACTIONS),
+  created: Created.nullable().describe(
+    '{ type, id, providerId } once the marketplace confirmed a creation; otherwise null (always null on a listing)',
+  ),
+  reconciliation: z
+    .union([Reconciliation, z.strictObject({})])
+    .describe('result, attempts, checkedAt, nextAt, candidates, cause; {} when the result was never in doubt'),
+  idempotency: Idempotency.pick({ key: true, expires_at: true })
+    .optional()
+    .describe("present only when the caller's own client admitted it with an idempotency key"),
+  attempts: z.number().int().nonnegative().describe('provider calls made so far'),
+  created_at: instant.describe('when it was admitted'),
+});
+
+/** A whole receipt as tools answer it: the output schema of Receipt. */
+export const receiptSchema = receiptSummarySchema.extend({
+  payload: z.record(z.string(), z.unknown()).describe('the immutable payload as admitted'),
+  response: z.unknown().describe('the raw provider response; null before any'),
+  provider: z
+    .record(z.string(), z.string())
+    .describe('provider ids of the target and its parents, resolved at admission'),
+  caused_by: CausedBy.nullable().describe('the automation run that admitted it; null when a tool did'),
+});
 
 export interface ReceiptHistoryEntry {
   revision: number;
