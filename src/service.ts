@@ -331,6 +331,8 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         },
         ingestionSecret: config.INGESTION_SECRET,
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+        allowedHosts: config.MCP_ALLOWED_HOSTS,
+        allowedOrigins: config.MCP_ALLOWED_ORIGINS,
       });
       await waitForDemo(db, demo, apiLogger);
       await app.listen({ port: config.PORT, host: config.HOST });
