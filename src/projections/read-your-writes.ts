@@ -60,18 +60,29 @@ export async function rememberWrites(db: Knex, userId: string, reach: ReadonlyMa
 }
 
 /**
- * The projections that have not yet applied the user's last write to them (one statement). A
- * projection this database does not have (a deployment or test that runs only some) is not waited for.
+ * The projections that have not yet applied the user's last write to them (one statement). Only
+ * projections this code runs, with live tables of its version or a newer one, are waited for: one
+ * this database does not have (a deployment or test that runs only some), one no longer
+ * registered, and one awaiting its rebuild (its live checkpoint stands still until the rebuilt
+ * tables are swapped in, which may take far longer than the bound) would only hold every call of
+ * the user back for the whole bound.
  */
-export async function projectionsBehind(db: Knex, userId: string): Promise<string[]> {
+export async function projectionsBehind(
+  db: Knex,
+  userId: string,
+  projections: readonly Projection[] = registered,
+): Promise<string[]> {
+  const running = projections.map((p) => ({ name: p.name, version: p.version }));
   const { rows } = await db.raw<{ rows: Array<{ projection: string }> }>(
     `select w.projection from ${TABLE} w
+     join jsonb_to_recordset(?::jsonb) as r(name text, version integer) on r.name = w.projection
      join ${READ_MODEL_SCHEMA}.${CHECKPOINTS_TABLE} c on c.name = w.projection
      where w.user_id = ?
+       and c.version >= r.version
        and (c.commit_position is null
             or (c.commit_position, coalesce(c.prepare_position, 0)) < (w.commit_position, w.prepare_position))
      order by w.projection`,
-    [userId],
+    [JSON.stringify(running), userId],
   );
   return rows.map((r) => r.projection);
 }
