@@ -140,6 +140,13 @@ export async function runReports(
       await forget(plan);
     }
   }
+  // A report given up fails the run even while others are still being made: the worker's retry,
+  // backing off to minutes, asks for it afresh, where the waits for the others (seconds) would ask
+  // for it again at each one. The others' requests stay, and the retry reads them on.
+  if (givenUp.length > 0)
+    throw new ReportsGivenUp(
+      `reports given up: ${givenUp.join('; ')}${open.size > 0 ? ` (${open.size} of ${plans.length} others not done yet)` : ''}`,
+    );
   if (open.size > 0)
     throw new ReportNotReady(
       `${open.size} of ${plans.length} reports not done yet (${[...open.keys()]
@@ -147,7 +154,6 @@ export async function runReports(
         .map((p) => p.key)
         .join(', ')})`,
     );
-  if (givenUp.length > 0) throw new ReportsGivenUp(`reports given up: ${givenUp.join('; ')}`);
   return { recorded };
 }
 
