@@ -1,7 +1,7 @@
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
 import { MAX_ARGUMENT_BYTES } from './argument-bounds.js';
-import { buildMcpServer } from './mcp-server.js';
+import { buildMcpServer, type Catalog } from './mcp-server.js';
 import type { ToolContext } from './tool.js';
 
 // The SDK's HTTP entry over our server factory: one fresh server per request, serving revision
@@ -32,9 +32,9 @@ function callOf(auth: AuthInfo | undefined): ToolContext {
   return call;
 }
 
-/** A Node (req, res, parsedBody) handler; `req.auth` must be `callAuth(…)` of the caller. */
-export function mcpHandler(onerror: (err: Error) => void) {
-  const handler = createMcpHandler(({ authInfo }) => buildMcpServer(() => callOf(authInfo)), {
+/** A Node (req, res, parsedBody) handler serving `catalog`; `req.auth` must be `callAuth(…)` of the caller. */
+export function mcpHandler(catalog: Catalog, onerror: (err: Error) => void) {
+  const handler = createMcpHandler(({ authInfo }) => buildMcpServer(() => callOf(authInfo), catalog), {
     onerror,
     maxRequestBodySize: MAX_MCP_BODY_BYTES,
   });

@@ -1,20 +1,69 @@
 import {
+  type CallToolResult,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
   type JSONRPCRequest,
+  type Prompt,
   ProtocolError,
   ProtocolErrorCode,
+  type ReadResourceResult,
+  type Resource,
   ResourceNotFoundError,
+  type ResourceTemplateType,
   type Result,
   Server,
   type ServerContext,
+  type ServerOptions,
+  type Tool as ToolListing,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { changelogMarkdown, SERVICE_VERSION } from './changelog.js';
-import { isVendorOnly } from '../projections/accounts/queries.js';
-import { DomainError } from '../domain/shared/errors.js';
-import { errorResult } from './errors.js';
+import { SERVICE_VERSION } from './changelog.js';
 import type { ToolContext } from './tool.js';
-import { hiddenFromVendorOnly, notOnDemo, shownTo, toolEntry } from './tool-table.js';
-import { TOOLS } from './tools/index.js';
+
+// One MCP server over a catalog: the service's (src/mcp/catalog.ts), or in tests the
+// conformance suite's fixtures, served through the same factory, transport, limits and errors.
+
+/** A tool as served: ours (`Tool` of tool.ts) ignore the SDK's request context. */
+export interface CatalogTool {
+  name: string;
+  listing: ToolListing;
+  call(args: unknown, ctx: ToolContext, request: ServerContext): Promise<CallToolResult | InputRequiredResult>;
+}
+
+/** Why a caller may not use a tool: as an unknown tool (thrown), or listed nowhere and answered with this error. */
+export type Refusal = ProtocolError | CallToolResult;
+
+export interface CatalogResource {
+  listing: Resource;
+  read(): ReadResourceResult;
+}
+
+export interface CatalogResourceTemplate {
+  listing: ResourceTemplateType;
+  /** the resource at `uri`, or undefined when the template does not match it */
+  read(uri: string): ReadResourceResult | undefined;
+}
+
+export interface CatalogPrompt {
+  listing: Prompt;
+  get(args: Record<string, string>, request: ServerContext): Promise<GetPromptResult | InputRequiredResult>;
+}
+
+export interface Catalog {
+  tools: readonly CatalogTool[];
+  /** what this caller may use (asked once per list or call); absent, every tool for everyone */
+  access?(ctx: ToolContext): (tool: CatalogTool) => Promise<Refusal | undefined>;
+  resources: readonly CatalogResource[];
+  resourceTemplates: readonly CatalogResourceTemplate[];
+  prompts: readonly CatalogPrompt[];
+  /** completion/complete, for catalogs whose prompts or templates complete arguments */
+  complete?(request: CompleteRequest): CompleteResult;
+  /** verifies the `requestState` a client echoes in a multi-round call */
+  requestState?: ServerOptions['requestState'];
+}
 
 /** tools/call params as sent; the handler checks them (the SDK's schema would answer -32602 with its own text). */
 const LooseCallToolParams = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
@@ -53,66 +102,80 @@ class ToolServer extends Server {
   }
 }
 
+const everyTool = () => async () => undefined;
+
 /**
- * One MCP server over our tools and the changelog resource, for one request (HTTP) or one
- * connection (stdio). Tools are served through low-level handlers rather than `registerTool`,
- * because the SDK would validate the input itself and answer with its own error text instead
- * of our `invalid` / `unknown_argument`. `context` is asked once per tool call.
+ * One MCP server over `catalog`, for one request (HTTP) or one connection (stdio). Tools are
+ * served through low-level handlers rather than `registerTool`, because the SDK would validate
+ * the input itself and answer with its own error text instead of our `invalid` /
+ * `unknown_argument`. `context` is asked once per list or call.
  */
-export function buildMcpServer(context: () => ToolContext): Server {
+export function buildMcpServer(context: () => ToolContext, catalog: Catalog): Server {
   const server = new ToolServer(
     { name: 'marketplace-automation-service', version: SERVICE_VERSION },
-    { capabilities: { tools: {}, resources: {} } },
+    {
+      capabilities: {
+        tools: {},
+        resources: {},
+        // declared with no prompts too: clients of 2026-07-28 ask every server's prompts/list for its cache hints
+        prompts: {},
+        ...(catalog.complete ? { completions: {} } : {}),
+      },
+      ...(catalog.requestState ? { requestState: catalog.requestState } : {}),
+    },
   );
-  // where each tool is shown comes from the tool table (spec 4.1)
-  const served = TOOLS.map((tool) => ({ tool, entry: toolEntry(tool.name) }));
-  const byName = new Map(served.map((s) => [s.tool.name, s]));
+  const access = catalog.access ?? everyTool;
+  const byName = new Map(catalog.tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler('tools/list', async () => {
-    const { db, userId, endpoint } = context();
-    const vendorOnly = await isVendorOnly(db, userId);
-    return { tools: served.filter((s) => shownTo(s.entry, endpoint, vendorOnly)).map((s) => s.tool.listing) };
+    const refusals = await Promise.all(catalog.tools.map(access(context())));
+    return { tools: catalog.tools.filter((_, i) => !refusals[i]).map((tool) => tool.listing) };
   });
-  server.setRequestHandler('tools/call', { params: LooseCallToolParams }, async ({ name, arguments: args }) => {
-    const found = byName.get(name);
-    if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool '${name}'`);
-    const { tool, entry } = found;
-    const ctx = context();
-    // as absent there as an unknown tool (spec 4.1 availability)
-    if (ctx.endpoint === 'demo' && notOnDemo(entry))
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `the tool '${tool.name}' is not available on the demo endpoint; use /mcp with your own accounts`,
-      );
-    // hidden from a vendor-only user (spec 1.6), and refused as the seller data it would read
-    const result =
-      hiddenFromVendorOnly(entry) && (await isVendorOnly(ctx.db, ctx.userId))
-        ? errorResult(
-            new DomainError(
-              'not_connected',
-              `${tool.name} reads seller data and every account you have is a vendor account (no selling connection)`,
-            ),
-          )
-        : await tool.call(args, ctx);
-    return server.projectCallToolResult(result, tool.listing.outputSchema);
-  });
-  registerChangelog(server);
+  server.setRequestHandler(
+    'tools/call',
+    { params: LooseCallToolParams },
+    async ({ name, arguments: args }, request) => {
+      const tool = byName.get(name);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool '${name}'`);
+      const ctx = context();
+      const refused = await access(ctx)(tool);
+      if (refused instanceof ProtocolError) throw refused;
+      const result = refused ?? (await tool.call(args, ctx, request));
+      return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, tool.listing.outputSchema);
+    },
+  );
+  serveResources(server, catalog);
+  servePrompts(server, catalog);
+  if (catalog.complete) server.setRequestHandler('completion/complete', async (request) => catalog.complete!(request));
   return server;
 }
 
-const CHANGELOG_URI = 'resource://service/changelog.md';
-
-function registerChangelog(server: Server): void {
-  const listing = {
-    uri: CHANGELOG_URI,
-    name: 'changelog',
-    title: 'Changelog',
-    description: 'Recent product changes, newest first',
-    mimeType: 'text/markdown',
-  };
-  server.setRequestHandler('resources/list', async () => ({ resources: [listing] }));
-  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+function serveResources(server: Server, { resources, resourceTemplates }: Catalog): void {
+  server.setRequestHandler('resources/list', async () => ({ resources: resources.map((r) => r.listing) }));
+  server.setRequestHandler('resources/templates/list', async () => ({
+    resourceTemplates: resourceTemplates.map((t) => t.listing),
+  }));
   server.setRequestHandler('resources/read', async ({ params: { uri } }) => {
-    if (uri !== CHANGELOG_URI) throw new ResourceNotFoundError(uri);
-    return { contents: [{ uri, mimeType: listing.mimeType, text: changelogMarkdown() }] };
+    const fixed = resources.find((r) => r.listing.uri === uri);
+    if (fixed) return fixed.read();
+    for (const template of resourceTemplates) {
+      const read = template.read(uri);
+      if (read) return read;
+    }
+    throw new ResourceNotFoundError(uri);
+  });
+}
+
+function servePrompts(server: Server, { prompts }: Catalog): void {
+  server.setRequestHandler('prompts/list', async () => ({ prompts: prompts.map((p) => p.listing) }));
+  server.setRequestHandler('prompts/get', async ({ params: { name, arguments: args = {} } }, request) => {
+    const prompt = prompts.find((p) => p.listing.name === name);
+    if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown prompt '${name}'`);
+    const missing = (prompt.listing.arguments ?? []).filter((a) => a.required && args[a.name] === undefined);
+    if (missing.length > 0)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `the prompt '${name}' needs the argument${missing.length > 1 ? 's' : ''} ${missing.map((a) => `'${a.name}'`).join(', ')}`,
+      );
+    return prompt.get(args, request);
   });
 }

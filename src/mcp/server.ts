@@ -9,7 +9,9 @@ import { AUTHENTICATION_DOC, type Authenticate, bearerToken, protectedResourceMe
 import { registerExportRoutes } from './exports.js';
 import { registerIngestionRoute } from './ingestion.js';
 import { browserGuards } from './browser-guards.js';
+import { SERVICE_CATALOG } from './catalog.js';
 import { callAuth, MAX_MCP_BODY_BYTES, mcpHandler } from './mcp-handler.js';
+import type { Catalog } from './mcp-server.js';
 import type { Endpoint, MarketplaceAccess, ToolContext } from './tool.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { DryRunGate } from './dry-runs.js';
@@ -38,6 +40,8 @@ export interface HttpServerDeps {
   sandbox?: Sandbox;
   /** run_automation's rate limit and busy state */
   dryRuns?: DryRunGate;
+  /** what the MCP endpoints serve: the service's catalog unless a test serves the conformance suite's fixtures */
+  catalog?: Catalog;
   /** the secret accounts' event signing secrets derive from; with `store`, serves POST /ingest/:account_id */
   ingestionSecret?: string;
 }
@@ -91,7 +95,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
   );
 
   // what the SDK refused or failed to answer; a tool's own failures are logged by the tool call
-  const mcp = mcpHandler((err) => deps.logger.warn({ err }, 'mcp request not served'));
+  const mcp = mcpHandler(deps.catalog ?? SERVICE_CATALOG, (err) => deps.logger.warn({ err }, 'mcp request not served'));
   const guards = browserGuards(deps);
 
   function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string) {

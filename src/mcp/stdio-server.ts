@@ -5,6 +5,7 @@ import { DEMO_USER_ID } from '../domain/shared/ids.js';
 import { loadConfig } from '../infra/config.js';
 import { createDb } from '../infra/db.js';
 import { createEventStore } from '../eventstore/index.js';
+import { SERVICE_CATALOG } from './catalog.js';
 import { buildMcpServer } from './mcp-server.js';
 
 // The same tools over stdio for a local agent, as the user named by MCP_USER_ID (the
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
           now: () => new Date(),
           store,
         };
-      }),
+      }, SERVICE_CATALOG),
     { onerror: (err) => logger.warn({ err }, 'mcp stdio message not served') },
   );
   let closing: Promise<void> | undefined;

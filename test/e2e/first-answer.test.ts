@@ -1,20 +1,10 @@
-import { createServer } from 'node:net';
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SELECTABLE_STREAM_TYPES } from '../../src/domain/stream/types.js';
 import { call } from '../support/mcp.js';
-import { runEntry, type Spawned } from '../support/processes.js';
+import { freePort, runEntry, type Spawned } from '../support/processes.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { connectMcp, killIfRunning } from '../support/service.js';
-
-/** A port nobody listens on now, so the test knows where the service will answer before it does. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 // A clean start as `npm start` makes it (every role, the built-in simulator, a new database and
 // Redis prefix): from the first moment /demo/mcp answers, the canned-sample dry run of every

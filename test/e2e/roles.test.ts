@@ -1,17 +1,8 @@
 import { expect } from 'chai';
-import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { dropRedisKeys } from '../support/env.js';
-import { eventually, runEntry, waitForLog, type Spawned } from '../support/processes.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { eventually, freePort, runEntry, waitForLog, type Spawned } from '../support/processes.js';
 
 // The same service spread over three processes sharing PostgreSQL, Redis and the event
 // store: the simulator and worker in one, the projector in another, the API in a third.

@@ -1,0 +1,56 @@
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { DomainError } from '../domain/shared/errors.js';
+import { isVendorOnly } from '../projections/accounts/queries.js';
+import { changelogMarkdown } from './changelog.js';
+import { errorResult } from './errors.js';
+import type { Catalog, CatalogTool } from './mcp-server.js';
+import type { ToolContext } from './tool.js';
+import { hiddenFromVendorOnly, notOnDemo, toolEntry } from './tool-table.js';
+import { TOOLS } from './tools/index.js';
+
+// What the service serves over MCP: every tool, where the tool table (spec 4.1) shows it, and
+// the changelog. No prompts yet: the operation catalog brings them.
+
+/** Who sees and may call a tool, by its row of the tool table; the accounts are read once, and only when a row asks. */
+function access(ctx: ToolContext) {
+  let vendorOnly: Promise<boolean> | undefined;
+  return async (tool: CatalogTool) => {
+    const entry = toolEntry(tool.name);
+    // as absent there as an unknown tool (spec 4.1 availability)
+    if (ctx.endpoint === 'demo' && notOnDemo(entry))
+      return new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `the tool '${tool.name}' is not available on the demo endpoint; use /mcp with your own accounts`,
+      );
+    // hidden from a vendor-only user (spec 1.6), and refused as the seller data it would read
+    if (hiddenFromVendorOnly(entry) && (await (vendorOnly ??= isVendorOnly(ctx.db, ctx.userId))))
+      return errorResult(
+        new DomainError(
+          'not_connected',
+          `${tool.name} reads seller data and every account you have is a vendor account (no selling connection)`,
+        ),
+      );
+    return undefined;
+  };
+}
+
+const CHANGELOG = {
+  uri: 'resource://service/changelog.md',
+  name: 'changelog',
+  title: 'Changelog',
+  description: 'Recent product changes, newest first',
+  mimeType: 'text/markdown',
+};
+
+export const SERVICE_CATALOG: Catalog = {
+  tools: TOOLS,
+  access,
+  resources: [
+    {
+      listing: CHANGELOG,
+      read: () => ({ contents: [{ uri: CHANGELOG.uri, mimeType: CHANGELOG.mimeType, text: changelogMarkdown() }] }),
+    },
+  ],
+  resourceTemplates: [],
+  prompts: [],
+};
