@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { listingId } from '../domain/observation/ids.js';
 import type { EventRecord, EventTarget } from '../projections/events/queries.js';
 
@@ -78,3 +79,41 @@ export function eventRow(r: EventRecord, account_name: string) {
     ads_entities: ads,
   };
 }
+
+/** `eventRow` as list_events and get_event answer it (spec 2.3). */
+export const eventRowOutput = z.object({
+  id: z.string().describe('the event id, for get_event and run_automation'),
+  stream_type: z.string().nullable().describe('the event type code; null for a synthetic row'),
+  synthetic: z.boolean().describe("true for a listing read back or the marketplace's answer to a listing push"),
+  occurred_at: z.string().describe('ISO 8601 time the event describes'),
+  received_at: z.string().describe('ISO 8601 time the service received it'),
+  account_id: z.string(),
+  account_name: z.string(),
+  summary: z.string().describe('what it is, naming its listing by ASIN, SKU and title (or its campaign)'),
+  asin: z.string().nullable().describe('the ASIN every listing it reached shares; else null'),
+  sku: z.string().nullable().describe('the SKU every listing it reached shares; null when they differ'),
+  marketplace_id: z.string().nullable().describe('the marketplace everything it names shares; else null'),
+  title: z.string().nullable().describe('the title every listing it reached shares; else null'),
+  listings: z
+    .array(
+      z.object({
+        id: z.string().nullable().describe("the local listing id; null when the account doesn't list it"),
+        asin: z.string().nullable(),
+        sku: z.string().nullable(),
+        marketplace_id: z.string().nullable(),
+        title: z.string().nullable(),
+      }),
+    )
+    .describe('the listings it reached, each once'),
+  ads_entities: z
+    .array(
+      z.object({
+        campaign_id: z.string().nullable().describe("the campaign's provider id"),
+        campaign_name: z.string().nullable(),
+        ad_group_id: z.string().nullable().describe("the ad group's provider id"),
+        ad_id: z.string().nullable().describe("the ad's provider id"),
+        target_id: z.string().nullable().describe("the target's provider id"),
+      }),
+    )
+    .describe('the advertising entities an advertising event names'),
+});

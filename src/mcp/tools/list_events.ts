@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { streamType, STREAM_TYPES } from '../../domain/stream/types.js';
 import { searchEvents } from '../../projections/events/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
-import { eventRow } from '../events.js';
+import { eventRow, eventRowOutput } from '../events.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { readTool } from '../tool.js';
 import { instantWindow, limitArgument, sinceArgument, untilArgument } from '../window.js';
@@ -28,6 +28,10 @@ export const listEvents = readTool('list_events', 'List events', {
     limit: limitArgument(),
     account: accountArgument,
   },
+  output: z.object({
+    events: z.array(eventRowOutput).describe('newest first by occurred_at'),
+    total: z.number().int().describe('how many events match before `limit`'),
+  }),
   async handler(input, ctx) {
     if (input.stream_type !== undefined && !streamType(input.stream_type))
       throw new DomainError(
