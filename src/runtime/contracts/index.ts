@@ -1,4 +1,9 @@
-import { connectionFor, selectableStreamType, type ContextScope } from '../../domain/stream/types.js';
+import {
+  connectionFor,
+  selectableStreamType,
+  type ContextScope,
+  type SubscriptionPolicy,
+} from '../../domain/stream/types.js';
 import { CAMPAIGN_OR_PORTFOLIO_CONTEXT, ENTITY_CHANGE_CONTEXT, HOURLY_METRICS_CONTEXT } from './context/ads.js';
 import { LISTING_CONTEXT } from './context/listing.js';
 import { REPORT_CONTEXT } from './context/report.js';
@@ -25,7 +30,7 @@ export interface StreamContract {
   scope: ContextScope;
   source: 'selling' | 'ads' | 'local';
   connection: 'selling' | 'ads';
-  subscription_policy: string;
+  subscription_policy: SubscriptionPolicy;
   seller_only: boolean;
   money: { event: string; context: string };
   event: { envelope: string; fields: Field[]; fixture: Record<string, unknown> };
