@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AdmissionDeps } from '../commands/admission/admit.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { ToolContext } from './tool.js';
@@ -22,3 +23,11 @@ export function admissionDeps(ctx: ToolContext): AdmissionDeps {
 /** Marks a demo answer: what would have happened, recorded nowhere. */
 export const simulation = (ctx: ToolContext): { simulated: true } | Record<string, never> =>
   ctx.endpoint === 'demo' ? { simulated: true } : {};
+
+/** `simulation`'s mark in a write tool's output schema: spread it into the answer's shape. */
+export const simulatedOutput = {
+  simulated: z
+    .literal(true)
+    .optional()
+    .describe('true on the demo endpoint: validated and simulated, nothing recorded or sent; absent elsewhere'),
+};

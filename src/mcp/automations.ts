@@ -51,8 +51,11 @@ export async function automationCall(ctx: ToolContext): Promise<AutomationCall> 
   };
 }
 
-/** A write tool's answer: what it did, marked simulated on the demo. */
-export const written = (ctx: ToolContext, answer: Record<string, unknown>) => ({ ...answer, ...simulation(ctx) });
+/** A write tool's answer: what it did, marked simulated on the demo (`simulatedOutput` in its schema). */
+export const written = <const Answer extends Record<string, unknown>>(ctx: ToolContext, answer: Answer) => ({
+  ...answer,
+  ...simulation(ctx),
+});
 
 /**
  * spec 2.2 `subscription`: local report completions need none; otherwise what the event type's
@@ -68,6 +71,45 @@ export function subscriptionOf(
   const status = subscriptionOfRow(streams, row.account_id, row.stream_type)?.status;
   return status === 'active' || status === 'failed' ? status : 'none';
 }
+
+export const automationStateOutput = z
+  .enum(['draft', 'live', 'archived'])
+  .describe('draft (inactive), live (runs on its events; at most one per event type and account) or archived');
+
+/** spec 2.2: an automation as list_automations lists it (`automationView`), without its code. */
+export const automationOutput = z.object({
+  id: z.string().describe('the automation id'),
+  account_id: z.string().describe('the account it runs for'),
+  stream_type: z.string().describe('the event type it handles'),
+  state: automationStateOutput,
+  title: z.string(),
+  version: z.number().int().describe('the current code version'),
+  operation_dependencies: dependenciesArgument,
+  source_automation_id: z.string().nullable().describe('the automation it was duplicated from; null otherwise'),
+  created_at: z.string().describe('ISO 8601'),
+  created_by: z.string().describe('who created it'),
+  updated_at: z.string().describe('ISO 8601'),
+  subscription: z
+    .enum(['active', 'none', 'failed', 'not_required'])
+    .describe(
+      "its event type's subscription: active (events flowing), none (not subscribed yet, expected for a draft), failed, not_required (local report completions)",
+    ),
+  account_name: z.string().nullable().describe("the account's name"),
+});
+
+/** get_automation: the automation with its current code and every saved code version. */
+export const automationWithCodeOutput = automationOutput.extend({
+  code: z.string().describe('the current JavaScript'),
+  versions: z
+    .array(
+      z.object({
+        version: z.number().int(),
+        at: z.string().describe('ISO 8601 time it was saved'),
+        by: z.string().describe('who saved it'),
+      }),
+    )
+    .describe('every saved code version, oldest first'),
+});
 
 /** The fields of spec 2.2 every automation answer carries, with its account's name. */
 export function automationView<Row extends AutomationRow>(

@@ -1,5 +1,7 @@
 import { archiveAutomation } from '../../commands/automation/lifecycle.js';
-import { automationCall, automationIdArgument, written } from '../automations.js';
+import { z } from 'zod';
+import { simulatedOutput } from '../admission.js';
+import { automationCall, automationIdArgument, automationStateOutput, written } from '../automations.js';
 import { defineTool } from '../tool.js';
 
 // Spec 4.4, 3.1: archived (deactivated first when live); history kept, no hard delete.
@@ -15,6 +17,12 @@ export const archiveAutomationTool = defineTool({
     openWorldHint: true,
   },
   input: { automation_id: automationIdArgument },
+  output: z.object({
+    automation_id: z.string(),
+    state: automationStateOutput.extract(['archived']),
+    deactivated: z.boolean().describe('true when it was live and this call deactivated it'),
+    ...simulatedOutput,
+  }),
   async handler(input, ctx) {
     const events = await archiveAutomation(await automationCall(ctx), input.automation_id);
     return written(ctx, {

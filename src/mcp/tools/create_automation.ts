@@ -1,7 +1,9 @@
 import { createAutomation } from '../../commands/automation/lifecycle.js';
 import { automationTemplate } from '../../runtime/contracts/templates.js';
 import { accountArgument, selectAccounts } from '../accounts.js';
-import { automationCall, sourceArguments, streamTypeArgument, written } from '../automations.js';
+import { z } from 'zod';
+import { simulatedOutput } from '../admission.js';
+import { automationCall, automationStateOutput, sourceArguments, streamTypeArgument, written } from '../automations.js';
 import { defineTool } from '../tool.js';
 
 // Spec 4.4, 3.1: a new draft automation for one event type; its code defaults to the type's template.
@@ -9,8 +11,21 @@ export const createAutomationTool = defineTool({
   name: 'create_automation',
   description:
     "Creates a draft (inactive) automation for one event type and returns its id. The code defaults to the event type's template (describe_stream_type shows the contract). Saving checks the syntax and that handle(event, context) takes exactly 2 parameters; it never runs the code. Activate it with update_automation { activate: true }; dry-run it first with run_automation.",
-  annotations: { title: 'Create automation', readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  annotations: {
+    title: 'Create automation',
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
   input: { stream_type: streamTypeArgument, ...sourceArguments, account: accountArgument },
+  output: z.object({
+    automation_id: z.string().describe('the new draft automation id'),
+    state: automationStateOutput.extract(['draft']),
+    stream_type: z.string().describe('the event type it handles'),
+    account_id: z.string().describe('the account it runs for'),
+    ...simulatedOutput,
+  }),
   async handler(input, ctx) {
     const call = await automationCall(ctx);
     const account = selectAccounts(call.accounts, input.account, 'write')[0]!;

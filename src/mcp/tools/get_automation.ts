@@ -2,7 +2,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
 import { subscriptionRows } from '../../projections/streams/queries.js';
-import { automationIdArgument, automationView } from '../automations.js';
+import { automationIdArgument, automationView, automationWithCodeOutput } from '../automations.js';
 import { readTool } from '../tool.js';
 
 // Spec 4.4, 2.2: one automation with its code, archived ones included (history is kept); another
@@ -11,6 +11,7 @@ export const getAutomationTool = readTool('get_automation', 'Get automation', {
   description:
     'Reads one automation: id, stream_type, state (draft, live, archived), title, the current code and its version, operation_dependencies, subscription, account_id, account_name, when it was created and by whom, and `versions` (every saved code version with its time and author). Archived automations stay readable.',
   input: { automation_id: automationIdArgument },
+  output: automationWithCodeOutput,
   async handler(input, ctx) {
     const accounts = await loadAccounts(ctx.db, ctx.userId);
     const found = await findAutomation(

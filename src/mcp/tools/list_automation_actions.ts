@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTION_STATUSES } from '../../domain/automation-run/events.js';
+import { ACTION_KINDS, ACTION_STATUSES } from '../../domain/automation-run/events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { listAutomationActions } from '../../projections/automation-runs/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
@@ -21,6 +21,50 @@ export const listAutomationActionsTool = readTool('list_automation_actions', 'Li
     limit: limitArgument(),
     account: accountArgument,
   },
+  output: z.object({
+    actions: z
+      .array(
+        z.object({
+          id: z.string().describe('the action id'),
+          kind: z
+            .enum(ACTION_KINDS)
+            .describe('mutation: a change the run pushed; warning: a probable event-shape mismatch'),
+          status: z
+            .enum(ACTION_STATUSES)
+            .nullable()
+            .describe('queued, applied (admitted: see receipt_id), failed or blocked; null for a warning'),
+          error_message: z.string().nullable().describe('why it failed or is blocked; else null'),
+          value: z
+            .number()
+            .nullable()
+            .describe('the requested amount in major units (e.g. 15.27); null when the request names none'),
+          asin: z.string().nullable().describe("a Listing or Ad target's listing ASIN"),
+          sku: z.string().nullable(),
+          marketplace_id: z.string().nullable(),
+          title: z.string().nullable(),
+          account_id: z.string(),
+          missing_fields: z
+            .array(z.string())
+            .nullable()
+            .describe('warnings: event keys the code read that the payload lacked; null for a mutation'),
+          automation_id: z.string(),
+          automation_version: z.number().int().describe('the code version that ran'),
+          run_id: z.string(),
+          event_id: z.string().describe('the event the run handled'),
+          listing_id: z.string().nullable().describe('the listing the run was for; null outside the Listing scope'),
+          stream_type: z.string(),
+          target_type: z.string().nullable().describe("the request's target type; null for a warning"),
+          target_id: z.string().nullable(),
+          action: z.string().nullable().describe("the request's action; null for a warning"),
+          receipt_id: z.string().nullable().describe('the receipt admitted, for get_mutation; else null'),
+          decided_at: z.string().describe('ISO 8601'),
+          updated_at: z.string().describe('ISO 8601 time of its last status change'),
+          account_name: z.string(),
+        }),
+      )
+      .describe('newest decision first'),
+    total: z.number().int().describe('how many actions match before `limit`'),
+  }),
   async handler(input, ctx) {
     const { since } = instantWindow(input.since, undefined);
     const accounts = await accountsForRead(ctx, input.account);

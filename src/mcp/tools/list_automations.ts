@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { listAutomations } from '../../projections/automations/queries.js';
 import { subscriptionRows } from '../../projections/streams/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
-import { automationView } from '../automations.js';
+import { automationOutput, automationView } from '../automations.js';
 import { readTool } from '../tool.js';
 
 // Spec 4.4, 2.2: the automations' metadata (no code), newest first.
@@ -14,6 +14,10 @@ export const listAutomationsTool = readTool('list_automations', 'List automation
     include_archived: z.boolean().default(false).describe('include archived automations (default false)'),
     account: accountArgument,
   },
+  output: z.object({
+    automations: z.array(automationOutput).describe('newest first'),
+    total: z.number().int().describe('how many automations are listed'),
+  }),
   async handler(input, ctx) {
     const accounts = await accountsForRead(ctx, input.account);
     const ids = accounts.map((a) => a.id);

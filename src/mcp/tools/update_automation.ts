@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { activateAutomation } from '../../commands/automation/activation.js';
 import { editAutomation } from '../../commands/automation/lifecycle.js';
-import { automationCall, automationIdArgument, sourceArguments, written } from '../automations.js';
+import { simulatedOutput } from '../admission.js';
+import {
+  automationCall,
+  automationIdArgument,
+  automationStateOutput,
+  sourceArguments,
+  written,
+} from '../automations.js';
 import { ACTIVATION_LIMIT, takeCallSlot } from '../throttle.js';
 import { defineTool } from '../tool.js';
 
@@ -11,7 +18,13 @@ export const updateAutomationTool = defineTool({
   name: 'update_automation',
   description:
     "Edits an automation's code, title or operation_dependencies (a draft stays a draft, a live one stays live; code is checked for syntax and the handle(event, context) signature, never run) and, with activate: true, makes it live: the live automation of the same event type, if any, is deactivated and the event type is subscribed (list_streams shows the stream pending at once, active once the marketplace confirms it). Edits are saved before activating. Two activations for one event type at the same moment: one gets activation_conflict.",
-  annotations: { title: 'Update automation', readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  annotations: {
+    title: 'Update automation',
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
   input: {
     automation_id: automationIdArgument,
     ...sourceArguments,
@@ -21,6 +34,16 @@ export const updateAutomationTool = defineTool({
       .optional()
       .describe('true: make this automation live for its event type; false or absent: leave its state as it is'),
   },
+  output: z.object({
+    automation_id: z.string(),
+    state: automationStateOutput.describe('its state after the call'),
+    saved: z.array(z.string()).describe('the edits recorded, as event types; empty when nothing changed'),
+    replaced: z
+      .string()
+      .nullable()
+      .describe('the automation that was live for the event type and was deactivated by this activation; else null'),
+    ...simulatedOutput,
+  }),
   async handler(input, ctx) {
     const { automation_id, activate, ...edit } = input;
     // the activation is counted before anything is saved, so a refused one saves nothing
