@@ -1,7 +1,7 @@
 import type { IdempotencyKeyUsed, RecordedResult } from '../../domain/admission/events.js';
 import { idempotencyDecider, idempotencyStreamId, idempotencyVerdict } from '../../domain/admission/idempotency.js';
 import type { Idempotency } from '../../domain/mutation/events.js';
-import type { AdmissionOutcome, AdmissionResult, Admit } from './receipts.js';
+import type { AdmissionError, AdmissionOutcome, AdmissionResult, Admit } from './receipts.js';
 import { receiptView } from './receipts.js';
 import { mutationDecider } from '../../domain/mutation/decide.js';
 import {
@@ -141,7 +141,8 @@ async function replay(ctx: CommandContext, used: IdempotencyKeyUsed): Promise<Ad
   const results: AdmissionResult[] = [];
   for (const [index, r] of used.results.entries()) {
     if ('error' in r) {
-      results.push({ index, error: r.error });
+      // recorded from errorBody: a DomainError's code
+      results.push({ index, error: r.error as AdmissionError });
       continue;
     }
     let found = await readReceipt(ctx.store, r.receipt_id);

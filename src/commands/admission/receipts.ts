@@ -1,7 +1,10 @@
+import { z } from 'zod';
 import { decide, type MutationCommand } from '../../domain/mutation/decide.js';
+import type { Outcome, Status } from '../../domain/mutation/events.js';
 import type { Action, TargetType } from '../../domain/mutation/payloads.js';
 import { evolve, initialState } from '../../domain/mutation/state.js';
-import type { DomainError } from '../../domain/shared/errors.js';
+import type { DomainError, ErrorCode } from '../../domain/shared/errors.js';
+import { receiptSchema } from '../../projections/mutations/queries.js';
 import type { Receipt } from '../mutation/execute.js';
 
 // What admission answers for each request: the receipt (as recorded, or as it would be), or a refusal.
@@ -9,8 +12,8 @@ import type { Receipt } from '../mutation/execute.js';
 export interface ReceiptView {
   id: string | null;
   account_id: string;
-  status: string;
-  outcome: string | null;
+  status: Status;
+  outcome: Outcome | null;
   accepted: boolean | null;
   /** why a blocked receipt is withheld, or the last provider error of a replayed one */
   error: { code: string; message: string } | null;
@@ -23,9 +26,29 @@ export interface ReceiptView {
   idempotency?: { key: string; expires_at: string };
 }
 
-export type AdmissionResult =
-  | { index: number; receipt: ReceiptView }
-  | { index: number; error: { code: string; detail: string } & Record<string, unknown> };
+/** ReceiptView as tools answer it (queue_mutations, patch_listing, run_automation): a receipt's fields as admitted. */
+export const receiptViewSchema = z.object({
+  id: z.string().nullable().describe('the receipt id, for get_mutation; null when simulated (demo, dry run)'),
+  ...receiptSchema.pick({
+    account_id: true,
+    status: true,
+    outcome: true,
+    accepted: true,
+    error: true,
+    target_type: true,
+    target_id: true,
+    action: true,
+    payload: true,
+    provider: true,
+    created_at: true,
+    idempotency: true,
+  }).shape,
+});
+
+/** A refusal: the DomainError's code, detail and extra fields, as a tool's error result carries them. */
+export type AdmissionError = { code: ErrorCode; detail: string } & Record<string, unknown>;
+
+export type AdmissionResult = { index: number; receipt: ReceiptView } | { index: number; error: AdmissionError };
 
 export interface AdmissionOutcome {
   results: AdmissionResult[];
@@ -65,7 +88,7 @@ export function decidedView(command: Admit, simulated: boolean): ReceiptView {
   return receiptView({ admitted, state }, simulated);
 }
 
-export const errorBody = (e: DomainError): { code: string; detail: string } & Record<string, unknown> => ({
+export const errorBody = (e: DomainError): AdmissionError => ({
   code: e.code,
   detail: e.detail,
   ...e.extra,

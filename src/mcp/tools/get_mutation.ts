@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { pollUntil } from '../../infra/poll.js';
 import { hasApplied } from '../../projections/checkpoints.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
-import { getReceipt } from '../../projections/mutations/queries.js';
+import { getReceipt, receiptSchema } from '../../projections/mutations/queries.js';
 import { mutationsProjection } from '../../projections/mutations/projection.js';
 import { READ_YOUR_WRITES_MS } from '../read-your-writes.js';
 import { readTool, type ToolContext } from '../tool.js';
@@ -18,6 +18,19 @@ export const getMutation = readTool('get_mutation', 'Get mutation receipt', {
   input: {
     id: z.string().min(1).describe('the receipt id (from queue_mutations, a `mutations` field or list_mutations)'),
   },
+  output: receiptSchema.extend({
+    account_name: z.string(),
+    history: z
+      .array(
+        z.object({
+          revision: z.number().int().describe("the event's revision in the receipt's stream, from 0"),
+          type: z.string().describe('the event type, e.g. MutationAdmitted, MutationSubmitted'),
+          recorded_at: z.string().describe('ISO 8601'),
+          data: z.record(z.string(), z.unknown()).describe('the event as recorded'),
+        }),
+      )
+      .describe('every recorded transition, in order'),
+  }),
   async handler(input, ctx) {
     const accounts = await loadAccounts(ctx.db, ctx.userId);
     const ids = accounts.map((a) => a.id);

@@ -18,6 +18,15 @@ export const getMutationSchema = readTool('get_mutation_schema', 'Get mutation p
     target_type: z.enum(TARGET_TYPES),
     action: z.enum(ACTIONS),
   },
+  output: z.object({
+    target_type: z.enum(TARGET_TYPES),
+    action: z.enum(ACTIONS),
+    money: z.string().describe("the payload's money units"),
+    derived: z
+      .array(z.string())
+      .describe('payload keys derived from the target (ids, adProduct, marketplaceScope): optional, must match'),
+    schema: z.record(z.string(), z.unknown()).describe('the JSON Schema of the payload'),
+  }),
   async handler({ target_type, action }) {
     const json = payloadJsonSchema(target_type, action);
     if (!json) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { STATUSES } from '../../domain/mutation/events.js';
 import { ACTIONS, TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import { listReceipts } from '../../projections/mutations/queries.js';
+import { listReceipts, receiptSummarySchema } from '../../projections/mutations/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
 import { limitArgument } from '../window.js';
 import { readTool } from '../tool.js';
@@ -27,6 +27,12 @@ export const listMutations = readTool('list_mutations', 'List mutation receipts'
     cursor: z.string().min(1).optional().describe('next_cursor of the previous page'),
     limit: limitArgument(25, 100),
   },
+  output: z.object({
+    mutations: z
+      .array(receiptSummarySchema.extend({ account_name: z.string() }))
+      .describe('newest first, without payload or provider response'),
+    next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page'),
+  }),
   async handler(input, ctx) {
     if (input.target_id !== undefined && input.target_type === undefined) {
       throw new DomainError(

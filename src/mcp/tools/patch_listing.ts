@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { admitMutations } from '../../commands/admission/admit.js';
+import { receiptViewSchema } from '../../commands/admission/receipts.js';
 import { defaultProductType } from '../../domain/admission/rules.js';
 import { listingUpdate } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { accountArgument, selectAccounts } from '../accounts.js';
-import { admissionDeps, simulation } from '../admission.js';
+import { admissionDeps, simulatedOutput, simulation } from '../admission.js';
 import { listingBySku } from '../listing-by-sku.js';
 import { defineTool } from '../tool.js';
 import { listingId } from '../../domain/observation/ids.js';
@@ -45,6 +46,12 @@ export const patchListing = defineTool({
       ),
     patches,
   },
+  output: z.object({
+    ...simulatedOutput,
+    receipt: receiptViewSchema.describe(
+      "the listing update's receipt (status queued, or blocked when the listing is blocked); read its outcome later with get_mutation",
+    ),
+  }),
   async handler(input, ctx) {
     const deps = admissionDeps(ctx);
     const accounts = await loadAccounts(ctx.db, ctx.userId);
@@ -62,7 +69,7 @@ export const patchListing = defineTool({
     const result = outcome.results[0]!;
     if ('error' in result) {
       const { code, detail, ...extra } = result.error;
-      throw new DomainError(code as DomainError['code'], detail.replace(/^mutations\[0\]\./, ''), {
+      throw new DomainError(code, detail.replace(/^mutations\[0\]\./, ''), {
         ...extra,
         argument: typeof extra.argument === 'string' ? extra.argument.replace(/^mutations\[0\]\./, '') : undefined,
       });

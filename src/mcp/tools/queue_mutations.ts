@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { admitMutations } from '../../commands/admission/admit.js';
+import { receiptViewSchema } from '../../commands/admission/receipts.js';
 import { ACTIONS, TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { RUN_LIMITS } from '../../runtime/contracts/limits.js';
-import { admissionDeps, simulation } from '../admission.js';
+import { admissionDeps, simulatedOutput, simulation } from '../admission.js';
+import { toolErrorSchema } from '../errors.js';
 import { defineTool } from '../tool.js';
 
 // Spec 4.8: queue listing and advertising changes as immutable receipts. Each mutation is
@@ -59,6 +61,35 @@ export const queueMutations = defineTool({
       .optional()
       .describe('the pinned operation catalog revision, for qualified catalog actions'),
   },
+  output: z.object({
+    ...simulatedOutput,
+    results: z
+      .array(
+        z.union([
+          z.object({
+            index: z.number().int().describe('the position of the mutation in `mutations`'),
+            receipt: receiptViewSchema.describe('the receipt admitted (status queued, or blocked: withheld)'),
+          }),
+          z.object({
+            index: z.number().int().describe('the position of the mutation in `mutations`'),
+            error: toolErrorSchema.describe('why it was refused; nothing was queued for it'),
+          }),
+        ]),
+      )
+      .describe('one per mutation, in order: its receipt, or the error that refused it'),
+    admitted: z.number().int().describe('how many got a receipt'),
+    rejected: z.number().int().describe('how many were refused'),
+    replayed: z
+      .boolean()
+      .describe("true when idempotency_key answered a retry: the first call's receipts, with current statuses"),
+    idempotency: z
+      .object({
+        key: z.string(),
+        expires_at: z.string().describe('ISO 8601; a retry after it is not safe'),
+      })
+      .nullable()
+      .describe('the idempotency key and until when it answers retries; null without idempotency_key'),
+  }),
   async handler(input, ctx) {
     const outcome = await admitMutations(admissionDeps(ctx), {
       userId: ctx.userId,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { receiptViewSchema } from '../../commands/admission/receipts.js';
 import { checkAutomationCode } from '../../domain/automation/code-check.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
@@ -10,6 +11,7 @@ import { runAutomation, type ListingRun } from '../../runtime/run.js';
 import { accountForStreamType } from '../accounts.js';
 import { codeArgument, dependenciesArgument, streamTypeArgument } from '../automations.js';
 import { enterDryRun } from '../dry-runs.js';
+import { toolErrorSchema } from '../errors.js';
 import { accountForSample, cannedSample, recordedEvent, type DryRunEvent } from '../run-event.js';
 import { defineTool, type ToolContext } from '../tool.js';
 
@@ -22,7 +24,13 @@ export const runAutomationTool = defineTool({
   name: 'run_automation',
   description:
     "Dry-runs an automation: nothing is applied, no webhook fires, nothing is stored (context.store starts empty). Pass automation_id (a saved automation, its current code) or code with stream_type. Input: the event type's canned sample by default (the describe_stream_type fixture, naming your newest listing, or listing_id, and a marketplace of yours); event_id replays a recorded event (list_events); sample_event supplies your own payload (set marketplaceId to a connected marketplace). listing_id is required when the event reached several listings. Returns `changes` (each push of context.mutations in order: status applied = it would be admitted, with the `receipt` it would get (id null); blocked = withheld, with error_message; failed = invalid output, with `error` as queue_mutations answers it; dropped = not a target of the account, recorded nowhere; `value` is the amount it sets in major units), `logs` (console output, 100 lines) and `missing_field_reads` (event keys the code read that the payload lacked, with the keys available there). A throw, timeout (5 s) or memory overrun (64 MB) is execution_error with `message`, plus the logs so far. 30 dry runs per 60 seconds, one at a time.",
-  annotations: { title: 'Run automation (dry run)', readOnlyHint: true, openWorldHint: false },
+  annotations: {
+    title: 'Run automation (dry run)',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   input: {
     automation_id: z.string().min(1).optional().describe('a saved automation to run (its current code)'),
     code: codeArgument.optional(),
@@ -39,6 +47,43 @@ export const runAutomationTool = defineTool({
       .optional()
       .describe('your own event payload (at most 100,000 bytes); its marketplaceId must be a connected marketplace'),
   },
+  output: z.object({
+    changes: z
+      .array(
+        z.object({
+          index: z.number().int().nullable().describe('the position of the push in context.mutations'),
+          status: z
+            .enum(['applied', 'blocked', 'failed', 'dropped'])
+            .describe(
+              'applied: would be admitted; blocked: withheld; failed: invalid output; dropped: not a target of the account, recorded nowhere',
+            ),
+          target: z.object({ type: z.string(), id: z.string().nullable() }).nullable().describe('the target as pushed'),
+          action: z.string().nullable().optional().describe('the action pushed (absent when dropped)'),
+          receipt: receiptViewSchema.optional().describe('applied or blocked: the receipt it would get (id null)'),
+          error_message: z.string().optional().describe('blocked, failed, dropped: why'),
+          error: toolErrorSchema.optional().describe('failed: the error as queue_mutations answers it'),
+          value: z.number().nullable().describe('the amount it sets in major units; null when none'),
+          asin: z.string().nullable().optional().describe("a Listing or Ad target's listing"),
+          sku: z.string().optional(),
+          marketplace_id: z.string().optional(),
+          title: z.string().nullable().optional(),
+          account_id: z.string().optional(),
+          account_name: z.string().optional(),
+        }),
+      )
+      .describe('each push of context.mutations, in order'),
+    logs: z
+      .array(z.object({ level: z.enum(['log', 'info', 'warn', 'error']), message: z.string() }))
+      .describe('console output (at most 100 lines)'),
+    missing_field_reads: z
+      .array(
+        z.object({
+          path: z.string().describe('the event key the code read that the payload lacked'),
+          available: z.array(z.string()).describe('the keys present at that level'),
+        }),
+      )
+      .describe('event keys the code read that the payload lacked'),
+  }),
   async handler(input, ctx) {
     if (input.automation_id !== undefined && input.code !== undefined)
       throw new DomainError('ambiguous_target', 'pass automation_id or code, not both', {
@@ -232,11 +277,11 @@ function notReplayable(type: StreamType, input: RunArguments, account: AccountVi
 }
 
 /** Each push in order: the action it would become, or why it would be dropped. */
-function changesOf(run: ListingRun): Record<string, unknown>[] {
+function changesOf(run: ListingRun) {
   const outbox = run.outbox!;
   const dropped = outbox.dropped.map((d) => ({
     index: d.index,
-    status: 'dropped',
+    status: 'dropped' as const,
     target: d.target,
     error_message: d.reason,
     value: null,

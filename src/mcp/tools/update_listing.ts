@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { executeDispatchControlCommand } from '../../commands/dispatch-control/execute.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { accountArgument, accountForWrite } from '../accounts.js';
-import { simulation } from '../admission.js';
+import { simulatedOutput, simulation } from '../admission.js';
+import { toolErrorSchema } from '../errors.js';
 import { listingBySku } from '../listing-by-sku.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool, type ToolContext } from '../tool.js';
@@ -31,10 +32,11 @@ export const updateListing = defineTool({
   name: 'update_listing',
   description:
     'Blocks or allows automated changes per listing (by SKU). Rows are independent; each reports `saved`. A blocked listing keeps recording requests but none is sent to the marketplace (its advertising requests neither); unblocking allows new ones and never releases those blocked earlier. At most 50 rows. Use patch_listing for attribute changes.',
+  // destructive: a block withholds the listing's queued requests for good (an unblock never releases them)
   annotations: {
     title: 'Update listing block flags',
     readOnlyHint: false,
-    destructiveHint: false,
+    destructiveHint: true,
     idempotentHint: true,
     openWorldHint: false,
   },
@@ -42,6 +44,29 @@ export const updateListing = defineTool({
     account: accountArgument,
     updates: z.array(row).describe(`rows of { sku, blocked, marketplace_id? }; at most ${MAX_UPDATE_ROWS}`),
   },
+  output: z.object({
+    ...simulatedOutput,
+    account_id: z.string().describe('the account written'),
+    updates: z
+      .array(
+        z.union([
+          z.object({
+            sku: z.string(),
+            marketplace_id: z.string(),
+            listing_id: z.string().describe('the local listing id'),
+            blocked: z.boolean().describe('the flag now set'),
+            saved: z.literal(true),
+          }),
+          z.object({
+            sku: z.string(),
+            marketplace_id: z.string().nullable().describe('as the row gave it; null when it gave none'),
+            saved: z.literal(false),
+            error: toolErrorSchema.describe('why the row was not saved'),
+          }),
+        ]),
+      )
+      .describe('one per row, in order: saved, or not saved with the error'),
+  }),
   async handler(input, ctx) {
     if (input.updates.length === 0)
       throw new DomainError('no_updates', 'updates: no rows; pass at least one { sku, blocked }', {
@@ -80,7 +105,7 @@ async function saveRow(
       marketplace_id: listing.marketplace_id,
       listing_id: id,
       blocked: update.blocked,
-      saved: true,
+      saved: true as const,
     };
     if (ctx.endpoint === 'demo' || !ctx.store) return saved; // the demo records nothing
     try {
@@ -109,7 +134,7 @@ async function saveRow(
     if (!(err instanceof DomainError)) throw err;
     return {
       ...where,
-      saved: false,
+      saved: false as const,
       error: { code: err.code, detail: err.detail.replace(/^sku:/, `updates[${index}].sku:`) },
     };
   }

@@ -1,5 +1,5 @@
 import { admitMutations, type AdmissionDeps } from '../../commands/admission/admit.js';
-import type { AdmissionResult, ReceiptView } from '../../commands/admission/receipts.js';
+import type { AdmissionError, AdmissionResult, ReceiptView } from '../../commands/admission/receipts.js';
 import type { MutationRequest } from '../../commands/admission/target.js';
 import type { CausedBy } from '../../domain/mutation/events.js';
 import type { TargetType } from '../../domain/mutation/payloads.js';
@@ -62,7 +62,7 @@ export type OutboxAction = {
   /** failed: why the output is invalid; blocked: why it is withheld */
   error_message?: string;
   /** failed: the rejection as queue_mutations would answer it */
-  error?: { code: string; detail: string } & Record<string, unknown>;
+  error?: AdmissionError;
   /** the price, budget or bid the request sets, in major units; null when it sets none */
   value: number | null;
 } & Partial<ActionListing>;
