@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { FULFILLMENT_CHANNELS, LISTING_STATUSES } from '../../projections/observed/listings.js';
 import { searchListings, type ListingRecord } from '../../projections/observed/listings-search.js';
 import { accountArgument, sellingAccountsForRead } from '../accounts.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
-import { withMutations } from '../target-mutations.js';
+import { rowMutations, withMutations } from '../target-mutations.js';
 import { readTool } from '../tool.js';
 import { instantWindow, limitArgument, sinceArgument, untilArgument } from '../window.js';
 import { listingId } from '../../domain/observation/ids.js';
@@ -12,6 +13,64 @@ import { listingId } from '../../domain/observation/ids.js';
 // DELETED stay listed (status DELETED, active false) until they are gone from its reads.
 
 const money = (v: string | null) => (v === null ? null : Number(v));
+
+const minor = (what: string) =>
+  z.number().int().nullable().describe(`${what}, integer minor units of currency; null when not reported`);
+
+const listingSchema = z.object({
+  id: z.string().describe('the local listing id: with `type`, the mutation target'),
+  type: z.literal('Listing'),
+  account_id: z.string(),
+  account_name: z.string(),
+  asin: z.string().nullable(),
+  sku: z.string(),
+  marketplace_id: z.string(),
+  title: z.string().nullable(),
+  currency: z.string().nullable().describe('the currency of price, floor, ceiling and b2b_price'),
+  price: minor('the consumer price'),
+  floor: minor("this marketplace's minimum seller-allowed price"),
+  ceiling: minor("this marketplace's maximum seller-allowed price"),
+  b2b_price: minor('the business (B2B) price'),
+  handling_time: z
+    .number()
+    .int()
+    .nullable()
+    .describe('business days to ship (lead_time_to_ship_max_days); null: the account default'),
+  restock_date: z.string().nullable().describe('YYYY-MM-DD'),
+  shipping_group: z.string().nullable().describe('the merchant shipping template id'),
+  conditionType: z.string().nullable().describe("the marketplace's full condition token, e.g. new_new"),
+  condition: z.string().nullable().describe("the token's family: new, used, collectible, refurbished or club"),
+  status: z.enum(LISTING_STATUSES).nullable().describe('null until the marketplace reports a status'),
+  active: z.boolean().describe('true only when status is BUYABLE or DISCOVERABLE'),
+  product_type: z.string().nullable(),
+  fulfillment_channel: z
+    .enum(FULFILLMENT_CHANNELS)
+    .nullable()
+    .describe('FBA (fulfilled by Amazon) or MFN (by the merchant)'),
+  created_at: z.iso.datetime().nullable().describe('when the listing was added'),
+  data: z
+    .object({
+      fba: z
+        .object({
+          inventory: z
+            .record(z.string(), z.unknown())
+            .nullable()
+            .describe('the FBA inventory summary, keys unchanged; null until the inventory sync read it'),
+        })
+        .nullable()
+        .describe('null for merchant-fulfilled listings'),
+      listings_item: z
+        .record(z.string(), z.unknown())
+        .nullable()
+        .describe('the Listings Items API item, keys unchanged'),
+      notifications: z
+        .array(z.unknown())
+        .nullable()
+        .describe('latest stock notification envelopes; null: none are ingested yet'),
+    })
+    .describe('the raw sources, keys and units unchanged'),
+  mutations: rowMutations,
+});
 
 function listingOf(r: ListingRecord, accountName: string) {
   return {
@@ -69,6 +128,10 @@ export const listListings = readTool('list_listings', 'List listings', {
     limit: limitArgument(),
     account: accountArgument,
   },
+  output: z.object({
+    listings: z.array(listingSchema),
+    total: z.number().int().describe('every match before `limit`'),
+  }),
   async handler(input, ctx) {
     const window = instantWindow(input.since, input.until);
     const accounts = await sellingAccountsForRead(ctx, input.account);

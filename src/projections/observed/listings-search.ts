@@ -2,7 +2,13 @@ import type { Knex } from 'knex';
 import { prepared } from '../../infra/db.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { INVENTORY_TABLE } from './inventory.js';
-import { CURRENT_LISTINGS_TABLE, LISTINGS_TABLE, SCOPES_TABLE } from './listings.js';
+import {
+  CURRENT_LISTINGS_TABLE,
+  LISTINGS_TABLE,
+  SCOPES_TABLE,
+  type FulfillmentChannel,
+  type ListingStatus,
+} from './listings.js';
 import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 
 // list_listings' read: the current listings of complete reads (`listing_current`), with the
@@ -30,13 +36,13 @@ export interface ListingRecord {
   asin: string | null;
   title: string | null;
   product_type: string | null;
-  status: string | null;
+  status: ListingStatus | null;
   currency: string | null;
   price: string | null;
   b2b_price: string | null;
   floor: string | null;
   ceiling: string | null;
-  fulfillment_channel: string | null;
+  fulfillment_channel: FulfillmentChannel | null;
   condition_type: string | null;
   condition: string | null;
   handling_time: number | null;
@@ -47,9 +53,9 @@ export interface ListingRecord {
   statuses: string[] | null;
   /** available quantity (merchant-fulfilled availability); null when not reported */
   quantity: number | null;
-  data: { listings_item?: unknown };
+  data: { listings_item?: Record<string, unknown> };
   /** the FBA inventory summary of the inventory sync's last complete read; null when none */
-  fba_inventory: unknown;
+  fba_inventory: Record<string, unknown> | null;
 }
 
 const rm = READ_MODEL_SCHEMA;

@@ -43,10 +43,17 @@ const scheduleAmount = (v: unknown): number | null => {
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 };
 
+/** The `status` column's values (spec 3.5); null: unknown. */
+export const LISTING_STATUSES = ['BUYABLE', 'DISCOVERABLE', 'DELETED'] as const;
+export type ListingStatus = (typeof LISTING_STATUSES)[number];
+/** The `fulfillment_channel` column's values: fulfilled by Amazon, or by the merchant. */
+export const FULFILLMENT_CHANNELS = ['FBA', 'MFN'] as const;
+export type FulfillmentChannel = (typeof FULFILLMENT_CHANNELS)[number];
+
 /** The marketplace's status array reduced to one value: DELETED, BUYABLE, DISCOVERABLE, or null when none is reported. */
-function statusOf(statuses: string[] | null): string | null {
+function statusOf(statuses: string[] | null): ListingStatus | null {
   if (statuses === null) return null;
-  return ['DELETED', 'BUYABLE', 'DISCOVERABLE'].find((s) => statuses.includes(s)) ?? null;
+  return (['DELETED', 'BUYABLE', 'DISCOVERABLE'] as const).find((s) => statuses.includes(s)) ?? null;
 }
 
 /** One listings item (of one marketplace's search) as a row; null when it has no SKU. */
