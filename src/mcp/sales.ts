@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { MARKETPLACES } from '../domain/shared/marketplaces.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { ordersFreshness, type SalesScope } from '../projections/observed/sales-queries.js';
@@ -10,13 +11,36 @@ import { dayWindow, previousWindow, type DayWindow, type WindowedRead } from './
 // they cover, each marketplace's window of whole local days, and the `freshness` block.
 
 /** One marketplace's window as the response states it: local days, inclusive. */
-export interface MarketplaceWindow {
-  marketplace_id: string;
-  time_zone: string;
-  since: string;
-  until: string;
-  days: number;
-}
+export const marketplaceWindowSchema = z.object({
+  marketplace_id: z.string(),
+  time_zone: z.string().describe("the marketplace's IANA time zone, whose local days the window holds"),
+  since: z.iso.date().describe('first local day, inclusive'),
+  until: z.iso.date().describe('last local day, inclusive'),
+  days: z.number().int().describe('days in the window'),
+});
+export type MarketplaceWindow = z.output<typeof marketplaceWindowSchema>;
+
+/** The `freshness` entries of the sales reads: one per account and marketplace covered. */
+export const salesFreshnessSchema = z
+  .array(
+    z.object({
+      account_id: z.string(),
+      account_name: z.string(),
+      marketplace_id: z.string(),
+      orders_without_items: z
+        .number()
+        .int()
+        .describe('confirmed orders in the window whose items were not read yet: their sales are missing'),
+      pending_orders: z.number().int().describe('orders in the window still pending: no lines, not counted yet'),
+      earliest_order_at: z.iso
+        .datetime()
+        .nullable()
+        .describe('the first purchase of any order held for the marketplace, whatever its status'),
+      last_order_at: z.iso.datetime().nullable().describe('the last purchase of any order held for the marketplace'),
+    }),
+  )
+  .optional()
+  .describe('how complete the orders read are; absent when no covered account has a selling connection');
 
 export interface SalesReach {
   /** covered accounts with a selling connection; empty: no `freshness` in the answer */
@@ -95,7 +119,17 @@ export function withAccountNames<T extends { account_id: string }>(
 }
 
 /** `freshness` (one entry per account and marketplace covered), or nothing when no covered account has a selling connection. */
-export async function freshnessOf(ctx: ToolContext, reach: SalesReach): Promise<{ freshness?: unknown[] }> {
+export async function freshnessOf(
+  ctx: ToolContext,
+  reach: SalesReach,
+): Promise<{ freshness?: z.input<typeof salesFreshnessSchema> }> {
   if (reach.sellers.length === 0) return {};
-  return { freshness: withAccountNames(reach, await ordersFreshness(ctx.db, reach.scopes)) };
+  const iso = (at: Date | null) => at?.toISOString() ?? null;
+  const entries = await ordersFreshness(ctx.db, reach.scopes);
+  return {
+    freshness: withAccountNames(
+      reach,
+      entries.map((e) => ({ ...e, earliest_order_at: iso(e.earliest_order_at), last_order_at: iso(e.last_order_at) })),
+    ),
+  };
 }

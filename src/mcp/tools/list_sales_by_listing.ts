@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { salesByListing } from '../../projections/observed/sales-queries.js';
 import { accountArgument } from '../accounts.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
-import { freshnessOf, salesReach, withAccountNames } from '../sales.js';
+import { freshnessOf, marketplaceWindowSchema, salesFreshnessSchema, salesReach, withAccountNames } from '../sales.js';
 import { readTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
 
@@ -21,6 +21,25 @@ export const listSalesByListing = readTool('list_sales_by_listing', 'Sales by li
     limit: limitArgument(),
     account: accountArgument,
   },
+  output: z.object({
+    windows: z.array(marketplaceWindowSchema).describe('the local days read, per marketplace covered'),
+    rows: z.array(
+      z.object({
+        account_id: z.string(),
+        account_name: z.string(),
+        marketplace_id: z.string(),
+        asin: z.string().nullable(),
+        sku: z.string().nullable(),
+        title: z.string().nullable().describe("the listing's current title; null when the listing was deleted"),
+        currency: z.string().nullable(),
+        revenue: z.number().int().describe('line prices, integer minor units of currency'),
+        units: z.number().int().describe('units sold'),
+        orders: z.number().int().describe('orders (one line each) naming the listing'),
+      }),
+    ),
+    total: z.number().int().describe('every matching row before `limit`'),
+    freshness: salesFreshnessSchema,
+  }),
   async handler(input, ctx) {
     const reach = await salesReach(ctx, input);
     // two reads of their own: side by side, each on its connection
