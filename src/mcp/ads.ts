@@ -3,6 +3,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import { UUID_PATTERN } from '../domain/shared/ids.js';
 import { marketplaceById } from '../domain/shared/marketplaces.js';
 import type { AccountView, ProfileView } from '../projections/accounts/queries.js';
+import { TARGET_CATEGORIES } from '../projections/observed/ads-rows.js';
 import {
   profileFreshness,
   targetRollups,
@@ -17,6 +18,9 @@ import { dayWindow, limitArgument, sinceArgument, untilArgument, type DayWindow,
 
 // What the ads read tools share (spec 4.2, 4.6): the profiles a call covers, each with its own
 // window of profile-local report dates, the freshness of what was synced, and acos.
+
+/** A target's category: keyword, auto, product or product_category. */
+export const targetCategorySchema = z.enum(TARGET_CATEGORIES);
 
 export const stateArgument = z
   .enum(['enabled', 'paused', 'archived'])
@@ -74,6 +78,28 @@ export const rollupScope = (covered: readonly CoveredProfile[]) => ({
   windows: windowsOf(covered),
 });
 
+/** The `freshness` entries of the ads reads (freshnessOf), one per covered profile. */
+export const adsFreshnessSchema = z
+  .array(
+    z.object({
+      account_id: z.string(),
+      advertising_profile_id: z.string().describe('the local advertising profile id'),
+      marketplace_id: z.string(),
+      time_zone: z.string().describe("the profile's IANA time zone, whose report dates the window holds"),
+      since: z.iso.date().describe('first profile-local report date read, inclusive'),
+      until: z.iso.date().describe('last profile-local report date read, inclusive'),
+      latest_report_date: z.iso
+        .date()
+        .nullable()
+        .describe('the latest report date read completely; null when none was'),
+      metrics_synced_at: z.iso.datetime().nullable().describe('when that report data was last read'),
+      entities_synced_at: z.iso.datetime().nullable().describe('when the campaigns were last read completely'),
+    }),
+  )
+  .describe(
+    'per covered profile: the window applied and what was synced (zeros with an old or null latest_report_date mean unsynced data)',
+  );
+
 /**
  * Per covered profile: the window applied and what was synced. Zeros with a null or old
  * `latest_report_date` mean unsynced data, not zero spend.
@@ -82,7 +108,7 @@ export async function freshnessOf(
   ctx: ToolContext,
   covered: readonly CoveredProfile[],
   metrics: 'campaigns' | 'targeting',
-) {
+): Promise<z.input<typeof adsFreshnessSchema>> {
   const synced = await profileFreshness(ctx.db, accountIdsOf(covered), metrics);
   return covered.map((c) => ({
     account_id: c.account.id,
@@ -103,8 +129,18 @@ export async function freshnessOf(
 export const acos = (t: Pick<Totals, 'cost' | 'sales'>): number | null =>
   t.sales === 0 ? null : Math.round((t.cost / t.sales) * 10_000) / 10_000;
 
+/** The figures of a row (`figures`) as the output schemas state them. */
+export const figuresSchema = z.object({
+  impressions: z.number().int(),
+  clicks: z.number().int(),
+  cost: z.number().int().describe('spend, integer minor units of currency'),
+  sales: z.number().int().describe('7-day attributed sales, integer minor units of currency'),
+  purchases: z.number().int().describe('7-day attributed purchases'),
+  acos: z.number().nullable().describe('cost / sales, null when sales is 0'),
+});
+
 /** The figures of a row as the tools state them: minor units, 7-day attributed sales, acos. */
-export const figures = (t: Totals) => ({
+export const figures = (t: Totals): z.input<typeof figuresSchema> => ({
   impressions: t.impressions,
   clicks: t.clicks,
   cost: t.cost,
@@ -142,9 +178,36 @@ export const targetListInput = <Filter extends z.ZodRawShape>(filter: Filter) =>
   account: accountArgument,
 });
 
+/** A row of targetRows after the fields its tool names it by (`own`); `extend` it with those. */
+export const targetRowSchema = z.object({
+  account_id: z.string(),
+  account_name: z.string().nullable(),
+  campaign_id: z.string().describe('the local campaign id'),
+  campaign_name: z.string().nullable(),
+  ad_group_id: z.string().describe('the local ad group id'),
+  ad_group_name: z.string().nullable(),
+  state: z.string().describe('enabled, paused or archived (lower case, as the marketplace reports it)'),
+  bid: z
+    .number()
+    .int()
+    .nullable()
+    .describe("integer minor units of currency: the target's own bid, else its ad group's default"),
+  advertising_profile_id: z.string().nullable().describe('the local advertising profile id'),
+  marketplace_id: z.string().nullable(),
+  currency: z.string().nullable(),
+  ...figuresSchema.shape,
+});
+
+/** The answer of list_keywords and list_targets, whose rows carry `own` fields first. */
+export const targetListSchema = <Own extends z.ZodRawShape>(own: Own) =>
+  z.object({
+    rows: z.array(z.object({ ...own, ...targetRowSchema.shape })),
+    freshness: adsFreshnessSchema,
+  });
+
 /** Positive keywords and targeting clauses (`categories` narrows them) with their window's figures,
  * each row led by the fields `own` names it by (list_keywords and list_targets differ only there). */
-export async function targetRows(
+export async function targetRows<Own extends object>(
   ctx: ToolContext,
   input: WindowedRead & {
     campaign_id?: string | undefined;
@@ -154,7 +217,7 @@ export async function targetRows(
     limit: number;
   },
   categories: readonly string[] | undefined,
-  own: (row: TargetRollup) => Record<string, unknown>,
+  own: (row: TargetRollup) => Own,
 ) {
   const covered = await coveredProfiles(ctx, input);
   const rows = await targetRollups(ctx.db, {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Knex } from '../../infra/db.js';
+import type { TargetCategory } from '../../projections/observed/ads-rows.js';
 import { minorDigits } from '../../projections/observed/economics-support.js';
 import {
   observedEntities,
@@ -13,14 +14,118 @@ import {
   accountNames,
   campaignIdArgument,
   coveredProfiles,
+  targetCategorySchema,
   windowsOf,
   type CoveredProfile,
 } from '../ads.js';
-import { withMutations } from '../target-mutations.js';
+import { rowMutations, withMutations } from '../target-mutations.js';
 import { readTool } from '../tool.js';
 import { limitArgument } from '../window.js';
 
 const TYPES = ['AdvertisingProfile', 'Campaign', 'AdGroup', 'Ad', 'Target'] as const;
+
+/** The 30-day rollup (metrics30) as the rows state it. */
+const metrics30Schema = z
+  .object({
+    cost: z.number().describe('major units of currency'),
+    sales: z.number().describe('7-day attributed, major units of currency'),
+    acos: z.number().nullable().describe('cost / sales, null when sales is 0'),
+    roas: z.number().nullable().describe('sales / cost, null when cost is 0'),
+    impressions: z.number().int(),
+    clicks: z.number().int(),
+    purchases: z.number().int().describe('7-day attributed'),
+  })
+  .describe('the trailing 30 profile-local days');
+
+const decimalSchema = (what: string) =>
+  z.string().nullable().describe(`${what}: a decimal string in major units of currency (e.g. "0.75"); null when unset`);
+const state = z.string().describe('enabled, paused or archived (lower case, as the marketplace reports it)');
+const localId = (what: string) => z.string().describe(`the local ${what} id`);
+
+/** What every observed entity row carries (entityCommon, then the row's `mutations`). */
+const entityCommonShape = {
+  id: z.string().describe('the local id: with `type`, the mutation target'),
+  account_id: z.string(),
+  account_name: z.string().nullable(),
+  advertising_profile_id: z.string().nullable().describe('the local advertising profile id'),
+  provider_profile_id: z.number().describe("the marketplace's profile id"),
+  marketplace_id: z.string().nullable(),
+  currency: z.string().nullable().describe('the profile currency of every budget and bid'),
+  data: z
+    .record(z.string(), z.unknown())
+    .describe('the native entity: provider keys, values and units (major) unchanged'),
+};
+
+const entitySchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('AdvertisingProfile'),
+    id: z.string().describe('the local id: with `type`, the mutation target (create_campaign)'),
+    account_id: entityCommonShape.account_id,
+    account_name: z.string(),
+    provider_profile_id: entityCommonShape.provider_profile_id,
+    country_code: z.string(),
+    currency: z.string().describe('the currency of every budget and bid under the profile'),
+    marketplace_id: z.string(),
+    time_zone: z.string(),
+    advertiser_name: z.string().describe("the advertising account's name"),
+    mutations: rowMutations.describe(
+      'campaign creations: every queued, submitting and uncertain request plus the latest settled receipt of each attempted creation',
+    ),
+  }),
+  z.object({
+    type: z.literal('Campaign'),
+    ...entityCommonShape,
+    name: z.string(),
+    state,
+    targeting_type: z.string().nullable().describe('MANUAL or AUTO'),
+    daily_budget: decimalSchema('the daily budget'),
+    advertised_asins: z.number().int().describe('distinct ASINs the campaign advertises'),
+    metrics30: metrics30Schema,
+    mutations: rowMutations,
+  }),
+  z.object({
+    type: z.literal('AdGroup'),
+    ...entityCommonShape,
+    name: z.string().nullable(),
+    state,
+    default_bid: decimalSchema('the default bid'),
+    campaign_id: localId('campaign'),
+    advertised_asins: z.number().int().describe('distinct ASINs the ad group advertises'),
+    metrics30: metrics30Schema,
+    mutations: rowMutations,
+  }),
+  z.object({
+    type: z.literal('Ad'),
+    ...entityCommonShape,
+    // the product ads table has no currency column: absent on ad rows (spec 2.8 names it on every entity)
+    currency: entityCommonShape.currency.optional(),
+    state,
+    asin: z.string().nullable(),
+    sku: z.string().nullable(),
+    campaign_id: localId('campaign'),
+    ad_group_id: localId('ad group'),
+    metrics30: z.null().describe('null: no per-ad report is synced'),
+    mutations: rowMutations,
+  }),
+  z.object({
+    type: z.literal('Target'),
+    ...entityCommonShape,
+    state,
+    negative: z.boolean().describe('true for an exclusion (negative keyword or target)'),
+    level: z.enum(['AD_GROUP', 'CAMPAIGN']).describe('where it sits; only exclusions sit at CAMPAIGN level'),
+    target_type: targetCategorySchema,
+    text: z.string().describe('the keyword, or the expression (asin="…", category="…", an auto bucket)'),
+    match_type: z
+      .string()
+      .nullable()
+      .describe('the match type of keywords (exact, phrase, broad); null for the others'),
+    campaign_id: localId('campaign'),
+    ad_group_id: z.string().nullable().describe('the local ad group id; null at campaign level'),
+    bid: decimalSchema("the target's own bid").optional().describe('absent on exclusions'),
+    metrics30: metrics30Schema.optional().describe('the trailing 30 profile-local days; absent on exclusions'),
+    mutations: rowMutations,
+  }),
+]);
 
 // Spec 2.7, 2.8, 4.6: the observed advertising entities as mutation targets: stable local
 // `type`/`id`, the profile (local and provider ids, currency), the native entity in `data`
@@ -35,6 +140,10 @@ export const listAdsEntities = readTool('list_ads_entities', 'List ads entities'
     account: accountArgument,
     limit: limitArgument(),
   },
+  output: z.object({
+    rows: z.array(entitySchema),
+    truncated: z.boolean().describe('more rows matched than `limit`'),
+  }),
   async handler(input, ctx) {
     const covered = await coveredProfiles(ctx, { account: input.account });
     if (input.target_type === 'AdvertisingProfile') {
@@ -53,7 +162,7 @@ export const listAdsEntities = readTool('list_ads_entities', 'List ads entities'
       rows: await withMutations(
         ctx.db,
         type,
-        rows.slice(0, input.limit).map((e) => ({ ...entityCommon(type, e, account), ...SPECIFIC[type](e) })),
+        rows.slice(0, input.limit).map((e) => ({ ...entityCommon(e, account), ...SPECIFIC[type](e) })),
       ),
       truncated: rows.length > input.limit,
     };
@@ -95,21 +204,16 @@ async function profiles(db: Knex, covered: CoveredProfile[], campaignId: string 
   };
 }
 
-function entityCommon(
-  type: EntityType,
-  e: EntityRow,
-  account: (id: string) => { account_id: string; account_name: string | null },
-) {
+function entityCommon(e: EntityRow, account: (id: string) => { account_id: string; account_name: string | null }) {
   const r = e.row;
   return {
-    type,
     id: r.id as string,
     ...account(r.account_id as string),
     advertising_profile_id: r.profile_id as string | null,
     provider_profile_id: Number(r.provider_profile_id),
     marketplace_id: r.marketplace_id as string | null,
     currency: r.currency as string | null,
-    data: r.data,
+    data: r.data as Native,
   };
 }
 
@@ -132,49 +236,53 @@ function metrics30(t: Totals, currency: string | null) {
   };
 }
 
-const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : null);
+// the entity tables' state column is never null
+const lower = (v: unknown) => (v as string).toLowerCase();
 type Native = Record<string, unknown>;
+const text = (v: unknown) => v as string;
+const nullableText = (v: unknown) => v as string | null;
+// Campaign, AdGroup and Target rows always carry metrics and (the first two) advertised ASINs
+const measured = ({ row, metrics }: EntityRow) => metrics30(metrics!, nullableText(row.currency));
 
-const SPECIFIC: Readonly<Record<EntityType, (e: EntityRow) => Record<string, unknown>>> = {
-  Campaign: ({ row, metrics, advertised_asins }) => ({
-    name: row.name,
-    state: lower(row.state),
-    targeting_type: row.targeting_type,
-    daily_budget: decimal(((row.data as Native).budget as Native | undefined)?.budget),
-    advertised_asins,
-    metrics30: metrics && metrics30(metrics, row.currency as string | null),
+const SPECIFIC = {
+  Campaign: (e: EntityRow) => ({
+    type: 'Campaign' as const,
+    name: text(e.row.name),
+    state: lower(e.row.state),
+    targeting_type: nullableText(e.row.targeting_type),
+    daily_budget: decimal(((e.row.data as Native).budget as Native | undefined)?.budget),
+    advertised_asins: e.advertised_asins ?? 0,
+    metrics30: measured(e),
   }),
-  AdGroup: ({ row, metrics, advertised_asins }) => ({
-    name: row.name,
-    state: lower(row.state),
-    default_bid: decimal((row.data as Native).defaultBid),
-    campaign_id: row.campaign_id,
-    advertised_asins,
-    metrics30: metrics && metrics30(metrics, row.currency as string | null),
+  AdGroup: (e: EntityRow) => ({
+    type: 'AdGroup' as const,
+    name: nullableText(e.row.name),
+    state: lower(e.row.state),
+    default_bid: decimal((e.row.data as Native).defaultBid),
+    campaign_id: text(e.row.campaign_id),
+    advertised_asins: e.advertised_asins ?? 0,
+    metrics30: measured(e),
   }),
-  Ad: ({ row }) => ({
+  Ad: ({ row }: EntityRow) => ({
+    type: 'Ad' as const,
     state: lower(row.state),
-    asin: row.asin,
-    sku: row.sku,
-    campaign_id: row.campaign_id,
-    ad_group_id: row.ad_group_id,
+    asin: nullableText(row.asin),
+    sku: nullableText(row.sku),
+    campaign_id: text(row.campaign_id),
+    ad_group_id: text(row.ad_group_id),
     metrics30: null,
   }),
-  Target: ({ row, metrics }) => ({
-    state: lower(row.state),
-    negative: row.negative,
-    level: row.level,
-    target_type: row.category,
-    text: row.text,
-    match_type: row.match_type,
-    campaign_id: row.campaign_id,
-    ad_group_id: row.ad_group_id,
+  Target: (e: EntityRow) => ({
+    type: 'Target' as const,
+    state: lower(e.row.state),
+    negative: e.row.negative as boolean,
+    level: e.row.level as 'AD_GROUP' | 'CAMPAIGN',
+    target_type: e.row.category as TargetCategory,
+    text: text(e.row.text),
+    match_type: nullableText(e.row.match_type),
+    campaign_id: text(e.row.campaign_id),
+    ad_group_id: nullableText(e.row.ad_group_id),
     // exclusions carry no bid and no metrics
-    ...(row.negative
-      ? {}
-      : {
-          bid: decimal((row.data as Native).bid),
-          metrics30: metrics && metrics30(metrics, row.currency as string | null),
-        }),
+    ...(e.row.negative ? {} : { bid: decimal((e.row.data as Native).bid), metrics30: measured(e) }),
   }),
-};
+} satisfies Record<EntityType, (e: EntityRow) => { type: EntityType }>;

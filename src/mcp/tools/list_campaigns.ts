@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { campaignRollups } from '../../projections/observed/ads-queries.js';
 import { accountArgument } from '../accounts.js';
-import { accountNames, coveredProfiles, figures, freshnessOf, rollupScope, SALES_NOTE, stateArgument } from '../ads.js';
+import {
+  accountNames,
+  adsFreshnessSchema,
+  coveredProfiles,
+  figures,
+  figuresSchema,
+  freshnessOf,
+  rollupScope,
+  SALES_NOTE,
+  stateArgument,
+} from '../ads.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { readTool } from '../tool.js';
 import { limitArgument, sinceArgument, untilArgument } from '../window.js';
@@ -24,6 +34,27 @@ export const listCampaigns = readTool('list_campaigns', 'List campaigns', {
     limit: limitArgument(),
     account: accountArgument,
   },
+  output: z.object({
+    rows: z.array(
+      z.object({
+        account_id: z.string(),
+        account_name: z.string().nullable(),
+        campaign_id: z.string().describe('the local campaign id (campaign_id of list_keywords, list_targets)'),
+        provider_campaign_id: z.string(),
+        name: z.string(),
+        state: z.string().describe('enabled, paused or archived (lower case, as the marketplace reports it)'),
+        targeting_type: z.string().nullable().describe('MANUAL or AUTO'),
+        budget_amount: z.number().int().nullable().describe('the budget, integer minor units of currency'),
+        budget_type: z.string().nullable().describe('e.g. DAILY'),
+        advertised_asins: z.number().int().describe('distinct ASINs the campaign advertises'),
+        advertising_profile_id: z.string().nullable().describe('the local advertising profile id'),
+        marketplace_id: z.string().nullable(),
+        currency: z.string().nullable(),
+        ...figuresSchema.shape,
+      }),
+    ),
+    freshness: adsFreshnessSchema,
+  }),
   async handler(input, ctx) {
     const covered = await coveredProfiles(ctx, input);
     const rows = await campaignRollups(ctx.db, {

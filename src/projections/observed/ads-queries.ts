@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { prepared } from '../../infra/db.js';
+import type { TargetCategory } from './ads-rows.js';
 import { completeReads, inCompleteRead } from './economics-support.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
 
@@ -221,7 +222,7 @@ export interface TargetRollup extends Totals {
   campaign_name: string | null;
   ad_group_id: string;
   ad_group_name: string | null;
-  category: string;
+  category: TargetCategory;
   text: string;
   match_type: string | null;
   state: string;

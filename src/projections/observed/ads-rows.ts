@@ -124,7 +124,11 @@ function expressionText(expression: Predicate[]): string {
     .join(' ');
 }
 
-function targetingColumns(raw: Raw): { category: string; text: string } {
+/** A target's category (spec 2.8), the `category` column. */
+export const TARGET_CATEGORIES = ['keyword', 'auto', 'product', 'product_category'] as const;
+export type TargetCategory = (typeof TARGET_CATEGORIES)[number];
+
+function targetingColumns(raw: Raw): { category: TargetCategory; text: string } {
   const resolved =
     Array.isArray(raw.resolvedExpression) && raw.resolvedExpression.length ? raw.resolvedExpression : raw.expression;
   const expression = (Array.isArray(resolved) ? resolved : []) as Predicate[];
