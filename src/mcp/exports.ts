@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { stringify } from 'csv-stringify';
+import { z } from 'zod';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RawServerDefault } from 'fastify';
 import type { Knex } from '../infra/db.js';
 import { QUERY_DATA_SCHEMA } from '../projections/views/migrate.js';
@@ -18,16 +19,22 @@ import type { Endpoint } from './tool.js';
 
 export const EXPORT_TTL_SECONDS = 3600;
 
-export interface ExportColumn {
-  name: string;
-  type: string;
-}
+/** A result column as query_data states it (and the export's columns.json lists it). */
+export const exportColumnSchema = z.object({
+  name: z.string(),
+  type: z.string().describe('the PostgreSQL type, as format_type prints it'),
+});
+export type ExportColumn = z.output<typeof exportColumnSchema>;
 
-export interface SavedExport {
-  download_url: string;
-  columns_url: string;
-  expires_at: string;
-}
+/** Where a saved export is downloaded (saveExport's answer), as query_data states it. */
+export const savedExportShape = {
+  download_url: z
+    .string()
+    .describe("the gzip CSV, relative to this service; on /mcp it needs the caller's bearer token"),
+  columns_url: z.string().describe('the column definitions as JSON, relative to this service'),
+  expires_at: z.iso.datetime().describe('when both links expire (an hour after the query)'),
+};
+export type SavedExport = z.output<z.ZodObject<typeof savedExportShape>>;
 
 const TABLE = `${QUERY_DATA_SCHEMA}.exports`;
 const FILE = /^([A-Za-z0-9_-]{32})\.(csv\.gz|columns\.json)$/;

@@ -5,7 +5,7 @@ import { MAX_RESULT_ROWS, queryViews, TooManyRows } from '../../projections/view
 import { type ResultColumn, STATEMENT_TIMEOUT_MS } from '../../projections/views/run.js';
 import { SqlRefused } from '../../projections/views/validate.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
-import { saveExport } from '../exports.js';
+import { exportColumnSchema, saveExport, savedExportShape } from '../exports.js';
 import { QUERY_LIMIT, takeCallSlot } from '../throttle.js';
 import { readTool } from '../tool.js';
 
@@ -40,6 +40,23 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
     account: accountArgument,
   },
   missing: { sql: missingSql },
+  // one object for both forms: inline (rows) or a download (preview and the links)
+  output: z.object({
+    columns: z.array(exportColumnSchema).describe('the result columns, in order'),
+    rows: z
+      .array(z.array(z.unknown()))
+      .optional()
+      .describe(
+        `inline (fewer than ${INLINE_ROWS} rows, no export): each row an array in column order; booleans, numbers and JSON as such, bigint and numeric beyond 15 digits as decimal strings, everything else (dates, timestamps in UTC, uuids, arrays) as PostgreSQL text`,
+      ),
+    preview: z
+      .array(z.array(z.unknown()))
+      .optional()
+      .describe(`a download: its first ${PREVIEW_ROWS} rows, as \`rows\` states them`),
+    row_count: z.number().int().describe('rows in the result'),
+    notice: z.string().optional().describe('present when there are no rows: what that can mean'),
+    ...z.object(savedExportShape).partial().shape,
+  }),
   async handler(input, ctx) {
     if (!input.sql.trim()) throw missingSql();
     const accounts = await accountsForRead(ctx, input.account);
