@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain/shared/errors.js';
-import { VIEW_NAMES, type ViewDefinition, type ViewName } from '../../projections/views/definition.js';
+import { EntityType } from '../../domain/account/events.js';
+import { AUDIENCES, VIEW_NAMES, type ViewDefinition, type ViewName } from '../../projections/views/definition.js';
 import { availableViews, viewCoverage } from '../../projections/views/queries.js';
 import { viewDefinitions } from '../../projections/views/registry.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
@@ -9,6 +10,17 @@ import { readTool } from '../tool.js';
 // Spec 4.7: what query_data can query. Without `view`: every view's grain and the join
 // graph; with `view`: its columns (type, unit, nullability), grain, freshness, joins and
 // fan-out warnings; with coverage: per account, whether each view has rows and over what dates.
+
+// a view's name as a string: the registry may hold views beyond the spec's twelve (tests add their own)
+const viewName = z.string().describe('a view name, e.g. v_sales_lines');
+const fanOut = z
+  .string()
+  .nullable()
+  .describe('what multiplies rows when joining this way; null when it cannot fan out');
+const dateColumn = z
+  .string()
+  .nullable()
+  .describe('the date column coverage spans and date filters should use; null when the view has none');
 
 export const describeData = readTool('describe_data', 'Describe data views', {
   description:
@@ -22,26 +34,88 @@ export const describeData = readTool('describe_data', 'Describe data views', {
     coverage: z.boolean().optional().describe('true adds per account whether each view has rows and over what dates'),
     account: accountArgument,
   },
+  // one object for both forms: every view (views, joins) or one (view ... warnings)
+  output: z.object({
+    views: z
+      .array(
+        z.object({
+          name: viewName,
+          audience: z.enum(AUDIENCES),
+          grain: z.string().describe('what one row is'),
+          date_column: dateColumn,
+        }),
+      )
+      .optional()
+      .describe('without `view`: every view available'),
+    view: viewName.optional().describe('with `view`: the view described'),
+    audience: z
+      .enum(AUDIENCES)
+      .optional()
+      .describe("with `view`: whose rows it shows (seller and vendor views are hidden from the other kind's accounts)"),
+    grain: z.string().optional().describe('with `view`: what one row is'),
+    columns: z
+      .array(
+        z.object({
+          name: z.string(),
+          type: z.string().describe('the PostgreSQL type'),
+          unit: z.string().nullable().describe('e.g. minor units of currency, count, ratio 0-1; null for ids and text'),
+          nullable: z.boolean(),
+          description: z.string(),
+        }),
+      )
+      .optional()
+      .describe('with `view`: its columns in order'),
+    freshness: z.string().optional().describe('with `view`: how current the rows are and what restates'),
+    date_column: dateColumn.optional().describe('with `view`: its date column; null when it has none'),
+    joins: z
+      .array(
+        z.union([
+          z.object({ from: viewName, to: viewName, on: z.string(), fan_out: fanOut }),
+          z.object({ view: viewName, on: z.string(), fan_out: fanOut }),
+        ]),
+      )
+      .describe('without `view`: the join graph (from, to); with `view`: the views it joins (view)'),
+    warnings: z.array(z.string()).optional().describe('with `view`: traps for whoever aggregates or joins it'),
+    coverage: z
+      .array(
+        z.object({
+          account_id: z.string(),
+          name: z.string().describe("the account's name"),
+          entity_type: EntityType,
+          views: z.array(
+            z.object({
+              view: viewName,
+              has_rows: z.boolean(),
+              min_date: z.string().nullable().describe("the earliest value of the view's date column"),
+              max_date: z.string().nullable().describe("the latest value of the view's date column"),
+            }),
+          ),
+        }),
+      )
+      .optional()
+      .describe('with coverage: per account, whether each view has rows and the dates they span'),
+  }),
   async handler(input, ctx) {
     const available = await availableViews(ctx.db, viewDefinitions);
     const def = input.view === undefined ? undefined : pickView(input.view, available);
     // account is checked whenever it is given, as every read does
     const accounts = input.coverage || input.account !== undefined ? await accountsForRead(ctx, input.account) : [];
-    const body: Record<string, unknown> = def ? describeView(def, available) : overview(available);
-    if (input.coverage) {
-      const coverage = await viewCoverage(
-        ctx.db,
-        accounts.map((a) => a.id),
-        def ? [def] : available,
-      );
-      body.coverage = accounts.map((a) => ({
+    const body = def ? describeView(def, available) : overview(available);
+    if (!input.coverage) return body;
+    const coverage = await viewCoverage(
+      ctx.db,
+      accounts.map((a) => a.id),
+      def ? [def] : available,
+    );
+    return {
+      ...body,
+      coverage: accounts.map((a) => ({
         account_id: a.id,
         name: a.name,
         entity_type: a.entity_type,
-        views: coverage.get(a.id),
-      }));
-    }
-    return body;
+        views: coverage.get(a.id) ?? [],
+      })),
+    };
   },
 });
 
@@ -111,6 +185,6 @@ function describeView(def: ViewDefinition, available: readonly ViewDefinition[])
     freshness: def.freshness,
     date_column: def.dateColumn,
     joins,
-    warnings: def.warnings,
+    warnings: [...def.warnings],
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VIEW_NAMES, type ViewDefinition } from './definition.js';
+import { AUDIENCES, VIEW_NAMES, type ViewDefinition } from './definition.js';
 import { SHARED_COLUMNS, SHARED_JOINS, SHARED_WARNINGS } from './shared.js';
 
 // A view's description (everything but its SQL) is data: one JSON file beside the view's
@@ -40,7 +40,7 @@ const JOIN = z.union([
 const CATALOGUE = z
   .object({
     name: viewName,
-    audience: z.enum(['seller', 'advertiser', 'seller_and_advertiser', 'vendor', 'reference']),
+    audience: z.enum(AUDIENCES),
     grain: z.string().min(1),
     columns: z.array(COLUMN).min(1),
     freshness: z.string().min(1),

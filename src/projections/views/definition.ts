@@ -26,7 +26,8 @@ export type ViewName = (typeof VIEW_NAMES)[number];
  * `advertiser` and `seller_and_advertiser` views show any of the caller's accounts;
  * `reference` views carry no account_id and are the same for everyone.
  */
-export type Audience = 'seller' | 'advertiser' | 'seller_and_advertiser' | 'vendor' | 'reference';
+export const AUDIENCES = ['seller', 'advertiser', 'seller_and_advertiser', 'vendor', 'reference'] as const;
+export type Audience = (typeof AUDIENCES)[number];
 
 export interface ViewColumn {
   name: string;
