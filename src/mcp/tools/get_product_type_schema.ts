@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain/shared/errors.js';
+import { productTypeDefinitionSchema } from '../../marketplace/clients/selling-definitions-types.js';
 import { accountArgument, sellingAccountsForRead } from '../accounts.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { PRODUCT_TYPE_SCHEMA_TTL_MS, productTypeSchema } from '../product-type-schemas.js';
@@ -9,11 +10,20 @@ import { defineTool } from '../tool.js';
 // /attributes/), read from the Product Type Definitions API with requirements LISTING and
 // cached 24 hours. Not on demo (spec 4.1): it calls the marketplace.
 
+const definition = productTypeDefinitionSchema.shape;
+
 export const getProductTypeSchema = defineTool({
   name: 'get_product_type_schema',
   description:
     "Returns the marketplace's full JSON Schema of a product type: `schema.properties` describes the listing's /attributes/ (the value shapes patch_listing takes, with selectors such as marketplace_id, currency and audience); `schema.required` describes a full listing, not every patch. With the definition's product type, marketplace, version, requirements and property groups. Cached 24 hours.",
-  annotations: { title: 'Product type schema', readOnlyHint: true, openWorldHint: true },
+  // reads the marketplace (open world) and changes nothing
+  annotations: {
+    title: 'Product type schema',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
   input: {
     product_type: z
       .string()
@@ -31,6 +41,27 @@ export const getProductTypeSchema = defineTool({
       'an account id from connection_status; default: your first account with a selling connection',
     ),
   },
+  output: z.object({
+    product_type: z.string(),
+    marketplace_id: z.string(),
+    account_id: z.string().describe('the account whose connection read it'),
+    display_name: z.string(),
+    locale: z.string(),
+    requirements: definition.requirements.describe('the requirement set the schema describes (LISTING)'),
+    requirements_enforced: definition.requirementsEnforced,
+    version: definition.productTypeVersion.describe("the definition's version: version, latest, releaseCandidate"),
+    property_groups: definition.propertyGroups.describe(
+      'groups of the schema properties by name: title, description, propertyNames',
+    ),
+    checksum: z.string().describe("the schema document's checksum (Base64 MD5)"),
+    fetched_at: z.iso.datetime().describe('when the marketplace was read'),
+    expires_at: z.iso.datetime().describe('when the cached copy is read afresh (24 hours later)'),
+    schema: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "the product type's JSON Schema, as the marketplace sent it: properties are the listing's /attributes/",
+      ),
+  }),
   async handler(input, ctx) {
     const [account] = await sellingAccountsForRead(ctx, input.account);
     if (!account) throw new DomainError('not_connected', 'none of your accounts has a selling connection');
