@@ -190,4 +190,18 @@ describe('stream subscriptions: the marketplace forgets, the worker resubscribes
       .select('data');
     expect(lost.data.error).to.equal('the marketplace has no ORDER_CHANGE subscription');
   });
+
+  it('calls no advertising stream lost while no profile of the account is known', async () => {
+    await activeWith('BUDGET_USAGE');
+    const since = new Date();
+    // as while the ads read model is rebuilt: the marketplace still has the stream
+    await service.db.withSchema('rm').table('advertising_profiles').where({ account_id }).delete();
+    await new Promise((r) => setTimeout(r, 3 * 2_000)); // three verifications (STREAMS_VERIFY_MS)
+    const [row] = await service.db
+      .table('events')
+      .where({ type: 'SubscriptionLost', stream_id: `subscription-${account_id}.BUDGET_USAGE` })
+      .where('created_at', '>', since)
+      .count<{ n: string }[]>('* as n');
+    expect(Number(row!.n)).to.equal(0);
+  });
 });

@@ -138,7 +138,6 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
   async function sweep(): Promise<void> {
     const now = o.now();
     const verify = now.getTime() - verifiedAt >= o.verifyEveryMs;
-    if (verify) verifiedAt = now.getTime();
     const rows = await subscriptionRows(o.db, null);
     const work: SubscriptionJob[] = [];
     for (const account of await allStreamAccounts(o.db))
@@ -170,6 +169,8 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
         opts: { jobId: subscriptionId(data.account_id, data.stream_type) },
       })),
     );
+    // only now: a sweep that failed on its way verifies again at the next one
+    if (verify) verifiedAt = now.getTime();
   }
 
   const sweeps = startSweeps(sweep, o.sweepEveryMs, o.logger, 'stream subscriptions sweep failed');
