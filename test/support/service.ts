@@ -61,27 +61,23 @@ export async function createUserWithToken(
   return { userId, token };
 }
 
-/** A service of its own (database, Redis prefix, ports) with a CLI user whose seller account is connected. */
-export interface ConnectedService {
+/** The service on a database, Redis prefix and ports of its own, as `npm start` runs it. */
+export interface OwnService {
   service: Spawned;
-  simulator: string;
-  client: Client;
-  account: string;
+  /** base URL of its HTTP server */
+  base: string;
   /** the service's environment, for CLI commands on its database and Redis prefix */
   env: Record<string, string>;
+  /** kills it and drops its database and Redis keys */
   stop(): Promise<void>;
 }
 
 /**
  * Starts the service on a database and Redis prefix named for the test (the sweeps at start-up
  * would otherwise find what other tests left), without the demo vendor (its year of reports would
- * only slow the syncs these tests wait for), then makes a user, connects its account and speaks
- * MCP to /mcp as that user.
+ * only slow the syncs these tests wait for).
  */
-export async function startConnectedService(
-  name: string,
-  extraEnv: Record<string, string> = {},
-): Promise<ConnectedService> {
+export async function startOwnService(name: string, extraEnv: Record<string, string> = {}): Promise<OwnService> {
   const database = `${TEST_DB_NAME}_e2e_${name}`;
   const prefix = `${TEST_REDIS_PREFIX}-e2e-${name}`;
   await admin((c) => c.query(`create database "${database}"`));
@@ -97,21 +93,48 @@ export async function startConnectedService(
     ...extraEnv,
   };
   const started = await startServiceProcess(env);
-  const simulator = await simulatorUrl(started.spawned);
-  const { userId, token } = await createUserWithToken(env, name);
-  const account = (await cli(['accounts', 'connect', '--user', userId], env)).trim();
-  const client = await connectMcp(`${started.base}/mcp`, token);
   return {
     service: started.spawned,
-    simulator,
-    client,
-    account,
+    base: started.base,
     env,
     async stop() {
-      await client.close();
       await killIfRunning(started.spawned);
       await dropRedisKeys(`${prefix}:*`);
       if (!process.env.KEEP_TEST_DB) await admin((c) => c.query(`drop database if exists "${database}" with (force)`));
+    },
+  };
+}
+
+/** A service of its own with a CLI user whose seller account is connected. */
+export interface ConnectedService {
+  service: Spawned;
+  simulator: string;
+  client: Client;
+  account: string;
+  /** the service's environment, for CLI commands on its database and Redis prefix */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Starts a service of its own (startOwnService), then makes a user, connects its account and speaks MCP to /mcp as that user. */
+export async function startConnectedService(
+  name: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ConnectedService> {
+  const own = await startOwnService(name, extraEnv);
+  const simulator = await simulatorUrl(own.service);
+  const { userId, token } = await createUserWithToken(own.env, name);
+  const account = (await cli(['accounts', 'connect', '--user', userId], own.env)).trim();
+  const client = await connectMcp(`${own.base}/mcp`, token);
+  return {
+    service: own.service,
+    simulator,
+    client,
+    account,
+    env: own.env,
+    async stop() {
+      await client.close();
+      await own.stop();
     },
   };
 }
