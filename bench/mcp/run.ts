@@ -1,0 +1,163 @@
+// MCP protocol overhead benchmark: p50 and p99 of round trips through MCP over HTTP, side by side,
+// on our service (/demo/mcp over a synced simulator profile) and on the SDK's own minimal server
+// (createMcpFastifyApp + createMcpHandler + one registerTool) answering list_listings with the
+// very answer ours gave, canned: on revision 2026-07-28 (the 2.x client pinned to it) and on
+// 2025-11-25 (the 2.x client's initialize). The "ping" of each revision is the cheapest round
+// trip it has: server/discover on 2026-07-28 (ping is gone there), ping on 2025-11-25. The
+// ratio is ours over the bare server's; the goal for our protocol overhead is 1.2 or under. On
+// list_listings ours also does the tool's own work (the caller's accounts and the listings query,
+// which bench:reads and bench:list_listings measure), which the canned answer does not.
+//
+//   npm run build && npm run bench:mcp [-- --calls 300] [-- --listings 2000 --order-lines 2000] [-- --keep NAME]
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpFastifyApp } from '@modelcontextprotocol/fastify';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  type CallToolResult,
+  createMcpHandler,
+  fromJsonSchema,
+  type JsonSchemaType,
+  McpServer,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { withSyncedProfile } from '../profile.js';
+import { fmt, percentile, printMachine } from '../support.js';
+
+const { values: args } = parseArgs({
+  options: {
+    listings: { type: 'string', default: '2000' },
+    'order-lines': { type: 'string', default: '2000' },
+    calls: { type: 'string', default: '300' },
+    keep: { type: 'string' },
+    'admin-url': {
+      type: 'string',
+      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
+  },
+});
+const scale = { listings: Number(args.listings), orderLines: Number(args['order-lines']) };
+const calls = Number(args.calls);
+const LIST_ARGS = { order_by: 'created_at' };
+
+type Revision = '2026-07-28' | '2025-11-25';
+const REVISIONS: Revision[] = ['2026-07-28', '2025-11-25'];
+
+async function connect(url: string, revision: Revision): Promise<Client> {
+  const client = new Client(
+    { name: 'bench-mcp', version: '1.0.0' },
+    revision === '2026-07-28'
+      ? { versionNegotiation: { mode: { pin: revision } } }
+      : { supportedProtocolVersions: [revision] },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  if (client.getNegotiatedProtocolVersion() !== revision)
+    throw new Error(`${url}: negotiated ${client.getNegotiatedProtocolVersion()}, not ${revision}`);
+  return client;
+}
+
+/** the revision's cheapest round trip */
+const ping = (client: Client, revision: Revision) =>
+  revision === '2026-07-28' ? client.request({ method: 'server/discover', params: {} }) : client.ping();
+
+async function listListings(client: Client): Promise<CallToolResult> {
+  const result = (await client.callTool({ name: 'list_listings', arguments: LIST_ARGS })) as CallToolResult;
+  if (result.isError) throw new Error(`list_listings: ${JSON.stringify(result.structuredContent)}`);
+  return result;
+}
+
+/** p50 and p99 (ms) of `calls` sequential runs after 10 warm-up runs. */
+async function time(run: () => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 10; i++) await run();
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    await run();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+}
+
+/** The SDK's minimal server on a free port: one tool, named and described as ours, answering `answer`. */
+async function bareServer(listing: Tool, answer: CallToolResult) {
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: 'bare', version: '1.0.0' });
+    server.registerTool(
+      listing.name,
+      {
+        description: listing.description ?? '',
+        inputSchema: fromJsonSchema(listing.inputSchema as JsonSchemaType),
+        ...(listing.outputSchema ? { outputSchema: fromJsonSchema(listing.outputSchema as JsonSchemaType) } : {}),
+      },
+      async () => answer,
+    );
+    return server;
+  });
+  const app = createMcpFastifyApp();
+  const node = toNodeHandler(handler);
+  app.all('/mcp', async (req, reply) => {
+    reply.hijack();
+    await node(req.raw, reply.raw, req.body);
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`, close: () => app.close() };
+}
+
+async function main(): Promise<void> {
+  const adminUrl = args['admin-url']!;
+  await printMachine(adminUrl);
+  console.log(`profile: ${fmt(scale.listings)} listings, ${fmt(scale.orderLines)} order lines over a year`);
+  await withSyncedProfile({ adminUrl, scale, keep: args.keep }, async ({ service }) => {
+    const ours = `${service.url}/demo/mcp`;
+    const probe = await connect(ours, '2026-07-28');
+    const listing = (await probe.listTools()).tools.find((t) => t.name === 'list_listings')!;
+    const bare = await bareServer(listing, await listListings(probe));
+    const clients: Client[] = [probe];
+    try {
+      console.log(`${calls} sequential calls each (after 10 warm-up calls), one client per server and revision`);
+      console.log(
+        'revision    case'.padEnd(50) +
+          'ours p50'.padStart(10) +
+          'p99'.padStart(8) +
+          'bare p50'.padStart(10) +
+          'p99'.padStart(8) +
+          'ratio p50'.padStart(11) +
+          'p99'.padStart(7),
+      );
+      for (const revision of REVISIONS) {
+        const [mine, theirs] = await Promise.all([connect(ours, revision), connect(bare.url, revision)]);
+        clients.push(mine, theirs);
+        const cases = [
+          { label: revision === '2026-07-28' ? 'server/discover' : 'ping', run: (c: Client) => ping(c, revision) },
+          { label: `list_listings ${JSON.stringify(LIST_ARGS)}`, run: listListings },
+        ];
+        for (const c of cases) {
+          const a = await time(() => c.run(mine));
+          const b = await time(() => c.run(theirs));
+          console.log(
+            `${revision}  ${c.label}`.padEnd(50) +
+              a.p50.toFixed(2).padStart(10) +
+              a.p99.toFixed(2).padStart(8) +
+              b.p50.toFixed(2).padStart(10) +
+              b.p99.toFixed(2).padStart(8) +
+              (a.p50 / b.p50).toFixed(2).padStart(11) +
+              (a.p99 / b.p99).toFixed(2).padStart(7),
+          );
+        }
+      }
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await bare.close();
+    }
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
