@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Client as Client2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as Stdio2 } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
 import { createDb, type Knex } from '../../src/infra/db.js';
+import { answerOf } from '../support/mcp.js';
 import { prepareReadModels, project } from '../support/seed.js';
 
 describe('MCP over stdio', () => {
@@ -19,18 +22,20 @@ describe('MCP over stdio', () => {
     await project(db, [
       { type: 'AccountRegistered', data: { account_id: account, user_id: user, name: 'Local', entity_type: 'vendor' } },
     ]);
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
-    );
     client = new Client({ name: 'stdio-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ['--no-node-snapshot', fileURLToPath(new URL('../../src/mcp/stdio.js', import.meta.url))],
-        env: { ...env, MCP_USER_ID: user, LOG_LEVEL: 'silent' },
-        stderr: 'inherit',
-      }),
-    );
+    await client.connect(new StdioClientTransport(server()));
+  });
+
+  /** the stdio entry as an agent host starts it, as the user */
+  const server = () => ({
+    command: process.execPath,
+    args: ['--no-node-snapshot', fileURLToPath(new URL('../../src/mcp/stdio.js', import.meta.url))],
+    env: {
+      ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
+      MCP_USER_ID: user,
+      LOG_LEVEL: 'silent',
+    },
+    stderr: 'inherit' as const,
   });
 
   after(async () => {
@@ -46,6 +51,23 @@ describe('MCP over stdio', () => {
       { id: account, name: 'Local', entity_type: 'vendor', selling: null, ads: null },
     ]);
     const bad = (await client.callTool({ name: 'connection_status', arguments: { foo: 1 } })) as CallToolResult;
-    expect(bad.structuredContent).to.include({ code: 'unknown_argument' });
+    expect(answerOf(bad).structuredContent).to.include({ code: 'unknown_argument' });
+  });
+
+  it('serves revision 2026-07-28 to the 2.x client that asks for it', async () => {
+    const modern = new Client2(
+      { name: 'stdio-test-2x', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await modern.connect(new Stdio2(server()));
+    try {
+      expect(modern.getNegotiatedProtocolVersion()).to.equal('2026-07-28');
+      const result = await modern.callTool({ name: 'connection_status', arguments: {} });
+      expect((result.structuredContent as { accounts: Array<{ id: string }> }).accounts.map((a) => a.id)).to.deep.equal(
+        [account],
+      );
+    } finally {
+      await modern.close();
+    }
   });
 });
