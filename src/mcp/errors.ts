@@ -1,20 +1,35 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { z } from 'zod';
-import { DomainError } from '../domain/shared/errors.js';
+import { z } from 'zod';
+import { DomainError, ERROR_CODES } from '../domain/shared/errors.js';
 
-// The one error layer of the MCP surface: every failure a caller can see is an
-// `isError` result whose structured content is `{ code, detail, ...extra }`.
+// The one error layer of the MCP surface: every failure a caller can see is an `isError` result
+// whose text is the JSON `{ code, detail, ...extra }`. Errors carry no structured content: a
+// tool's outputSchema describes its answer, and clients (the 1.x SDK's among them) check any
+// structured content against it, an error's too, and then refuse the result whole.
 
-export function jsonResult(body: Record<string, unknown>, isError = false): CallToolResult {
-  return {
-    ...(isError ? { isError: true } : {}),
-    structuredContent: body,
-    content: [{ type: 'text', text: JSON.stringify(body) }],
-  };
+/** A tool's answer: its structured content, and the same as JSON text for clients that read only text. */
+export function jsonResult(body: Record<string, unknown>): CallToolResult {
+  return { structuredContent: body, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
+/**
+ * What every tool's error result carries (spec 7), whatever the tool: one schema, documented
+ * once in docs/tools.md. Some codes add fields of their own beside these (e.g. `accounts`).
+ */
+export const toolErrorSchema = z.looseObject({
+  code: z.enum(ERROR_CODES).describe("the spec's error code"),
+  detail: z.string().describe('which value was refused and why, or what went wrong'),
+  argument: z.string().optional().describe('the argument the error is about, as a path (`mutations[0].target`)'),
+  arguments: z.array(z.string()).optional().describe('unknown_argument: every argument the tool does not take'),
+  message: z.string().optional().describe("execution_error: the JavaScript error's message"),
+  reason: z.string().optional().describe('why an operation is unavailable'),
+  retry_after_seconds: z.number().int().optional().describe('rate_limited, throttled, busy: when to try again'),
+  current_revision: z.string().optional().describe('stale_revision, schema_changed: the revision to use'),
+});
+
 export function errorResult(err: DomainError): CallToolResult {
-  return jsonResult({ code: err.code, detail: err.detail, ...err.extra }, true);
+  const body: z.input<typeof toolErrorSchema> = { code: err.code, detail: err.detail, ...err.extra };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
 /** what a caller sees for anything we did not expect; the cause goes to the log only */

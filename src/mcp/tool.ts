@@ -48,15 +48,28 @@ export interface ToolContext {
   dryRuns?: DryRunGate;
 }
 
-export interface ToolSpec<Shape extends z.ZodRawShape> {
+/** Every hint a client may act on, stated (spec 4.1's kind decides `readOnlyHint`). */
+export type CompleteAnnotations = Required<
+  Pick<ToolAnnotations, 'title' | 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>
+>;
+
+/** A tool's answer: an object whose schema is the tool's `outputSchema`. */
+export type OutputSchema = z.ZodType<Record<string, unknown>>;
+
+export interface ToolSpec<Shape extends z.ZodRawShape, Output extends OutputSchema> {
   name: string;
   description: string;
-  annotations: ToolAnnotations;
+  annotations: CompleteAnnotations;
   /** the arguments; the object is made strict, so any other key is `unknown_argument` */
   input: Shape;
   /** the spec's own error for a required argument left out, where it has one (else `invalid`) */
   missing?: { [K in keyof Shape]?: () => DomainError };
-  handler: (input: z.output<z.ZodObject<Shape, z.core.$strict>>, ctx: ToolContext) => Promise<Record<string, unknown>>;
+  /**
+   * The answer's schema: it gives the listing's `outputSchema` and shapes what the handler returns
+   * (keys it does not name are not sent); an answer it refuses is a bug, answered `unavailable`.
+   */
+  output: Output;
+  handler: (input: z.output<z.ZodObject<Shape, z.core.$strict>>, ctx: ToolContext) => Promise<z.input<Output>>;
 }
 
 export interface Tool {
@@ -69,18 +82,30 @@ export interface Tool {
  * A tool that only reads the service's own data (no write, no marketplace call): its name, its
  * title, and the annotations every such tool declares, so they are said once.
  */
-export function readTool<Shape extends z.ZodRawShape>(
+export function readTool<Shape extends z.ZodRawShape, Output extends OutputSchema>(
   name: string,
   title: string,
-  spec: Omit<ToolSpec<Shape>, 'name' | 'annotations'>,
+  spec: Omit<ToolSpec<Shape, Output>, 'name' | 'annotations'>,
 ): Tool {
-  return defineTool({ ...spec, name, annotations: { title, readOnlyHint: true, openWorldHint: false } });
+  return defineTool({
+    ...spec,
+    name,
+    annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  });
 }
 
-export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): Tool {
+/** A zod schema as the JSON Schema a tool listing carries (no `$schema` key). */
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output') {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io });
+  return json;
+}
+
+export function defineTool<Shape extends z.ZodRawShape, Output extends OutputSchema>(
+  spec: ToolSpec<Shape, Output>,
+): Tool {
   const schema = z.strictObject(spec.input);
   // We validate ourselves (not the SDK) so that failures carry the spec's codes.
-  const { $schema: _, ...inputSchema } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
+  const inputSchema = jsonSchemaOf(schema, 'input');
   return {
     name: spec.name,
     listing: {
@@ -88,6 +113,7 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
       description: spec.description,
       annotations: spec.annotations,
       inputSchema: inputSchema as ToolListing['inputSchema'],
+      outputSchema: jsonSchemaOf(spec.output, 'output') as ToolListing['outputSchema'],
     },
     call: (args, ctx) => withOwnWrites(ctx, (ctx) => respond(args, ctx)),
   };
@@ -112,7 +138,10 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): 
           `${unstorable}: holds a NUL character (\\u0000) or a lone UTF-16 surrogate, which cannot be stored; remove it`,
           { argument: unstorable },
         );
-      const result = jsonResult(await spec.handler(parsed.data, ctx));
+      const shaped = spec.output.safeParse(await spec.handler(parsed.data, ctx));
+      if (!shaped.success)
+        throw new Error(`${spec.name}: the answer does not match its output schema`, { cause: shaped.error });
+      const result = jsonResult(shaped.data);
       log('info', { outcome: 'ok' });
       return result;
     } catch (err) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createDb, type Knex } from '../../src/infra/db.js';
 import { MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH } from '../../src/mcp/argument-bounds.js';
-import { postRpc, serveMcp, toolCall, type McpServing } from '../support/mcp.js';
+import { answerOf, postRpc, serveMcp, toolCall, type McpServing } from '../support/mcp.js';
 import { stableId } from '../../src/domain/shared/ids.js';
 import { prepareReadModels, project } from '../support/seed.js';
 
@@ -60,7 +60,7 @@ describe('tool arguments out of bounds, over MCP HTTP', () => {
       const answer = await rawCall('connection_status', args);
       expect(answer.status).to.equal(200);
       expect(answer.body!.error, JSON.stringify(answer.body)).to.equal(undefined);
-      const result = answer.body!.result!;
+      const result = answerOf(answer.body!.result!);
       expect(result.isError).to.equal(true);
       expect(result.structuredContent).to.include({ code: 'invalid', argument: '(arguments)' });
       expect(result.structuredContent.detail).to.match(/^\(arguments\): must be an object of named arguments, got /);
@@ -79,7 +79,7 @@ describe('tool arguments out of bounds, over MCP HTTP', () => {
     it(`a prototype key (${label}) is invalid naming where, not a bare HTTP 400`, async () => {
       const answer = await rawCall('queue_mutations', args);
       expect(answer.status).to.equal(200);
-      expect(answer.body!.result!.structuredContent).to.include({ code: 'invalid', argument: path });
+      expect(answerOf(answer.body!.result!).structuredContent).to.include({ code: 'invalid', argument: path });
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
     });
   }
@@ -87,7 +87,7 @@ describe('tool arguments out of bounds, over MCP HTTP', () => {
   it('arguments omitted are no arguments (connection_status answers)', async () => {
     const answer = await postRpc(demo, toolCall('connection_status', undefined));
     expect(answer.body!.result!.isError).to.equal(undefined);
-    expect(answer.body!.result!.structuredContent.accounts.map((a: { id: string }) => a.id)).to.deep.equal([
+    expect(answerOf(answer.body!.result!).structuredContent.accounts.map((a: { id: string }) => a.id)).to.deep.equal([
       demoAccount,
     ]);
   });
@@ -101,7 +101,7 @@ describe('tool arguments out of bounds, over MCP HTTP', () => {
   it('a queue_mutations payload nested 3,000 levels deep is invalid naming the path where it passes the bound', async () => {
     const mutations = `[{"target":{"type":"Listing","id":"${randomUUID()}"},"action":"update","payload":${nestedJson(3000)}}]`;
     const answer = await rawCall('queue_mutations', `{"mutations":${mutations}}`);
-    const result = answer.body!.result!;
+    const result = answerOf(answer.body!.result!);
     expect(result.structuredContent.code, JSON.stringify(result)).to.equal('invalid');
     const path = `mutations[0].payload${'.a'.repeat(MAX_ARGUMENT_DEPTH - 3)}`;
     expect(result.structuredContent.argument).to.equal(path);
@@ -115,20 +115,20 @@ describe('tool arguments out of bounds, over MCP HTTP', () => {
     const answer = await rawCall('patch_listing', `{"sku":"S-1","patches":${patches}}`, `${mcp.base}/mcp`, {
       authorization: `Bearer user.${user}`,
     });
-    expect(answer.body!.result!.structuredContent).to.include({ code: 'invalid' });
-    expect(answer.body!.result!.structuredContent.argument).to.match(/^patches\[0\]\.value\[0\](\.a)+$/);
+    expect(answerOf(answer.body!.result!).structuredContent).to.include({ code: 'invalid' });
+    expect(answerOf(answer.body!.result!).structuredContent.argument).to.match(/^patches\[0\]\.value\[0\](\.a)+$/);
   });
 
   it('nesting at the bound is accepted as far as depth goes (the tool then judges the value)', async () => {
     // connection_status takes no arguments: an extra one at the bound is unknown_argument, not a depth error
     const answer = await rawCall('connection_status', `{"x":${nestedJson(MAX_ARGUMENT_DEPTH - 1)}}`);
-    expect(answer.body!.result!.structuredContent).to.include({ code: 'unknown_argument' });
+    expect(answerOf(answer.body!.result!).structuredContent).to.include({ code: 'unknown_argument' });
   });
 
   it('arguments over the size bound are invalid naming the argument that passed it', async () => {
     const code = 'x'.repeat(MAX_ARGUMENT_BYTES);
     const answer = await rawCall('create_automation', JSON.stringify({ stream_type: 'ORDER_CHANGE', code }));
-    expect(answer.body!.result!.structuredContent).to.deep.include({
+    expect(answerOf(answer.body!.result!).structuredContent).to.deep.include({
       code: 'invalid',
       argument: 'code',
       limit_bytes: MAX_ARGUMENT_BYTES,
@@ -138,6 +138,6 @@ describe('tool arguments out of bounds, over MCP HTTP', () => {
   it('code under the size bound but over 100,000 bytes is still code_too_large', async () => {
     const code = `function handle(event, context) {}\n//${'x'.repeat(100_001)}`;
     const answer = await rawCall('create_automation', JSON.stringify({ stream_type: 'ORDER_CHANGE', code }));
-    expect(answer.body!.result!.structuredContent).to.include({ code: 'code_too_large' });
+    expect(answerOf(answer.body!.result!).structuredContent).to.include({ code: 'code_too_large' });
   });
 });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_CODES } from '../../src/domain/shared/errors.js';
 import { fuzzJson, malformedArguments } from '../support/fuzz-arguments.js';
-import { postRpc, toolCall } from '../support/mcp.js';
+import { answerOf, postRpc, toolCall } from '../support/mcp.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/index.js';
@@ -38,9 +38,10 @@ function fault(answer: Answer): string | null {
   if (error) return `JSON-RPC error ${error.code}: ${error.message.slice(0, 300)}`;
   if (!result) return 'neither result nor error';
   if (!result.isError) return null;
-  const code = result.structuredContent?.code as string | undefined;
+  const refusal = answerOf(result).structuredContent;
+  const code = refusal.code as string | undefined;
   if (!code || !SPEC_CODES.has(code)) return `error code ${String(code)} is not one of spec 7`;
-  if (code === 'unavailable') return `unavailable: ${String(result.structuredContent.detail)}`;
+  if (code === 'unavailable') return `unavailable: ${String(refusal.detail)}`;
   return null;
 }
 

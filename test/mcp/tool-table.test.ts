@@ -139,6 +139,18 @@ describe('the served tools, as the MCP client lists them, against the tool table
     });
   }
 
+  it('every tool states its output schema and every hint a client acts on, a read tool never destructive', async () => {
+    const { tools } = await (await mcp.clientFor(users.seller)).listTools();
+    for (const tool of tools) {
+      expect(tool.outputSchema?.type, `${tool.name}: outputSchema`).to.equal('object');
+      const { title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations ?? {};
+      expect(title, `${tool.name}: title`).to.be.a('string').and.not.equal('');
+      for (const [hint, value] of Object.entries({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint }))
+        expect(value, `${tool.name}: ${hint}`).to.be.a('boolean');
+      if (readOnlyHint) expect(destructiveHint, `${tool.name}: a read destroys nothing`).to.equal(false);
+    }
+  });
+
   const hidden = (test: (e: ToolEntry) => boolean) => TOOL_TABLE.filter((e) => e.served && test(e));
 
   it('a vendor-only user calling a seller tool gets not_connected naming it', async () => {

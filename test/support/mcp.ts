@@ -67,15 +67,19 @@ export async function serveMcp(
   };
 }
 
+/** A tool's answer as tests read it: its structured content, or an error's body (the JSON of its text). */
+export type ToolAnswer = CallToolResult & { structuredContent: Record<string, any> };
+
+/** The body of a result: structured content, or for an error the JSON its text holds. */
+export function answerOf(result: Pick<CallToolResult, 'isError'> & { content?: unknown }): ToolAnswer {
+  if (!result.isError) return result as ToolAnswer;
+  const [text] = result.content as Array<{ type: string; text: string }>;
+  return { ...(result as CallToolResult), structuredContent: JSON.parse(text!.text) as Record<string, any> };
+}
+
 /** Calls a tool; tests read its untyped structured output. */
-export async function call(
-  client: Client,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<CallToolResult & { structuredContent: Record<string, any> }> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult & {
-    structuredContent: Record<string, any>;
-  };
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
+  return answerOf((await client.callTool({ name, arguments: args })) as CallToolResult);
 }
 
 /** The JSON-RPC answer to one message POSTed as is (a client would refuse to send malformed ones). */
