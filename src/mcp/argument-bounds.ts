@@ -74,3 +74,24 @@ export function argumentBoundsError(args: unknown): DomainError | null {
   }
   return null;
 }
+
+/**
+ * Cuts, in place, every object or array nested deeper than `depth` down to `{}`, without
+ * recursion. The MCP adapter serializes a parsed request body again (JSON.stringify), which
+ * overflows the stack some thousands of levels down: cut well past MAX_ARGUMENT_DEPTH, a body
+ * reaches the tool intact up to its bound, so the tool still refuses it as `invalid`, naming
+ * the same path.
+ */
+export function cutDeeperThan<T>(value: T, depth: number): T {
+  const stack: Array<{ node: Record<string, unknown>; level: number }> = [];
+  if (typeof value === 'object' && value !== null) stack.push({ node: value as Record<string, unknown>, level: 1 });
+  while (stack.length > 0) {
+    const { node, level } = stack.pop()!;
+    for (const [k, v] of Object.entries(node)) {
+      if (typeof v !== 'object' || v === null) continue;
+      if (level >= depth) node[k] = {};
+      else stack.push({ node: v as Record<string, unknown>, level: level + 1 });
+    }
+  }
+  return value;
+}

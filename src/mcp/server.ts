@@ -10,6 +10,7 @@ import { registerExportRoutes } from './exports.js';
 import { registerIngestionRoute } from './ingestion.js';
 import { browserGuards } from './browser-guards.js';
 import { SERVICE_CATALOG } from './catalog.js';
+import { cutDeeperThan, MAX_ARGUMENT_DEPTH } from './argument-bounds.js';
 import { callAuth, MAX_MCP_BODY_BYTES, mcpHandler } from './mcp-handler.js';
 import type { Catalog } from './mcp-server.js';
 import type { Endpoint, MarketplaceAccess, ToolContext } from './tool.js';
@@ -113,7 +114,9 @@ export function buildHttpServer(deps: HttpServerDeps) {
       ...(deps.dryRuns ? { dryRuns: deps.dryRuns } : {}),
     };
     reply.hijack();
-    return mcp(Object.assign(req.raw, { auth: callAuth(call) }), reply.raw, req.body);
+    // a tool's arguments sit a few levels into the message; deeper than its bound, it refuses them
+    const body = cutDeeperThan(req.body, MAX_ARGUMENT_DEPTH + 8);
+    return mcp(Object.assign(req.raw, { auth: callAuth(call) }), reply.raw, body);
   }
 
   async function refuse(req: FastifyRequest, reply: FastifyReply, tokenGiven: boolean) {

@@ -98,17 +98,19 @@ describe('tool arguments out of bounds, over MCP HTTP', () => {
     expect(answer.body!.error!.message).to.contain('params.name');
   });
 
-  it('a queue_mutations payload nested 3,000 levels deep is invalid naming the path where it passes the bound', async () => {
-    const mutations = `[{"target":{"type":"Listing","id":"${randomUUID()}"},"action":"update","payload":${nestedJson(3000)}}]`;
-    const answer = await rawCall('queue_mutations', `{"mutations":${mutations}}`);
-    const result = answerOf(answer.body!.result!);
-    expect(result.structuredContent.code, JSON.stringify(result)).to.equal('invalid');
-    const path = `mutations[0].payload${'.a'.repeat(MAX_ARGUMENT_DEPTH - 3)}`;
-    expect(result.structuredContent.argument).to.equal(path);
-    expect(result.structuredContent.detail).to.equal(
-      `${path}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays; flatten it`,
-    );
-  });
+  // 20,000: past where serializing the message again would overflow the stack
+  for (const depth of [3000, 20_000])
+    it(`a queue_mutations payload nested ${depth.toLocaleString('en')} levels deep is invalid naming the path where it passes the bound`, async () => {
+      const mutations = `[{"target":{"type":"Listing","id":"${randomUUID()}"},"action":"update","payload":${nestedJson(depth)}}]`;
+      const answer = await rawCall('queue_mutations', `{"mutations":${mutations}}`);
+      const result = answerOf(answer.body!.result!);
+      expect(result.structuredContent.code, JSON.stringify(result)).to.equal('invalid');
+      const path = `mutations[0].payload${'.a'.repeat(MAX_ARGUMENT_DEPTH - 3)}`;
+      expect(result.structuredContent.argument).to.equal(path);
+      expect(result.structuredContent.detail).to.equal(
+        `${path}: nested deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays; flatten it`,
+      );
+    });
 
   it('a patch_listing value nested 3,000 levels deep is invalid too, on /mcp as a signed-in user', async () => {
     const patches = `[{"op":"replace","path":"/attributes/item_name","value":[${nestedJson(3000)}]}]`;
