@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createSimulator } from '../../src/marketplace/simulator/index.js';
 import { cli, eventually, runEntry, type Spawned } from '../support/processes.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
+import { answerOf } from '../support/mcp.js';
 import { connectMcp, createUserWithToken, killIfRunning, startServiceProcess } from '../support/service.js';
 
 interface AccountOut {
@@ -131,8 +132,9 @@ describe('service end to end (npm start)', function () {
     const client = await connectMcp(`${base}/demo/mcp`);
     const bad = await status(client, { foo: 1 });
     expect(bad.isError).to.equal(true);
-    expect(bad.structuredContent).to.include({ code: 'unknown_argument' });
-    expect((bad.structuredContent as { detail: string }).detail).to.contain('foo');
+    const error = answerOf(bad).structuredContent;
+    expect(error).to.include({ code: 'unknown_argument' });
+    expect(error.detail).to.contain('foo');
     const good = await status(client);
     expect(good.isError).to.not.equal(true);
     await client.close();

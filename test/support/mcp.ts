@@ -71,10 +71,11 @@ export async function serveMcp(
 export type ToolAnswer = CallToolResult & { structuredContent: Record<string, any> };
 
 /** The body of a result: structured content, or for an error the JSON its text holds. */
-export function answerOf(result: Pick<CallToolResult, 'isError'> & { content?: unknown }): ToolAnswer {
-  if (!result.isError) return result as ToolAnswer;
-  const [text] = result.content as Array<{ type: string; text: string }>;
-  return { ...(result as CallToolResult), structuredContent: JSON.parse(text!.text) as Record<string, any> };
+export function answerOf(result: object): ToolAnswer {
+  const answer = result as ToolAnswer;
+  if (!answer.isError) return answer;
+  const [text] = answer.content as Array<{ type: string; text: string }>;
+  return { ...answer, structuredContent: JSON.parse(text!.text) as Record<string, any> };
 }
 
 /** Calls a tool; tests read its untyped structured output. */
