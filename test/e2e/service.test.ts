@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createSimulator } from '../../src/marketplace/simulator/index.js';
 import { cli, eventually, runEntry, type Spawned } from '../support/processes.js';
-import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
+import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX } from '../support/env.js';
 import { answerOf } from '../support/mcp.js';
-import { connectMcp, createUserWithToken, killIfRunning, startServiceProcess } from '../support/service.js';
+import { connectMcp, createUserWithToken, killIfRunning, startServiceProcess, serviceEnv } from '../support/service.js';
 
 interface AccountOut {
   id: string;
@@ -51,14 +51,7 @@ describe('service end to end (npm start)', function () {
 
   before(async () => {
     await admin((c) => c.query(`create database "${database}"`));
-    env = {
-      DATABASE_URL: testDatabaseUrl(database),
-      REDIS_PREFIX: prefix,
-      PORT: '0',
-      SIMULATOR_PORT: '0',
-      LOG_LEVEL: 'info',
-      PROJECTOR_POLL_MS: '100',
-    };
+    env = serviceEnv(database, prefix);
     ({ spawned: service, base } = await startServiceProcess(env));
     expect(base).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
   });

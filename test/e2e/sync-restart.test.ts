@@ -4,7 +4,7 @@ import { createSimulator } from '../../src/marketplace/simulator/index.js';
 import { DEMO_ACCOUNT_ID } from '../../src/service.js';
 import { eventually, waitForLog, type Spawned } from '../support/processes.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
-import { killIfRunning, startServiceProcess } from '../support/service.js';
+import { killIfRunning, startServiceProcess, serviceEnv } from '../support/service.js';
 
 // The demo's first sync, killed (SIGKILL) at several points and started again, the built-in
 // simulator with it (so it forgets every report the service had asked for): once restarted the
@@ -35,14 +35,7 @@ describe('the first sync across restarts (npm start, SIGKILL at several points)'
     const client = new pg.Client({ connectionString: testDatabaseUrl(database) });
     await client.connect();
     runs.push({ database, prefix, client });
-    const env = {
-      DATABASE_URL: testDatabaseUrl(database),
-      REDIS_PREFIX: prefix,
-      PORT: '0',
-      SIMULATOR_PORT: '0',
-      LOG_LEVEL: 'info',
-      PROJECTOR_POLL_MS: '100',
-    };
+    const env = serviceEnv(database, prefix);
     const start = async () => {
       const { spawned } = await startServiceProcess(env);
       services.push(spawned);

@@ -61,6 +61,16 @@ export async function createUserWithToken(
   return { userId, token };
 }
 
+/** The environment of a service on a database and Redis prefix of its own, on free ports. */
+export const serviceEnv = (database: string, prefix: string): Record<string, string> => ({
+  DATABASE_URL: testDatabaseUrl(database),
+  REDIS_PREFIX: prefix,
+  PORT: '0',
+  SIMULATOR_PORT: '0',
+  LOG_LEVEL: 'info',
+  PROJECTOR_POLL_MS: '100',
+});
+
 /** The service on a database, Redis prefix and ports of its own, as `npm start` runs it. */
 export interface OwnService {
   service: Spawned;
@@ -82,12 +92,7 @@ export async function startOwnService(name: string, extraEnv: Record<string, str
   const prefix = `${TEST_REDIS_PREFIX}-e2e-${name}`;
   await admin((c) => c.query(`create database "${database}"`));
   const env = {
-    DATABASE_URL: testDatabaseUrl(database),
-    REDIS_PREFIX: prefix,
-    PORT: '0',
-    SIMULATOR_PORT: '0',
-    LOG_LEVEL: 'info',
-    PROJECTOR_POLL_MS: '100',
+    ...serviceEnv(database, prefix),
     VENDOR_SELLING_REFRESH_TOKEN: '',
     VENDOR_ADS_REFRESH_TOKEN: '',
     ...extraEnv,
