@@ -6,7 +6,9 @@
 // trip it has: server/discover on 2026-07-28 (ping is gone there), ping on 2025-11-25. The
 // ratio is ours over the bare server's; the goal for our protocol overhead is 1.2 or under. On
 // list_listings ours also does the tool's own work (the caller's accounts and the listings query,
-// which bench:reads and bench:list_listings measure), which the canned answer does not.
+// which bench:reads and bench:list_listings measure), which the canned answer does not: the
+// tool's call in-process, without the protocol, is timed too, and our overhead is the round trip
+// less that.
 //
 //   npm run build && npm run bench:mcp [-- --calls 300] [-- --listings 2000 --order-lines 2000] [-- --keep NAME]
 import type { AddressInfo } from 'node:net';
@@ -22,6 +24,10 @@ import {
   McpServer,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { pino } from 'pino';
+import { DEMO_USER_ID } from '../../src/domain/shared/ids.js';
+import type { ToolContext } from '../../src/mcp/tool.js';
+import { listListings as listListingsTool } from '../../src/mcp/tools/list_listings.js';
 import { withSyncedProfile } from '../profile.js';
 import { fmt, percentile, printMachine } from '../support.js';
 
@@ -67,8 +73,21 @@ async function listListings(client: Client): Promise<CallToolResult> {
   return result;
 }
 
+interface Times {
+  p50: number;
+  p99: number;
+}
+const cells = (t: Times) => t.p50.toFixed(2).padStart(10) + t.p99.toFixed(2).padStart(8);
+/** ours beside the bare server's, and ours over theirs */
+const row = (label: string, ours: Times, bare: Times) =>
+  label.padEnd(50) +
+  cells(ours) +
+  cells(bare) +
+  (ours.p50 / bare.p50).toFixed(2).padStart(11) +
+  (ours.p99 / bare.p99).toFixed(2).padStart(7);
+
 /** p50 and p99 (ms) of `calls` sequential runs after 10 warm-up runs. */
-async function time(run: () => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+async function time(run: () => Promise<unknown>): Promise<Times> {
   for (let i = 0; i < 10; i++) await run();
   const times: number[] = [];
   for (let i = 0; i < calls; i++) {
@@ -111,6 +130,14 @@ async function main(): Promise<void> {
   console.log(`profile: ${fmt(scale.listings)} listings, ${fmt(scale.orderLines)} order lines over a year`);
   await withSyncedProfile({ adminUrl, scale, keep: args.keep }, async ({ service }) => {
     const ours = `${service.url}/demo/mcp`;
+    const demoCall: ToolContext = {
+      db: service.db,
+      userId: DEMO_USER_ID,
+      endpoint: 'demo',
+      logger: pino({ level: 'silent' }),
+      requestId: 'bench',
+      now: () => new Date(),
+    };
     const probe = await connect(ours, '2026-07-28');
     const listing = (await probe.listTools()).tools.find((t) => t.name === 'list_listings')!;
     const bare = await bareServer(listing, await listListings(probe));
@@ -133,19 +160,19 @@ async function main(): Promise<void> {
           { label: revision === '2026-07-28' ? 'server/discover' : 'ping', run: (c: Client) => ping(c, revision) },
           { label: `list_listings ${JSON.stringify(LIST_ARGS)}`, run: listListings },
         ];
+        const measured: Array<{ ours: Times; bare: Times }> = [];
         for (const c of cases) {
-          const a = await time(() => c.run(mine));
-          const b = await time(() => c.run(theirs));
-          console.log(
-            `${revision}  ${c.label}`.padEnd(50) +
-              a.p50.toFixed(2).padStart(10) +
-              a.p99.toFixed(2).padStart(8) +
-              b.p50.toFixed(2).padStart(10) +
-              b.p99.toFixed(2).padStart(8) +
-              (a.p50 / b.p50).toFixed(2).padStart(11) +
-              (a.p99 / b.p99).toFixed(2).padStart(7),
-          );
+          const ours = await time(() => c.run(mine));
+          const bare = await time(() => c.run(theirs));
+          measured.push({ ours, bare });
+          console.log(row(`${revision}  ${c.label}`, ours, bare));
         }
+        // the same tool called in-process, as the protocol's handler runs it
+        const alone = await time(() => listListingsTool.call(LIST_ARGS, demoCall));
+        const listed = measured[1]!;
+        const overhead = { p50: listed.ours.p50 - alone.p50, p99: listed.ours.p99 - alone.p99 };
+        console.log(`${revision}  list_listings in-process (no protocol)`.padEnd(50) + cells(alone));
+        console.log(row(`${revision}  list_listings: our protocol overhead`, overhead, listed.bare));
       }
     } finally {
       await Promise.all(clients.map((c) => c.close()));
