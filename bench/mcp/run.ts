@@ -87,17 +87,24 @@ const row = (label: string, ours: Times, bare: Times) =>
   (ours.p50 / bare.p50).toFixed(2).padStart(11) +
   (ours.p99 / bare.p99).toFixed(2).padStart(7);
 
-/** p50 and p99 (ms) of `calls` sequential runs after 10 warm-up runs. */
-async function time(run: () => Promise<unknown>): Promise<Times> {
-  for (let i = 0; i < 10; i++) await run();
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const t = performance.now();
-    await run();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+const WARM_UP = 100;
+
+/**
+ * p50 and p99 (ms) of `calls` sequential runs of each, taking turns (ours, theirs, ours, …) so
+ * that both meet the same moment of the machine, after WARM_UP turns unmeasured (the JIT).
+ */
+async function timeSideBySide(ours: () => Promise<unknown>, bare: () => Promise<unknown>): Promise<[Times, Times]> {
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < WARM_UP + calls; i++)
+    for (const [k, run] of [ours, bare].entries()) {
+      const t = performance.now();
+      await run();
+      if (i >= WARM_UP) times[k]!.push(performance.now() - t);
+    }
+  return times.map((ts) => {
+    ts.sort((a, b) => a - b);
+    return { p50: percentile(ts, 0.5), p99: percentile(ts, 0.99) };
+  }) as [Times, Times];
 }
 
 /** The SDK's minimal server on a free port: one tool, named and described as ours, answering `answer`. */
@@ -157,7 +164,9 @@ async function main(): Promise<void> {
     const canned = await oursCanned(service.db, listing, answer);
     const clients: Client[] = [probe];
     try {
-      console.log(`${calls} sequential calls each (after 10 warm-up calls), one client per server and revision`);
+      console.log(
+        `${calls} sequential calls each, ours and the bare server's taking turns (after ${WARM_UP} turns unmeasured), one client per server and revision`,
+      );
       console.log(
         'revision    case'.padEnd(50) +
           'ours p50'.padStart(10) +
@@ -184,8 +193,10 @@ async function main(): Promise<void> {
           { label: 'list_listings, real (the tool works)', ours: mine, run: listListings },
         ];
         for (const c of cases) {
-          const ours = await time(() => c.run(c.ours));
-          const bare = await time(() => c.run(theirs));
+          const [ours, bare] = await timeSideBySide(
+            () => c.run(c.ours),
+            () => c.run(theirs),
+          );
           console.log(row(`${revision}  ${c.label}`, ours, bare));
         }
       }
