@@ -1,11 +1,30 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 
-const hostnames = (list: string): string[] =>
+/** `vscode-file://*`: every origin of a non-web scheme (an Electron app's pages), as the SDK's Origin check takes it */
+const SCHEME_WILDCARD = /^[a-z][a-z0-9+.-]*:\/\/\*$/;
+
+/**
+ * The hostnames of a comma-separated list, the only thing the Host and Origin checks compare: an
+ * entry may be a hostname, `host:port` or an origin (`https://app.example.com`); a scheme
+ * wildcard stays as it is.
+ */
+const hostnames = (list: string, ctx: z.RefinementCtx): string[] =>
   list
     .split(',')
     .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((entry) => {
+      if (SCHEME_WILDCARD.test(entry)) return entry;
+      try {
+        const { hostname } = new URL(entry.includes('://') ? entry : `http://${entry}`);
+        if (hostname) return hostname;
+      } catch {
+        // reported below
+      }
+      ctx.addIssue({ code: 'custom', message: `'${entry}' names no host` });
+      return z.NEVER;
+    });
 
 // One place that reads the environment. Defaults point at the local services of a
 // developer machine; every value can be overridden by the environment.
@@ -15,8 +34,8 @@ const schema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_BASE_URL: z.string().url().optional(),
   // Host names (Host header) and browser origins (Origin header) the MCP endpoints answer besides
-  // localhost and PUBLIC_BASE_URL's host: comma-separated hostnames, ports ignored. Anything else
-  // is refused (DNS rebinding, foreign pages).
+  // localhost and PUBLIC_BASE_URL's host: comma-separated hostnames (an origin or host:port counts
+  // as its hostname). Anything else is refused (DNS rebinding, foreign pages).
   MCP_ALLOWED_HOSTS: z.string().default('').transform(hostnames),
   MCP_ALLOWED_ORIGINS: z.string().default('').transform(hostnames),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/marketplace'),

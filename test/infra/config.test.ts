@@ -41,3 +41,22 @@ describe('configuration: webhooks', () => {
     );
   });
 });
+
+describe('configuration: MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS', () => {
+  it('keeps the hostname of each entry, however written (the guards compare hostnames)', () => {
+    const c = loadConfig({
+      MCP_ALLOWED_HOSTS: 'MCP.internal:3000, mcp.example.com,,',
+      MCP_ALLOWED_ORIGINS: 'https://Console.example.com, http://localhost:5173/, app.example.com:8443, vscode-file://*',
+    });
+    expect(c.MCP_ALLOWED_HOSTS).to.deep.equal(['mcp.internal', 'mcp.example.com']);
+    expect(c.MCP_ALLOWED_ORIGINS).to.deep.equal([
+      'console.example.com',
+      'localhost',
+      'app.example.com',
+      'vscode-file://*',
+    ]);
+  });
+  it('refuses an entry that names no host', () => {
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://' })).to.throw(ConfigError, /MCP_ALLOWED_ORIGINS/);
+  });
+});
