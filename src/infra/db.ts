@@ -8,8 +8,9 @@ export type { Knex };
 // positions (they can exceed 2^53) and convert where a number is meant.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v);
 
-export function createDb(connectionString: string, pool = { min: 0, max: 10 }): Knex {
-  return knexFactory({ client: 'pg', connection: connectionString, pool });
+/** `log`: where knex's own warnings go (by default console.log, which is stdout). */
+export function createDb(connectionString: string, pool = { min: 0, max: 10 }, log?: Knex.Logger): Knex {
+  return knexFactory({ client: 'pg', connection: connectionString, pool, ...(log ? { log } : {}) });
 }
 
 /** Built anew for a retry: a knex query can run once. */

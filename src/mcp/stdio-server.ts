@@ -15,7 +15,13 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.LOG_LEVEL, name: 'mcp-stdio' }, pino.destination(2));
   const userId = config.MCP_USER_ID ?? DEMO_USER_ID;
   const endpoint = userId === DEMO_USER_ID ? 'demo' : 'mcp';
-  const db = createDb(config.DATABASE_URL, { min: 0, max: 2 });
+  // knex's warnings (a failed connection, say) would go to stdout: to the log instead
+  const knexLog = (level: 'warn' | 'error' | 'debug') => (message: unknown) => logger[level]({ knex: message });
+  const db = createDb(
+    config.DATABASE_URL,
+    { min: 0, max: 2 },
+    { warn: knexLog('warn'), error: knexLog('error'), deprecate: knexLog('warn'), debug: knexLog('debug') },
+  );
   const store = createEventStore(config);
   // the SDK's stdio entry: the connection's opening pins its revision (2026-07-28, or a 2025
   // one through initialize); one server per connection (and one for a discarded discover probe)

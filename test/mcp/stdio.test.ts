@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client as Client2 } from '@modelcontextprotocol/client';
@@ -52,6 +53,37 @@ describe('MCP over stdio', () => {
     ]);
     const bad = (await client.callTool({ name: 'connection_status', arguments: { foo: 1 } })) as CallToolResult;
     expect(answerOf(bad).structuredContent).to.include({ code: 'unknown_argument' });
+  });
+
+  it('writes nothing but MCP messages to stdout, even when the database is unreachable', async () => {
+    // knex reports a failed connection with console.log: on stdout, a line no client can parse
+    const { command, args, env } = server();
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/no_such_database_${randomUUID().slice(0, 8)}`;
+    const child = spawn(command, args, { env: { ...env, DATABASE_URL: url.href }, stdio: ['pipe', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdio-test', version: '1' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'connection_status', arguments: {} } });
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!stdout.includes('"id":2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const lines = stdout.split('\n').filter(Boolean);
+      expect(lines.filter((line) => !line.startsWith('{'))).to.deep.equal([]);
+      const answer = lines
+        .map((line) => JSON.parse(line) as { id?: number; result?: CallToolResult })
+        .find((m) => m.id === 2);
+      expect(answer?.result?.isError).to.equal(true);
+    } finally {
+      child.kill();
+    }
   });
 
   it('serves revision 2026-07-28 to the 2.x client that asks for it', async () => {
