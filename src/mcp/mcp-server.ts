@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { SERVICE_VERSION } from './changelog.js';
+import { errorResult, unexpectedError } from './errors.js';
 import type { ToolContext } from './tool.js';
 
 // One MCP server over a catalog: the service's (src/mcp/catalog.ts), or in tests the
@@ -127,7 +128,11 @@ export function buildMcpServer(context: () => ToolContext, catalog: Catalog): Se
   const access = catalog.access ?? everyTool;
   const byName = new Map(catalog.tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler('tools/list', async () => {
-    const refusals = await Promise.all(catalog.tools.map(access(context())));
+    const ctx = context();
+    const refusals = await Promise.all(catalog.tools.map(access(ctx))).catch((err: unknown) => {
+      ctx.logger.error({ err }, 'listing the tools failed');
+      throw new ProtocolError(ProtocolErrorCode.InternalError, unexpectedError().detail);
+    });
     return { tools: catalog.tools.filter((_, i) => !refusals[i]).map((tool) => tool.listing) };
   });
   server.setRequestHandler(
@@ -137,7 +142,11 @@ export function buildMcpServer(context: () => ToolContext, catalog: Catalog): Se
       const tool = byName.get(name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool '${name}'`);
       const ctx = context();
-      const refused = await access(ctx)(tool);
+      // what failed (a database's own message) goes to the log, as a tool's own failures do
+      const refused = await access(ctx)(tool).catch((err: unknown) => {
+        ctx.logger.error({ err, tool: name }, 'checking access to a tool failed');
+        return errorResult(unexpectedError());
+      });
       if (refused instanceof ProtocolError) throw refused;
       const result = refused ?? (await tool.call(args, ctx, request));
       return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, tool.listing.outputSchema);

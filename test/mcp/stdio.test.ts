@@ -72,15 +72,25 @@ describe('MCP over stdio', () => {
     });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'connection_status', arguments: {} } });
+    // a seller tool: who may call it is read from the database too, before the tool runs
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_listings', arguments: {} } });
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} });
     try {
       const deadline = Date.now() + 20_000;
-      while (!stdout.includes('"id":2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (!['"id":2', '"id":3', '"id":4'].every((id) => stdout.includes(id)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       const lines = stdout.split('\n').filter(Boolean);
       expect(lines.filter((line) => !line.startsWith('{'))).to.deep.equal([]);
       const answer = lines
         .map((line) => JSON.parse(line) as { id?: number; result?: CallToolResult })
         .find((m) => m.id === 2);
       expect(answer?.result?.isError).to.equal(true);
+      // the database's own message stays in the log
+      expect(stdout).to.not.contain('no_such_database');
+      const seller = lines
+        .map((line) => JSON.parse(line) as { id?: number; result?: CallToolResult })
+        .find((m) => m.id === 3);
+      expect(answerOf(seller!.result!).structuredContent).to.include({ code: 'unavailable' });
     } finally {
       child.kill();
     }
