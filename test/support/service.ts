@@ -1,7 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './env.js';
-import { cli, runEntry, waitForLog, type Spawned } from './processes.js';
+import type { Knex } from 'knex';
+import { DEMO_USER_ID } from '../../src/domain/shared/ids.js';
+import { loadAccounts } from '../../src/projections/accounts/queries.js';
+import { cli, eventually, runEntry, waitForLog, type Spawned } from './processes.js';
 
 // The service as `npm start` runs it, in a process of its own, and what end-to-end tests do
 // with it: speak MCP to it with the SDK's client, and make users and tokens with the CLI.
@@ -143,3 +146,16 @@ export async function startConnectedService(
     },
   };
 }
+
+/** The demo seller's account id, once the read model shows it connected for selling and ads with its profiles. */
+export const demoSellerConnected = (db: Knex): Promise<string> =>
+  eventually(
+    async () => {
+      const seller = (await loadAccounts(db, DEMO_USER_ID)).find((a) => a.entity_type === 'seller');
+      return seller?.selling && seller.ads?.profiles.length ? seller.id : undefined;
+    },
+    'the demo seller to be connected',
+    // the connection job completes once the projector shows the account, which can queue
+    // behind other work on a loaded 2-core machine (CI took over 30 s once)
+    120_000,
+  );

@@ -5,11 +5,11 @@ import { DEMO_USER_ID } from '../../src/domain/shared/ids.js';
 import { loadConfig, type Config } from '../../src/infra/config.js';
 import { createLwaClient, createSellingClient } from '../../src/marketplace/clients/index.js';
 import { createSimulator, eventsOptionsFrom, type Simulator } from '../../src/marketplace/simulator/index.js';
-import { loadAccounts } from '../../src/projections/accounts/queries.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { eventually } from '../support/processes.js';
+import { demoSellerConnected } from '../support/service.js';
 
 // What the worker wants subscribed against what the marketplace says it has: the simulator
 // restarted under a running service (forgetting every subscription and destination), then one
@@ -114,14 +114,7 @@ describe('stream subscriptions: the marketplace forgets, the worker resubscribes
     simBase = simulator.endpoints().sellingApiUrl;
     mcp = await serveMcp(service.db, () => new Date(), undefined, { storeUrl: databaseUrl });
     agent = await mcp.clientFor(DEMO_USER_ID);
-    account_id = await eventually(
-      async () => {
-        const seller = (await loadAccounts(service.db, DEMO_USER_ID)).find((a) => a.entity_type === 'seller');
-        return seller?.selling && seller.ads?.profiles.length ? seller.id : undefined;
-      },
-      'the demo seller to be connected',
-      120_000,
-    );
+    account_id = await demoSellerConnected(service.db);
     // an ads type too: it is subscribed while an automation for it is live
     const created = await call(agent, 'create_automation', {
       stream_type: 'BUDGET_USAGE',

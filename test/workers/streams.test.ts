@@ -14,6 +14,7 @@ import { startService, type RunningService } from '../../src/service.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { eventually } from '../support/processes.js';
+import { demoSellerConnected } from '../support/service.js';
 import { call } from '../support/mcp.js';
 
 // Subscriptions through the real queue, worker, simulator and MCP client: the service's
@@ -109,16 +110,7 @@ describe('stream subscriptions (worker, simulator, list_streams over MCP)', func
     simBase = service.simulator!.endpoints().sellingApiUrl;
     mcp = await serveMcp(service.db, () => new Date(), undefined, { storeUrl: databaseUrl });
     agent = await mcp.clientFor(DEMO_USER_ID);
-    account_id = await eventually(
-      async () => {
-        const seller = (await loadAccounts(service.db, DEMO_USER_ID)).find((a) => a.entity_type === 'seller');
-        return seller?.selling && seller.ads?.profiles.length ? seller.id : undefined;
-      },
-      'the demo seller to be connected',
-      // the connection job completes once the projector shows the account, which can queue
-      // behind other work on a loaded 2-core machine (CI took over 30 s once)
-      120_000,
-    );
+    account_id = await demoSellerConnected(service.db);
   });
 
   after(async () => {

@@ -77,6 +77,12 @@ describe('sync worker: a report sync waiting for its reports', function () {
     const job = (await queue.getJob(id))!;
     return { state: await job.getState(), job };
   };
+  /** The job once it completed; a job that failed fails the test with its reason. */
+  const completed = (queue: Queue<SyncJobData>, id: string) =>
+    eventually(async () => {
+      const { state, job } = await stateOf(queue, id);
+      return state === 'completed' ? job : state === 'failed' ? Promise.reject(new Error(job.failedReason)) : undefined;
+    }, 'the job to complete');
 
   it('waits in the delayed set, spending no attempt, and completes once the reports are done', async () => {
     // a day later: the trailing week read again holds a new day
@@ -96,14 +102,7 @@ describe('sync worker: a report sync waiting for its reports', function () {
       expect(waiting.data.next_due).to.equal(waiting.timestamp + economicsSync.everyMs);
 
       await setPaused(false);
-      const done = await eventually(async () => {
-        const { state, job } = await stateOf(queue, added.id!);
-        return state === 'completed'
-          ? job
-          : state === 'failed'
-            ? Promise.reject(new Error(job.failedReason))
-            : undefined;
-      }, 'the job to complete');
+      const done = await completed(queue, added.id!);
       expect(done.returnvalue.recorded).to.be.greaterThan(0);
       expect(done.attemptsMade).to.equal(1);
       // one query per marketplace, polled through every wait, never created again (the first
@@ -151,14 +150,7 @@ describe('sync worker: a report sync waiting for its reports', function () {
     expect(fault.status).to.equal(201);
     await withWorker(economicsSync, async (queue) => {
       const added = await queue.add(economicsSync.name, { account_id: account });
-      const done = await eventually(async () => {
-        const { state, job } = await stateOf(queue, added.id!);
-        return state === 'completed'
-          ? job
-          : state === 'failed'
-            ? Promise.reject(new Error(job.failedReason))
-            : undefined;
-      }, 'the job to complete');
+      const done = await completed(queue, added.id!);
       expect(done.data.failures, 'one failure, then the retry that completed').to.equal(1);
       expect(done.returnvalue.recorded).to.be.greaterThan(0);
       // its retry waited out the backoff, in the delayed set
