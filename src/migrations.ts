@@ -4,6 +4,7 @@ import { migrateProductTypeSchemaCache } from './mcp/product-type-schemas.js';
 import type { Projection } from './projections/projection.js';
 import { migrateProjections } from './projections/schema.js';
 import { migrateReadYourWrites } from './projections/read-your-writes.js';
+import { migrateIdentity } from './identity/schema.js';
 import { migrateViews } from './projections/views/migrate.js';
 import { viewDefinitions } from './projections/views/registry.js';
 import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
@@ -24,6 +25,8 @@ export function migrationSteps(
     migrateProductTypeSchemaCache,
     migrateReactorCheckpoints,
     migrateReadYourWrites,
+    // personal data, outside the log and the read models
+    migrateIdentity,
     // last: its ALTER holds appends back until the migration commits
     ...(options.eventStoreInPostgres ? [compressEventData] : []),
   ];

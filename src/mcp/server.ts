@@ -16,6 +16,7 @@ import type { Catalog } from './mcp-server.js';
 import type { Endpoint, MarketplaceAccess, ToolContext } from './tool.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { DryRunGate } from './dry-runs.js';
+import { registerWebSessions } from '../web/session.js';
 
 export interface HttpServerDeps {
   db: Knex;
@@ -84,6 +85,8 @@ export function buildHttpServer(deps: HttpServerDeps) {
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // cookies, form bodies, CSRF and seller sessions for every page the service serves
+  registerWebSessions(app, { db: deps.db, publicBaseUrl: deps.publicBaseUrl, ...(deps.now ? { now: deps.now } : {}) });
 
   const metadata = async (req: FastifyRequest) => protectedResourceMetadata(baseUrl(req));
   app.get(WELL_KNOWN, metadata);

@@ -1,0 +1,108 @@
+// HTML for the service's own pages: plain, accessible, no JavaScript. Every interpolated value
+// is escaped unless it is already Html (made by `html` itself).
+
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+type Part = Html | string | number | null | undefined | false | readonly Part[];
+
+const render = (part: Part): string => {
+  if (part === null || part === undefined || part === false) return '';
+  if (part instanceof Html) return part.text;
+  if (Array.isArray(part)) return part.map(render).join('');
+  return escapeHtml(String(part));
+};
+
+/** A tagged template: `html\`<p>${name}</p>\`` escapes `name`. */
+export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
+  return new Html(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]!) : ''), ''));
+}
+
+/** A form's hidden CSRF field (session.ts issues the token). */
+export const csrfField = (token: string): Html => html`<input type="hidden" name="_csrf" value="${token}" />`;
+
+export interface PageOptions {
+  title: string;
+  /** a message shown above the content, e.g. what was wrong with a form */
+  notice?: string | undefined;
+  /** whether the visitor is signed in: the navigation then offers the account page */
+  signedIn?: boolean;
+}
+
+/** A whole page in the service's one layout. */
+export function page(options: PageOptions, body: Html): string {
+  const nav = options.signedIn
+    ? html`<a href="/account">Account</a>`
+    : html`<a href="/sign-in">Sign in</a> · <a href="/sign-up">Sign up</a>`;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${options.title} · Marketplace automation</title>
+        <style>
+          body {
+            font:
+              16px/1.5 system-ui,
+              sans-serif;
+            max-width: 36rem;
+            margin: 2rem auto;
+            padding: 0 1rem;
+            color: #111;
+            background: #fff;
+          }
+          label {
+            display: block;
+            margin: 0.75rem 0 0.25rem;
+            font-weight: 600;
+          }
+          input[type='email'],
+          input[type='password'],
+          input[type='text'] {
+            width: 100%;
+            padding: 0.5rem;
+            font: inherit;
+            border: 1px solid #555;
+            border-radius: 4px;
+            box-sizing: border-box;
+          }
+          button {
+            margin-top: 1rem;
+            padding: 0.5rem 1rem;
+            font: inherit;
+            border: 1px solid #111;
+            border-radius: 4px;
+            background: #f2f2f2;
+            cursor: pointer;
+          }
+          :focus-visible {
+            outline: 3px solid #1a5fb4;
+            outline-offset: 2px;
+          }
+          .notice {
+            padding: 0.75rem;
+            border: 2px solid #a51d2d;
+            border-radius: 4px;
+          }
+          nav {
+            margin-bottom: 1.5rem;
+          }
+        </style>
+      </head>
+      <body>
+        <nav aria-label="Site">${nav}</nav>
+        <main>
+          <h1>${options.title}</h1>
+          ${options.notice ? html`<p class="notice" role="alert">${options.notice}</p>` : ''} ${body}
+        </main>
+      </body>
+    </html> `.text;
+}
