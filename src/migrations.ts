@@ -1,3 +1,4 @@
+import { migrateCatalog } from './catalog/storage.js';
 import { compressEventData, migrateEventStore } from './eventstore/schema.js';
 import type { MigrationStep } from './infra/migrate.js';
 import { migrateProductTypeSchemaCache } from './mcp/product-type-schemas.js';
@@ -12,7 +13,7 @@ import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
 /**
  * The service's schema, in order: the event store table (when PostgreSQL holds the events), the
  * projector's bookkeeping and every given projection's live tables, query_data's views and role,
- * the product type schema cache, the reactors' checkpoints, what each user's reads wait for, and the events' compression.
+ * the product type schema cache, the reactors' checkpoints, what each user's reads wait for, the operation catalog, and the events' compression.
  */
 export function migrationSteps(
   projections: readonly Projection[],
@@ -25,6 +26,7 @@ export function migrationSteps(
     migrateProductTypeSchemaCache,
     migrateReactorCheckpoints,
     migrateReadYourWrites,
+    migrateCatalog,
     // personal data, outside the log and the read models
     migrateIdentity,
     // last: its ALTER holds appends back until the migration commits
