@@ -6,6 +6,7 @@ import { registerSponsoredAds } from './ads/sponsored-ads.js';
 import { catalogFor, type Catalog, type Scale } from './catalog.js';
 import { registerEvents, type EventsOptions } from './events/index.js';
 import { createFaults, registerFaults, type Faults } from './faults.js';
+import { createConsents, registerConsentPages, type Consents } from './consent.js';
 import { registerLwa } from './lwa.js';
 import { registerReports } from './reports/routes.js';
 import { createRequestLog, registerRequestLog, type RequestLog } from './request-log.js';
@@ -34,7 +35,13 @@ export interface SimulatorOptions {
   latencyMs?: number;
   /** Notifications and Marketing Stream: the live market's pace (off unless set), confirmation delay, delivery retries. */
   events?: EventsOptions;
+  /** The catalog and order volume of each seller a consent page makes. Default CONSENT_SCALE. */
+  consentScale?: Partial<Scale>;
 }
+
+/** A consented seller's data: a handful of listings and a year of a few hundred order lines,
+ * quick to sync. */
+export const CONSENT_SCALE: Scale = { listings: 8, orderLines: 200 };
 
 /** The URLs the clients take from configuration (SELLING_API_URL, ADS_API_URL, LWA_TOKEN_URL). */
 export interface MarketplaceEndpoints {
@@ -61,6 +68,8 @@ export interface Simulator {
   vendor: FictionalVendor;
   faults: Faults;
   requests: RequestLog;
+  /** The sellers who authorized an application on the consent pages, each a simulator of its own. */
+  consents: Consents;
   /** Starts serving; resolves to the base URL, e.g. http://127.0.0.1:39017. */
   listen(options?: { port?: number; host?: string }): Promise<string>;
   /** Endpoints of the listening simulator. */
@@ -96,7 +105,11 @@ function registerLatency(app: FastifyInstance, initialMs: number): void {
   });
 }
 
-export const DEFAULT_LWA_CLIENT: LwaCredential = { clientId: 'simulator-client', clientSecret: 'simulator-secret' };
+export const DEFAULT_LWA_CLIENT: LwaCredential = {
+  clientId: 'simulator-client',
+  clientSecret: 'simulator-secret',
+  applicationId: 'amzn1.sp.solution.simulator-application',
+};
 
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const seller = createFictionalSeller(options.seed ?? 42);
@@ -123,7 +136,24 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerRequestLog(app, requests);
   registerLatency(app, options.latencyMs ?? 0);
   registerFaults(app, faults, requests);
-  registerLwa(app, tokens, options.lwaClients ?? [DEFAULT_LWA_CLIENT]);
+  const lwaClients = options.lwaClients ?? [DEFAULT_LWA_CLIENT];
+  const consents = createConsents({
+    seed: options.seed ?? 42,
+    now: options.now ?? Date.now,
+    simulatorFor: (seed) =>
+      createSimulator({
+        seed,
+        scale: options.consentScale ?? CONSENT_SCALE,
+        lwaClients,
+        ...(options.accessTokenTtlSeconds !== undefined
+          ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds }
+          : {}),
+        ...(options.now ? { now: options.now } : {}),
+        ...(options.events ? { events: options.events } : {}),
+      }),
+  });
+  registerLwa(app, tokens, lwaClients, consents);
+  registerConsentPages(app, consents, lwaClients);
   registerSellers(app, seller, tokens);
   registerSellingData(app, seller, tokens, selling, options.now ?? Date.now);
   registerProfiles(app, seller, tokens);
@@ -154,6 +184,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     vendor,
     faults,
     requests,
+    consents,
     async listen({ port = 0, host = '127.0.0.1' } = {}) {
       await app.listen({ port, host });
       const address = app.server.address();
@@ -166,9 +197,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       if (!baseUrl) throw new Error('simulator: call listen() first');
       return endpointsAt(baseUrl);
     },
-    close() {
+    async close() {
       events.close();
-      return app.close();
+      await consents.close();
+      await app.close();
     },
   };
 }

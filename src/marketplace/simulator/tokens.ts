@@ -13,6 +13,8 @@ export type Audience = 'selling' | 'ads' | 'vendor-selling' | 'vendor-ads';
 export interface LwaCredential {
   clientId: string;
   clientSecret: string;
+  /** The selling API application the client's consent page authorizes (`application_id`). */
+  applicationId?: string;
 }
 
 /** The demo seller's refresh tokens, one per connection, and the demo vendor's. */
