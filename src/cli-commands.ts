@@ -33,6 +33,7 @@ import {
 } from './workers/connections-queue.js';
 import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
+import { createVault, keyringFrom } from './secrets/vault.js';
 
 const USAGE = `usage: npm run cli -- <command>
   users create --name <name>                  register a user; prints its id
@@ -50,6 +51,8 @@ const USAGE = `usage: npm run cli -- <command>
                                               make its inactive connections active again once the
                                               marketplace accepts their authorization (a running worker
                                               reads them at once); stops the 30-day clock
+  secrets rotate                              re-seal every stored marketplace secret (a connection
+                                              made on the connections pages) under SECRETS_KEYS' first key
   admissions disable [--reason <text>] | admissions enable
                                               pause or allow new marketplace write requests
                                               (queue_mutations, patch_listing); queued ones go on
@@ -237,6 +240,13 @@ async function main(argv: string[]): Promise<void> {
           reconnectAccount(queue, { user_id: account.user_id, account_id, credentials }),
         );
         console.log(`reconnecting ${account_id} with credential set ${credentials}`);
+        return;
+      }
+      case 'secrets rotate': {
+        const keyring = keyringFrom(config);
+        if (!keyring) throw new UsageError('SECRETS_KEYS is not configured: there is no key to rotate to');
+        const rotated = await createVault(db, keyring).rotate();
+        console.log(`re-sealed ${rotated} secret(s) under key ${keyring.current.id}`);
         return;
       }
       case 'admissions disable':

@@ -6,6 +6,7 @@ import type { Projection } from './projections/projection.js';
 import { migrateProjections } from './projections/schema.js';
 import { migrateReadYourWrites } from './projections/read-your-writes.js';
 import { migrateIdentity } from './identity/schema.js';
+import { migrateSecrets } from './secrets/vault.js';
 import { migrateViews } from './projections/views/migrate.js';
 import { viewDefinitions } from './projections/views/registry.js';
 import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
@@ -29,6 +30,8 @@ export function migrationSteps(
     migrateCatalog,
     // personal data, outside the log and the read models
     migrateIdentity,
+    // sealed marketplace secrets, outside the event log and the read models
+    migrateSecrets,
     // last: its ALTER holds appends back until the migration commits
     ...(options.eventStoreInPostgres ? [compressEventData] : []),
   ];

@@ -29,7 +29,8 @@ import { scheduleSyncs, syncQueue, syncWorker } from './workers/sync/queue.js';
 import { dispatchClients } from './workers/dispatch/clients.js';
 import { dispatchQueue, enqueueDispatch, startDispatch } from './workers/dispatch/queue.js';
 import { syncJobs } from './workers/sync/registry.js';
-import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
+import { credentialSets, credentialsLookup, SELLER_CREDENTIALS } from './workers/credentials.js';
+import { isVaultReference } from './secrets/vault.js';
 import { startStreams } from './workers/streams/queue.js';
 import { subscriber } from './workers/streams/subscriber.js';
 import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
@@ -160,7 +161,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const queue = connectionsQueue(redis, config.REDIS_PREFIX);
       stops.push(() => queue.close());
       const sets = credentialSets(config);
-      const credentials = (name: string) => sets.get(name);
+      const credentials = credentialsLookup(config, db);
       const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'sync' } } };
       const workerLogger = logger.child({ role: 'worker' });
       const dataQueue = syncQueue(redis, config.REDIS_PREFIX);
@@ -251,7 +252,8 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         db,
         queues: { connections: queue, data: dataQueue, retention: retentionQueue },
         jobs: syncJobs,
-        hasCredentials: (name) => sets.has(name),
+        // a vault reference's secret is looked up when a sync runs (a disconnected one is inactive)
+        hasCredentials: (name) => sets.has(name) || isVaultReference(name),
         everyMs: config.SCHEDULES_SWEEP_MS,
         logger: workerLogger,
       });
@@ -346,7 +348,6 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const redis = createRedis(config.REDIS_URL);
       stops.push(() => redis.quit());
       const endpoints = marketplaceEndpoints(config, simulator);
-      const sets = credentialSets(config);
       const streams = await startStreams({
         connection: redis,
         prefix: config.REDIS_PREFIX,
@@ -360,7 +361,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
             clientSecret: config.LWA_CLIENT_SECRET,
           }),
           endpoints,
-          credentials: (name) => sets.get(name),
+          credentials: credentialsLookup(config, db),
           push: (account_id) => ({
             url: `${base.replace(/\/$/, '')}${ingestionPath(account_id)}`,
             secret: deliverySecret(config.INGESTION_SECRET, account_id),

@@ -116,6 +116,14 @@ const schema = z.object({
   DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** marketplace events the live-runs reactor handles side by side */
   LIVE_RUNS_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  // The secret vault's keys (docs/decisions/095-secret-vault.md): `<id>:<base64 of 32 bytes>`,
+  // comma-separated, the first seals; unset, one derived from INGESTION_SECRET outside production.
+  SECRETS_KEYS: z.string().optional(),
+  // The selling API application whose consent page the connections pages send a seller to, and the
+  // pages themselves (unset: the simulator's with the simulator, else Seller Central's and LWA's).
+  SELLING_APPLICATION_ID: z.string().optional(),
+  SELLING_CONSENT_URL: z.url().optional(),
+  ADS_AUTHORIZATION_URL: z.url().optional(),
 });
 
 export type Config = Omit<

@@ -99,7 +99,7 @@ export function connectionsWorker(deps: {
     CONNECTIONS_QUEUE,
     async (job, token) => {
       const name = job.data.credentials ?? SELLER_CREDENTIALS;
-      const credentials = deps.credentials(name);
+      const credentials = await deps.credentials(name);
       if (!credentials) throw new UnrecoverableError(`no credential set named ${name} is configured`);
       // a job back from waiting for the read model has read the marketplace already
       const { recorded, active }: ConnectionSyncResult =

@@ -1,8 +1,12 @@
 import type { Config } from '../infra/config.js';
+import type { Knex } from 'knex';
+import { createVault, isVaultReference, keyringFrom } from '../secrets/vault.js';
 
-// Marketplace credentials live in configuration only. An account's connection events name
-// the credential set it was connected with (`seller`, `vendor`); every sync looks that name
-// up here at run time, so no secret is ever written to the event log.
+// Marketplace credentials live in configuration (the operator's sets) or in the secret vault (a
+// connection a seller made on the connections pages). An account's connection events name the
+// credential set it was connected with (`seller`, `vendor`) or the vault reference of its
+// secrets (`vault:<account id>`); every sync looks that name up here at run time, so no secret
+// is ever written to the event log.
 
 export interface Credentials {
   selling_refresh_token?: string;
@@ -11,8 +15,8 @@ export interface Credentials {
   selling_partner_id?: string;
 }
 
-/** The credential set a name stands for; undefined when configuration has no such set. */
-export type CredentialsLookup = (name: string) => Credentials | undefined;
+/** The credential set a name stands for; undefined when configuration (or the vault) has no such set. */
+export type CredentialsLookup = (name: string) => Credentials | undefined | Promise<Credentials | undefined>;
 
 /** SELLING_REFRESH_TOKEN, ADS_REFRESH_TOKEN, SELLING_PARTNER_ID. */
 export const SELLER_CREDENTIALS = 'seller';
@@ -42,9 +46,18 @@ export function credentialSets(config: Config): Map<string, Credentials> {
   return sets;
 }
 
+/** The lookup the worker's syncs use: a vault reference is opened from the vault (none when it
+ * has no keys: docs/decisions/095-secret-vault.md), any other name is a configured set. */
+export function credentialsLookup(config: Config, db: Knex): CredentialsLookup {
+  const sets = credentialSets(config);
+  const keyring = keyringFrom(config);
+  const vault = keyring && createVault(db, keyring);
+  return (name) => (isVaultReference(name) ? vault?.credentials(name) : sets.get(name));
+}
+
 /** The credentials of a connection as the accounts read model holds it (`credentials` names
  * the set); connections recorded before they named one were made with the seller's. */
-export const connectionCredentials = (
+export const connectionCredentials = async (
   lookup: CredentialsLookup,
   connection: { credentials?: string | null } | null | undefined,
-): Credentials => lookup(connection?.credentials ?? SELLER_CREDENTIALS) ?? {};
+): Promise<Credentials> => (await lookup(connection?.credentials ?? SELLER_CREDENTIALS)) ?? {};

@@ -47,11 +47,13 @@ describe('credential sets from configuration', () => {
     ).to.equal(false);
   });
 
-  it("a connection's credentials are the set it names; one recorded before sets were named is the seller's", () => {
+  it("a connection's credentials are the set it names; one recorded before sets were named is the seller's", async () => {
     const sets = credentialSets(loadConfig({}));
     const lookup = (name: string) => sets.get(name);
-    expect(connectionCredentials(lookup, { credentials: 'vendor' }).selling_refresh_token).to.equal('Atzr|demo-vendor');
-    expect(connectionCredentials(lookup, {}).selling_refresh_token).to.equal('Atzr|demo-seller');
-    expect(connectionCredentials(lookup, { credentials: 'gone' })).to.deep.equal({});
+    expect((await connectionCredentials(lookup, { credentials: 'vendor' })).selling_refresh_token).to.equal(
+      'Atzr|demo-vendor',
+    );
+    expect((await connectionCredentials(lookup, {})).selling_refresh_token).to.equal('Atzr|demo-seller');
+    expect(await connectionCredentials(lookup, { credentials: 'gone' })).to.deep.equal({});
   });
 });

@@ -50,8 +50,8 @@ export function dispatchClients(o: DispatchClientOptions): {
       .where({ account_id })
       .first('selling', 'ads');
     // connections that name no credential set were made with the seller's
-    const sellingToken = connectionCredentials(o.credentials, row?.selling).selling_refresh_token ?? '';
-    const adsToken = connectionCredentials(o.credentials, row?.ads).ads_refresh_token ?? '';
+    const sellingToken = (await connectionCredentials(o.credentials, row?.selling)).selling_refresh_token ?? '';
+    const adsToken = (await connectionCredentials(o.credentials, row?.ads)).ads_refresh_token ?? '';
     const key = JSON.stringify([sellingToken, adsToken]);
     let clients = byCredentials.get(key);
     if (!clients) {

@@ -59,8 +59,8 @@ export function subscriber(o: SubscriberOptions) {
   async function clients(account_id: string): Promise<{ notifications: NotificationsClient; streams: StreamsClient }> {
     const row: { selling: { credentials?: string } | null; ads: { credentials?: string } | null } | undefined =
       await o.db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id }).first('selling', 'ads');
-    const selling = connectionCredentials(o.credentials, row?.selling).selling_refresh_token ?? '';
-    const ads = connectionCredentials(o.credentials, row?.ads).ads_refresh_token ?? '';
+    const selling = (await connectionCredentials(o.credentials, row?.selling)).selling_refresh_token ?? '';
+    const ads = (await connectionCredentials(o.credentials, row?.ads)).ads_refresh_token ?? '';
     return {
       notifications: createSellingClient({ endpoint: o.endpoints.sellingApiUrl, lwa: o.lwa, refreshToken: selling })
         .notifications,

@@ -28,7 +28,7 @@ export async function adsContext(deps: SyncDeps, account_id: string): Promise<Ad
   const account: { entity_type: string; ads: { credentials?: string | null; inactive?: unknown } | null } | undefined =
     await rm().table('accounts').where({ account_id }).first('entity_type', 'ads');
   if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
-  const refreshToken = connectionCredentials(deps.credentials, account.ads).ads_refresh_token;
+  const refreshToken = (await connectionCredentials(deps.credentials, account.ads)).ads_refresh_token;
   if (!account.ads || account.ads.inactive || !refreshToken || account.entity_type !== 'seller') return null;
   const profiles: SyncProfile[] = await rm()
     .table('advertising_profiles')

@@ -39,7 +39,7 @@ export async function sellingContext(deps: SyncDeps, account_id: string): Promis
     .where({ account_id })
     .first('entity_type', 'selling');
   if (!row) throw new Error(`account ${account_id} is not in the read model yet`);
-  const refreshToken = connectionCredentials(deps.credentials, row.selling).selling_refresh_token;
+  const refreshToken = (await connectionCredentials(deps.credentials, row.selling)).selling_refresh_token;
   if (row.entity_type !== 'seller' || !row.selling || row.selling.inactive || !refreshToken) return null;
   const marketplaces = (row.selling.marketplaces ?? [])
     .filter((m) => m.participating)

@@ -232,7 +232,7 @@ async function reportsAccount(
   const account = await accountForReports(deps.db, account_id);
   if (!account) throw new Error(`account ${account_id} is not in the read model yet`);
   // the selling token of the credential set the account was connected with
-  const token = connectionCredentials(deps.credentials, account.connection).selling_refresh_token;
+  const token = (await connectionCredentials(deps.credentials, account.connection)).selling_refresh_token;
   const active = !(account.connection as { inactive?: unknown } | null)?.inactive;
   return account.entity_type === entityType && active && token ? { marketplaces: account.marketplaces, token } : null;
 }
