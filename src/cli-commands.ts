@@ -33,6 +33,7 @@ import {
 } from './workers/connections-queue.js';
 import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
+import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
 
 const USAGE = `usage: npm run cli -- <command>
@@ -60,6 +61,7 @@ const USAGE = `usage: npm run cli -- <command>
                                               a campaign's Automation switch: off withholds every
                                               request that touches it (recorded, never sent)
   rebuild <projection> | rebuild --all        rebuild read models from the event log
+${CATALOG_USAGE}
 ${WEBHOOK_USAGE}`;
 
 const CONNECTIONS = ['selling', 'ads'] as const;
@@ -297,6 +299,8 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       default:
+        if (group === 'catalog')
+          return await runCatalogCommand(action, rest, { db, print: (line) => console.log(line) });
         if (group === 'rebuild')
           return await runRebuildCommand(argv.slice(1), { db, store, projections, logger, output: process.stdout });
         throw new UsageError(USAGE);

@@ -12,6 +12,7 @@ import type { Config } from './infra/config.js';
 import { createDb, type Knex } from './infra/db.js';
 import type { Logger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
+import { ensureCatalog } from './catalog/acquire.js';
 import { migrationSteps } from './migrations.js';
 import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachability.js';
 import { createProducerRedis, createRedis } from './infra/redis.js';
@@ -106,6 +107,9 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
   };
   try {
     await migrate(db, migrationSteps(projections, { eventStoreInPostgres: !config.EVENTSTORE_URL }));
+    const catalogRevision = await ensureCatalog(db);
+    if (catalogRevision)
+      logger.info({ revision: catalogRevision }, 'operation catalog acquired from the fixture documents');
 
     let simulator: Simulator | null = null;
     if (roles.has('simulator') && config.useSimulator) {

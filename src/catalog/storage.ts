@@ -15,7 +15,7 @@ export interface SourceGap {
   /** the document's path relative to the source folder */
   document: string;
   family: string | null;
-  kind: 'malformed' | 'no_contract' | 'unresolvable_refs';
+  kind: 'malformed' | 'no_contract' | 'unresolvable_refs' | 'duplicate_operation';
   detail: string;
 }
 
