@@ -1,15 +1,16 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { DomainError } from '../domain/shared/errors.js';
 import { isVendorOnly } from '../projections/accounts/queries.js';
-import { changelogMarkdown } from './changelog.js';
 import { errorResult } from './errors.js';
+import { SERVICE_PROMPTS } from './prompts/index.js';
+import { SERVICE_RESOURCES } from './resources/index.js';
 import type { Catalog, CatalogTool } from './mcp-server.js';
 import type { ToolContext } from './tool.js';
 import { hiddenFromVendorOnly, notOnDemo, toolEntry } from './tool-table.js';
 import { TOOLS } from './tools/index.js';
 
 // What the service serves over MCP: every tool, where the tool table (spec 4.1) shows it, and
-// the changelog. No prompts yet: the operation catalog brings them.
+// its resources (src/mcp/resources) and prompts (src/mcp/prompts).
 
 /** Who sees and may call a tool, by its row of the tool table; the accounts are read once, and only when a row asks. */
 function access(ctx: ToolContext) {
@@ -34,23 +35,10 @@ function access(ctx: ToolContext) {
   };
 }
 
-const CHANGELOG = {
-  uri: 'resource://service/changelog.md',
-  name: 'changelog',
-  title: 'Changelog',
-  description: 'Recent product changes, newest first',
-  mimeType: 'text/markdown',
-};
-
 export const SERVICE_CATALOG: Catalog = {
   tools: TOOLS,
   access,
-  resources: [
-    {
-      listing: CHANGELOG,
-      read: () => ({ contents: [{ uri: CHANGELOG.uri, mimeType: CHANGELOG.mimeType, text: changelogMarkdown() }] }),
-    },
-  ],
+  resources: SERVICE_RESOURCES,
   resourceTemplates: [],
-  prompts: [],
+  prompts: SERVICE_PROMPTS,
 };

@@ -155,14 +155,16 @@ function joinGraph(available: readonly ViewDefinition[]): JoinEdge[] {
   );
 }
 
-function overview(available: readonly ViewDefinition[]) {
+/** Every view's grain and the join graph (also resource://service/data-dictionary.json). */
+export function overview(available: readonly ViewDefinition[]) {
   return {
     views: available.map((d) => ({ name: d.name, audience: d.audience, grain: d.grain, date_column: d.dateColumn })),
     joins: joinGraph(available),
   };
 }
 
-function describeView(def: ViewDefinition, available: readonly ViewDefinition[]) {
+/** One view as `describe_data` answers it (also each view of resource://service/data-dictionary.json). */
+export function describeView(def: ViewDefinition, available: readonly ViewDefinition[]) {
   // joins declared on either side, seen from this view
   const joins = joinGraph(available).flatMap((e) =>
     e.from === def.name
