@@ -20,6 +20,7 @@ import { STORE_LIMITS } from './domain/automation-store/limits.js';
 import { createSandbox } from './runtime/sandbox/index.js';
 import { tokenAuthenticator } from './mcp/auth.js';
 import { buildHttpServer } from './mcp/server.js';
+import { cursorKey } from './catalog/live-read/cursor.js';
 import { eventRetentionQueue, eventRetentionWorker } from './workers/events/retention-queue.js';
 import { keepSchedules } from './workers/schedules.js';
 import { startTableMaintenance } from './projections/maintenance.js';
@@ -315,6 +316,11 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       // e.g. Redis went away: admission goes on, the workers' sweep finds its receipts
       dispatch.on('error', (err) => apiLogger.warn({ err: err.message }, 'dispatch queue error'));
       stops.push(() => dispatch.close());
+      const lwa = createLwaClient({
+        tokenUrl: endpoints.lwaTokenUrl,
+        clientId: config.LWA_CLIENT_ID,
+        clientSecret: config.LWA_CLIENT_SECRET,
+      });
       const app = buildHttpServer({
         db,
         logger: apiLogger,
@@ -326,14 +332,18 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         dryRuns: { redis: producer, prefix: config.REDIS_PREFIX, runsPerMinute: config.DRY_RUNS_PER_MINUTE },
         marketplace: {
           sellingApiUrl: endpoints.sellingApiUrl,
-          lwa: createLwaClient({
-            tokenUrl: endpoints.lwaTokenUrl,
-            clientId: config.LWA_CLIENT_ID,
-            clientSecret: config.LWA_CLIENT_SECRET,
-          }),
+          lwa,
           ...(config.SELLING_REFRESH_TOKEN ? { sellingRefreshToken: config.SELLING_REFRESH_TOKEN } : {}),
           // a user waits on these calls: three quick attempts, not the workers' patient five
           retry: { attempts: 3, minDelayMs: 300, maxDelayMs: 2_000, maxRetryAfterMs: 5_000 },
+        },
+        // read_amazon_operation: the connections' own credentials, a budget every api process shares
+        liveReads: {
+          endpoints: { sellingApiUrl: endpoints.sellingApiUrl, adsApiUrl: endpoints.adsApiUrl },
+          lwa,
+          credentials: credentialsLookup(config, db),
+          budget: { redis: producer, prefix: config.REDIS_PREFIX },
+          cursorKey: cursorKey(config.LIVE_READ_CURSOR_KEY),
         },
         ingestionSecret: config.INGESTION_SECRET,
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),

@@ -112,6 +112,9 @@ const schema = z.object({
   WEBHOOK_SIGNING_KEY: z.string().min(1, 'must not be empty').optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().default(false),
   WEBHOOK_SWEEP_MS: z.coerce.number().int().positive().default(30_000),
+  // The secret read_amazon_operation seals its continuation cursors with (AES-256-GCM; unset:
+  // derived from INGESTION_SECRET). Changing it invalidates the cursors already handed out.
+  LIVE_READ_CURSOR_KEY: z.string().min(1, 'must not be empty').optional(),
   // run_automation's dry runs per caller per 60 seconds (spec 8: 30); benchmarks raise it.
   DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** marketplace events the live-runs reactor handles side by side */
@@ -128,10 +131,15 @@ const schema = z.object({
 
 export type Config = Omit<
   z.infer<typeof schema>,
-  'VENDOR_SELLING_REFRESH_TOKEN' | 'VENDOR_ADS_REFRESH_TOKEN' | 'INGESTION_SECRET' | 'WEBHOOK_SIGNING_KEY'
+  | 'VENDOR_SELLING_REFRESH_TOKEN'
+  | 'VENDOR_ADS_REFRESH_TOKEN'
+  | 'INGESTION_SECRET'
+  | 'WEBHOOK_SIGNING_KEY'
+  | 'LIVE_READ_CURSOR_KEY'
 > & {
   INGESTION_SECRET: string;
   WEBHOOK_SIGNING_KEY: string;
+  LIVE_READ_CURSOR_KEY: string;
   VENDOR_SELLING_REFRESH_TOKEN: string;
   VENDOR_ADS_REFRESH_TOKEN: string;
   useSimulator: boolean;
@@ -162,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // unset: a key of its own derived from the ingestion secret (one operator secret to keep)
     WEBHOOK_SIGNING_KEY:
       c.WEBHOOK_SIGNING_KEY ?? createHmac('sha256', ingestionSecret).update('webhook-signing-key').digest('base64'),
+    LIVE_READ_CURSOR_KEY:
+      c.LIVE_READ_CURSOR_KEY ?? createHmac('sha256', ingestionSecret).update('live-read-cursor-key').digest('base64'),
     VENDOR_SELLING_REFRESH_TOKEN: c.VENDOR_SELLING_REFRESH_TOKEN ?? (useSimulator ? 'Atzr|demo-vendor' : ''),
     VENDOR_ADS_REFRESH_TOKEN: c.VENDOR_ADS_REFRESH_TOKEN ?? (useSimulator ? 'Atzr|demo-vendor-advertiser' : ''),
     useSimulator,

@@ -15,6 +15,7 @@ import { callAuth, MAX_MCP_BODY_BYTES, mcpHandler } from './mcp-handler.js';
 import type { Catalog } from './mcp-server.js';
 import type { Endpoint, MarketplaceAccess, ToolContext } from './tool.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
+import type { LiveReadAccess } from '../catalog/live-read/execute.js';
 import type { DryRunGate } from './dry-runs.js';
 import { registerWebSessions } from '../web/session.js';
 
@@ -42,6 +43,8 @@ export interface HttpServerDeps {
   sandbox?: Sandbox;
   /** run_automation's rate limit and busy state */
   dryRuns?: DryRunGate;
+  /** what read_amazon_operation reads the marketplace with */
+  liveReads?: LiveReadAccess;
   /** what the MCP endpoints serve: the service's catalog unless a test serves the conformance suite's fixtures */
   catalog?: Catalog;
   /** the secret accounts' event signing secrets derive from; with `store`, serves POST /ingest/:account_id */
@@ -115,6 +118,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
       ...(deps.marketplace ? { marketplace: deps.marketplace } : {}),
       ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
       ...(deps.dryRuns ? { dryRuns: deps.dryRuns } : {}),
+      ...(deps.liveReads ? { liveReads: deps.liveReads } : {}),
     };
     reply.hijack();
     // a tool's arguments sit a few levels into the message; deeper than its bound, it refuses them

@@ -230,7 +230,7 @@ export const TOOL_TABLE: readonly ToolEntry[] = [
     availability: NOT_ON_DEMO,
     section: '4.9',
     params: ['operation*', 'catalog_revision*', 'target*', 'parameters', 'cursor'],
-    served: false,
+    served: true,
   },
   {
     name: 'report_bug',

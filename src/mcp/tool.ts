@@ -8,6 +8,7 @@ import type { LwaClient, RetryPolicy } from '../marketplace/clients/index.js';
 import type { Logger } from '../infra/logger.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { DryRunGate } from './dry-runs.js';
+import type { LiveReadAccess } from '../catalog/live-read/execute.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { argumentBoundsError } from './argument-bounds.js';
 import { withOwnWrites } from './read-your-writes.js';
@@ -46,6 +47,8 @@ export interface ToolContext {
   sandbox?: Sandbox;
   /** the dry runs' rate limit and one-at-a-time state (Redis, shared by every api process) */
   dryRuns?: DryRunGate;
+  /** what read_amazon_operation reads the marketplace with; absent, it answers `unavailable` */
+  liveReads?: LiveReadAccess;
 }
 
 /** Every hint a client may act on, stated (spec 4.1's kind decides `readOnlyHint`). */

@@ -23,13 +23,14 @@ export interface McpServing {
 /**
  * `marketplace`: for tools that call the marketplace live (e.g. the harness's simulator);
  * `dispatch`: where write tools hand the receipts they queued; `ingestionSecret`: serves
- * POST /ingest/:account_id; `sandbox` and `dryRuns`: what run_automation runs on.
+ * POST /ingest/:account_id; `sandbox` and `dryRuns`: what run_automation runs on; `liveReads`:
+ * what read_amazon_operation reads the marketplace with.
  */
 export async function serveMcp(
   db: Knex,
   now: () => Date,
   demoUserId: string = randomUUID(),
-  extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch' | 'ingestionSecret' | 'sandbox' | 'dryRuns'> & {
+  extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch' | 'ingestionSecret' | 'sandbox' | 'dryRuns' | 'liveReads'> & {
     storeUrl?: string;
   } = {},
 ): Promise<McpServing> {

@@ -11,8 +11,10 @@ import type { RequestLog } from './request-log.js';
 //   timeout     never answered: the client's own deadline is what ends it
 //   lost_reply  handled (any effect applies), then the connection drops before the answer
 //   reject      refused as invalid (status, default 400)
+//   answer      handled, then answered with `body` (text, sent as is) in place of the real answer
+//               (status, default 200): an unparsable answer, or one naming another seller
 
-export const FAULT_KINDS = ['429', '5xx', 'timeout', 'lost_reply', 'reject'] as const;
+export const FAULT_KINDS = ['429', '5xx', 'timeout', 'lost_reply', 'reject', 'answer'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 const faultRuleInput = z.strictObject({
@@ -20,8 +22,10 @@ const faultRuleInput = z.strictObject({
   route: z.string().regex(/^(\*|[A-Z]+) \/\S*$/, 'expected "METHOD /path", e.g. "GET /sellers/v1/*"'),
   kind: z.enum(FAULT_KINDS),
   times: z.number().int().positive().default(1),
-  status: z.number().int().min(400).max(599).optional(),
+  status: z.number().int().min(200).max(599).optional(),
   retryAfterSeconds: z.number().int().nonnegative().optional(),
+  /** `answer`'s body */
+  body: z.string().optional(),
 });
 export type FaultRuleInput = z.input<typeof faultRuleInput>;
 
@@ -74,6 +78,7 @@ function routeMatcher(route: string): (method: string, path: string) => boolean 
 
 export function registerFaults(app: FastifyInstance, faults: Faults, log: RequestLog): void {
   const lostReplies = new WeakSet<object>();
+  const answers = new WeakMap<object, FaultRule>();
 
   app.addHook('onRequest', async (request, reply) => {
     const entry = log.entryOf(request);
@@ -101,11 +106,19 @@ export function registerFaults(app: FastifyInstance, faults: Faults, log: Reques
       case 'lost_reply':
         lostReplies.add(request);
         return;
+      case 'answer':
+        answers.set(request, rule);
+        return;
     }
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     if (lostReplies.has(request)) reply.raw.destroy();
+    const answer = answers.get(request);
+    if (answer) {
+      reply.code(answer.status ?? 200).header('content-type', 'application/json');
+      return answer.body ?? '';
+    }
     return payload;
   });
 

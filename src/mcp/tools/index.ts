@@ -29,6 +29,7 @@ import { getAutomationTool } from './get_automation.js';
 import { listAutomationsTool } from './list_automations.js';
 import { listAutomationActionsTool } from './list_automation_actions.js';
 import { runAutomationTool } from './run_automation.js';
+import { readAmazonOperation } from './read_amazon_operation.js';
 
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
@@ -62,4 +63,5 @@ export const TOOLS: readonly Tool[] = [
   listAutomationsTool,
   listAutomationActionsTool,
   runAutomationTool,
+  readAmazonOperation,
 ];

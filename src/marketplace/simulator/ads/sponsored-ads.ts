@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Catalog } from '../catalog.js';
 import type { FictionalSeller } from '../seller.js';
 import { adsAuth, type TokenStore } from '../tokens.js';
+import { registerBudgetRules } from './budget-rules.js';
 import { registerReportingRoutes } from './reporting.js';
 import { acceptVendorJson, requireScope } from './scope.js';
 import { registerSponsoredProductsRoutes } from './sp-routes.js';
@@ -36,6 +37,7 @@ export function registerSponsoredAds(app: FastifyInstance, options: SponsoredAds
     acceptVendorJson(scope);
     const guards = [adsAuth(options.tokens), requireScope(state)];
     registerSponsoredProductsRoutes(scope, state, guards);
+    registerBudgetRules(scope, guards);
     const reporting = registerReportingRoutes(scope, state, guards);
 
     scope.get('/_sim/ads/reporting', async () => ({ ...reporting.control, reports: reporting.list() }));

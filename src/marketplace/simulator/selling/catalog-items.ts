@@ -8,6 +8,9 @@ import { csv, decodeToken, encodeToken } from './page-token.js';
 
 // Catalog Items API 2022-04-01: searchCatalogItems by identifiers (ASIN or EAN) and
 // getCatalogItem. The catalog knows a product in the marketplaces where the seller lists it.
+// Also Listings Restrictions 2021-08-01 getListingsRestrictions: an ASIN the catalog does not
+// know in the marketplace is ASIN_NOT_FOUND; a known one is restricted only in the used
+// conditions (approval required).
 
 const STREAM_RANKS = 49;
 
@@ -66,6 +69,27 @@ export function registerCatalogItems(app: FastifyInstance, tokens: TokenStore, c
       numberOfResults: found.length,
       ...(more ? { pagination: { nextToken: encodeToken({ offset: offset + pageSize } satisfies Cursor) } } : {}),
       items,
+    };
+  });
+
+  app.get<{ Querystring: Query }>('/listings/2021-08-01/restrictions', route, async (request, reply) => {
+    reply.header('x-amzn-RateLimit-Limit', '5');
+    const q = request.query;
+    const marketplaceIds = csv(q.marketplaceIds);
+    if (!q.asin || !q.sellerId || marketplaceIds.length !== 1 || !MARKETPLACES.some((m) => m.id === marketplaceIds[0]))
+      return reply
+        .code(400)
+        .send(sellingError('InvalidInput', 'asin, sellerId and one marketplace in marketplaceIds are required.'));
+    const marketplaceId = marketplaceIds[0]!;
+    const reason = !productIn(q.asin, marketplaceId)
+      ? { reasonCode: 'ASIN_NOT_FOUND', message: `ASIN ${q.asin} is not in this marketplace.` }
+      : q.conditionType?.startsWith('used_')
+        ? { reasonCode: 'APPROVAL_REQUIRED', message: 'You need approval to list in this condition.', links: [] }
+        : null;
+    return {
+      restrictions: reason
+        ? [{ marketplaceId, ...(q.conditionType ? { conditionType: q.conditionType } : {}), reasons: [reason] }]
+        : [],
     };
   });
 
