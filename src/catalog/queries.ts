@@ -169,3 +169,24 @@ export async function revisionInfo(db: Knex, revision: string): Promise<Revision
     .first('revision', 'source', 'acquired_at', 'documents', 'gaps');
   return row ?? null;
 }
+
+/** Every family of a revision with its contract versions and how many operations each has. */
+export async function familiesOf(
+  db: Knex,
+  revision: string,
+): Promise<{ provider: Provider; family: string; versions: string[]; operations: number }[]> {
+  const rows: { provider: Provider; family: string; version: string; count: number }[] = await table(db, 'operations')
+    .where({ revision })
+    .groupBy('provider', 'family', 'version')
+    .orderBy(['provider', 'family', 'version'])
+    .select('provider', 'family', 'version', db.raw('count(*)::int as count'));
+  const out: { provider: Provider; family: string; versions: string[]; operations: number }[] = [];
+  for (const r of rows) {
+    const last = out.at(-1);
+    if (last && last.provider === r.provider && last.family === r.family) {
+      last.versions.push(r.version);
+      last.operations += r.count;
+    } else out.push({ provider: r.provider, family: r.family, versions: [r.version], operations: r.count });
+  }
+  return out;
+}

@@ -4,6 +4,7 @@ import { isVendorOnly } from '../projections/accounts/queries.js';
 import { errorResult } from './errors.js';
 import { SERVICE_PROMPTS } from './prompts/index.js';
 import { SERVICE_RESOURCES } from './resources/index.js';
+import { AMAZON_CATALOG_PARTS, AMAZON_CATALOG_RESOURCE } from '../catalog/resource.js';
 import type { Catalog, CatalogTool } from './mcp-server.js';
 import type { ToolContext } from './tool.js';
 import { hiddenFromVendorOnly, notOnDemo, toolEntry } from './tool-table.js';
@@ -38,7 +39,7 @@ function access(ctx: ToolContext) {
 export const SERVICE_CATALOG: Catalog = {
   tools: TOOLS,
   access,
-  resources: SERVICE_RESOURCES,
-  resourceTemplates: [],
+  resources: [...SERVICE_RESOURCES, AMAZON_CATALOG_RESOURCE],
+  resourceTemplates: [AMAZON_CATALOG_PARTS],
   prompts: SERVICE_PROMPTS,
 };

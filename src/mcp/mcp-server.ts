@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { SERVICE_VERSION } from './changelog.js';
+import { DomainError } from '../domain/shared/errors.js';
 import { errorResult, unexpectedError } from './errors.js';
 import type { ToolContext } from './tool.js';
 
@@ -37,15 +38,16 @@ export interface CatalogTool {
 /** Why a caller may not use a tool: as an unknown tool (thrown), or listed nowhere and answered with this error. */
 export type Refusal = ProtocolError | CallToolResult;
 
+/** A resource's read gets the caller's context (some read the database, per user). */
 export interface CatalogResource {
   listing: Resource;
-  read(): ReadResourceResult;
+  read(ctx: ToolContext): ReadResourceResult | Promise<ReadResourceResult>;
 }
 
 export interface CatalogResourceTemplate {
   listing: ResourceTemplateType;
   /** the resource at `uri`, or undefined when the template does not match it */
-  read(uri: string): ReadResourceResult | undefined;
+  read(uri: string, ctx: ToolContext): ReadResourceResult | undefined | Promise<ReadResourceResult | undefined>;
 }
 
 export interface CatalogPrompt {
@@ -152,23 +154,37 @@ export function buildMcpServer(context: () => ToolContext, catalog: Catalog): Se
       return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, tool.listing.outputSchema);
     },
   );
-  serveResources(server, catalog);
+  serveResources(server, catalog, context);
   servePrompts(server, catalog);
   if (catalog.complete) server.setRequestHandler('completion/complete', async (request) => catalog.complete!(request));
   return server;
 }
 
-function serveResources(server: Server, { resources, resourceTemplates }: Catalog): void {
+function serveResources(server: Server, { resources, resourceTemplates }: Catalog, context: () => ToolContext): void {
   server.setRequestHandler('resources/list', async () => ({ resources: resources.map((r) => r.listing) }));
   server.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: resourceTemplates.map((t) => t.listing),
   }));
   server.setRequestHandler('resources/read', async ({ params: { uri } }) => {
-    const fixed = resources.find((r) => r.listing.uri === uri);
-    if (fixed) return fixed.read();
-    for (const template of resourceTemplates) {
-      const read = template.read(uri);
-      if (read) return read;
+    const ctx = context();
+    try {
+      const fixed = resources.find((r) => r.listing.uri === uri);
+      if (fixed) return await fixed.read(ctx);
+      for (const template of resourceTemplates) {
+        const read = await template.read(uri, ctx);
+        if (read) return read;
+      }
+    } catch (err) {
+      // a known problem keeps its spec code (in the error's data); anything else goes to the log only
+      if (err instanceof DomainError)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${err.code}: ${err.detail}`, {
+          code: err.code,
+          detail: err.detail,
+          ...err.extra,
+        });
+      if (err instanceof ProtocolError) throw err;
+      ctx.logger.error({ err, uri }, 'reading a resource failed');
+      throw new ProtocolError(ProtocolErrorCode.InternalError, unexpectedError().detail);
     }
     throw new ResourceNotFoundError(uri);
   });

@@ -82,7 +82,7 @@ export const TOOL_TABLE: readonly ToolEntry[] = [
     availability: [],
     section: '4.9',
     params: ['operation*', 'direction', 'status', 'media_type', 'account'],
-    served: false,
+    served: true,
   },
   { name: 'get_automation', kind: 'read', availability: [], section: '4.4', params: ['automation_id*'], served: true },
   { name: 'get_event', kind: 'read', availability: [], section: '4.3', params: ['event_id*'], served: true },
@@ -270,7 +270,7 @@ export const TOOL_TABLE: readonly ToolEntry[] = [
     availability: [],
     section: '4.9',
     params: ['query', 'provider', 'family', 'method', 'deprecated', 'executable', 'limit', 'offset'],
-    served: false,
+    served: true,
   },
   {
     name: 'suggest_idea',

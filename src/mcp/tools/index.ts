@@ -2,6 +2,8 @@ import type { Tool } from '../tool.js';
 import { connectionStatus } from './connection_status.js';
 import { listStreamsTool } from './list_streams.js';
 import { describeData } from './describe_data.js';
+import { searchAmazonOperations } from './search_amazon_operations.js';
+import { getAmazonOperation } from './get_amazon_operation.js';
 import { describeStreamType } from './describe_stream_type.js';
 import { getEvent } from './get_event.js';
 import { listEvents } from './list_events.js';
@@ -49,6 +51,8 @@ export const TOOLS: readonly Tool[] = [
   listAdsEntities,
   queryData,
   describeData,
+  searchAmazonOperations,
+  getAmazonOperation,
   getMutation,
   listMutations,
   getMutationSchema,
