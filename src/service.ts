@@ -39,6 +39,7 @@ import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
 import { startWebhookDelivery, type RunningWebhooks } from './workers/webhook/queue.js';
 import { startLiveReactor } from './runtime/live/reactor.js';
 import { waitForDemo, type DemoAccount } from './demo-readiness.js';
+import { createMailer } from './infra/mail.js';
 
 export const ROLES = ['api', 'projector', 'worker', 'simulator'] as const;
 export type Role = (typeof ROLES)[number];
@@ -346,6 +347,15 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
           cursorKey: cursorKey(config.LIVE_READ_CURSOR_KEY),
         },
         ingestionSecret: config.INGESTION_SECRET,
+        accounts: {
+          mail: createMailer({
+            smtpUrl: config.SMTP_URL,
+            from: config.MAIL_FROM,
+            env: config.NODE_ENV,
+            logger: apiLogger,
+          }),
+          rateLimit: { redis: producer, prefix: config.REDIS_PREFIX },
+        },
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
         allowedHosts: config.MCP_ALLOWED_HOSTS,
         allowedOrigins: config.MCP_ALLOWED_ORIGINS,

@@ -119,6 +119,10 @@ const schema = z.object({
   DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** marketplace events the live-runs reactor handles side by side */
   LIVE_RUNS_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  // Seller accounts' mail (password reset links): an SMTP URL (smtps://user:pass@host), and the
+  // sender. Unset: in development and tests each message goes to the log; in production none is sent.
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().default('Marketplace automation <no-reply@localhost>'),
   // The secret vault's keys (docs/decisions/095-secret-vault.md): `<id>:<base64 of 32 bytes>`,
   // comma-separated, the first seals; unset, one derived from INGESTION_SECRET outside production.
   SECRETS_KEYS: z.string().optional(),

@@ -18,6 +18,8 @@ import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { LiveReadAccess } from '../catalog/live-read/execute.js';
 import type { DryRunGate } from './dry-runs.js';
 import { registerWebSessions } from '../web/session.js';
+import { registerAccountPages, type AccountPagesDeps } from '../web/accounts.js';
+import type { RateLimitStoreOptions } from '../web/rate-limit.js';
 
 export interface HttpServerDeps {
   db: Knex;
@@ -49,6 +51,8 @@ export interface HttpServerDeps {
   catalog?: Catalog;
   /** the secret accounts' event signing secrets derive from; with `store`, serves POST /ingest/:account_id */
   ingestionSecret?: string;
+  /** with `store`, serves the seller account pages (sign-up, sign-in, /account); and where their attempts are counted */
+  accounts?: Pick<AccountPagesDeps, 'mail'> & { rateLimit?: RateLimitStoreOptions };
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -89,7 +93,20 @@ export function buildHttpServer(deps: HttpServerDeps) {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   // cookies, form bodies, CSRF and seller sessions for every page the service serves
-  registerWebSessions(app, { db: deps.db, publicBaseUrl: deps.publicBaseUrl, ...(deps.now ? { now: deps.now } : {}) });
+  registerWebSessions(app, {
+    db: deps.db,
+    publicBaseUrl: deps.publicBaseUrl,
+    rateLimit: deps.accounts?.rateLimit,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  if (deps.store && deps.accounts)
+    registerAccountPages(app, {
+      db: deps.db,
+      store: deps.store,
+      mail: deps.accounts.mail,
+      publicBaseUrl: deps.publicBaseUrl,
+      ...(deps.now ? { now: deps.now } : {}),
+    });
 
   const metadata = async (req: FastifyRequest) => protectedResourceMetadata(baseUrl(req));
   app.get(WELL_KNOWN, metadata);

@@ -8,23 +8,20 @@
  *   preHandler every POST takes (403 without a valid token);
  * - `signIn(req, reply, userId)`: starts a new session on this reply (the old one, if any, ends);
  *   `signOut(req, reply)`;
- * - `safeReturnPath(value)`: a same-origin relative path to go back to, or `/account`.
+ * - `safeReturnPath(value)`: a same-origin relative path to go back to, or `/account`;
+ * - `endSessionsOf(db, userId)`: signs a user out everywhere.
+ * Rate limits for sign-in, sign-up, reset and the OAuth token endpoint: `rateLimited(name)` and
+ * `AUTH_RATE_LIMITS` in rate-limit.ts; account deletion hooks: `onAccountDeletion` in src/identity/deletion.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type {
-  FastifyBaseLogger,
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  preHandlerHookHandler,
-  RawServerDefault,
-} from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { Knex } from 'knex';
 import { IDENTITY_SCHEMA } from '../identity/schema.js';
+import { registerRateLimitStore, type RateLimitStoreOptions } from './rate-limit.js';
 
 /** A session ends this long after it began, whatever happens in between. */
 export const SESSION_LIFETIME_MS = 14 * 24 * 60 * 60 * 1000;
@@ -36,6 +33,8 @@ export interface WebSessionOptions {
   /** e.g. https://mcp.example.com: when https, cookies are Secure and `__Host-` prefixed */
   publicBaseUrl?: string | undefined;
   now?: () => Date;
+  /** where the sign-in, sign-up, reset and token endpoints count attempts (rate-limit.ts) */
+  rateLimit?: RateLimitStoreOptions | undefined;
 }
 
 interface Sessions {
@@ -83,6 +82,7 @@ export function registerWebSessions<L extends FastifyBaseLogger>(app: WebApp<L>,
     cookieKey: `${prefix}csrf`,
     cookieOpts: { path: '/', httpOnly: true, sameSite: 'lax', secure },
   });
+  registerRateLimitStore(app, options.rateLimit ?? { prefix: 'local' });
 }
 
 const cookieOptions = (s: Sessions) => ({ path: '/', httpOnly: true, sameSite: 'lax' as const, secure: s.secure });
@@ -121,7 +121,10 @@ export function safeReturnPath(value: unknown): string {
   return value;
 }
 
-export const requireSignedIn: preHandlerHookHandler = async (req, reply) => {
+/** A preHandler; plain async functions, so that they fit routes of an instance with any logger. */
+export type WebHook = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+export const requireSignedIn: WebHook = async (req, reply) => {
   if (await signedInUser(req)) return;
   return reply.redirect(`/sign-in?return_to=${encodeURIComponent(safeReturnPath(req.url))}`, 303);
 };
@@ -129,8 +132,11 @@ export const requireSignedIn: preHandlerHookHandler = async (req, reply) => {
 /** A CSRF token for a form this reply renders (sets the secret cookie when the visitor has none). */
 export const csrfToken = (reply: FastifyReply): string => reply.generateCsrf();
 
-export const verifyCsrf: preHandlerHookHandler = function (req, reply, done) {
-  req.server.csrfProtection(req, reply, done);
+export const verifyCsrf: WebHook = async (req, reply) => {
+  // the plugin's check is synchronous: it either passes on or has already answered 403
+  let valid = false;
+  req.server.csrfProtection(req, reply, () => (valid = true));
+  if (!valid) return reply;
 };
 
 /**
