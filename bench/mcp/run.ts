@@ -14,7 +14,7 @@
 //   npm run build && npm run bench:mcp [-- --calls 300] [-- --listings 2000 --order-lines 2000] [-- --keep NAME]
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { createMcpFastifyApp } from '@modelcontextprotocol/fastify';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
@@ -30,7 +30,8 @@ import { pino } from 'pino';
 import { DEMO_USER_ID } from '../../src/domain/shared/ids.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
 import { withSyncedProfile } from '../profile.js';
-import { fmt, percentile, printMachine } from '../support.js';
+import { fmt, printMachine } from '../support.js';
+import { connect, ping, REVISIONS, timeSideBySide as timeTurns, WARM_UP, type Times } from './round-trips.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,36 +49,12 @@ const scale = { listings: Number(args.listings), orderLines: Number(args['order-
 const calls = Number(args.calls);
 const LIST_ARGS = { order_by: 'created_at' };
 
-type Revision = '2026-07-28' | '2025-11-25';
-const REVISIONS: Revision[] = ['2026-07-28', '2025-11-25'];
-
-async function connect(url: string, revision: Revision): Promise<Client> {
-  const client = new Client(
-    { name: 'bench-mcp', version: '1.0.0' },
-    revision === '2026-07-28'
-      ? { versionNegotiation: { mode: { pin: revision } } }
-      : { supportedProtocolVersions: [revision] },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  if (client.getNegotiatedProtocolVersion() !== revision)
-    throw new Error(`${url}: negotiated ${client.getNegotiatedProtocolVersion()}, not ${revision}`);
-  return client;
-}
-
-/** the revision's cheapest round trip */
-const ping = (client: Client, revision: Revision) =>
-  revision === '2026-07-28' ? client.request({ method: 'server/discover', params: {} }) : client.ping();
-
 async function listListings(client: Client): Promise<CallToolResult> {
   const result = (await client.callTool({ name: 'list_listings', arguments: LIST_ARGS })) as CallToolResult;
   if (result.isError) throw new Error(`list_listings: ${JSON.stringify(result.structuredContent)}`);
   return result;
 }
 
-interface Times {
-  p50: number;
-  p99: number;
-}
 const cells = (t: Times) => t.p50.toFixed(2).padStart(10) + t.p99.toFixed(2).padStart(8);
 /** ours beside the bare server's, and ours over theirs */
 const row = (label: string, ours: Times, bare: Times) =>
@@ -87,25 +64,8 @@ const row = (label: string, ours: Times, bare: Times) =>
   (ours.p50 / bare.p50).toFixed(2).padStart(11) +
   (ours.p99 / bare.p99).toFixed(2).padStart(7);
 
-const WARM_UP = 100;
-
-/**
- * p50 and p99 (ms) of `calls` sequential runs of each, taking turns (ours, theirs, ours, …) so
- * that both meet the same moment of the machine, after WARM_UP turns unmeasured (the JIT).
- */
-async function timeSideBySide(ours: () => Promise<unknown>, bare: () => Promise<unknown>): Promise<[Times, Times]> {
-  const times: [number[], number[]] = [[], []];
-  for (let i = 0; i < WARM_UP + calls; i++)
-    for (const [k, run] of [ours, bare].entries()) {
-      const t = performance.now();
-      await run();
-      if (i >= WARM_UP) times[k]!.push(performance.now() - t);
-    }
-  return times.map((ts) => {
-    ts.sort((a, b) => a - b);
-    return { p50: percentile(ts, 0.5), p99: percentile(ts, 0.99) };
-  }) as [Times, Times];
-}
+/** ours and the bare server's, taking turns */
+const timeSideBySide = (ours: () => Promise<unknown>, bare: () => Promise<unknown>) => timeTurns(ours, bare, calls);
 
 /** The SDK's minimal server on a free port: one tool, named and described as ours, answering `answer`. */
 async function bareServer(listing: Tool, answer: CallToolResult) {
