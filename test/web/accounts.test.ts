@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { TOTP, Secret } from 'otpauth';
-import { issueApiToken } from '../../src/commands/user/execute.js';
 import { IDENTITY_SCHEMA } from '../../src/identity/schema.js';
 import { onAccountDeletion } from '../../src/identity/deletion.js';
 import { RESET_LINK_LIFETIME_MS } from '../../src/identity/credentials.js';
@@ -9,7 +8,7 @@ import { hashToken } from '../../src/domain/user/token.js';
 import { projections } from '../../src/projections/registry.js';
 import { AUTH_RATE_LIMITS } from '../../src/web/rate-limit.js';
 import { safeReturnPath } from '../../src/web/session.js';
-import { eventually } from '../support/processes.js';
+import { cli, eventually } from '../support/processes.js';
 import { startProjecting } from '../support/projections.js';
 import { Browser, serveSite, type Site } from './browser.js';
 
@@ -45,8 +44,20 @@ describe('seller accounts', function () {
     expect(r.location).to.equal('/account');
     return b;
   }
-  const projected = (token: string) =>
-    eventually(async () => (await findActiveToken(world.db, hashToken(token))) ?? undefined, 'the token projected');
+  /** an API token for the user as an operator makes one, with the CLI, once the read model shows it */
+  async function tokenFor(userId: string): Promise<{ token: string; token_id: string }> {
+    const out = await cli(['tokens', 'create', '--user', userId, '--label', 'agent'], {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_PREFIX: process.env.REDIS_PREFIX!,
+    });
+    const token = /token \(shown once\): (\S+)/.exec(out)![1]!;
+    const token_id = /token id: (\S+)/.exec(out)![1]!;
+    await eventually(
+      async () => (await findActiveToken(world.db, hashToken(token))) ?? undefined,
+      'the token projected',
+    );
+    return { token, token_id };
+  }
   const userIdOf = async (email: string): Promise<string> =>
     (await world.db.withSchema(IDENTITY_SCHEMA).table('credentials').where({ email }).first()).user_id;
 
@@ -245,8 +256,7 @@ describe('seller accounts', function () {
     const email = newEmail();
     const b = await signedUp(email);
     const userId = await userIdOf(email);
-    const { token } = await issueApiToken({ store: world.store, metadata: {} }, userId, 'agent', ['mcp:read']);
-    await projected(token);
+    const { token } = await tokenFor(userId);
     await new Browser(site.base).submit('/reset', '/reset', { email });
     const hooked: string[] = [];
     const hook = async (d: { userId: string }) => void hooked.push(d.userId);
@@ -279,10 +289,7 @@ describe('seller accounts', function () {
     const email = newEmail();
     const b = await signedUp(email);
     const userId = await userIdOf(email);
-    const { token, token_id } = await issueApiToken({ store: world.store, metadata: {} }, userId, 'agent', [
-      'mcp:read',
-    ]);
-    await projected(token);
+    const { token, token_id } = await tokenFor(userId);
     const r = await b.get('/account/export');
     expect(r.status).to.equal(200);
     expect(r.headers.get('content-disposition')).to.include('attachment');
