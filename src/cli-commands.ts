@@ -33,6 +33,7 @@ import {
 } from './workers/connections-queue.js';
 import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
+import { FEEDBACK_USAGE, runFeedbackCommand } from './feedback-cli.js';
 import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
 
@@ -62,7 +63,8 @@ const USAGE = `usage: npm run cli -- <command>
                                               request that touches it (recorded, never sent)
   rebuild <projection> | rebuild --all        rebuild read models from the event log
 ${CATALOG_USAGE}
-${WEBHOOK_USAGE}`;
+${WEBHOOK_USAGE}
+${FEEDBACK_USAGE}`;
 
 const CONNECTIONS = ['selling', 'ads'] as const;
 
@@ -301,6 +303,8 @@ async function main(argv: string[]): Promise<void> {
       default:
         if (group === 'catalog')
           return await runCatalogCommand(action, rest, { db, print: (line) => console.log(line) });
+        if (group === 'feedback')
+          return await runFeedbackCommand(action, rest, { db, project, print: (line) => console.log(line) });
         if (group === 'rebuild')
           return await runRebuildCommand(argv.slice(1), { db, store, projections, logger, output: process.stdout });
         throw new UsageError(USAGE);

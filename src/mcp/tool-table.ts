@@ -238,7 +238,7 @@ export const TOOL_TABLE: readonly ToolEntry[] = [
     availability: NOT_ON_DEMO,
     section: '4.10',
     params: ['title*', 'what_happened', 'expected', 'tool_name', 'detail'],
-    served: false,
+    served: true,
   },
   {
     name: 'request_report',
@@ -278,7 +278,7 @@ export const TOOL_TABLE: readonly ToolEntry[] = [
     availability: NOT_ON_DEMO,
     section: '4.10',
     params: ['title*', 'what_happened', 'expected', 'tool_name', 'detail'],
-    served: false,
+    served: true,
   },
   {
     name: 'update_automation',

@@ -21,6 +21,7 @@ import { webhooksProjection } from './webhook/projection.js';
 import { webhookDeliveriesProjection } from './webhook/deliveries.js';
 import { automationRunsProjection } from './automation-runs/projection.js';
 import { automationStoreProjection } from './automation-store/projection.js';
+import { feedbackProjection } from './feedback/projection.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
@@ -49,4 +50,5 @@ export const projections: Projection[] = [
   webhookDeliveriesProjection,
   automationRunsProjection,
   automationStoreProjection,
+  feedbackProjection,
 ];

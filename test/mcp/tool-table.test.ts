@@ -165,7 +165,7 @@ describe('the served tools, as the MCP client lists them, against the tool table
 
   it('the demo refuses a tool not on the demo as it would an unknown one', async () => {
     const demo = await mcp.demoClient();
-    expect(hidden(notOnDemo)).to.have.length(1);
+    expect(hidden(notOnDemo)).to.not.be.empty;
     for (const { name } of hidden(notOnDemo))
       await call(demo, name, {}).then(
         () => expect.fail(`${name} answered on the demo`),
