@@ -9,6 +9,7 @@ import { createDb, type Knex } from './infra/db.js';
 import { createLogger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
 import { migrationSteps } from './migrations.js';
+import { createCredentials, EmailTaken, normalizeEmail } from './identity/credentials.js';
 import { checkRedis, ensureDatabase } from './infra/reachability.js';
 import { createRedis } from './infra/redis.js';
 import { admissionProjection } from './projections/admission/projection.js';
@@ -38,7 +39,9 @@ import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
 
 const USAGE = `usage: npm run cli -- <command>
-  users create --name <name>                  register a user; prints its id
+  users create --name <name> [--email <email>]
+                                              register a user; prints its id (--email: its seller sign-in
+                                              address, without a password: a reset link at /reset sets one)
   tokens create --user <user id> [--label <label>]
                                               issue an API token for /mcp; prints it once
   tokens list --user <user id>                list a user's tokens (never the tokens themselves)
@@ -71,6 +74,7 @@ const CONNECTIONS = ['selling', 'ads'] as const;
 /** The options of USAGE: each takes a value (`--name <name>`). */
 const OPTIONS = [
   'name',
+  'email',
   'user',
   'label',
   'token',
@@ -172,6 +176,17 @@ async function main(argv: string[]): Promise<void> {
     switch (`${group} ${action}`) {
       case 'users create': {
         const user_id = newId();
+        const email = option('email', false);
+        if (email !== undefined) {
+          const address = normalizeEmail(email);
+          if (!address) throw new UsageError(`--email: '${email}' is not an email address`);
+          // before the user is registered: a taken address stops here, leaving nothing behind
+          await createCredentials(db, { user_id, email: address, password_hash: null }).catch((err: unknown) => {
+            throw err instanceof EmailTaken
+              ? new UsageError(`--email: ${address} already signs in to an account`)
+              : err;
+          });
+        }
         await project(await registerUser(ctx, user_id, option('name')!));
         console.log(user_id);
         return;

@@ -58,6 +58,13 @@ describe('seller accounts', function () {
     );
     return { token, token_id };
   }
+  const expectRejection = async (p: Promise<unknown>, message: RegExp) => {
+    const err = await p.then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err?.message).to.match(message);
+  };
   const userIdOf = async (email: string): Promise<string> =>
     (await world.db.withSchema(IDENTITY_SCHEMA).table('credentials').where({ email }).first()).user_id;
 
@@ -206,6 +213,25 @@ describe('seller accounts', function () {
     } finally {
       await timed.close();
     }
+  });
+
+  it('lets an operator create a seller with a sign-in email; a reset link sets its password', async () => {
+    const email = newEmail();
+    const env = { DATABASE_URL: process.env.DATABASE_URL!, REDIS_PREFIX: process.env.REDIS_PREFIX! };
+    const userId = (await cli(['users', 'create', '--name', 'Ops seller', '--email', email], env)).trim();
+    expect(await userIdOf(email)).to.equal(userId);
+    await expectRejection(
+      cli(['users', 'create', '--name', 'Twin', '--email', email.toUpperCase()], env),
+      /already signs in/,
+    );
+    // no password yet: nothing signs in
+    expect((await new Browser(site.base).submit('/sign-in', '/sign-in', { email, password: '' })).status).to.equal(401);
+    await new Browser(site.base).submit('/reset', '/reset', { email });
+    const link = new URL(site.mailLinks(email)[0]!);
+    const b = new Browser(site.base);
+    await b.get(link.pathname);
+    await b.post('/reset/password', { token: link.pathname.split('/').pop()!, password: PASSWORD });
+    expect((await b.submit('/sign-in', '/sign-in', { email, password: PASSWORD })).location).to.equal('/account');
   });
 
   it('turns on a TOTP second factor confirmed by a code; sign-in then asks for a fresh code', async () => {
