@@ -7,6 +7,7 @@ import { migrateProjections } from './projections/schema.js';
 import { migrateReadYourWrites } from './projections/read-your-writes.js';
 import { migrateIdentity } from './identity/schema.js';
 import { migrateSecrets } from './secrets/vault.js';
+import { migrateOAuth } from './oauth/adapter.js';
 import { migrateViews } from './projections/views/migrate.js';
 import { viewDefinitions } from './projections/views/registry.js';
 import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
@@ -27,6 +28,8 @@ export function migrationSteps(
     migrateProductTypeSchemaCache,
     migrateReactorCheckpoints,
     migrateReadYourWrites,
+    // the OAuth server's codes, tokens, clients and keys, outside the event log
+    migrateOAuth,
     migrateCatalog,
     // personal data, outside the log and the read models
     migrateIdentity,

@@ -19,6 +19,7 @@ import { createProducerRedis, createRedis } from './infra/redis.js';
 import { STORE_LIMITS } from './domain/automation-store/limits.js';
 import { createSandbox } from './runtime/sandbox/index.js';
 import { tokenAuthenticator } from './mcp/auth.js';
+import { startOAuth } from './oauth/index.js';
 import { buildHttpServer } from './mcp/server.js';
 import { cursorKey } from './catalog/live-read/cursor.js';
 import { eventRetentionQueue, eventRetentionWorker } from './workers/events/retention-queue.js';
@@ -322,10 +323,12 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         clientId: config.LWA_CLIENT_ID,
         clientSecret: config.LWA_CLIENT_SECRET,
       });
+      const oauth = await startOAuth(config, db);
       const app = buildHttpServer({
         db,
         logger: apiLogger,
-        authenticate: tokenAuthenticator(db),
+        oauth,
+        authenticate: tokenAuthenticator(db, oauth.checkAccessToken),
         demoUserId: DEMO_USER_ID,
         store,
         dispatch: { queued: (receiptIds) => enqueueDispatch(dispatch, receiptIds) },

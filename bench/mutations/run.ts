@@ -31,6 +31,7 @@ import { syncConnections } from '../../src/workers/connections-sync.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { fmt, printMachine, startBenchDispatch, withDatabase } from '../support.js';
 import { listingId } from '../../src/domain/observation/ids.js';
+import { SCOPES } from '../../src/domain/user/scopes.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -101,7 +102,8 @@ async function run(url: string, targets: number): Promise<boolean> {
     db,
     store,
     logger,
-    authenticate: async (token) => (token === user ? { userId: user } : null),
+    authenticate: async (token) =>
+      token === user ? { userId: user, scopes: SCOPES, client: { kind: 'oauth_client', client_id: 'bench' } } : null,
     demoUserId: newId(),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

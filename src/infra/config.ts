@@ -73,6 +73,13 @@ const schema = z.object({
   // Accounts' event signing secrets derive from it (src/domain/event/delivery.ts); a default only
   // while the built-in simulator is the marketplace.
   INGESTION_SECRET: z.string().min(1, 'must not be empty').optional(),
+  // The OAuth authorization server's keys (docs/decisions/101-oauth-keys.md): a JWK Set of private
+  // signing keys and comma-separated cookie keys; unset, keys generated once and kept in the database.
+  OAUTH_JWKS: z.string().optional(),
+  OAUTH_COOKIE_KEYS: z.string().optional(),
+  // A CA certificate file trusted when fetching OAuth Client ID Metadata Documents, which may then be
+  // on loopback: honoured only when NODE_ENV=test (docs/decisions/102-oauth-test-ca.md).
+  OAUTH_TEST_CA_FILE: z.string().optional(),
   /** the user the stdio entry serves; unset = the demo user */
   MCP_USER_ID: z.uuid().optional(),
   PROJECTOR_POLL_MS: z.coerce.number().int().positive().default(500),

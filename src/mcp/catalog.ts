@@ -5,6 +5,7 @@ import { errorResult } from './errors.js';
 import { SERVICE_PROMPTS } from './prompts/index.js';
 import { SERVICE_RESOURCES } from './resources/index.js';
 import { AMAZON_CATALOG_PARTS, AMAZON_CATALOG_RESOURCE } from '../catalog/resource.js';
+import { missingScopes, scopesFor } from '../domain/user/scopes.js';
 import type { Catalog, CatalogTool } from './mcp-server.js';
 import type { ToolContext } from './tool.js';
 import { hiddenFromVendorOnly, notOnDemo, toolEntry } from './tool-table.js';
@@ -18,6 +19,12 @@ function access(ctx: ToolContext) {
   let vendorOnly: Promise<boolean> | undefined;
   return async (tool: CatalogTool) => {
     const entry = toolEntry(tool.name);
+    // a token that may not write is not offered the write tools (its call is refused 403 before this)
+    if (ctx.principal && missingScopes(ctx.principal.scopes, scopesFor(entry.kind)).length)
+      return new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `the tool '${tool.name}' needs the scopes ${scopesFor(entry.kind).join(' ')}, which your token lacks`,
+      );
     // as absent there as an unknown tool (spec 4.1 availability)
     if (ctx.endpoint === 'demo' && notOnDemo(entry))
       return new ProtocolError(

@@ -5,17 +5,19 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, RawServerDefault } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { Knex } from '../infra/db.js';
 import { QUERY_DATA_SCHEMA } from '../projections/views/migrate.js';
-import { type Authenticate, bearerToken } from './auth.js';
+import { type Authenticate, bearerChallenge, bearerToken } from './auth.js';
+import { missingScopes, READ_SCOPE } from '../domain/user/scopes.js';
 import type { Endpoint } from './tool.js';
 
 // Large query_data results become a gzip-compressed CSV kept in PostgreSQL for an hour and
 // served at /exports/<id>.csv.gz, with the column definitions beside it at
 // /exports/<id>.columns.json. The id is 192 random bits; only its sha256 is stored. On
-// /mcp the download also needs the caller's bearer token (same user); on the demo endpoint
-// the unguessable, expiring URL is the only credential.
+// /mcp the download also needs a bearer token of the same user, of either kind /mcp takes, with
+// `mcp:read` (the exports belong to the /mcp resource); on the demo endpoint the unguessable,
+// expiring URL is the only credential.
 
 export const EXPORT_TTL_SECONDS = 3600;
 
@@ -88,7 +90,7 @@ export async function saveExport(
 /** GET /exports/<id>.csv.gz and /exports/<id>.columns.json */
 export function registerExportRoutes<L extends FastifyBaseLogger>(
   app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, L>,
-  deps: { db: Knex; authenticate: Authenticate },
+  deps: { db: Knex; authenticate: Authenticate; baseUrl: (req: FastifyRequest) => string },
 ): void {
   app.get<{ Params: { file: string } }>('/exports/:file', async (req, reply) => {
     const notFound = () =>
@@ -98,7 +100,8 @@ export function registerExportRoutes<L extends FastifyBaseLogger>(
     const [, id, kind] = match;
     const token = bearerToken(req.headers.authorization);
     const user = token ? await deps.authenticate(token) : null;
-    if (token !== undefined && !user) return refuse(reply, true);
+    const challenge = (tokenGiven: boolean) => refuse(reply, deps.baseUrl(req), tokenGiven);
+    if (token !== undefined && !user) return challenge(true);
     const row = await deps
       .db(TABLE)
       .where({ id_hash: hashId(id!) })
@@ -111,9 +114,19 @@ export function registerExportRoutes<L extends FastifyBaseLogger>(
       );
     if (!row) return notFound();
     if (row.endpoint === 'mcp') {
-      if (!user) return refuse(reply, false);
+      if (!user) return challenge(false);
       // another user's export reads as missing
       if (user.userId !== row.user_id) return notFound();
+      if (missingScopes(user.scopes, [READ_SCOPE]).length) {
+        const description = `this export needs the scope ${READ_SCOPE}, which the token lacks`;
+        return reply
+          .code(403)
+          .header(
+            'www-authenticate',
+            bearerChallenge(deps.baseUrl(req), { error: 'insufficient_scope', description, scope: READ_SCOPE }),
+          )
+          .send({ error: 'insufficient_scope', error_description: description, scope: READ_SCOPE });
+      }
     }
     reply.header('cache-control', 'private, no-store');
     if (kind === 'columns.json') return reply.send({ columns: row.columns });
@@ -124,15 +137,15 @@ export function registerExportRoutes<L extends FastifyBaseLogger>(
   });
 }
 
-function refuse(reply: FastifyReply, tokenGiven: boolean) {
+function refuse(reply: FastifyReply, baseUrl: string, tokenGiven: boolean) {
   const description = tokenGiven
-    ? 'the bearer token is unknown, malformed or revoked'
+    ? 'the bearer token is unknown, malformed, expired, revoked or for another resource'
     : 'this export needs the bearer token of the user who made it';
   return reply
     .code(401)
     .header(
       'www-authenticate',
-      tokenGiven ? `Bearer error="invalid_token", error_description="${description}"` : 'Bearer',
+      tokenGiven ? bearerChallenge(baseUrl, { error: 'invalid_token', description }) : bearerChallenge(baseUrl),
     )
     .send({ error: 'invalid_token', error_description: description });
 }

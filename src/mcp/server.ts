@@ -5,7 +5,19 @@ import type { DispatchNotifier } from '../commands/mutation/dispatch-notifier.js
 import type { Knex } from '../infra/db.js';
 import type { EventStore } from '../eventstore/port.js';
 import type { Logger } from '../infra/logger.js';
-import { AUTHENTICATION_DOC, type Authenticate, bearerToken, protectedResourceMetadata } from './auth.js';
+import {
+  AUTHENTICATION_DOC,
+  type Authenticate,
+  bearerChallenge,
+  bearerToken,
+  PROTECTED_RESOURCE_PATH,
+  protectedResourceMetadata,
+  type Principal,
+  scopesLacking,
+} from './auth.js';
+import type { OAuthServer } from '../oauth/provider.js';
+import { registerOAuthRoutes } from '../oauth/routes.js';
+import { knownScopes, SCOPES } from '../domain/user/scopes.js';
 import { registerExportRoutes } from './exports.js';
 import { registerIngestionRoute } from './ingestion.js';
 import { browserGuards } from './browser-guards.js';
@@ -33,6 +45,8 @@ export interface HttpServerDeps {
   allowedHosts?: readonly string[];
   /** browser origins' hostnames the MCP endpoints answer besides localhost (MCP_ALLOWED_ORIGINS) */
   allowedOrigins?: readonly string[];
+  /** the OAuth 2.1 authorization server of /mcp; its base URL is then the service's (publicBaseUrl ignored) */
+  oauth?: OAuthServer;
   /** the clock tools read "today" from; the wall clock unless a test sets one */
   now?: () => Date;
   /** the event store write tools append to */
@@ -55,7 +69,6 @@ export interface HttpServerDeps {
   accounts?: Pick<AccountPagesDeps, 'mail'> & { rateLimit?: RateLimitStoreOptions };
 }
 
-const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** An incoming x-request-id is honoured when it looks like an id, so logs join across services. */
@@ -75,7 +88,8 @@ export function buildHttpServer(deps: HttpServerDeps) {
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
   });
-  const baseUrl = (req: FastifyRequest) => (deps.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
+  const baseUrl = (req: FastifyRequest) =>
+    (deps.oauth?.baseUrl ?? deps.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
 
   // set on the raw response so that hijacked MCP replies carry it too
   app.addHook('onRequest', async (req, reply) => {
@@ -108,10 +122,11 @@ export function buildHttpServer(deps: HttpServerDeps) {
       ...(deps.now ? { now: deps.now } : {}),
     });
 
-  const metadata = async (req: FastifyRequest) => protectedResourceMetadata(baseUrl(req));
-  app.get(WELL_KNOWN, metadata);
-  app.get(`${WELL_KNOWN}/mcp`, metadata);
-  registerExportRoutes(app, { db: deps.db, authenticate: deps.authenticate });
+  const metadata = async (req: FastifyRequest) => protectedResourceMetadata(baseUrl(req), deps.oauth?.issuer);
+  app.get(PROTECTED_RESOURCE_PATH, metadata);
+  app.get(`${PROTECTED_RESOURCE_PATH}/mcp`, metadata);
+  if (deps.oauth) registerOAuthRoutes(app, { oauth: deps.oauth, db: deps.db });
+  registerExportRoutes(app, { db: deps.db, authenticate: deps.authenticate, baseUrl });
   if (deps.store && deps.ingestionSecret)
     registerIngestionRoute(app, { db: deps.db, store: deps.store, secret: deps.ingestionSecret });
   app.get('/docs/authentication', async (_req, reply) =>
@@ -122,11 +137,12 @@ export function buildHttpServer(deps: HttpServerDeps) {
   const mcp = mcpHandler(deps.catalog ?? SERVICE_CATALOG, (err) => deps.logger.warn({ err }, 'mcp request not served'));
   const guards = browserGuards(deps);
 
-  function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string) {
+  function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string, principal?: Principal) {
     const call: ToolContext = {
       db: deps.db,
       userId,
       endpoint,
+      ...(principal ? { principal } : {}),
       logger: req.log,
       requestId: req.id,
       now: deps.now ?? (() => new Date()),
@@ -144,15 +160,27 @@ export function buildHttpServer(deps: HttpServerDeps) {
   }
 
   async function refuse(req: FastifyRequest, reply: FastifyReply, tokenGiven: boolean) {
-    const description = tokenGiven ? 'the bearer token is unknown, malformed or revoked' : 'a bearer token is required';
-    const params = [
-      ...(tokenGiven ? ['error="invalid_token"', `error_description="${description}"`] : []),
-      `resource_metadata="${baseUrl(req)}${WELL_KNOWN}/mcp"`,
-    ];
+    const description = tokenGiven
+      ? 'the bearer token is unknown, malformed, expired, revoked or for another resource'
+      : 'a bearer token is required';
+    // the scopes a client should ask for: every one, so that its token can write too
+    const challenge = tokenGiven
+      ? bearerChallenge(baseUrl(req), { error: 'invalid_token', description, scope: SCOPES.join(' ') })
+      : bearerChallenge(baseUrl(req), { scope: SCOPES.join(' ') });
     return reply
       .code(401)
-      .header('www-authenticate', `Bearer ${params.join(', ')}`)
+      .header('www-authenticate', challenge)
       .send({ error: 'invalid_token', error_description: description });
+  }
+
+  /** 403 for a call beyond the token's scopes (step-up: the challenge names every scope it needs). */
+  function insufficientScope(req: FastifyRequest, reply: FastifyReply, principal: Principal, lacking: string[]) {
+    const scope = knownScopes([...principal.scopes, ...lacking]).join(' ');
+    const description = `this call needs the scope ${lacking.join(' ')}, which the token lacks; nothing was done`;
+    return reply
+      .code(403)
+      .header('www-authenticate', bearerChallenge(baseUrl(req), { error: 'insufficient_scope', description, scope }))
+      .send({ error: 'insufficient_scope', error_description: description, scope });
   }
 
   const methods = ['POST', 'GET', 'DELETE'] as const;
@@ -163,9 +191,11 @@ export function buildHttpServer(deps: HttpServerDeps) {
     onRequest: guards,
     handler: async (req, reply) => {
       const token = bearerToken(req.headers.authorization);
-      const user = token ? await deps.authenticate(token) : null;
-      if (!user) return refuse(req, reply, token !== undefined);
-      return serveMcp(req, reply, 'mcp', user.userId);
+      const principal = token ? await deps.authenticate(token) : null;
+      if (!principal) return refuse(req, reply, token !== undefined);
+      const lacking = scopesLacking(req.body, principal.scopes);
+      if (lacking.length) return insufficientScope(req, reply, principal, lacking);
+      return serveMcp(req, reply, 'mcp', principal.userId, principal);
     },
   });
   app.route({

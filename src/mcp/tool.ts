@@ -10,6 +10,7 @@ import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { DryRunGate } from './dry-runs.js';
 import type { LiveReadAccess } from '../catalog/live-read/execute.js';
 import { DomainError } from '../domain/shared/errors.js';
+import type { Principal } from './auth.js';
 import { argumentBoundsError } from './argument-bounds.js';
 import { withOwnWrites } from './read-your-writes.js';
 import { errorResult, inputError, jsonResult, unexpectedError, unstorableTextAt } from './errors.js';
@@ -32,6 +33,8 @@ export interface ToolContext {
   db: Knex;
   userId: string;
   endpoint: Endpoint;
+  /** the token's holder, scopes and client on /mcp; absent on the demo endpoint and over stdio */
+  principal?: Principal;
   /** already carries the request id */
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   requestId: string;

@@ -6,7 +6,13 @@ const user_id = '5d1f4e1a-8a43-4f51-9d2a-6f1f1f1f1f1f';
 const token_id = '0b7d2c10-1111-4222-8333-944444444444';
 const token_hash = 'a'.repeat(64);
 const registered: UserEvent = { type: 'UserRegistered', data: { user_id, name: 'Ada' } };
-const issued: UserEvent = { type: 'ApiTokenIssued', data: { user_id, token_id, token_hash, label: 'laptop' } };
+const scopes = ['mcp:read'] as const;
+const issued: UserEvent = {
+  type: 'ApiTokenIssued',
+  data: { user_id, token_id, token_hash, label: 'laptop', scopes: ['mcp:read'] },
+};
+/** as recorded before tokens had scopes */
+const issuedUnscoped: UserEvent = { type: 'ApiTokenIssued', data: { user_id, token_id, token_hash, label: 'laptop' } };
 const revoked: UserEvent = { type: 'ApiTokenRevoked', data: { user_id, token_id } };
 
 describe('user decider', () => {
@@ -22,16 +28,20 @@ describe('user decider', () => {
     given(userDecider, []).when({ type: 'RegisterUser', user_id, name: '  ' }).thenThrows('invalid', /name/));
   it('issues a token to a registered user', () =>
     given(userDecider, [registered])
-      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop' })
+      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop', scopes })
       .then([issued]));
   it('refuses a token for an unknown user', () =>
     given(userDecider, [])
-      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'x' })
+      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'x', scopes })
       .thenThrows('invalid', /no such user/));
   it('issuing the same token id twice is a no-op', () =>
     given(userDecider, [registered, issued])
-      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop' })
+      .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'laptop', scopes })
       .then([]));
+  it('an unscoped token recorded before scopes existed still reads, and is revoked like any other', () =>
+    given(userDecider, [registered, issuedUnscoped])
+      .when({ type: 'RevokeApiToken', user_id, token_id })
+      .then([revoked]));
   it('revokes an issued token', () =>
     given(userDecider, [registered, issued]).when({ type: 'RevokeApiToken', user_id, token_id }).then([revoked]));
   it('revoking twice is a no-op', () =>

@@ -190,7 +190,7 @@ describe('MCP over HTTP', () => {
       const res = await initialize({});
       expect(res.status).to.equal(401);
       expect(res.headers.get('www-authenticate')).to.equal(
-        `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        `Bearer scope="mcp:read mcp:write", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
       );
       expect(await res.json()).to.deep.include({ error: 'invalid_token' });
     });

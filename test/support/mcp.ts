@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createEventStore } from '../../src/eventstore/index.js';
 import { buildHttpServer, type HttpServerDeps } from '../../src/mcp/server.js';
+import { SCOPES } from '../../src/domain/user/scopes.js';
 
 // The real HTTP server and the SDK client for tool tests over read models a test filled
 // itself (for example through the observed-data harness). Authentication has its own tests;
@@ -42,7 +43,14 @@ export async function serveMcp(
     store,
     db,
     logger: pino({ level: 'silent' }),
-    authenticate: async (token) => (token.startsWith('user.') ? { userId: token.slice('user.'.length) } : null),
+    authenticate: async (token) =>
+      token.startsWith('user.')
+        ? {
+            userId: token.slice('user.'.length),
+            scopes: SCOPES,
+            client: { kind: 'oauth_client', client_id: 'tool-test' },
+          }
+        : null,
     demoUserId,
     now,
     ...deps,

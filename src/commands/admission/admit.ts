@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { IDEMPOTENCY_TTL_MS, runIdempotency } from '../../domain/admission/idempotency.js';
 import { fingerprint } from '../../domain/admission/rules.js';
 import { isCreation } from '../../domain/mutation/payloads.js';
-import type { CausedBy, Idempotency } from '../../domain/mutation/events.js';
+import type { CausedBy, Idempotency, Via } from '../../domain/mutation/events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../infra/logger.js';
@@ -43,6 +43,8 @@ export interface AdmissionCall {
    * admitted once however often it is run again (a key of its own, see runIdempotency).
    */
   caused_by?: CausedBy;
+  /** the OAuth client or personal access token of the tool call (who did it, on each receipt) */
+  via?: Via;
 }
 
 export interface AdmissionDeps {
@@ -200,6 +202,7 @@ async function prepareAll({
         index,
         idempotency: stamped,
         caused_by,
+        via: call.via,
         now,
       }),
     );

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { foreignMarketplaceSelector, isQualifiedAction } from '../../domain/admission/rules.js';
 import { decide } from '../../domain/mutation/decide.js';
-import type { CausedBy } from '../../domain/mutation/events.js';
+import type { CausedBy, Via } from '../../domain/mutation/events.js';
 import { ACTIONS, allowedActions, TARGET_TYPES, type Action, type TargetType } from '../../domain/mutation/payloads.js';
 import { initialState } from '../../domain/mutation/state.js';
 import { listingId } from '../../domain/observation/ids.js';
@@ -41,6 +41,7 @@ export async function prepareRequest({
   index,
   idempotency,
   caused_by,
+  via,
   now,
 }: {
   reads: Knex;
@@ -55,6 +56,8 @@ export async function prepareRequest({
   idempotency: Admit['idempotency'];
   /** the automation run admitting it; null for a tool call */
   caused_by: CausedBy | null;
+  /** the client or token of the tool call admitting it */
+  via: Via | undefined;
   now: Date;
 }): Promise<Prepared> {
   const at = `mutations[${index}]`;
@@ -135,6 +138,7 @@ export async function prepareRequest({
     created_at: now.toISOString(),
     blocked: null,
     ...(caused_by ? { caused_by } : {}),
+    ...(via ? { via } : {}),
   };
   try {
     decide(command, initialState());

@@ -1,6 +1,7 @@
 import { userDecider } from '../../domain/user/decide.js';
 import { generateApiToken, hashToken } from '../../domain/user/token.js';
 import { newId } from '../../domain/shared/ids.js';
+import type { Scope } from '../../domain/user/scopes.js';
 import type { Position } from '../../eventstore/port.js';
 import { handleCommand, type CommandContext } from '../shared/handler.js';
 
@@ -15,13 +16,14 @@ export async function issueApiToken(
   ctx: CommandContext,
   user_id: string,
   label: string,
+  scopes: readonly Scope[],
 ): Promise<{ token_id: string; token: string; position: Position | null }> {
   const token = generateApiToken();
   const token_id = newId();
   const { position } = await handleCommand(
     userDecider,
     user_id,
-    { type: 'IssueApiToken', user_id, token_id, token_hash: hashToken(token), label },
+    { type: 'IssueApiToken', user_id, token_id, token_hash: hashToken(token), label, scopes },
     ctx,
   );
   return { token_id, token, position };

@@ -4,6 +4,7 @@ import {
   mutationEventSchemas,
   type Candidate,
   type CausedBy,
+  type Via,
   type Created,
   type Idempotency,
   type MutationEvent,
@@ -40,6 +41,8 @@ export type MutationCommand =
       blocked: { reason: 'listing_blocked' | 'automation_switch_off'; message: string } | null;
       /** the automation run that admits it (absent for tools) */
       caused_by?: CausedBy | null;
+      /** the client or token of the tool call that admits it */
+      via?: Via;
     }
   /** `prior`: the part of the target the request names, read just before sending (see MutationDispatchStarted) */
   | { type: 'StartDispatch'; receipt_id: string; started_at: string; prior?: unknown }

@@ -63,6 +63,16 @@ export const CausedBy = z.object({
 });
 export type CausedBy = z.infer<typeof CausedBy>;
 
+/**
+ * What a tool call that admitted a receipt came through (docs/decisions/103-who-did-it.md): the
+ * OAuth client the user authorized, or the user's personal access token (its id, never the token).
+ */
+export const Via = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('oauth_client'), client_id: z.string().min(1) }),
+  z.object({ kind: z.literal('personal_access_token'), token_id: z.uuid() }),
+]);
+export type Via = z.infer<typeof Via>;
+
 export const MutationAdmitted = z.object({
   receipt_id: z.uuid(),
   account_id: z.uuid(),
@@ -77,6 +87,8 @@ export const MutationAdmitted = z.object({
   blocked: z.object({ reason: z.enum(['listing_blocked', 'automation_switch_off']), message: z.string() }).nullable(),
   /** the automation run that admitted it; null or absent when a tool did */
   caused_by: CausedBy.nullable().optional(),
+  /** the client or token of the tool call that admitted it; absent for automation runs, over stdio and before it was recorded */
+  via: Via.optional(),
 });
 /** What a verification read of a changed target showed (the entity, or the listing attributes the patches name; null when gone). */
 const Observed = z.unknown();

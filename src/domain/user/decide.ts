@@ -1,3 +1,4 @@
+import type { Scope } from './scopes.js';
 import { DomainError } from '../shared/errors.js';
 import type { Decider } from '../shared/decider.js';
 import { userEventSchemas, type UserEvent } from './events.js';
@@ -5,7 +6,14 @@ import { evolve, initialState, type UserState } from './state.js';
 
 export type UserCommand =
   | { type: 'RegisterUser'; user_id: string; name: string }
-  | { type: 'IssueApiToken'; user_id: string; token_id: string; token_hash: string; label: string }
+  | {
+      type: 'IssueApiToken';
+      user_id: string;
+      token_id: string;
+      token_hash: string;
+      label: string;
+      scopes: readonly Scope[];
+    }
   | { type: 'RevokeApiToken'; user_id: string; token_id: string };
 
 export function decide(command: UserCommand, state: UserState): UserEvent[] {
@@ -28,6 +36,7 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
             token_id: command.token_id,
             token_hash: command.token_hash,
             label: command.label,
+            scopes: [...command.scopes],
           },
         },
       ];

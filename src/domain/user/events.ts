@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventUnion } from '../shared/decider.js';
+import { SCOPES } from './scopes.js';
 
 export const UserRegistered = z.object({ user_id: z.uuid(), name: z.string().min(1) });
 export const ApiTokenIssued = z.object({
@@ -8,6 +9,8 @@ export const ApiTokenIssued = z.object({
   /** sha256 hex of the token; the token itself is shown once and never stored */
   token_hash: z.string().regex(/^[0-9a-f]{64}$/),
   label: z.string(),
+  /** what the token may do; absent on tokens issued before scopes existed, which hold every scope */
+  scopes: z.array(z.enum(SCOPES)).min(1).optional(),
 });
 export const ApiTokenRevoked = z.object({ user_id: z.uuid(), token_id: z.uuid() });
 

@@ -14,7 +14,7 @@ import { readTool, type ToolContext } from '../tool.js';
 // reads the same as a missing one (spec 5.4).
 export const getMutation = readTool('get_mutation', 'Get mutation receipt', {
   description:
-    'Reads one mutation receipt by id: status (queued, submitting, submitted, blocked, uncertain, unresolved), outcome, accepted, the immutable payload, the HTTP status and raw provider response, error, request and submission ids, created entity, reconciliation, idempotency, `caused_by` (the automation run that admitted it: automation_id, automation_version, event_id, run_id, listing_id; null when a tool did), and `history`: every recorded transition in order. Use it on an uncertain receipt before requesting the change again.',
+    'Reads one mutation receipt by id: status (queued, submitting, submitted, blocked, uncertain, unresolved), outcome, accepted, the immutable payload, the HTTP status and raw provider response, error, request and submission ids, created entity, reconciliation, idempotency, `caused_by` (the automation run that admitted it: automation_id, automation_version, event_id, run_id, listing_id; null when a tool did), and `history`: every recorded transition in order (the admission `via` names the OAuth client_id or personal access token id it came through). Use it on an uncertain receipt before requesting the change again.',
   input: {
     id: z.string().min(1).describe('the receipt id (from queue_mutations, a `mutations` field or list_mutations)'),
   },

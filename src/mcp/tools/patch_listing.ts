@@ -8,6 +8,7 @@ import { loadAccounts } from '../../projections/accounts/queries.js';
 import { accountArgument, selectAccounts } from '../accounts.js';
 import { admissionDeps, simulatedOutput, simulation } from '../admission.js';
 import { listingBySku } from '../listing-by-sku.js';
+import { viaOf } from '../auth.js';
 import { defineTool } from '../tool.js';
 import { listingId } from '../../domain/observation/ids.js';
 
@@ -65,6 +66,7 @@ export const patchListing = defineTool({
       account,
       mutations: [{ target, action: 'update', payload: { productType, patches: input.patches } }],
       input: null,
+      ...viaOf(ctx),
     });
     const result = outcome.results[0]!;
     if ('error' in result) {

@@ -6,6 +6,7 @@ import { loadAccounts } from '../../projections/accounts/queries.js';
 import { RUN_LIMITS } from '../../runtime/contracts/limits.js';
 import { admissionDeps, simulatedOutput, simulation } from '../admission.js';
 import { toolErrorSchema } from '../errors.js';
+import { viaOf } from '../auth.js';
 import { defineTool } from '../tool.js';
 
 // Spec 4.8: queue listing and advertising changes as immutable receipts. Each mutation is
@@ -98,6 +99,7 @@ export const queueMutations = defineTool({
       mutations: input.mutations,
       idempotency_key: input.idempotency_key,
       input: { mutations: input.mutations, catalog_revision: input.catalog_revision ?? null },
+      ...viaOf(ctx),
     });
     const admitted = outcome.results.filter((r) => 'receipt' in r).length;
     return {

@@ -2,10 +2,11 @@ import { userEventSchemas, type UserEvent } from '../../domain/user/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
 import type { Projection } from '../projection.js';
 
-// Users and their API tokens (hashes only), read by the bearer-token check of /mcp.
+// Users and their API tokens (hashes only, with their scopes), read by the bearer-token check of /mcp.
 export const authProjection: Projection = {
   name: 'auth',
-  version: 1,
+  // 2: scopes (null: a token issued before scopes existed, holding every scope)
+  version: 2,
   handles: ['UserRegistered', 'ApiTokenIssued', 'ApiTokenRevoked'],
   tables: ['users', 'api_tokens'],
   async createTables(db, schema) {
@@ -19,6 +20,7 @@ export const authProjection: Projection = {
       t.uuid('user_id').notNullable().index();
       t.text('token_hash').notNullable().unique();
       t.text('label').notNullable();
+      t.specificType('scopes', 'text[]');
       t.timestamp('created_at', { useTz: true }).notNullable();
       t.timestamp('revoked_at', { useTz: true });
     });
@@ -36,11 +38,11 @@ export const authProjection: Projection = {
           .ignore();
         return;
       case 'ApiTokenIssued': {
-        const { token_id, user_id, token_hash, label } = event.data;
+        const { token_id, user_id, token_hash, label, scopes } = event.data;
         await trx
           .withSchema(schema)
           .table('api_tokens')
-          .insert({ token_id, user_id, token_hash, label, created_at: at })
+          .insert({ token_id, user_id, token_hash, label, scopes: scopes ?? null, created_at: at })
           .onConflict('token_id')
           .ignore();
         return;

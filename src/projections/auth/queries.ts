@@ -1,14 +1,16 @@
 import type { Knex } from 'knex';
+import type { Scope } from '../../domain/user/scopes.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 
+/** `scopes` null: issued before scopes existed (every scope). */
 export async function findActiveToken(
   db: Knex,
   tokenHash: string,
-): Promise<{ token_id: string; user_id: string } | null> {
+): Promise<{ token_id: string; user_id: string; scopes: Scope[] | null } | null> {
   const row = await db
     .withSchema(READ_MODEL_SCHEMA)
     .table('api_tokens')
-    .select('token_id', 'user_id')
+    .select('token_id', 'user_id', 'scopes')
     .where({ token_hash: tokenHash })
     .whereNull('revoked_at')
     .first();
@@ -19,6 +21,7 @@ export interface TokenRow {
   token_id: string;
   user_id: string;
   label: string;
+  scopes: Scope[] | null;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -27,7 +30,7 @@ export async function listTokens(db: Knex, userId: string): Promise<TokenRow[]> 
   return db
     .withSchema(READ_MODEL_SCHEMA)
     .table('api_tokens')
-    .select('token_id', 'user_id', 'label', 'created_at', 'revoked_at')
+    .select('token_id', 'user_id', 'label', 'scopes', 'created_at', 'revoked_at')
     .where({ user_id: userId })
     .orderBy('created_at');
 }
