@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { issueApiToken, registerUser } from '../../src/commands/user/execute.js';
+import { PAT_SCOPES } from '../../src/domain/user/scopes.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
@@ -509,6 +511,46 @@ describe('OAuth 2.1 authorization server for /mcp', function () {
       ).result.structuredContent;
       expect(receipt.history[0]!.type).to.equal('MutationAdmitted');
       expect(receipt.history[0]!.data.via).to.deep.equal({ kind: 'oauth_client', client_id: clientId });
+    });
+  });
+
+  describe('personal access tokens', () => {
+    const ctx = () => ({ store: h.store, metadata: { actor: { kind: 'user' as const, id: 'cli' } } });
+    const issue = async (scope: keyof typeof PAT_SCOPES) => {
+      const issued = await issueApiToken(ctx(), user, `pat-${scope}`, PAT_SCOPES[scope]);
+      await h.projector.whenCaughtUp(issued.position);
+      return issued;
+    };
+    before(async () => {
+      await h.projector.whenCaughtUp(await registerUser(ctx(), user, 'Ada'));
+    });
+
+    it('a read-only token follows the same rule: write tools hidden, a write call 403 with nothing recorded', async () => {
+      const { token } = await issue('read');
+      const names = await toolNames(token);
+      expect(names).to.include('list_listings');
+      expect(names).to.not.include('queue_mutations');
+      const before = await eventCount();
+      const res = await queueListingPatch(token, 14);
+      expect(res.status).to.equal(403);
+      expect(res.headers.get('www-authenticate')).to.match(
+        /^Bearer error="insufficient_scope", .*scope="mcp:read mcp:write", resource_metadata="[^"]+"$/,
+      );
+      expect(await eventCount()).to.equal(before);
+    });
+
+    it("a read and write token writes, and its receipt's history names the token", async () => {
+      const { token, token_id } = await issue('write');
+      const res = await queueListingPatch(token, 14.5);
+      const answer = (await res.json()) as {
+        result: { structuredContent: { results: Array<{ receipt: { id: string } }> } };
+      };
+      const id = answer.result.structuredContent.results[0]!.receipt.id;
+      const read = await mcp(token, { method: 'tools/call', params: { name: 'get_mutation', arguments: { id } } });
+      const receipt = (
+        (await read.json()) as { result: { structuredContent: { history: Array<Record<string, any>> } } }
+      ).result.structuredContent;
+      expect(receipt.history[0]!.data.via).to.deep.equal({ kind: 'personal_access_token', token_id });
     });
   });
 });

@@ -204,7 +204,6 @@ export class Browser {
     let res = await this.request(at, init);
     for (let hops = 0; hops < 10 && res.status >= 300 && res.status < 400; hops++) {
       const next = new URL(res.headers.get('location')!, at).href;
-      if (process.env.DEBUG_BROWSER) console.log(res.status, at, '->', next, res.headers.getSetCookie());
       if (!next.startsWith(origin)) return { url: next, res };
       at = next;
       res = await this.request(at);
