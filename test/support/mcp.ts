@@ -7,7 +7,6 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createEventStore } from '../../src/eventstore/index.js';
 import { buildHttpServer, type HttpServerDeps } from '../../src/mcp/server.js';
-import { recordErrorCode } from './error-codes.js';
 import { SCOPES } from '../../src/domain/user/scopes.js';
 
 // The real HTTP server and the SDK client for tool tests over read models a test filled
@@ -85,9 +84,7 @@ export function answerOf(result: object): ToolAnswer {
   const answer = result as ToolAnswer;
   if (!answer.isError) return answer;
   const [text] = answer.content as Array<{ type: string; text: string }>;
-  const body = JSON.parse(text!.text) as Record<string, any>;
-  recordErrorCode(body.code);
-  return { ...answer, structuredContent: body };
+  return { ...answer, structuredContent: JSON.parse(text!.text) as Record<string, any> };
 }
 
 /** Calls a tool; tests read its untyped structured output. */
@@ -114,10 +111,7 @@ export async function postRpc(
     body: typeof message === 'string' ? message : JSON.stringify(message),
     signal: AbortSignal.timeout(timeoutMs),
   });
-  const body = rpcBody(res.headers.get('content-type'), await res.text());
-  // a tool's error answered to a message sent as is counts as received too
-  if (body?.result?.isError) answerOf(body.result);
-  return { status: res.status, body };
+  return { status: res.status, body: rpcBody(res.headers.get('content-type'), await res.text()) };
 }
 
 /** A JSON-RPC answer's body: JSON, or the one `message` event of an SSE stream (the 2025 revisions' answers). */
