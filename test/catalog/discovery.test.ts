@@ -1,10 +1,10 @@
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
-import { acquireCatalog, FIXTURE_SOURCE } from '../../src/catalog/acquire.js';
+import { acquireCatalog, FIXTURE_SOURCE, readCatalog } from '../../src/catalog/acquire.js';
 import { coverage, currentRevision, revisionInfo } from '../../src/catalog/queries.js';
 import { REVIEWED } from '../../src/catalog/reviewed.js';
 import { call } from '../support/mcp.js';
@@ -97,6 +97,41 @@ describe('operation catalog discovery', function () {
         await acquireCatalog(world.db);
       }
       expect(await currentRevision(world.db)).to.equal(revision);
+    });
+
+    it('records a document whose references do not resolve, and an operation declared twice, as gaps', async () => {
+      const folder = await mkdtemp(join(tmpdir(), 'catalog-'));
+      const doc = (refTo: string) => ({
+        openapi: '3.0.1',
+        info: { title: 'Gap Check', version: '1.0' },
+        paths: {
+          '/things': {
+            get: {
+              operationId: 'listThings',
+              responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: refTo } } } } },
+            },
+            post: { operationId: 'listThings', responses: { '204': { description: 'none' } } },
+          },
+        },
+        components: { schemas: { Thing: { type: 'object' } } },
+      });
+      try {
+        await writeFile(
+          join(folder, 'Dangling.json'),
+          JSON.stringify({ ...doc('#/components/schemas/Missing'), info: { title: 'Dangling', version: '1.0' } }),
+        );
+        await writeFile(join(folder, 'Twice.json'), JSON.stringify(doc('#/components/schemas/Thing')));
+        const read = await readCatalog({ from: folder });
+        expect(read.gaps.map((g) => [g.document, g.kind, g.family])).to.have.deep.members([
+          ['Dangling.json', 'unresolvable_refs', 'dangling'],
+          ['Twice.json', 'duplicate_operation', 'gap-check'],
+        ]);
+        expect(read.operations.map((o) => [o.key, o.method])).to.deep.equal([
+          ['ads_api:gap-check:1.0:listThings', 'GET'],
+        ]);
+      } finally {
+        await rm(folder, { recursive: true });
+      }
     });
   });
 
