@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createEventStore } from '../../src/eventstore/index.js';
 import { buildHttpServer, type HttpServerDeps } from '../../src/mcp/server.js';
+import { recordErrorCode } from './error-codes.js';
 import { SCOPES } from '../../src/domain/user/scopes.js';
 
 // The real HTTP server and the SDK client for tool tests over read models a test filled
@@ -84,7 +85,9 @@ export function answerOf(result: object): ToolAnswer {
   const answer = result as ToolAnswer;
   if (!answer.isError) return answer;
   const [text] = answer.content as Array<{ type: string; text: string }>;
-  return { ...answer, structuredContent: JSON.parse(text!.text) as Record<string, any> };
+  const body = JSON.parse(text!.text) as Record<string, any>;
+  recordErrorCode(body.code);
+  return { ...answer, structuredContent: body };
 }
 
 /** Calls a tool; tests read its untyped structured output. */
@@ -111,7 +114,10 @@ export async function postRpc(
     body: typeof message === 'string' ? message : JSON.stringify(message),
     signal: AbortSignal.timeout(timeoutMs),
   });
-  return { status: res.status, body: rpcBody(res.headers.get('content-type'), await res.text()) };
+  const body = rpcBody(res.headers.get('content-type'), await res.text());
+  // a tool's error answered to a message sent as is counts as received too
+  if (body?.result?.isError) answerOf(body.result);
+  return { status: res.status, body };
 }
 
 /** A JSON-RPC answer's body: JSON, or the one `message` event of an SSE stream (the 2025 revisions' answers). */
