@@ -47,9 +47,10 @@ export const AdvertisingProfilesObserved = z.object({ account_id: z.uuid(), prof
 
 /** The account's two connections: selling (`SellingPartner`) and advertising (`Advertiser`). */
 export const ConnectionKind = z.enum(['selling', 'ads']);
-/** Why a connection went inactive: an operator said so, or the marketplace refused its
- * authorization for good (LWA answered `invalid_grant` for its refresh token). */
-export const InactiveCause = z.enum(['operator', 'authorization_refused']);
+/** Why a connection went inactive: an operator said so, the marketplace refused its
+ * authorization for good (LWA answered `invalid_grant` for its refresh token), or the seller
+ * disconnected it on the connections page (its secret is erased). */
+export const InactiveCause = z.enum(['operator', 'authorization_refused', 'disconnected']);
 /** The connection stops being used (no syncs) from `at`; its raw provider data is kept 30 days
  * from that day (spec 8). A reconnection (`SellingConnected` / `AdvertisingConnected` again)
  * makes it active and stops the clock. */

@@ -10,6 +10,8 @@ export interface StreamAccount {
   entity_type: 'seller' | 'vendor';
   /** the connections the account has authorized */
   connected: { selling: boolean; ads: boolean };
+  /** the connections in use (not inactive: docs/decisions/062-inactive-connections.md); unsaid, as connected */
+  active?: { selling: boolean; ads: boolean };
 }
 
 /** Why the account can't run the type, or null when it can. */

@@ -111,6 +111,18 @@ export const DEFAULT_LWA_CLIENT: LwaCredential = {
   applicationId: 'amzn1.sp.solution.simulator-application',
 };
 
+/** The LWA application the service's configuration names (LWA_CLIENT_ID, LWA_CLIENT_SECRET,
+ * SELLING_APPLICATION_ID), as the simulator it runs registers it. */
+export const configuredLwaClient = (config: {
+  LWA_CLIENT_ID: string;
+  LWA_CLIENT_SECRET: string;
+  SELLING_APPLICATION_ID?: string | undefined;
+}): LwaCredential => ({
+  clientId: config.LWA_CLIENT_ID,
+  clientSecret: config.LWA_CLIENT_SECRET,
+  applicationId: config.SELLING_APPLICATION_ID ?? DEFAULT_LWA_CLIENT.applicationId!,
+});
+
 export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const seller = createFictionalSeller(options.seed ?? 42);
   const catalog = catalogFor(options.seed ?? 42, options.scale);

@@ -1,4 +1,5 @@
 export {
+  configuredLwaClient,
   createSimulator,
   DEFAULT_LWA_CLIENT,
   endpointsAt,

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../../infra/config.js';
 import { createLogger } from '../../infra/logger.js';
-import { createSimulator } from './app.js';
+import { configuredLwaClient, createSimulator } from './app.js';
 import { eventsOptionsFrom } from './events/index.js';
 
 // Runs the simulator on its own: node dist/src/marketplace/simulator/main.js
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL, 'simulator');
   const simulator = createSimulator({
     seed: config.SIMULATOR_SEED,
-    lwaClients: [{ clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }],
+    lwaClients: [configuredLwaClient(config)],
     logger,
     events: eventsOptionsFrom(config),
   });

@@ -10,7 +10,9 @@ import { readTool } from '../tool.js';
 const inactive = z
   .object({
     since: z.string().describe('ISO 8601 time it stopped being used'),
-    cause: InactiveCause.describe('operator (deactivated by an operator) or authorization_refused'),
+    cause: InactiveCause.describe(
+      'operator (deactivated by an operator), authorization_refused, or disconnected (by the seller, on the connections page)',
+    ),
     detail: z.string().describe('why, in words'),
     raw_data_kept_until: z.string().describe('ISO 8601; its raw provider data is kept until then (30 days)'),
   })
@@ -74,7 +76,7 @@ const account = z.object({
 
 export const connectionStatus = readTool('connection_status', 'Connection status', {
   description:
-    'Lists your accounts (their ids are the `account` argument of other tools), each with its entity type (seller or vendor), selling connection (type SellingPartner, with marketplaces) and advertising connection (type Advertiser, with profiles per country and currency); a connection is null when it was never made. A connection no longer in use has `active: false` and `inactive` saying since when, why (`operator`, or `authorization_refused` with `connected: false`) and until when its raw data (listings, inventory, catalog, ads entities) is kept. Also returns recent product changes. Start here.',
+    'Lists your accounts (their ids are the `account` argument of other tools), each with its entity type (seller or vendor), selling connection (type SellingPartner, with marketplaces) and advertising connection (type Advertiser, with profiles per country and currency); a connection is null when it was never made. A connection no longer in use has `active: false` and `inactive` saying since when, why (`operator`, or `authorization_refused` or `disconnected` with `connected: false`) and until when its raw data (listings, inventory, catalog, ads entities) is kept. Also returns recent product changes. Start here.',
   input: {},
   output: z.object({
     accounts: z.array(account).describe('every account of yours, oldest first'),

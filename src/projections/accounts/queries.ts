@@ -64,12 +64,13 @@ interface ProfileRow {
 
 /**
  * A connection's state. `connected` (authorized with the marketplace) is false once the
- * marketplace refused its authorization for good; one an operator deactivated stays authorized.
+ * marketplace refused its authorization for good or the seller disconnected it (its secret is
+ * erased); one an operator deactivated stays authorized.
  * `active` (connected and in good standing) is false for any inactive connection, and otherwise
  * as observed (`standing`).
  */
 const connectionState = (row: { id: string; inactive?: InactiveRow }, standing: boolean) => ({
-  connected: row.inactive?.cause !== 'authorization_refused',
+  connected: row.inactive?.cause !== 'authorization_refused' && row.inactive?.cause !== 'disconnected',
   active: !row.inactive && standing,
   id: row.id,
 });

@@ -106,8 +106,8 @@ export async function allStreamAccounts(db: Knex): Promise<StreamAccount[]> {
     account_id: string;
     name: string;
     entity_type: 'seller' | 'vendor';
-    selling: unknown;
-    ads: unknown;
+    selling: { inactive?: unknown } | null;
+    ads: { inactive?: unknown } | null;
   }> = await db
     .withSchema(READ_MODEL_SCHEMA)
     .table('accounts')
@@ -117,6 +117,7 @@ export async function allStreamAccounts(db: Knex): Promise<StreamAccount[]> {
     name: r.name,
     entity_type: r.entity_type,
     connected: { selling: r.selling !== null, ads: r.ads !== null },
+    active: { selling: !!r.selling && !r.selling.inactive, ads: !!r.ads && !r.ads.inactive },
   }));
 }
 

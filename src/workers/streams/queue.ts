@@ -9,7 +9,7 @@ import {
   subscriptionWanted,
   type SubscriptionCommand,
 } from '../../domain/stream/subscription.js';
-import { streamType } from '../../domain/stream/types.js';
+import { connectionFor, streamType } from '../../domain/stream/types.js';
 import { MarketplaceError } from '../../marketplace/clients/index.js';
 import { allStreamAccounts, subscriptionRows, typesOf } from '../../projections/streams/queries.js';
 import { waitInDelayedSet, withRetryPolicy } from '../retry-policy.js';
@@ -148,7 +148,8 @@ export async function startStreams(o: StreamsWorkerOptions): Promise<RunningStre
         const status = row?.status ?? 'inactive';
         const need = {
           type: t,
-          runnable: true,
+          // an inactive connection (disconnected, refused, deactivated) wants no subscription
+          runnable: account.active?.[connectionFor(t)] ?? true,
           live: Boolean(row?.live_automation_id),
           released_at: row?.released_at ?? null,
         };

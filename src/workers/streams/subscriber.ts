@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { stableId } from '../../domain/shared/ids.js';
-import type { StreamType } from '../../domain/stream/types.js';
+import { connectionFor, type StreamType } from '../../domain/stream/types.js';
 import {
   createAdsClient,
   createSellingClient,
@@ -56,11 +56,19 @@ const sellingSubscription = (notifications: NotificationsClient, code: string) =
   });
 
 export function subscriber(o: SubscriberOptions) {
-  async function clients(account_id: string): Promise<{ notifications: NotificationsClient; streams: StreamsClient }> {
+  async function tokensOf(account_id: string): Promise<{ selling: string; ads: string }> {
     const row: { selling: { credentials?: string } | null; ads: { credentials?: string } | null } | undefined =
       await o.db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id }).first('selling', 'ads');
-    const selling = (await connectionCredentials(o.credentials, row?.selling)).selling_refresh_token ?? '';
-    const ads = (await connectionCredentials(o.credentials, row?.ads)).ads_refresh_token ?? '';
+    return {
+      selling: (await connectionCredentials(o.credentials, row?.selling)).selling_refresh_token ?? '',
+      ads: (await connectionCredentials(o.credentials, row?.ads)).ads_refresh_token ?? '',
+    };
+  }
+  const hasCredentials = async (account_id: string, connection: 'selling' | 'ads') =>
+    (await tokensOf(account_id))[connection] !== '';
+
+  async function clients(account_id: string): Promise<{ notifications: NotificationsClient; streams: StreamsClient }> {
+    const { selling, ads } = await tokensOf(account_id);
     return {
       notifications: createSellingClient({ endpoint: o.endpoints.sellingApiUrl, lwa: o.lwa, refreshToken: selling })
         .notifications,
@@ -183,6 +191,9 @@ export function subscriber(o: SubscriberOptions) {
       t.source === 'ads' ? subscribeAds(account_id, t, request) : subscribeSelling(account_id, t),
 
     async unsubscribe(account_id: string, t: StreamType): Promise<void> {
+      // a connection whose secret was erased (disconnected) can't call the marketplace any more:
+      // the seller's authorization is gone with it, and so is the subscription's use
+      if (!(await hasCredentials(account_id, connectionFor(t)))) return;
       const { notifications, streams } = await clients(account_id);
       if (t.source === 'selling') {
         const existing = await sellingSubscription(notifications, t.code);
