@@ -1,5 +1,6 @@
 import { createLwaClient } from './marketplace/clients/index.js';
 import {
+  configuredLwaClient,
   createSimulator,
   eventsOptionsFrom,
   endpointsAt,
@@ -34,6 +35,7 @@ import { dispatchQueue, enqueueDispatch, startDispatch } from './workers/dispatc
 import { syncJobs } from './workers/sync/registry.js';
 import { credentialSets, credentialsLookup, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { isVaultReference } from './secrets/vault.js';
+import { connectionPagesDeps } from './web/connections/pages.js';
 import { startStreams } from './workers/streams/queue.js';
 import { subscriber } from './workers/streams/subscriber.js';
 import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
@@ -118,7 +120,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
     if (roles.has('simulator') && config.useSimulator) {
       simulator = createSimulator({
         seed: config.SIMULATOR_SEED,
-        lwaClients: [{ clientId: config.LWA_CLIENT_ID, clientSecret: config.LWA_CLIENT_SECRET }],
+        lwaClients: [configuredLwaClient(config)],
         logger: logger.child({ role: 'simulator' }, { level: 'warn' }),
         // a live market (SIMULATOR_MARKET_PACE_MS): something happens to the demo seller every few seconds
         events: eventsOptionsFrom(config),
@@ -311,6 +313,9 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const producer = createProducerRedis(config.REDIS_URL);
       stops.push(() => producer.quit());
       const dispatch = dispatchQueue(producer, config.REDIS_PREFIX);
+      // the connections pages hand what a seller connected to the connection workers
+      const connections = connectionPagesDeps(config, db, producer, endpoints);
+      stops.push(() => connections.queue.close());
       // run_automation's dry runs: runner processes of their own, and a gate every api process shares;
       // two (one run per caller at a time, 30 a minute), not the live pool's twice the cores
       const sandbox = createSandbox({ storeLimits: STORE_LIMITS, runners: 2 });
@@ -349,6 +354,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
           budget: { redis: producer, prefix: config.REDIS_PREFIX },
           cursorKey: cursorKey(config.LIVE_READ_CURSOR_KEY),
         },
+        connections,
         ingestionSecret: config.INGESTION_SECRET,
         accounts: {
           mail: createMailer({

@@ -30,6 +30,7 @@ import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { LiveReadAccess } from '../catalog/live-read/execute.js';
 import type { DryRunGate } from './dry-runs.js';
 import { registerWebSessions } from '../web/session.js';
+import { registerConnectionPages, type ConnectionPagesDeps } from '../web/connections/pages.js';
 import { registerAccountPages, type AccountPagesDeps } from '../web/accounts.js';
 import type { RateLimitStoreOptions } from '../web/rate-limit.js';
 
@@ -67,6 +68,8 @@ export interface HttpServerDeps {
   ingestionSecret?: string;
   /** with `store`, serves the seller account pages (sign-up, sign-in, /account); and where their attempts are counted */
   accounts?: Pick<AccountPagesDeps, 'mail'> & { rateLimit?: RateLimitStoreOptions };
+  /** with `store`, serves the marketplace connections pages (/connections) */
+  connections?: ConnectionPagesDeps;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -129,6 +132,12 @@ export function buildHttpServer(deps: HttpServerDeps) {
   registerExportRoutes(app, { db: deps.db, authenticate: deps.authenticate, baseUrl });
   if (deps.store && deps.ingestionSecret)
     registerIngestionRoute(app, { db: deps.db, store: deps.store, secret: deps.ingestionSecret });
+  if (deps.store && deps.connections)
+    registerConnectionPages(app, {
+      ...deps.connections,
+      db: deps.db,
+      ctx: { store: deps.store, metadata: { actor: { kind: 'user', id: 'connections-page' } } },
+    });
   app.get('/docs/authentication', async (_req, reply) =>
     reply.type('text/markdown; charset=utf-8').send(AUTHENTICATION_DOC),
   );
