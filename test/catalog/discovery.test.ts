@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'chai';
-import { acquireCatalog, FIXTURE_SOURCE, readCatalog } from '../../src/catalog/acquire.js';
+import { acquireCatalog, ensureCatalog, FIXTURE_SOURCE, readCatalog } from '../../src/catalog/acquire.js';
 import { coverage, currentRevision, revisionInfo } from '../../src/catalog/queries.js';
 import { REVIEWED } from '../../src/catalog/reviewed.js';
 import { call } from '../support/mcp.js';
@@ -64,6 +64,14 @@ describe('operation catalog discovery', function () {
       const after = await world.db.withSchema('catalog').table('operations').count({ n: '*' }).first();
       expect(after).to.deep.equal(before);
       expect(Number(after!.n)).to.equal(again.catalog.operations.length);
+    });
+
+    it('at service start fills an empty catalog from the fixture documents, and keeps one already acquired', async () => {
+      expect(await ensureCatalog(world.db)).to.equal(null);
+      await world.db.withSchema('catalog').table('selected').delete();
+      expect(await currentRevision(world.db)).to.equal(null);
+      expect(await ensureCatalog(world.db)).to.equal(revision);
+      expect(await currentRevision(world.db)).to.equal(revision);
     });
 
     it('records the malformed and the contract-less document as source gaps and catalogs the rest', async () => {
