@@ -32,6 +32,8 @@ export interface CatalogOperation extends OperationContract {
   target_type: string | null;
   /** for a reviewed queued write: the spec 4.8 action */
   action: string | null;
+  /** whether what it returns feeds the service's own read models */
+  ingested: boolean;
 }
 
 /** The operation with that key at the revision (default: the selected one), or null when it has none. */
@@ -52,6 +54,7 @@ export async function findOperation(db: Knex, key: string, revision?: string): P
     review: review?.kind ?? null,
     target_type: review && 'target_type' in review ? review.target_type : null,
     action: review && 'action' in review ? (review.action ?? null) : null,
+    ingested: review !== null && 'ingested' in review && review.ingested,
   };
 }
 

@@ -173,7 +173,7 @@ export const getAmazonOperation = readTool('get_amazon_operation', 'Get a market
         live_read: op.review === 'live_read',
         queued: op.review === 'report' || op.review === 'queued_write',
         automation: op.review === 'report' || op.review === 'queued_write',
-        ingested: false,
+        ingested: op.ingested,
       },
       statuses: Object.entries(op.responses).map(([status, r]) => ({
         status,
