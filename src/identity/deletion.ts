@@ -1,12 +1,14 @@
 import type { Knex } from 'knex';
+import { revokeMarketplaceConnections } from '../commands/account/marketplace-connections.js';
 import { revokeApiToken } from '../commands/user/execute.js';
 import type { EventStore } from '../eventstore/port.js';
 import { listTokens } from '../projections/auth/queries.js';
 import { eraseIdentity } from './credentials.js';
 
 // Deleting a seller's account (docs/decisions/094-account-deletion-and-export.md): its API tokens
-// revoked through the user decider, what other parts keep for the user ended by their hooks
-// (marketplace connections, OAuth grants), then every personal row erased, sessions included.
+// revoked through the user decider, the marketplace connections it made disconnected (their
+// secrets erased), what other parts keep for the user ended by their hooks, then every personal
+// row erased, sessions included.
 
 export interface AccountDeletion {
   db: Knex;
@@ -15,8 +17,8 @@ export interface AccountDeletion {
 }
 
 /**
- * What other parts do when an account is deleted, before its personal data goes: the
- * marketplace connections' and the OAuth server's code registers here (`onAccountDeletion.push`).
+ * What other parts do when an account is deleted, before its personal data goes (the OAuth
+ * server's grants, say): they register here (`onAccountDeletion.push`).
  * A hook that throws stops the deletion, which the seller can then try again.
  */
 export const onAccountDeletion: ((deletion: AccountDeletion) => Promise<void>)[] = [];
@@ -26,6 +28,7 @@ export async function deleteAccount(deletion: AccountDeletion): Promise<void> {
   const ctx = { store, metadata: { actor: { kind: 'user' as const, id: userId } } };
   for (const token of await listTokens(db, userId))
     if (!token.revoked_at) await revokeApiToken(ctx, userId, token.token_id);
+  await revokeMarketplaceConnections({ db, ctx }, userId);
   for (const hook of onAccountDeletion) await hook(deletion);
   await eraseIdentity(db, userId);
 }

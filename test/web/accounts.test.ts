@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import { TOTP, Secret } from 'otpauth';
 import { IDENTITY_SCHEMA } from '../../src/identity/schema.js';
+import { executeAccountCommand } from '../../src/commands/account/execute.js';
+import { vaultReference } from '../../src/commands/account/marketplace-connections.js';
+import { newId } from '../../src/domain/shared/ids.js';
+import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
 import { onAccountDeletion } from '../../src/identity/deletion.js';
 import { RESET_LINK_LIFETIME_MS } from '../../src/identity/credentials.js';
 import { findActiveToken } from '../../src/projections/auth/queries.js';
@@ -278,11 +282,31 @@ describe('seller accounts', function () {
     );
   });
 
-  it('deletes an account: personal rows erased, sessions and API tokens ended, hooks run', async () => {
+  it('deletes an account: personal rows erased, sessions, API tokens and marketplace connections ended, hooks run', async () => {
     const email = newEmail();
     const b = await signedUp(email);
     const userId = await userIdOf(email);
     const { token } = await tokenFor(userId);
+    // a selling connection made on the connections pages: its credentials are a vault reference
+    const account_id = newId();
+    const ctx = { store: world.store, metadata: {} };
+    await executeAccountCommand(ctx, {
+      type: 'RegisterAccount',
+      account_id,
+      user_id: userId,
+      name: 'Shop',
+      entity_type: 'seller',
+    });
+    await executeAccountCommand(ctx, {
+      type: 'ConnectSelling',
+      account_id,
+      provider_id: `A${account_id.slice(0, 8).toUpperCase()}`,
+      credentials: vaultReference(account_id),
+    });
+    const selling = async () =>
+      (await world.db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id }).first())?.selling as
+        { inactive?: { cause: string } } | undefined;
+    await eventually(selling, 'the connection projected');
     await new Browser(site.base).submit('/reset', '/reset', { email });
     const hooked: string[] = [];
     const hook = async (d: { userId: string }) => void hooked.push(d.userId);
@@ -306,6 +330,8 @@ describe('seller accounts', function () {
       expect(
         (await new Browser(site.base).submit('/sign-in', '/sign-in', { email, password: PASSWORD })).status,
       ).to.equal(401);
+      const inactive = await eventually(async () => (await selling())?.inactive, 'the connection disconnected');
+      expect(inactive.cause).to.equal('disconnected');
     } finally {
       onAccountDeletion.splice(onAccountDeletion.indexOf(hook), 1);
     }
