@@ -150,9 +150,10 @@ describe('account decider', () => {
 
   describe('a connection going inactive, and coming back', () => {
     const at = '2026-03-04T10:00:00.000Z';
-    const deactivate = (connection: 'selling' | 'ads', cause: 'operator' | 'authorization_refused' = 'operator') =>
+    type Cause = 'operator' | 'authorization_refused' | 'disconnected';
+    const deactivate = (connection: 'selling' | 'ads', cause: Cause = 'operator') =>
       ({ type: 'DeactivateConnection', account_id, connection, cause, detail: 'why', at }) as const;
-    const deactivated = (connection: 'selling' | 'ads', cause: 'operator' | 'authorization_refused' = 'operator') =>
+    const deactivated = (connection: 'selling' | 'ads', cause: Cause = 'operator') =>
       ({
         type: 'ConnectionDeactivated',
         data: {
@@ -172,6 +173,20 @@ describe('account decider', () => {
       given(accountDecider, [registered, sellingConnected, adsConnected])
         .when(deactivate('ads', 'authorization_refused'))
         .then([deactivated('ads', 'authorization_refused')]);
+    });
+    it('a seller disconnects a connection on the connections page; connecting it again revives it', () => {
+      given(accountDecider, [registered, sellingConnected])
+        .when(deactivate('selling', 'disconnected'))
+        .then([deactivated('selling', 'disconnected')]);
+      given(accountDecider, [registered, sellingConnected, deactivated('selling', 'disconnected')])
+        .when({
+          type: 'ConnectSelling',
+          account_id,
+          provider_id: 'A1SELLER',
+          credentials: 'seller',
+          reconnect: true,
+        })
+        .then([sellingConnected]);
     });
     it('deactivating an inactive connection again records nothing, so its clock keeps its first day', () =>
       given(accountDecider, [registered, sellingConnected, deactivated('selling', 'authorization_refused')])
