@@ -32,6 +32,7 @@ import { connectionsQueue, connectionsWorker, scheduleConnectionSync } from './w
 import { scheduleSyncs, syncQueue, syncWorker } from './workers/sync/queue.js';
 import { dispatchClients } from './workers/dispatch/clients.js';
 import { dispatchQueue, enqueueDispatch, startDispatch } from './workers/dispatch/queue.js';
+import { startReportWorker } from './workers/reports/worker.js';
 import { syncJobs } from './workers/sync/registry.js';
 import { credentialSets, credentialsLookup, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { isVaultReference } from './secrets/vault.js';
@@ -293,6 +294,17 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         concurrency: config.LIVE_RUNS_CONCURRENCY,
       });
       stops.push(() => reactor.close());
+      // report requests: submitted, polled, transferred and completed from what the log holds
+      const reports = startReportWorker({
+        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'reports' } } },
+        db,
+        lwa,
+        endpoints,
+        credentials,
+        logger: workerLogger.child({ worker: 'reports' }),
+        now: () => new Date(),
+      });
+      stops.push(() => reports.close());
       // the demo user's one account, the fictional seller (docs/decisions/085-demo-one-seller-and-tool-table.md)
       const seller = sets.get(SELLER_CREDENTIALS);
       if (seller) {

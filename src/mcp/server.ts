@@ -19,6 +19,7 @@ import type { OAuthServer } from '../oauth/provider.js';
 import { registerOAuthRoutes } from '../oauth/routes.js';
 import { knownScopes, SCOPES } from '../domain/user/scopes.js';
 import { registerExportRoutes } from './exports.js';
+import { registerReportArtifactRoute } from './report-artifacts.js';
 import { registerIngestionRoute } from './ingestion.js';
 import { browserGuards } from './browser-guards.js';
 import { SERVICE_CATALOG } from './catalog.js';
@@ -130,6 +131,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
   app.get(`${PROTECTED_RESOURCE_PATH}/mcp`, metadata);
   if (deps.oauth) registerOAuthRoutes(app, { oauth: deps.oauth, db: deps.db });
   registerExportRoutes(app, { db: deps.db, authenticate: deps.authenticate, baseUrl });
+  registerReportArtifactRoute(app, { db: deps.db, authenticate: deps.authenticate, now: deps.now ?? (() => new Date()) });
   if (deps.store && deps.ingestionSecret)
     registerIngestionRoute(app, { db: deps.db, store: deps.store, secret: deps.ingestionSecret });
   if (deps.store && deps.connections)

@@ -101,7 +101,7 @@ export const TOOL_TABLE: readonly ToolEntry[] = [
     availability: NOT_ON_DEMO,
     section: '4.9',
     params: ['mutation_id*', 'cursor', 'limit', 'refresh'],
-    served: false,
+    served: true,
   },
   {
     name: 'get_product_type_schema',
@@ -246,7 +246,7 @@ export const TOOL_TABLE: readonly ToolEntry[] = [
     availability: NOT_ON_DEMO,
     section: '4.9',
     params: ['idempotency_key*', 'operation', 'target', 'parameters', 'catalog_revision', 'continuation'],
-    served: false,
+    served: true,
   },
   {
     name: 'run_automation',

@@ -22,6 +22,7 @@ import { webhookDeliveriesProjection } from './webhook/deliveries.js';
 import { automationRunsProjection } from './automation-runs/projection.js';
 import { automationStoreProjection } from './automation-store/projection.js';
 import { feedbackProjection } from './feedback/projection.js';
+import { reportsProjection } from './reports/projection.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
@@ -51,4 +52,5 @@ export const projections: Projection[] = [
   automationRunsProjection,
   automationStoreProjection,
   feedbackProjection,
+  reportsProjection,
 ];

@@ -151,7 +151,16 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     }
     const outbox = await admitOutbox(
       { ...admission, now },
-      { mode, account, caused_by, pushed: out.mutations, ...(built.listing ? { listing: built.listing } : {}) },
+      {
+        mode,
+        account,
+        caused_by,
+        pushed: out.mutations,
+        ...(built.listing ? { listing: built.listing } : {}),
+        ...(typeof built.context.report === 'object' && built.context.report
+          ? { parentReport: String((built.context.report as { id: unknown }).id) }
+          : {}),
+      },
     );
     runs.push({
       ...base,

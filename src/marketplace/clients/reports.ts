@@ -38,7 +38,8 @@ export interface ReportsClient {
   downloadReport(document: ReportDocument): Promise<unknown>;
   /** Downloads a flat-file (tab-separated) report document: one record per row, by column name. */
   downloadFlatFile(document: ReportDocument): Promise<Record<string, string>[]>;
-  createQuery(query: string): Promise<string>;
+  /** `paginationToken`: the next page of a query whose previous page had one. */
+  createQuery(query: string, paginationToken?: string): Promise<string>;
   getQuery(queryId: string): Promise<Query>;
   getQueryDocument(documentId: string): Promise<DataKioskDocument>;
   /** Downloads a Data Kiosk document: one JSON record per line. */
@@ -95,12 +96,12 @@ export function createReportsClient(options: ReportsClientOptions): ReportsClien
       }
     },
     downloadFlatFile: async (document) => parseFlatFile(await reportText(document), document.reportDocumentId),
-    async createQuery(query) {
+    async createQuery(query, paginationToken) {
       return (
         await call({
           method: 'POST',
           path: '/dataKiosk/2023-11-15/queries',
-          json: { query },
+          json: paginationToken ? { query, paginationToken } : { query },
           schema: createQueryResponseSchema,
         })
       ).queryId;

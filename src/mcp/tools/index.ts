@@ -34,6 +34,8 @@ import { runAutomationTool } from './run_automation.js';
 import { reportBug } from './report_bug.js';
 import { suggestIdea } from './suggest_idea.js';
 import { readAmazonOperation } from './read_amazon_operation.js';
+import { requestReportTool } from './request_report.js';
+import { getOperationResult } from './get_operation_result.js';
 
 /** Every tool the MCP endpoints serve, in listing order. */
 export const TOOLS: readonly Tool[] = [
@@ -72,4 +74,6 @@ export const TOOLS: readonly Tool[] = [
   reportBug,
   suggestIdea,
   readAmazonOperation,
+  requestReportTool,
+  getOperationResult,
 ];

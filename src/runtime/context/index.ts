@@ -7,9 +7,10 @@ import type { AccountView } from '../../projections/accounts/queries.js';
 import type { ListingFacts } from '../../projections/admission/queries.js';
 import { adsContext } from './advertising.js';
 import { listingContext, listingsReached } from './listing.js';
+import { reportContext } from './report.js';
 import { sellingPartnerContext } from './selling-partner.js';
 
-// The `context` of `handle(event, context)` for each scope of spec 4.11.7 but Report, built from
+// The `context` of `handle(event, context)` for each scope of spec 4.11.7, built from
 // the read models in the shape the contracts publish (src/runtime/contracts/context/: the same
 // field list describe_stream_type answers; test/runtime/context.test.ts holds every scope's
 // context against it). Money is in major units.
@@ -18,8 +19,9 @@ import { sellingPartnerContext } from './selling-partner.js';
 // - one `{ listing, context }` per listing of the account a Listing-scope event reached (by SKU
 //   or ASIN and marketplace in the payload; a region-wide FBA inventory event reaches one listing
 //   per marketplace); `listingId` narrows it to that listing;
-// - one `{ context }` for the other scopes: the account's selling connection, or the campaign (or
-//   portfolio) an advertising message names in the account's profile of its marketplace;
+// - one `{ context }` for the other scopes: the account's selling connection, the campaign (or
+//   portfolio) an advertising message names in the account's profile of its marketplace, or the
+//   report receipt a report completion names (report.ts);
 // - `[]` when the event reached nothing: no listing of the account (or not `listingId`), no
 //   profile of the account in the message's marketplace, no campaign named, or no selling
 //   connection. run_automation answers `event_not_replayable` then; a live run runs nothing.
@@ -51,11 +53,6 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
     throw new DomainError('unknown_stream_type', `stream_type: no automation can select '${request.streamType}'`, {
       argument: 'stream_type',
     });
-  if (type.scope === 'Report')
-    throw new DomainError(
-      'event_not_replayable',
-      `no context can be built for ${request.streamType}: report contexts are not available yet`,
-    );
   const { account } = request;
   const now = request.now ?? new Date();
   const run = { ...request, account, now };
@@ -79,6 +76,10 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
           });
       }
       return built;
+    }
+    case 'Report': {
+      const context = await reportContext(run);
+      return context ? [{ context }] : [];
     }
     case 'SellingPartner': {
       const context = sellingPartnerContext(account);

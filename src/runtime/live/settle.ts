@@ -35,7 +35,7 @@ export function mutationOutcomes(outbox: OutboxOutcome | null): MutationOutcome[
   return outbox.actions.map((a) => ({
     status: a.status,
     error_message: a.error_message ?? null,
-    receipt_id: a.receipt?.id ?? null,
+    receipt_id: a.receipt?.id ?? a.report_id ?? null,
     value: a.value,
     action: a.action,
     target: {

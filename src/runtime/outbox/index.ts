@@ -6,6 +6,7 @@ import type { TargetType } from '../../domain/mutation/payloads.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { listingFacts, resolveTarget, type ListingFacts } from '../../projections/admission/queries.js';
 import { outboxOverLimit, readPush, valueOf } from './pushes.js';
+import { admitReportPushes, isReportPush } from './reports.js';
 
 // The outbox of one automation run (spec 4.12): what `handle` pushed onto `context.mutations`,
 // checked after it returned and admitted through the same command as queue_mutations
@@ -39,6 +40,8 @@ export interface OutboxRun {
   pushed: unknown;
   /** the run's own listing as its context read it (Listing scope): its actions show it without a read */
   listing?: ListingFacts;
+  /** the report receipt whose completion the run handles (Report scope): its requests are one deeper */
+  parentReport?: string;
 }
 
 /** What an automation action shows of a Listing or Ad target's listing (spec 2.10). */
@@ -59,6 +62,8 @@ export type OutboxAction = {
   action: string | null;
   /** the receipt admitted (dry: the one it would get, id null) */
   receipt?: ReceiptView;
+  /** a report request's receipt (reports.ts) */
+  report_id?: string;
   /** failed: why the output is invalid; blocked: why it is withheld */
   error_message?: string;
   /** failed: the rejection as queue_mutations would answer it */
@@ -87,6 +92,7 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
   const ownListing = (target: { type: string; id: string }) =>
     source !== null && target.type === 'Listing' && target.id.toLowerCase() === source;
   const admitted: Array<{ index: number; request: MutationRequest }> = [];
+  const reports: Array<{ index: number; request: MutationRequest }> = [];
   for (const [index, raw] of (run.pushed as unknown[]).entries()) {
     const push = readPush(raw, index);
     if ('dropped' in push) outcome.dropped.push({ index, target: push.target, reason: push.dropped });
@@ -111,8 +117,10 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
         error_message: `context.mutations[${index}]: a listing-triggered run can update only its own listing ${source}, not ${push.request.target.id}`,
         value: valueOf(push.request),
       });
+    else if (isReportPush(push.request)) reports.push({ index, request: push.request });
     else admitted.push({ index, request: push.request });
   }
+  outcome.actions.push(...(await admitReportPushes(deps, run, reports)));
   if (admitted.length > 0) {
     const answer = await admitMutations(run.mode === 'dry' ? { ...deps, simulate: true } : deps, {
       userId: `automation:${run.caused_by.automation_id}`,

@@ -1,0 +1,359 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { activateAutomation } from '../../src/commands/automation/activation.js';
+import { createAutomation } from '../../src/commands/automation/lifecycle.js';
+import { marketplaceEventStream } from '../../src/commands/event/record.js';
+import { checksumOf } from '../../src/commands/report/artifacts.js';
+import { REPORT_LIMITS } from '../../src/domain/report/limits.js';
+import { loadAccount, type AccountView } from '../../src/projections/accounts/queries.js';
+import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
+import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
+import { loadStoreSnapshot } from '../../src/projections/automation-store/queries.js';
+import { automationsProjection } from '../../src/projections/automations/projection.js';
+import { reportsProjection } from '../../src/projections/reports/projection.js';
+import { webhooksProjection } from '../../src/projections/webhook/projection.js';
+import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
+import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
+import { advanceReport, completionMessageId, startReportWorker } from '../../src/workers/reports/worker.js';
+import { ADS_TOKEN, requestsTo, SELLING_TOKEN } from '../support/marketplace.js';
+import { call, serveMcp, type McpServing, type ToolAnswer } from '../support/mcp.js';
+import { GENERIC_OPERATION, selectReportCatalog } from '../support/report-catalog.js';
+import { startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
+import { eventually } from '../support/processes.js';
+
+type Json = Record<string, any>;
+
+// Report requests end to end (spec 4.9, 2.11, 6.3): request_report and get_operation_result over
+// MCP, the report worker against the simulator's Reports API, the completion event, and a live
+// automation of SELLING_REPORT_COMPLETED that reads its Report context and requests the next
+// report until the chain stops at depth 5.
+
+const LISTINGS_REPORT = 'sp_api:reports:2021-06-30:createReport';
+const REVISION = 'rev-reports-test';
+
+const CHAIN = `
+function handle(event, context) {
+  context.store.set('seen-' + context.report.id, {
+    report: context.report,
+    completeness: context.completeness,
+    connection: context.connection,
+    listings: context.listings.length,
+    firstListing: context.listings[0] ? { type: context.listings[0].type, id: context.listings[0].id } : null,
+    inventories: context.inventories.length,
+    campaigns: context.campaigns.length,
+    profiles: context.advertisingProfiles.length,
+  });
+  context.mutations.push({
+    target: { type: 'SellingPartner', id: context.connection.id },
+    action: '${LISTINGS_REPORT}',
+    payload: { reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA' },
+  });
+}`;
+
+describe('report requests (request_report, the report worker, completions)', function () {
+  this.timeout(300_000);
+  const user = randomUUID();
+  const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
+  let w: AutomationWorld;
+  let account: AccountView;
+  let mcp: McpServing;
+  let client: Client;
+  let sandbox: Sandbox;
+  let reactor: LiveReactor;
+  let worker: { close(): Promise<void> } | null = null;
+  let first: string;
+
+  const deps = () => ({
+    ...w.h.deps(SELLING_TOKEN),
+    credentials: () => ({ selling_refresh_token: SELLING_TOKEN, ads_refresh_token: ADS_TOKEN }),
+  });
+  const startWorker = () => (worker ??= startReportWorker(deps(), { everyMs: 100, checkEveryMs: 0 }));
+  const selling = () => ({ type: 'SellingPartner', id: account.selling!.id });
+  const request = (key: string, over: Json = {}) =>
+    call(client, 'request_report', {
+      idempotency_key: key,
+      operation: LISTINGS_REPORT,
+      target: selling(),
+      parameters: { reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA' },
+      catalog_revision: REVISION,
+      ...over,
+    });
+  const result = (mutation_id: string, over: Json = {}) =>
+    call(client, 'get_operation_result', { mutation_id, ...over });
+  const completed = async (mutation_id: string): Promise<ToolAnswer> => {
+    return eventually(
+      async () => {
+        const answer = await result(mutation_id);
+        return answer.structuredContent.receipt.status === 'completed' ? answer : undefined;
+      },
+      `report ${mutation_id} completed`,
+      60_000,
+    );
+  };
+
+  before(async () => {
+    w = await startAutomationWorld({
+      deals: false,
+      user,
+      projections: [
+        reportsProjection,
+        automationsProjection,
+        automationRunsProjection,
+        automationStoreProjection,
+        webhooksProjection,
+      ],
+    });
+    account = (await loadAccount(w.h.db, w.account))!;
+    await selectReportCatalog(w.h.db, REVISION, w.now());
+    mcp = await serveMcp(w.h.db, w.now);
+    client = await mcp.clientFor(user);
+    sandbox = createSandbox({ runners: 2 });
+    reactor = await startLiveReactor({
+      db: w.h.db,
+      store: w.h.store,
+      sandbox,
+      logger,
+      enqueueWebhookPosts: async () => ({ deliveries: [] }) as never,
+      name: `live-runs-reports-${randomUUID().slice(0, 8)}`,
+      backoffMs: { base: 20, max: 200 },
+      now: w.now,
+    });
+  });
+  after(async () => {
+    await worker?.close();
+    await reactor?.close();
+    await sandbox?.close();
+    await mcp?.close();
+    await w?.close();
+  });
+
+  it('validates like catalog admission', async () => {
+    const code = async (over: Json) => (await request(randomUUID(), over)).structuredContent.code;
+    expect(await code({ catalog_revision: 'rev-old' })).to.equal('schema_changed');
+    expect(await code({ operation: GENERIC_OPERATION })).to.equal('operation_unavailable');
+    expect(await code({ operation: 'sp_api:nothing:v0:none' })).to.equal('operation_unavailable');
+    expect(await code({ target: { type: 'SellingPartner', id: randomUUID() } })).to.equal('target_not_found');
+    expect(await code({ target: { type: 'Listing', id: randomUUID() } })).to.equal('target_not_found');
+    expect(
+      await code({ parameters: { reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA', marketplaceIds: ['A1PA6795UKMFR9X'] } }),
+    ).to.equal('scope_mismatch');
+    const invalid = await request(randomUUID(), { parameters: { reportOptions: { a: 'b' } } });
+    expect(invalid.structuredContent).to.include({ code: 'invalid_parameters' });
+    expect(invalid.structuredContent.detail).to.match(/parameters\.reportType/);
+    expect(await code({ continuation: 'abc' })).to.equal('invalid');
+    expect(
+      (await call(client, 'request_report', { idempotency_key: 'x', continuation: 'abc' })).structuredContent.code,
+    ).to.equal('invalid_cursor');
+    // nothing was admitted by any of them
+    expect(await w.h.db.withSchema('rm').table('report_requests').count<Json[]>('* as n')).to.deep.equal([{ n: '0' }]);
+  });
+
+  it('is idempotent by key: the same input replays the receipt, another input is idempotency_conflict', async () => {
+    const answer = await request('first');
+    expect(answer.isError).to.not.equal(true);
+    const receipt = answer.structuredContent.receipt;
+    first = receipt.mutation_id;
+    expect(receipt).to.include({
+      status: 'queued',
+      operation: LISTINGS_REPORT,
+      provider_id: null,
+      byte_size: null,
+      media_type: null,
+      checksum: null,
+      expires_at: null,
+      ingestion_status: null,
+      has_continuation: false,
+      correlation: null,
+      depth: 1,
+    });
+    expect(receipt.marketplace_ids).to.deep.equal(account.selling!.marketplaces.map((m) => m.marketplace_id));
+    expect(answer.structuredContent.replayed).to.equal(false);
+    const again = await request('first');
+    expect(again.structuredContent.replayed).to.equal(true);
+    expect(again.structuredContent.receipt.mutation_id).to.equal(first);
+    const other = await request('first', {
+      parameters: { reportType: 'GET_FLAT_FILE_ALL_ORDERS_DATA_BY_ORDER_DATE_GENERAL' },
+    });
+    expect(other.structuredContent.code).to.equal('idempotency_conflict');
+    // the receipt reads back at once, from another session
+    const reader = await mcp.clientFor(user);
+    expect(
+      (await call(reader, 'get_operation_result', { mutation_id: first })).structuredContent.receipt.status,
+    ).to.equal('queued');
+    // another user's receipt reads as missing
+    const stranger = await mcp.clientFor(randomUUID());
+    expect((await call(stranger, 'get_operation_result', { mutation_id: first })).structuredContent.code).to.equal(
+      'not_found',
+    );
+  });
+
+  it('refresh schedules a status check only once the provider has the report, and never creates one', async () => {
+    const before = await result(first, { refresh: true });
+    expect(before.structuredContent.refresh_scheduled).to.equal(false);
+    expect(await advanceReport(deps(), first)).to.equal('pending');
+    await w.h.projector.whenCaughtUp();
+    const submitted = (await result(first)).structuredContent.receipt;
+    expect(submitted).to.include({ status: 'submitted', provider_status: 'IN_QUEUE' });
+    const creates = (await requestsTo(w.baseUrl, 'POST', '/reports/2021-06-30/reports')).length;
+    const checks = (await requestsTo(w.baseUrl, 'GET', `/reports/2021-06-30/reports/${submitted.provider_id}`)).length;
+    // checked just now: the worker leaves it alone until a caller asks
+    expect(await advanceReport(deps(), first, true)).to.equal('pending');
+    expect(await requestsTo(w.baseUrl, 'GET', `/reports/2021-06-30/reports/${submitted.provider_id}`)).to.have.length(
+      checks,
+    );
+    const refreshed = await result(first, { refresh: true });
+    expect(refreshed.structuredContent.refresh_scheduled).to.equal(true);
+    expect(await advanceReport(deps(), first, true)).to.equal('pending');
+    expect(await requestsTo(w.baseUrl, 'GET', `/reports/2021-06-30/reports/${submitted.provider_id}`)).to.have.length(
+      checks + 1,
+    );
+    // the worker's records reach the read model as the projector applies them
+    await w.h.projector.whenCaughtUp();
+    expect((await result(first)).structuredContent.receipt.provider_status).to.equal('IN_PROGRESS');
+    expect(await requestsTo(w.baseUrl, 'POST', '/reports/2021-06-30/reports')).to.have.length(creates);
+  });
+
+  it(`admits at most ${REPORT_LIMITS.outstanding} outstanding requests of a caller (rate_limited)`, async () => {
+    const admitted = await Promise.all(
+      Array.from({ length: REPORT_LIMITS.outstanding - 1 }, (_, i) => request(`batch-${i}`)),
+    );
+    expect(admitted.map((a) => a.isError ?? false)).to.deep.equal(admitted.map(() => false));
+    const refused = await request('one-too-many');
+    expect(refused.structuredContent.code).to.equal('rate_limited');
+    // a replay of an admitted one still answers
+    expect((await request('batch-0')).structuredContent.replayed).to.equal(true);
+  });
+
+  it('the worker transfers each artifact (protected, with size, media type, checksum, expiry) and completes it', async () => {
+    startWorker();
+    const answer = await completed(first);
+    const { receipt, preview, download_path } = answer.structuredContent;
+    expect(receipt).to.include({
+      status: 'completed',
+      provider_status: 'DONE',
+      ingestion_status: 'not_scheduled',
+      media_type: 'text/tab-separated-values',
+    });
+    expect(receipt.byte_size).to.be.greaterThan(100);
+    expect(receipt.checksum).to.match(/^sha256:[0-9a-f]{64}$/);
+    expect(Date.parse(receipt.expires_at)).to.be.greaterThan(w.now().getTime());
+    expect(preview.offset).to.equal(0);
+    expect(preview.text).to.match(/^item-name\t/);
+    // the preview pages through the bytes
+    const next = await result(first, { cursor: answer.structuredContent.next_cursor, limit: 10 });
+    expect(next.structuredContent.preview).to.include({ offset: preview.bytes, bytes: 10 });
+    expect((await result(first, { cursor: 'forged' })).structuredContent.code).to.equal('invalid_cursor');
+    // the whole artifact downloads with the caller's bearer token only
+    const url = `${mcp.base}${download_path}`;
+    expect((await fetch(url)).status).to.equal(401);
+    expect((await fetch(url, { headers: { authorization: 'Bearer user.' + randomUUID() } })).status).to.equal(404);
+    const download = await fetch(url, { headers: { authorization: `Bearer user.${user}` } });
+    expect(download.status).to.equal(200);
+    const body = Buffer.from(await download.arrayBuffer());
+    expect(body.length).to.equal(receipt.byte_size);
+    expect(checksumOf(body)).to.equal(receipt.checksum);
+    // the completion event, recorded once, for the account (spec 6.3)
+    const [event] = await w.h.store.readStream(marketplaceEventStream(account.id, completionMessageId(first)));
+    expect(event!.data).to.deep.include({ stream_type: 'SELLING_REPORT_COMPLETED', source: 'selling' });
+    expect((event!.data as Json).payload).to.deep.include({ reportReceiptId: first, processingStatus: 'DONE' });
+    // the other requests complete too, and free the caller's limit
+    const rows = await w.h.db.withSchema('rm').table('report_requests').select('mutation_id');
+    for (const { mutation_id } of rows) await completed(mutation_id);
+    const after = await request('after-the-batch');
+    expect(after.isError).to.not.equal(true);
+    await completed(after.structuredContent.receipt.mutation_id);
+  });
+
+  it('a completion runs the live automation with the Report context; its report requests chain until depth 5', async () => {
+    startWorker();
+    await eventually(
+      async () =>
+        (await w.h.db.withSchema('rm').table('report_requests').where({ work_due: true })).length === 0
+          ? true
+          : undefined,
+      'every earlier report completed',
+      60_000,
+    );
+    const call0 = {
+      store: w.h.store,
+      userId: user,
+      accounts: [account],
+      at: w.now(),
+      correlationId: randomUUID(),
+      simulate: false,
+    };
+    const automation = await createAutomation(call0, {
+      account,
+      stream_type: 'SELLING_REPORT_COMPLETED',
+      title: 'Chain',
+      code: CHAIN,
+      operation_dependencies: { [LISTINGS_REPORT]: { catalog_revision: REVISION, schema_digest: 'reviewed' } },
+    });
+    await activateAutomation(call0, automation);
+    await w.h.projector.whenCaughtUp();
+    const root = (await request('chain-root')).structuredContent.receipt.mutation_id as string;
+    // five reports in the chain; the run on the fifth's completion is refused its request
+    const actions: Json[] = await eventually(
+      async () => {
+        const listed = (await call(client, 'list_automation_actions', { automation_id: automation, limit: 100 }))
+          .structuredContent.actions as Json[] | undefined;
+        return listed?.some((a) => a.status === 'failed') ? listed : undefined;
+      },
+      'the chain refused at depth 5',
+      120_000,
+    );
+    const failed = actions.filter((a) => a.status === 'failed');
+    expect(failed).to.have.length(1);
+    expect(failed[0]!.error_message).to.match(/^rate_limited: .*depth 5/);
+    const chained = actions.filter((a) => a.status === 'applied').map((a) => a.receipt_id as string);
+    expect(chained).to.have.length(4);
+    const receipts = await Promise.all(chained.map(async (id) => (await result(id)).structuredContent.receipt));
+    expect(receipts.map((r) => r.depth).sort()).to.deep.equal([2, 3, 4, 5]);
+    for (const r of receipts) expect(r.correlation).to.include({ root });
+    const second = receipts.find((r) => r.depth === 2)!;
+    expect(second.correlation).to.include({ parent: root, output: 0 });
+    // what the first run saw of its report (spec 2.11)
+    await w.h.projector.whenCaughtUp();
+    const seen = (await loadStoreSnapshot(w.h.db, automation, w.now()))[`seen-${root}`] as Json;
+    expect(seen.report).to.include({
+      id: root,
+      reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA',
+      operation: LISTINGS_REPORT,
+      providerStatus: 'DONE',
+      ingestionStatus: 'not_scheduled',
+      mediaType: 'text/tab-separated-values',
+      previousPage: null,
+      hasContinuation: false,
+      correlation: null,
+    });
+    expect(seen.report.byteSize).to.be.greaterThan(100);
+    expect(seen.connection).to.deep.equal({
+      type: 'SellingPartner',
+      id: account.selling!.id,
+      marketplaceIds: account.selling!.marketplaces.map((m) => m.marketplace_id),
+    });
+    expect(Object.keys(seen.completeness).sort()).to.deep.equal([
+      'advertisingProfiles',
+      'campaigns',
+      'inventories',
+      'listings',
+    ]);
+    const [row] = (await w.h.db
+      .withSchema('rm')
+      .table('listing_current')
+      .where({ account_id: account.id })
+      .count('* as n')) as Array<{ n: string }>;
+    const listings = Number(row!.n);
+    expect(listings).to.be.greaterThan(0);
+    expect(seen.completeness.listings).to.deep.equal({
+      returned: Math.min(listings, REPORT_LIMITS.collectionRows),
+      truncated: listings > REPORT_LIMITS.collectionRows,
+    });
+    expect(seen.listings).to.equal(seen.completeness.listings.returned);
+    expect(seen.firstListing.type).to.equal('Listing');
+    expect(seen.completeness.campaigns.returned).to.equal(seen.campaigns);
+    expect(seen.completeness.advertisingProfiles.returned).to.equal(seen.profiles);
+  });
+});
