@@ -93,13 +93,14 @@ describe('resources and prompts (spec 1.7, 1.8) on the demo', function () {
   describe('resources', () => {
     it('lists the changelog, the data dictionary and the workflows, each readable', async () => {
       const { resources } = await demo.listResources();
-      const uris = resources.map((r) => r.uri);
-      expect(uris).to.include.members([
+      const ours = [
         'resource://service/changelog.md',
         'resource://service/data-dictionary.json',
         'resource://service/workflows.md',
-      ]);
-      for (const r of resources) {
+      ];
+      expect(resources.map((r) => r.uri)).to.include.members(ours);
+      // the operation catalog's resource has its own tests (it needs an acquired catalog)
+      for (const r of resources.filter((r) => ours.includes(r.uri))) {
         expect(r.description, r.uri).to.be.a('string').that.is.not.empty;
         const { contents } = await demo.readResource({ uri: r.uri });
         expect(contents[0], r.uri).to.include({ uri: r.uri, mimeType: r.mimeType });
