@@ -265,7 +265,7 @@ describe('seller accounts', function () {
     expect((await b.get('/account')).status).to.equal(200);
   });
 
-  it('answers 429 with Retry-After past the sign-in attempts of one email, and counts per email', async () => {
+  it('answers 429 with Retry-After past the sign-in attempts of one email, backing off, and counts per email', async () => {
     const email = newEmail();
     await signedUp(email);
     const b = new Browser(site.base);
@@ -276,6 +276,10 @@ describe('seller accounts', function () {
     expect(refused.status).to.equal(429);
     expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
     expect(refused.text).to.include('Too many attempts');
+    // backoff: each further attempt doubles the wait
+    const again = await b.submit('/sign-in', '/sign-in', { email, password: PASSWORD });
+    expect(again.status).to.equal(429);
+    expect(Number(again.headers.get('retry-after'))).to.be.closeTo(2 * Number(refused.headers.get('retry-after')), 2);
     // another address from the same client still gets its answer
     expect((await b.submit('/sign-in', '/sign-in', { email: `other.${email}`, password: PASSWORD })).status).to.equal(
       401,
