@@ -3,7 +3,13 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createDb, type Knex } from '../../src/infra/db.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
-import { failures, requiredServerScenarios, runConformance, type Check } from '../support/conformance.js';
+import {
+  failures,
+  requiredServerScenarios,
+  runConformance,
+  type Check,
+  type ConformanceRun,
+} from '../support/conformance.js';
 import { CONFORMANCE_FIXTURE } from '../support/conformance-fixture.js';
 import { startOwnService, type OwnService } from '../support/service.js';
 
@@ -17,6 +23,28 @@ import { startOwnService, type OwnService } from '../support/service.js';
 /** Checks the suite cannot make without its diagnostic tools, which only the fixture endpoint has (it passes them there). */
 const needsFixtureTools = (_scenario: string, check: Check) =>
   check.errorMessage?.startsWith('Not testable: server does not list the diagnostic tool') === true;
+
+/** A scenario's check by id (it must have run). */
+const check = (run: ConformanceRun, scenario: string, id: string): Check => {
+  const found = run.scenarios.get(scenario)?.find((c) => c.id === id);
+  expect(found, `${scenario}: ${id}`).to.exist;
+  return found!;
+};
+
+/** The list scenarios passed on the service's own resources and prompts (spec 1.7, 1.8), not on empty lists. */
+function expectServiceCatalogRead(run: ConformanceRun): void {
+  expect(check(run, 'resources-list', 'resources-list').details?.resources).to.include.members([
+    'resource://service/changelog.md',
+    'resource://service/data-dictionary.json',
+    'resource://service/workflows.md',
+    'resource://service/amazon-catalog',
+  ]);
+  expect(check(run, 'prompts-list', 'prompts-list').details?.prompts).to.deep.equal([
+    'ad_waste_audit',
+    'margin_repricing',
+    'restock_protection',
+  ]);
+}
 
 describe('MCP conformance (the official suite, pinned)', function () {
   this.timeout(300_000);
@@ -74,6 +102,9 @@ describe('MCP conformance (the official suite, pinned)', function () {
     const run = await scenarios(`${service.base}/demo/mcp`, '2026-07-28', names);
     expect([...run.scenarios.keys()]).to.have.members(names);
     expect(failures(run, needsFixtureTools)).to.deep.equal([]);
+    expectServiceCatalogRead(run);
+    // caching hints on a read of the service's first resource, not skipped for want of one
+    expect(check(run, 'caching', 'sep-2549-resources-read-caching-hints').status).to.equal('SUCCESS');
   });
 
   it('the 2025-11-25 scenarios of the real /demo/mcp: initialize, ping, lists, DNS rebinding', async () => {
@@ -88,6 +119,7 @@ describe('MCP conformance (the official suite, pinned)', function () {
     const run = await scenarios(`${service.base}/demo/mcp`, '2025-11-25', names);
     expect([...run.scenarios.keys()]).to.have.members(names);
     expect(failures(run)).to.deep.equal([]);
+    expectServiceCatalogRead(run);
     expect(run.code).to.equal(0);
   });
 });

@@ -13,6 +13,8 @@ export interface Check {
   id: string;
   status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'SKIPPED' | 'INFO';
   errorMessage?: string;
+  /** what the check saw (e.g. the URIs or names a list scenario read) */
+  details?: Record<string, unknown>;
 }
 
 export interface ConformanceRun {
