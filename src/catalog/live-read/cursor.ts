@@ -7,7 +7,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 // cursor: a cursor presented by another user, or for another operation, target or revision,
 // fails authentication exactly like a forged one. Expiry sits inside the sealed part.
 
-/** How long a continuation answers (docs/decisions/107-live-read-cursors-and-budget.md). */
+/** How long a continuation answers (docs/decisions/108-live-read-cursors-budget-deadline.md). */
 export const CURSOR_TTL_MS = 15 * 60_000;
 const VERSION = 1;
 const IV_BYTES = 12;

@@ -7,7 +7,8 @@ import { MarketplaceError, type LwaClient } from '../../marketplace/clients/inde
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { connectionCredentials, type CredentialsLookup } from '../../workers/credentials.js';
-import { currentRevision, findOperation, type CatalogOperation } from '../queries.js';
+import { operationUnavailable, pinnedRevision } from '../../commands/mutation/catalog-admission.js';
+import { findOperation, type CatalogOperation } from '../queries.js';
 import { LIVE_READ_ADAPTERS, type LiveReadAdapter } from './adapters.js';
 import { takeSlot, type Budget } from './budget.js';
 import { openCursor, sealCursor, type CursorBinding } from './cursor.js';
@@ -62,14 +63,7 @@ export interface LiveReadPage {
 
 /** The operation, its adapter and the target's scope, or the admission error that refuses the read. */
 async function admit(db: Knex, call: LiveReadCall) {
-  const current = await currentRevision(db);
-  if (current === null) throw new DomainError('unavailable', 'the operation catalog is not acquired yet; retry later');
-  if (call.catalog_revision !== current)
-    throw new DomainError(
-      'schema_changed',
-      `catalog_revision '${call.catalog_revision}' is not the current revision; rediscover the operation (get_amazon_operation) and pin ${current}`,
-      { argument: 'catalog_revision', current_revision: current },
-    );
+  const current = await pinnedRevision(db, call.catalog_revision, 'catalog_revision');
   const op = await findOperation(db, call.operation, current);
   if (!op)
     throw new DomainError(
@@ -78,36 +72,17 @@ async function admit(db: Knex, call: LiveReadCall) {
       { argument: 'operation' },
     );
   const adapter = op.review === 'live_read' ? LIVE_READ_ADAPTERS[op.operationId] : undefined;
-  if (!adapter) throw unavailable(op);
+  if (!adapter) throw operationUnavailable(op, 'operation', 'live_read');
   if (call.target.type !== adapter.target)
     throw new DomainError(
       'invalid',
       `target.type: '${op.key}' reads ${adapter.target} targets, not ${call.target.type}`,
-      { argument: 'target.type' },
+      {
+        argument: 'target.type',
+      },
     );
   const scope = await resolveReadTarget(db, call.accounts, call.target);
   return { op, adapter, scope };
-}
-
-function unavailable(op: CatalogOperation): DomainError {
-  const refuse = (reason: string, why: string) =>
-    new DomainError('operation_unavailable', `operation: '${op.key}' ${why}`, { argument: 'operation', reason });
-  switch (op.review) {
-    case 'restricted':
-      return refuse(
-        'restricted_data_disabled',
-        'returns restricted data (buyer personal data or restricted data tokens), which this service never reads',
-      );
-    case 'report':
-      return refuse('report_operation', 'is a report request: queue it with request_report');
-    case 'queued_write':
-      return refuse('queued_write', 'writes: queue it with queue_mutations (a qualified catalog action)');
-    default:
-      return refuse(
-        'adapter_missing',
-        'is cataloged but not a reviewed live read: no adapter runs it (search_amazon_operations with executable: true lists those that run)',
-      );
-  }
 }
 
 export async function readOperation(db: Knex, access: LiveReadAccess, call: LiveReadCall): Promise<LiveReadPage> {

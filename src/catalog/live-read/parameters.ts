@@ -44,7 +44,7 @@ function bodyOf(op: OperationContract): { mediaType: string; schema: Schema | nu
 
 const schemaCache = new WeakMap<Schema, z.ZodType>();
 /** The native schema as a validator; a part the catalog keeps aside (or cannot state) checks nothing. */
-function validator(schema: Schema | null | undefined): z.ZodType {
+export function nativeValidator(schema: Schema | null | undefined): z.ZodType {
   if (!schema || schema.oversized === true) return z.unknown();
   let v = schemaCache.get(schema);
   if (!v) {
@@ -107,7 +107,7 @@ export function requestParts(
       throw new DomainError('scope_mismatch', `${at}: ${JSON.stringify(value)} ${chosen.why}`, { argument: at });
     if (param && param.in !== 'query' && !chosen)
       throw invalid(`${at}: a ${param.in} parameter, which the service sets from the target; leave it out`, at);
-    const checked = validator(param ? param.schema : bodyProps[name]).safeParse(value);
+    const checked = nativeValidator(param ? param.schema : bodyProps[name]).safeParse(value);
     if (!checked.success) {
       const issue = checked.error.issues[0]!;
       const where = issue.path.length ? `${at}.${issue.path.join('.')}` : at;

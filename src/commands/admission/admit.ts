@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { IDEMPOTENCY_TTL_MS, runIdempotency } from '../../domain/admission/idempotency.js';
-import { fingerprint } from '../../domain/admission/rules.js';
+import { fingerprint, isQualifiedAction } from '../../domain/admission/rules.js';
 import { isCreation } from '../../domain/mutation/payloads.js';
 import type { CausedBy, Idempotency, Via } from '../../domain/mutation/events.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -112,7 +112,8 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
   // above all) is decided on the pool, its reads beside the key's, with no transaction to hold,
   // where the store creates key and receipts atomically.
   let outcome: AdmissionOutcome | null = null;
-  if (store.atomicCreation && !call.mutations.some((m) => isCreation(m.action))) {
+  // a qualified catalog action may be a creation: it takes the locks too
+  if (store.atomicCreation && !call.mutations.some((m) => isCreation(m.action) || isQualifiedAction(m.action))) {
     const deciding = decide(db, noLocks);
     deciding.catch(() => undefined); // awaited unless the key is in use, then decided again under the lock
     outcome = await admitOptimistically({ ctx, idempotency, at, deciding });

@@ -13,6 +13,7 @@ import { advertisedListing, hasAsin, resolveTarget, type CurrentListing } from '
 import type { Admit } from './receipts.js';
 import { readFlagsEarly, withheldReason } from '../dispatch-control/execute.js';
 import { deletedListingDetail } from '../mutation/deleted-listing.js';
+import { nativeAction } from '../mutation/qualified-action.js';
 
 // One request of a call, resolved to a target on one of the caller's accounts (local id → provider
 // ids of it and its parents) and checked: the AdmitMutation command it becomes, or its refusal.
@@ -37,7 +38,7 @@ export async function prepareRequest({
   store,
   accounts,
   account: confinedTo,
-  request: m,
+  request: given,
   index,
   idempotency,
   caused_by,
@@ -61,6 +62,10 @@ export async function prepareRequest({
   now: Date;
 }): Promise<Prepared> {
   const at = `mutations[${index}]`;
+  // a qualified catalog action becomes the spec 4.8 action it carries out
+  const native = isQualifiedAction(given.action) ? await nativeAction(reads, given, at) : { request: given };
+  if ('error' in native) return native;
+  const m = native.request;
   const type = m.target.type as TargetType;
   if (!TARGET_TYPES.includes(type))
     return fail(
@@ -68,13 +73,6 @@ export async function prepareRequest({
       `${at}.target.type: '${m.target.type}' is not a target type; one of ${TARGET_TYPES.join(', ')}`,
       { argument: `${at}.target.type` },
     );
-  if (isQualifiedAction(m.action)) {
-    return fail(
-      'operation_unavailable',
-      `${at}.action: the catalog operation '${m.action}' is cataloged but cannot be queued: no reviewed adapter runs qualified operations yet; use one of ${ACTIONS.join(', ')}`,
-      { argument: `${at}.action`, reason: 'adapter_missing' },
-    );
-  }
   const action = m.action as Action;
   if (!ACTIONS.includes(action))
     return fail('invalid', `${at}.action: '${m.action}' is not an action; one of ${ACTIONS.join(', ')}`, {

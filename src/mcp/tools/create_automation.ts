@@ -1,4 +1,5 @@
 import { createAutomation } from '../../commands/automation/lifecycle.js';
+import { checkOperationDependencies } from '../../commands/automation/operation-dependencies.js';
 import { automationTemplate } from '../../runtime/contracts/templates.js';
 import { accountArgument, selectAccounts } from '../accounts.js';
 import { z } from 'zod';
@@ -27,6 +28,7 @@ export const createAutomationTool = defineTool({
     ...simulatedOutput,
   }),
   async handler(input, ctx) {
+    await checkOperationDependencies(ctx.db, input.operation_dependencies);
     const call = await automationCall(ctx);
     const account = selectAccounts(call.accounts, input.account, 'write')[0]!;
     const stream_type = input.stream_type.trim();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { admitMutations } from '../../commands/admission/admit.js';
+import { checkQualifiedCall } from '../../commands/mutation/qualified-action.js';
 import { receiptViewSchema } from '../../commands/admission/receipts.js';
 import { ACTIONS, TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
@@ -28,7 +29,9 @@ const mutation = z.strictObject({
   action: z
     .string()
     .min(1)
-    .describe(`one of ${ACTIONS.join(', ')}`),
+    .describe(
+      `one of ${ACTIONS.join(', ')}, or the qualified key of a reviewed Sponsored Products write (payload: one native request item; needs idempotency_key and catalog_revision)`,
+    ),
   payload: z
     .record(z.string(), z.unknown())
     .describe('the payload of that target type and action: see get_mutation_schema'),
@@ -92,6 +95,7 @@ export const queueMutations = defineTool({
       .describe('the idempotency key and until when it answers retries; null without idempotency_key'),
   }),
   async handler(input, ctx) {
+    await checkQualifiedCall(ctx.db, input);
     const outcome = await admitMutations(admissionDeps(ctx), {
       userId: ctx.userId,
       // no `account` (spec 4.8): each request is written on the account its target belongs to

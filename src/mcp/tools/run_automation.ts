@@ -12,6 +12,7 @@ import { accountForStreamType } from '../accounts.js';
 import { codeArgument, dependenciesArgument, streamTypeArgument } from '../automations.js';
 import { enterDryRun } from '../dry-runs.js';
 import { toolErrorSchema } from '../errors.js';
+import { checkOperationDependencies } from '../../commands/automation/operation-dependencies.js';
 import { accountForSample, cannedSample, recordedEvent, type DryRunEvent } from '../run-event.js';
 import { defineTool, type ToolContext } from '../tool.js';
 
@@ -114,6 +115,7 @@ export const runAutomationTool = defineTool({
         { argument: 'sample_event' },
       );
     const target = await runTarget(ctx, input);
+    await checkOperationDependencies(ctx.db, input.operation_dependencies);
     if (!ctx.sandbox || !ctx.dryRuns)
       throw new DomainError('unavailable', 'this server runs no automations (no sandbox is configured); retry later');
     const { event, account } = await runEvent(ctx, target, input);

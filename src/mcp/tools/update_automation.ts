@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { activateAutomation } from '../../commands/automation/activation.js';
 import { editAutomation } from '../../commands/automation/lifecycle.js';
+import { checkOperationDependencies } from '../../commands/automation/operation-dependencies.js';
 import { simulatedOutput } from '../admission.js';
 import {
   automationCall,
@@ -46,6 +47,7 @@ export const updateAutomationTool = defineTool({
   }),
   async handler(input, ctx) {
     const { automation_id, activate, ...edit } = input;
+    await checkOperationDependencies(ctx.db, edit.operation_dependencies);
     // the activation is counted before anything is saved, so a refused one saves nothing
     if (activate) await takeCallSlot(ctx.db, ctx.userId, ACTIVATION_LIMIT);
     const call = await automationCall(ctx);
