@@ -19,7 +19,11 @@ export interface FeedbackCliDeps {
   print(line: string): void;
 }
 
-export async function runFeedbackCommand(action: string | undefined, args: string[], deps: FeedbackCliDeps): Promise<void> {
+export async function runFeedbackCommand(
+  action: string | undefined,
+  args: string[],
+  deps: FeedbackCliDeps,
+): Promise<void> {
   if (action !== 'list') throw new UsageError(`usage:\n${FEEDBACK_USAGE}`);
   const { values } = parseArgs({
     args,
