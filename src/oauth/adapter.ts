@@ -1,4 +1,5 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { onAccountDeletion } from '../identity/deletion.js';
 import type { Knex } from '../infra/db.js';
 
 // oidc-provider's storage (sessions, interactions, grants, codes, tokens, registered clients) in
@@ -89,3 +90,11 @@ export function postgresAdapter(db: Knex): new (name: string) => Adapter {
     }
   };
 }
+
+/** Every session, grant, code and token of a user: gone when the account is deleted. */
+export async function forgetAccount(db: Knex, userId: string): Promise<void> {
+  await db(TABLE).whereRaw(`payload->>'accountId' = ?`, [userId]).delete();
+}
+
+// registered where the table is defined, so every process that migrates it also cleans it
+onAccountDeletion.push(({ db, userId }) => forgetAccount(db, userId));

@@ -10,6 +10,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
+import { deleteAccount } from '../../src/identity/deletion.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { createTestCa, serveHttps, startOAuthService, type OAuthService, type TestCa } from '../support/oauth.js';
@@ -149,5 +150,24 @@ describe('the MCP SDK client signs in through its own OAuth flow', function () {
     } finally {
       await documents.close();
     }
+  });
+
+  it("deleting the user's account ends its grants: the client's token is refused", async () => {
+    const provider = new MemoryProvider();
+    await signInAndList(provider);
+    const token = (await provider.tokens())!.access_token;
+    const list = () =>
+      fetch(`${service.base}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+    expect((await list()).status).to.not.equal(401);
+    await deleteAccount({ db: h.db, store: h.store, userId: user });
+    expect((await list()).status).to.equal(401);
   });
 });
