@@ -37,13 +37,15 @@ import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
 import { FEEDBACK_USAGE, runFeedbackCommand } from './feedback-cli.js';
 import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
+import { PAT_SCOPES, SCOPES } from './domain/user/scopes.js';
 
 const USAGE = `usage: npm run cli -- <command>
   users create --name <name> [--email <email>]
                                               register a user; prints its id (--email: its seller sign-in
                                               address, without a password: a reset link at /reset sets one)
-  tokens create --user <user id> [--label <label>]
-                                              issue an API token for /mcp; prints it once
+  tokens create --user <user id> [--label <label>] [--scope read|write]
+                                              issue a personal access token for /mcp; prints it once
+                                              (write, the default, includes read)
   tokens list --user <user id>                list a user's tokens (never the tokens themselves)
   tokens revoke --user <user id> --token <token id>
   accounts connect --user <user id> [--credentials seller|vendor]
@@ -78,6 +80,7 @@ const OPTIONS = [
   'user',
   'label',
   'token',
+  'scope',
   'reason',
   'credentials',
   'account',
@@ -192,10 +195,13 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'tokens create': {
+        const scope = option('scope', false) ?? 'write';
+        if (!Object.hasOwn(PAT_SCOPES, scope)) throw new UsageError(`--scope must be read or write\n${USAGE}`);
         const { token_id, token, position } = await issueApiToken(
           ctx,
           option('user')!,
           option('label', false) ?? 'cli',
+          PAT_SCOPES[scope as keyof typeof PAT_SCOPES],
         );
         await project(position);
         console.log(`token id: ${token_id}\ntoken (shown once): ${token}`);
@@ -204,7 +210,7 @@ async function main(argv: string[]): Promise<void> {
       case 'tokens list':
         for (const t of await listTokens(db, option('user')!)) {
           console.log(
-            `${t.token_id}  ${t.label}  created ${t.created_at.toISOString()}${t.revoked_at ? `  revoked ${t.revoked_at.toISOString()}` : ''}`,
+            `${t.token_id}  ${t.label}  ${(t.scopes ?? SCOPES).join(' ')}  created ${t.created_at.toISOString()}${t.revoked_at ? `  revoked ${t.revoked_at.toISOString()}` : ''}`,
           );
         }
         return;
