@@ -1,4 +1,4 @@
-import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyRateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { normalizeEmail } from '../identity/credentials.js';
@@ -7,7 +7,9 @@ import type { WebApp, WebHook } from './session.js';
 
 // Rate limits of the sign-in, sign-up, reset and token endpoints (docs/decisions/091-seller-accounts.md),
 // counted in Redis so that every api process shares them, per client IP and, where a form names
-// one, per email address. Past a limit the wait doubles with each further attempt (backoff).
+// one, per email address. Past a per-IP limit the wait doubles with each further attempt
+// (backoff); a per-email limit keeps a fixed window, so that someone guessing at a victim's address
+// cannot lock its owner out for longer than that window.
 // The OAuth token endpoint takes `rateLimited('token')`.
 
 export const AUTH_RATE_LIMITS = {
@@ -44,12 +46,24 @@ export function registerRateLimitStore<L extends FastifyBaseLogger>(app: WebApp<
 type Check = ReturnType<WebApp['createRateLimit']>;
 const checks = new WeakMap<object, Map<string, Check>>();
 
-function check(req: FastifyRequest, name: string, limit: Limit, key: (req: FastifyRequest) => string): Check {
+function check(
+  req: FastifyRequest,
+  name: string,
+  limit: Limit,
+  backoff: boolean,
+  key: (req: FastifyRequest) => string,
+): Check {
   let mine = checks.get(req.server);
   if (!mine) checks.set(req.server, (mine = new Map()));
   let found = mine.get(name);
   if (!found) {
-    found = req.server.createRateLimit({ ...limit, keyGenerator: (r) => `${name}:${key(r)}` });
+    // the plugin takes every option per limiter (its types list fewer)
+    const options: RateLimitOptions = {
+      ...limit,
+      exponentialBackoff: backoff,
+      keyGenerator: (r) => `${name}:${key(r)}`,
+    };
+    found = req.server.createRateLimit(options);
     mine.set(name, found);
   }
   return found;
@@ -65,10 +79,10 @@ const emailOf = (req: FastifyRequest): string =>
 export function rateLimited(name: RateLimitName): WebHook {
   const limits: { perIp: Limit; perEmail?: Limit } = AUTH_RATE_LIMITS[name];
   return async (req, reply) => {
-    const results = [await check(req, `${name}-ip`, limits.perIp, (r) => r.ip)(req)];
+    const results = [await check(req, `${name}-ip`, limits.perIp, true, (r) => r.ip)(req)];
     // a form without an email (the TOTP step) is counted per IP only
     if (limits.perEmail && emailOf(req) !== '-')
-      results.push(await check(req, `${name}-email`, limits.perEmail, emailOf)(req));
+      results.push(await check(req, `${name}-email`, limits.perEmail, false, emailOf)(req));
     const wait = Math.max(0, ...results.map((r) => (r.isAllowed ? 0 : r.isExceeded ? r.ttlInSeconds : 0)));
     if (wait === 0) return;
     reply.code(429).header('retry-after', String(wait));
