@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
+import { REPORT_LIMITS } from '../../src/domain/report/limits.js';
 import { ACTIVATION_LIMIT } from '../../src/mcp/throttle.js';
+import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startHarness, type Harness } from '../support/observed.js';
+import { selectReportCatalog } from '../support/report-catalog.js';
 
 // Read-your-writes through MCP over HTTP, with every projection of the service following the log
 // as the projector role runs them: each write tool, 100 times back to back, each write made in one
@@ -25,6 +28,7 @@ describe('read-your-writes: every write tool read back at once by its caller', f
   let reader: Client;
   const user = randomUUID();
   let listing: SimListing;
+  let sellingConnection: string;
 
   /** the tool's structured answer; fails the test on a tool error */
   const ok = async (client: Client, tool: string, args: Record<string, unknown>) => {
@@ -56,6 +60,7 @@ describe('read-your-writes: every write tool read back at once by its caller', f
     );
     const account = await h.connect('seller', user);
     await h.run(listingsSync, account, SELLER);
+    sellingConnection = (await loadAccount(h.db, account))!.selling!.id;
     // a live listing whose SKU sells in one marketplace only, so no call needs marketplace_id
     const bySku = new Map<string, SimListing[]>();
     for (const p of h.simulator.seller.participations)
@@ -153,6 +158,23 @@ describe('read-your-writes: every write tool read back at once by its caller', f
       });
       return (await listedReceipts()).includes(results[0].receipt.id as string);
     });
+    expect(stale).to.equal(0);
+  });
+
+  it('request_report → get_operation_result (as many as may be outstanding: no worker runs here)', async () => {
+    const revision = await selectReportCatalog(h.db, 'rev-read-your-writes', new Date(h.clock.ms));
+    let stale = 0;
+    for (let round = 0; round < REPORT_LIMITS.outstanding; round++) {
+      const { receipt } = await ok(writer, 'request_report', {
+        idempotency_key: `ryw-${round}`,
+        operation: 'sp_api:reports:2021-06-30:createReport',
+        target: { type: 'SellingPartner', id: sellingConnection },
+        parameters: { reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA' },
+        catalog_revision: revision,
+      });
+      const read = await call(reader, 'get_operation_result', { mutation_id: receipt.mutation_id });
+      if (read.isError) stale++;
+    }
     expect(stale).to.equal(0);
   });
 
