@@ -33,14 +33,14 @@ export interface PageOptions {
   title: string;
   /** a message shown above the content, e.g. what was wrong with a form */
   notice?: string | undefined;
-  /** whether the visitor is signed in: the navigation then offers the account page */
+  /** whether the visitor is signed in: the navigation then offers the account and connections pages */
   signedIn?: boolean;
 }
 
 /** A whole page in the service's one layout. */
 export function page(options: PageOptions, body: Html): string {
   const nav = options.signedIn
-    ? html`<a href="/account">Account</a>`
+    ? html`<a href="/account">Account</a> · <a href="/connections">Marketplace connections</a>`
     : html`<a href="/sign-in">Sign in</a> · <a href="/sign-up">Sign up</a>`;
   return html`<!doctype html>
     <html lang="en">
