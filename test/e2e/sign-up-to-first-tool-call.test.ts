@@ -187,7 +187,8 @@ describe('from sign-up to the first tool call (browser, OAuth, MCP)', function (
   });
 
   it('connects the selling and the advertising account through the consent pages and shows both connected', async () => {
-    await page.goto(`${own.base}/connections`);
+    await page.getByRole('navigation').getByRole('link', { name: 'Marketplace connections' }).click();
+    await page.waitForURL((u) => u.pathname === '/connections');
     await page.getByRole('link', { name: 'Connect selling account' }).click();
     await page.waitForURL((u) => u.pathname === '/apps/authorize/consent');
     // the simulator's consent signs in as a new fictional seller unless told otherwise
