@@ -15,6 +15,8 @@ export interface RunningServiceProcess {
   base: string;
 }
 
+const SERVICE_START_MS = 90_000;
+
 /** Starts every role (or `roles`) and waits until it serves; a process that doesn't start is killed. */
 export async function startServiceProcess(
   env: Record<string, string>,
@@ -26,7 +28,8 @@ export async function startServiceProcess(
     env,
   );
   try {
-    const started = await waitForLog(spawned, (r) => r.msg === 'service started');
+    // a start that fails exits at once; a slow one (migrations, the catalog, the demo on a loaded machine) gets time
+    const started = await waitForLog(spawned, (r) => r.msg === 'service started', SERVICE_START_MS);
     return { spawned, base: started.url as string };
   } catch (err) {
     await killIfRunning(spawned);
