@@ -14,6 +14,7 @@ import { loadAccounts } from '../../src/projections/accounts/queries.js';
 import { findActiveToken } from '../../src/projections/auth/queries.js';
 import { issueApiToken, registerUser, revokeApiToken } from '../../src/commands/user/execute.js';
 import { hashToken } from '../../src/domain/user/token.js';
+import { READ_SCOPE } from '../../src/domain/user/scopes.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { executeAccountCommand } from '../../src/commands/account/execute.js';
@@ -205,13 +206,17 @@ describe('accounts and auth read models', function () {
     expect(account!.ads).to.include({ connected: true, inactive: null });
   });
 
-  it('projects issued and revoked tokens', async () => {
+  it('projects issued and revoked tokens with their scopes', async () => {
     const ctx = { store, metadata: { actor: { kind: 'user' as const, id: 'test' } } };
     const other = newId();
     await registerUser(ctx, other, 'Linus');
-    const { token_id, token, position } = await issueApiToken(ctx, other, 'laptop');
+    const { token_id, token, position } = await issueApiToken(ctx, other, 'laptop', [READ_SCOPE]);
     await projector.whenCaughtUp(position);
-    expect(await findActiveToken(db, hashToken(token))).to.deep.equal({ token_id, user_id: other });
+    expect(await findActiveToken(db, hashToken(token))).to.deep.equal({
+      token_id,
+      user_id: other,
+      scopes: [READ_SCOPE],
+    });
     await projector.whenCaughtUp(await revokeApiToken(ctx, other, token_id));
     expect(await findActiveToken(db, hashToken(token))).to.equal(null);
   });
