@@ -14,10 +14,13 @@ import { loadStoreSnapshot } from '../../src/projections/automation-store/querie
 import { automationsProjection } from '../../src/projections/automations/projection.js';
 import { reportsProjection } from '../../src/projections/reports/projection.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
+import { buildContexts } from '../../src/runtime/context/index.js';
+import { CONTEXT_FIELDS } from '../../src/runtime/contracts/index.js';
 import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
 import { advanceReport, completionMessageId, startReportWorker } from '../../src/workers/reports/worker.js';
 import { ADS_TOKEN, requestsTo, SELLING_TOKEN } from '../support/marketplace.js';
+import { contractViolations } from '../support/contract.js';
 import { call, serveMcp, type McpServing, type ToolAnswer } from '../support/mcp.js';
 import { GENERIC_OPERATION, selectReportCatalog } from '../support/report-catalog.js';
 import { startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
@@ -258,6 +261,16 @@ describe('report requests (request_report, the report worker, completions)', fun
     const [event] = await w.h.store.readStream(marketplaceEventStream(account.id, completionMessageId(first)));
     expect(event!.data).to.deep.include({ stream_type: 'SELLING_REPORT_COMPLETED', source: 'selling' });
     expect((event!.data as Json).payload).to.deep.include({ reportReceiptId: first, processingStatus: 'DONE' });
+    // its Report context holds to the published contract (what describe_stream_type lists)
+    const [built] = await buildContexts({
+      db: w.h.db,
+      store: w.h.store,
+      account,
+      streamType: 'SELLING_REPORT_COMPLETED',
+      event: (event!.data as Json).payload,
+      now: w.now(),
+    });
+    expect(contractViolations(CONTEXT_FIELDS.Report, built!.context)).to.deep.equal([]);
     // the other requests complete too, and free the caller's limit
     const rows = await w.h.db.withSchema('rm').table('report_requests').select('mutation_id');
     for (const { mutation_id } of rows) await completed(mutation_id);

@@ -15,6 +15,7 @@ import { listingsMentioned } from '../../projections/observed/listings-search.js
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { findReport } from '../../projections/reports/queries.js';
 import { advertisingProfiles, entityShapes, trailing30 } from './ads.js';
+import { dealsFor } from './deals.js';
 import { receiptInContext } from './receipts.js';
 
 // The Report scope's context (spec 2.11, 4.11): the report receipt's metadata, and bounded
@@ -138,9 +139,15 @@ async function campaignsOf(run: ReportRun, profiles: readonly ProfileView[]): Pr
     selected.rows.map((r) => r.row.id as string),
   );
   const shape = entityShapes(profiles, receipts);
+  // deals of no ASIN in view: a campaign's children (and so its ASINs) are not selected here
+  const marketplaceOf = new Map(profiles.map((p) => [p.provider_profile_id, p.marketplace_id]));
+  const deals = new Map<string, Awaited<ReturnType<typeof dealsFor>>>();
+  for (const marketplace of new Set(marketplaceOf.values()))
+    deals.set(marketplace, await dealsFor(run.db, run.account.id, marketplace, [], run.now));
   // a campaign's children are not selected: the report's own rows say what it covers
   const rows = selected.rows.map((r) => ({
     ...shape.campaign(r),
+    ...deals.get(marketplaceOf.get(String(r.row.provider_profile_id))!)!,
     adGroups: [],
     ads: [],
     targets: [],
@@ -179,11 +186,6 @@ async function listingsOf(run: ReportRun, marketplaces: readonly string[]): Prom
       marketplaceId: r.marketplace_id,
       data: r.data,
       mutations: (receipts.get(ids[i]!) ?? []).map(receiptInContext),
-      campaigns: [],
-      adGroups: [],
-      ads: [],
-      targets: [],
-      negativeTargets: [],
     }))
     .sort((a, b) => a.id.localeCompare(b.id));
   return { rows, truncated: selected.truncated };
