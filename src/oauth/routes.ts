@@ -3,6 +3,7 @@ import type { Knex } from '../infra/db.js';
 import { loadAccounts } from '../projections/accounts/queries.js';
 import { csrfField, html, page } from '../web/page.js';
 import { csrfToken, signedInUser, verifyCsrf, type WebApp } from '../web/session.js';
+import { rateLimited } from '../web/rate-limit.js';
 import { INTERACTION_PATH, OAUTH_PATH, type OAuthServer } from './provider.js';
 import { knownScopes, READ_SCOPE, SCOPES, type Scope } from '../domain/user/scopes.js';
 
@@ -11,6 +12,8 @@ import { knownScopes, READ_SCOPE, SCOPES, type Scope } from '../domain/user/scop
 // the two pages it asks for: sign-in (the seller sign-in pages) and consent.
 
 const DISCOVERY = '/.well-known/openid-configuration';
+/** oidc-provider's token, registration and revocation endpoints */
+const LIMITED_PATHS = ['/token', '/reg', '/token/revocation'] as const;
 
 const SCOPE_TEXT: Record<Scope, string> = {
   'mcp:read': 'read your listings, sales, ads, events, automations and mutation receipts',
@@ -52,7 +55,11 @@ export function registerOAuthRoutes<L extends FastifyBaseLogger>(
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
-    scope.all(`${OAUTH_PATH}/*`, (req, reply) => handOver(oauth, req, reply, req.url.slice(OAUTH_PATH.length)));
+    const handler = (req: FastifyRequest, reply: FastifyReply) =>
+      handOver(oauth, req, reply, req.url.slice(OAUTH_PATH.length));
+    // the endpoints a client can call without a browser: limited per IP, with backoff
+    for (const path of LIMITED_PATHS) scope.post(`${OAUTH_PATH}${path}`, { preHandler: rateLimited('token') }, handler);
+    scope.all(`${OAUTH_PATH}/*`, handler);
   });
 
   app.get<{ Params: { uid: string } }>(`${INTERACTION_PATH}/:uid`, async (req, reply) => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { issueApiToken, registerUser } from '../../src/commands/user/execute.js';
 import { PAT_SCOPES } from '../../src/domain/user/scopes.js';
+import { AUTH_RATE_LIMITS } from '../../src/web/rate-limit.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
@@ -552,5 +553,29 @@ describe('OAuth 2.1 authorization server for /mcp', function () {
       ).result.structuredContent;
       expect(receipt.history[0]!.data.via).to.deep.equal({ kind: 'personal_access_token', token_id });
     });
+  });
+
+  it('limits the token, registration and revocation endpoints per IP, with backoff (429 and Retry-After)', async () => {
+    // a server of its own: its counters are its own, the other tests' tokens keep flowing
+    const limited = await startOAuthService({ db: h.db, store: h.store, demoUserId: randomUUID() });
+    try {
+      const token = () =>
+        fetch(`${limited.base}/oauth/token`, {
+          method: 'POST',
+          body: new URLSearchParams({ grant_type: 'authorization_code', code: 'forged', client_id: 'nobody' }),
+        });
+      for (let i = 0; i < AUTH_RATE_LIMITS.token.perIp.max; i++) expect((await token()).status).to.not.equal(429);
+      const refused = await token();
+      expect(refused.status).to.equal(429);
+      expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
+      const registration = await fetch(`${limited.base}/oauth/reg`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+      });
+      expect(registration.status).to.equal(429);
+    } finally {
+      await limited.close();
+    }
   });
 });
