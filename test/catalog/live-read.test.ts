@@ -3,18 +3,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { acquireCatalog } from '../../src/catalog/acquire.js';
-import { cursorKey } from '../../src/catalog/live-read/cursor.js';
 import type { LiveReadAccess } from '../../src/catalog/live-read/execute.js';
 import { newId } from '../../src/domain/shared/ids.js';
-import { createLwaClient } from '../../src/marketplace/clients/index.js';
-import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/index.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
 import { fbaInventoryProjection } from '../../src/projections/observed/inventory.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
-import { SELLER_CREDENTIALS } from '../../src/workers/credentials.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { ADS_TOKEN, injectFault, requestsTo, resetSimulator, SELLING_TOKEN } from '../support/marketplace.js';
+import { injectFault, liveReadAccess, requestsTo, resetSimulator, SELLING_TOKEN } from '../support/marketplace.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startHarness, type Harness } from '../support/observed.js';
 
@@ -50,20 +46,8 @@ describe('read_amazon_operation', function () {
   let base: string;
   const users = { ada: newId(), bob: newId() };
 
-  const access = (overrides: Partial<LiveReadAccess> = {}): LiveReadAccess => {
-    const endpoints = h.simulator.endpoints();
-    return {
-      endpoints: { sellingApiUrl: endpoints.sellingApiUrl, adsApiUrl: endpoints.adsApiUrl },
-      lwa: createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT }),
-      credentials: (name) =>
-        name === SELLER_CREDENTIALS
-          ? { selling_refresh_token: SELLING_TOKEN, ads_refresh_token: ADS_TOKEN }
-          : undefined,
-      budget: { redis, prefix },
-      cursorKey: cursorKey('live-read-test-key'),
-      ...overrides,
-    };
-  };
+  const access = (overrides: Partial<LiveReadAccess> = {}): LiveReadAccess =>
+    liveReadAccess(h.simulator, { redis, prefix }, overrides);
   const read = (args: Row, client: Client = ada) => call(client, 'read_amazon_operation', args);
   const pageOf = async (args: Row, client: Client = ada) => {
     const result = await read(args, client);

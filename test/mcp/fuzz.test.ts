@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
+import { Redis } from 'ioredis';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { acquireCatalog } from '../../src/catalog/acquire.js';
 import { ERROR_CODES } from '../../src/domain/shared/errors.js';
 import { fuzzJson, malformedArguments } from '../support/fuzz-arguments.js';
 import { answerOf, postRpc, toolCall } from '../support/mcp.js';
@@ -9,7 +11,7 @@ import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/index.js';
 import { projections } from '../../src/projections/registry.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { QUICK_RETRY, SELLING_TOKEN } from '../support/marketplace.js';
+import { liveReadAccess, QUICK_RETRY, SELLING_TOKEN } from '../support/marketplace.js';
 import { serveMcp, type McpServing } from '../support/mcp.js';
 import { startHarness, type Harness } from '../support/observed.js';
 
@@ -53,6 +55,7 @@ describe('fuzzing every listed tool over MCP HTTP', function () {
   let headers: Record<string, string>;
   let account: string;
   let tools: Tool[];
+  let redis: Redis;
 
   before(async () => {
     const user = newId();
@@ -64,6 +67,9 @@ describe('fuzzing every listed tool over MCP HTTP', function () {
     account = await h.connect('seller', user);
     await h.run(listingsSync, account, SELLING_TOKEN);
     const endpoints = h.simulator.endpoints();
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    // as the service does at start: the catalog tools and live reads then get past 'not acquired yet'
+    await acquireCatalog(h.db);
     mcp = await serveMcp(h.db, () => new Date(h.clock.ms), newId(), {
       marketplace: {
         sellingApiUrl: endpoints.sellingApiUrl,
@@ -71,6 +77,7 @@ describe('fuzzing every listed tool over MCP HTTP', function () {
         sellingRefreshToken: SELLING_TOKEN,
         retry: QUICK_RETRY,
       },
+      liveReads: liveReadAccess(h.simulator, { redis, prefix: `${process.env.REDIS_PREFIX}:fuzz-${newId()}` }),
     });
     url = `${mcp.base}/mcp`;
     headers = { authorization: `Bearer user.${user}` };
@@ -79,6 +86,7 @@ describe('fuzzing every listed tool over MCP HTTP', function () {
   });
   after(async () => {
     await mcp?.close();
+    await redis?.quit();
     await h?.close();
   });
 

@@ -13,6 +13,9 @@ import type { FaultRuleInput } from '../../src/marketplace/simulator/faults.js';
 import type { LoggedRequest } from '../../src/marketplace/simulator/request-log.js';
 import type { AppliedChange } from '../../src/marketplace/simulator/ads/sp-state.js';
 import type { Submission } from '../../src/marketplace/simulator/selling/listings-state.js';
+import { cursorKey } from '../../src/catalog/live-read/cursor.js';
+import type { LiveReadAccess } from '../../src/catalog/live-read/execute.js';
+import { SELLER_CREDENTIALS } from '../../src/workers/credentials.js';
 
 // Tests talk to a simulator on a loopback port through the real clients, and read its
 // request log and fault API over HTTP like any other test would.
@@ -42,6 +45,24 @@ export function clientsFor(
     lwa,
     selling: createSellingClient({ endpoint: endpoints.sellingApiUrl, lwa, refreshToken: SELLING_TOKEN, retry }),
     ads: createAdsClient({ endpoint: endpoints.adsApiUrl, lwa, refreshToken: ADS_TOKEN, retry }),
+  };
+}
+
+/** What read_amazon_operation reads the simulator with: the demo seller's tokens for connections made with the seller set. */
+export function liveReadAccess(
+  simulator: Simulator,
+  budget: LiveReadAccess['budget'],
+  overrides: Partial<LiveReadAccess> = {},
+): LiveReadAccess {
+  const endpoints = simulator.endpoints();
+  return {
+    endpoints: { sellingApiUrl: endpoints.sellingApiUrl, adsApiUrl: endpoints.adsApiUrl },
+    lwa: createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT }),
+    credentials: (name) =>
+      name === SELLER_CREDENTIALS ? { selling_refresh_token: SELLING_TOKEN, ads_refresh_token: ADS_TOKEN } : undefined,
+    budget,
+    cursorKey: cursorKey('live-read-test-key'),
+    ...overrides,
   };
 }
 
