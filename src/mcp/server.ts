@@ -131,7 +131,11 @@ export function buildHttpServer(deps: HttpServerDeps) {
   app.get(`${PROTECTED_RESOURCE_PATH}/mcp`, metadata);
   if (deps.oauth) registerOAuthRoutes(app, { oauth: deps.oauth, db: deps.db });
   registerExportRoutes(app, { db: deps.db, authenticate: deps.authenticate, baseUrl });
-  registerReportArtifactRoute(app, { db: deps.db, authenticate: deps.authenticate, now: deps.now ?? (() => new Date()) });
+  registerReportArtifactRoute(app, {
+    db: deps.db,
+    authenticate: deps.authenticate,
+    now: deps.now ?? (() => new Date()),
+  });
   if (deps.store && deps.ingestionSecret)
     registerIngestionRoute(app, { db: deps.db, store: deps.store, secret: deps.ingestionSecret });
   if (deps.store && deps.connections)
@@ -148,7 +152,13 @@ export function buildHttpServer(deps: HttpServerDeps) {
   const mcp = mcpHandler(deps.catalog ?? SERVICE_CATALOG, (err) => deps.logger.warn({ err }, 'mcp request not served'));
   const guards = browserGuards(deps);
 
-  function serveMcp(req: FastifyRequest, reply: FastifyReply, endpoint: Endpoint, userId: string, principal?: Principal) {
+  function serveMcp(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    endpoint: Endpoint,
+    userId: string,
+    principal?: Principal,
+  ) {
     const call: ToolContext = {
       db: deps.db,
       userId,
