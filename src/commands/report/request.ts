@@ -210,41 +210,39 @@ async function admissible(
     );
   if (target.type !== spec.targetType) throw notFound();
   const id = target.id.toLowerCase();
+  const fresh = (
+    account_id: string,
+    scope: Pick<ReportRequestedData, 'marketplace_ids' | 'profile_id' | 'parameters'>,
+  ): ReportRequestedData => ({
+    ...base,
+    account_id,
+    operation,
+    api: spec.api,
+    catalog_revision: input.catalog_revision!,
+    target: { type: target.type, id },
+    ...scope,
+    previous_page: null,
+    continuation_token: null,
+  });
   if (spec.targetType === 'SellingPartner') {
     const account = input.accounts.find((a) => a.selling?.id === id);
     if (!account?.selling) throw notFound();
     const admitted = account.selling.marketplaces.map((m) => m.marketplace_id);
     const marketplace_ids = reportMarketplaces(parameters.marketplaceIds as string[] | undefined, admitted);
-    return {
-      ...base,
-      account_id: account.id,
-      operation,
-      api: spec.api,
-      catalog_revision: input.catalog_revision!,
-      target: { type: target.type, id },
+    return fresh(account.id, {
       marketplace_ids,
       profile_id: null,
       parameters: spec.api === 'reports' ? { ...parameters, marketplaceIds: marketplace_ids } : parameters,
-      previous_page: null,
-      continuation_token: null,
-    };
+    });
   }
   for (const account of input.accounts) {
     const profile = account.ads?.profiles.find((p) => p.id === id);
     if (profile)
-      return {
-        ...base,
-        account_id: account.id,
-        operation,
-        api: spec.api,
-        catalog_revision: input.catalog_revision!,
-        target: { type: target.type, id },
+      return fresh(account.id, {
         marketplace_ids: [profile.marketplace_id],
         profile_id: profile.provider_profile_id,
         parameters,
-        previous_page: null,
-        continuation_token: null,
-      };
+      });
   }
   throw notFound();
 }

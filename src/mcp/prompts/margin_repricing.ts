@@ -1,3 +1,4 @@
+import { listingPriceUpdate } from '../../runtime/contracts/templates.js';
 import { accountArg, codeBlock, definePrompt, draftSteps } from './prompt.js';
 
 // Spec 1.8: prices that follow the competition without giving the margin away. Audit prices,
@@ -29,19 +30,7 @@ export const marginDraft = (undercut: number, maxDropPercent: number): string[] 
   '  price = Number(price.toFixed(digits));',
   '  if (price === listing.price) return;',
   "  console.log(listing.sku + ': ' + listing.price + ' -> ' + price + ' (lowest competitor ' + lowest + ')');",
-  '  context.mutations.push({',
-  '    target: listing,',
-  "    action: 'update',",
-  '    payload: {',
-  "      productType: 'PRODUCT',",
-  '      patches: [{',
-  "        op: 'merge',",
-  "        path: '/attributes/purchasable_offer',",
-  '        value: [{ marketplace_id: listing.marketplace.id, currency: listing.currencyCode,',
-  "          audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] }],",
-  '      }],',
-  '    },',
-  '  });',
+  ...listingPriceUpdate('listing', 'price', '  '),
   '}',
 ];
 

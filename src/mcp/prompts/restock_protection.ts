@@ -1,3 +1,4 @@
+import { listingPriceUpdate } from '../../runtime/contracts/templates.js';
 import { accountArg, codeBlock, definePrompt, draftSteps } from './prompt.js';
 
 // Spec 1.8: protecting items about to run out. Audit stock and how fast it sells, and the ads
@@ -30,19 +31,7 @@ export const restockDraft = (minUnits: number, raisePercent: number): string[] =
   '    if (listing.ceiling !== null) price = Math.min(price, listing.ceiling);',
   '    price = Number(price.toFixed(digits));',
   '    if (price > listing.price)',
-  '      context.mutations.push({',
-  '        target: listing,',
-  "        action: 'update',",
-  '        payload: {',
-  "          productType: 'PRODUCT',",
-  '          patches: [{',
-  "            op: 'merge',",
-  "            path: '/attributes/purchasable_offer',",
-  '            value: [{ marketplace_id: listing.marketplace.id, currency: listing.currencyCode,',
-  "              audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] }],",
-  '          }],',
-  '        },',
-  '      });',
+  ...listingPriceUpdate('listing', 'price', '      '),
   '  }',
   '  for (const ad of listing.ads) {',
   "    if (ad.state === 'ENABLED') context.mutations.push({ target: ad, action: 'update', payload: { state: 'PAUSED' } });",

@@ -16,23 +16,30 @@ const CONTEXT_READS: Readonly<Record<ContextScope, readonly string[]>> = {
   Report: ['report.reportType', 'report.ingestionStatus', 'completeness.listings.truncated'],
 };
 
-/** How to queue, as a comment, per scope: one realistic push with the contract's own names. */
-const QUEUE_EXAMPLE: Readonly<Record<ContextScope, readonly string[]>> = {
-  Listing: [
+/**
+ * The lines of handler code that queue a listing's new price (a purchasable_offer merge patch),
+ * for `listing` and `price` as the code names them, each line indented by `indent`.
+ */
+export const listingPriceUpdate = (listing: string, price: string, indent = ''): string[] =>
+  [
     'context.mutations.push({',
-    '  target: context.listing,',
+    `  target: ${listing},`,
     "  action: 'update',",
     '  payload: {',
     "    productType: 'PRODUCT',",
     '    patches: [{',
     "      op: 'merge',",
     "      path: '/attributes/purchasable_offer',",
-    '      value: [{ marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode,',
-    "        audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 19.99 }] }] }],",
+    `      value: [{ marketplace_id: ${listing}.marketplace.id, currency: ${listing}.currencyCode,`,
+    `        audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: ${price} }] }] }],`,
     '    }],',
     '  },',
     '});',
-  ],
+  ].map((line) => indent + line);
+
+/** How to queue, as a comment, per scope: one realistic push with the contract's own names. */
+const QUEUE_EXAMPLE: Readonly<Record<ContextScope, readonly string[]>> = {
+  Listing: listingPriceUpdate('context.listing', '19.99'),
   SellingPartner: [
     '(with a webhook named alerts in Settings)',
     "context.webhooks.alerts.post('account event: ' + JSON.stringify(event));",
