@@ -14,6 +14,7 @@ const issued: UserEvent = {
 /** as recorded before tokens had scopes */
 const issuedUnscoped: UserEvent = { type: 'ApiTokenIssued', data: { user_id, token_id, token_hash, label: 'laptop' } };
 const revoked: UserEvent = { type: 'ApiTokenRevoked', data: { user_id, token_id } };
+const deleted: UserEvent = { type: 'UserDeleted', data: { user_id } };
 
 describe('user decider', () => {
   it('registers a new user', () =>
@@ -50,4 +51,25 @@ describe('user decider', () => {
     given(userDecider, [registered])
       .when({ type: 'RevokeApiToken', user_id, token_id })
       .thenThrows('invalid', /no such token/));
+
+  describe('deletion', () => {
+    it('deletes a registered user', () =>
+      given(userDecider, [registered, issued]).when({ type: 'DeleteUser', user_id }).then([deleted]));
+    it('deleting twice is a no-op, so a deletion can be retried', () =>
+      given(userDecider, [registered, deleted]).when({ type: 'DeleteUser', user_id }).then([]));
+    it('refuses to delete an unknown user', () =>
+      given(userDecider, [])
+        .when({ type: 'DeleteUser', user_id })
+        .thenThrows('invalid', /no such user/));
+    it('refuses a token for a deleted user, saying it was deleted', () =>
+      given(userDecider, [registered, deleted])
+        .when({ type: 'IssueApiToken', user_id, token_id, token_hash, label: 'x', scopes })
+        .thenThrows('invalid', /account was deleted; it cannot be given tokens/));
+    it('refuses to register a deleted user again', () =>
+      given(userDecider, [registered, deleted])
+        .when({ type: 'RegisterUser', user_id, name: 'Ada' })
+        .thenThrows('invalid', /account was deleted/));
+    it("a deleted user's tokens are revoked with it: revoking one records nothing", () =>
+      given(userDecider, [registered, issued, deleted]).when({ type: 'RevokeApiToken', user_id, token_id }).then([]));
+  });
 });

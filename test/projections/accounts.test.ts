@@ -11,8 +11,8 @@ import { Projector } from '../../src/projections/projector.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
-import { findActiveToken } from '../../src/projections/auth/queries.js';
-import { issueApiToken, registerUser, revokeApiToken } from '../../src/commands/user/execute.js';
+import { findActiveToken, findUser } from '../../src/projections/auth/queries.js';
+import { deleteUser, issueApiToken, registerUser, revokeApiToken } from '../../src/commands/user/execute.js';
 import { hashToken } from '../../src/domain/user/token.js';
 import { READ_SCOPE } from '../../src/domain/user/scopes.js';
 import { newId } from '../../src/domain/shared/ids.js';
@@ -219,6 +219,16 @@ describe('accounts and auth read models', function () {
     });
     await projector.whenCaughtUp(await revokeApiToken(ctx, other, token_id));
     expect(await findActiveToken(db, hashToken(token))).to.equal(null);
+  });
+
+  it("drops a deleted user's tokens and the user", async () => {
+    const ctx = { store, metadata: { actor: { kind: 'user' as const, id: 'test' } } };
+    const gone = newId();
+    await registerUser(ctx, gone, 'Edsger');
+    const { token } = await issueApiToken(ctx, gone, 'laptop', [READ_SCOPE]);
+    await projector.whenCaughtUp(await deleteUser(ctx, gone));
+    expect(await findActiveToken(db, hashToken(token))).to.equal(null);
+    expect(await findUser(db, gone)).to.equal(null);
   });
 
   for (const projection of projections) {

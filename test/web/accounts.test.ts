@@ -348,6 +348,8 @@ describe('seller accounts', function () {
         async () => ((await findActiveToken(world.db, hashToken(token))) ? undefined : true),
         'the token revoked in the read model',
       );
+      // the user is closed in the log: an operator cannot give it a token, and the CLI says why
+      await expectRejection(tokenFor(userId), /invalid: user \S+: the account was deleted; it cannot be given tokens/);
       expect(
         (await new Browser(site.base).submit('/sign-in', '/sign-in', { email, password: PASSWORD })).status,
       ).to.equal(401);

@@ -32,3 +32,8 @@ export async function issueApiToken(
 export async function revokeApiToken(ctx: CommandContext, user_id: string, token_id: string): Promise<Position | null> {
   return (await handleCommand(userDecider, user_id, { type: 'RevokeApiToken', user_id, token_id }, ctx)).position;
 }
+
+/** Closes a deleted account's user: its tokens stop working, nothing is issued to it ever after. */
+export async function deleteUser(ctx: CommandContext, user_id: string): Promise<Position | null> {
+  return (await handleCommand(userDecider, user_id, { type: 'DeleteUser', user_id }, ctx)).position;
+}

@@ -14,11 +14,18 @@ export type UserCommand =
       label: string;
       scopes: readonly Scope[];
     }
-  | { type: 'RevokeApiToken'; user_id: string; token_id: string };
+  | { type: 'RevokeApiToken'; user_id: string; token_id: string }
+  | { type: 'DeleteUser'; user_id: string };
+
+/** A deleted user is closed: what would make it act again is refused, saying so. */
+const refuseDeleted = (state: UserState, user_id: string, what: string): void => {
+  if (state.deleted) throw new DomainError('invalid', `user ${user_id}: the account was deleted; ${what}`);
+};
 
 export function decide(command: UserCommand, state: UserState): UserEvent[] {
   switch (command.type) {
     case 'RegisterUser':
+      refuseDeleted(state, command.user_id, 'it cannot be registered again');
       if (state.registered) {
         if (state.name === command.name) return [];
         throw new DomainError('conflict', `user ${command.user_id} is already registered as "${state.name}"`);
@@ -27,6 +34,7 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
       return [{ type: 'UserRegistered', data: { user_id: command.user_id, name: command.name } }];
     case 'IssueApiToken':
       if (!state.registered) throw new DomainError('invalid', `user ${command.user_id}: no such user`);
+      refuseDeleted(state, command.user_id, 'it cannot be given tokens');
       if (state.tokens.has(command.token_id)) return [];
       return [
         {
@@ -47,6 +55,9 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
       if (token.revoked) return [];
       return [{ type: 'ApiTokenRevoked', data: { user_id: command.user_id, token_id: command.token_id } }];
     }
+    case 'DeleteUser':
+      if (!state.registered) throw new DomainError('invalid', `user ${command.user_id}: no such user`);
+      return state.deleted ? [] : [{ type: 'UserDeleted', data: { user_id: command.user_id } }];
   }
 }
 

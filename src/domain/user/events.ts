@@ -13,6 +13,8 @@ export const ApiTokenIssued = z.object({
   scopes: z.array(z.enum(SCOPES)).min(1).optional(),
 });
 export const ApiTokenRevoked = z.object({ user_id: z.uuid(), token_id: z.uuid() });
+/** The account was deleted: the user is closed for good. Its personal data lives elsewhere and is erased. */
+export const UserDeleted = z.object({ user_id: z.uuid() });
 
-export const userEventSchemas = { UserRegistered, ApiTokenIssued, ApiTokenRevoked } as const;
+export const userEventSchemas = { UserRegistered, ApiTokenIssued, ApiTokenRevoked, UserDeleted } as const;
 export type UserEvent = EventUnion<typeof userEventSchemas>;

@@ -3,11 +3,18 @@ import type { UserEvent } from './events.js';
 export interface UserState {
   registered: boolean;
   name: string | null;
-  /** token id → revoked? */
+  /** the account was deleted: nothing may make the user act again */
+  deleted: boolean;
+  /** token id → revoked? (all of them once the user is deleted) */
   tokens: ReadonlyMap<string, { revoked: boolean; token_hash: string }>;
 }
 
-export const initialState = (): UserState => ({ registered: false, name: null, tokens: new Map() });
+export const initialState = (): UserState => ({
+  registered: false,
+  name: null,
+  deleted: false,
+  tokens: new Map(),
+});
 
 export function evolve(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
@@ -24,5 +31,12 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         ? { ...state, tokens: new Map(state.tokens).set(event.data.token_id, { ...prior, revoked: true }) }
         : state;
     }
+    case 'UserDeleted':
+      // a deleted user's tokens all stop working with it
+      return {
+        ...state,
+        deleted: true,
+        tokens: new Map([...state.tokens].map(([id, token]) => [id, { ...token, revoked: true }])),
+      };
   }
 }

@@ -5,15 +5,16 @@ import type { Projection } from '../projection.js';
 // Users and their API tokens (hashes only, with their scopes), read by the bearer-token check of /mcp.
 export const authProjection: Projection = {
   name: 'auth',
-  // 2: scopes (null: a token issued before scopes existed, holding every scope)
-  version: 2,
-  handles: ['UserRegistered', 'ApiTokenIssued', 'ApiTokenRevoked'],
+  // 2: scopes (null: a token issued before scopes existed, holding every scope); 3: deleted users
+  version: 3,
+  handles: ['UserRegistered', 'ApiTokenIssued', 'ApiTokenRevoked', 'UserDeleted'],
   tables: ['users', 'api_tokens'],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable('users', (t) => {
       t.uuid('user_id').primary();
       t.text('name').notNullable();
       t.timestamp('created_at', { useTz: true }).notNullable();
+      t.timestamp('deleted_at', { useTz: true });
     });
     await db.schema.withSchema(schema).createTable('api_tokens', (t) => {
       t.uuid('token_id').primary();
@@ -52,6 +53,21 @@ export const authProjection: Projection = {
           .withSchema(schema)
           .table('api_tokens')
           .where({ token_id: event.data.token_id })
+          .whereNull('revoked_at')
+          .update({ revoked_at: at });
+        return;
+      case 'UserDeleted':
+        // marked, not removed, so that applying the log again cannot bring the user or a token back
+        await trx
+          .withSchema(schema)
+          .table('users')
+          .where({ user_id: event.data.user_id })
+          .whereNull('deleted_at')
+          .update({ deleted_at: at });
+        await trx
+          .withSchema(schema)
+          .table('api_tokens')
+          .where({ user_id: event.data.user_id })
           .whereNull('revoked_at')
           .update({ revoked_at: at });
         return;

@@ -35,12 +35,14 @@ export async function listTokens(db: Knex, userId: string): Promise<TokenRow[]> 
     .orderBy('created_at');
 }
 
+/** A user whose account was not deleted. */
 export async function findUser(db: Knex, userId: string): Promise<{ user_id: string; name: string } | null> {
   const row = await db
     .withSchema(READ_MODEL_SCHEMA)
     .table('users')
     .select('user_id', 'name')
     .where({ user_id: userId })
+    .whereNull('deleted_at')
     .first();
   return row ?? null;
 }
