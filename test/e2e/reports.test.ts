@@ -34,6 +34,8 @@ type Json = Record<string, any>;
 // report until the chain stops at depth 5.
 
 const LISTINGS_REPORT = 'sp_api:reports:2021-06-30:createReport';
+const ADS_REPORT = 'ads_api:reporting:3.0:createAsyncReport';
+const KIOSK_QUERY = 'sp_api:data-kiosk:2023-11-15:createQuery';
 const REVISION = 'rev-reports-test';
 
 const CHAIN = `
@@ -53,6 +55,18 @@ function handle(event, context) {
     action: '${LISTINGS_REPORT}',
     payload: { reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA' },
   });
+}`;
+
+/** A Data Kiosk economics query of one marketplace's days `from`..`to` days back, as the economics sync asks it. */
+const economicsQuery = (now: Date, marketplaceId: string, from: number, to: number) => {
+  const day = (back: number) => new Date(now.getTime() - back * 86_400_000).toISOString().slice(0, 10);
+  return `query { analytics_economics_2024_03_15 { economics(startDate: "${day(from)}", endDate: "${day(to)}", aggregateBy: { date: DAY, productId: MSKU }, marketplaceIds: ["${marketplaceId}"]) { startDate endDate marketplaceId msku } } }`;
+};
+
+// Records what each completion's run saw of its report, and pushes nothing.
+const RECORD = `
+function handle(event, context) {
+  context.store.set('seen-' + context.report.id, { eventType: event.eventType, report: context.report, connection: context.connection });
 }`;
 
 describe('report requests (request_report, the report worker, completions)', function () {
@@ -94,6 +108,53 @@ describe('report requests (request_report, the report worker, completions)', fun
       `report ${mutation_id} completed`,
       60_000,
     );
+  };
+
+  /** An active automation of `stream_type` on the account, its operations pinned to the test's revision. */
+  const activeAutomation = async (stream_type: string, code: string, operations: string[] = []) => {
+    const by = {
+      store: w.h.store,
+      userId: user,
+      accounts: [account],
+      at: w.now(),
+      correlationId: randomUUID(),
+      simulate: false,
+    };
+    const automation = await createAutomation(by, {
+      account,
+      stream_type,
+      title: `On ${stream_type}`,
+      code,
+      operation_dependencies: Object.fromEntries(
+        operations.map((o) => [o, { catalog_revision: REVISION, schema_digest: 'reviewed' }]),
+      ),
+    });
+    await activateAutomation(by, automation);
+    await w.h.projector.whenCaughtUp();
+    return automation;
+  };
+  /** What the automation's run on `mutation_id`'s completion recorded (RECORD, CHAIN). */
+  const seenBy = (automation: string, mutation_id: string): Promise<Json> =>
+    eventually(
+      async () => {
+        await w.h.projector.whenCaughtUp();
+        return (await loadStoreSnapshot(w.h.db, automation, w.now()))[`seen-${mutation_id}`] as Json | undefined;
+      },
+      `the run on ${mutation_id}'s completion`,
+      60_000,
+    );
+  /** The completion event recorded for a request. */
+  const completionOf = async (mutation_id: string): Promise<Json> => {
+    const [event] = await w.h.store.readStream(marketplaceEventStream(account.id, completionMessageId(mutation_id)));
+    return event!.data as Json;
+  };
+  /** The whole artifact, downloaded as the caller. */
+  const downloaded = async (answer: ToolAnswer): Promise<Buffer> => {
+    const response = await fetch(`${mcp.base}${answer.structuredContent.download_path}`, {
+      headers: { authorization: `Bearer user.${user}` },
+    });
+    expect(response.status).to.equal(200);
+    return Buffer.from(await response.arrayBuffer());
   };
 
   before(async () => {
@@ -279,6 +340,102 @@ describe('report requests (request_report, the report worker, completions)', fun
     await completed(after.structuredContent.receipt.mutation_id);
   });
 
+  it('an ads createAsyncReport: the worker transfers the gunzipped rows; ADS_REPORT_COMPLETED runs its automation with the Report context', async () => {
+    startWorker();
+    const automation = await activeAutomation('ADS_REPORT_COMPLETED', RECORD);
+    const profile = account.ads!.profiles[0]!;
+    const day = (back: number) => new Date(w.now().getTime() - back * 86_400_000).toISOString().slice(0, 10);
+    const asked = await request('ads-report', {
+      operation: ADS_REPORT,
+      target: { type: 'AdvertisingProfile', id: profile.id },
+      parameters: {
+        startDate: day(7),
+        endDate: day(1),
+        configuration: {
+          adProduct: 'SPONSORED_PRODUCTS',
+          groupBy: ['campaign'],
+          columns: ['date', 'campaignId', 'impressions', 'cost'],
+          reportTypeId: 'spCampaigns',
+          timeUnit: 'DAILY',
+          format: 'GZIP_JSON',
+        },
+      },
+    });
+    expect(asked.isError).to.not.equal(true);
+    const id = asked.structuredContent.receipt.mutation_id as string;
+    expect(asked.structuredContent.receipt.marketplace_ids).to.deep.equal([profile.marketplace_id]);
+    const answer = await completed(id);
+    expect(answer.structuredContent.receipt).to.include({
+      operation: ADS_REPORT,
+      provider_status: 'DONE',
+      media_type: 'application/json',
+      has_continuation: false,
+    });
+    // the provider's gzip document, stored uncompressed: the rows of the columns asked for
+    const rows = JSON.parse((await downloaded(answer)).toString('utf8')) as Json[];
+    expect(rows.length).to.be.greaterThan(0);
+    expect(Object.keys(rows[0]!).sort()).to.deep.equal(['campaignId', 'cost', 'date', 'impressions']);
+    const event = await completionOf(id);
+    expect(event).to.deep.include({ stream_type: 'ADS_REPORT_COMPLETED', source: 'ads' });
+    expect(event.payload).to.deep.include({
+      reportReceiptId: id,
+      reportType: 'spCampaigns',
+      processingStatus: 'DONE',
+      profileId: profile.provider_profile_id,
+    });
+    const seen = await seenBy(automation, id);
+    expect(seen.eventType).to.equal('ADS_REPORT_COMPLETED');
+    expect(seen.report).to.include({
+      id,
+      operation: ADS_REPORT,
+      providerStatus: 'DONE',
+      mediaType: 'application/json',
+    });
+    expect(seen.connection).to.deep.equal({
+      type: 'Advertiser',
+      id: account.ads!.id,
+      marketplaceIds: [profile.marketplace_id],
+    });
+  });
+
+  it('a Data Kiosk createQuery: the worker transfers the JSON lines; SELLING_REPORT_COMPLETED runs its automation with the Report context', async () => {
+    startWorker();
+    const automation = await activeAutomation('SELLING_REPORT_COMPLETED', RECORD);
+    const marketplace = account.selling!.marketplaces[0]!.marketplace_id;
+    const asked = await request('kiosk-query', {
+      operation: KIOSK_QUERY,
+      parameters: { query: economicsQuery(w.now(), marketplace, 14, 1) },
+    });
+    expect(asked.isError).to.not.equal(true);
+    const id = asked.structuredContent.receipt.mutation_id as string;
+    const answer = await completed(id);
+    expect(answer.structuredContent.receipt).to.include({
+      operation: KIOSK_QUERY,
+      provider_status: 'DONE',
+      media_type: 'application/x-ndjson',
+    });
+    const lines = (await downloaded(answer)).toString('utf8').trim().split('\n');
+    expect(lines.length).to.be.greaterThan(0);
+    for (const line of lines) expect(JSON.parse(line)).to.include({ marketplaceId: marketplace });
+    const event = await completionOf(id);
+    expect(event).to.deep.include({ stream_type: 'SELLING_REPORT_COMPLETED', source: 'selling' });
+    expect(event.payload).to.deep.include({
+      reportReceiptId: id,
+      reportType: 'DATA_KIOSK_QUERY',
+      processingStatus: 'DONE',
+    });
+    const seen = await seenBy(automation, id);
+    expect(seen.eventType).to.equal('SELLING_REPORT_COMPLETED');
+    expect(seen.report).to.include({
+      id,
+      operation: KIOSK_QUERY,
+      providerStatus: 'DONE',
+      mediaType: 'application/x-ndjson',
+      previousPage: null,
+    });
+    expect(seen.connection).to.include({ type: 'SellingPartner', id: account.selling!.id });
+  });
+
   it('a completion runs the live automation with the Report context; its report requests chain until depth 5', async () => {
     startWorker();
     await eventually(
@@ -289,23 +446,7 @@ describe('report requests (request_report, the report worker, completions)', fun
       'every earlier report completed',
       60_000,
     );
-    const call0 = {
-      store: w.h.store,
-      userId: user,
-      accounts: [account],
-      at: w.now(),
-      correlationId: randomUUID(),
-      simulate: false,
-    };
-    const automation = await createAutomation(call0, {
-      account,
-      stream_type: 'SELLING_REPORT_COMPLETED',
-      title: 'Chain',
-      code: CHAIN,
-      operation_dependencies: { [LISTINGS_REPORT]: { catalog_revision: REVISION, schema_digest: 'reviewed' } },
-    });
-    await activateAutomation(call0, automation);
-    await w.h.projector.whenCaughtUp();
+    const automation = await activeAutomation('SELLING_REPORT_COMPLETED', CHAIN, [LISTINGS_REPORT]);
     const root = (await request('chain-root')).structuredContent.receipt.mutation_id as string;
     // five reports in the chain; the run on the fifth's completion is refused its request
     const actions: Json[] = await eventually(
@@ -328,8 +469,7 @@ describe('report requests (request_report, the report worker, completions)', fun
     const second = receipts.find((r) => r.depth === 2)!;
     expect(second.correlation).to.include({ parent: root, output: 0 });
     // what the first run saw of its report (spec 2.11)
-    await w.h.projector.whenCaughtUp();
-    const seen = (await loadStoreSnapshot(w.h.db, automation, w.now()))[`seen-${root}`] as Json;
+    const seen = await seenBy(automation, root);
     expect(seen.report).to.include({
       id: root,
       reportType: 'GET_MERCHANT_LISTINGS_ALL_DATA',
