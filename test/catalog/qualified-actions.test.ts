@@ -3,16 +3,23 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import { acquireCatalog } from '../../src/catalog/acquire.js';
 import { findOperation } from '../../src/catalog/queries.js';
+import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { adsEntityId, type AdsEntityKind } from '../../src/domain/observation/ids.js';
 import type { SpResource } from '../../src/marketplace/clients/ads-sp-types.js';
 import { createAdsClient } from '../../src/marketplace/clients/index.js';
 import { loadAccounts, type ProfileView } from '../../src/projections/accounts/queries.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { automationsProjection } from '../../src/projections/automations/projection.js';
+import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
+import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { findAutomation } from '../../src/projections/automations/queries.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
 import { fbaInventoryProjection } from '../../src/projections/observed/inventory.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
+import { runAutomation } from '../../src/runtime/run.js';
+import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
+import { selectableStreamType } from '../../src/domain/stream/types.js';
+import { cannedSample } from '../../src/mcp/run-event.js';
 import { marketplaceRequest } from '../../src/workers/dispatch/requests.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
 import { ADS_TOKEN } from '../support/marketplace.js';
@@ -72,7 +79,16 @@ describe('qualified catalog actions and operation_dependencies', function () {
 
   before(async () => {
     h = await startHarness(
-      [listingsProjection, fbaInventoryProjection, adsProjection, admissionProjection, automationsProjection],
+      [
+        listingsProjection,
+        fbaInventoryProjection,
+        adsProjection,
+        admissionProjection,
+        automationsProjection,
+        // what a live run reads beside its context: the account's webhooks, the automation's store
+        webhooksProjection,
+        automationStoreProjection,
+      ],
       [],
       Date.parse('2026-11-20T10:00:00Z'),
       17,
@@ -297,6 +313,101 @@ describe('qualified catalog actions and operation_dependencies', function () {
         operation_dependencies: { [UPDATE_CAMPAIGNS]: { catalog_revision: 'a'.repeat(64), schema_digest: digest } },
       });
       expect(run.structuredContent.code).to.equal('schema_changed');
+    });
+  });
+  describe("a live run's qualified actions", () => {
+    let sandbox: Sandbox;
+    let digest: string;
+    const STATUS = 'ACCOUNT_STATUS_CHANGED';
+    before(async () => {
+      sandbox = createSandbox({ runners: 1 });
+      digest = (await findOperation(h.db, UPDATE_CAMPAIGNS))!.schema_digest;
+    });
+    after(async () => {
+      await sandbox?.close();
+    });
+    /** Pushes a native campaign update (declared or not) and an undeclared keyword creation. */
+    const pushing = () => `function handle(event, context) {
+      const campaign = { type: 'Campaign', id: ${JSON.stringify(campaignTarget().id)} };
+      context.mutations.push({ target: campaign, action: ${JSON.stringify(UPDATE_CAMPAIGNS)}, payload: { state: 'PAUSED' } });
+      context.mutations.push({ target: ${JSON.stringify(adGroupTarget())}, action: ${JSON.stringify(CREATE_KEYWORDS)},
+        payload: { keywordText: 'blue mug', matchType: 'EXACT', bid: 0.5 } });
+    }`;
+    /** One live run of the saved automation on a recorded account event, as the live reactor runs it. */
+    const liveRun = async (automation_id: string, code: string) => {
+      const [acc] = await loadAccounts(h.db, user);
+      const type = selectableStreamType(STATUS)!;
+      const sample = (await cannedSample(h.db, acc!, type, undefined))!;
+      const runs = await runAutomation(
+        { db: h.db, store: h.store, logger: h.deps('').logger, sandbox },
+        {
+          mode: 'live',
+          automation: { id: automation_id, version: 1, code },
+          account: acc!,
+          streamType: STATUS,
+          event: { id: randomUUID(), payload: sample.payload },
+          now: new Date(h.clock.ms),
+        },
+      );
+      expect(runs).to.have.length(1);
+      expect(runs[0]!.error, JSON.stringify(runs[0]!.error)).to.equal(null);
+      return runs[0]!.outbox!.actions;
+    };
+
+    it('admits a declared qualified action pinned to the current schema; an undeclared one fails as invalid output', async () => {
+      const code = pushing();
+      const created = await call(ada, 'create_automation', {
+        stream_type: STATUS,
+        code,
+        operation_dependencies: { [UPDATE_CAMPAIGNS]: { catalog_revision: revision, schema_digest: digest } },
+      });
+      expect(created.isError, JSON.stringify(created.structuredContent)).to.equal(undefined);
+      const [update, keyword] = await liveRun(created.structuredContent.automation_id, code);
+      expect(update, JSON.stringify(update)).to.deep.include({ index: 0, status: 'applied' });
+      expect(update!.receipt).to.include({ status: 'queued', action: 'update', target_type: 'Campaign' });
+      expect(keyword).to.deep.include({ index: 1, status: 'failed', action: CREATE_KEYWORDS });
+      expect(keyword!.error).to.include({ code: 'invalid', argument: 'context.mutations[1].action' });
+    });
+
+    it('a saved pin the catalog moved past: the live run records schema_changed and admits nothing; run_automation refuses it', async () => {
+      const code = pushing();
+      const [acc] = await loadAccounts(h.db, user);
+      // saved while its digest was another (the catalog has moved since): the command records it as it was saved
+      const automation_id = await createAutomation(
+        {
+          store: h.store,
+          userId: user,
+          accounts: [acc!],
+          at: new Date(h.clock.ms),
+          correlationId: randomUUID(),
+          simulate: false,
+        },
+        {
+          account: acc!,
+          stream_type: STATUS,
+          title: 'pinned before the catalog moved',
+          code,
+          operation_dependencies: { [UPDATE_CAMPAIGNS]: { catalog_revision: revision, schema_digest: 'b'.repeat(64) } },
+        },
+      );
+      const [update, keyword] = await liveRun(automation_id, code);
+      expect(update, JSON.stringify(update)).to.deep.include({ index: 0, status: 'failed', action: UPDATE_CAMPAIGNS });
+      expect(update!.error).to.include({
+        code: 'schema_changed',
+        current_revision: revision,
+        schema_digest: digest,
+        argument: `operation_dependencies.${UPDATE_CAMPAIGNS}.schema_digest`,
+      });
+      expect(update!.receipt).to.equal(undefined);
+      expect(keyword!.status).to.equal('failed');
+      await h.projector.whenCaughtUp();
+      const run = await call(ada, 'run_automation', { automation_id });
+      expect(run.structuredContent, JSON.stringify(run.structuredContent)).to.include({
+        code: 'schema_changed',
+        argument: `operation_dependencies.${UPDATE_CAMPAIGNS}.schema_digest`,
+        schema_digest: digest,
+      });
+      expect(run.structuredContent.detail).to.match(/^the automation's saved /);
     });
   });
 });

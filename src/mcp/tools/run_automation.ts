@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { receiptViewSchema } from '../../commands/admission/receipts.js';
 import { checkAutomationCode } from '../../domain/automation/code-check.js';
+import type { OperationDependencies } from '../../domain/automation/events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { selectableStreamType, type StreamType } from '../../domain/stream/types.js';
@@ -116,6 +117,7 @@ export const runAutomationTool = defineTool({
       );
     const target = await runTarget(ctx, input);
     await checkOperationDependencies(ctx.db, input.operation_dependencies);
+    await savedStillPinned(ctx, target.dependencies);
     if (!ctx.sandbox || !ctx.dryRuns)
       throw new DomainError('unavailable', 'this server runs no automations (no sandbox is configured); retry later');
     const { event, account } = await runEvent(ctx, target, input);
@@ -158,6 +160,8 @@ interface RunTarget {
   type: StreamType;
   /** the saved automation's account; inline code runs on the event's or the first that can run the type */
   account: AccountView | null;
+  /** the saved automation's operation_dependencies (none for inline code) */
+  dependencies: OperationDependencies;
   accounts: AccountView[];
 }
 
@@ -189,7 +193,7 @@ async function runTarget(ctx: ToolContext, input: RunArguments): Promise<RunTarg
       });
     const type = knownType(input.stream_type);
     checkAutomationCode(input.code);
-    return { automation: { id: null, version: 1, code: input.code }, type, account: null, accounts };
+    return { automation: { id: null, version: 1, code: input.code }, type, account: null, dependencies: {}, accounts };
   }
   const found = await findAutomation(
     ctx.db,
@@ -212,7 +216,27 @@ async function runTarget(ctx: ToolContext, input: RunArguments): Promise<RunTarg
       { argument: 'stream_type', automation_stream_type: type.code },
     );
   const account = accounts.find((a) => a.id === found.account_id)!;
-  return { automation: { id: found.id, version: found.version, code: found.code }, type, account, accounts };
+  return {
+    automation: { id: found.id, version: found.version, code: found.code },
+    type,
+    account,
+    dependencies: found.operation_dependencies,
+    accounts,
+  };
+}
+
+/** A saved automation's dependencies are checked like those passed in the call: a moved pin is schema_changed before anything runs. */
+async function savedStillPinned(ctx: ToolContext, dependencies: OperationDependencies): Promise<void> {
+  try {
+    await checkOperationDependencies(ctx.db, dependencies);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    throw new DomainError(
+      err.code,
+      `the automation's saved ${err.detail}; update it with update_automation`,
+      err.extra,
+    );
+  }
 }
 
 /** The event and the account it runs on. */

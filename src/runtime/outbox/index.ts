@@ -1,7 +1,18 @@
 import { admitMutations, type AdmissionDeps } from '../../commands/admission/admit.js';
-import type { AdmissionError, AdmissionResult, ReceiptView } from '../../commands/admission/receipts.js';
+import {
+  errorBody,
+  type AdmissionError,
+  type AdmissionResult,
+  type ReceiptView,
+} from '../../commands/admission/receipts.js';
 import type { MutationRequest } from '../../commands/admission/target.js';
+import { checkPinnedOperation } from '../../commands/automation/operation-dependencies.js';
+import { aggregateStream } from '../../commands/shared/handler.js';
+import { isQualifiedAction } from '../../domain/admission/rules.js';
+import type { OperationDependencies } from '../../domain/automation/events.js';
+import { automationDecider } from '../../domain/automation/decide.js';
 import type { CausedBy } from '../../domain/mutation/events.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import type { TargetType } from '../../domain/mutation/payloads.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { listingFacts, resolveTarget, type ListingFacts } from '../../projections/admission/queries.js';
@@ -25,6 +36,10 @@ import { admitReportPushes, isReportPush } from './reports.js';
 // - `dry`: decided against the current flags and switches, nothing appended (a dry run, or the
 //   demo endpoint when `deps.store` is null); `live`: admitted, at most once per (automation,
 //   version, event, listing): a rerun after a crash replays the first answer (`replayed`).
+//
+// - A qualified catalog action (docs/decisions/119) must be declared in the automation's saved
+//   operation_dependencies, its pinned revision still current and its digest unchanged; else it
+//   fails (`invalid`, `schema_changed`) and is recorded as such, never admitted on a newer schema.
 //
 // Each other push comes back as an action (spec 2.10, 3.3): `applied` once admitted (its receipt
 // then reports the marketplace's answer), `blocked` (admitted withheld: blocked listing or
@@ -93,6 +108,9 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
     source !== null && target.type === 'Listing' && target.id.toLowerCase() === source;
   const admitted: Array<{ index: number; request: MutationRequest }> = [];
   const reports: Array<{ index: number; request: MutationRequest }> = [];
+  // read once, and only for a run that pushes a qualified key
+  let saved: OperationDependencies | undefined;
+  const dependencies = async () => (saved ??= await savedDependencies(deps, run));
   for (const [index, raw] of (run.pushed as unknown[]).entries()) {
     const push = readPush(raw, index);
     if ('dropped' in push) outcome.dropped.push({ index, target: push.target, reason: push.dropped });
@@ -118,9 +136,26 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
         value: valueOf(push.request),
       });
     else if (isReportPush(push.request)) reports.push({ index, request: push.request });
-    else admitted.push({ index, request: push.request });
+    else {
+      const refused = isQualifiedAction(push.request.action)
+        ? await unpinned(deps, await dependencies(), push.request, index)
+        : null;
+      if (refused)
+        outcome.actions.push({
+          index,
+          status: 'failed',
+          target: push.request.target,
+          action: push.request.action,
+          error_message: `${refused.code}: ${refused.detail}`,
+          error: errorBody(refused),
+          value: null,
+        });
+      else admitted.push({ index, request: push.request });
+    }
   }
-  outcome.actions.push(...(await admitReportPushes(deps, run, reports)));
+  outcome.actions.push(
+    ...(await admitReportPushes(deps, run, reports, reports.length > 0 ? await dependencies() : {})),
+  );
   if (admitted.length > 0) {
     const answer = await admitMutations(run.mode === 'dry' ? { ...deps, simulate: true } : deps, {
       userId: `automation:${run.caused_by.automation_id}`,
@@ -142,6 +177,38 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
   outcome.actions.sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity));
   outcome.dropped.sort((a, b) => a.index - b.index);
   return withListings(deps, run, outcome);
+}
+
+/** The automation's saved operation_dependencies (an inline dry run, or no store: none). */
+async function savedDependencies(deps: AdmissionDeps, run: OutboxRun): Promise<OperationDependencies> {
+  return deps.store
+    ? ((await aggregateStream(deps.store, automationDecider, run.caused_by.automation_id)).state
+        .operation_dependencies ?? {})
+    : {};
+}
+
+/** Why a qualified action may not be admitted for this automation: undeclared, or its pin moved. */
+async function unpinned(
+  deps: AdmissionDeps,
+  dependencies: OperationDependencies,
+  request: MutationRequest,
+  index: number,
+): Promise<DomainError | null> {
+  const at = `context.mutations[${index}].action`;
+  const pin = dependencies[request.action];
+  if (!pin)
+    return new DomainError(
+      'invalid',
+      `${at}: ${request.action} is not declared in the automation's operation_dependencies; declare it with its catalog_revision and schema_digest (update_automation)`,
+      { argument: at },
+    );
+  try {
+    await checkPinnedOperation(deps.db, request.action, pin, `operation_dependencies.${request.action}`);
+    return null;
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    return new DomainError(err.code, `${at}: the automation's ${err.detail}`, err.extra);
+  }
 }
 
 /**

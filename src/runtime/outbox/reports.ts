@@ -2,7 +2,7 @@ import type { AdmissionDeps } from '../../commands/admission/admit.js';
 import type { MutationRequest } from '../../commands/admission/target.js';
 import { requestReport } from '../../commands/report/request.js';
 import { aggregateStream } from '../../commands/shared/handler.js';
-import { automationDecider } from '../../domain/automation/decide.js';
+import type { OperationDependencies } from '../../domain/automation/events.js';
 import { reportDecider } from '../../domain/report/decide.js';
 import { reportOperation } from '../../domain/report/operations.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -23,13 +23,12 @@ export async function admitReportPushes(
   deps: AdmissionDeps,
   run: OutboxRun,
   pushes: ReadonlyArray<{ index: number; request: MutationRequest }>,
+  /** the automation's saved operation_dependencies */
+  dependencies: OperationDependencies,
 ): Promise<OutboxAction[]> {
   if (pushes.length === 0) return [];
   const automation_id = run.caused_by.automation_id;
   const store = deps.store;
-  const dependencies = store
-    ? ((await aggregateStream(store, automationDecider, automation_id)).state.operation_dependencies ?? {})
-    : {};
   const parent =
     run.parentReport && store ? (await aggregateStream(store, reportDecider, run.parentReport)).state.requested : null;
   const actions: OutboxAction[] = [];
