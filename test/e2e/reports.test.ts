@@ -81,6 +81,8 @@ describe('report requests (request_report, the report worker, completions)', fun
   let reactor: LiveReactor;
   let worker: { close(): Promise<void> } | null = null;
   let first: string;
+  /** the RECORD automation of SELLING_REPORT_COMPLETED (the Data Kiosk test) */
+  let sellingRecorder: string;
 
   const deps = () => ({
     ...w.h.deps(SELLING_TOKEN),
@@ -400,7 +402,7 @@ describe('report requests (request_report, the report worker, completions)', fun
 
   it('a Data Kiosk createQuery: the worker transfers the JSON lines; SELLING_REPORT_COMPLETED runs its automation with the Report context', async () => {
     startWorker();
-    const automation = await activeAutomation('SELLING_REPORT_COMPLETED', RECORD);
+    const automation = (sellingRecorder = await activeAutomation('SELLING_REPORT_COMPLETED', RECORD));
     const marketplace = account.selling!.marketplaces[0]!.marketplace_id;
     const asked = await request('kiosk-query', {
       operation: KIOSK_QUERY,
@@ -434,6 +436,51 @@ describe('report requests (request_report, the report worker, completions)', fun
       previousPage: null,
     });
     expect(seen.connection).to.include({ type: 'SellingPartner', id: account.selling!.id });
+  });
+
+  it("a continuation followed end to end: the next page's receipt names the previous one and reads on where it ended", async () => {
+    startWorker();
+    const paging = (records: number | null) =>
+      fetch(`${w.baseUrl}/_sim/dataKiosk/paging`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ records }),
+      });
+    expect((await paging(1)).status).to.equal(200);
+    try {
+      const query = economicsQuery(w.now(), account.selling!.marketplaces[0]!.marketplace_id, 30, 1);
+      const asked = await request('kiosk-paged', { operation: KIOSK_QUERY, parameters: { query } });
+      const firstId = asked.structuredContent.receipt.mutation_id as string;
+      const firstPage = await completed(firstId);
+      expect(firstPage.structuredContent.receipt).to.include({ has_continuation: true, previous_page: null });
+      const { continuation } = firstPage.structuredContent;
+      expect(continuation).to.be.a('string');
+      const next = await call(client, 'request_report', { idempotency_key: 'kiosk-paged-2', continuation });
+      expect(next.isError).to.not.equal(true);
+      const nextId = next.structuredContent.receipt.mutation_id as string;
+      expect(nextId).to.not.equal(firstId);
+      expect(next.structuredContent.receipt).to.include({ operation: KIOSK_QUERY, previous_page: firstId });
+      const nextPage = await completed(nextId);
+      expect(nextPage.structuredContent.receipt).to.include({ previous_page: firstId, provider_status: 'DONE' });
+      // the provider was asked for the page after the first: the same query with the first page's token
+      const asks = (await requestsTo(w.baseUrl, 'POST', '/dataKiosk/2023-11-15/queries')).map((r) => r.body as Json);
+      const tokens = asks.filter((b) => b.query === query).map((b) => b.paginationToken ?? null);
+      expect(tokens).to.have.length(2);
+      expect(tokens[0]).to.equal(null);
+      expect(tokens[1]).to.be.a('string');
+      // one record a page, each a different one
+      const [one, two] = [await downloaded(firstPage), await downloaded(nextPage)].map((b) =>
+        b.toString('utf8').trim().split('\n'),
+      );
+      expect([one!.length, two!.length]).to.deep.equal([1, 1]);
+      expect(two![0]).to.not.equal(one![0]);
+      // the next page's completion runs the automation with a Report context naming the previous page
+      const seen = await seenBy(sellingRecorder, nextId);
+      expect(seen.report).to.include({ id: nextId, previousPage: firstId, operation: KIOSK_QUERY });
+      expect((await seenBy(sellingRecorder, firstId)).report).to.include({ hasContinuation: true, previousPage: null });
+    } finally {
+      await paging(null);
+    }
   });
 
   it('a completion runs the live automation with the Report context; its report requests chain until depth 5', async () => {

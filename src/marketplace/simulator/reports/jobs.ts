@@ -9,7 +9,10 @@ import { gzipSync } from 'node:zlib';
 export type ProcessingStatus = 'IN_QUEUE' | 'IN_PROGRESS' | 'DONE' | 'FATAL' | 'CANCELLED';
 
 /** What a finished job produced: a document body, nothing (no data: CANCELLED), or a fatal error. */
-export type JobOutcome = { kind: 'document'; body: string } | { kind: 'empty' } | { kind: 'fatal'; message: string };
+export type JobOutcome =
+  | { kind: 'document'; body: string; /** Data Kiosk: the next page's paginationToken */ nextToken?: string }
+  | { kind: 'empty' }
+  | { kind: 'fatal'; message: string };
 
 /** Reports API documents are gzip-compressed; Data Kiosk's are plain JSON lines. */
 export type JobApi = 'reports' | 'dataKiosk';
@@ -26,6 +29,8 @@ export interface Job {
   documentId?: string;
   /** Data Kiosk: an error document for FATAL queries. */
   errorDocumentId?: string;
+  /** Data Kiosk: the token of the results' next page, when the document holds only part of them */
+  nextToken?: string;
   reads: number;
   produce: () => JobOutcome;
 }
@@ -113,6 +118,7 @@ export function createJobStore(
         if (outcome.kind === 'document') {
           job.status = 'DONE';
           job.documentId = store(`amzn1.spdoc.1.4.na.${job.id}`, outcome.body);
+          if (outcome.nextToken) job.nextToken = outcome.nextToken;
         } else if (outcome.kind === 'empty') {
           // the Reports API cancels a report without data; Data Kiosk finishes without a document
           job.status = job.api === 'reports' ? 'CANCELLED' : 'DONE';

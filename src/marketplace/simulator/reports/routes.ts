@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { accessDenied, sellingError, unparsableRequest } from '../api-errors.js';
@@ -50,8 +51,8 @@ const createReportBody = z.object({
 
 const createQueryBody = z.object({ query: z.string().min(1).max(8000), paginationToken: z.string().optional() });
 
-/** Data Kiosk queries the simulator answers: the economics dataset, aggregated by day and MSKU. */
-function economicsQuery(query: string, source: ReportSource) {
+/** Data Kiosk queries the simulator answers: the economics dataset, aggregated by day and MSKU; its records. */
+function economicsQuery(query: string, source: ReportSource): string[] | JobOutcome {
   if (!query.includes(ECONOMICS_DATASET) || !/\beconomics\s*\(/.test(query))
     return fatal(`The simulator answers ${ECONOMICS_DATASET} economics queries only.`);
   const arg = (name: string) => new RegExp(`\\b${name}\\s*:\\s*"([^"]*)"`).exec(query)?.[1];
@@ -73,9 +74,13 @@ function economicsQuery(query: string, source: ReportSource) {
     for (const record of economicsRecords(source.catalog, marketplaceId, from, to, today, dateOfDay))
       lines.push(JSON.stringify(record));
   }
-  return lines.length === 0
-    ? ({ kind: 'empty' } as const)
-    : ({ kind: 'document', body: `${lines.join('\n')}\n` } as const);
+  return lines;
+}
+
+/** Where a Data Kiosk page starts: the first page, or the one a handed-out paginationToken names for the same query. */
+interface QueryPage {
+  query: string;
+  offset: number;
 }
 
 export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
@@ -127,6 +132,25 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
   });
   const specs = new Map<string, ReportRequest>();
   const queries = new Map<string, string>();
+  // Data Kiosk pages: records per page (tests set it through /_sim/dataKiosk/paging; unset, one
+  // page holds all), and the paginationTokens handed out, each naming its query and first record
+  let pageRecords: number | null = null;
+  const pages = new Map<string, QueryPage>();
+  /** One page of a query's records from `offset`, with the next page's token when more follow. */
+  const queryPage = (page: QueryPage, at: ReportSource, per: number | null): JobOutcome => {
+    const records = economicsQuery(page.query, at);
+    if (!Array.isArray(records)) return records;
+    const end = per === null ? records.length : page.offset + per;
+    const lines = records.slice(page.offset, end);
+    if (lines.length === 0) return { kind: 'empty' };
+    let nextToken: string | undefined;
+    if (end < records.length) {
+      nextToken = randomBytes(24).toString('base64url');
+      pages.set(nextToken, { query: page.query, offset: end });
+      if (pages.size > 5_000) pages.delete(pages.keys().next().value!);
+    }
+    return { kind: 'document', body: `${lines.join('\n')}\n`, ...(nextToken ? { nextToken } : {}) };
+  };
 
   /** The request body as `schema` reads it, or undefined with the 400 sent. */
   function bodyOf<T>(schema: z.ZodType<T>, request: FastifyRequest, reply: FastifyReply): T | undefined {
@@ -219,10 +243,21 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     if (!body) return reply;
     if (principal !== 'seller')
       return reply.code(403).send(accessDenied('The economics dataset is available to sellers only.'));
-    const { query } = body;
+    const { query, paginationToken } = body;
+    const page = paginationToken === undefined ? { query, offset: 0 } : pages.get(paginationToken);
+    if (!page || page.query !== query)
+      return reply
+        .code(400)
+        .send(
+          sellingError(
+            'InvalidInput',
+            page ? 'The query must be the query of the paginationToken.' : 'Invalid paginationToken.',
+          ),
+        );
+    const per = pageRecords;
     return reply
       .code(202)
-      .send({ queryId: start('dataKiosk', principal, queries, query, (at) => economicsQuery(query, at)) });
+      .send({ queryId: start('dataKiosk', principal, queries, query, (at) => queryPage(page, at, per)) });
   });
 
   app.get<{ Params: { queryId: string } }>('/dataKiosk/2023-11-15/queries/:queryId', route, async (request, reply) => {
@@ -240,6 +275,7 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
       ...(job.processingEndTime ? { processingEndTime: job.processingEndTime } : {}),
       ...(job.documentId ? { dataDocumentId: job.documentId } : {}),
       ...(job.errorDocumentId ? { errorDocumentId: job.errorDocumentId } : {}),
+      ...(job.nextToken ? { pagination: { nextToken: job.nextToken } } : {}),
     };
   });
 
@@ -253,6 +289,13 @@ export function registerReports(app: FastifyInstance, deps: ReportsDeps): void {
     if (!parsed.success) return reply.code(400).send({ error: 'expected { paused: boolean }' });
     jobs.setPaused(parsed.data.paused);
     return { paused: parsed.data.paused };
+  });
+
+  app.put('/_sim/dataKiosk/paging', async (request, reply) => {
+    const parsed = z.object({ records: z.number().int().positive().nullable() }).safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send({ error: 'expected { records: positive integer | null }' });
+    pageRecords = parsed.data.records;
+    return { records: pageRecords };
   });
 
   // The presigned download: no access token, like an S3 URL.
