@@ -9,7 +9,7 @@ import { createDb, type Knex } from './infra/db.js';
 import { createLogger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
 import { migrationSteps } from './migrations.js';
-import { createCredentials, EmailTaken, normalizeEmail } from './identity/credentials.js';
+import { createCredentials, EmailTaken, normalizeEmail, resealTotpSecrets } from './identity/credentials.js';
 import { checkRedis, ensureDatabase } from './infra/reachability.js';
 import { createRedis } from './infra/redis.js';
 import { admissionProjection } from './projections/admission/projection.js';
@@ -59,7 +59,8 @@ const USAGE = `usage: npm run cli -- <command>
                                               marketplace accepts their authorization (a running worker
                                               reads them at once); stops the 30-day clock
   secrets rotate                              re-seal every stored marketplace secret (a connection
-                                              made on the connections pages) under SECRETS_KEYS' first key
+                                              made on the connections pages) and every seller's TOTP
+                                              secret under SECRETS_KEYS' first key
   admissions disable [--reason <text>] | admissions enable
                                               pause or allow new marketplace write requests
                                               (queue_mutations, patch_listing); queued ones go on
@@ -272,6 +273,8 @@ async function main(argv: string[]): Promise<void> {
         if (!keyring) throw new UsageError('SECRETS_KEYS is not configured: there is no key to rotate to');
         const rotated = await createVault(db, keyring).rotate();
         console.log(`re-sealed ${rotated} secret(s) under key ${keyring.current.id}`);
+        const totp = await resealTotpSecrets(db, keyring);
+        console.log(`re-sealed ${totp} TOTP secret(s) under key ${keyring.current.id}`);
         return;
       }
       case 'admissions disable':

@@ -35,7 +35,7 @@ import { dispatchQueue, enqueueDispatch, startDispatch } from './workers/dispatc
 import { startReportWorker } from './workers/reports/worker.js';
 import { syncJobs } from './workers/sync/registry.js';
 import { credentialSets, credentialsLookup, SELLER_CREDENTIALS } from './workers/credentials.js';
-import { isVaultReference } from './secrets/vault.js';
+import { isVaultReference, keyringFrom } from './secrets/vault.js';
 import { connectionPagesDeps } from './web/connections/pages.js';
 import { startStreams } from './workers/streams/queue.js';
 import { subscriber } from './workers/streams/subscriber.js';
@@ -376,6 +376,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
             logger: apiLogger,
           }),
           rateLimit: { redis: producer, prefix: config.REDIS_PREFIX },
+          keyring: keyringFrom(config),
         },
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
         allowedHosts: config.MCP_ALLOWED_HOSTS,

@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Secret, TOTP } from 'otpauth';
+import { open, seal, type Keyring } from '../secrets/vault.js';
 import { IDENTITY_SCHEMA } from './schema.js';
 
-// A seller's personal data: sign-in email, password hash, TOTP secret, password reset tokens.
+// A seller's personal data: sign-in email, password hash, TOTP secret (sealed with the secret
+// vault's AEAD), password reset tokens.
 
 const credentials = (db: Knex) => db.withSchema(IDENTITY_SCHEMA).table('credentials');
 const resetTokens = (db: Knex) => db.withSchema(IDENTITY_SCHEMA).table('reset_tokens');
@@ -16,6 +18,7 @@ export interface Credentials {
   user_id: string;
   email: string;
   password_hash: string | null;
+  /** sealed (`sealTotp`): open with `openTotp` */
   totp_secret: string | null;
   totp_pending: string | null;
   created_at: Date;
@@ -99,11 +102,30 @@ const totpOf = (secret: string, label = 'seller') =>
 /** The otpauth:// URI an authenticator app takes the secret from. */
 export const totpUri = (secret: string, email: string): string => totpOf(secret, email).toString();
 
+// A TOTP secret is stored sealed by the vault's keys as `<key id>:<iv>.<ciphertext>.<tag>`
+// (base64url), bound to its user: a value copied to another user's row does not open.
+const SEALED_TOTP = /^([A-Za-z0-9_-]+):([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)\.([A-Za-z0-9_-]+)$/;
+const totpAad = (userId: string) => Buffer.from(`identity.totp\n${userId}`);
+
+export function sealTotp(keyring: Keyring, userId: string, secret: string): string {
+  const { key_id, iv, ciphertext, tag } = seal(keyring, secret, totpAad(userId));
+  return `${key_id}:${[iv, ciphertext, tag].map((b) => b.toString('base64url')).join('.')}`;
+}
+
+export function openTotp(keyring: Keyring, userId: string, stored: string): string {
+  const parts = SEALED_TOTP.exec(stored);
+  // a secret stored in the clear before sealing (docs/decisions/094-account-deletion-and-export.md)
+  if (!parts) throw new Error(`the TOTP secret of user ${userId} is not sealed: turn the second factor off and on`);
+  const [, key_id, iv, ciphertext, tag] = parts as unknown as [string, string, string, string, string];
+  const bytes = (b: string) => Buffer.from(b, 'base64url');
+  return open(keyring, { key_id, iv: bytes(iv), ciphertext: bytes(ciphertext), tag: bytes(tag) }, totpAad(userId));
+}
+
 /** Starts TOTP enrollment: a new secret, pending until a code from it is confirmed. */
-export async function beginTotp(db: Knex, userId: string): Promise<void> {
+export async function beginTotp(db: Knex, keyring: Keyring, userId: string): Promise<void> {
   await credentials(db)
     .where({ user_id: userId })
-    .update({ totp_pending: new Secret({ size: 20 }).base32 });
+    .update({ totp_pending: sealTotp(keyring, userId, new Secret({ size: 20 }).base32) });
 }
 
 /** The time step a code is valid in (this one or either neighbour), or null. */
@@ -117,20 +139,60 @@ function codeStep(secret: string, code: string, now: Date): number | null {
  * Accepts a code once: its time step must be later than the last accepted, so an overheard
  * code cannot be replayed. `pending`: the code confirms enrollment, making the pending secret the one.
  */
-export async function acceptTotpCode(db: Knex, userId: string, code: string, now: Date, pending = false) {
+export async function acceptTotpCode(
+  db: Knex,
+  keyring: Keyring,
+  userId: string,
+  code: string,
+  now: Date,
+  pending = false,
+) {
   const row = await credentialsOf(db, userId);
-  const secret = pending ? row?.totp_pending : row?.totp_secret;
-  if (!secret) return false;
-  const step = codeStep(secret, code, now);
+  const sealed = pending ? row?.totp_pending : row?.totp_secret;
+  if (!sealed) return false;
+  const step = codeStep(openTotp(keyring, userId, sealed), code, now);
   if (step === null) return false;
   const updated = await credentials(db)
-    .where({ user_id: userId, [pending ? 'totp_pending' : 'totp_secret']: secret })
+    .where({ user_id: userId, [pending ? 'totp_pending' : 'totp_secret']: sealed })
     .where((q) => q.whereNull('totp_last_step').orWhere('totp_last_step', '<', step))
     .update({
       totp_last_step: step,
-      ...(pending ? { totp_secret: secret, totp_pending: null } : {}),
+      ...(pending ? { totp_secret: sealed, totp_pending: null } : {}),
     });
   return updated === 1;
+}
+
+/**
+ * Re-seals every TOTP secret sealed with another key than the current one (`secrets rotate`);
+ * how many were re-sealed. One row at a time, locked while re-sealed; rows in the clear are left.
+ */
+export async function resealTotpSecrets(db: Knex, keyring: Keyring): Promise<number> {
+  const current = `${keyring.current.id}:`;
+  const stale = (column: string) => (q: Knex.QueryBuilder) =>
+    q
+      .whereRaw('?? ~ ?', [column, SEALED_TOTP.source])
+      .andWhereRaw('left(??, ?) <> ?', [column, current.length, current]);
+  let resealed = 0;
+  for (;;) {
+    const done = await db.transaction(async (trx) => {
+      const row: Pick<Credentials, 'user_id' | 'totp_secret' | 'totp_pending'> | undefined = await credentials(trx)
+        .where((q) => q.where(stale('totp_secret')).orWhere(stale('totp_pending')))
+        .forUpdate()
+        .skipLocked()
+        .first('user_id', 'totp_secret', 'totp_pending');
+      if (!row) return true;
+      const reseal = (value: string | null) =>
+        value && SEALED_TOTP.test(value)
+          ? sealTotp(keyring, row.user_id, openTotp(keyring, row.user_id, value))
+          : value;
+      await credentials(trx)
+        .where({ user_id: row.user_id })
+        .update({ totp_secret: reseal(row.totp_secret), totp_pending: reseal(row.totp_pending) });
+      return false;
+    });
+    if (done) return resealed;
+    resealed += 1;
+  }
 }
 
 export async function removeTotp(db: Knex, userId: string): Promise<void> {

@@ -68,7 +68,7 @@ export interface HttpServerDeps {
   /** the secret accounts' event signing secrets derive from; with `store`, serves POST /ingest/:account_id */
   ingestionSecret?: string;
   /** with `store`, serves the seller account pages (sign-up, sign-in, /account); and where their attempts are counted */
-  accounts?: Pick<AccountPagesDeps, 'mail'> & { rateLimit?: RateLimitStoreOptions };
+  accounts?: Pick<AccountPagesDeps, 'mail' | 'keyring'> & { rateLimit?: RateLimitStoreOptions };
   /** with `store`, serves the marketplace connections pages (/connections) */
   connections?: ConnectionPagesDeps;
 }
@@ -122,6 +122,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
       db: deps.db,
       store: deps.store,
       mail: deps.accounts.mail,
+      keyring: deps.accounts.keyring,
       publicBaseUrl: deps.publicBaseUrl,
       ...(deps.now ? { now: deps.now } : {}),
     });

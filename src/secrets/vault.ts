@@ -104,7 +104,7 @@ export const eraseSecrets = (db: Knex, reference: string, kind?: SecretKind): Pr
 /** Whether a connection's credential name is a vault reference (else a configured set's name). */
 export const isVaultReference = (name: string | null | undefined): name is string => !!name?.startsWith(VAULT_PREFIX);
 
-interface Sealed {
+export interface Sealed {
   key_id: string;
   iv: Buffer;
   ciphertext: Buffer;
@@ -114,7 +114,9 @@ interface Sealed {
 /** The row's place is authenticated with it: a ciphertext copied to another row does not open. */
 const aadOf = (reference: string, kind: SecretKind) => Buffer.from(`${reference}\n${kind}`);
 
-function seal(keyring: Keyring, plaintext: string, aad: Buffer): Sealed {
+/** Seals under the current key; `aad`, authenticated with it, names the secret's place. Other
+ * kinds of secret (the TOTP secrets of src/identity/credentials.ts) are sealed with it too. */
+export function seal(keyring: Keyring, plaintext: string, aad: Buffer): Sealed {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyring.current.key, iv);
   cipher.setAAD(aad);
@@ -122,7 +124,7 @@ function seal(keyring: Keyring, plaintext: string, aad: Buffer): Sealed {
   return { key_id: keyring.current.id, iv, ciphertext, tag: cipher.getAuthTag() };
 }
 
-function open(keyring: Keyring, sealed: Sealed, aad: Buffer): string {
+export function open(keyring: Keyring, sealed: Sealed, aad: Buffer): string {
   const key = keyring.keys.get(sealed.key_id);
   if (!key)
     throw new Error(`the vault's key ${sealed.key_id} is not in SECRETS_KEYS: keep it until secrets rotate has run`);

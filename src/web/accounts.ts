@@ -12,6 +12,7 @@ import {
   credentialsOf,
   EmailTaken,
   issueResetToken,
+  openTotp,
   normalizeEmail,
   removeTotp,
   resetTokenUser,
@@ -30,6 +31,7 @@ import {
   verifyPassword,
 } from '../identity/passwords.js';
 import type { Mailer } from '../infra/mail.js';
+import type { Keyring } from '../secrets/vault.js';
 import { csrfField, html, page, type Html } from './page.js';
 import { rateLimited } from './rate-limit.js';
 import {
@@ -53,6 +55,9 @@ export interface AccountPagesDeps {
   db: Knex;
   store: EventStore;
   mail: Mailer;
+  /** the secret vault's keys, which seal TOTP secrets; null (production without SECRETS_KEYS): the
+   * second factor cannot be turned on */
+  keyring: Keyring | null;
   /** e.g. https://mcp.example.com, for the links in mail; absent: the request's own origin */
   publicBaseUrl?: string | undefined;
   now?: () => Date;
@@ -230,7 +235,7 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
     const returnTo = safeReturnPath(f.return_to);
     const userId = await owesCode(req);
     if (!userId) return reply.redirect('/sign-in', 303);
-    if (!(await acceptTotpCode(deps.db, userId, f.code ?? '', now())))
+    if (!deps.keyring || !(await acceptTotpCode(deps.db, deps.keyring, userId, f.code ?? '', now())))
       return codeForm(reply, returnTo, 'The code is wrong or was already used; enter the current one.', 401);
     await signIn(req, reply, userId);
     return reply.redirect(returnTo, 303);
@@ -314,7 +319,8 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
   const enrollPage = async (req: FastifyRequest, reply: FastifyReply, notice?: string, status = 200) => {
     const { userId } = (await signedInUser(req))!;
     const me = (await credentialsOf(deps.db, userId))!;
-    if (!me.totp_pending) return reply.redirect('/account', 303);
+    if (!me.totp_pending || !deps.keyring) return reply.redirect('/account', 303);
+    const key = openTotp(deps.keyring, userId, me.totp_pending);
     return send(
       reply,
       page(
@@ -323,21 +329,23 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
             Add this key to your authenticator app (type it in, or open the link on the device that has the app), then
             enter the code it shows.
           </p>
-          <p>Key: <code>${me.totp_pending.replace(/(.{4})/g, '$1 ').trim()}</code></p>
-          <p><a href="${totpUri(me.totp_pending, me.email)}">Open in an authenticator app</a></p>
+          <p>Key: <code>${key.replace(/(.{4})/g, '$1 ').trim()}</code></p>
+          <p><a href="${totpUri(key, me.email)}">Open in an authenticator app</a></p>
           ${postForm(reply, '/account/totp/confirm', codeInput, 'Turn on')}`,
       ),
       status,
     );
   };
   app.post('/account/totp', { preHandler: [requireSignedIn, verifyCsrf] }, async (req, reply) => {
-    await beginTotp(deps.db, (await signedInUser(req))!.userId);
+    if (!deps.keyring)
+      return accountPage(req, reply, 'A second factor cannot be turned on here: the service has no SECRETS_KEYS.', 503);
+    await beginTotp(deps.db, deps.keyring, (await signedInUser(req))!.userId);
     return reply.redirect('/account/totp', 303);
   });
   app.get('/account/totp', { preHandler: requireSignedIn }, (req, reply) => enrollPage(req, reply));
   app.post('/account/totp/confirm', { preHandler: [requireSignedIn, verifyCsrf] }, async (req, reply) => {
     const { userId } = (await signedInUser(req))!;
-    if (!(await acceptTotpCode(deps.db, userId, form(req).code ?? '', now(), true)))
+    if (!deps.keyring || !(await acceptTotpCode(deps.db, deps.keyring, userId, form(req).code ?? '', now(), true)))
       return enrollPage(req, reply, 'The code is wrong; enter the one your app shows now.', 400);
     return reply.redirect('/account?done=totp', 303);
   });

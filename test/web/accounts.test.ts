@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { TOTP, Secret } from 'otpauth';
 import { IDENTITY_SCHEMA } from '../../src/identity/schema.js';
@@ -14,7 +15,8 @@ import { AUTH_RATE_LIMITS } from '../../src/web/rate-limit.js';
 import { safeReturnPath } from '../../src/web/session.js';
 import { cli, eventually } from '../support/processes.js';
 import { startProjecting } from '../support/projections.js';
-import { Browser, serveSite, type Site } from './browser.js';
+import { parseKeyring } from '../../src/secrets/vault.js';
+import { Browser, serveSite, TEST_SECRETS_KEYS, type Site } from './browser.js';
 
 // Seller accounts end to end over HTTP: the real server, PostgreSQL, Redis and the projector.
 
@@ -69,6 +71,14 @@ describe('seller accounts', function () {
     );
     expect(err?.message).to.match(message);
   };
+  /** starts the second factor's enrollment as a seller does: the key from the page, into an app */
+  async function enrollTotp(b: Browser): Promise<TOTP> {
+    await b.get('/account');
+    expect((await b.post('/account/totp', {})).location).to.equal('/account/totp');
+    const enroll = await b.get('/account/totp');
+    const key = /Key: <code>([A-Z2-7 ]+)<\/code>/.exec(enroll.text)![1]!.replace(/ /g, '');
+    return new TOTP({ secret: Secret.fromBase32(key), digits: 6, period: 30 });
+  }
   const userIdOf = async (email: string): Promise<string> =>
     (await world.db.withSchema(IDENTITY_SCHEMA).table('credentials').where({ email }).first()).user_id;
 
@@ -241,11 +251,7 @@ describe('seller accounts', function () {
   it('turns on a TOTP second factor confirmed by a code; sign-in then asks for a fresh code', async () => {
     const email = newEmail();
     const b = await signedUp(email);
-    await b.get('/account');
-    expect((await b.post('/account/totp', {})).location).to.equal('/account/totp');
-    const enroll = await b.get('/account/totp');
-    const key = /Key: <code>([A-Z2-7 ]+)<\/code>/.exec(enroll.text)![1]!.replace(/ /g, '');
-    const totp = new TOTP({ secret: Secret.fromBase32(key), digits: 6, period: 30 });
+    const totp = await enrollTotp(b);
     const wrong = totp.generate() === '000000' ? '111111' : '000000';
     expect((await b.post('/account/totp/confirm', { code: wrong })).status).to.equal(400);
     expect((await b.post('/account/totp/confirm', { code: totp.generate() })).location).to.equal('/account?done=totp');
@@ -263,6 +269,45 @@ describe('seller accounts', function () {
     const next = totp.generate({ timestamp: Date.now() + 30_000 });
     expect((await b.post('/sign-in/code', { code: next, return_to: '/account' })).location).to.equal('/account');
     expect((await b.get('/account')).status).to.equal(200);
+  });
+
+  it('seals the TOTP secret at rest; sign-in with a code still works after `secrets rotate` re-sealed it', async () => {
+    const email = newEmail();
+    const b = await signedUp(email);
+    const totp = await enrollTotp(b);
+    const key = totp.secret.base32;
+    const stored = async (): Promise<{ totp_secret: string | null; totp_pending: string | null }> =>
+      world.db.withSchema(IDENTITY_SCHEMA).table('credentials').where({ email }).first();
+    expect((await stored()).totp_pending)
+      .to.match(/^web-test:/)
+      .and.not.include(key);
+    expect((await b.post('/account/totp/confirm', { code: totp.generate() })).location).to.equal('/account?done=totp');
+    const sealed = (await stored()).totp_secret!;
+    expect(sealed)
+      .to.match(/^web-test:/)
+      .and.not.include(key);
+
+    const k2 = `k2:${randomBytes(32).toString('base64')}`;
+    const out = await cli(['secrets', 'rotate'], {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_PREFIX: process.env.REDIS_PREFIX!,
+      SECRETS_KEYS: `${k2},${TEST_SECRETS_KEYS}`,
+    });
+    expect(out).to.match(/re-sealed [1-9]\d* TOTP secret\(s\) under key k2/);
+    const resealed = (await stored()).totp_secret!;
+    expect(resealed).to.match(/^k2:/).and.not.include(key);
+    // a site that holds only the new key opens it: the seller signs in with a code
+    const rotated = await serveSite(world.db, { keyring: parseKeyring(k2) });
+    try {
+      const c = new Browser(rotated.base);
+      const first = await c.submit('/sign-in', '/sign-in', { email, password: PASSWORD, return_to: '/account' });
+      expect(first.location).to.equal('/sign-in/code?return_to=%2Faccount');
+      await c.get('/sign-in/code');
+      const next = totp.generate({ timestamp: Date.now() + 30_000 });
+      expect((await c.post('/sign-in/code', { code: next, return_to: '/account' })).location).to.equal('/account');
+    } finally {
+      await rotated.close();
+    }
   });
 
   it('answers 429 with Retry-After past the sign-in attempts of one email, and counts per email', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
@@ -8,6 +9,7 @@ import type { Knex } from '../../src/infra/db.js';
 import { createMailer } from '../../src/infra/mail.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
 import { deleteKeys } from '../../src/infra/redis.js';
+import { parseKeyring, type Keyring } from '../../src/secrets/vault.js';
 import { TEST_REDIS_PREFIX } from '../support/env.js';
 
 // The account pages as a browser sees them: a real listening server, and a client that keeps
@@ -25,7 +27,16 @@ export interface Site {
 
 let sites = 0;
 
-export async function serveSite(db: Knex, options: { publicBaseUrl?: string; now?: () => Date } = {}): Promise<Site> {
+/** The vault key the sites of a test run seal TOTP secrets with, unless told another keyring. */
+export const TEST_SECRETS_KEYS = `web-test:${randomBytes(32).toString('base64')}`;
+
+export async function serveSite(
+  db: Knex,
+  {
+    keyring = parseKeyring(TEST_SECRETS_KEYS),
+    ...options
+  }: { publicBaseUrl?: string; now?: () => Date; keyring?: Keyring } = {},
+): Promise<Site> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -48,6 +59,7 @@ export async function serveSite(db: Knex, options: { publicBaseUrl?: string; now
     accounts: {
       mail: createMailer({ from: 'test <t@localhost>', env: 'test', logger }),
       rateLimit: { redis, prefix },
+      keyring,
     },
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
