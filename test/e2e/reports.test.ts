@@ -515,6 +515,18 @@ describe('report requests (request_report, the report worker, completions)', fun
     for (const r of receipts) expect(r.correlation).to.include({ root });
     const second = receipts.find((r) => r.depth === 2)!;
     expect(second.correlation).to.include({ parent: root, output: 0 });
+    // a report request's action row reads like any admitted request's: its receipt_id leads to the
+    // receipt (get_operation_result), whose correlation names the row's run
+    const action = actions.find((a) => a.receipt_id === second.mutation_id)!;
+    expect(action).to.include({
+      kind: 'mutation',
+      status: 'applied',
+      action: LISTINGS_REPORT,
+      target_type: 'SellingPartner',
+      target_id: account.selling!.id,
+      error_message: null,
+    });
+    expect(second.correlation.delivery).to.equal(action.run_id);
     // what the first run saw of its report (spec 2.11)
     const seen = await seenBy(automation, root);
     expect(seen.report).to.include({

@@ -11,7 +11,7 @@ import { instantWindow, limitArgument, sinceArgument } from '../window.js';
 // before `limit`) as list_events has it.
 export const listAutomationActionsTool = readTool('list_automation_actions', 'List automation actions', {
   description:
-    "Lists what your automations' live runs decided (kept 1 year), newest first, with `total` (all matches before `limit`). Each row: id, kind (`mutation`: a change the run pushed; `warning`: a run that changed nothing and read an event key the payload lacked, at most one a day per automation), status (queued, applied = passed validation and admitted: its receipt_id, readable with get_mutation, reports the marketplace's answer; failed = invalid output, see error_message; blocked = the listing is blocked or the campaign's Automation switch is off; null for a warning), error_message, value (the requested amount in major units, e.g. 15.27), asin, sku, marketplace_id and title for a Listing or Ad target, account_id, account_name, missing_fields (warnings), the automation_id and automation_version that ran, run_id, event_id, listing_id, stream_type, target_type, target_id, action, receipt_id, decided_at and updated_at.",
+    "Lists what your automations' live runs decided (kept 1 year), newest first, with `total` (all matches before `limit`). Each row: id, kind (`mutation`: a change the run pushed; `warning`: a run that changed nothing and read an event key the payload lacked, at most one a day per automation), status (queued, applied = passed validation and admitted: its receipt_id, readable with get_mutation, reports the marketplace's answer; for a report request (action a report operation such as ads_api:reporting:3.0:createAsyncReport) receipt_id is the report receipt's mutation_id, read with get_operation_result; failed = invalid output, see error_message; blocked = the listing is blocked or the campaign's Automation switch is off; null for a warning), error_message, value (the requested amount in major units, e.g. 15.27), asin, sku, marketplace_id and title for a Listing or Ad target, account_id, account_name, missing_fields (warnings), the automation_id and automation_version that ran, run_id, event_id, listing_id, stream_type, target_type, target_id, action, receipt_id, decided_at and updated_at.",
   input: {
     automation_id: z.string().min(1).optional().describe('only the actions of this automation'),
     status: z.enum(ACTION_STATUSES).optional().describe('queued, applied, failed or blocked (warnings have none)'),
@@ -56,7 +56,12 @@ export const listAutomationActionsTool = readTool('list_automation_actions', 'Li
           target_type: z.string().nullable().describe("the request's target type; null for a warning"),
           target_id: z.string().nullable(),
           action: z.string().nullable().describe("the request's action; null for a warning"),
-          receipt_id: z.string().nullable().describe('the receipt admitted, for get_mutation; else null'),
+          receipt_id: z
+            .string()
+            .nullable()
+            .describe(
+              "the receipt admitted, for get_mutation (a report request's: its mutation_id, for get_operation_result); else null",
+            ),
           decided_at: z.string().describe('ISO 8601'),
           updated_at: z.string().describe('ISO 8601 time of its last status change'),
           account_name: z.string(),
