@@ -144,6 +144,39 @@ describe('qualified catalog actions and operation_dependencies', function () {
     expect(again.structuredContent.results[0].receipt.id).to.equal(result.receipt.id);
   });
 
+  it("a receipt remembers the qualified key it was queued as: get_mutation shows it, list_mutations' operation filter finds it by it, read at once", async () => {
+    const { receipt } = await resultOf({
+      target: campaignTarget(),
+      action: UPDATE_CAMPAIGNS,
+      payload: { budget: { budget: 14, budgetType: 'DAILY' } },
+    });
+    const shown = (await call(ada, 'get_mutation', { id: receipt.id })).structuredContent;
+    expect(shown).to.include({ action: 'update', operation: UPDATE_CAMPAIGNS });
+    // queued a moment ago, listed at once (the call waits for its own writes)
+    const listed = async (operation: string) => {
+      const page = await call(ada, 'list_mutations', { operation, limit: 100 });
+      expect(page.isError, JSON.stringify(page.structuredContent)).to.equal(undefined);
+      return page.structuredContent.mutations as Raw[];
+    };
+    const byKey = await listed(UPDATE_CAMPAIGNS);
+    expect(byKey.find((m) => m.id === receipt.id)).to.include({ operation: UPDATE_CAMPAIGNS, action: 'update' });
+    expect(byKey.every((m) => m.operation === UPDATE_CAMPAIGNS)).to.equal(true);
+    expect((await listed('update')).map((m) => m.id)).to.include(receipt.id);
+    expect((await listed(DELETE_AD_GROUPS)).map((m) => m.id)).to.not.include(receipt.id);
+    // a receipt queued as one of the six actions has no key, and no key finds it
+    const plain = await queue({
+      mutations: [
+        { target: campaignTarget(), action: 'update', payload: { budget: { budget: 15, budgetType: 'DAILY' } } },
+      ],
+    });
+    const plainId = plain.structuredContent.results[0].receipt?.id as string;
+    expect(plainId, JSON.stringify(plain.structuredContent)).to.be.a('string');
+    expect((await call(ada, 'get_mutation', { id: plainId })).structuredContent.operation).to.equal(undefined);
+    expect((await listed(UPDATE_CAMPAIGNS)).map((m) => m.id)).to.not.include(plainId);
+    const bad = await call(ada, 'list_mutations', { operation: 'UpdateSponsoredProductsCampaigns' });
+    expect(bad.isError).to.equal(true);
+  });
+
   it('turns native keyword and targeting clause creations into the create_target requests the dispatcher sends back as native items', async () => {
     const keyword = await resultOf({
       target: adGroupTarget(),
@@ -365,6 +398,9 @@ describe('qualified catalog actions and operation_dependencies', function () {
       const [update, keyword] = await liveRun(created.structuredContent.automation_id, code);
       expect(update, JSON.stringify(update)).to.deep.include({ index: 0, status: 'applied' });
       expect(update!.receipt).to.include({ status: 'queued', action: 'update', target_type: 'Campaign' });
+      const receipt = (await call(ada, 'get_mutation', { id: update!.receipt!.id })).structuredContent;
+      expect(receipt, JSON.stringify(receipt)).to.include({ operation: UPDATE_CAMPAIGNS });
+      expect(receipt.caused_by.automation_id).to.equal(created.structuredContent.automation_id);
       expect(keyword).to.deep.include({ index: 1, status: 'failed', action: CREATE_KEYWORDS });
       expect(keyword!.error).to.include({ code: 'invalid', argument: 'context.mutations[1].action' });
     });

@@ -137,6 +137,8 @@ export async function prepareRequest({
     blocked: null,
     ...(caused_by ? { caused_by } : {}),
     ...(via ? { via } : {}),
+    // the key it was queued as: list_mutations' `operation` finds it by that too
+    ...(isQualifiedAction(given.action) ? { operation: given.action } : {}),
   };
   try {
     decide(command, initialState());

@@ -43,6 +43,8 @@ export type MutationCommand =
       caused_by?: CausedBy | null;
       /** the client or token of the tool call that admits it */
       via?: Via;
+      /** the qualified catalog operation key it was queued as */
+      operation?: string;
     }
   /** `prior`: the part of the target the request names, read just before sending (see MutationDispatchStarted) */
   | { type: 'StartDispatch'; receipt_id: string; started_at: string; prior?: unknown }

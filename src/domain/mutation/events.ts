@@ -89,6 +89,8 @@ export const MutationAdmitted = z.object({
   caused_by: CausedBy.nullable().optional(),
   /** the client or token of the tool call that admitted it; absent for automation runs, over stdio and before it was recorded */
   via: Via.optional(),
+  /** the qualified catalog operation key it was queued as (`action` is what it carries out); absent for the six actions and on older receipts */
+  operation: z.string().min(1).optional(),
 });
 /** What a verification read of a changed target showed (the entity, or the listing attributes the patches name; null when gone). */
 const Observed = z.unknown();

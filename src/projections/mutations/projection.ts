@@ -112,8 +112,8 @@ const answer = (d: {
 
 export const mutationsProjection = eventProjection<MutationEvent>({
   name: 'mutations',
-  // 2: caused_by (the automation run that admitted a receipt)
-  version: 2,
+  // 2: caused_by (the automation run that admitted a receipt); 3: operation (a qualified key it was queued as)
+  version: 3,
   events: mutationEventSchemas,
   tables: {
     [RECEIPTS_TABLE]: {
@@ -123,6 +123,7 @@ export const mutationsProjection = eventProjection<MutationEvent>({
         target_type: 'text',
         target_id: 'text',
         action: 'text',
+        operation: 'text null',
         status: 'text',
         outcome: 'text null',
         accepted: 'boolean null',
@@ -189,6 +190,7 @@ function admittedRow(
     target_type: d.target.type,
     target_id: d.target.id,
     action: d.action,
+    operation: d.operation ?? null,
     status: d.blocked ? 'blocked' : 'queued',
     outcome: d.blocked ? 'blocked' : null,
     accepted: d.blocked ? false : null,

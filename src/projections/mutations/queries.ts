@@ -38,6 +38,8 @@ export interface ReceiptSummary {
   target_type: TargetType;
   target_id: string;
   action: Action;
+  /** the qualified catalog operation key it was queued as; absent when queued as one of the six actions */
+  operation?: string;
   created: Created | null;
   /** `{}` when the result was never in doubt */
   reconciliation: Reconciliation | Record<string, never>;
@@ -80,6 +82,10 @@ export const receiptSummarySchema = z.object({
   target_type: z.enum(TARGET_TYPES),
   target_id: z.string().describe('the target; for a creation its parent, never the created child'),
   action: z.enum(ACTIONS),
+  operation: z
+    .string()
+    .optional()
+    .describe('the qualified catalog operation key it was queued as (action is what it carries out); absent otherwise'),
   created: Created.nullable().describe(
     '{ type, id, providerId } once the marketplace confirmed a creation; otherwise null (always null on a listing)',
   ),
@@ -116,6 +122,7 @@ interface Row {
   target_type: TargetType;
   target_id: string;
   action: Action;
+  operation: string | null;
   status: Status;
   outcome: Outcome | null;
   accepted: boolean | null;
@@ -141,6 +148,7 @@ const SUMMARY_COLUMNS = [
   'target_type',
   'target_id',
   'action',
+  'operation',
   'status',
   'outcome',
   'accepted',
@@ -174,6 +182,7 @@ function summary(r: Row): ReceiptSummary {
     target_type: r.target_type,
     target_id: r.target_id,
     action: r.action,
+    ...(r.operation ? { operation: r.operation } : {}),
     created: r.created,
     reconciliation: r.reconciliation ?? {},
     ...(r.idempotency ? { idempotency: { key: r.idempotency.key, expires_at: r.idempotency.expires_at } } : {}),
@@ -226,6 +235,8 @@ export interface ReceiptFilters {
   targetType?: TargetType;
   targetId?: string;
   action?: Action;
+  /** a qualified catalog operation key receipts were queued as */
+  operation?: string;
   /** matched within the caller's own namespace */
   idempotency?: { namespace: string; key: string };
   cursor?: string;
@@ -266,6 +277,7 @@ export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<Receipt
   if (f.targetType) q.where({ target_type: f.targetType });
   if (f.targetId !== undefined) q.where({ target_id: f.targetId });
   if (f.action) q.where({ action: f.action });
+  if (f.operation) q.where({ operation: f.operation });
   if (f.idempotency) q.where({ idempotency_namespace: f.idempotency.namespace, idempotency_key: f.idempotency.key });
   if (f.cursor !== undefined) {
     const [at, id] = decodeCursor(f.cursor);
