@@ -115,7 +115,8 @@ export function sealTotp(keyring: Keyring, userId: string, secret: string): stri
 export function openTotp(keyring: Keyring, userId: string, stored: string): string {
   const parts = SEALED_TOTP.exec(stored);
   // a secret stored in the clear before sealing (docs/decisions/094-account-deletion-and-export.md)
-  if (!parts) throw new Error(`the TOTP secret of user ${userId} is not sealed: turn the second factor off and on`);
+  if (!parts)
+    throw new Error(`the TOTP secret of user ${userId} was stored before sealing: clear it, then enroll again`);
   const [, key_id, iv, ciphertext, tag] = parts as unknown as [string, string, string, string, string];
   const bytes = (b: string) => Buffer.from(b, 'base64url');
   return open(keyring, { key_id, iv: bytes(iv), ciphertext: bytes(ciphertext), tag: bytes(tag) }, totpAad(userId));

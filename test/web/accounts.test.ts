@@ -7,7 +7,7 @@ import { vaultReference } from '../../src/commands/account/marketplace-connectio
 import { newId } from '../../src/domain/shared/ids.js';
 import { READ_MODEL_SCHEMA } from '../../src/projections/projection.js';
 import { onAccountDeletion } from '../../src/identity/deletion.js';
-import { RESET_LINK_LIFETIME_MS } from '../../src/identity/credentials.js';
+import { openTotp, RESET_LINK_LIFETIME_MS } from '../../src/identity/credentials.js';
 import { findActiveToken } from '../../src/projections/auth/queries.js';
 import { hashToken } from '../../src/domain/user/token.js';
 import { projections } from '../../src/projections/registry.js';
@@ -286,6 +286,10 @@ describe('seller accounts', function () {
     expect(sealed)
       .to.match(/^web-test:/)
       .and.not.include(key);
+    // it opens as its own user's only
+    const testKeys = parseKeyring(TEST_SECRETS_KEYS);
+    expect(openTotp(testKeys, await userIdOf(email), sealed)).to.equal(key);
+    expect(() => openTotp(testKeys, newId(), sealed)).to.throw(/unable to authenticate/);
 
     const k2 = `k2:${randomBytes(32).toString('base64')}`;
     const out = await cli(['secrets', 'rotate'], {
