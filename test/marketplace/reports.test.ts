@@ -120,6 +120,46 @@ describe('reports API and the vendor account in the simulator', function () {
     expect(future.dataDocumentId).to.equal(undefined);
   });
 
+  it('Data Kiosk pages: with records per page set, each page names the next; together they are the whole answer', async () => {
+    const query = `query { analytics_economics_2024_03_15 { economics(startDate: "2026-05-01", endDate: "2026-05-10", aggregateBy: { date: DAY, productId: MSKU }, marketplaceIds: ["${US}"]) { msku startDate } } }`;
+    const finished = async (id: string) => {
+      let q = await seller.getQuery(id);
+      for (let i = 0; i < 2; i++) q = await seller.getQuery(id);
+      return q;
+    };
+    const lines = async (q: { dataDocumentId?: string }) =>
+      (await seller.downloadQueryDocument(await seller.getQueryDocument(q.dataDocumentId!))) as unknown[];
+    const whole = await lines(await finished(await seller.createQuery(query)));
+    expect(whole.length).to.be.greaterThan(3);
+    const paging = (records: number | null) =>
+      fetch(`${baseUrl}/_sim/dataKiosk/paging`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ records }),
+      });
+    await paging(3);
+    try {
+      const pages: unknown[][] = [];
+      let token: string | undefined;
+      do {
+        const q = await finished(await seller.createQuery(query, token));
+        pages.push(await lines(q));
+        token = q.pagination?.nextToken;
+      } while (token && pages.length <= whole.length);
+      expect(pages.flat()).to.deep.equal(whole);
+      expect(pages.every((p) => p.length <= 3)).to.equal(true);
+      const first = await finished(await seller.createQuery(query));
+      const next = first.pagination!.nextToken!;
+      expect(((await rejectionOf(seller.createQuery(query, 'forged'))) as MarketplaceError).status).to.equal(400);
+      expect(
+        ((await rejectionOf(seller.createQuery(query.replace('msku startDate', 'msku'), next))) as MarketplaceError)
+          .status,
+      ).to.equal(400);
+    } finally {
+      await paging(null);
+    }
+  });
+
   it("the vendor reads vendor reports; each side is refused the other side's report types", async () => {
     const sales = {
       reportType: 'GET_VENDOR_SALES_REPORT',
