@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import { acquireCatalog } from '../../src/catalog/acquire.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
@@ -8,16 +9,26 @@ import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/index.js';
 import { projections } from '../../src/projections/registry.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
 import { syncJobs } from '../../src/workers/sync/registry.js';
-import { ADS_TOKEN, injectFault, QUICK_RETRY, resetSimulator, SELLING_TOKEN } from '../support/marketplace.js';
+import {
+  ADS_TOKEN,
+  injectFault,
+  liveReadAccess,
+  QUICK_RETRY,
+  resetSimulator,
+  SELLING_TOKEN,
+} from '../support/marketplace.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startHarness, type Harness } from '../support/observed.js';
 
 type Json = Record<string, any>;
 
 const US = 'ATVPDKIKX0DER';
+const RUN = { code: 'function handle(event, context) {}', stream_type: 'ANY_OFFER_CHANGED' };
 
-/** Each read tool of spec 4.1 that is served, with the arguments a new user would pass. */
-const READS: Record<string, Json> = {
+const PARTICIPATIONS = 'sp_api:sellers:v1:getMarketplaceParticipations';
+
+/** Each read tool of spec 4.1 that is served, with the arguments a new user of `account` would pass. */
+const reads = (account: string, catalog_revision: string): Record<string, Json> => ({
   connection_status: {},
   describe_data: {},
   describe_stream_type: { stream_type: 'ANY_OFFER_CHANGED' },
@@ -41,8 +52,17 @@ const READS: Record<string, Json> = {
   list_targets: {},
   query_data: { sql: 'select * from v_sales_lines' },
   // the canned sample of a Listing-scope type (see below for one of the selling connection)
-  run_automation: { code: 'function handle(event, context) {}', stream_type: 'ANY_OFFER_CHANGED' },
-};
+  run_automation: RUN,
+  search_amazon_operations: { query: 'listings' },
+  get_amazon_operation: { operation: PARTICIPATIONS },
+  // a live read answers before any sync: it asks the marketplace now
+  read_amazon_operation: {
+    operation: PARTICIPATIONS,
+    catalog_revision,
+    target: { type: 'SellingPartner', id: account },
+  },
+  get_operation_result: { mutation_id: randomUUID() },
+});
 
 /** The list and summary reads: where each keeps its rows, and whether it has `freshness`. */
 const EMPTY: Record<string, { rows: string; freshness: boolean }> = {
@@ -65,6 +85,7 @@ const NOT_FOUND: Record<string, string> = {
   get_automation: 'automation_not_found',
   get_event: 'event_not_found',
   get_mutation: 'not_found',
+  get_operation_result: 'not_found',
 };
 
 // Spec 4.1's read tools on a seller account that is connected but has nothing synced: before its
@@ -77,6 +98,7 @@ describe('the first minute: every read tool on an account with nothing synced', 
   let mcp: McpServing;
   let sandbox: Sandbox;
   let redis: Redis;
+  let revision: string;
 
   before(async () => {
     // every read model, as the service has them (the harness adds the three it always needs)
@@ -88,6 +110,10 @@ describe('the first minute: every read tool on an account with nothing synced', 
     );
     sandbox = createSandbox({ runners: 1, storeLimits: STORE_LIMITS });
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    // as the service does at start
+    ({
+      catalog: { revision },
+    } = await acquireCatalog(h.db));
     const endpoints = h.simulator.endpoints();
     mcp = await serveMcp(h.db, () => new Date(h.clock.ms), newId(), {
       sandbox,
@@ -98,6 +124,10 @@ describe('the first minute: every read tool on an account with nothing synced', 
         sellingRefreshToken: SELLING_TOKEN,
         retry: QUICK_RETRY,
       },
+      liveReads: liveReadAccess(h.simulator, {
+        redis,
+        prefix: `${process.env.REDIS_PREFIX}:first-minute-${randomUUID()}`,
+      }),
     });
   });
   after(async () => {
@@ -107,7 +137,8 @@ describe('the first minute: every read tool on an account with nothing synced', 
     await h?.close();
   });
 
-  async function expectEveryReadAnswers(user: string): Promise<void> {
+  async function expectEveryReadAnswers(user: string, account: string): Promise<void> {
+    const READS = reads(account, revision);
     const client = await mcp.clientFor(user);
     const { tools } = await client.listTools();
     const served = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name);
@@ -141,7 +172,7 @@ describe('the first minute: every read tool on an account with nothing synced', 
     }
     // a type about the selling connection itself runs on its canned sample already
     const run = await call(client, 'run_automation', {
-      ...READS.run_automation,
+      ...RUN,
       stream_type: 'ACCOUNT_STATUS_CHANGED',
     });
     expect(run.isError, JSON.stringify(run.structuredContent)).to.not.equal(true);
@@ -150,8 +181,7 @@ describe('the first minute: every read tool on an account with nothing synced', 
 
   it('answers a connected account before its first sync', async () => {
     const user = newId();
-    await h.connect('seller', user);
-    await expectEveryReadAnswers(user);
+    await expectEveryReadAnswers(user, await h.connect('seller', user));
   });
 
   it('answers an account whose syncs the marketplace refused', async () => {
@@ -173,6 +203,6 @@ describe('the first minute: every read tool on an account with nothing synced', 
       .map((j) => j.name)
       .filter((n) => !['vendor-metrics', 'search-query-performance'].includes(n));
     expect(refused).to.deep.equal(calling);
-    await expectEveryReadAnswers(user);
+    await expectEveryReadAnswers(user, account);
   });
 });
