@@ -34,6 +34,7 @@ import { dispatchClients } from './workers/dispatch/clients.js';
 import { dispatchQueue, enqueueDispatch, startDispatch } from './workers/dispatch/queue.js';
 import { startReportWorker } from './workers/reports/worker.js';
 import { syncJobs } from './workers/sync/registry.js';
+import { freePort } from './infra/free-port.js';
 import { credentialSets, credentialsLookup, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { isVaultReference, keyringFrom } from './secrets/vault.js';
 import { connectionPagesDeps } from './web/connections/pages.js';
@@ -340,7 +341,9 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         clientId: config.LWA_CLIENT_ID,
         clientSecret: config.LWA_CLIENT_SECRET,
       });
-      const oauth = await startOAuth(config, db);
+      // PORT=0 asks for any free port: taken now, since the OAuth issuer and the /mcp resource name it
+      const port = config.PORT === 0 && !config.PUBLIC_BASE_URL ? await freePort(config.HOST) : config.PORT;
+      const oauth = await startOAuth({ ...config, PORT: port }, db);
       const app = buildHttpServer({
         db,
         logger: apiLogger,
@@ -383,7 +386,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         allowedOrigins: config.MCP_ALLOWED_ORIGINS,
       });
       await waitForDemo(db, demo, apiLogger);
-      await app.listen({ port: config.PORT, host: config.HOST });
+      await app.listen({ port, host: config.HOST });
       stops.push(() => app.close());
       const address = app.server.address();
       url = typeof address === 'object' && address ? `http://${config.HOST}:${address.port}` : null;

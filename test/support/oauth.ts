@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,6 +14,7 @@ import { buildHttpServer } from '../../src/mcp/server.js';
 import { oauthKeys } from '../../src/oauth/keys.js';
 import { oauthServer, type OAuthServer } from '../../src/oauth/provider.js';
 import { signIn } from '../../src/web/session.js';
+import { freePort } from '../../src/infra/free-port.js';
 
 // The service with its OAuth authorization server on a real listening port, a browser that
 // speaks plain HTTP (a cookie jar and manual redirects) to sign in and consent, and a test CA
@@ -21,13 +22,6 @@ import { signIn } from '../../src/web/session.js';
 // configuration). Browser tests reuse them.
 
 /** A port free right now: the issuer must be known before the server listens. */
-export async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface TestCa {
   /** the CA certificate (PEM): what the service is told to trust (OAUTH_TEST_CA_FILE) */

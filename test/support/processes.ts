@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -72,11 +71,5 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, what: s
   }
 }
 
-/** A port nobody listens on now, so a test knows where the service will answer before it does. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+// a port nobody listens on now, so a test knows where the service will answer before it does
+export { freePort } from '../../src/infra/free-port.js';
