@@ -53,9 +53,9 @@ describe('the demo at its first answer (npm start, clean start)', function () {
     for (const type of SELECTABLE_STREAM_TYPES) {
       const res = await call(client, 'run_automation', { code, stream_type: type.code });
       if (type.scope === 'Report') {
-        // no report context is built yet, synced or not (src/runtime/context)
+        // a Report context is built from the report request an event completes: the sample names none
         expect(res.structuredContent, type.code).to.include({ code: 'event_not_replayable' });
-        expect(res.structuredContent.detail).to.contain('report contexts are not available yet');
+        expect(res.structuredContent.detail).to.contain('request_report first');
         continue;
       }
       answers[type.code] = res.isError ? `refused: ${JSON.stringify(res.structuredContent)}` : 'ran';

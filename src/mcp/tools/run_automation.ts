@@ -296,7 +296,9 @@ function notReplayable(type: StreamType, input: RunArguments, account: AccountVi
       ? `listing_id: listing '${input.listing_id}' did not receive the event`
       : type.scope === 'Listing'
         ? `the event names no listing of ${where}`
-        : `no ${type.scope} context can be built for the event on ${where} (no advertising profile in its marketplace, or no campaign named)`;
+        : type.scope === 'Report'
+          ? `the event names no report request of ${where} (a Report context is built from the request it completes): request_report first, then pass event_id of its ${type.code} event`
+          : `no ${type.scope} context can be built for the event on ${where} (no advertising profile in its marketplace, or no campaign named)`;
   return new DomainError('event_not_replayable', detail, {
     ...(input.listing_id !== undefined ? { argument: 'listing_id' } : {}),
   });
