@@ -83,11 +83,24 @@ export type ToolAnswer = CallToolResult & { structuredContent: Record<string, an
 /** The body of a result: structured content, or for an error the JSON its text holds. */
 export function answerOf(result: object): ToolAnswer {
   const answer = result as ToolAnswer;
-  if (!answer.isError) return answer;
+  if (!answer.isError) {
+    recordItemErrorCodes(answer.structuredContent);
+    return answer;
+  }
   const [text] = answer.content as Array<{ type: string; text: string }>;
   const body = JSON.parse(text!.text) as Record<string, any>;
   recordErrorCode(body.code);
   return { ...answer, structuredContent: body };
+}
+
+/** The codes of errors an answer carries per item (update_listing's rows, a receipt's error), received as surely as a tool error's. */
+function recordItemErrorCodes(value: unknown): void {
+  if (Array.isArray(value)) for (const v of value) recordItemErrorCodes(v);
+  else if (value && typeof value === 'object')
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'error' && v && typeof v === 'object') recordErrorCode((v as { code?: unknown }).code);
+      recordItemErrorCodes(v);
+    }
 }
 
 /** Calls a tool; tests read its untyped structured output. */
