@@ -294,7 +294,8 @@ describe('mutation receipt decider: admission', () => {
     const state = fold([{ type: 'MutationAdmitted', data }]);
     expect(state).to.include({ status: 'blocked', outcome: 'blocked' });
     expect(state.error).to.deep.equal({
-      code: 'listing_blocked',
+      code: 'blocked',
+      reason: 'listing_blocked',
       message: 'automated changes are blocked for this listing',
     });
   });
@@ -643,7 +644,11 @@ describe('mutation receipt decider: target deleted by the marketplace', () => {
     expect(fold([admitted(), event!])).to.deep.include({
       status: 'blocked',
       outcome: 'blocked',
-      error: { code: 'target_deleted', message: 'the marketplace deleted the target before this request was sent' },
+      error: {
+        code: 'blocked',
+        reason: 'target_deleted',
+        message: 'the marketplace deleted the target before this request was sent',
+      },
     });
   });
 });

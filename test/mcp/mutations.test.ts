@@ -207,7 +207,8 @@ describe('mutation tools over MCP', function () {
       const m = (await call(ada, 'get_mutation', { id: adas[1]!.id })).structuredContent;
       expect(m).to.include({ status: 'blocked', outcome: 'blocked', accepted: false });
       expect(m.error).to.deep.equal({
-        code: 'target_deleted',
+        code: 'blocked',
+        reason: 'target_deleted',
         message: 'the marketplace deleted the target before this request was sent',
       });
       expect(m.history.map((h: { type: string }) => h.type)).to.deep.equal(['MutationAdmitted', 'MutationBlocked']);

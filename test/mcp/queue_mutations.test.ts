@@ -798,7 +798,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
       const update = { target: t.campaign, action: 'update', payload: { state: 'ENABLED' } };
       const blocked = (await queue(ada, { mutations: [update] })).structuredContent.results[0].receipt;
       expect(blocked).to.include({ status: 'blocked', outcome: 'blocked' });
-      expect(blocked.error.code).to.equal('automation_switch_off');
+      expect(blocked.error).to.include({ code: 'blocked', reason: 'automation_switch_off' });
       expect(await cli(['campaigns', 'automation', '--campaign', t.campaign.id, '--switch', 'on'], env)).to.contain(
         'Automation switch on',
       );
@@ -829,7 +829,8 @@ describe('queue_mutations and patch_listing over MCP', function () {
         const held = (await queue(ada, { mutations: [newAd] })).structuredContent.results[0].receipt;
         expect(held).to.include({ status: 'blocked', outcome: 'blocked', accepted: false });
         expect(held.error).to.deep.equal({
-          code: 'listing_blocked',
+          code: 'blocked',
+          reason: 'listing_blocked',
           message: `listing ${t.listing.id} is blocked; allow it with update_listing (blocked requests are not replayed)`,
         });
         await block(false);

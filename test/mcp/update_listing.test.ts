@@ -110,7 +110,7 @@ describe('update_listing', function () {
     await call(client, 'update_listing', { updates: [{ sku: l.sku, blocked: true }] });
     const withheld = (await call(client, 'patch_listing', { sku: l.sku, patches: [patch] })).structuredContent;
     expect(withheld.receipt).to.include({ status: 'blocked', outcome: 'blocked', accepted: false });
-    expect(withheld.receipt.error.code).to.equal('listing_blocked');
+    expect(withheld.receipt.error).to.include({ code: 'blocked', reason: 'listing_blocked' });
     await call(client, 'update_listing', { updates: [{ sku: l.sku, blocked: false }] });
     const queued = (await call(client, 'patch_listing', { sku: l.sku, patches: [patch] })).structuredContent;
     expect(queued.receipt).to.include({ status: 'queued' });

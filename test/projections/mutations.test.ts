@@ -159,7 +159,11 @@ describe('mutation receipts read model: given events, then rows', function () {
           status: 'blocked',
           outcome: 'blocked',
           accepted: false,
-          error: { code: 'automation_switch_off', message: 'the campaign has its Automation switch off' },
+          error: {
+            code: 'blocked',
+            reason: 'automation_switch_off',
+            message: 'the campaign has its Automation switch off',
+          },
           recorded_at: t0,
           attempts: 0,
         },
@@ -369,7 +373,11 @@ describe('mutation receipts read model: given events, then rows', function () {
           status: 'blocked',
           outcome: 'blocked',
           accepted: false,
-          error: { code: 'target_deleted', message: 'the marketplace deleted the target before this request was sent' },
+          error: {
+            code: 'blocked',
+            reason: 'target_deleted',
+            message: 'the marketplace deleted the target before this request was sent',
+          },
           recorded_at: t1,
           attempts: 0,
         },
@@ -741,7 +749,8 @@ describe('mutation receipts: command handler and read model', function () {
       message: 'a campaign with this name exists',
     });
     expect((await read(ids.blocked!)).receipt.error).to.deep.equal({
-      code: 'automation_switch_off',
+      code: 'blocked',
+      reason: 'automation_switch_off',
       message: 'the campaign has its Automation switch off',
     });
     expect((await read(ids.queued!)).receipt.idempotency).to.deep.equal({ key: 'k-1', expires_at: iso(86400) });

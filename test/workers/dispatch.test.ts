@@ -215,7 +215,7 @@ describe('mutation dispatch against the simulator', function () {
       action: 'update',
       payload,
     });
-    expect((await b.until(id, ['blocked'])).error).to.deep.include({ code: 'listing_blocked' });
+    expect((await b.until(id, ['blocked'])).error).to.deep.include({ code: 'blocked', reason: 'listing_blocked' });
     await b.setListingBlock(listingId, false);
     await b.caughtUp();
     await b.dispatch!.sweep();
@@ -508,7 +508,7 @@ describe('mutation dispatch against the simulator', function () {
     await b.caughtUp();
     const id = await b.admit({ target, provider, action: 'update', payload: { state: 'PAUSED' } });
     const r = await b.until(id, ['blocked']);
-    expect(r.error).to.deep.include({ code: 'automation_switch_off' });
+    expect(r.error).to.deep.include({ code: 'blocked', reason: 'automation_switch_off' });
     await b.setAutomation(adsEntityId('campaign', b.account, group.profileId, group.campaignId), true);
     await b.caughtUp();
     await b.dispatch!.sweep();

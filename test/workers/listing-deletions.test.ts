@@ -90,7 +90,7 @@ describe('listing deleted by the marketplace → its pending requests', function
 
     const blocked = await receipt(held);
     expect(blocked).to.include({ status: 'blocked', outcome: 'blocked', accepted: false });
-    expect(blocked.error).to.include({ code: 'target_deleted' });
+    expect(blocked.error).to.include({ code: 'blocked', reason: 'target_deleted' });
     expect(await receipt(sent)).to.include({ status: 'uncertain', outcome: 'uncertain' });
     expect(await eventTypes(sent)).to.include('MutationTargetDeleted');
     expect(await receipt(other)).to.include({ status: 'queued' });

@@ -25,8 +25,16 @@ export const Target = z.object({ type: TargetType, id: z.string().min(1) });
 export const Created = z.object({ type: TargetType, id: z.uuid(), providerId: z.string().min(1) });
 export type Created = z.infer<typeof Created>;
 /** A provider or service error: `code` is the provider's reason or our own block reason. */
-export const ReceiptError = z.object({ code: z.string(), message: z.string() });
+export const ReceiptError = z.object({
+  code: z.string(),
+  message: z.string(),
+  /** a blocked receipt's: why it was withheld (listing_blocked, automation_switch_off, target_deleted) */
+  reason: z.string().optional(),
+});
 export type ReceiptError = z.infer<typeof ReceiptError>;
+
+/** A withheld receipt's error: spec 7's `blocked`, with the reason it was withheld. */
+export const blockedError = (reason: string, message: string): ReceiptError => ({ code: 'blocked', reason, message });
 
 export const Idempotency = z.object({
   /** the caller's MCP namespace (the user); keys never cross namespaces */

@@ -1,6 +1,7 @@
 import type { Action } from './payloads.js';
 import {
   awaitingCheck,
+  blockedError,
   type Created,
   type MutationEvent,
   type Outcome,
@@ -48,7 +49,7 @@ export function evolve(state: ReceiptState, event: MutationEvent): ReceiptState 
         status: blocked ? 'blocked' : 'queued',
         outcome: blocked ? 'blocked' : null,
         action: event.data.action,
-        error: blocked && { code: blocked.reason, message: blocked.message },
+        error: blocked && blockedError(blocked.reason, blocked.message),
       };
     }
     case 'MutationDispatchStarted':
@@ -68,7 +69,7 @@ export function evolve(state: ReceiptState, event: MutationEvent): ReceiptState 
         ...state,
         status: 'blocked',
         outcome: 'blocked',
-        error: { code: event.data.reason, message: event.data.message },
+        error: blockedError(event.data.reason, event.data.message),
       };
     case 'MutationUncertain':
       return {

@@ -1,5 +1,6 @@
 import {
   awaitingCheck,
+  blockedError,
   mutationEventSchemas,
   PENDING_STATUSES,
   type MutationEvent,
@@ -42,7 +43,7 @@ function changes(event: MutationEvent): Record<string, unknown> {
         status: 'blocked',
         outcome: 'blocked',
         accepted: false,
-        error: json({ code: event.data.reason, message: event.data.message }),
+        error: json(blockedError(event.data.reason, event.data.message)),
         recorded_at: event.data.recorded_at,
       };
     case 'MutationUncertain':
@@ -112,8 +113,9 @@ const answer = (d: {
 
 export const mutationsProjection = eventProjection<MutationEvent>({
   name: 'mutations',
-  // 2: caused_by (the automation run that admitted a receipt); 3: operation (a qualified key it was queued as)
-  version: 3,
+  // 2: caused_by (the automation run that admitted a receipt); 3: operation (a qualified key it was queued as);
+  // 4: a blocked receipt's error is spec 7's `blocked`, with its reason
+  version: 4,
   events: mutationEventSchemas,
   tables: {
     [RECEIPTS_TABLE]: {
@@ -194,7 +196,7 @@ function admittedRow(
     status: d.blocked ? 'blocked' : 'queued',
     outcome: d.blocked ? 'blocked' : null,
     accepted: d.blocked ? false : null,
-    error: d.blocked ? json({ code: d.blocked.reason, message: d.blocked.message }) : null,
+    error: d.blocked ? json(blockedError(d.blocked.reason, d.blocked.message)) : null,
     recorded_at: d.blocked ? d.created_at : null,
     payload: json(d.payload),
     provider: json(d.provider),
