@@ -23,8 +23,6 @@ rmSync(dir, { recursive: true, force: true });
 // Codes no path answers through MCP yet, each with why: printed on every run, and a run that
 // receives one fails until it is taken out (a ratchet, never a place to park a new code).
 const NOT_YET: Readonly<Record<string, string>> = {
-  blocked:
-    "a blocked listing's receipt carries status blocked with error code listing_blocked (or automation_switch_off, target_deleted), not the spec's code",
   conflict:
     'update_listing answers it only when other writers keep changing a flag past its retries; only the command-level test races it',
 };
