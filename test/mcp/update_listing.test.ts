@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import { deletedListingDetail } from '../../src/commands/mutation/deleted-listing.js';
-import { withheldReason } from '../../src/commands/dispatch-control/execute.js';
+import { executeDispatchControlCommand, withheldReason } from '../../src/commands/dispatch-control/execute.js';
+import type { EventStore } from '../../src/eventstore/port.js';
 import { stableId } from '../../src/domain/shared/ids.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
@@ -167,6 +168,51 @@ describe('update_listing', function () {
       (await call(client, 'update_listing', { updates: [{ sku: 'X', blocked: true, marketplace_id: 'NOPE' }] }))
         .structuredContent.detail,
     ).to.contain("'NOPE' is not a marketplace id");
+  });
+
+  it('conflict: a flag another writer keeps changing while the row saves, the other rows saved', async () => {
+    const [raced, calm] = [single[2]!, single[3]!];
+    // before each append of ours to the raced listing's flag, another writer (on the real store) blocks and allows it
+    const racing = (store: EventStore): EventStore =>
+      new Proxy(store, {
+        get(target, prop) {
+          if (prop === 'appendToStream')
+            return async (...args: Parameters<EventStore['appendToStream']>) => {
+              if (args[0] === `dispatch-control-Listing:${localId(raced)}`)
+                for (const blocked of [true, false])
+                  await executeDispatchControlCommand(
+                    { store: target, metadata: { actor: { kind: 'user', id: 'other-writer' } } },
+                    {
+                      type: 'SetListingBlock',
+                      account_id: account,
+                      listing_id: localId(raced),
+                      blocked,
+                      at: new Date().toISOString(),
+                    },
+                  );
+              return target.appendToStream(...args);
+            };
+          const value = Reflect.get(target, prop) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const contested = await serveMcp(h.db, () => new Date(h.clock.ms), user, { wrapStore: racing });
+    try {
+      const rows = (
+        await call(await contested.clientFor(user), 'update_listing', {
+          updates: [
+            { sku: raced.sku, blocked: true },
+            { sku: calm.sku, blocked: true },
+          ],
+        })
+      ).structuredContent.updates;
+      expect(rows[0].error).to.deep.include({ code: 'conflict' });
+      expect(rows[0].error.detail).to.equal(`updates[0]: listing ${raced.sku} changed while saving; retry`);
+      expect(rows[1]).to.include({ sku: calm.sku, blocked: true, saved: true });
+      expect([await blocked(raced), await blocked(calm)]).to.deep.equal([null, 'listing_blocked']);
+    } finally {
+      await contested.close();
+    }
   });
 
   it('on the demo endpoint a row is validated and simulated, and nothing is recorded', async () => {

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
-import { createEventStore } from '../../src/eventstore/index.js';
+import { createEventStore, type EventStore } from '../../src/eventstore/index.js';
 import { buildHttpServer, type HttpServerDeps } from '../../src/mcp/server.js';
 import { recordErrorCode } from './error-codes.js';
 import { SCOPES } from '../../src/domain/user/scopes.js';
@@ -34,14 +34,16 @@ export async function serveMcp(
   demoUserId: string = randomUUID(),
   extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch' | 'ingestionSecret' | 'sandbox' | 'dryRuns' | 'liveReads'> & {
     storeUrl?: string;
+    /** what the tools append through instead of the store itself: a store other writers race, say */
+    wrapStore?: (store: EventStore) => EventStore;
   } = {},
 ): Promise<McpServing> {
   // write tools append to the test database's event store (DATABASE_URL, set by test/setup.ts),
   // or, for tests of the store's failures, to the store at `storeUrl`
-  const { storeUrl, ...deps } = extra;
+  const { storeUrl, wrapStore, ...deps } = extra;
   const store = createEventStore({ DATABASE_URL: storeUrl ?? process.env.DATABASE_URL! });
   const app = buildHttpServer({
-    store,
+    store: wrapStore ? wrapStore(store) : store,
     db,
     logger: pino({ level: 'silent' }),
     authenticate: async (token) =>
