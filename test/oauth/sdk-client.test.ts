@@ -10,6 +10,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
+import { registerUser } from '../../src/commands/user/execute.js';
 import { deleteAccount } from '../../src/identity/deletion.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { startHarness, type Harness } from '../support/observed.js';
@@ -81,6 +82,8 @@ describe('the MCP SDK client signs in through its own OAuth flow', function () {
 
   before(async () => {
     h = await startHarness([authProjection], [], Date.parse('2026-11-20T10:00:00Z'));
+    // registered as sign-up registers a seller: an account deletion closes the user it names
+    await registerUser({ store: h.store, metadata: { actor: { kind: 'user', id: user } } }, user, 'seller');
     await h.connect('seller', user);
     ca = createTestCa();
     service = await startOAuthService({ db: h.db, store: h.store, demoUserId: randomUUID(), testCa: ca });
