@@ -11,6 +11,7 @@ import {
   credentialsByEmail,
   credentialsOf,
   EmailTaken,
+  eraseIdentity,
   issueResetToken,
   openTotp,
   normalizeEmail,
@@ -157,7 +158,8 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
         SIGNED_UP_USER_NAME,
       );
     } catch (err) {
-      await deleteAccount({ db: deps.db, store: deps.store, userId });
+      // only the sign-in row exists yet: no user in the log to close, nothing else to undo
+      await eraseIdentity(deps.db, userId);
       throw err;
     }
     await signIn(req, reply, userId);
