@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../domain/shared/canonical.js';
 import type { Knex } from 'knex';
 import { Secret, TOTP } from 'otpauth';
 import { open, seal, type Keyring } from '../secrets/vault.js';
@@ -9,7 +10,6 @@ import { IDENTITY_SCHEMA } from './schema.js';
 
 const credentials = (db: Knex) => db.withSchema(IDENTITY_SCHEMA).table('credentials');
 const resetTokens = (db: Knex) => db.withSchema(IDENTITY_SCHEMA).table('reset_tokens');
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** A reset link works this long, once. */
 export const RESET_LINK_LIFETIME_MS = 30 * 60 * 1000;

@@ -13,7 +13,8 @@
  * Rate limits for sign-in, sign-up, reset and the OAuth token endpoint: `rateLimited(name)` and
  * `AUTH_RATE_LIMITS` in rate-limit.ts; account deletion hooks: `onAccountDeletion` in src/identity/deletion.ts.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../domain/shared/canonical.js';
 import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
@@ -52,7 +53,6 @@ declare module 'fastify' {
 
 export type SessionStage = 'signed_in' | 'second_factor';
 
-const hashId = (id: string): string => createHash('sha256').update(id, 'utf8').digest('hex');
 const table = (db: Knex) => db.withSchema(IDENTITY_SCHEMA).table('web_sessions');
 
 /** The service's fastify instance, whatever its logger's type. */
@@ -98,7 +98,7 @@ export function currentSession(req: FastifyRequest): Promise<{ userId: string; s
     found = id
       ? table(s.db)
           .select('user_id', 'stage')
-          .where({ id_hash: hashId(id) })
+          .where({ id_hash: sha256(id) })
           .where('expires_at', '>', s.now())
           .first()
           .then((row?: { user_id: string; stage: SessionStage }) =>
@@ -154,7 +154,7 @@ export async function signIn(
   const id = randomBytes(32).toString('base64url');
   const lifetime = stage === 'signed_in' ? SESSION_LIFETIME_MS : SECOND_FACTOR_WINDOW_MS;
   const expires = new Date(s.now().getTime() + lifetime);
-  await table(s.db).insert({ id_hash: hashId(id), user_id: userId, stage, expires_at: expires });
+  await table(s.db).insert({ id_hash: sha256(id), user_id: userId, stage, expires_at: expires });
   reply.setCookie(s.cookie, id, { ...cookieOptions(s), expires });
   known.set(req, Promise.resolve({ userId, stage }));
 }
@@ -164,7 +164,7 @@ async function endSession(req: FastifyRequest): Promise<void> {
   const id = req.cookies[s.cookie];
   if (id)
     await table(s.db)
-      .where({ id_hash: hashId(id) })
+      .where({ id_hash: sha256(id) })
       .delete();
   known.set(req, Promise.resolve(null));
 }
@@ -179,6 +179,6 @@ export async function endSessionsOf(db: Knex, userId: string, except?: FastifyRe
   const keep = except && except.cookies[except.server.webSessions.cookie];
   await table(db)
     .where({ user_id: userId })
-    .modify((q) => (keep ? q.whereNot({ id_hash: hashId(keep) }) : q))
+    .modify((q) => (keep ? q.whereNot({ id_hash: sha256(keep) }) : q))
     .delete();
 }

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../../domain/shared/canonical.js';
 import type { Knex } from 'knex';
 import type { ConnectionKind } from '../../domain/account/events.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
@@ -17,7 +18,6 @@ export const vaultReference = (account_id: string): string => `${VAULT_PREFIX}${
 /** How long a consent may take between leaving our page and coming back. */
 export const STATE_TTL_MS = 10 * 60_000;
 const STATES = `${SECRETS_SCHEMA}.connection_states`;
-const hashOf = (state: string) => createHash('sha256').update(state).digest('hex');
 
 /** A new random state for a connection the user starts; only its hash is kept. */
 export async function issueState(
@@ -28,7 +28,7 @@ export async function issueState(
   const state = randomBytes(32).toString('base64url');
   await db.table(STATES).where('expires_at', '<', now).delete();
   await db.table(STATES).insert({
-    state_hash: hashOf(state),
+    state_hash: sha256(state),
     ...start,
     expires_at: new Date(now.getTime() + STATE_TTL_MS),
   });
@@ -45,7 +45,7 @@ export async function consumeState(
 ): Promise<{ account_id: string | null } | null> {
   const [row]: { account_id: string | null }[] = await db
     .table(STATES)
-    .where({ state_hash: hashOf(state), ...expected })
+    .where({ state_hash: sha256(state), ...expected })
     .whereNull('used_at')
     .where('expires_at', '>', now)
     .update({ used_at: now })
