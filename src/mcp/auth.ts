@@ -1,7 +1,7 @@
 import type { Via } from '../domain/mutation/events.js';
 import type { Knex } from '../infra/db.js';
 import { findActiveToken } from '../projections/auth/queries.js';
-import { hashToken } from '../domain/user/token.js';
+import { hashToken, isApiToken } from '../domain/user/token.js';
 import { missingScopes, SCOPES, scopesFor, type Scope } from '../domain/user/scopes.js';
 import { TOOL_TABLE } from './tool-table.js';
 
@@ -33,7 +33,8 @@ export type AccessTokenCheck = (token: string) => Promise<Principal | null>;
  */
 export function tokenAuthenticator(db: Knex, accessToken?: AccessTokenCheck): Authenticate {
   return async (token) => {
-    const row = await findActiveToken(db, hashToken(token));
+    // an OAuth access token never is a personal one: no lookup of it among the personal tokens
+    const row = isApiToken(token) ? await findActiveToken(db, hashToken(token)) : null;
     if (!row) return accessToken ? accessToken(token) : null;
     return {
       userId: row.user_id,

@@ -13,7 +13,7 @@ import { createDb, type Knex } from '../../src/infra/db.js';
 import { tokenAuthenticator } from '../../src/mcp/auth.js';
 import { CHANGELOG } from '../../src/mcp/changelog.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
-import { hashToken } from '../../src/domain/user/token.js';
+import { generateApiToken, hashToken } from '../../src/domain/user/token.js';
 import { prepareReadModels, project } from '../support/seed.js';
 
 type Line = Record<string, unknown>;
@@ -22,7 +22,7 @@ const userA = randomUUID();
 const userB = randomUUID();
 const demoUser = randomUUID();
 const [a1, a2, b1, d1] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-const tokens = { a: `tok-a-${randomUUID()}`, b: `tok-b-${randomUUID()}`, revoked: `tok-r-${randomUUID()}` };
+const tokens = { a: generateApiToken(), b: generateApiToken(), revoked: generateApiToken() };
 const tokenIds = { a: randomUUID(), b: randomUUID(), revoked: randomUUID() };
 
 const us = {

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import type { AccountEvent } from '../../src/domain/account/events.js';
 import { stableId } from '../../src/domain/shared/ids.js';
 import type { UserEvent } from '../../src/domain/user/events.js';
-import { hashToken } from '../../src/domain/user/token.js';
+import { generateApiToken, hashToken } from '../../src/domain/user/token.js';
 import { createDb, type Knex } from '../../src/infra/db.js';
 import { tokenAuthenticator } from '../../src/mcp/auth.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
@@ -73,7 +73,7 @@ export async function startWorld(): Promise<World> {
   await prepareReadModels(db);
   const users = { a: randomUUID(), b: randomUUID(), c: randomUUID(), demo: randomUUID() };
   const accounts = { a1: randomUUID(), a2: randomUUID(), b1: randomUUID(), c1: randomUUID(), d1: randomUUID() };
-  const tokens = { a: `tok-a-${randomUUID()}`, b: `tok-b-${randomUUID()}`, c: `tok-c-${randomUUID()}` };
+  const tokens = { a: generateApiToken(), b: generateApiToken(), c: generateApiToken() };
   const events: Array<AccountEvent | UserEvent> = [
     ...(['a', 'b', 'c'] as const).flatMap((k): UserEvent[] => [
       { type: 'UserRegistered', data: { user_id: users[k], name: k.toUpperCase() } },
