@@ -3,11 +3,10 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Knex } from '../infra/db.js';
+import { canonicalJson, sha256 } from '../domain/shared/canonical.js';
 import {
-  canonicalJson,
   METHODS,
   operationKey,
-  sha256,
   type Content,
   type OperationContract,
   type OperationParameter,

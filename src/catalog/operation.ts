@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { canonicalJson, sha256 } from '../domain/shared/canonical.js';
 import type { Provider } from './reviewed.js';
 
 // The normalized contract of one cataloged operation, the same for Swagger 2.0 and OpenAPI 3
@@ -50,19 +50,6 @@ export interface OversizedStub {
   part: string;
   bytes: number;
 }
-
-/** JSON with object keys sorted: equal values, equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : v,
-  );
-}
-
-export const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
 
 /** sha256 of the canonical JSON of the operation's normalized contract. */
 export function schemaDigest(contract: OperationContract): string {

@@ -68,4 +68,4 @@ export function canonicalJson(value: unknown): string {
   return write(value, '') as string;
 }
 
-export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+export const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
