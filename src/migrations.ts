@@ -1,4 +1,5 @@
 import { migrateCatalog } from './catalog/storage.js';
+import { migrateReportArtifacts } from './commands/report/artifacts.js';
 import { compressEventData, migrateEventStore } from './eventstore/schema.js';
 import type { MigrationStep } from './infra/migrate.js';
 import { migrateProductTypeSchemaCache } from './mcp/product-type-schemas.js';
@@ -15,7 +16,7 @@ import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
 /**
  * The service's schema, in order: the event store table (when PostgreSQL holds the events), the
  * projector's bookkeeping and every given projection's live tables, query_data's views and role,
- * the product type schema cache, the reactors' checkpoints, what each user's reads wait for, the operation catalog, and the events' compression.
+ * the product type schema cache, the reactors' checkpoints, what each user's reads wait for, the OAuth server's records, the operation catalog, personal data, sealed secrets, report artifacts, and the events' compression.
  */
 export function migrationSteps(
   projections: readonly Projection[],
@@ -35,6 +36,8 @@ export function migrationSteps(
     migrateIdentity,
     // sealed marketplace secrets, outside the event log and the read models
     migrateSecrets,
+    // report artifacts' bytes, outside the event log
+    migrateReportArtifacts,
     // last: its ALTER holds appends back until the migration commits
     ...(options.eventStoreInPostgres ? [compressEventData] : []),
   ];

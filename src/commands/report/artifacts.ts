@@ -8,30 +8,16 @@ import type { Knex } from 'knex';
 const SCHEMA = 'report_artifacts';
 const TABLE = 'artifacts';
 
-/** Per database (a process may serve several: tests do), the table once made. */
-const ready = new WeakMap<Knex, Promise<void>>();
-function ensureTable(db: Knex): Promise<void> {
-  let made = ready.get(db);
-  if (!made) {
-    made = db
-      .transaction(async (trx) => {
-        await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`${SCHEMA}.${TABLE}`]);
-        await trx.raw(`create schema if not exists ${SCHEMA}`);
-        await trx.raw(`create table if not exists ${SCHEMA}.${TABLE} (
-          mutation_id uuid primary key,
-          account_id uuid not null,
-          media_type text not null,
-          checksum text not null,
-          expires_at timestamptz not null,
-          body bytea not null)`);
-      })
-      .catch((error: unknown) => {
-        ready.delete(db);
-        throw error;
-      });
-    ready.set(db, made);
-  }
-  return made;
+/** The artifacts' table: a step of the service's migrations (src/migrations.ts). */
+export async function migrateReportArtifacts(trx: Knex.Transaction): Promise<void> {
+  await trx.raw(`create schema if not exists ${SCHEMA}`);
+  await trx.raw(`create table if not exists ${SCHEMA}.${TABLE} (
+    mutation_id uuid primary key,
+    account_id uuid not null,
+    media_type text not null,
+    checksum text not null,
+    expires_at timestamptz not null,
+    body bytea not null)`);
 }
 
 export interface StoredArtifact {
@@ -48,7 +34,6 @@ export async function storeArtifact(
   db: Knex,
   artifact: { mutation_id: string; account_id: string; media_type: string; body: Buffer; expires_at: Date },
 ): Promise<StoredArtifact> {
-  await ensureTable(db);
   const checksum = checksumOf(artifact.body);
   await db
     .withSchema(SCHEMA)
@@ -71,7 +56,6 @@ export async function readArtifact(
   now: Date,
   range?: { offset: number; length: number },
 ): Promise<{ bytes: Buffer; total: number; media_type: string } | null> {
-  await ensureTable(db);
   const body = range ? db.raw('substring(body from ? for ?) as body', [range.offset + 1, range.length]) : 'body';
   const row = await db
     .withSchema(SCHEMA)
