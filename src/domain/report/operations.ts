@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../shared/errors.js';
-import type { ReportApi } from './events.js';
+import type { ReportApi, ReportRequestedData } from './events.js';
 
 // The three reviewed report operations (spec 4.9: the selling API's createReport, the data kiosk's
 // createQuery, the ads reporting createAsyncReport): which provider API carries each, which target
@@ -90,3 +90,11 @@ export function reportMarketplaces(named: readonly string[] | undefined, admitte
     );
   return [...named];
 }
+
+/** The report type a request asks for, as its completion event and its Report context name it. */
+export const reportTypeOf = (r: ReportRequestedData): string =>
+  r.api === 'ads'
+    ? String((r.parameters.configuration as Record<string, unknown> | undefined)?.reportTypeId ?? '')
+    : r.api === 'dataKiosk'
+      ? 'DATA_KIOSK_QUERY'
+      : String(r.parameters.reportType ?? '');

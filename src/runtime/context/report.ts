@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { aggregateStream } from '../../commands/shared/handler.js';
 import { reportDecider, type ReportState } from '../../domain/report/decide.js';
 import { REPORT_LIMITS } from '../../domain/report/limits.js';
+import { reportTypeOf } from '../../domain/report/operations.js';
 import { reportView } from '../../domain/report/view.js';
 import { listingId } from '../../domain/observation/ids.js';
 import type { EventStore } from '../../eventstore/port.js';
@@ -102,13 +103,6 @@ async function receiptState(run: ReportRun, id: string): Promise<ReportState | n
   if (run.store) return (await aggregateStream(run.store, reportDecider, id)).state;
   return findReport(run.db, [run.account.id], id);
 }
-
-const reportTypeOf = (r: NonNullable<ReportState['requested']>): string =>
-  r.api === 'ads'
-    ? String((r.parameters.configuration as Json | undefined)?.reportTypeId ?? '')
-    : r.api === 'dataKiosk'
-      ? 'DATA_KIOSK_QUERY'
-      : String(r.parameters.reportType ?? '');
 
 /** Drops the last row of the largest collection, marking it truncated, until the context fits. */
 function withinBytes(context: () => Json, collections: Record<string, Selection<unknown>>): Json {

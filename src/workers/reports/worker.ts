@@ -4,7 +4,7 @@ import { aggregateStream, handleCommand, type CommandContext } from '../../comma
 import { reportDecider, type ReportCommand, type ReportState } from '../../domain/report/decide.js';
 import type { ProviderTerminal, ReportRequestedData } from '../../domain/report/events.js';
 import { REPORT_LIMITS } from '../../domain/report/limits.js';
-import { reportOperation } from '../../domain/report/operations.js';
+import { reportOperation, reportTypeOf } from '../../domain/report/operations.js';
 import { MarketplaceError } from '../../marketplace/clients/errors.js';
 import { reportIdsWithWork } from '../../projections/reports/queries.js';
 import { startSweeps } from '../sweeps.js';
@@ -59,10 +59,12 @@ export async function advanceReport(
     record({ type: 'Finalize', provider_status, error, at: at() });
 
   if (!state.finalized) {
-    const provider = await reportProvider(deps, request);
+    // built only when the provider is called: a report checked recently waits without a read or a lookup
+    let built: ReturnType<typeof reportProvider> | undefined;
+    const provider = () => (built ??= reportProvider(deps, request));
     if (!state.provider_id) {
       try {
-        await record({ type: 'RecordSubmission', provider_id: await provider.create(), at: at() });
+        await record({ type: 'RecordSubmission', provider_id: await (await provider()).create(), at: at() });
       } catch (err) {
         // the provider refused the request itself: nothing will come of retrying it
         if (!(err instanceof MarketplaceError) || err.retryable) throw err;
@@ -71,7 +73,7 @@ export async function advanceReport(
     }
     if (!state.finalized && !state.artifact) {
       if (checkedRecently && !state.refresh_requested_at) return 'pending';
-      const check = await provider.check(state.provider_id!);
+      const check = await (await provider()).check(state.provider_id!);
       await record({ type: 'RecordStatus', provider_status: check.status, at: at() });
       if (check.state === 'pending') return 'pending';
       if (check.state === 'done') {
@@ -107,12 +109,7 @@ async function recordCompletion(deps: SyncDeps, state: ReportState): Promise<voi
   const request = state.requested!;
   const finalized = state.finalized!;
   const type = reportOperation(request.operation ?? '')?.completion ?? 'SELLING_REPORT_COMPLETED';
-  const reportType =
-    request.api === 'ads'
-      ? String((request.parameters.configuration as Record<string, unknown> | undefined)?.reportTypeId ?? '')
-      : request.api === 'dataKiosk'
-        ? 'DATA_KIOSK_QUERY'
-        : String(request.parameters.reportType ?? '');
+  const reportType = reportTypeOf(request);
   await recordMarketplaceEvent(deps.ctx.store, {
     account_id: request.account_id,
     message_id: completionMessageId(request.mutation_id),
