@@ -112,11 +112,9 @@ export const getOperationResult = defineTool({
       .describe('pass it to request_report to queue the next page; null when there is none'),
   }),
   async handler(input, ctx) {
-    if (ctx.endpoint === 'demo')
-      throw new DomainError('unavailable', 'get_operation_result is not served on the demo endpoint');
     const id = input.mutation_id.trim().toLowerCase();
     const accounts = (await loadAccounts(ctx.db, ctx.userId)).map((a) => a.id);
-    let state = UUID_PATTERN.test(id) ? await findReport(ctx.db, accounts, id) : null;
+    const state = UUID_PATTERN.test(id) ? await findReport(ctx.db, accounts, id) : null;
     if (!state)
       throw new DomainError('not_found', `mutation_id: no report receipt '${input.mutation_id}' on your accounts`, {
         argument: 'mutation_id',
@@ -138,7 +136,6 @@ export const getOperationResult = defineTool({
         },
       );
       refresh_scheduled = true;
-      state = { ...state, refresh_requested_at: ctx.now().toISOString() };
     }
     const receipt = reportView(state);
     const offset = input.cursor === undefined ? 0 : offsetOf(input.cursor, id);

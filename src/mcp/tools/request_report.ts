@@ -50,8 +50,6 @@ export const requestReportTool = defineTool({
     replayed: z.boolean().describe('true when idempotency_key answered a retry with the first receipt'),
   }),
   async handler(input, ctx) {
-    if (ctx.endpoint === 'demo')
-      throw new DomainError('unavailable', 'request_report is not served on the demo endpoint');
     if (!ctx.store)
       throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
     const answer = await requestReport(

@@ -1,4 +1,4 @@
-import { reportDecider, type ReportState } from '../../domain/report/decide.js';
+import { isOutstanding, reportDecider, type ReportState } from '../../domain/report/decide.js';
 import { reportEventSchemas, type ReportEvent } from '../../domain/report/events.js';
 import { eventProjection } from '../tables.js';
 
@@ -45,7 +45,7 @@ export const reportsProjection = eventProjection<ReportEvent>({
         mutation_id: r.mutation_id,
         account_id: r.account_id,
         namespace: r.namespace,
-        outstanding: state.finalized === null,
+        outstanding: isOutstanding(state),
         work_due: !state.completion_recorded,
         state: JSON.stringify(state),
         updated_at: event.data.at,
