@@ -21,8 +21,6 @@ import { freePort } from '../../src/infra/free-port.js';
 // for the https a Client ID Metadata Document needs (trusted by the service only under test
 // configuration). Browser tests reuse them.
 
-/** A port free right now: the issuer must be known before the server listens. */
-
 export interface TestCa {
   /** the CA certificate (PEM): what the service is told to trust (OAUTH_TEST_CA_FILE) */
   caFile: string;

@@ -1,5 +1,6 @@
 import type { Decider } from '../shared/decider.js';
 import { DomainError } from '../shared/errors.js';
+import { addDays } from '../shared/calendar.js';
 import { feedbackEventSchemas, type FeedbackEvent, type FeedbackKind } from './events.js';
 
 // Spec 4.10, 8: 20 bug reports and 20 ideas per user per day (the UTC day of the submission).
@@ -26,12 +27,11 @@ const NOUN: Record<FeedbackKind, string> = { bug: 'bug reports', idea: 'ideas' }
 
 export function decide(command: FeedbackCommand, state: FeedbackState): FeedbackEvent[] {
   if (state.submitted >= FEEDBACK_PER_DAY) {
-    const resets = new Date(`${utcDay(command.submitted_at)}T00:00:00Z`);
-    resets.setUTCDate(resets.getUTCDate() + 1);
+    const resetsAt = `${addDays(utcDay(command.submitted_at), 1)}T00:00:00.000Z`;
     throw new DomainError(
       'rate_limited',
-      `${FEEDBACK_PER_DAY} ${NOUN[command.kind]} per day: the limit resets at ${resets.toISOString()} (midnight UTC)`,
-      { limit: FEEDBACK_PER_DAY, resets_at: resets.toISOString() },
+      `${FEEDBACK_PER_DAY} ${NOUN[command.kind]} per day: the limit resets at ${resetsAt} (midnight UTC)`,
+      { limit: FEEDBACK_PER_DAY, resets_at: resetsAt },
     );
   }
   const { type: _, ...data } = command;
