@@ -17,7 +17,16 @@ import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
-import { cpuMeter, fmt, mib, percentile, startBenchDispatch, startBenchStack, withDatabase } from '../support.js';
+import {
+  cpuMeter,
+  fmt,
+  mib,
+  percentile,
+  startBenchDispatch,
+  startBenchStack,
+  statementCounter,
+  withDatabase,
+} from '../support.js';
 import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 
 // The `live` phase: marketplace events recorded as ingestion records them, at `rate` per second
@@ -66,6 +75,8 @@ export async function livePhase(o: {
   seconds: number;
   burst: number;
   listings: number;
+  /** the bare isolate cycle's p50 measured in this run, the unit of the ratios printed */
+  bareCycleMs?: number;
 }) {
   console.log(
     `live: ANY_OFFER_CHANGED events at ${o.rate}/s for ${o.seconds} s, then a burst of ${o.burst}; reactor, projector, dispatch and runners in this process's care, the marketplace simulator in a process of its own`,
@@ -217,6 +228,7 @@ export async function livePhase(o: {
       // sustained: one event every 1000/rate ms, each appended without waiting for the previous
       const total = o.rate * o.seconds;
       const cpu = cpuMeter();
+      const statements = statementCounter();
       const started = performance.now();
       const appends: Promise<void>[] = [];
       for (let i = 0; i < total; i++) {
@@ -229,6 +241,7 @@ export async function livePhase(o: {
       const sendingMs = performance.now() - started;
       await settled(total, 900_000);
       const sustainedCpu = cpu();
+      const sustainedStatements = statements();
       // what the dispatcher (as the service runs it) had not sent yet when the last run settled
       const behind = await unsent();
       const settledAt = performance.now();
@@ -298,9 +311,19 @@ export async function livePhase(o: {
       console.log(
         `  receipts not yet sent when the last run settled: ${fmt(behind)}, all sent ${(drainMs / 1000).toFixed(1)} s later (the dispatcher four at a time, as the service runs it)`,
       );
+      const saturation = o.burst / (burstMs / 1000);
       console.log(
-        `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${(o.burst / (burstMs / 1000)).toFixed(1)} runs/s`,
+        `  statements per event, sustained: ${(sustainedStatements / total).toFixed(1)} (this process's pools: reactor, projector, dispatch; goal ≤ 12)`,
       );
+      console.log(
+        `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${saturation.toFixed(1)} runs/s`,
+      );
+      if (o.bareCycleMs !== undefined) {
+        const bare = o.bareCycleMs;
+        console.log(
+          `  ratios to the bare isolate cycle of this run (p50 ${bare.toFixed(2)} ms): machine CPU per event ÷ cycle ${(sustainedCpu.machineMs / total / bare).toFixed(1)}× (goal ≤ 3×); saturation × cycle ${((saturation * bare) / 1000).toFixed(2)} (2 cores' isolate limit 2.0; goal ≥ 0.6); event → receipt p99 ÷ cycle ${(percentile(latencies, 0.99) / bare).toFixed(0)} at ${o.rate}/s`,
+        );
+      }
       const p = (k: string) => {
         const list = [...phases[k]!].sort((a, b) => a - b);
         return `${k.replace('_ms', '')} p50 ${ms(percentile(list, 0.5))} p99 ${ms(percentile(list, 0.99))}`;

@@ -169,6 +169,8 @@ if (phases.has('mcp-dry')) {
   line('run_automation, repricing handler (canned sample, demo listing)', repricing!);
   const met = [trivial!, repricing!].every((s) => s.p50 <= 25 && s.p99 <= 100);
   console.log(`  goals p50 ≤ 25 ms, p99 ≤ 100 ms: ${met ? 'met' : 'not met'}`);
+  const ratio = (s: Stats) => `${(s.p50 / ping!.p50).toFixed(1)}×`;
+  console.log(`  dry run p50 ÷ MCP ping p50: trivial ${ratio(trivial!)}, repricing ${ratio(repricing!)} (goal ≤ 5×)`);
 }
 if (phases.has('live'))
   await livePhase({
@@ -178,4 +180,5 @@ if (phases.has('live'))
     seconds: Number(args.seconds),
     burst: Number(args.burst),
     listings,
+    bareCycleMs: bare?.p50,
   });
