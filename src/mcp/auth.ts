@@ -105,6 +105,44 @@ export function bearerChallenge(
   return `Bearer ${parts.join(', ')}`;
 }
 
+/** What a refusal is sent on: fastify's reply. */
+interface Reply {
+  code(status: number): this;
+  header(name: string, value: string): this;
+  send(body: unknown): unknown;
+}
+
+/**
+ * 401 for a request without a token we accept: with none, a bare challenge (`scope`: what a client
+ * should ask for); with one, `invalid_token`. `needed` says what the resource wants when none came.
+ */
+export function refuseToken(
+  reply: Reply,
+  baseUrl: string,
+  o: { tokenGiven: boolean; needed: string; scope?: string },
+): unknown {
+  const description = o.tokenGiven
+    ? 'the bearer token is unknown, malformed, expired, revoked or for another resource'
+    : o.needed;
+  const scope = o.scope ? { scope: o.scope } : {};
+  return reply
+    .code(401)
+    .header(
+      'www-authenticate',
+      bearerChallenge(baseUrl, o.tokenGiven ? { error: 'invalid_token', description, ...scope } : scope),
+    )
+    .send({ error: 'invalid_token', error_description: description });
+}
+
+/** 403 for a request beyond the token's scopes (step-up: the challenge names the scopes to ask for). */
+export function refuseScope(reply: Reply, baseUrl: string, o: { lacking: readonly string[]; scope: string }): unknown {
+  const description = `this call needs the scope ${o.lacking.join(' ')}, which the token lacks; nothing was done`;
+  return reply
+    .code(403)
+    .header('www-authenticate', bearerChallenge(baseUrl, { error: 'insufficient_scope', description, scope: o.scope }))
+    .send({ error: 'insufficient_scope', error_description: description, scope: o.scope });
+}
+
 export const AUTHENTICATION_DOC = `# Authentication
 
 \`/mcp\` takes a bearer token (\`Authorization: Bearer <token>\`) of one of two kinds, with the

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { Knex } from '../infra/db.js';
 import { QUERY_DATA_SCHEMA } from '../projections/views/migrate.js';
-import { type Authenticate, bearerChallenge, bearerToken } from './auth.js';
+import { type Authenticate, bearerToken, refuseScope, refuseToken } from './auth.js';
 import { missingScopes, READ_SCOPE } from '../domain/user/scopes.js';
 import type { Endpoint } from './tool.js';
 
@@ -117,16 +117,8 @@ export function registerExportRoutes<L extends FastifyBaseLogger>(
       if (!user) return challenge(false);
       // another user's export reads as missing
       if (user.userId !== row.user_id) return notFound();
-      if (missingScopes(user.scopes, [READ_SCOPE]).length) {
-        const description = `this export needs the scope ${READ_SCOPE}, which the token lacks`;
-        return reply
-          .code(403)
-          .header(
-            'www-authenticate',
-            bearerChallenge(deps.baseUrl(req), { error: 'insufficient_scope', description, scope: READ_SCOPE }),
-          )
-          .send({ error: 'insufficient_scope', error_description: description, scope: READ_SCOPE });
-      }
+      const lacking = missingScopes(user.scopes, [READ_SCOPE]);
+      if (lacking.length) return refuseScope(reply, deps.baseUrl(req), { lacking, scope: READ_SCOPE });
     }
     reply.header('cache-control', 'private, no-store');
     if (kind === 'columns.json') return reply.send({ columns: row.columns });
@@ -138,14 +130,8 @@ export function registerExportRoutes<L extends FastifyBaseLogger>(
 }
 
 function refuse(reply: FastifyReply, baseUrl: string, tokenGiven: boolean) {
-  const description = tokenGiven
-    ? 'the bearer token is unknown, malformed, expired, revoked or for another resource'
-    : 'this export needs the bearer token of the user who made it';
-  return reply
-    .code(401)
-    .header(
-      'www-authenticate',
-      tokenGiven ? bearerChallenge(baseUrl, { error: 'invalid_token', description }) : bearerChallenge(baseUrl),
-    )
-    .send({ error: 'invalid_token', error_description: description });
+  return refuseToken(reply, baseUrl, {
+    tokenGiven,
+    needed: 'this export needs the bearer token of the user who made it',
+  });
 }

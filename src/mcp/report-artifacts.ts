@@ -1,35 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
 import { readArtifact } from '../commands/report/artifacts.js';
 import { UUID_PATTERN } from '../domain/shared/ids.js';
 import type { Knex } from '../infra/db.js';
 import { loadAccounts } from '../projections/accounts/queries.js';
 import { findReport } from '../projections/reports/queries.js';
-import { type Authenticate, bearerToken } from './auth.js';
+import { missingScopes, READ_SCOPE } from '../domain/user/scopes.js';
+import { type Authenticate, bearerToken, refuseScope, refuseToken } from './auth.js';
 
 // GET /reports/<mutation id>/artifact (spec 5.3: get_operation_result's download_path): the whole
 // stored artifact, to the bearer of an MCP token of a user whose account the receipt is on, the
-// same token check the export URLs make. Another user's receipt reads as missing.
+// same token and scope checks the export URLs make. Another user's receipt reads as missing.
 
 export function registerReportArtifactRoute<L extends FastifyBaseLogger>(
   app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, L>,
-  deps: { db: Knex; authenticate: Authenticate; now: () => Date },
+  deps: { db: Knex; authenticate: Authenticate; baseUrl: (req: FastifyRequest) => string; now: () => Date },
 ): void {
   app.get<{ Params: { id: string } }>('/reports/:id/artifact', async (req, reply) => {
     const token = bearerToken(req.headers.authorization);
     const user = token ? await deps.authenticate(token) : null;
-    if (!user) {
-      const description = token
-        ? 'the bearer token is unknown, malformed, expired or revoked'
-        : "a report artifact needs the MCP bearer token of the receipt's owner";
-      return reply
-        .code(401)
-        .header(
-          'www-authenticate',
-          token ? `Bearer error="invalid_token", error_description="${description}"` : 'Bearer',
-        )
-        .send({ error: 'invalid_token', error_description: description });
-    }
+    if (!user)
+      return refuseToken(reply, deps.baseUrl(req), {
+        tokenGiven: token !== undefined,
+        needed: "a report artifact needs the MCP bearer token of the receipt's owner",
+      });
+    const lacking = missingScopes(user.scopes, [READ_SCOPE]);
+    if (lacking.length) return refuseScope(reply, deps.baseUrl(req), { lacking, scope: READ_SCOPE });
     const id = req.params.id.toLowerCase();
     const accounts = (await loadAccounts(deps.db, user.userId)).map((a) => a.id);
     const receipt = UUID_PATTERN.test(id) ? await findReport(deps.db, accounts, id) : null;

@@ -8,11 +8,12 @@ import type { Logger } from '../infra/logger.js';
 import {
   AUTHENTICATION_DOC,
   type Authenticate,
-  bearerChallenge,
   bearerToken,
   PROTECTED_RESOURCE_PATH,
   protectedResourceMetadata,
   type Principal,
+  refuseScope,
+  refuseToken,
   scopesLacking,
 } from './auth.js';
 import type { OAuthServer } from '../oauth/provider.js';
@@ -135,6 +136,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
   registerReportArtifactRoute(app, {
     db: deps.db,
     authenticate: deps.authenticate,
+    baseUrl,
     now: deps.now ?? (() => new Date()),
   });
   if (deps.store && deps.ingestionSecret)
@@ -181,29 +183,13 @@ export function buildHttpServer(deps: HttpServerDeps) {
     return mcp(Object.assign(req.raw, { auth: callAuth(call) }), reply.raw, body);
   }
 
-  async function refuse(req: FastifyRequest, reply: FastifyReply, tokenGiven: boolean) {
-    const description = tokenGiven
-      ? 'the bearer token is unknown, malformed, expired, revoked or for another resource'
-      : 'a bearer token is required';
+  const refuse = (req: FastifyRequest, reply: FastifyReply, tokenGiven: boolean) =>
     // the scopes a client should ask for: every one, so that its token can write too
-    const challenge = tokenGiven
-      ? bearerChallenge(baseUrl(req), { error: 'invalid_token', description, scope: SCOPES.join(' ') })
-      : bearerChallenge(baseUrl(req), { scope: SCOPES.join(' ') });
-    return reply
-      .code(401)
-      .header('www-authenticate', challenge)
-      .send({ error: 'invalid_token', error_description: description });
-  }
+    refuseToken(reply, baseUrl(req), { tokenGiven, needed: 'a bearer token is required', scope: SCOPES.join(' ') });
 
-  /** 403 for a call beyond the token's scopes (step-up: the challenge names every scope it needs). */
-  function insufficientScope(req: FastifyRequest, reply: FastifyReply, principal: Principal, lacking: string[]) {
-    const scope = knownScopes([...principal.scopes, ...lacking]).join(' ');
-    const description = `this call needs the scope ${lacking.join(' ')}, which the token lacks; nothing was done`;
-    return reply
-      .code(403)
-      .header('www-authenticate', bearerChallenge(baseUrl(req), { error: 'insufficient_scope', description, scope }))
-      .send({ error: 'insufficient_scope', error_description: description, scope });
-  }
+  /** Step-up: the challenge names every scope the call needs beside the token's own. */
+  const insufficientScope = (req: FastifyRequest, reply: FastifyReply, principal: Principal, lacking: string[]) =>
+    refuseScope(reply, baseUrl(req), { lacking, scope: knownScopes([...principal.scopes, ...lacking]).join(' ') });
 
   const methods = ['POST', 'GET', 'DELETE'] as const;
   app.route({

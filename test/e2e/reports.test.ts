@@ -313,7 +313,12 @@ describe('report requests (request_report, the report worker, completions)', fun
     expect((await result(first, { cursor: 'forged' })).structuredContent.code).to.equal('invalid_cursor');
     // the whole artifact downloads with the caller's bearer token only
     const url = `${mcp.base}${download_path}`;
-    expect((await fetch(url)).status).to.equal(401);
+    const anonymous = await fetch(url);
+    expect(anonymous.status).to.equal(401);
+    // the challenge leads a client to the resource's metadata, as /mcp's does
+    expect(anonymous.headers.get('www-authenticate')).to.match(
+      /^Bearer .*resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource/,
+    );
     expect((await fetch(url, { headers: { authorization: 'Bearer user.' + randomUUID() } })).status).to.equal(404);
     const download = await fetch(url, { headers: { authorization: `Bearer user.${user}` } });
     expect(download.status).to.equal(200);
