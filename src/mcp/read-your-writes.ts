@@ -29,16 +29,17 @@ export async function withOwnWrites(
 ): Promise<CallToolResult> {
   if (ctx.endpoint === 'demo') return call(ctx);
   let behind: string[] = [];
+  // 'unknown' when the check itself failed: the call's own reads meet the same fault and answer it in the spec's terms
   const caughtUp = await pollUntil(
     async () => (behind = await projectionsBehind(ctx.db, ctx.userId)).length === 0,
     READ_YOUR_WRITES_MS,
     POLL_MS,
   ).catch((err: unknown) => {
-    // the call's own reads meet the same fault and answer it in the spec's terms
     ctx.logger.warn({ err }, "could not read how far the caller's own writes are projected");
-    return false;
+    return 'unknown' as const;
   });
-  if (!caughtUp) ctx.logger.warn({ behind }, "read models still behind the caller's own writes: answering as they are");
+  if (caughtUp === false)
+    ctx.logger.warn({ behind }, "read models still behind the caller's own writes: answering as they are");
   const appended: Appended[] = [];
   const store = ctx.store && reportingAppends(ctx.store, (events) => appended.push(...events));
   const result = await call(store ? { ...ctx, store } : ctx);
@@ -52,7 +53,7 @@ export async function withOwnWrites(
     .reduce<Position | null>((a, b) => (a === null || comparePositions(a, b) < 0 ? b : a), null);
   const meta = {
     ...(furthest ? { log_position: positionText(furthest) } : {}),
-    ...(caughtUp ? {} : { behind_own_writes: behind }),
+    ...(caughtUp === false ? { behind_own_writes: behind } : {}),
   };
   return Object.keys(meta).length > 0 ? { ...result, _meta: { ...result._meta, ...meta } } : result;
 }

@@ -194,4 +194,20 @@ describe('read-your-writes: every write tool read back at once by its caller', f
     expect(r._meta?.log_position).to.match(/^\d+\/\d+$/);
     expect((await call(reader, 'list_automations', {}))._meta?.log_position).to.equal(undefined);
   });
+
+  it('past the bound, a read answers as the read models are and names those behind its caller’s writes', async () => {
+    await h.projector.stop();
+    try {
+      await ok(writer, 'create_automation', { stream_type: TYPE, code: handle(-2) });
+      const r = await call(reader, 'list_automations', { stream_type: TYPE });
+      expect(r.isError).to.not.equal(true);
+      expect(r._meta?.behind_own_writes).to.include('automations');
+    } finally {
+      h.projector.start();
+    }
+    await h.projector.whenCaughtUp();
+    expect((await call(reader, 'list_automations', { stream_type: TYPE }))._meta?.behind_own_writes).to.equal(
+      undefined,
+    );
+  });
 });
