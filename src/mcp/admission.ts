@@ -1,19 +1,25 @@
 import { z } from 'zod';
 import type { AdmissionDeps } from '../commands/admission/admit.js';
 import { DomainError } from '../domain/shared/errors.js';
+import type { EventStore } from '../eventstore/port.js';
 import type { ToolContext } from './tool.js';
 
 // The write tools' side of admission: on the demo endpoint (spec 1.4) writes are validated and
 // simulated (no store: nothing is recorded, nothing is sent); elsewhere they go to the event store,
 // and the receipts admitted queued to the dispatch queue.
 
-export function admissionDeps(ctx: ToolContext): AdmissionDeps {
-  if (ctx.endpoint === 'demo') return { db: ctx.db, store: null, now: ctx.now(), logger: ctx.logger };
+/** The store a write records in; a server configured without one answers every write `unavailable`. */
+export function recordingStore(ctx: ToolContext): EventStore {
   if (!ctx.store)
     throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
+  return ctx.store;
+}
+
+export function admissionDeps(ctx: ToolContext): AdmissionDeps {
+  if (ctx.endpoint === 'demo') return { db: ctx.db, store: null, now: ctx.now(), logger: ctx.logger };
   return {
     db: ctx.db,
-    store: ctx.store,
+    store: recordingStore(ctx),
     now: ctx.now(),
     logger: ctx.logger,
     ...(ctx.dispatch ? { notifier: ctx.dispatch } : {}),

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { AutomationCall } from '../commands/automation/context.js';
 import { OperationDependencies } from '../domain/automation/events.js';
-import { DomainError } from '../domain/shared/errors.js';
 import { SELECTABLE_STREAM_TYPES, streamType } from '../domain/stream/types.js';
 import { loadAccounts, type AccountView } from '../projections/accounts/queries.js';
 import type { AutomationRow } from '../projections/automations/queries.js';
 import { subscriptionOfRow, type SubscriptionRow } from '../projections/streams/queries.js';
 import { simulation } from './admission.js';
 import type { ToolContext } from './tool.js';
+import { recordingStore } from './admission.js';
 
 // What the automation tools share: their arguments, and the call their commands run in. On the
 // demo endpoint (spec 1.4) the commands decide everything and record nothing.
@@ -39,10 +39,8 @@ export const sourceArguments = {
 };
 
 export async function automationCall(ctx: ToolContext): Promise<AutomationCall> {
-  if (!ctx.store)
-    throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
   return {
-    store: ctx.store,
+    store: recordingStore(ctx),
     userId: ctx.userId,
     accounts: await loadAccounts(ctx.db, ctx.userId),
     at: ctx.now(),

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { submitFeedback } from '../commands/feedback/submit.js';
 import { FEEDBACK_PER_DAY } from '../domain/feedback/decide.js';
 import { FEEDBACK_LENGTHS, type FeedbackKind } from '../domain/feedback/events.js';
-import { DomainError } from '../domain/shared/errors.js';
 import { newId } from '../domain/shared/ids.js';
 import { defineTool, type Tool } from './tool.js';
+import { recordingStore } from './admission.js';
 
 // report_bug and suggest_idea (spec 4.10): the same five fields, recorded as the user's own
 // words; 20 of each kind per user per UTC day (rate_limited past that). Not on the demo.
@@ -46,15 +46,13 @@ export function feedbackTool(
       remaining_today: z.number().int().describe(`how many more of this kind you may send today (UTC)`),
     }),
     async handler(input, ctx) {
-      if (!ctx.store)
-        throw new DomainError(
-          'unavailable',
-          'this server records no writes (no event store is configured); retry later',
-        );
       const submitted_at = ctx.now().toISOString();
       const feedback_id = newId();
       const { revision } = await submitFeedback(
-        { store: ctx.store, metadata: { actor: { kind: 'user', id: ctx.userId }, correlation_id: ctx.requestId } },
+        {
+          store: recordingStore(ctx),
+          metadata: { actor: { kind: 'user', id: ctx.userId }, correlation_id: ctx.requestId },
+        },
         {
           feedback_id,
           kind,

@@ -9,6 +9,7 @@ import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { findReport } from '../../projections/reports/queries.js';
 import { defineTool } from '../tool.js';
+import { recordingStore } from '../admission.js';
 
 // Spec 4.9 get_operation_result: a report receipt (2.11) with its provider status, protected
 // artifact and ingestion status, a bounded preview of the artifact's bytes (follow next_cursor),
@@ -121,17 +122,12 @@ export const getOperationResult = defineTool({
       });
     let refresh_scheduled = false;
     if (input.refresh && refreshable(state)) {
-      if (!ctx.store)
-        throw new DomainError(
-          'unavailable',
-          'this server records no writes (no event store is configured); retry later',
-        );
       await handleCommand(
         reportDecider,
         id,
         { type: 'RequestRefresh', by: ctx.userId, at: ctx.now().toISOString() },
         {
-          store: ctx.store,
+          store: recordingStore(ctx),
           metadata: { actor: { kind: 'user', id: ctx.userId }, account_id: state.requested!.account_id },
         },
       );

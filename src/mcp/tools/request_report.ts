@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { requestReport } from '../../commands/report/request.js';
 import { REPORT_LIMITS } from '../../domain/report/limits.js';
 import { REPORT_OPERATIONS } from '../../domain/report/operations.js';
-import { DomainError } from '../../domain/shared/errors.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { defineTool } from '../tool.js';
 import { reportReceiptSchema } from './get_operation_result.js';
+import { recordingStore } from '../admission.js';
 
 // Spec 4.9: queues one reviewed, nonrestricted report. The receipt reads back at once
 // (get_operation_result); what the provider makes of it arrives later, as the worker submits,
@@ -50,10 +50,8 @@ export const requestReportTool = defineTool({
     replayed: z.boolean().describe('true when idempotency_key answered a retry with the first receipt'),
   }),
   async handler(input, ctx) {
-    if (!ctx.store)
-      throw new DomainError('unavailable', 'this server records no writes (no event store is configured); retry later');
     const answer = await requestReport(
-      { db: ctx.db, store: ctx.store, now: ctx.now },
+      { db: ctx.db, store: recordingStore(ctx), now: ctx.now },
       {
         namespace: `user:${ctx.userId}`,
         accounts: await loadAccounts(ctx.db, ctx.userId),

@@ -8,6 +8,7 @@ import { listingBySku } from '../listing-by-sku.js';
 import { marketplaceIdArgument } from '../marketplace-argument.js';
 import { defineTool, type ToolContext } from '../tool.js';
 import { listingId } from '../../domain/observation/ids.js';
+import { recordingStore } from '../admission.js';
 
 // Spec 3.5, 4.5: block or allow automated changes per listing. Each row is independent and says
 // whether it was `saved`; blocking withholds the listing's queued and future requests (and its
@@ -107,7 +108,7 @@ async function saveRow(
       blocked: update.blocked,
       saved: true as const,
     };
-    if (ctx.endpoint === 'demo' || !ctx.store) return saved; // the demo records nothing
+    if (ctx.endpoint === 'demo') return saved; // the demo records nothing
     try {
       const command = {
         type: 'SetListingBlock' as const,
@@ -118,7 +119,7 @@ async function saveRow(
       };
       await executeDispatchControlCommand(
         {
-          store: ctx.store,
+          store: recordingStore(ctx),
           metadata: { actor: { kind: 'user', id: ctx.userId }, correlation_id: ctx.requestId },
           maxAttempts: 3,
         },
