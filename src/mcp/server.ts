@@ -1,3 +1,4 @@
+import { requestBaseUrl } from '../web/base-url.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
@@ -93,8 +94,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
   });
-  const baseUrl = (req: FastifyRequest) =>
-    (deps.oauth?.baseUrl ?? deps.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
+  const baseUrl = requestBaseUrl(deps.oauth?.baseUrl ?? deps.publicBaseUrl);
 
   // set on the raw response so that hijacked MCP replies carry it too
   app.addHook('onRequest', async (req, reply) => {

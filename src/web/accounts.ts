@@ -1,3 +1,4 @@
+import { requestBaseUrl } from './base-url.js';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { registerUser } from '../commands/user/execute.js';
@@ -123,7 +124,7 @@ const postForm = (reply: FastifyReply, action: string, fields: Html, submit: str
 
 export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>, deps: AccountPagesDeps): void {
   const now = deps.now ?? (() => new Date());
-  const baseUrl = (req: FastifyRequest) => (deps.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
+  const baseUrl = requestBaseUrl(deps.publicBaseUrl);
 
   const signUpForm = (reply: FastifyReply, email = '', notice?: string, status = 200) =>
     send(

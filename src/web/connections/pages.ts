@@ -1,3 +1,4 @@
+import { requestBaseUrl } from '../base-url.js';
 import type { Queue } from 'bullmq';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -95,7 +96,7 @@ export function registerConnectionPages<L extends FastifyBaseLogger>(
 ): void {
   // session.ts's hooks are typed for the base logger; only the logger's type differs
   const app = service as unknown as WebApp;
-  const base = (req: FastifyRequest) => (deps.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, '');
+  const base = requestBaseUrl(deps.publicBaseUrl);
   const callbackUrl = (req: FastifyRequest, kind: ConnectionKind) => `${base(req)}/connections/${kind}/callback`;
   const secure = deps.publicBaseUrl?.startsWith('https:') ?? false;
   const userOf = async (req: FastifyRequest) => (await signedInUser(req))!.userId;
