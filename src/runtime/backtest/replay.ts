@@ -129,6 +129,7 @@ export async function runBacktest(
         running--;
         done++;
         result.totals.events_replayed++;
+        dayOf(result, event.occurred_at.toISOString().slice(0, 10)).events_replayed++;
         if (done % BACKTEST_LIMITS.progressEvery === 0) void control.progress?.(done, history.events.length);
         freed?.();
         freed = null;
