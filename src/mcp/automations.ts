@@ -156,7 +156,7 @@ export function knownType(code: string): StreamType {
 }
 
 /** The code to run: the saved automation's, or the inline code with its stream type. */
-export async function runTarget(ctx: ToolContext, input: RunArguments): Promise<RunTarget> {
+export async function runTarget(ctx: Pick<ToolContext, 'db' | 'userId'>, input: RunArguments): Promise<RunTarget> {
   const accounts = await loadAccounts(ctx.db, ctx.userId);
   if (input.code !== undefined) {
     if (input.stream_type === undefined)
