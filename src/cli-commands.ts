@@ -37,7 +37,7 @@ import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
 import { FEEDBACK_USAGE, runFeedbackCommand } from './feedback-cli.js';
 import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
 import { readBacktest, requestBacktest } from './mcp/backtests.js';
-import { backtestQueue, enqueueBacktest } from './workers/backtest/queue.js';
+import { backtestQueue, enqueueBacktest } from './runtime/backtest/jobs.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
 import { PAT_SCOPES, SCOPES } from './domain/user/scopes.js';
 

@@ -1,4 +1,4 @@
-import { backtestQueue, backtestWorker, enqueueBacktest } from './workers/backtest/queue.js';
+import { backtestQueue, backtestWorker, enqueueBacktest } from './runtime/backtest/jobs.js';
 import { createLwaClient } from './marketplace/clients/index.js';
 import {
   configuredLwaClient,

@@ -116,7 +116,11 @@ await withDatabase(args['admin-url']!, `bench_backtest_${Date.now()}`, async (ur
         const note = payload.Payload.AnyOfferChangedNotification;
         payload.EventTime = at;
         note.SellerId = account.selling!.provider_id;
-        Object.assign(note.OfferChangeTrigger, { MarketplaceId: l.marketplace_id, ASIN: l.asin, TimeOfOfferChange: at });
+        Object.assign(note.OfferChangeTrigger, {
+          MarketplaceId: l.marketplace_id,
+          ASIN: l.asin,
+          TimeOfOfferChange: at,
+        });
         note.Summary.LowestPrices[0].ListingPrice.Amount = 20 + (n % 500) / 100;
         return {
           account_id: accountId,

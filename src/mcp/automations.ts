@@ -209,4 +209,3 @@ export function runnable(accounts: readonly AccountView[], type: StreamType): Ac
   const found = accounts.filter(can);
   return found.length > 0 ? found : [accountForStreamType(accounts, undefined, type)];
 }
-

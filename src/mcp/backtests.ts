@@ -31,51 +31,54 @@ export interface BacktestArguments {
 
 /** Starts a backtest (validated arguments: automation_id or code) and answers it as queued. */
 export async function requestBacktest(ctx: BacktestCaller, input: BacktestArguments) {
-    if (!ctx.store || !ctx.backtests)
-      throw new DomainError('unavailable', 'this server runs no backtests (no backtest workers are configured); retry later');
-    const target = await runTarget(ctx, input);
-    if (target.type.scope !== 'Listing')
+  if (!ctx.store || !ctx.backtests)
+    throw new DomainError(
+      'unavailable',
+      'this server runs no backtests (no backtest workers are configured); retry later',
+    );
+  const target = await runTarget(ctx, input);
+  if (target.type.scope !== 'Listing')
+    throw new DomainError(
+      'invalid',
+      `stream_type: ${target.type.code} is of the ${target.type.scope} scope; a backtest replays Listing-scope event types only`,
+      { argument: 'stream_type' },
+    );
+  const account = target.account
+    ? accountForStreamType([target.account], target.account.id, target.type)
+    : runnable(target.accounts, target.type)[0]!;
+  let code = target.automation.code;
+  let version = target.automation.version;
+  if (input.version !== undefined && input.version !== version) {
+    const kept = await versionCode(ctx.db, target.automation.id!, input.version);
+    if (kept === null)
       throw new DomainError(
         'invalid',
-        `stream_type: ${target.type.code} is of the ${target.type.scope} scope; a backtest replays Listing-scope event types only`,
-        { argument: 'stream_type' },
+        `version: automation ${target.automation.id} has no version ${input.version} (its current one is ${version}; get_automation lists those kept)`,
+        { argument: 'version' },
       );
-    const account = target.account
-      ? accountForStreamType([target.account], target.account.id, target.type)
-      : runnable(target.accounts, target.type)[0]!;
-    let code = target.automation.code;
-    let version = target.automation.version;
-    if (input.version !== undefined && input.version !== version) {
-      const kept = await versionCode(ctx.db, target.automation.id!, input.version);
-      if (kept === null)
-        throw new DomainError(
-          'invalid',
-          `version: automation ${target.automation.id} has no version ${input.version} (its current one is ${version}; get_automation lists those kept)`,
-          { argument: 'version' },
-        );
-      code = kept;
-      version = input.version;
-    }
-    const now = ctx.now();
-    const { since, until } = windowOf(input, now);
-    const backtest_id = randomUUID();
-    await startBacktest(
-      { store: ctx.store, metadata: { actor: { kind: 'user', id: ctx.userId }, account_id: account.id } },
-      {
-        backtest_id,
-        user_id: ctx.userId,
-        account_id: account.id,
-        automation_id: target.automation.id,
-        automation_version: version,
-        code,
-        stream_type: target.type.code,
-        since: since.toISOString(),
-        until: until.toISOString(),
-        requested_at: now.toISOString(),
-      },
-      (id) => ctx.backtests!.enqueue(id),
-    );
-    return readBacktest(ctx, backtest_id, false);
+    code = kept;
+    version = input.version;
+  }
+  const now = ctx.now();
+  const { since, until } = windowOf(input, now);
+  const backtest_id = randomUUID();
+  await startBacktest(
+    { store: ctx.store, metadata: { actor: { kind: 'user', id: ctx.userId }, account_id: account.id } },
+    {
+      backtest_id,
+      user_id: ctx.userId,
+      account_id: account.id,
+      automation_id: target.automation.id,
+      automation_version: version,
+      code,
+      stream_type: target.type.code,
+      since: since.toISOString(),
+      until: until.toISOString(),
+      requested_at: now.toISOString(),
+    },
+    (id) => ctx.backtests!.enqueue(id),
+  );
+  return readBacktest(ctx, backtest_id, false);
 }
 
 /** The window: given or the last 30 days, within the events' retention, at most a month long. */
@@ -88,7 +91,9 @@ function windowOf(input: { since?: string | undefined; until?: string | undefine
   };
   const until = input.until !== undefined ? time('until', input.until) : now;
   const since =
-    input.since !== undefined ? time('since', input.since) : new Date(until.getTime() - BACKTEST_LIMITS.defaultDays * DAY_MS);
+    input.since !== undefined
+      ? time('since', input.since)
+      : new Date(until.getTime() - BACKTEST_LIMITS.defaultDays * DAY_MS);
   const cutoff = retentionCutoff(now);
   if (until.getTime() <= since.getTime())
     throw new DomainError('invalid_window', `since ${since.toISOString()} is not before until ${until.toISOString()}`, {

@@ -68,7 +68,9 @@ describe('backtest slot decider', () => {
   const freed = (backtest_id: string): BacktestSlotEvent => ({ type: 'BacktestSlotFreed', data: { backtest_id } });
 
   it('one at a time: busy while one runs, free again once it ended or its worker died after ending it', () => {
-    given(backtestSlotDecider, []).when({ type: 'Take', backtest_id: ID, at, runningEnded: false }).then([taken(ID)]);
+    given(backtestSlotDecider, [])
+      .when({ type: 'Take', backtest_id: ID, at, runningEnded: false })
+      .then([taken(ID)]);
     given(backtestSlotDecider, [taken(ID)])
       .when({ type: 'Take', backtest_id: OTHER, at, runningEnded: false })
       .thenThrows('busy', /still running/);
@@ -81,8 +83,12 @@ describe('backtest slot decider', () => {
   });
 
   it('frees only the backtest holding it', () => {
-    given(backtestSlotDecider, [taken(ID)]).when({ type: 'Free', backtest_id: OTHER }).then([]);
-    given(backtestSlotDecider, [taken(ID)]).when({ type: 'Free', backtest_id: ID }).then([freed(ID)]);
+    given(backtestSlotDecider, [taken(ID)])
+      .when({ type: 'Free', backtest_id: OTHER })
+      .then([]);
+    given(backtestSlotDecider, [taken(ID)])
+      .when({ type: 'Free', backtest_id: ID })
+      .then([freed(ID)]);
   });
 
   it('a daily quota per UTC day, with the seconds to midnight', () => {
@@ -90,7 +96,8 @@ describe('backtest slot decider', () => {
     const refused = given(backtestSlotDecider, day)
       .when({ type: 'Take', backtest_id: OTHER, at: '2026-05-31T23:59:00.000Z', runningEnded: false })
       .thenThrows('rate_limited', /20 backtests per UTC day/);
-    if (refused.extra.retry_after_seconds !== 60) throw new Error(`retry_after_seconds ${refused.extra.retry_after_seconds}`);
+    if (refused.extra.retry_after_seconds !== 60)
+      throw new Error(`retry_after_seconds ${refused.extra.retry_after_seconds}`);
     given(backtestSlotDecider, day)
       .when({ type: 'Take', backtest_id: OTHER, at: '2026-06-01T00:00:01.000Z', runningEnded: false })
       .then([taken(OTHER, '2026-06-01')]);

@@ -19,7 +19,7 @@ import { listingRow } from '../../src/projections/observed/listings.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
-import { backtestQueue, backtestWorker, enqueueBacktest } from '../../src/workers/backtest/queue.js';
+import { backtestQueue, backtestWorker, enqueueBacktest } from '../../src/runtime/backtest/jobs.js';
 import { START, startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -172,7 +172,11 @@ describe('backtest_automation over MCP', function () {
       });
       for (const e of read.events) {
         const page = PageObserved.parse(e.data);
-        if (page.account_id === w.account && page.scope === marketplace && page.rows.some((r) => (r as Json).sku === sku))
+        if (
+          page.account_id === w.account &&
+          page.scope === marketplace &&
+          page.rows.some((r) => (r as Json).sku === sku)
+        )
           found = page;
       }
       after = read.through ?? after;
@@ -260,7 +264,11 @@ describe('backtest_automation over MCP', function () {
       }
       expect(run.outcome).to.equal('ok');
       expect(run.changes).to.deep.equal([
-        { target: { type: 'Listing', id: listing.id }, action: 'update', value: Math.round((rival(d) - 0.01) * 100) / 100 },
+        {
+          target: { type: 'Listing', id: listing.id },
+          action: 'update',
+          value: Math.round((rival(d) - 0.01) * 100) / 100,
+        },
       ]);
       price = run.changes[0].value;
       n++;
@@ -297,7 +305,9 @@ describe('backtest_automation over MCP', function () {
     // nothing admitted, sent, posted or written outside the backtest's own streams
     await w.h.projector.whenCaughtUp();
     const written = await w.h.store.readAll({ after: head, limit: 10_000 });
-    expect(written.map((e) => e.streamId.replace(/-[^-]*$/, '')).filter((s) => !s.startsWith('backtest'))).to.deep.equal([]);
+    expect(
+      written.map((e) => e.streamId.replace(/-[^-]*$/, '')).filter((s) => !s.startsWith('backtest')),
+    ).to.deep.equal([]);
     const receiptsOfListing = await w.h.db.withSchema('rm').table('mutation_receipts').where({ target_id: listing.id });
     expect(receiptsOfListing).to.deep.equal([]);
     await new Promise((r) => setTimeout(r, 200));

@@ -104,8 +104,7 @@ export const backtestDecider: Decider<BacktestCommand, BacktestState, BacktestEv
 
 export type BacktestSlotCommand =
   /** `runningEnded`: the backtest holding the slot has ended (its worker died before freeing it) */
-  | { type: 'Take'; backtest_id: string; at: string; runningEnded: boolean }
-  | { type: 'Free'; backtest_id: string };
+  { type: 'Take'; backtest_id: string; at: string; runningEnded: boolean } | { type: 'Free'; backtest_id: string };
 
 export interface BacktestSlotState {
   running: string | null;

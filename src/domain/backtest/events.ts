@@ -20,7 +20,11 @@ export const BacktestRequested = z.object({
   until: instant,
   requested_at: instant,
 });
-export const BacktestProgressed = z.object({ done: z.number().int().min(0), total: z.number().int().min(0), at: instant });
+export const BacktestProgressed = z.object({
+  done: z.number().int().min(0),
+  total: z.number().int().min(0),
+  at: instant,
+});
 export const BacktestCancelRequested = z.object({ at: instant });
 export const BacktestFinished = z.object({
   status: z.enum(['completed', 'cancelled', 'failed']),

@@ -7,7 +7,10 @@ const counts = {
   runs: z.number().int().describe('handler runs (one per listing a message reached)'),
   changes: z.number().int().describe('requests admission would have queued'),
   blocked: z.number().int().describe('requests that would have been withheld (listing blocked, Automation switch off)'),
-  validation_failures: z.number().int().describe('invalid output: requests admission would refuse, or an outbox over a run limit'),
+  validation_failures: z
+    .number()
+    .int()
+    .describe('invalid output: requests admission would refuse, or an outbox over a run limit'),
   execution_errors: z.number().int().describe('runs that threw, timed out or ran out of memory'),
   missing_field_reads: z.number().int().describe('event keys read that the payload lacked'),
   webhook_posts: z.number().int().describe('webhook posts it would have made'),
@@ -24,7 +27,9 @@ export const backtestResult = z.object({
   cancelled: z.boolean().describe('stopped before every message was replayed'),
   elapsed_ms: z.number().int(),
   totals: backtestTotals,
-  series: z.array(z.object({ day: z.string().describe('UTC day of the messages'), ...counts })).describe('the totals per day'),
+  series: z
+    .array(z.object({ day: z.string().describe('UTC day of the messages'), ...counts }))
+    .describe('the totals per day'),
   changes: z
     .array(
       z.object({
@@ -49,7 +54,13 @@ export const backtestResult = z.object({
     )
     .describe('would-be changes by target and action'),
   blocked: z.array(
-    z.object({ at: z.string(), event_id: z.string(), target, action: z.string().nullable(), reason: z.string().nullable() }),
+    z.object({
+      at: z.string(),
+      event_id: z.string(),
+      target,
+      action: z.string().nullable(),
+      reason: z.string().nullable(),
+    }),
   ),
   validation_failures: z.array(
     z.object({
@@ -69,9 +80,7 @@ export const backtestResult = z.object({
       message: z.string(),
     }),
   ),
-  missing_field_reads: z.array(
-    z.object({ path: z.string(), available: z.array(z.string()), count: z.number().int() }),
-  ),
+  missing_field_reads: z.array(z.object({ path: z.string(), available: z.array(z.string()), count: z.number().int() })),
   webhook_posts: z.array(z.object({ at: z.string(), event_id: z.string(), webhook: z.string(), payload: z.unknown() })),
   runs: z
     .array(

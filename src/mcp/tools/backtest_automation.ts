@@ -14,7 +14,7 @@ import { defineTool } from '../tool.js';
 export const backtestAutomationTool = defineTool({
   name: 'backtest_automation',
   description:
-    'Extension beyond the spec. Backtests an automation over the recorded events of its type: pass automation_id (optionally version) or code with stream_type, and since/until (ISO times; default the last 30 days, within the events\' one-month retention). Each event is replayed in event-time order through the same sandbox, limits and context contract as a live run, with the context as the log had it at the event\'s time (listing facts, notifications, block flags and switches) and the automation\'s own would-be changes carried forward (a price it set is the next context\'s price; its store is the backtest\'s own). Nothing is admitted, sent, posted or stored outside the backtest\'s own record. Starting answers status queued and a backtest_id; call again with backtest_id to read progress and, once completed, the result: totals, a per-day series, would-be changes by target and action (with the price the marketplace showed then), blocked requests, validation failures, execution errors, missing_field_reads, webhook posts, each run (the first 1,000), and what live runs did on the same events. cancel: true with backtest_id stops it. One backtest at a time per user, 20 per UTC day.',
+    "Extension beyond the spec. Backtests an automation over the recorded events of its type: pass automation_id (optionally version) or code with stream_type, and since/until (ISO times; default the last 30 days, within the events' one-month retention). Each event is replayed in event-time order through the same sandbox, limits and context contract as a live run, with the context as the log had it at the event's time (listing facts, notifications, block flags and switches) and the automation's own would-be changes carried forward (a price it set is the next context's price; its store is the backtest's own). Nothing is admitted, sent, posted or stored outside the backtest's own record. Starting answers status queued and a backtest_id; call again with backtest_id to read progress and, once completed, the result: totals, a per-day series, would-be changes by target and action (with the price the marketplace showed then), blocked requests, validation failures, execution errors, missing_field_reads, webhook posts, each run (the first 1,000), and what live runs did on the same events. cancel: true with backtest_id stops it. One backtest at a time per user, 20 per UTC day.",
   annotations: {
     title: 'Backtest automation',
     readOnlyHint: true,
@@ -54,7 +54,9 @@ export const backtestAutomationTool = defineTool({
   async handler(input, ctx) {
     if (input.backtest_id !== undefined) return readBacktest(ctx, input.backtest_id, input.cancel === true);
     if (input.cancel !== undefined)
-      throw new DomainError('invalid', 'cancel: pass it with backtest_id (the backtest to stop)', { argument: 'cancel' });
+      throw new DomainError('invalid', 'cancel: pass it with backtest_id (the backtest to stop)', {
+        argument: 'cancel',
+      });
     if (input.automation_id !== undefined && input.code !== undefined)
       throw new DomainError('ambiguous_target', 'pass automation_id or code, not both', {
         arguments: ['automation_id', 'code'],

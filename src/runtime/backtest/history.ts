@@ -58,7 +58,11 @@ export interface AccountHistory {
   /** the account's listings an event names, as the log had them at `t`, ordered by marketplace and SKU */
   reached(mentions: readonly ListingMention[], t: number): ListingRecord[];
   /** the latest message of each of these types naming the listing, at or before `t` */
-  recorded(r: Pick<ListingRecord, 'sku' | 'asin' | 'marketplace_id'>, types: readonly string[], t: number): Map<string, unknown>;
+  recorded(
+    r: Pick<ListingRecord, 'sku' | 'asin' | 'marketplace_id'>,
+    types: readonly string[],
+    t: number,
+  ): Map<string, unknown>;
   /** a dispatch-control stream's events as they stood at `t` */
   control(stream: string, t: number): RecordedEvent[];
 }
@@ -170,11 +174,7 @@ export async function readAccountHistory(
 /** The keys a message names listings by: SKU, else ASIN, in its marketplace or any ('*'). */
 function namingKeys(stream_type: string, payload: Record<string, unknown>): string[] {
   return identitiesOf(stream_type, payload).flatMap((i) =>
-    i.sku
-      ? [`${i.marketplace_id ?? '*'}/sku/${i.sku}`]
-      : i.asin
-        ? [`${i.marketplace_id ?? '*'}/asin/${i.asin}`]
-        : [],
+    i.sku ? [`${i.marketplace_id ?? '*'}/sku/${i.sku}`] : i.asin ? [`${i.marketplace_id ?? '*'}/asin/${i.asin}`] : [],
   );
 }
 

@@ -205,7 +205,11 @@ interface Settling {
 }
 
 /** Counts one run's outcome into the result and carries its would-be changes forward. */
-function settle(result: BacktestResult, { carried, store, event, run, observed }: Settling, live: LiveRunOfEvent[]): void {
+function settle(
+  result: BacktestResult,
+  { carried, store, event, run, observed }: Settling,
+  live: LiveRunOfEvent[],
+): void {
   const day = event.occurred_at.toISOString().slice(0, 10);
   const counts = dayOf(result, day);
   const add = (key: keyof BacktestTotals, n = 1) => {
@@ -235,15 +239,34 @@ function settle(result: BacktestResult, { carried, store, event, run, observed }
     const key = `${a.target?.type}/${a.target?.id}/${a.action}`;
     let group = result.changes.find((g) => g.key === key);
     if (!group) {
-      group = { key, target: a.target, action: a.action, sku: a.sku ?? null, marketplace_id: a.marketplace_id ?? null, count: 0, changes: [] };
+      group = {
+        key,
+        target: a.target,
+        action: a.action,
+        sku: a.sku ?? null,
+        marketplace_id: a.marketplace_id ?? null,
+        count: 0,
+        changes: [],
+      };
       result.changes.push(group);
     }
     group.count++;
     if (group.changes.length < BACKTEST_LIMITS.itemsPerList)
-      group.changes.push({ at, event_id: event.id, value: a.value, marketplace_value: a.target?.type === 'Listing' ? shown : null });
+      group.changes.push({
+        at,
+        event_id: event.id,
+        value: a.value,
+        marketplace_value: a.target?.type === 'Listing' ? shown : null,
+      });
   }
   for (const a of blocked)
-    capped(result.blocked, { at, event_id: event.id, target: a.target, action: a.action, reason: a.error_message ?? null });
+    capped(result.blocked, {
+      at,
+      event_id: event.id,
+      target: a.target,
+      action: a.action,
+      reason: a.error_message ?? null,
+    });
   for (const a of failed)
     capped(result.validation_failures, {
       at,
@@ -253,16 +276,29 @@ function settle(result: BacktestResult, { carried, store, event, run, observed }
       error_message: a.error_message ?? null,
     });
   if (run.outbox?.rejected)
-    capped(result.validation_failures, { at, event_id: event.id, target: null, action: null, error_message: run.outbox.rejected });
+    capped(result.validation_failures, {
+      at,
+      event_id: event.id,
+      target: null,
+      action: null,
+      error_message: run.outbox.rejected,
+    });
   if (execution)
-    capped(result.execution_errors, { at, event_id: event.id, listing_id: run.listingId, code: execution.code, message: execution.message });
+    capped(result.execution_errors, {
+      at,
+      event_id: event.id,
+      listing_id: run.listingId,
+      code: execution.code,
+      message: execution.message,
+    });
   for (const m of run.missingFieldReads) {
     const found = result.missing_field_reads.find((r) => r.path === m.path);
     if (found) found.count++;
     else result.missing_field_reads.push({ ...m, count: 1 });
   }
   if (!run.error)
-    for (const p of run.webhookPosts) capped(result.webhook_posts, { at, event_id: event.id, webhook: p.webhook, payload: p.payload });
+    for (const p of run.webhookPosts)
+      capped(result.webhook_posts, { at, event_id: event.id, webhook: p.webhook, payload: p.payload });
   if (!run.error) {
     for (const e of run.storeEffects) {
       if (e.op === 'set') store[e.key] = e.value;
@@ -284,7 +320,12 @@ function settle(result: BacktestResult, { carried, store, event, run, observed }
       logs: run.logs.slice(0, BACKTEST_LIMITS.logLinesPerRun),
       missing_field_reads: run.missingFieldReads.length,
       webhook_posts: run.error ? 0 : run.webhookPosts.length,
-      live: live.map((l) => ({ automation_id: l.automation_id, automation_version: l.automation_version, error_message: l.error_message, actions: l.actions })),
+      live: live.map((l) => ({
+        automation_id: l.automation_id,
+        automation_version: l.automation_version,
+        error_message: l.error_message,
+        actions: l.actions,
+      })),
     },
     BACKTEST_LIMITS.runDetails,
   );

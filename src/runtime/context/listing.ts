@@ -8,7 +8,11 @@ import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { latestNaming } from '../../projections/events/queries.js';
 import { adsOfListing } from '../../projections/observed/ads-queries.js';
-import { listingsMentioned, type ListingMention, type ListingRecord } from '../../projections/observed/listings-search.js';
+import {
+  listingsMentioned,
+  type ListingMention,
+  type ListingRecord,
+} from '../../projections/observed/listings-search.js';
 import { businessUnitsSince } from '../../projections/observed/sales-queries.js';
 import { createdForListing, receiptsForTargets } from '../../projections/mutations/queries.js';
 import { advertisingProfiles, childLists, entitiesOfCampaigns, entityShapes } from './ads.js';

@@ -6,8 +6,8 @@ import { backtestDecider } from '../../domain/backtest/decide.js';
 import type { Knex } from '../../infra/db.js';
 import type { Logger } from '../../infra/logger.js';
 import { loadAccount } from '../../projections/accounts/queries.js';
-import { runBacktest } from '../../runtime/backtest/replay.js';
-import type { Sandbox } from '../../runtime/sandbox/index.js';
+import { runBacktest } from './replay.js';
+import type { Sandbox } from '../sandbox/index.js';
 
 // The backtest workers (docs/decisions/120-backtests.md): a BullMQ queue of backtest ids; each job
 // replays its backtest (runtime/backtest/replay.ts), records progress on the backtest's stream,
@@ -24,7 +24,12 @@ export function backtestQueue(connection: Redis, prefix: string): Queue<Backtest
   return new Queue<BacktestJob>(BACKTEST_QUEUE, {
     connection,
     prefix,
-    defaultJobOptions: { attempts: 2, backoff: { type: 'fixed', delay: 5_000 }, removeOnComplete: 100, removeOnFail: 100 },
+    defaultJobOptions: {
+      attempts: 2,
+      backoff: { type: 'fixed', delay: 5_000 },
+      removeOnComplete: 100,
+      removeOnFail: 100,
+    },
   });
 }
 
@@ -82,7 +87,12 @@ export async function runBacktestJob(deps: BacktestWorkerDeps, backtest_id: stri
       {
         signal: abort.signal,
         progress: (done, total) =>
-          handleCommand(backtestDecider, backtest_id, { type: 'Progress', done, total, at: new Date().toISOString() }, ctx)
+          handleCommand(
+            backtestDecider,
+            backtest_id,
+            { type: 'Progress', done, total, at: new Date().toISOString() },
+            ctx,
+          )
             .then(() => undefined)
             .catch((err: unknown) => deps.logger.warn({ err, backtest_id }, 'could not record progress')),
       },
@@ -92,7 +102,11 @@ export async function runBacktestJob(deps: BacktestWorkerDeps, backtest_id: stri
     return status;
   } catch (err) {
     deps.logger.error({ err, backtest_id }, 'backtest failed');
-    await endBacktest(ctx, request.user_id, backtest_id, { status: 'failed', result: null, error: (err as Error).message });
+    await endBacktest(ctx, request.user_id, backtest_id, {
+      status: 'failed',
+      result: null,
+      error: (err as Error).message,
+    });
     return 'failed';
   } finally {
     clearInterval(watch);
