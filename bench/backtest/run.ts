@@ -13,17 +13,12 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { recordMarketplaceEvents } from '../../src/commands/event/record.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
-import { newId } from '../../src/domain/shared/ids.js';
-import { createLwaClient } from '../../src/marketplace/clients/index.js';
-import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
-import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
 import { runBacktest } from '../../src/runtime/backtest/replay.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
-import { syncConnections } from '../../src/workers/connections-sync.js';
-import { listingsSync } from '../../src/workers/sync/listings.js';
 import { bareCycle, printRunnersPeakRss } from '../automations/fixtures.js';
+import { syncedSeller } from '../automations/seller.js';
 import { fmt, percentile, printMachine, startBenchStack, withDatabase } from '../support.js';
 
 const { values: args } = parseArgs({
@@ -40,7 +35,6 @@ const { values: args } = parseArgs({
 });
 const listingCount = Number(args.listings);
 const eventCount = Number(args.events);
-const SELLER = 'Atzr|demo-seller';
 const DAY = 86_400_000;
 
 /** Undercuts the lowest price by a cent, never below 1: one price patch per event. */
@@ -60,51 +54,13 @@ type Loose = any;
 await printMachine(args['admin-url']);
 await withDatabase(args['admin-url']!, `bench_backtest_${Date.now()}`, async (url) => {
   const stack = await startBenchStack(url, projections, { listings: listingCount });
-  const { db, store, projector, simulator } = stack;
+  const { db, store } = stack;
   const logger = pino({ level: 'silent' });
   const sandbox = createSandbox({ storeLimits: STORE_LIMITS, runners: 2 });
   try {
-    const endpoints = simulator.endpoints();
-    const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT });
-    const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'bench' } } };
-    const accountId = newId();
-    await syncConnections(
-      { ctx, lwa, endpoints, logger },
-      {
-        user_id: newId(),
-        account_id: accountId,
-        credentials: 'seller',
-        selling_refresh_token: SELLER,
-        ads_refresh_token: 'Atzr|demo-advertiser',
-      },
-    );
-    await projector.whenCaughtUp();
     const now = Date.now();
-    await listingsSync.run(
-      {
-        ctx,
-        db,
-        lwa,
-        endpoints,
-        credentials: () => ({ selling_refresh_token: SELLER }),
-        logger,
-        // the listings were observed before the window began
-        now: () => new Date(now - 31 * DAY),
-      },
-      accountId,
-    );
-    await projector.whenCaughtUp();
-    const account = (await loadAccount(db, accountId))!;
-    const listings: Array<{ asin: string; marketplace_id: string }> = (
-      await db.raw(
-        `select c.asin, c.marketplace_id from rm.listing_current c
-         join rm.listings l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-         where c.account_id = ? and coalesce(l.status, '') <> 'DELETED' and (c.marketplace_id, c.asin) in
-           (select marketplace_id, asin from rm.listing_current where account_id = ? group by 1, 2 having count(*) = 1)
-         order by c.marketplace_id, c.asin`,
-        [accountId, accountId],
-      )
-    ).rows;
+    // the listings were observed before the window began
+    const { accountId, account, listings } = await syncedSeller(stack, logger, () => new Date(now - 31 * DAY));
     const since = new Date(now - 30 * DAY);
     const recordStarted = performance.now();
     for (let i = 0; i < eventCount; i += 1_000) {

@@ -127,6 +127,19 @@ export function automationView<Row extends AutomationRow>(
 
 // The code a dry run or a backtest runs, and on which account.
 
+/** A saved automation or inline code, exactly one of them. */
+export function oneOfAutomationOrCode(input: { automation_id?: string | undefined; code?: string | undefined }): void {
+  if (input.automation_id !== undefined && input.code !== undefined)
+    throw new DomainError('ambiguous_target', 'pass automation_id or code, not both', {
+      arguments: ['automation_id', 'code'],
+    });
+  if (input.automation_id === undefined && input.code === undefined)
+    throw new DomainError(
+      'automation_or_code_required',
+      'pass automation_id (a saved automation) or code with stream_type (inline code)',
+    );
+}
+
 export interface RunTarget {
   automation: { id: string | null; version: number; code: string };
   type: StreamType;

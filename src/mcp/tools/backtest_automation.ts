@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { backtestResult } from '../../domain/backtest/result.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import { codeArgument, streamTypeArgument } from '../automations.js';
+import { codeArgument, oneOfAutomationOrCode, streamTypeArgument } from '../automations.js';
 import { readBacktest, requestBacktest } from '../backtests.js';
 import { defineTool } from '../tool.js';
 
@@ -57,15 +57,7 @@ export const backtestAutomationTool = defineTool({
       throw new DomainError('invalid', 'cancel: pass it with backtest_id (the backtest to stop)', {
         argument: 'cancel',
       });
-    if (input.automation_id !== undefined && input.code !== undefined)
-      throw new DomainError('ambiguous_target', 'pass automation_id or code, not both', {
-        arguments: ['automation_id', 'code'],
-      });
-    if (input.automation_id === undefined && input.code === undefined)
-      throw new DomainError(
-        'automation_or_code_required',
-        'pass automation_id (a saved automation) or code with stream_type (inline code)',
-      );
+    oneOfAutomationOrCode(input);
     if (input.version !== undefined && input.automation_id === undefined)
       throw new DomainError('invalid', 'version: pass it with automation_id (inline code has no versions)', {
         argument: 'version',

@@ -11,6 +11,7 @@ import { accountForStreamType } from '../accounts.js';
 import {
   codeArgument,
   dependenciesArgument,
+  oneOfAutomationOrCode,
   runnable,
   runTarget,
   streamTypeArgument,
@@ -93,15 +94,7 @@ export const runAutomationTool = defineTool({
       .describe('event keys the code read that the payload lacked'),
   }),
   async handler(input, ctx) {
-    if (input.automation_id !== undefined && input.code !== undefined)
-      throw new DomainError('ambiguous_target', 'pass automation_id or code, not both', {
-        arguments: ['automation_id', 'code'],
-      });
-    if (input.automation_id === undefined && input.code === undefined)
-      throw new DomainError(
-        'automation_or_code_required',
-        'pass automation_id (a saved automation) or code with stream_type (inline code)',
-      );
+    oneOfAutomationOrCode(input);
     if (input.event_id !== undefined && input.sample_event !== undefined)
       throw new DomainError('invalid', 'event_id and sample_event: pass one event, not both', {
         arguments: ['event_id', 'sample_event'],
