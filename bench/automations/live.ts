@@ -9,7 +9,7 @@ import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import { projections } from '../../src/projections/registry.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { printRunnersPeakRss } from './fixtures.js';
-import { SELLER, syncedSeller } from './seller.js';
+import { REPRICER as HANDLER, SELLER, syncedSeller } from './seller.js';
 import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import {
@@ -35,17 +35,6 @@ import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 // append of the event to admission handing the receipt to dispatch) at p50 / p99, then runs per
 // second at saturation (a burst recorded at once), and counts from the log: events without a run
 // (lost) and events with more than one admitted receipt (double admissions).
-
-/** Undercuts the lowest price by a cent: one price patch per event. */
-const HANDLER = `
-function handle(event, context) {
-  const lowest = event.Payload.AnyOfferChangedNotification.Summary.LowestPrices?.[0]?.ListingPrice?.Amount;
-  const price = Math.max(1, Math.round((Math.min(lowest, context.listing.price ?? lowest) - 0.01) * 100) / 100);
-  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
-    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
-      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
-      our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
-}`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fixture and log payloads are read loosely
 type Loose = any;

@@ -12,6 +12,17 @@ import type { startBenchStack } from '../support.js';
 
 export const SELLER = 'Atzr|demo-seller';
 
+/** Undercuts the lowest price by a cent: one price patch per event. */
+export const REPRICER = `
+function handle(event, context) {
+  const lowest = event.Payload.AnyOfferChangedNotification.Summary.LowestPrices?.[0]?.ListingPrice?.Amount;
+  const price = Math.max(1, Math.round((Math.min(lowest, context.listing.price ?? lowest) - 0.01) * 100) / 100);
+  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
+    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
+      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
+      our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
+}`;
+
 export async function syncedSeller(
   stack: Awaited<ReturnType<typeof startBenchStack>>,
   logger: Logger,

@@ -18,7 +18,7 @@ import { runBacktest } from '../../src/runtime/backtest/replay.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import { bareCycle, printRunnersPeakRss } from '../automations/fixtures.js';
-import { syncedSeller } from '../automations/seller.js';
+import { REPRICER, syncedSeller } from '../automations/seller.js';
 import { fmt, percentile, printMachine, startBenchStack, withDatabase } from '../support.js';
 
 const { values: args } = parseArgs({
@@ -36,17 +36,6 @@ const { values: args } = parseArgs({
 const listingCount = Number(args.listings);
 const eventCount = Number(args.events);
 const DAY = 86_400_000;
-
-/** Undercuts the lowest price by a cent, never below 1: one price patch per event. */
-const REPRICER = `
-function handle(event, context) {
-  const lowest = event.Payload.AnyOfferChangedNotification.Summary.LowestPrices?.[0]?.ListingPrice?.Amount;
-  const price = Math.max(1, Math.round((Math.min(lowest, context.listing.price ?? lowest) - 0.01) * 100) / 100);
-  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
-    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
-      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
-      our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
-}`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fixture is edited loosely
 type Loose = any;
