@@ -36,6 +36,8 @@ import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
 import { FEEDBACK_USAGE, runFeedbackCommand } from './feedback-cli.js';
 import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
+import { readBacktest, requestBacktest } from './mcp/backtests.js';
+import { backtestQueue, enqueueBacktest } from './runtime/backtest/jobs.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
 import { PAT_SCOPES, SCOPES } from './domain/user/scopes.js';
 
@@ -67,6 +69,12 @@ const USAGE = `usage: npm run cli -- <command>
   campaigns automation --campaign <local id> --switch on|off
                                               a campaign's Automation switch: off withholds every
                                               request that touches it (recorded, never sent)
+  backtests start --user <user id> --automation <id> [--version <n>] [--since <iso>] [--until <iso>]
+                                              backtest a saved automation over its recorded events (a
+                                              running worker replays it); prints its id
+  backtests show --user <user id> --backtest <id> [--cancel yes]
+                                              a backtest's status, progress and totals (JSON); --cancel
+                                              stops it first
   rebuild <projection> | rebuild --all        rebuild read models from the event log
 ${CATALOG_USAGE}
 ${WEBHOOK_USAGE}
@@ -88,6 +96,12 @@ const OPTIONS = [
   'connection',
   'campaign',
   'switch',
+  'automation',
+  'version',
+  'since',
+  'until',
+  'backtest',
+  'cancel',
 ] as const;
 type Option = (typeof OPTIONS)[number];
 
@@ -322,6 +336,36 @@ async function main(argv: string[]): Promise<void> {
         // in force at once: admission and the dispatcher read the flag's own stream
         const { position } = await executeDispatchControlCommand(ctx, command);
         console.log(`campaign ${campaign_id}: Automation switch ${state}${position ? '' : ' (already)'}`);
+        return;
+      }
+      case 'backtests start':
+      case 'backtests show': {
+        const redis = createRedis(config.REDIS_URL);
+        const queue = backtestQueue(redis, config.REDIS_PREFIX);
+        const caller = {
+          db,
+          store,
+          userId: option('user')!,
+          now: () => new Date(),
+          backtests: { enqueue: (id: string) => enqueueBacktest(queue, id) },
+        };
+        try {
+          const version = option('version', false);
+          const answer =
+            action === 'start'
+              ? await requestBacktest(caller, {
+                  automation_id: option('automation')!,
+                  version: version === undefined ? undefined : Number(version),
+                  since: option('since', false),
+                  until: option('until', false),
+                })
+              : await readBacktest(caller, option('backtest')!, option('cancel', false) === 'yes');
+          const { result, ...rest } = answer;
+          console.log(JSON.stringify({ ...rest, totals: result?.totals ?? null }, null, 2));
+        } finally {
+          await queue.close();
+          await redis.quit();
+        }
         return;
       }
       default:

@@ -1,3 +1,4 @@
+import { backtestQueue, backtestWorker, enqueueBacktest } from './runtime/backtest/jobs.js';
 import { createLwaClient } from './marketplace/clients/index.js';
 import {
   configuredLwaClient,
@@ -295,6 +296,19 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         concurrency: config.LIVE_RUNS_CONCURRENCY,
       });
       stops.push(() => reactor.close());
+      // backtests: replayed in runner processes of their own, one at a time per worker process
+      const backtestSandbox = createSandbox({ storeLimits: STORE_LIMITS, runners: 2 });
+      stops.push(() => backtestSandbox.close());
+      const backtests = backtestWorker({
+        connection: redis,
+        prefix: config.REDIS_PREFIX,
+        db,
+        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'backtests' } } },
+        sandbox: backtestSandbox,
+        logger: workerLogger.child({ worker: 'backtests' }),
+      });
+      backtests.on('error', warn('backtest worker'));
+      stops.push(() => backtests.close());
       // report requests: submitted, polled, transferred and completed from what the log holds
       const reports = startReportWorker({
         ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'reports' } } },
@@ -333,6 +347,9 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       // two (one run per caller at a time, 30 a minute), not the live pool's twice the cores
       const sandbox = createSandbox({ storeLimits: STORE_LIMITS, runners: 2 });
       stops.push(() => sandbox.close());
+      const backtests = backtestQueue(producer, config.REDIS_PREFIX);
+      backtests.on('error', (err) => apiLogger.warn({ err: err.message }, 'backtest queue error'));
+      stops.push(() => backtests.close());
       // e.g. Redis went away: admission goes on, the workers' sweep finds its receipts
       dispatch.on('error', (err) => apiLogger.warn({ err: err.message }, 'dispatch queue error'));
       stops.push(() => dispatch.close());
@@ -354,6 +371,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         dispatch: { queued: (receiptIds) => enqueueDispatch(dispatch, receiptIds) },
         sandbox,
         dryRuns: { redis: producer, prefix: config.REDIS_PREFIX, runsPerMinute: config.DRY_RUNS_PER_MINUTE },
+        backtests: { enqueue: (id) => enqueueBacktest(backtests, id) },
         marketplace: {
           sellingApiUrl: endpoints.sellingApiUrl,
           lwa,

@@ -1,3 +1,5 @@
+import ivm from 'isolated-vm';
+import { RUN_LIMITS } from '../../src/runtime/contracts/limits.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import type { RunInput, Sandbox } from '../../src/runtime/sandbox/index.js';
 import { mib, peakRssOf } from '../support.js';
@@ -121,4 +123,12 @@ export function input(code: string): RunInput {
 export function printRunnersPeakRss(sandbox: Sandbox): void {
   const peaks = sandbox.runners().map((r) => mib(peakRssOf(r.pid)));
   console.log(`  peak RSS of the sandbox runner processes: ${peaks.join(', ')}`);
+}
+
+/** The bare isolated-vm cycle: a new isolate and context, one line, dispose (the floor of a run). */
+export async function bareCycle(): Promise<void> {
+  const isolate = new ivm.Isolate({ memoryLimit: RUN_LIMITS.memoryMb });
+  const context = await isolate.createContext();
+  await context.eval('1 + 1');
+  isolate.dispose();
 }

@@ -5,18 +5,13 @@ import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { PENDING_STATUSES } from '../../src/domain/mutation/events.js';
-import { newId } from '../../src/domain/shared/ids.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
-import { createLwaClient } from '../../src/marketplace/clients/index.js';
-import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
-import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { printRunnersPeakRss } from './fixtures.js';
+import { REPRICER as HANDLER, SELLER, syncedSeller } from './seller.js';
 import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
-import { syncConnections } from '../../src/workers/connections-sync.js';
-import { listingsSync } from '../../src/workers/sync/listings.js';
 import {
   cpuMeter,
   fmt,
@@ -40,19 +35,6 @@ import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 // append of the event to admission handing the receipt to dispatch) at p50 / p99, then runs per
 // second at saturation (a burst recorded at once), and counts from the log: events without a run
 // (lost) and events with more than one admitted receipt (double admissions).
-
-const SELLER = 'Atzr|demo-seller';
-
-/** Undercuts the lowest price by a cent: one price patch per event. */
-const HANDLER = `
-function handle(event, context) {
-  const lowest = event.Payload.AnyOfferChangedNotification.Summary.LowestPrices?.[0]?.ListingPrice?.Amount;
-  const price = Math.max(1, Math.round((Math.min(lowest, context.listing.price ?? lowest) - 0.01) * 100) / 100);
-  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
-    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
-      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
-      our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
-}`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fixture and log payloads are read loosely
 type Loose = any;
@@ -99,48 +81,7 @@ export async function livePhase(o: {
     const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
     let dispatch: Awaited<ReturnType<typeof startBenchDispatch>> | undefined;
     try {
-      const endpoints = simulator.endpoints();
-      const lwa = createLwaClient({ tokenUrl: endpoints.lwaTokenUrl, ...DEFAULT_LWA_CLIENT });
-      const ctx = { store, metadata: { actor: { kind: 'worker' as const, id: 'bench' } } };
-      const accountId = newId();
-      const user = newId();
-      await syncConnections(
-        { ctx, lwa, endpoints, logger },
-        {
-          user_id: user,
-          account_id: accountId,
-          credentials: 'seller',
-          selling_refresh_token: SELLER,
-          ads_refresh_token: 'Atzr|demo-advertiser',
-        },
-      );
-      await projector.whenCaughtUp();
-      await listingsSync.run(
-        {
-          ctx,
-          db,
-          lwa,
-          endpoints,
-          credentials: () => ({ selling_refresh_token: SELLER }),
-          logger,
-          now: () => new Date(),
-        },
-        accountId,
-      );
-      await projector.whenCaughtUp();
-      const account = (await loadAccount(db, accountId))!;
-      // listings (not deleted) whose ASIN no other listing of their marketplace shares, in every
-      // marketplace: each event reaches one listing, one run, and the events spread over the catalog
-      const listings: Array<{ asin: string; marketplace_id: string }> = (
-        await db.raw(
-          `select c.asin, c.marketplace_id from rm.listing_current c
-           join rm.listings l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-           where c.account_id = ? and coalesce(l.status, '') <> 'DELETED' and (c.marketplace_id, c.asin) in
-             (select marketplace_id, asin from rm.listing_current where account_id = ? group by 1, 2 having count(*) = 1)
-           order by c.marketplace_id, c.asin`,
-          [accountId, accountId],
-        )
-      ).rows;
+      const { lwa, endpoints, accountId, user, account, listings } = await syncedSeller(stack, logger);
       console.log(
         `  events spread over ${listings.length} listings of a seller of ${o.listings} (one lane each: those whose ASIN is their marketplace's alone)`,
       );

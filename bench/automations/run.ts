@@ -15,14 +15,13 @@
 //            the events spread over a seller of `--listings` listings (live.ts)
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import ivm from 'isolated-vm';
 import { RUN_LIMITS } from '../../src/runtime/contracts/limits.js';
 import { createSandbox, type RunInput, type RunOutput } from '../../src/runtime/sandbox/index.js';
 import { runInIsolate } from '../../src/runtime/sandbox/isolate-run.js';
 import type { RunJob } from '../../src/runtime/sandbox/types.js';
 import { percentile, printMachine } from '../support.js';
 import { printRunnersPeakRss } from './fixtures.js';
-import { input, REPRICING, TRIVIAL } from './fixtures.js';
+import { bareCycle, input, REPRICING, TRIVIAL } from './fixtures.js';
 import { mcpDryPhase } from './mcp-dry.js';
 import { livePhase } from './live.js';
 
@@ -84,13 +83,6 @@ const check = (out: RunOutput): RunOutput => {
   if (!out.ok) throw new Error(`the benchmark's handler failed: ${out.error.message}`);
   return out;
 };
-
-async function bareCycle(): Promise<void> {
-  const isolate = new ivm.Isolate({ memoryLimit: RUN_LIMITS.memoryMb });
-  const context = await isolate.createContext();
-  await context.eval('1 + 1');
-  isolate.dispose();
-}
 
 async function barePhase(): Promise<Stats> {
   console.log(

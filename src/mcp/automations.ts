@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import type { AutomationCall } from '../commands/automation/context.js';
 import { OperationDependencies } from '../domain/automation/events.js';
-import { SELECTABLE_STREAM_TYPES, streamType } from '../domain/stream/types.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { SELECTABLE_STREAM_TYPES, selectableStreamType, streamType, type StreamType } from '../domain/stream/types.js';
+import { checkAutomationCode } from '../domain/automation/code-check.js';
+import { accountForStreamType } from './accounts.js';
 import { loadAccounts, type AccountView } from '../projections/accounts/queries.js';
-import type { AutomationRow } from '../projections/automations/queries.js';
+import { findAutomation, type AutomationRow } from '../projections/automations/queries.js';
 import { subscriptionOfRow, type SubscriptionRow } from '../projections/streams/queries.js';
 import { simulation } from './admission.js';
 import type { ToolContext } from './tool.js';
@@ -120,4 +123,102 @@ export function automationView<Row extends AutomationRow>(
     subscription: subscriptionOf(row, streams),
     account_name: accounts.find((a) => a.id === row.account_id)?.name ?? null,
   };
+}
+
+// The code a dry run or a backtest runs, and on which account.
+
+/** A saved automation or inline code, exactly one of them. */
+export function oneOfAutomationOrCode(input: { automation_id?: string | undefined; code?: string | undefined }): void {
+  if (input.automation_id !== undefined && input.code !== undefined)
+    throw new DomainError('ambiguous_target', 'pass automation_id or code, not both', {
+      arguments: ['automation_id', 'code'],
+    });
+  if (input.automation_id === undefined && input.code === undefined)
+    throw new DomainError(
+      'automation_or_code_required',
+      'pass automation_id (a saved automation) or code with stream_type (inline code)',
+    );
+}
+
+export interface RunTarget {
+  automation: { id: string | null; version: number; code: string };
+  type: StreamType;
+  /** the saved automation's account; inline code runs on the event's or the first that can run the type */
+  account: AccountView | null;
+  /** the saved automation's operation_dependencies (none for inline code) */
+  dependencies: OperationDependencies;
+  accounts: AccountView[];
+}
+
+export interface RunArguments {
+  automation_id?: string | undefined;
+  code?: string | undefined;
+  stream_type?: string | undefined;
+  event_id?: string | undefined;
+  listing_id?: string | undefined;
+  sample_event?: Record<string, unknown> | undefined;
+}
+
+export function knownType(code: string): StreamType {
+  const type = selectableStreamType(code.trim());
+  if (!type)
+    throw new DomainError('unknown_stream_type', `stream_type: no automation can select '${code}'`, {
+      argument: 'stream_type',
+    });
+  return type;
+}
+
+/** The code to run: the saved automation's, or the inline code with its stream type. */
+export async function runTarget(ctx: Pick<ToolContext, 'db' | 'userId'>, input: RunArguments): Promise<RunTarget> {
+  const accounts = await loadAccounts(ctx.db, ctx.userId);
+  if (input.code !== undefined) {
+    if (input.stream_type === undefined)
+      throw new DomainError('stream_type_required', 'stream_type: inline code needs the event type it handles', {
+        argument: 'stream_type',
+      });
+    const type = knownType(input.stream_type);
+    checkAutomationCode(input.code);
+    return { automation: { id: null, version: 1, code: input.code }, type, account: null, dependencies: {}, accounts };
+  }
+  const found = await findAutomation(
+    ctx.db,
+    accounts.map((a) => a.id),
+    input.automation_id!,
+  );
+  if (!found)
+    throw new DomainError(
+      'automation_not_found',
+      `automation_id: no automation '${input.automation_id}' on your accounts`,
+      {
+        argument: 'automation_id',
+      },
+    );
+  const type = knownType(found.stream_type);
+  if (input.stream_type !== undefined && knownType(input.stream_type).code !== type.code)
+    throw new DomainError(
+      'stream_type_mismatch',
+      `stream_type: the automation handles ${type.code}, not ${input.stream_type.trim()}; omit stream_type`,
+      { argument: 'stream_type', automation_stream_type: type.code },
+    );
+  const account = accounts.find((a) => a.id === found.account_id)!;
+  return {
+    automation: { id: found.id, version: found.version, code: found.code },
+    type,
+    account,
+    dependencies: found.operation_dependencies,
+    accounts,
+  };
+}
+
+/** The caller's accounts that can run the type; none: refused as describe_stream_type refuses. */
+export function runnable(accounts: readonly AccountView[], type: StreamType): AccountView[] {
+  const can = (a: AccountView) => {
+    try {
+      return accountForStreamType([a], a.id, type) === a;
+    } catch {
+      return false;
+    }
+  };
+  const found = accounts.filter(can);
+  return found.length > 0 ? found : [accountForStreamType(accounts, undefined, type)];
 }

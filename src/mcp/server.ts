@@ -30,6 +30,7 @@ import { callAuth, MAX_MCP_BODY_BYTES, mcpHandler } from './mcp-handler.js';
 import type { Catalog } from './mcp-server.js';
 import type { Endpoint, MarketplaceAccess, ToolContext } from './tool.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
+import type { BacktestStarter } from './tool.js';
 import type { LiveReadAccess } from '../catalog/live-read/execute.js';
 import type { DryRunGate } from './dry-runs.js';
 import { registerWebSessions } from '../web/session.js';
@@ -63,6 +64,8 @@ export interface HttpServerDeps {
   sandbox?: Sandbox;
   /** run_automation's rate limit and busy state */
   dryRuns?: DryRunGate;
+  /** where backtest_automation hands the backtests it starts (the backtest workers' queue) */
+  backtests?: BacktestStarter;
   /** what read_amazon_operation reads the marketplace with */
   liveReads?: LiveReadAccess;
   /** what the MCP endpoints serve: the service's catalog unless a test serves the conformance suite's fixtures */
@@ -175,6 +178,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
       ...(deps.marketplace ? { marketplace: deps.marketplace } : {}),
       ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
       ...(deps.dryRuns ? { dryRuns: deps.dryRuns } : {}),
+      ...(deps.backtests ? { backtests: deps.backtests } : {}),
       ...(deps.liveReads ? { liveReads: deps.liveReads } : {}),
     };
     reply.hijack();

@@ -28,6 +28,16 @@ const SELLER_WRITE = ['not for vendor-only users', 'simulated on demo'] as const
 
 export const TOOL_TABLE: readonly ToolEntry[] = [
   {
+    name: 'backtest_automation',
+    kind: 'read',
+    availability: NOT_ON_DEMO,
+    section: '4.4',
+    params: ['automation_id', 'version', 'code', 'stream_type', 'since', 'until', 'backtest_id', 'cancel'],
+    served: true,
+    extension:
+      'replays an automation over the recorded events of its type with the context as it was then; records only its own backtest (docs/decisions/120-backtests.md)',
+  },
+  {
     name: 'archive_automation',
     kind: 'write',
     availability: SIMULATED,

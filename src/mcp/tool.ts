@@ -52,6 +52,13 @@ export interface ToolContext {
   dryRuns?: DryRunGate;
   /** what read_amazon_operation reads the marketplace with; absent, it answers `unavailable` */
   liveReads?: LiveReadAccess;
+  /** where backtest_automation hands the backtests it starts; absent, it starts none (`unavailable`) */
+  backtests?: BacktestStarter;
+}
+
+/** Hands a recorded backtest to the backtest workers. */
+export interface BacktestStarter {
+  enqueue(backtest_id: string): Promise<void>;
 }
 
 /** Every hint a client may act on, stated (spec 4.1's kind decides `readOnlyHint`). */

@@ -6,7 +6,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import type { AccountView } from '../projections/accounts/queries.js';
 import { loadStoreSnapshot } from '../projections/automation-store/queries.js';
 import { enabledWebhookNames } from '../projections/webhook/queries.js';
-import { buildContexts, type BuiltContext } from './context/index.js';
+import { buildContexts, type BuiltContext, type PastListings } from './context/index.js';
 import { admitOutbox, type OutboxOutcome } from './outbox/index.js';
 import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, WebhookPost } from './sandbox/index.js';
 
@@ -24,6 +24,7 @@ import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, Web
 //       event: { id, payload },                          // id null: a fabricated event (dry runs only)
 //       listingId?,                                      // only this listing's context
 //       now,
+//       past?, store?,                                   // a backtest's: contexts as of the event, its own store
 //     },
 //   );
 //   // → ListingRun[]: one per context built; [] when the event reached nothing
@@ -35,7 +36,7 @@ import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, Web
 //   applyStoreEffects and enqueues `webhookPosts`, all only when `error` is null.
 // - 'live' reads the automation's store snapshot and admits the outbox once per (automation
 //   version, event, listing) under `run_id` = automationRunId(...): a rerun replays the first
-//   answer. 'dry' gives the handler an empty store and admits nothing (receipts have id null).
+//   answer. 'dry' gives the handler an empty store (a backtest: its own) and admits nothing (receipts have id null).
 // - Handler failures (throw, timeout, memory, code_too_large, event_too_large, an outbox over a
 //   run limit) come back as `error` on the ListingRun, never thrown. What is thrown is the
 //   context builder's or admission's refusal (DomainError: unknown_stream_type,
@@ -59,6 +60,10 @@ export interface RunRequest {
   /** run_automation: an event that reached several listings, without `listingId`, is refused with `listing_required` before anything runs */
   single?: boolean;
   now: Date;
+  /** a backtest's (mode 'dry'): the listings as the log had them at the event's time (buildContexts' `past`) */
+  past?: PastListings;
+  /** a backtest's (mode 'dry'): the store its own earlier runs left, instead of an empty one */
+  store?: Readonly<Record<string, unknown>>;
 }
 
 export interface RunError {
@@ -96,7 +101,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
   // unused when the event reaches no listing
   const shared = Promise.all([
     enabledWebhookNames(deps.db, account.id),
-    mode === 'live' ? loadStoreSnapshot(deps.db, automation.id!, now) : Promise.resolve({}),
+    mode === 'live' ? loadStoreSnapshot(deps.db, automation.id!, now) : Promise.resolve(request.store ?? {}),
   ]);
   shared.catch(() => undefined); // awaited below; dropped if the contexts fail first
   const contexts = await buildContexts({
@@ -106,6 +111,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     streamType: request.streamType,
     event: event.payload,
     ...(request.listingId !== undefined ? { listingId: request.listingId } : {}),
+    ...(request.past ? { past: request.past } : {}),
     now,
   });
   if (contexts.length === 0) return [];

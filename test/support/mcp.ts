@@ -32,7 +32,10 @@ export async function serveMcp(
   db: Knex,
   now: () => Date,
   demoUserId: string = randomUUID(),
-  extra: Pick<HttpServerDeps, 'marketplace' | 'dispatch' | 'ingestionSecret' | 'sandbox' | 'dryRuns' | 'liveReads'> & {
+  extra: Pick<
+    HttpServerDeps,
+    'marketplace' | 'dispatch' | 'ingestionSecret' | 'sandbox' | 'dryRuns' | 'liveReads' | 'backtests'
+  > & {
     storeUrl?: string;
     /** what the tools append through instead of the store itself: a store other writers race, say */
     wrapStore?: (store: EventStore) => EventStore;

@@ -31,6 +31,7 @@ import { getAutomationTool } from './get_automation.js';
 import { listAutomationsTool } from './list_automations.js';
 import { listAutomationActionsTool } from './list_automation_actions.js';
 import { runAutomationTool } from './run_automation.js';
+import { backtestAutomationTool } from './backtest_automation.js';
 import { reportBug } from './report_bug.js';
 import { suggestIdea } from './suggest_idea.js';
 import { readAmazonOperation } from './read_amazon_operation.js';
@@ -71,6 +72,7 @@ export const TOOLS: readonly Tool[] = [
   listAutomationsTool,
   listAutomationActionsTool,
   runAutomationTool,
+  backtestAutomationTool,
   reportBug,
   suggestIdea,
   readAmazonOperation,

@@ -1,16 +1,23 @@
 import { z } from 'zod';
 import { receiptViewSchema } from '../../commands/admission/receipts.js';
-import { checkAutomationCode } from '../../domain/automation/code-check.js';
 import type { OperationDependencies } from '../../domain/automation/events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
-import { selectableStreamType, type StreamType } from '../../domain/stream/types.js';
-import { loadAccounts, type AccountView } from '../../projections/accounts/queries.js';
-import { findAutomation } from '../../projections/automations/queries.js';
+import type { StreamType } from '../../domain/stream/types.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
 import { RUN_LIMITS } from '../../runtime/contracts/limits.js';
 import { runAutomation, type ListingRun } from '../../runtime/run.js';
 import { accountForStreamType } from '../accounts.js';
-import { codeArgument, dependenciesArgument, streamTypeArgument } from '../automations.js';
+import {
+  codeArgument,
+  dependenciesArgument,
+  oneOfAutomationOrCode,
+  runnable,
+  runTarget,
+  streamTypeArgument,
+  type RunArguments,
+  type RunTarget,
+} from '../automations.js';
 import { enterDryRun } from '../dry-runs.js';
 import { toolErrorSchema } from '../errors.js';
 import { checkOperationDependencies } from '../../commands/automation/operation-dependencies.js';
@@ -87,15 +94,7 @@ export const runAutomationTool = defineTool({
       .describe('event keys the code read that the payload lacked'),
   }),
   async handler(input, ctx) {
-    if (input.automation_id !== undefined && input.code !== undefined)
-      throw new DomainError('ambiguous_target', 'pass automation_id or code, not both', {
-        arguments: ['automation_id', 'code'],
-      });
-    if (input.automation_id === undefined && input.code === undefined)
-      throw new DomainError(
-        'automation_or_code_required',
-        'pass automation_id (a saved automation) or code with stream_type (inline code)',
-      );
+    oneOfAutomationOrCode(input);
     if (input.event_id !== undefined && input.sample_event !== undefined)
       throw new DomainError('invalid', 'event_id and sample_event: pass one event, not both', {
         arguments: ['event_id', 'sample_event'],
@@ -155,76 +154,6 @@ export const runAutomationTool = defineTool({
   },
 });
 
-interface RunTarget {
-  automation: { id: string | null; version: number; code: string };
-  type: StreamType;
-  /** the saved automation's account; inline code runs on the event's or the first that can run the type */
-  account: AccountView | null;
-  /** the saved automation's operation_dependencies (none for inline code) */
-  dependencies: OperationDependencies;
-  accounts: AccountView[];
-}
-
-interface RunArguments {
-  automation_id?: string | undefined;
-  code?: string | undefined;
-  stream_type?: string | undefined;
-  event_id?: string | undefined;
-  listing_id?: string | undefined;
-  sample_event?: Record<string, unknown> | undefined;
-}
-
-function knownType(code: string): StreamType {
-  const type = selectableStreamType(code.trim());
-  if (!type)
-    throw new DomainError('unknown_stream_type', `stream_type: no automation can select '${code}'`, {
-      argument: 'stream_type',
-    });
-  return type;
-}
-
-/** The code to run: the saved automation's, or the inline code with its stream type. */
-async function runTarget(ctx: ToolContext, input: RunArguments): Promise<RunTarget> {
-  const accounts = await loadAccounts(ctx.db, ctx.userId);
-  if (input.code !== undefined) {
-    if (input.stream_type === undefined)
-      throw new DomainError('stream_type_required', 'stream_type: inline code needs the event type it handles', {
-        argument: 'stream_type',
-      });
-    const type = knownType(input.stream_type);
-    checkAutomationCode(input.code);
-    return { automation: { id: null, version: 1, code: input.code }, type, account: null, dependencies: {}, accounts };
-  }
-  const found = await findAutomation(
-    ctx.db,
-    accounts.map((a) => a.id),
-    input.automation_id!,
-  );
-  if (!found)
-    throw new DomainError(
-      'automation_not_found',
-      `automation_id: no automation '${input.automation_id}' on your accounts`,
-      {
-        argument: 'automation_id',
-      },
-    );
-  const type = knownType(found.stream_type);
-  if (input.stream_type !== undefined && knownType(input.stream_type).code !== type.code)
-    throw new DomainError(
-      'stream_type_mismatch',
-      `stream_type: the automation handles ${type.code}, not ${input.stream_type.trim()}; omit stream_type`,
-      { argument: 'stream_type', automation_stream_type: type.code },
-    );
-  const account = accounts.find((a) => a.id === found.account_id)!;
-  return {
-    automation: { id: found.id, version: found.version, code: found.code },
-    type,
-    account,
-    dependencies: found.operation_dependencies,
-    accounts,
-  };
-}
-
 /** A saved automation's dependencies are checked like those passed in the call: a moved pin is schema_changed before anything runs. */
 async function savedStillPinned(ctx: ToolContext, dependencies: OperationDependencies): Promise<void> {
   try {
@@ -274,19 +203,6 @@ async function runEvent(
       { argument: input.listing_id !== undefined ? 'listing_id' : 'stream_type' },
     );
   return { event, account };
-}
-
-/** The caller's accounts that can run the type; none: refused as describe_stream_type refuses. */
-function runnable(accounts: readonly AccountView[], type: StreamType): AccountView[] {
-  const can = (a: AccountView) => {
-    try {
-      return accountForStreamType([a], a.id, type) === a;
-    } catch {
-      return false;
-    }
-  };
-  const found = accounts.filter(can);
-  return found.length > 0 ? found : [accountForStreamType(accounts, undefined, type)];
 }
 
 function notReplayable(type: StreamType, input: RunArguments, account: AccountView): DomainError {

@@ -130,3 +130,43 @@ export async function deleteRunRows(db: Knex, runIds: readonly string[]): Promis
     await trx.withSchema(READ_MODEL_SCHEMA).table(RUNS_TABLE).whereIn('run_id', runIds).delete();
   });
 }
+
+/** A live run on one of a backtest's events, with what its actions were (spec 2.10). */
+export interface LiveRunOfEvent {
+  event_id: string;
+  listing_id: string | null;
+  automation_id: string;
+  automation_version: number;
+  error_message: string | null;
+  actions: Array<{
+    status: ActionStatus | null;
+    action: string | null;
+    target_type: string | null;
+    target_id: string | null;
+    value: number | null;
+    error_message: string | null;
+  }>;
+}
+
+/** The account's live runs of a type on these events (decided at or after `since`), with their mutation actions. */
+export async function liveRunsOfEvents(
+  db: Knex,
+  account_id: string,
+  stream_type: string,
+  eventIds: readonly string[],
+  since: Date,
+): Promise<LiveRunOfEvent[]> {
+  if (eventIds.length === 0) return [];
+  const { rows } = await db.raw(
+    `select r.event_id, r.listing_id, r.automation_id, r.automation_version, r.error_message,
+            coalesce((select jsonb_agg(jsonb_build_object('status', a.status, 'action', a.action,
+                        'target_type', a.target_type, 'target_id', a.target_id, 'value', a.value,
+                        'error_message', a.error_message) order by a.index)
+                        from ??.?? a where a.run_id = r.run_id and a.kind = 'mutation'), '[]'::jsonb) as actions
+       from ??.?? r
+      where r.account_id = ? and r.stream_type = ? and r.at >= ? and r.event_id = any(?::text[])
+      order by r.at, r.run_id`,
+    [READ_MODEL_SCHEMA, ACTIONS_TABLE, READ_MODEL_SCHEMA, RUNS_TABLE, account_id, stream_type, since, [...eventIds]],
+  );
+  return rows as LiveRunOfEvent[];
+}

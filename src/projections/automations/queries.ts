@@ -90,3 +90,13 @@ export async function findAutomation(
     .select('version', db.raw(`to_json(at) #>> '{}' as at`), 'by');
   return { ...(row as AutomationRow & { code: string }), versions };
 }
+
+/** The code of one version of an automation, while its history keeps it; null when it doesn't. */
+export async function versionCode(db: Knex, automation_id: string, version: number): Promise<string | null> {
+  const row = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table(CODE_VERSIONS_TABLE)
+    .where({ automation_id, version })
+    .first<{ code: string } | undefined>('code');
+  return row?.code ?? null;
+}

@@ -346,17 +346,18 @@ order by k.position`,
   }));
 }
 
-/** Units of one SKU in a marketplace sold on confirmed business (B2B) orders purchased at or after `since`. */
+/** Units of one SKU in a marketplace sold on confirmed business (B2B) orders purchased at or after `since` (and before `until`, a backtest's event time). */
 export async function businessUnitsSince(
   db: Knex,
   listing: { account_id: string; marketplace_id: string; sku: string },
   since: Date,
+  until: Date | null = null,
 ): Promise<number> {
   const { rows } = await prepared<{ rows: Array<{ units: string }> }>(() =>
     db.raw(
       `select coalesce(sum(o.quantity), 0) as units from ${rm}.${SALES_LINES_TABLE} o
-       where o.account_id = ? and o.marketplace_id = ? and o.sku = ? and o.sold_at >= ? and o.is_business_order`,
-      [listing.account_id, listing.marketplace_id, listing.sku, since],
+       where o.account_id = ? and o.marketplace_id = ? and o.sku = ? and o.sold_at >= ? and (?::timestamptz is null or o.sold_at < ?) and o.is_business_order`,
+      [listing.account_id, listing.marketplace_id, listing.sku, since, until, until],
     ),
   );
   return count(rows[0]?.units);

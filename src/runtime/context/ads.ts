@@ -201,12 +201,17 @@ export async function advertisingProfiles(db: Knex, profiles: readonly ProfileVi
     'AdvertisingProfile',
     profiles.map((p) => p.id),
   );
+  return profilesInContext(profiles, (id) => (receipts.get(id) ?? []).map(receiptInContext));
+}
+
+/** Profiles as contexts list them, with the receipts `mutationsOf` gives each. */
+export function profilesInContext(profiles: readonly ProfileView[], mutationsOf: (id: string) => unknown[]) {
   return profiles.map((p) => ({
     type: 'AdvertisingProfile',
     id: p.id,
     providerProfileId: Number(p.provider_profile_id),
     country: p.country_code,
     currency: p.currency,
-    mutations: (receipts.get(p.id) ?? []).map(receiptInContext),
+    mutations: mutationsOf(p.id),
   }));
 }

@@ -6,7 +6,8 @@ import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import type { ListingFacts } from '../../projections/admission/queries.js';
 import { adsContext } from './advertising.js';
-import { listingContext, listingsReached } from './listing.js';
+import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
+import { listingContext, listingsReached, mentionsOf, type ListingReads } from './listing.js';
 import { reportContext } from './report.js';
 import { sellingPartnerContext } from './selling-partner.js';
 
@@ -38,6 +39,14 @@ export interface ContextRequest {
   /** only this listing's context (run_automation's `listing_id`) */
   listingId?: string;
   now?: Date;
+  /** a backtest's: the listings as the account's log had them at the event's time, instead of the read models (Listing scope only) */
+  past?: PastListings;
+}
+
+/** The Listing scope as of a past moment: which listings an event reached then, and what their contexts read. */
+export interface PastListings {
+  reached(mentions: readonly ListingMention[]): ListingRecord[];
+  reads: ListingReads;
 }
 
 export interface BuiltContext {
@@ -56,11 +65,18 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
   const { account } = request;
   const now = request.now ?? new Date();
   const run = { ...request, account, now };
+  if (request.past && type.scope !== 'Listing')
+    throw new DomainError(
+      'invalid',
+      `stream_type: ${type.code} is of the ${type.scope} scope; a backtest replays Listing-scope event types only`,
+      { argument: 'stream_type' },
+    );
   switch (type.scope) {
     case 'Listing': {
       const wanted = request.listingId?.toLowerCase();
       const built: BuiltContext[] = [];
-      for (const record of await listingsReached(run)) {
+      const reached = request.past ? request.past.reached(mentionsOf(run)) : await listingsReached(run);
+      for (const record of reached) {
         const id = listingId(account.id, record.marketplace_id, record.sku);
         if (wanted === undefined || id === wanted)
           built.push({
@@ -72,7 +88,7 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
               marketplace_id: record.marketplace_id,
               title: record.title,
             },
-            context: await listingContext(run, record),
+            context: await listingContext(run, record, request.past?.reads),
           });
       }
       return built;

@@ -8,7 +8,11 @@ import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { latestNaming } from '../../projections/events/queries.js';
 import { adsOfListing } from '../../projections/observed/ads-queries.js';
-import { listingsMentioned, type ListingRecord } from '../../projections/observed/listings-search.js';
+import {
+  listingsMentioned,
+  type ListingMention,
+  type ListingRecord,
+} from '../../projections/observed/listings-search.js';
 import { businessUnitsSince } from '../../projections/observed/sales-queries.js';
 import { createdForListing, receiptsForTargets } from '../../projections/mutations/queries.js';
 import { advertisingProfiles, childLists, entitiesOfCampaigns, entityShapes } from './ads.js';
@@ -23,9 +27,9 @@ import { receiptInContext } from './receipts.js';
 
 const DAY_MS = 86_400_000;
 /** The selling notifications that report stock (spec 2.5 `data.notifications`). */
-const STOCK_NOTIFICATIONS = ['LISTINGS_ITEM_MFN_QUANTITY_CHANGE', 'FBA_INVENTORY_AVAILABILITY_CHANGES'];
+export const STOCK_NOTIFICATIONS = ['LISTINGS_ITEM_MFN_QUANTITY_CHANGE', 'FBA_INVENTORY_AVAILABILITY_CHANGES'];
 /** The offer notifications whose offers include the seller's own, with its shipping. */
-const OFFER_NOTIFICATIONS = ['ANY_OFFER_CHANGED', 'B2B_ANY_OFFER_CHANGED'];
+export const OFFER_NOTIFICATIONS = ['ANY_OFFER_CHANGED', 'B2B_ANY_OFFER_CHANGED'];
 
 /** What the listing row alone doesn't say; read elsewhere by the builder. */
 export interface ListingExtras {
@@ -110,30 +114,66 @@ export interface ListingRun {
   now: Date;
 }
 
+/** What the event names of listings: SKU or ASIN, in a marketplace when it says which. */
+export const mentionsOf = (run: Pick<ListingRun, 'streamType' | 'event'>): ListingMention[] =>
+  identitiesOf(run.streamType, run.event).map((i) => ({ sku: i.sku, asin: i.asin, marketplace_id: i.marketplace_id }));
+
 /** The account's listings the event reached, as their read-model rows. */
 export async function listingsReached(run: Pick<ListingRun, 'db' | 'account' | 'streamType' | 'event'>) {
-  const mentions = identitiesOf(run.streamType, run.event).map((i) => ({
-    sku: i.sku,
-    asin: i.asin,
-    marketplace_id: i.marketplace_id,
-  }));
-  return listingsMentioned(run.db, run.account.id, mentions);
+  return listingsMentioned(run.db, run.account.id, mentionsOf(run));
+}
+
+/**
+ * What a Listing context reads beside the listing's row. A live or dry run reads the read models
+ * (readModelReads); a backtest reads the account's log folded up to the event's time.
+ */
+export interface ListingReads {
+  /** the latest stock and offer notification of each type naming the listing, by type */
+  recorded(r: ListingRecord): Promise<Map<string, unknown>>;
+  blocked(listing_id: string): Promise<boolean>;
+  b2bSales30d(r: ListingRecord): Promise<number>;
+  deals(r: ListingRecord): Promise<Deals>;
+  /** the listing's receipts, as contexts list them */
+  receipts(listing_id: string): Promise<Array<Record<string, unknown>>>;
+  /** the advertising entities linked to the listing */
+  ads(r: ListingRecord, listing_id: string): Promise<Record<string, unknown>>;
+  /** the account's advertising profiles in the listing's marketplace */
+  profiles(marketplace_id: string): Promise<unknown[]>;
+}
+
+/** The read models' answers, as of now. */
+export function readModelReads(run: ListingRun): ListingReads {
+  const { db, account, now } = run;
+  const key = (r: ListingRecord) => ({ account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku });
+  return {
+    recorded: (r) =>
+      latestNaming(db, account.id, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], { ...key(r), asin: r.asin }),
+    blocked: async (id) => (run.store ? withheld(run.store, 'Listing', id) : false),
+    b2bSales30d: (r) => businessUnitsSince(db, key(r), new Date(now.getTime() - 30 * DAY_MS)),
+    deals: (r) => dealsFor(db, account.id, r.marketplace_id, r.asin ? [r.asin] : [], now),
+    receipts: async (id) => ((await receiptsForTargets(db, 'Listing', [id])).get(id) ?? []).map(receiptInContext),
+    ads: (r, id) => linkedAds(db, account, r, id, now),
+    profiles: (marketplace_id) => advertisingProfiles(db, profilesIn(account, marketplace_id)),
+  };
 }
 
 /** The context of one reached listing. */
-export async function listingContext(run: ListingRun, r: ListingRecord): Promise<Json> {
-  const { db, account, now } = run;
+export async function listingContext(
+  run: ListingRun,
+  r: ListingRecord,
+  reads: ListingReads = readModelReads(run),
+): Promise<Json> {
+  const { account } = run;
   const id = listingId(account.id, r.marketplace_id, r.sku);
-  const key = { account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku };
   // side by side: a live run waits on each round trip
   const [recorded, blocked, b2bSales30d, deals, receipts, ads, profiles] = await Promise.all([
-    latestNaming(db, account.id, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], { ...key, asin: r.asin }),
-    run.store ? withheld(run.store, 'Listing', id) : false,
-    businessUnitsSince(db, key, new Date(now.getTime() - 30 * DAY_MS)),
-    dealsFor(db, account.id, r.marketplace_id, r.asin ? [r.asin] : [], now),
-    receiptsForTargets(db, 'Listing', [id]),
-    linkedAds(db, account, r, id, now),
-    advertisingProfiles(db, profilesIn(account, r.marketplace_id)),
+    reads.recorded(r),
+    reads.blocked(id),
+    reads.b2bSales30d(r),
+    reads.deals(r),
+    reads.receipts(id),
+    reads.ads(r, id),
+    reads.profiles(r.marketplace_id),
   ]);
   const sellerId = account.selling?.provider_id ?? '';
   const offerEvents = [
@@ -150,12 +190,12 @@ export async function listingContext(run: ListingRun, r: ListingRecord): Promise
     deals,
   });
   return {
-    listing: { ...listing, ...ads, mutations: (receipts.get(id) ?? []).map(receiptInContext) },
+    listing: { ...listing, ...ads, mutations: receipts },
     advertisingProfiles: profiles,
   };
 }
 
-const profilesIn = (account: AccountView, marketplace_id: string) =>
+export const profilesIn = (account: AccountView, marketplace_id: string) =>
   (account.ads?.profiles ?? []).filter((p) => p.marketplace_id === marketplace_id);
 
 /**

@@ -1,0 +1,210 @@
+import { dispatchControlDecider } from '../../domain/dispatch-control/decide.js';
+import { MarketplaceEventReceived } from '../../domain/event/events.js';
+import { identitiesOf } from '../../domain/event/identities.js';
+import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
+import { PageObserved } from '../../domain/observation/events.js';
+import type { EventStore, Position, RecordedEvent } from '../../eventstore/port.js';
+import { streamName } from '../../commands/shared/handler.js';
+import { listingRow } from '../../projections/observed/listings.js';
+import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
+
+// An account's log as a backtest reads it: one pass over the log, each fact kept on a timeline by
+// the time it speaks of (a listings page's `observed_at`, a marketplace message's `occurred_at`, a
+// block flag's or switch's `set_at`), so a context can be folded as of any moment of the window
+// without touching today's read models. Kept: the listings pages' rows (per marketplace and SKU),
+// the account's marketplace messages (per listing they name, and the replayed type's in order),
+// and its dispatch-control events (per stream, for the admission check).
+
+/** Values in time order; `latest(t)`: the last one at or before t, with its time. */
+export class Timeline<T> {
+  private readonly entries: Array<{ at: number; value: T }> = [];
+
+  add(at: number, value: T): void {
+    // appends come nearly always in order: insert by a backwards walk
+    let i = this.entries.length;
+    while (i > 0 && this.entries[i - 1]!.at > at) i--;
+    this.entries.splice(i, 0, { at, value });
+  }
+
+  latest(t: number): { at: number; value: T } | undefined {
+    let lo = 0;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.entries[mid]!.at <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? undefined : this.entries[lo - 1];
+  }
+
+  /** every value at or before t, oldest first */
+  upTo(t: number): T[] {
+    const out: T[] = [];
+    for (const e of this.entries) if (e.at <= t) out.push(e.value);
+    return out;
+  }
+}
+
+/** A replayed marketplace message. */
+export interface PastEvent {
+  id: string;
+  occurred_at: Date;
+  payload: Record<string, unknown>;
+}
+
+export interface AccountHistory {
+  /** the replayed type's messages in the window, in event-time order (the log's order among equal times) */
+  events: PastEvent[];
+  /** the account's listings an event names, as the log had them at `t`, ordered by marketplace and SKU */
+  reached(mentions: readonly ListingMention[], t: number): ListingRecord[];
+  /** the latest message of each of these types naming the listing, at or before `t` */
+  recorded(
+    r: Pick<ListingRecord, 'sku' | 'asin' | 'marketplace_id'>,
+    types: readonly string[],
+    t: number,
+  ): Map<string, unknown>;
+  /** a dispatch-control stream's events as they stood at `t` */
+  control(stream: string, t: number): RecordedEvent[];
+}
+
+const CONTROL_PREFIX = streamName(dispatchControlDecider.aggregate, '');
+const READ_BATCH = 2_000;
+
+/** Reads the account's log once, up to `until` in event time (the log's head at the call). */
+export async function readAccountHistory(
+  store: EventStore,
+  account_id: string,
+  streamType: string,
+  window: { since: Date; until: Date },
+): Promise<AccountHistory> {
+  const rows = new Map<string, Timeline<ListingRecord>>();
+  const skusOfAsin = new Map<string, Set<string>>();
+  const marketplaces = new Set<string>();
+  const named = new Map<string, Map<string, Timeline<unknown>>>();
+  const controls = new Map<string, Timeline<RecordedEvent>>();
+  const events: Array<PastEvent & { order: number }> = [];
+  const since = window.since.getTime();
+  const until = window.until.getTime();
+  const types = ['MarketplaceEventReceived', 'PageObserved', ...Object.keys(dispatchControlDecider.schemas)];
+  // other datasets' pages are passed over unread: the store reads only their `dataset`
+  const filter = { field: 'dataset', values: [LISTINGS_DATASET], types: ['PageObserved'] };
+  let after: Position | null = null;
+  for (;;) {
+    const read = await store.readAllOfTypes({ after, types, filter, limit: READ_BATCH });
+    for (const e of read.events) {
+      const data = e.data as Record<string, unknown>;
+      if (data.account_id !== account_id) continue;
+      if (e.type === 'PageObserved') {
+        const page = PageObserved.parse(data);
+        const at = Date.parse(page.observed_at);
+        marketplaces.add(page.scope);
+        for (const raw of page.rows) {
+          const row = listingRow(raw, page.scope);
+          if (!row) continue;
+          const record = recordOf(account_id, row);
+          const key = `${record.marketplace_id}/${record.sku}`;
+          if (!rows.has(key)) rows.set(key, new Timeline());
+          rows.get(key)!.add(at, record);
+          if (record.asin) {
+            const asinKey = `${record.marketplace_id}/${record.asin}`;
+            if (!skusOfAsin.has(asinKey)) skusOfAsin.set(asinKey, new Set());
+            skusOfAsin.get(asinKey)!.add(record.sku);
+          }
+        }
+      } else if (e.type === 'MarketplaceEventReceived') {
+        const m = MarketplaceEventReceived.parse(data);
+        const at = Date.parse(m.occurred_at);
+        if (at >= until) continue;
+        for (const key of namingKeys(m.stream_type, m.payload)) {
+          if (!named.has(key)) named.set(key, new Map());
+          const byType = named.get(key)!;
+          if (!byType.has(m.stream_type)) byType.set(m.stream_type, new Timeline());
+          byType.get(m.stream_type)!.add(at, m.payload);
+        }
+        if (m.stream_type === streamType && at >= since)
+          events.push({ id: e.id, occurred_at: new Date(at), payload: m.payload, order: events.length });
+      } else if (e.streamId.startsWith(CONTROL_PREFIX)) {
+        if (!controls.has(e.streamId)) controls.set(e.streamId, new Timeline());
+        controls.get(e.streamId)!.add(Date.parse(String(data.set_at)), e);
+      }
+    }
+    if (read.through) after = read.through;
+    if (read.end) break;
+  }
+  events.sort((a, b) => a.occurred_at.getTime() - b.occurred_at.getTime() || a.order - b.order);
+  return {
+    events: events.map(({ order: _, ...e }) => e),
+    reached(mentions, t) {
+      const found = new Map<string, ListingRecord>();
+      for (const m of mentions) {
+        for (const marketplace of m.marketplace_id ? [m.marketplace_id] : [...marketplaces]) {
+          const skus = m.sku ? [m.sku] : m.asin ? [...(skusOfAsin.get(`${marketplace}/${m.asin}`) ?? [])] : [];
+          for (const sku of skus) {
+            const record = rows.get(`${marketplace}/${sku}`)?.latest(t)?.value;
+            // by ASIN: only the SKUs that had it then
+            if (record && (m.sku || record.asin === m.asin)) found.set(`${marketplace}/${sku}`, record);
+          }
+        }
+      }
+      return [...found.values()].sort(
+        (a, b) => a.marketplace_id.localeCompare(b.marketplace_id) || a.sku.localeCompare(b.sku),
+      );
+    },
+    recorded(r, wanted, t) {
+      const latest = new Map<string, unknown>();
+      for (const type of wanted) {
+        const candidates = [
+          `${r.marketplace_id}/sku/${r.sku}`,
+          `*/sku/${r.sku}`,
+          ...(r.asin ? [`${r.marketplace_id}/asin/${r.asin}`, `*/asin/${r.asin}`] : []),
+        ];
+        let best: { at: number; value: unknown } | undefined;
+        for (const key of candidates) {
+          const found = named.get(key)?.get(type)?.latest(t);
+          if (found && (!best || found.at > best.at)) best = found;
+        }
+        if (best) latest.set(type, best.value);
+      }
+      return latest;
+    },
+    control: (stream, t) => controls.get(stream)?.upTo(t) ?? [],
+  };
+}
+
+/** The keys a message names listings by: SKU, else ASIN, in its marketplace or any ('*'). */
+function namingKeys(stream_type: string, payload: Record<string, unknown>): string[] {
+  return identitiesOf(stream_type, payload).flatMap((i) =>
+    i.sku ? [`${i.marketplace_id ?? '*'}/sku/${i.sku}`] : i.asin ? [`${i.marketplace_id ?? '*'}/asin/${i.asin}`] : [],
+  );
+}
+
+/** A listings page row (listingRow) as the record the read model would answer for it. */
+function recordOf(account_id: string, row: Record<string, unknown>): ListingRecord {
+  const money = (v: unknown) => (typeof v === 'number' ? String(v) : null);
+  return {
+    account_id,
+    sku: row.sku as string,
+    marketplace_id: row.marketplace_id as string,
+    asin: (row.asin as string | null) ?? null,
+    title: (row.title as string | null) ?? null,
+    product_type: (row.product_type as string | null) ?? null,
+    status: (row.status as ListingRecord['status']) ?? null,
+    currency: (row.currency as string | null) ?? null,
+    price: money(row.price),
+    b2b_price: money(row.b2b_price),
+    floor: money(row.floor),
+    ceiling: money(row.ceiling),
+    fulfillment_channel: (row.fulfillment_channel as ListingRecord['fulfillment_channel']) ?? null,
+    condition_type: (row.condition_type as string | null) ?? null,
+    condition: (row.condition as string | null) ?? null,
+    handling_time: (row.handling_time as number | null) ?? null,
+    restock_date: (row.restock_date as string | null) ?? null,
+    shipping_group: (row.shipping_group as string | null) ?? null,
+    created_at: typeof row.created_at === 'string' ? new Date(row.created_at) : null,
+    statuses: typeof row.statuses === 'string' ? (JSON.parse(row.statuses) as string[]) : null,
+    quantity: (row.quantity as number | null) ?? null,
+    data: JSON.parse(row.data as string) as ListingRecord['data'],
+    // the FBA inventory pages are not folded yet
+    fba_inventory: null,
+  };
+}

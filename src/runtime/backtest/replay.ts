@@ -1,0 +1,438 @@
+import type { MarketplaceEventData } from '../../domain/event/events.js';
+import { BACKTEST_LIMITS } from '../../domain/backtest/limits.js';
+import type { BacktestResult, BacktestTotals } from '../../domain/backtest/result.js';
+import { arr, obj } from '../../domain/shared/json.js';
+import { listingId } from '../../domain/observation/ids.js';
+import type { ReceiptView } from '../../commands/admission/receipts.js';
+import type { Receipt } from '../../projections/mutations/queries.js';
+import { withheld } from '../../commands/dispatch-control/execute.js';
+import type { EventStore } from '../../eventstore/port.js';
+import type { Knex } from '../../infra/db.js';
+import type { Logger } from '../../infra/logger.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
+import { liveRunsOfEvents, type LiveRunOfEvent } from '../../projections/automation-runs/queries.js';
+import { minorUnits } from '../../projections/observed/economics-support.js';
+import type { ListingRecord } from '../../projections/observed/listings-search.js';
+import { businessUnitsSince } from '../../projections/observed/sales-queries.js';
+import { profilesInContext } from '../context/ads.js';
+import type { PastListings } from '../context/index.js';
+import { OFFER_NOTIFICATIONS, profilesIn, STOCK_NOTIFICATIONS, type ListingReads } from '../context/listing.js';
+import { majorUnits } from '../context/money.js';
+import { receiptInContext } from '../context/receipts.js';
+import { laneKeys } from '../live/reactor.js';
+import { KeyedLanes } from '../live/ordering.js';
+import type { OutboxAction } from '../outbox/index.js';
+import { runAutomation, type ListingRun } from '../run.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { flagsAsOf } from './flags.js';
+import { readAccountHistory, type AccountHistory, type PastEvent } from './history.js';
+
+// A backtest (docs/decisions/120-backtests.md): an automation run over the recorded messages of its
+// type in a window, in event-time order, each run through the one orchestrator (runAutomation,
+// mode 'dry': the same sandbox, limits, context contract and admission decision as a live run,
+// nothing admitted), with its context as the account's log had it at the message's time
+// (history.ts) and the automation's own would-be changes carried forward:
+// - a price (or business price) it set is the listing's price in the next context, until the log
+//   shows the marketplace's own price changed from the one it replaced;
+// - its would-be receipts are the listing's `mutations`;
+// - its store writes go to a store of the backtest's own.
+// Messages naming the same listing run one after another; others side by side (as live runs do).
+// Not folded yet (said in the decision): FBA inventory, deals (null, unknown) and the advertising
+// entities linked to the listing (empty); B2B sales are the orders read model's before the time.
+
+export interface BacktestDeps {
+  db: Knex;
+  /** read only: every write through it throws */
+  store: EventStore;
+  sandbox: Sandbox;
+  logger: Logger;
+  /** messages run side by side (default 8) */
+  concurrency?: number;
+}
+
+export interface BacktestRequest {
+  automation: { id: string | null; version: number; code: string };
+  account: AccountView;
+  streamType: string;
+  since: Date;
+  until: Date;
+}
+
+export interface BacktestControl {
+  /** aborted: no more messages are taken; the answer says `cancelled` with what ran */
+  signal?: AbortSignal;
+  /** called now and then with messages done and in all */
+  progress?(done: number, total: number): void | Promise<void>;
+}
+
+/** What the backtest carries forward of its own for one listing. */
+interface Carried {
+  /** the prices it set (minor units), each with the price the log showed when it was set */
+  price?: { value: string; replaced: string | null };
+  b2b_price?: { value: string; replaced: string | null };
+  receipts: Array<Record<string, unknown>>;
+}
+
+const DAY_MS = 86_400_000;
+const NO_ADS = { campaigns: [], adGroups: [], ads: [], targets: [], negativeTargets: [], keywords: [] };
+
+export async function runBacktest(
+  deps: BacktestDeps,
+  request: BacktestRequest,
+  control: BacktestControl = {},
+): Promise<BacktestResult> {
+  const { account, streamType } = request;
+  const history = await readAccountHistory(deps.store, account.id, streamType, request);
+  const result = emptyResult(history.events.length);
+  const carried = new Map<string, Carried>();
+  const store: Record<string, unknown> = {};
+  const lanes = new KeyedLanes();
+  const concurrency = deps.concurrency ?? 8;
+  const live = await liveBeside(deps.db, request, history.events);
+  let running = 0;
+  let freed: (() => void) | null = null;
+  let done = 0;
+  let failure: Error | null = null;
+  const started = performance.now();
+
+  const one = async (event: PastEvent) => {
+    const t = event.occurred_at.getTime();
+    const { past, seen } = pastListings(deps, history, account, carried, t);
+    const runs = await runAutomation(
+      { db: deps.db, store: flagsAsOf(deps.store, history, t), sandbox: deps.sandbox, logger: deps.logger },
+      {
+        mode: 'dry',
+        automation: request.automation,
+        account,
+        streamType,
+        event: { id: event.id, payload: event.payload },
+        now: event.occurred_at,
+        past,
+        store: { ...store },
+      },
+    );
+    for (const run of runs) {
+      const observed = run.listingId ? (seen.get(run.listingId) ?? null) : null;
+      settle(result, { carried, store, event, run, observed }, live.get(`${event.id}/${run.listingId}`) ?? []);
+    }
+  };
+
+  for (const event of history.events) {
+    if (control.signal?.aborted || failure) break;
+    while (running >= concurrency) await new Promise<void>((resolve) => (freed = resolve));
+    running++;
+    const data = { account_id: account.id, stream_type: streamType, payload: event.payload } as MarketplaceEventData;
+    void lanes
+      .run(laneKeys(data), () => one(event))
+      .catch((err: unknown) => (failure ??= err as Error))
+      .finally(() => {
+        running--;
+        done++;
+        result.totals.events_replayed++;
+        dayOf(result, event.occurred_at.toISOString().slice(0, 10)).events_replayed++;
+        if (done % BACKTEST_LIMITS.progressEvery === 0) void control.progress?.(done, history.events.length);
+        freed?.();
+        freed = null;
+      });
+  }
+  while (running > 0) await new Promise<void>((resolve) => (freed = resolve));
+  if (failure) throw failure;
+  result.cancelled = control.signal?.aborted === true && done < history.events.length;
+  result.elapsed_ms = Math.round(performance.now() - started);
+  result.series.sort((a, b) => a.day.localeCompare(b.day));
+  result.runs.sort((a, b) => a.occurred_at.localeCompare(b.occurred_at) || a.event_id.localeCompare(b.event_id));
+  await control.progress?.(done, history.events.length);
+  return result;
+}
+
+/**
+ * The Listing scope as of `t`: the log's rows with the backtest's own prices over them, and reads
+ * of the past; `seen`: each reached listing's row as the log had it (what the marketplace showed).
+ */
+function pastListings(
+  deps: BacktestDeps,
+  history: AccountHistory,
+  account: AccountView,
+  carried: Map<string, Carried>,
+  t: number,
+): { past: PastListings; seen: Map<string, ListingRecord> } {
+  const seen = new Map<string, ListingRecord>();
+  const reads: ListingReads = {
+    recorded: async (r) => history.recorded(r, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], t),
+    blocked: (id) => withheld(flagsAsOf(deps.store, history, t), 'Listing', id),
+    b2bSales30d: (r) =>
+      businessUnitsSince(
+        deps.db,
+        { account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku },
+        new Date(t - 30 * DAY_MS),
+        new Date(t),
+      ),
+    deals: async () => ({ deals: null, dealsReportedAt: null }),
+    receipts: async (id) => [...(carried.get(id)?.receipts ?? [])],
+    ads: async () => NO_ADS,
+    profiles: async (marketplace_id) => profilesInContext(profilesIn(account, marketplace_id), () => []),
+  };
+  const reached = (mentions: Parameters<PastListings['reached']>[0]) =>
+    history.reached(mentions, t).map((r) => {
+      const id = listingId(account.id, r.marketplace_id, r.sku);
+      seen.set(id, r);
+      return withCarried(r, carried.get(id));
+    });
+  return { past: { reached, reads }, seen };
+}
+
+/** The row with the prices the backtest set, while the log still shows the price each replaced. */
+function withCarried(r: ListingRecord, c: Carried | undefined): ListingRecord {
+  if (!c) return r;
+  const out = { ...r };
+  for (const field of ['price', 'b2b_price'] as const) {
+    const own = c[field];
+    if (!own) continue;
+    if (own.replaced === r[field]) out[field] = own.value;
+    // the marketplace's price moved on its own since: the log's price stands from here
+    else delete c[field];
+  }
+  return out;
+}
+
+/** One run as the backtest settles it: its message, the listing's row as the log had it, what it carries forward into. */
+interface Settling {
+  carried: Map<string, Carried>;
+  store: Record<string, unknown>;
+  event: PastEvent;
+  run: ListingRun;
+  observed: ListingRecord | null;
+}
+
+/** Counts one run's outcome into the result and carries its would-be changes forward. */
+function settle(
+  result: BacktestResult,
+  { carried, store, event, run, observed }: Settling,
+  live: LiveRunOfEvent[],
+): void {
+  const day = event.occurred_at.toISOString().slice(0, 10);
+  const counts = dayOf(result, day);
+  const add = (key: keyof BacktestTotals, n = 1) => {
+    result.totals[key] += n;
+    counts[key] += n;
+  };
+  add('runs');
+  const actions = run.outbox?.actions ?? [];
+  const applied = actions.filter((a) => a.status === 'applied');
+  const blocked = actions.filter((a) => a.status === 'blocked');
+  const failed = actions.filter((a) => a.status === 'failed');
+  const execution = run.error && !run.outbox?.rejected ? run.error : null;
+  add('changes', applied.length);
+  add('blocked', blocked.length);
+  add('validation_failures', failed.length + (run.outbox?.rejected ? 1 : 0));
+  add('execution_errors', execution ? 1 : 0);
+  add('missing_field_reads', run.missingFieldReads.length);
+  add('webhook_posts', run.error ? 0 : run.webhookPosts.length);
+  add('live_runs', live.length);
+  add(
+    'live_changes',
+    live.reduce((n, r) => n + r.actions.filter((a) => a.status === 'applied').length, 0),
+  );
+  const at = event.occurred_at.toISOString();
+  const shown = observed ? majorUnits(observed.price, observed.currency ?? 'USD') : null;
+  for (const a of applied) {
+    const key = `${a.target?.type}/${a.target?.id}/${a.action}`;
+    let group = result.changes.find((g) => g.key === key);
+    if (!group) {
+      group = {
+        key,
+        target: a.target,
+        action: a.action,
+        sku: a.sku ?? null,
+        marketplace_id: a.marketplace_id ?? null,
+        count: 0,
+        changes: [],
+      };
+      result.changes.push(group);
+    }
+    group.count++;
+    if (group.changes.length < BACKTEST_LIMITS.itemsPerList)
+      group.changes.push({
+        at,
+        event_id: event.id,
+        value: a.value,
+        marketplace_value: a.target?.type === 'Listing' ? shown : null,
+      });
+  }
+  for (const a of blocked)
+    capped(result.blocked, {
+      at,
+      event_id: event.id,
+      target: a.target,
+      action: a.action,
+      reason: a.error_message ?? null,
+    });
+  for (const a of failed)
+    capped(result.validation_failures, {
+      at,
+      event_id: event.id,
+      target: a.target,
+      action: a.action,
+      error_message: a.error_message ?? null,
+    });
+  if (run.outbox?.rejected)
+    capped(result.validation_failures, {
+      at,
+      event_id: event.id,
+      target: null,
+      action: null,
+      error_message: run.outbox.rejected,
+    });
+  if (execution)
+    capped(result.execution_errors, {
+      at,
+      event_id: event.id,
+      listing_id: run.listingId,
+      code: execution.code,
+      message: execution.message,
+    });
+  for (const m of run.missingFieldReads) {
+    const found = result.missing_field_reads.find((r) => r.path === m.path);
+    if (found) found.count++;
+    else result.missing_field_reads.push({ ...m, count: 1 });
+  }
+  if (!run.error)
+    for (const p of run.webhookPosts)
+      capped(result.webhook_posts, { at, event_id: event.id, webhook: p.webhook, payload: p.payload });
+  if (!run.error) {
+    for (const e of run.storeEffects) {
+      if (e.op === 'set') store[e.key] = e.value;
+      else delete store[e.key];
+    }
+    if (run.listingId && observed) carryForward(carried, run.listingId, observed, applied);
+  }
+  capped(
+    result.runs,
+    {
+      event_id: event.id,
+      occurred_at: at,
+      listing_id: run.listingId,
+      outcome: run.error ? 'error' : 'ok',
+      changes: applied.map((a) => ({ target: a.target, action: a.action, value: a.value })),
+      blocked: blocked.length,
+      validation_failures: failed.length,
+      error: run.error,
+      logs: run.logs.slice(0, BACKTEST_LIMITS.logLinesPerRun),
+      missing_field_reads: run.missingFieldReads.length,
+      webhook_posts: run.error ? 0 : run.webhookPosts.length,
+      live: live.map((l) => ({
+        automation_id: l.automation_id,
+        automation_version: l.automation_version,
+        error_message: l.error_message,
+        actions: l.actions,
+      })),
+    },
+    BACKTEST_LIMITS.runDetails,
+  );
+}
+
+function capped<T>(list: T[], item: T, cap: number = BACKTEST_LIMITS.itemsPerList): void {
+  if (list.length < cap) list.push(item);
+}
+
+function dayOf(result: BacktestResult, day: string) {
+  let found = result.series.find((d) => d.day === day);
+  if (!found) {
+    found = { day, ...zeroTotals() };
+    result.series.push(found);
+  }
+  return found;
+}
+
+/** The prices the run's applied requests set on its own listing, and its would-be receipts, for the next context. */
+function carryForward(
+  carried: Map<string, Carried>,
+  listing_id: string,
+  observed: ListingRecord,
+  applied: OutboxAction[],
+): void {
+  const own = applied.filter((a) => a.target?.type === 'Listing' && a.target.id === listing_id && a.receipt);
+  if (own.length === 0) return;
+  const c: Carried = carried.get(listing_id) ?? { receipts: [] };
+  for (const a of own) {
+    c.receipts.unshift(wouldBeReceipt(a.receipt!));
+    for (const [field, major] of offerPrices(a.receipt!.payload))
+      c[field] = { value: String(minorUnits(major, observed.currency ?? 'USD')), replaced: observed[field] };
+  }
+  c.receipts.splice(BACKTEST_LIMITS.receiptsPerListing);
+  carried.set(listing_id, c);
+}
+
+/** A would-be receipt as contexts list receipts: as admission decided it, never sent. */
+const wouldBeReceipt = (view: ReceiptView) =>
+  receiptInContext({
+    ...view,
+    id: view.id ?? '',
+    http_status: null,
+    request_id: null,
+    submission_id: null,
+    recorded_at: null,
+    response: null,
+    reconciliation: null,
+    created: null,
+    caused_by: null,
+  } as unknown as Receipt);
+
+/** The consumer and business prices an offer patch sets, in major units. */
+function offerPrices(payload: Record<string, unknown>): Array<['price' | 'b2b_price', number]> {
+  const out: Array<['price' | 'b2b_price', number]> = [];
+  for (const patch of arr(payload.patches).map(obj)) {
+    if (patch?.path !== '/attributes/purchasable_offer') continue;
+    for (const offer of arr(patch.value).map(obj)) {
+      const schedule = arr(obj(arr(offer?.our_price)[0])?.schedule);
+      const amount = obj(schedule[0])?.value_with_tax;
+      if (typeof amount === 'number') out.push([offer?.audience === 'B2B' ? 'b2b_price' : 'price', amount]);
+    }
+  }
+  return out;
+}
+
+/** The live runs of the account's automations of the type on the replayed messages, by message and listing. */
+async function liveBeside(db: Knex, request: BacktestRequest, events: readonly PastEvent[]) {
+  const byKey = new Map<string, LiveRunOfEvent[]>();
+  for (let i = 0; i < events.length; i += BACKTEST_LIMITS.liveLookupBatch) {
+    const ids = events.slice(i, i + BACKTEST_LIMITS.liveLookupBatch).map((e) => e.id);
+    for (const run of await liveRunsOfEvents(db, request.account.id, request.streamType, ids, request.since)) {
+      const key = `${run.event_id}/${run.listing_id}`;
+      byKey.set(key, [...(byKey.get(key) ?? []), run]);
+    }
+  }
+  return byKey;
+}
+
+function zeroTotals(): BacktestTotals {
+  return {
+    events_replayed: 0,
+    runs: 0,
+    changes: 0,
+    blocked: 0,
+    validation_failures: 0,
+    execution_errors: 0,
+    missing_field_reads: 0,
+    webhook_posts: 0,
+    live_runs: 0,
+    live_changes: 0,
+  };
+}
+
+function emptyResult(events: number): BacktestResult {
+  return {
+    events_in_window: events,
+    cancelled: false,
+    elapsed_ms: 0,
+    totals: zeroTotals(),
+    series: [],
+    changes: [],
+    blocked: [],
+    validation_failures: [],
+    execution_errors: [],
+    missing_field_reads: [],
+    webhook_posts: [],
+    runs: [],
+  };
+}

@@ -1,0 +1,339 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
+import { observePage } from '../../src/commands/observation/record.js';
+import { configureWebhook } from '../../src/commands/webhook/settings.js';
+import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
+import { readMessage } from '../../src/domain/event/message.js';
+import { PageObserved } from '../../src/domain/observation/events.js';
+import { listingId } from '../../src/domain/observation/ids.js';
+import type { Position } from '../../src/eventstore/port.js';
+import { loadAccount, type AccountView } from '../../src/projections/accounts/queries.js';
+import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
+import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
+import { automationsProjection } from '../../src/projections/automations/projection.js';
+import { listingRow } from '../../src/projections/observed/listings.js';
+import { webhooksProjection } from '../../src/projections/webhook/projection.js';
+import { eventFixture } from '../../src/runtime/contracts/index.js';
+import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
+import { backtestQueue, backtestWorker, enqueueBacktest } from '../../src/runtime/backtest/jobs.js';
+import { START, startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
+import { call, serveMcp, type McpServing } from '../support/mcp.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+
+type Json = Record<string, any>;
+
+// backtest_automation through MCP over HTTP with a backtest worker on BullMQ: a seller whose
+// listing's competitor moves its price every day for 30 days (offer messages recorded with those
+// event times) and whose own price the marketplace changed once on day 15 (a listings page
+// observed then). A repricer is backtested over the 30 days; each run's context must show the
+// listing as the log had it at that time, the backtest's own earlier would-be price included, and
+// nothing may be admitted, sent, posted or written outside the backtest's own streams.
+
+const DAY = 86_400_000;
+const DAYS = 30;
+const THROWS_ON = 20;
+
+/** Logs what the context showed, undercuts the rival by a cent, posts, counts its runs in the store. */
+const REPRICER = `
+function handle(event, context) {
+  const note = event.Payload.AnyOfferChangedNotification;
+  const rival = note.Offers.find((o) => o.SellerId !== note.SellerId).ListingPrice.Amount;
+  const n = context.store.get('n') ?? 0;
+  console.log('price=' + context.listing.price + ' n=' + n + ' receipts=' + context.listing.mutations.length);
+  if (event.Payload.AnyOfferChangedNotification.OfferChangeTrigger.OfferChangeType === 'Throw') throw new Error('asked to');
+  context.store.set('n', n + 1);
+  const price = Math.round((rival - 0.01) * 100) / 100;
+  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
+    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
+      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
+      our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
+  context.webhooks.alerts.post({ sku: context.listing.sku, price });
+}`;
+
+describe('backtest_automation over MCP', function () {
+  this.timeout(600_000);
+  const user = randomUUID();
+  const prefix = `${process.env.REDIS_PREFIX}:backtest-${randomUUID().slice(0, 8)}`;
+  let w: AutomationWorld;
+  let sandbox: Sandbox;
+  let redis: Redis;
+  let worker: ReturnType<typeof backtestWorker>;
+  let queue: ReturnType<typeof backtestQueue>;
+  let mcp: McpServing;
+  let client: Client;
+  let receiver: Receiver;
+  let account: AccountView;
+  const listing = {} as { sku: string; asin: string; marketplace: string; id: string; p0: number; p15: number };
+  /** the rival's price on each day (major units) */
+  const rival = (d: number) => Math.round((listing.p0 + 5 - d * 0.25) * 100) / 100;
+  const eventAt = (d: number) => new Date(START + 2 * 3_600_000 + d * DAY + 3_600_000);
+
+  before(async () => {
+    w = await startAutomationWorld({
+      deals: false,
+      user,
+      projections: [automationsProjection, automationRunsProjection, automationStoreProjection, webhooksProjection],
+    });
+    account = (await loadAccount(w.h.db, w.account))!;
+    sandbox = createSandbox({ runners: 2, storeLimits: STORE_LIMITS });
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    queue = backtestQueue(redis, prefix);
+    worker = backtestWorker({
+      connection: redis,
+      prefix,
+      db: w.h.db,
+      ctx: { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'backtests' } } },
+      sandbox,
+      logger: pino({ level: 'silent' }),
+      cancelCheckMs: 50,
+    });
+    mcp = await serveMcp(w.h.db, () => w.now(), randomUUID(), {
+      sandbox,
+      backtests: { enqueue: (id) => enqueueBacktest(queue, id) },
+    });
+    client = await mcp.clientFor(user);
+    receiver = await startReceiver();
+    await configureWebhook(
+      {
+        store: w.h.store,
+        db: w.h.db,
+        by: 'test',
+        actor: { kind: 'user', id: user },
+        signingKey: 'test-signing-key-of-32-bytes-or-more!!',
+        allowPrivateNetworks: true,
+      },
+      { account_id: w.account, name: 'alerts', url: receiver.url, headers: {}, kind: 'json' },
+    );
+    // a listing with a price whose ASIN no other SKU of its marketplace has
+    const [row] = await w.h.db
+      .withSchema('rm')
+      .table('listing_current as c')
+      .where('c.account_id', w.account)
+      .whereNotNull('c.asin')
+      .where('c.status', 'BUYABLE')
+      .whereRaw(
+        `(select count(*) from rm.listing_current o where o.account_id = c.account_id and o.marketplace_id = c.marketplace_id and o.asin = c.asin) = 1`,
+      )
+      .whereRaw(
+        `exists (select 1 from rm.listings l where (l.account_id, l.scope, l.page, l.row) = (c.account_id, c.scope, c.page, c.row) and l.price is not null and l.currency = 'USD')`,
+      )
+      .orderBy(['c.marketplace_id', 'c.sku'])
+      .select('c.sku', 'c.asin', 'c.marketplace_id');
+    Object.assign(listing, {
+      sku: row.sku,
+      asin: row.asin,
+      marketplace: row.marketplace_id,
+      id: listingId(w.account, row.marketplace_id, row.sku),
+    });
+    // the marketplace changes the listing's price on its own on day 15: a listings page observed then
+    const page = await pageHolding(listing.sku, listing.marketplace);
+    const rows = page.rows.map((raw) => structuredClone(raw) as Json);
+    const item = rows.find((r) => r.sku === listing.sku)!;
+    listing.p0 = Number(listingRow(item, listing.marketplace)!.price) / 100;
+    listing.p15 = Math.round((listing.p0 + 3) * 100) / 100;
+    setPrice(item, listing.marketplace, listing.p15);
+    expect(Number(listingRow(item, listing.marketplace)!.price)).to.equal(Math.round(listing.p15 * 100));
+    await observePage(
+      { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'sync' } } },
+      { account_id: w.account, dataset: 'listings', scope: listing.marketplace },
+      page.page,
+      rows,
+      new Date(START + 2 * 3_600_000 + 15 * DAY + 1_800_000),
+    );
+    // a rival moving its price each day, and on one day a message the repricer throws on
+    for (let d = 0; d < DAYS; d++) await recordOffer(d);
+    w.h.clock.ms = START + DAYS * DAY + 3 * 3_600_000;
+    await w.h.projector.whenCaughtUp();
+  });
+  after(async () => {
+    await mcp?.close();
+    await worker?.close();
+    await queue?.close();
+    await sandbox?.close();
+    await receiver?.close();
+    await redis?.quit();
+    await w?.close();
+  });
+
+  /** The listings page of the log that last held the SKU. */
+  async function pageHolding(sku: string, marketplace: string) {
+    let found: ReturnType<typeof PageObserved.parse> | null = null;
+    let after: Position | null = null;
+    for (;;) {
+      const read = await w.h.store.readAllOfTypes({
+        after,
+        types: ['PageObserved'],
+        filter: { field: 'dataset', values: ['listings'] },
+        limit: 500,
+      });
+      for (const e of read.events) {
+        const page = PageObserved.parse(e.data);
+        if (
+          page.account_id === w.account &&
+          page.scope === marketplace &&
+          page.rows.some((r) => (r as Json).sku === sku)
+        )
+          found = page;
+      }
+      after = read.through ?? after;
+      if (read.end) break;
+    }
+    return found!;
+  }
+
+  function setPrice(item: Json, marketplace: string, major: number) {
+    for (const offer of item.attributes?.purchasable_offer ?? [])
+      if ((offer.marketplace_id ?? marketplace) === marketplace && (offer.audience ?? 'ALL') === 'ALL')
+        offer.our_price = [{ schedule: [{ value_with_tax: major }] }];
+    for (const offer of item.offers ?? [])
+      if (offer.marketplaceId === marketplace && offer.offerType === 'B2C') offer.price.amount = String(major);
+  }
+
+  async function recordOffer(d: number) {
+    const at = eventAt(d).toISOString();
+    const payload = structuredClone(eventFixture('ANY_OFFER_CHANGED')) as Json;
+    const note = payload.Payload.AnyOfferChangedNotification;
+    const seller = account.selling!.provider_id;
+    payload.EventTime = at;
+    note.SellerId = seller;
+    Object.assign(note.OfferChangeTrigger, {
+      MarketplaceId: listing.marketplace,
+      ASIN: listing.asin,
+      TimeOfOfferChange: at,
+      OfferChangeType: d === THROWS_ON ? 'Throw' : 'External',
+    });
+    note.Offers[0].SellerId = seller;
+    note.Offers[1].ListingPrice.Amount = rival(d);
+    const received_at = new Date(w.h.clock.ms).toISOString();
+    const kind = readMessage(payload, received_at);
+    if ('refused' in kind) throw new Error(kind.refused);
+    await recordMarketplaceEvent(w.h.store, {
+      account_id: w.account,
+      message_id: `backtest-offer-${d}-${randomUUID()}`,
+      ...kind,
+      occurred_at: at,
+      received_at,
+      payload,
+    });
+  }
+
+  const ok = async (args: Json) => {
+    const res = await call(client, 'backtest_automation', args);
+    expect(res.isError, JSON.stringify(res.structuredContent)).to.not.equal(true);
+    return res.structuredContent;
+  };
+  const ended = async (backtest_id: string) => {
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      const answer = await ok({ backtest_id });
+      if (['completed', 'cancelled', 'failed'].includes(answer.status)) return answer;
+      if (Date.now() > deadline) throw new Error(`backtest ${backtest_id} still ${answer.status}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  it('replays 30 days with the context as the log had it, carries its own prices forward, and changes nothing', async () => {
+    const head = await w.h.store.headPosition();
+    const started = await ok({ code: REPRICER, stream_type: 'ANY_OFFER_CHANGED' });
+    expect(started.status).to.equal('queued');
+    expect(started.since).to.equal(new Date(w.now().getTime() - DAYS * DAY).toISOString());
+    const done = await ended(started.backtest_id);
+    expect(done.status, done.error).to.equal('completed');
+    const result = done.result as Json;
+    expect(result.events_in_window).to.equal(DAYS);
+    expect(done.progress).to.deep.equal({ done: DAYS, total: DAYS });
+    const runs = result.runs as Json[];
+    expect(runs.map((r) => r.occurred_at)).to.deep.equal([...Array(DAYS).keys()].map((d) => eventAt(d).toISOString()));
+
+    // run by run: the price the context showed is the log's as of then, or the backtest's own last would-be price
+    let price = listing.p0;
+    let n = 0;
+    let receipts = 0;
+    for (const [d, run] of runs.entries()) {
+      if (d === 15) price = listing.p15; // the marketplace's own change replaces the would-be price
+      expect(run.listing_id).to.equal(listing.id);
+      expect(run.logs[0]?.message, `day ${d}`).to.equal(`price=${price} n=${n} receipts=${receipts}`);
+      if (d === THROWS_ON) {
+        expect(run.outcome).to.equal('error');
+        expect(run.error.code).to.equal('execution_error');
+        continue;
+      }
+      expect(run.outcome).to.equal('ok');
+      expect(run.changes).to.deep.equal([
+        {
+          target: { type: 'Listing', id: listing.id },
+          action: 'update',
+          value: Math.round((rival(d) - 0.01) * 100) / 100,
+        },
+      ]);
+      price = run.changes[0].value;
+      n++;
+      receipts = Math.min(receipts + 1, 10);
+    }
+    // the price the marketplace showed beside each would-be change: the log's, never the backtest's own
+    const group = (result.changes as Json[])[0]!;
+    expect(group.count).to.equal(DAYS - 1);
+    expect(group.changes[0].marketplace_value).to.equal(listing.p0);
+    expect(group.changes.find((c: Json) => c.at === eventAt(16).toISOString()).marketplace_value).to.equal(listing.p15);
+
+    // the summary's counts are the runs' outcomes, and the series adds up to them
+    const totals = result.totals as Json;
+    const sum = (f: (r: Json) => number) => runs.reduce((s, r) => s + f(r), 0);
+    expect(totals.runs).to.equal(runs.length);
+    expect(totals.events_replayed).to.equal(DAYS);
+    expect(totals.changes).to.equal(sum((r) => r.changes.length));
+    expect(totals.execution_errors).to.equal(runs.filter((r) => r.error?.code === 'execution_error').length);
+    expect(totals.execution_errors).to.equal(1);
+    expect(totals.webhook_posts).to.equal(sum((r) => r.webhook_posts));
+    expect(totals.webhook_posts).to.equal(DAYS - 1);
+    expect(totals.blocked).to.equal(sum((r) => r.blocked));
+    expect(totals.validation_failures).to.equal(sum((r) => r.validation_failures));
+    expect(totals.missing_field_reads).to.equal(sum((r) => r.missing_field_reads));
+    expect(result.series).to.have.length(DAYS);
+    for (const key of Object.keys(totals))
+      expect(
+        (result.series as Json[]).reduce((s, day) => s + day[key], 0),
+        key,
+      ).to.equal(totals[key]);
+    expect(result.webhook_posts).to.have.length(DAYS - 1);
+    expect(result.execution_errors[0].event_id).to.equal(runs[THROWS_ON]!.event_id);
+
+    // nothing admitted, sent, posted or written outside the backtest's own streams
+    await w.h.projector.whenCaughtUp();
+    const written = await w.h.store.readAll({ after: head, limit: 10_000 });
+    expect(
+      written.map((e) => e.streamId.replace(/-[^-]*$/, '')).filter((s) => !s.startsWith('backtest')),
+    ).to.deep.equal([]);
+    const receiptsOfListing = await w.h.db.withSchema('rm').table('mutation_receipts').where({ target_id: listing.id });
+    expect(receiptsOfListing).to.deep.equal([]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.received).to.deep.equal([]);
+  });
+
+  it('one at a time per user; cancel stops it and keeps what ran; a window outside retention is refused', async () => {
+    const first = await ok({ code: REPRICER, stream_type: 'ANY_OFFER_CHANGED' });
+    const second = await call(client, 'backtest_automation', { code: REPRICER, stream_type: 'ANY_OFFER_CHANGED' });
+    const refusedBusy = second.isError ? second.structuredContent.code : null;
+    const cancelled = await ok({ backtest_id: first.backtest_id, cancel: true });
+    expect(cancelled.cancel_requested).to.equal(true);
+    const done = await ended(first.backtest_id);
+    expect(['cancelled', 'completed']).to.include(done.status);
+    // the first had not ended when the second asked, unless it was very quick
+    if (refusedBusy !== null) expect(refusedBusy).to.equal('busy');
+    const old = await call(client, 'backtest_automation', {
+      code: REPRICER,
+      stream_type: 'ANY_OFFER_CHANGED',
+      since: new Date(w.now().getTime() - 40 * DAY).toISOString(),
+      until: new Date(w.now().getTime() - 20 * DAY).toISOString(),
+    });
+    expect(old.structuredContent.code).to.equal('invalid_window');
+    expect(old.structuredContent.detail).to.contain('retention');
+    const other = await mcp.clientFor(randomUUID());
+    const hidden = await call(other, 'backtest_automation', { backtest_id: first.backtest_id });
+    expect(hidden.structuredContent.code).to.equal('not_found');
+  });
+});
