@@ -36,6 +36,7 @@ import { credentialSets, SELLER_CREDENTIALS } from './workers/credentials.js';
 import { runWebhookCommand, WEBHOOK_USAGE } from './webhook-cli.js';
 import { FEEDBACK_USAGE, runFeedbackCommand } from './feedback-cli.js';
 import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
+import { REVERT_USAGE, runRevertCommand } from './revert-cli.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
 import { PAT_SCOPES, SCOPES } from './domain/user/scopes.js';
 
@@ -68,6 +69,7 @@ const USAGE = `usage: npm run cli -- <command>
                                               a campaign's Automation switch: off withholds every
                                               request that touches it (recorded, never sent)
   rebuild <projection> | rebuild --all        rebuild read models from the event log
+${REVERT_USAGE}
 ${CATALOG_USAGE}
 ${WEBHOOK_USAGE}
 ${FEEDBACK_USAGE}`;
@@ -327,6 +329,8 @@ async function main(argv: string[]): Promise<void> {
       default:
         if (group === 'catalog')
           return await runCatalogCommand(action, rest, { db, print: (line) => console.log(line) });
+        if (group === 'mutations' && action === 'revert')
+          return await runRevertCommand(rest, { config, db, store, logger, print: (line) => console.log(line) });
         if (group === 'feedback')
           return await runFeedbackCommand(action, rest, { db, project, print: (line) => console.log(line) });
         if (group === 'rebuild')

@@ -155,10 +155,10 @@ export const revertMutationsTool = defineTool({
   },
 });
 
-/** Exactly one way of naming receipts, each value checked. */
-async function selectionOf(
+/** Exactly one way of naming receipts, each value checked (the tool's and the CLI's). */
+export async function selectionOf(
   input: { receipt_ids?: string[]; automation_id?: string; since?: string; admitted_with_key?: string },
-  ctx: ToolContext,
+  ctx: Pick<ToolContext, 'db' | 'userId'>,
   accountIds: readonly string[],
 ): Promise<RevertSelection> {
   const given = (['receipt_ids', 'automation_id', 'admitted_with_key'] as const).filter((k) => input[k] !== undefined);
