@@ -51,7 +51,11 @@ export async function runRevertCommand(
     ...(values.since ? { since: values.since } : {}),
     ...(values.key ? { admitted_with_key: values.key } : {}),
   };
-  const selection = await selectionOf(input, { db, userId }, accounts.map((a) => a.id));
+  const selection = await selectionOf(
+    input,
+    { db, userId },
+    accounts.map((a) => a.id),
+  );
   const endpoints = marketplaceEndpoints(config, null);
   const lwa = createLwaClient({
     tokenUrl: endpoints.lwaTokenUrl,

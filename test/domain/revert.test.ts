@@ -26,7 +26,7 @@ const priceChange = (id: string, at: string, from: number, to: number): RevertSo
 const shows = (current: unknown): Map<string, TargetNow> => new Map([['Listing:listing-1', { shows: true, current }]]);
 
 describe('revert plan', () => {
-  it("a listing change is reverted by replacing each attribute it named with the value it replaced; caused_by names it", () => {
+  it('a listing change is reverted by replacing each attribute it named with the value it replaced; caused_by names it', () => {
     expect(revertOf(priceChange('r1', '2026-05-01T00:00:00Z', 10, 8))).to.deep.equal({
       target: LISTING,
       action: 'update',
