@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index.js';
+import { pushPrice } from '../support/automation.js';
 import { call } from '../support/mcp.js';
 import { clientsFor, listingSubmissions } from '../support/marketplace.js';
 import { eventually, waitForLog } from '../support/processes.js';
@@ -23,19 +24,7 @@ type Row = Record<string, any>;
 const SET_PRICE = `
 function handle(event, context) {
   if (event.Payload.AnyOfferChangedNotification.OfferChangeTrigger.OfferChangeType !== 'External') return;
-  context.mutations.push({
-    target: context.listing,
-    action: 'update',
-    payload: {
-      productType: 'PRODUCT',
-      patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
-        marketplace_id: context.listing.marketplace.id,
-        currency: context.listing.currencyCode,
-        audience: 'ALL',
-        our_price: [{ schedule: [{ value_with_tax: ${SET} }] }],
-      }] }],
-    },
-  });
+  ${pushPrice(String(SET))}
 }`;
 
 describe('revert_mutations end to end (npm start)', function () {
@@ -228,7 +217,7 @@ describe('revert_mutations end to end (npm start)', function () {
           (c) => c.state === 'enabled' && c.account_id === account,
         ),
       "the account's campaigns",
-      150_000,
+      400_000,
     );
     const queued = await tool('queue_mutations', {
       mutations: [

@@ -8,7 +8,7 @@ import { loadAccounts } from '../../projections/accounts/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
 import type { RevertSelection } from '../../projections/mutations/reverts.js';
 import { targetReader } from '../../workers/dispatch/observe.js';
-import { admissionDeps, simulatedOutput, simulation } from '../admission.js';
+import { admissionDeps, idempotencyKeyArgument, idempotencyOutput, simulatedOutput, simulation } from '../admission.js';
 import { viaOf } from '../auth.js';
 import { toolErrorSchema } from '../errors.js';
 import { defineTool, type ToolContext } from '../tool.js';
@@ -66,15 +66,7 @@ export const revertMutationsTool = defineTool({
       .default(false)
       .describe('revert even where the target changed since (or could not be read); default false'),
     dry_run: z.boolean().default(false).describe('answer what it would queue; admit nothing'),
-    idempotency_key: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe(
-        'your key for this revert; the same key with the same input returns the first answer, with different input idempotency_conflict',
-      ),
+    idempotency_key: idempotencyKeyArgument,
   },
   output: z.object({
     ...simulatedOutput,
@@ -117,13 +109,7 @@ export const revertMutationsTool = defineTool({
       .number()
       .int()
       .describe('how many receipts were not reverted (every result but queued and would_queue)'),
-    replayed: z
-      .boolean()
-      .describe("true when idempotency_key answered a retry: the first call's receipts, with current statuses"),
-    idempotency: z
-      .object({ key: z.string(), expires_at: z.string().describe('ISO 8601; a retry after it is not safe') })
-      .nullable()
-      .describe('the idempotency key and until when it answers retries; null without idempotency_key'),
+    ...idempotencyOutput,
   }),
   async handler({ idempotency_key, ...input }, ctx) {
     const accounts = await loadAccounts(ctx.db, ctx.userId);

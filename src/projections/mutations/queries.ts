@@ -118,7 +118,8 @@ export interface ReceiptHistoryEntry {
   data: Record<string, unknown>;
 }
 
-interface Row {
+/** A receipt's row in the read model. */
+export interface ReceiptRow {
   id: string;
   account_id: string;
   target_type: TargetType;
@@ -170,7 +171,7 @@ const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'payload', 'response', 'provider'];
 
 const receipts = (db: Knex) => db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
 
-function summary(r: Row): ReceiptSummary {
+function summary(r: ReceiptRow): ReceiptSummary {
   return {
     id: r.id,
     account_id: r.account_id,
@@ -195,7 +196,7 @@ function summary(r: Row): ReceiptSummary {
   };
 }
 
-const full = (r: Row): Receipt => ({
+const full = (r: ReceiptRow): Receipt => ({
   ...summary(r),
   payload: r.payload!,
   response: r.response ?? null,
@@ -209,7 +210,7 @@ export async function getReceipt(
   id: string,
 ): Promise<{ receipt: Receipt; history: ReceiptHistoryEntry[] } | null> {
   if (!UUID_PATTERN.test(id) || accountIds.length === 0) return null;
-  const row: Row | undefined = await receipts(db)
+  const row: ReceiptRow | undefined = await receipts(db)
     .select(FULL_COLUMNS)
     .where({ id: id.toLowerCase() })
     .whereIn('account_id', accountIds)
@@ -253,7 +254,8 @@ export interface ReceiptPage {
 }
 
 // The keyset: (created_at, id) of the last row shown, newest first.
-const encodeCursor = (r: Row) => Buffer.from(JSON.stringify([r.created_at.toISOString(), r.id])).toString('base64url');
+const encodeCursor = (r: ReceiptRow) =>
+  Buffer.from(JSON.stringify([r.created_at.toISOString(), r.id])).toString('base64url');
 function decodeCursor(cursor: string): [string, string] {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
@@ -293,7 +295,7 @@ export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<Receipt
   const { rows } = (await db.raw(
     `select x.* from unnest(?::uuid[]) a(account_id) cross join lateral ? x order by x.created_at desc, x.id desc limit ?`,
     [[...f.accountIds], q, f.limit + 1],
-  )) as { rows: Row[] };
+  )) as { rows: ReceiptRow[] };
   const page = rows.slice(0, f.limit);
   return {
     mutations: page.map(summary),
@@ -326,7 +328,7 @@ export async function receiptsForTargets(
   // one target (a listing's context) as a one-row relation: PostgreSQL then settles on a generic
   // plan, where an array of unknown length keeps it planning every call
   const relation = ids.length === 1 ? `(values (?::text))` : `unnest(?::text[])`;
-  const { rows } = await prepared<{ rows: Row[] }>(() =>
+  const { rows } = await prepared<{ rows: ReceiptRow[] }>(() =>
     db.raw(
       `select x.* from ${relation} t(target_id)
      cross join lateral (

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import type { Created, MutationEventOf, Outcome, Status } from '../../domain/mutation/events.js';
-import type { Action, TargetType } from '../../domain/mutation/payloads.js';
+import type { MutationEventOf } from '../../domain/mutation/events.js';
 import type { RevertSource } from '../../domain/revert/plan.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPT_EVENTS_TABLE, RECEIPTS_TABLE } from './projection.js';
+import type { ReceiptRow } from './queries.js';
 
 // The receipts a revert names (docs/decisions/125-revert.md), each with what it needs: the value
 // it replaced (`prior` of its latest MutationDispatchStarted) and the receipt reverting it
@@ -15,21 +15,15 @@ export type RevertSelection =
   | { automation_id: string; since: Date }
   | { idempotency: { namespace: string; key: string } };
 
-interface Row {
-  id: string;
-  account_id: string;
-  target_type: TargetType;
-  target_id: string;
-  action: Action;
+type Row = Pick<
+  ReceiptRow,
+  'id' | 'account_id' | 'target_type' | 'target_id' | 'action' | 'status' | 'outcome' | 'created' | 'created_at'
+> & {
   payload: Record<string, unknown>;
   provider: Record<string, string>;
-  status: Status;
-  outcome: Outcome | null;
-  created: Created | null;
-  created_at: Date;
   started: MutationEventOf<'MutationDispatchStarted'>['data'] | null;
   reverted_by: string | null;
-}
+};
 
 /** A receipt to revert, with what admission and the target's live read need. */
 export type RevertRow = RevertSource & { account_id: string; provider: Record<string, string> };
