@@ -40,8 +40,13 @@ describe('revert_mutations end to end (npm start)', function () {
     ({ simulator, client, account } = e2e);
     const line = await waitForLog(e2e.service, (r) => r.msg === 'marketplace simulator listening');
     const { selling } = clientsFor(line.endpoints as MarketplaceEndpoints);
-    const status = await tool('connection_status', {});
-    const sellerId = (status.accounts as Row[]).find((a) => a.id === account)!.selling.provider_id as string;
+    const sellerId = await eventually(
+      async () =>
+        ((await tool('connection_status', {})).accounts as Row[]).find((a) => a.id === account)?.selling
+          ?.provider_id as string | undefined,
+      'the selling connection',
+      200_000,
+    );
     // the consumer offer's price as the simulator shows it now
     price = async (sku) => {
       const { attributes } = await selling.listings.getListingsItem(sellerId, sku, US, ['attributes']);
