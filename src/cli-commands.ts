@@ -38,6 +38,7 @@ import { FEEDBACK_USAGE, runFeedbackCommand } from './feedback-cli.js';
 import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
 import { readBacktest, requestBacktest } from './mcp/backtests.js';
 import { backtestQueue, enqueueBacktest } from './runtime/backtest/jobs.js';
+import { REVERT_USAGE, runRevertCommand } from './revert-cli.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
 import { PAT_SCOPES, SCOPES } from './domain/user/scopes.js';
 
@@ -76,6 +77,7 @@ const USAGE = `usage: npm run cli -- <command>
                                               a backtest's status, progress and totals (JSON); --cancel
                                               stops it first
   rebuild <projection> | rebuild --all        rebuild read models from the event log
+${REVERT_USAGE}
 ${CATALOG_USAGE}
 ${WEBHOOK_USAGE}
 ${FEEDBACK_USAGE}`;
@@ -371,6 +373,8 @@ async function main(argv: string[]): Promise<void> {
       default:
         if (group === 'catalog')
           return await runCatalogCommand(action, rest, { db, print: (line) => console.log(line) });
+        if (group === 'mutations' && action === 'revert')
+          return await runRevertCommand(rest, { config, db, store, logger, print: (line) => console.log(line) });
         if (group === 'feedback')
           return await runFeedbackCommand(action, rest, { db, project, print: (line) => console.log(line) });
         if (group === 'rebuild')

@@ -87,7 +87,7 @@ async function checkEventStore(store: EventStore, url: string): Promise<void> {
   }
 }
 
-function marketplaceEndpoints(config: Config, simulator: Simulator | null): MarketplaceEndpoints {
+export function marketplaceEndpoints(config: Config, simulator: Simulator | null): MarketplaceEndpoints {
   if (!config.useSimulator)
     return {
       sellingApiUrl: config.SELLING_API_URL!,

@@ -37,3 +37,28 @@ export const simulatedOutput = {
     .optional()
     .describe('true on the demo endpoint: validated and simulated, nothing recorded or sent; absent elsewhere'),
 };
+
+/** A write tool's idempotency key argument (spec 4.8). */
+export const idempotencyKeyArgument = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe(
+    'your key for this request; the same key with the same input returns the first answer, with different input idempotency_conflict',
+  );
+
+/** A write tool's answer: the key and until when it answers retries. */
+export const idempotencyOutput = {
+  replayed: z
+    .boolean()
+    .describe("true when idempotency_key answered a retry: the first call's receipts, with current statuses"),
+  idempotency: z
+    .object({
+      key: z.string(),
+      expires_at: z.string().describe('ISO 8601; a retry after it is not safe'),
+    })
+    .nullable()
+    .describe('the idempotency key and until when it answers retries; null without idempotency_key'),
+};

@@ -235,6 +235,15 @@ export const TOOL_TABLE: readonly ToolEntry[] = [
     served: true,
   },
   {
+    name: 'revert_mutations',
+    kind: 'write',
+    availability: SIMULATED,
+    section: '4.8',
+    params: ['receipt_ids', 'automation_id', 'since', 'admitted_with_key', 'overwrite', 'dry_run', 'idempotency_key'],
+    served: true,
+    extension: 'undo applied changes through admission (docs/decisions/125-revert.md)',
+  },
+  {
     name: 'read_amazon_operation',
     kind: 'read',
     availability: NOT_ON_DEMO,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Webhook as Verifier } from 'standardwebhooks';
+import { pushPrice } from '../support/automation.js';
 import { call } from '../support/mcp.js';
 import { listingSubmissions } from '../support/marketplace.js';
 import { cli, eventually } from '../support/processes.js';
@@ -28,19 +29,7 @@ function handle(event, context) {
   const current = context.listing.price ?? lowest;
   if (lowest == null || current == null) return;
   const price = Math.max(1, Math.round((Math.min(lowest, current) - 0.01) * 100) / 100);
-  context.mutations.push({
-    target: context.listing,
-    action: 'update',
-    payload: {
-      productType: 'PRODUCT',
-      patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
-        marketplace_id: context.listing.marketplace.id,
-        currency: context.listing.currencyCode,
-        audience: 'ALL',
-        our_price: [{ schedule: [{ value_with_tax: price }] }],
-      }] }],
-    },
-  });
+  ${pushPrice('price')}
   context.webhooks.pricing.post({ sku: context.listing.sku, price });
 }`;
 

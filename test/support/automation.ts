@@ -23,3 +23,18 @@ export const createdData = (id: string = automation_id) => ({
   at,
 });
 export const created = (id?: string): AutomationEvent => ({ type: 'AutomationCreated', data: createdData(id) });
+
+/** Automation code pushing a price update of the run's own listing to `price` (a JavaScript expression). */
+export const pushPrice = (price: string) => `context.mutations.push({
+    target: context.listing,
+    action: 'update',
+    payload: {
+      productType: 'PRODUCT',
+      patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
+        marketplace_id: context.listing.marketplace.id,
+        currency: context.listing.currencyCode,
+        audience: 'ALL',
+        our_price: [{ schedule: [{ value_with_tax: ${price} }] }],
+      }] }],
+    },
+  });`;

@@ -22,6 +22,8 @@ export interface MutationRequest {
   target: { type: string; id: string };
   action: string;
   payload: Record<string, unknown>;
+  /** a revert's: the receipt whose change it undoes (its `caused_by`) */
+  reverts?: string;
 }
 
 export type Prepared = { command: Admit } | { error: DomainError };
@@ -135,7 +137,7 @@ export async function prepareRequest({
     idempotency,
     created_at: now.toISOString(),
     blocked: null,
-    ...(caused_by ? { caused_by } : {}),
+    ...(caused_by ? { caused_by } : given.reverts ? { caused_by: { reverts: given.reverts } } : {}),
     ...(via ? { via } : {}),
     // the key it was queued as: list_mutations' `operation` finds it by that too
     ...(isQualifiedAction(given.action) ? { operation: given.action } : {}),

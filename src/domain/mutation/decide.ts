@@ -3,7 +3,7 @@ import { DomainError } from '../shared/errors.js';
 import {
   mutationEventSchemas,
   type Candidate,
-  type CausedBy,
+  type ReceiptCause,
   type Via,
   type Created,
   type Idempotency,
@@ -39,8 +39,8 @@ export type MutationCommand =
       idempotency: Idempotency | null;
       created_at: string;
       blocked: { reason: 'listing_blocked' | 'automation_switch_off'; message: string } | null;
-      /** the automation run that admits it (absent for tools) */
-      caused_by?: CausedBy | null;
+      /** the automation run that admits it, or the receipt it reverts (absent otherwise) */
+      caused_by?: ReceiptCause | null;
       /** the client or token of the tool call that admits it */
       via?: Via;
       /** the qualified catalog operation key it was queued as */

@@ -72,6 +72,17 @@ export const CausedBy = z.object({
 export type CausedBy = z.infer<typeof CausedBy>;
 
 /**
+ * A revert's cause (an extension beyond spec 2.9, docs/decisions/125-revert.md): the receipt whose
+ * change it undoes, restoring the value that receipt recorded it replaced (`prior`).
+ */
+export const Reverts = z.object({ reverts: z.uuid() });
+export type Reverts = z.infer<typeof Reverts>;
+
+/** What caused a receipt besides the tool call that admitted it: an automation run, or a revert. */
+export const ReceiptCause = z.union([CausedBy, Reverts]);
+export type ReceiptCause = z.infer<typeof ReceiptCause>;
+
+/**
  * What a tool call that admitted a receipt came through (docs/decisions/103-who-did-it.md): the
  * OAuth client the user authorized, or the user's personal access token (its id, never the token).
  */
@@ -93,8 +104,8 @@ export const MutationAdmitted = z.object({
   created_at: instant,
   /** null: queued; else admitted already blocked (listing blocked or campaign switch off) */
   blocked: z.object({ reason: z.enum(['listing_blocked', 'automation_switch_off']), message: z.string() }).nullable(),
-  /** the automation run that admitted it; null or absent when a tool did */
-  caused_by: CausedBy.nullable().optional(),
+  /** the automation run that admitted it, or the receipt it reverts; null or absent otherwise */
+  caused_by: ReceiptCause.nullable().optional(),
   /** the client or token of the tool call that admitted it; absent for automation runs, over stdio and before it was recorded */
   via: Via.optional(),
   /** the qualified catalog operation key it was queued as (`action` is what it carries out); absent for the six actions and on older receipts */

@@ -22,6 +22,7 @@ import { getMutationSchema } from './get_mutation_schema.js';
 import { listMutations } from './list_mutations.js';
 import { patchListing } from './patch_listing.js';
 import { queueMutations } from './queue_mutations.js';
+import { revertMutationsTool } from './revert_mutations.js';
 import { updateListing } from './update_listing.js';
 import { createAutomationTool } from './create_automation.js';
 import { updateAutomationTool } from './update_automation.js';
@@ -62,6 +63,7 @@ export const TOOLS: readonly Tool[] = [
   listMutations,
   getMutationSchema,
   queueMutations,
+  revertMutationsTool,
   patchListing,
   updateListing,
   createAutomationTool,

@@ -5,7 +5,7 @@ import { receiptViewSchema } from '../../commands/admission/receipts.js';
 import { ACTIONS, TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { RUN_LIMITS } from '../../runtime/contracts/limits.js';
-import { admissionDeps, simulatedOutput, simulation } from '../admission.js';
+import { admissionDeps, idempotencyKeyArgument, idempotencyOutput, simulatedOutput, simulation } from '../admission.js';
 import { toolErrorSchema } from '../errors.js';
 import { viaOf } from '../auth.js';
 import { defineTool } from '../tool.js';
@@ -50,15 +50,7 @@ export const queueMutations = defineTool({
   },
   input: {
     mutations: z.array(mutation).min(1).max(MAX_MUTATIONS).describe(`1 to ${MAX_MUTATIONS} mutation requests`),
-    idempotency_key: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe(
-        'your key for this request; the same key with the same input returns the first answer, with different input idempotency_conflict',
-      ),
+    idempotency_key: idempotencyKeyArgument,
     catalog_revision: z
       .string()
       .min(1)
@@ -83,16 +75,7 @@ export const queueMutations = defineTool({
       .describe('one per mutation, in order: its receipt, or the error that refused it'),
     admitted: z.number().int().describe('how many got a receipt'),
     rejected: z.number().int().describe('how many were refused'),
-    replayed: z
-      .boolean()
-      .describe("true when idempotency_key answered a retry: the first call's receipts, with current statuses"),
-    idempotency: z
-      .object({
-        key: z.string(),
-        expires_at: z.string().describe('ISO 8601; a retry after it is not safe'),
-      })
-      .nullable()
-      .describe('the idempotency key and until when it answers retries; null without idempotency_key'),
+    ...idempotencyOutput,
   }),
   async handler(input, ctx) {
     await checkQualifiedCall(ctx.db, input);

@@ -114,8 +114,8 @@ const answer = (d: {
 export const mutationsProjection = eventProjection<MutationEvent>({
   name: 'mutations',
   // 2: caused_by (the automation run that admitted a receipt); 3: operation (a qualified key it was queued as);
-  // 4: a blocked receipt's error is spec 7's `blocked`, with its reason
-  version: 4,
+  // 4: a blocked receipt's error is spec 7's `blocked`, with its reason; 5: indexes of reverts' selections
+  version: 5,
   events: mutationEventSchemas,
   tables: {
     [RECEIPTS_TABLE]: {
@@ -170,6 +170,12 @@ export const mutationsProjection = eventProjection<MutationEvent>({
     await db.raw(`create index on ?? (idempotency_namespace, idempotency_key) where idempotency_key is not null`, [
       table,
     ]);
+    // revert_mutations: the receipts reverting one, and an automation's changes since an instant
+    await db.raw(`create index on ?? ((caused_by->>'reverts')) where caused_by->>'reverts' is not null`, [table]);
+    await db.raw(
+      `create index on ?? ((caused_by->>'automation_id'), created_at) where caused_by->>'automation_id' is not null`,
+      [table],
+    );
   },
   async apply(trx, event, recorded, schema) {
     const receipt_id = event.data.receipt_id;

@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { prepared } from '../../infra/db.js';
 import {
-  CausedBy,
   Created,
   Idempotency,
   OUTCOMES,
   PENDING_STATUSES,
   ReceiptError,
+  ReceiptCause,
   Reconciliation,
   STATUSES,
   type Outcome,
@@ -47,6 +47,8 @@ export interface ReceiptSummary {
   idempotency?: Omit<Idempotency, 'namespace' | 'fingerprint'>;
   attempts: number;
   created_at: string;
+  /** the automation run (event, automation version, run) that admitted it, or the receipt it reverts; null otherwise */
+  caused_by: ReceiptCause | null;
 }
 
 /** A whole receipt: with its immutable payload, the raw provider response and the provider ids resolved at admission. */
@@ -54,8 +56,6 @@ export interface Receipt extends ReceiptSummary {
   payload: Record<string, unknown>;
   response: unknown;
   provider: Record<string, string>;
-  /** the automation run (event, automation version, run) that admitted it; null when a tool did */
-  caused_by: CausedBy | null;
 }
 
 /** A receipt summary as tools answer it (spec 2.9): the output schema of ReceiptSummary. */
@@ -97,6 +97,9 @@ export const receiptSummarySchema = z.object({
     .describe("present only when the caller's own client admitted it with an idempotency key"),
   attempts: z.number().int().nonnegative().describe('provider calls made so far'),
   created_at: instant.describe('when it was admitted'),
+  caused_by: ReceiptCause.nullable().describe(
+    'the automation run that admitted it (automation_id, automation_version, event_id, run_id, listing_id), or, an extension beyond the spec, { reverts: <receipt id> } for a change revert_mutations queued to undo that receipt; null otherwise',
+  ),
 });
 
 /** A whole receipt as tools answer it: the output schema of Receipt. */
@@ -106,7 +109,6 @@ export const receiptSchema = receiptSummarySchema.extend({
   provider: z
     .record(z.string(), z.string())
     .describe('provider ids of the target and its parents, resolved at admission'),
-  caused_by: CausedBy.nullable().describe('the automation run that admitted it; null when a tool did'),
 });
 
 export interface ReceiptHistoryEntry {
@@ -116,7 +118,8 @@ export interface ReceiptHistoryEntry {
   data: Record<string, unknown>;
 }
 
-interface Row {
+/** A receipt's row in the read model. */
+export interface ReceiptRow {
   id: string;
   account_id: string;
   target_type: TargetType;
@@ -136,7 +139,7 @@ interface Row {
   reconciliation: Reconciliation | null;
   payload?: Record<string, unknown>;
   provider?: Record<string, string>;
-  caused_by?: CausedBy | null;
+  caused_by: ReceiptCause | null;
   idempotency: Idempotency | null;
   attempts: number;
   created_at: Date;
@@ -162,12 +165,13 @@ const SUMMARY_COLUMNS = [
   'idempotency',
   'attempts',
   'created_at',
+  'caused_by',
 ];
-const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'payload', 'response', 'provider', 'caused_by'];
+const FULL_COLUMNS = [...SUMMARY_COLUMNS, 'payload', 'response', 'provider'];
 
 const receipts = (db: Knex) => db.withSchema(READ_MODEL_SCHEMA).table(RECEIPTS_TABLE);
 
-function summary(r: Row): ReceiptSummary {
+function summary(r: ReceiptRow): ReceiptSummary {
   return {
     id: r.id,
     account_id: r.account_id,
@@ -188,15 +192,15 @@ function summary(r: Row): ReceiptSummary {
     ...(r.idempotency ? { idempotency: { key: r.idempotency.key, expires_at: r.idempotency.expires_at } } : {}),
     attempts: r.attempts,
     created_at: r.created_at.toISOString(),
+    caused_by: r.caused_by ?? null,
   };
 }
 
-const full = (r: Row): Receipt => ({
+const full = (r: ReceiptRow): Receipt => ({
   ...summary(r),
   payload: r.payload!,
   response: r.response ?? null,
   provider: r.provider!,
-  caused_by: r.caused_by ?? null,
 });
 
 /** One receipt of these accounts, with its event history; null when missing or someone else's. */
@@ -206,7 +210,7 @@ export async function getReceipt(
   id: string,
 ): Promise<{ receipt: Receipt; history: ReceiptHistoryEntry[] } | null> {
   if (!UUID_PATTERN.test(id) || accountIds.length === 0) return null;
-  const row: Row | undefined = await receipts(db)
+  const row: ReceiptRow | undefined = await receipts(db)
     .select(FULL_COLUMNS)
     .where({ id: id.toLowerCase() })
     .whereIn('account_id', accountIds)
@@ -250,7 +254,8 @@ export interface ReceiptPage {
 }
 
 // The keyset: (created_at, id) of the last row shown, newest first.
-const encodeCursor = (r: Row) => Buffer.from(JSON.stringify([r.created_at.toISOString(), r.id])).toString('base64url');
+const encodeCursor = (r: ReceiptRow) =>
+  Buffer.from(JSON.stringify([r.created_at.toISOString(), r.id])).toString('base64url');
 function decodeCursor(cursor: string): [string, string] {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
@@ -290,7 +295,7 @@ export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<Receipt
   const { rows } = (await db.raw(
     `select x.* from unnest(?::uuid[]) a(account_id) cross join lateral ? x order by x.created_at desc, x.id desc limit ?`,
     [[...f.accountIds], q, f.limit + 1],
-  )) as { rows: Row[] };
+  )) as { rows: ReceiptRow[] };
   const page = rows.slice(0, f.limit);
   return {
     mutations: page.map(summary),
@@ -323,7 +328,7 @@ export async function receiptsForTargets(
   // one target (a listing's context) as a one-row relation: PostgreSQL then settles on a generic
   // plan, where an array of unknown length keeps it planning every call
   const relation = ids.length === 1 ? `(values (?::text))` : `unnest(?::text[])`;
-  const { rows } = await prepared<{ rows: Row[] }>(() =>
+  const { rows } = await prepared<{ rows: ReceiptRow[] }>(() =>
     db.raw(
       `select x.* from ${relation} t(target_id)
      cross join lateral (

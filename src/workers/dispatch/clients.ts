@@ -36,7 +36,7 @@ interface AccountClients {
 type ConnectionRow = { credentials?: string | null; provider_id: string } | null;
 
 export function dispatchClients(o: DispatchClientOptions): {
-  clientsFor(r: DispatchReceipt, trx: Knex): Promise<Clients>;
+  clientsFor(r: Pick<DispatchReceipt, 'account_id' | 'target' | 'provider'>, trx: Knex): Promise<Clients>;
 } {
   const retry = { attempts: 1, timeoutMs: o.timeoutMs };
   // by credentials, not by account: an account reconnected with another credential set gets new

@@ -9,13 +9,14 @@ import type { Created } from '../../domain/mutation/events.js';
 import { CREATED_TYPE, isCreation } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { pollUntil } from '../../infra/poll.js';
-import { MarketplaceError, type AdsClient } from '../../marketplace/clients/index.js';
-import { ENTITY_STATES, SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
+import type { AdsClient } from '../../marketplace/clients/index.js';
+import { SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
 import { queuedAlike, receiptShown, receiptsToSweep, type ShownReceipt } from '../../projections/mutations/queries.js';
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
-import { namedFields, patchedAttributes, sameJson, showsAdsChange, showsListingPatches } from './verify.js';
+import { namedFields, sameJson } from './verify.js';
+import { entityId, listEntities, observe } from './observe.js';
 import { adsEntityId } from '../../domain/observation/ids.js';
 
 // The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
@@ -460,47 +461,4 @@ export class Dispatcher {
     if (jobs.length) await enqueue(jobs);
     return jobs.length;
   }
-}
-
-/** Reads back the target of a change: what it shows now, the part the request names (null: gone), and whether that is what was asked. */
-async function observe(
-  request: MarketplaceRequest,
-  clients: Clients,
-): Promise<{ shows: boolean; observed: unknown; parts: unknown }> {
-  if (request.api === 'listings') {
-    let attributes: Record<string, unknown> | null = null;
-    try {
-      attributes =
-        (
-          await clients.selling.listings.getListingsItem(clients.sellerId, request.sku, request.marketplaceId, [
-            'attributes',
-          ])
-        ).attributes ?? {};
-    } catch (err) {
-      if (!(err instanceof MarketplaceError && err.status === 404)) throw err;
-    }
-    const parts = patchedAttributes(request.body, attributes);
-    return { shows: showsListingPatches(request.body, attributes), observed: parts, parts };
-  }
-  const entity = (await listEntities(request, [entityId(request)], clients)).get(entityId(request)) ?? null;
-  return { shows: showsAdsChange(request, entity), observed: entity, parts: namedFields(request, entity) };
-}
-
-/** The provider id an ads update or archive names. */
-function entityId(request: Extract<MarketplaceRequest, { api: 'sp' }>): string {
-  return request.operation === 'delete' ? request.id : String(request.item[SP_RESOURCES[request.resource].idKey]);
-}
-
-/** These entities of the request's resource as listed now, by provider id; every state (an archived entity is what an archive asked for). */
-async function listEntities(
-  request: Extract<MarketplaceRequest, { api: 'sp' }>,
-  ids: readonly string[],
-  clients: Clients,
-): Promise<Map<string, Record<string, unknown>>> {
-  const wire = SP_RESOURCES[request.resource];
-  const { items } = await clients.ads.sp.list(request.profileId, request.resource, {
-    [wire.idFilter]: { include: [...ids] },
-    stateFilter: { include: [...ENTITY_STATES] },
-  });
-  return new Map((items as unknown as Record<string, unknown>[]).map((e) => [String(e[wire.idKey]), e]));
 }

@@ -1,0 +1,261 @@
+import { expect } from 'chai';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index.js';
+import { pushPrice } from '../support/automation.js';
+import { call } from '../support/mcp.js';
+import { clientsFor, listingSubmissions } from '../support/marketplace.js';
+import { eventually, waitForLog } from '../support/processes.js';
+import { startConnectedService, type ConnectedService } from '../support/service.js';
+
+// revert_mutations end to end, through the service as `npm start` runs it (its simulator,
+// PostgreSQL, Redis queue and dispatch worker) and MCP over HTTP: a live automation reprices two
+// listings; one of them is changed again by hand; reverting the automation's changes restores the
+// first listing's price in the simulator and leaves the second alone as a conflict; the same
+// revert again under its key admits nothing new. Also: a dry run admits nothing, bad input is
+// refused naming the value, an archive is not revertible, and a creation is reverted by archiving
+// what it created.
+
+const US = 'ATVPDKIKX0DER';
+const SET = 7.77;
+const BY_HAND = 9.99;
+type Row = Record<string, any>;
+
+/** Sets the listing's price to SET whenever a competitor moves. */
+const SET_PRICE = `
+function handle(event, context) {
+  if (event.Payload.AnyOfferChangedNotification.OfferChangeTrigger.OfferChangeType !== 'External') return;
+  ${pushPrice(String(SET))}
+}`;
+
+describe('revert_mutations end to end (npm start)', function () {
+  this.timeout(600_000);
+  let e2e: ConnectedService;
+  let simulator: string;
+  let client: Client;
+  let account: string;
+  let price: (sku: string) => Promise<number>;
+
+  before(async () => {
+    e2e = await startConnectedService('revert', { STREAMS_SWEEP_MS: '1000', SIMULATOR_MARKET_PACE_MS: '0' });
+    ({ simulator, client, account } = e2e);
+    const line = await waitForLog(e2e.service, (r) => r.msg === 'marketplace simulator listening');
+    const { selling } = clientsFor(line.endpoints as MarketplaceEndpoints);
+    const sellerId = await eventually(
+      async () =>
+        ((await tool('connection_status', {})).accounts as Row[]).find((a) => a.id === account)?.selling
+          ?.provider_id as string | undefined,
+      'the selling connection',
+      200_000,
+    );
+    // the consumer offer's price as the simulator shows it now
+    price = async (sku) => {
+      const { attributes } = await selling.listings.getListingsItem(sellerId, sku, US, ['attributes']);
+      const offer = (attributes!.purchasable_offer as Row[]).find((o) => o.audience === 'ALL')!;
+      return Number(offer.our_price[0].schedule[0].value_with_tax);
+    };
+  });
+  after(() => e2e?.stop());
+
+  async function tool(name: string, args: Row): Promise<Row> {
+    const out = await call(client, name, args);
+    expect(out.isError, `${name}: ${JSON.stringify(out.structuredContent)}`).to.equal(undefined);
+    return out.structuredContent;
+  }
+  const refusal = async (name: string, args: Row) => {
+    const out = await call(client, name, args);
+    expect(out.isError, `${name} should refuse ${JSON.stringify(args)}`).to.equal(true);
+    return out.structuredContent;
+  };
+  const submitted = (id: string) =>
+    eventually(
+      async () => {
+        const r = await tool('get_mutation', { id });
+        return r.status === 'submitted' ? r : undefined;
+      },
+      `receipt ${id} to be submitted`,
+      120_000,
+    );
+  const reverting = async () =>
+    ((await tool('list_mutations', { account, limit: 100 })).mutations as Row[]).filter((m) => m.caused_by?.reverts);
+
+  it("reverts a live automation's applied price changes: the prior price is back, a target changed since is a conflict, the same key admits nothing new", async () => {
+    // two listings of different ASINs (an event reaches every listing of its ASIN: all are the automation's changes)
+    const { a, b, listings } = await eventually(
+      async () => {
+        const rows = ((await tool('list_listings', { marketplace_id: US, limit: 100 })).listings as Row[]).filter(
+          (l) => l.asin && l.status === 'BUYABLE',
+        );
+        const other = rows.find((l) => l.asin !== rows[0]?.asin);
+        return other ? { a: rows[0]!, b: other, listings: rows } : undefined;
+      },
+      "the account's listings",
+      400_000,
+    );
+    const reached = listings.filter((l) => l.asin === a.asin || l.asin === b.asin);
+    const prior = { a: await price(a!.sku), b: await price(b!.sku) };
+    expect([prior.a, prior.b]).to.not.include(SET);
+
+    const since = new Date().toISOString();
+    const { automation_id } = await tool('create_automation', {
+      stream_type: 'ANY_OFFER_CHANGED',
+      account,
+      code: SET_PRICE,
+    });
+    await tool('update_automation', { automation_id, activate: true });
+    await eventually(
+      async () =>
+        ((await tool('list_streams', { account })).streams as Row[]).find(
+          (r) => r.stream_type === 'ANY_OFFER_CHANGED' && r.status === 'active',
+        ),
+      'ANY_OFFER_CHANGED to be active',
+      120_000,
+    );
+    for (const l of [a, b])
+      await fetch(`${simulator}/_sim/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'ANY_OFFER_CHANGED', sku: l!.sku, marketplaceId: US }),
+      }).then((r) => expect(r.status).to.equal(202));
+    const actions = await eventually(
+      async () => {
+        const rows = ((await tool('list_automation_actions', { automation_id })).actions as Row[]).filter(
+          (x) => x.kind === 'mutation',
+        );
+        return rows.length === reached.length ? rows : undefined;
+      },
+      'the price changes',
+      120_000,
+    );
+    const changeOf = (l: Row) => actions.find((x) => x.sku === l.sku)!.receipt_id as string;
+    for (const x of actions) await submitted(x.receipt_id);
+    expect([await price(a!.sku), await price(b!.sku)]).to.deep.equal([SET, SET]);
+
+    // b changed by hand since
+    const byHand = await tool('patch_listing', {
+      sku: b!.sku,
+      marketplace_id: US,
+      patches: [
+        {
+          op: 'merge',
+          path: '/attributes/purchasable_offer',
+          value: [
+            {
+              marketplace_id: US,
+              currency: b!.currency,
+              audience: 'ALL',
+              our_price: [{ schedule: [{ value_with_tax: BY_HAND }] }],
+            },
+          ],
+        },
+      ],
+    });
+    await submitted(byHand.receipt.id);
+
+    // the dry run answers what it would queue and admits nothing
+    const dry = await tool('revert_mutations', { automation_id, since, dry_run: true });
+    const itemOf = (answer: Row, l: Row) => (answer.items as Row[]).find((i) => i.receipt_id === changeOf(l))!;
+    expect(dry.items).to.have.length(reached.length);
+    expect(itemOf(dry, a!)).to.include({ result: 'would_queue', target_type: 'Listing', target_id: a!.id });
+    expect(itemOf(dry, a!).revert.payload.patches[0]).to.include({
+      op: 'replace',
+      path: '/attributes/purchasable_offer',
+    });
+    expect(itemOf(dry, b!)).to.include({ result: 'conflict' });
+    expect(JSON.stringify(itemOf(dry, b!).current)).to.include(String(BY_HAND));
+    expect(dry).to.include({ queued: 0, left_alone: 1 });
+    const reverts = reached.length - 1;
+    expect(await reverting()).to.deep.equal([]);
+
+    const first = await tool('revert_mutations', { automation_id, since, idempotency_key: 'undo-monday' });
+    expect(first).to.include({ queued: reverts, left_alone: 1, replayed: false });
+    expect(itemOf(first, b!).result).to.equal('conflict');
+    const revert = itemOf(first, a!).receipt;
+    expect(itemOf(first, a!).result).to.equal('queued');
+    expect(revert).to.include({ status: 'queued', target_type: 'Listing', target_id: a!.id, action: 'update' });
+
+    // dispatched: the simulator shows a's prior price again, and b as it was set by hand
+    const done = await submitted(revert.id);
+    expect(done).to.include({ outcome: 'accepted' });
+    expect(done.caused_by).to.deep.equal({ reverts: changeOf(a!) });
+    expect(await price(a!.sku)).to.equal(prior.a);
+    expect(await price(b!.sku)).to.equal(BY_HAND);
+    const made = await reverting();
+    expect(made).to.have.length(reverts);
+    expect(made.find((m) => m.id === revert.id)!.caused_by).to.deep.equal({ reverts: changeOf(a!) });
+
+    // the same revert again under its key: the first receipt, nothing new admitted
+    const again = await tool('revert_mutations', { automation_id, since, idempotency_key: 'undo-monday' });
+    expect(again).to.include({ replayed: true, queued: reverts });
+    expect(itemOf(again, a!).receipt.id).to.equal(revert.id);
+    expect(await reverting()).to.have.length(reverts);
+    // and without a key: a's change is reverted already
+    const unkeyed = await tool('revert_mutations', { receipt_ids: [changeOf(a!)] });
+    expect(unkeyed.items[0]).to.include({ result: 'already_reverted', reverted_by: revert.id });
+    expect(await reverting()).to.have.length(reverts);
+    // one patch each: the automation's, the hand's on b, and the reverts
+    const skus = reached.map((l) => l.sku);
+    const patches = (await listingSubmissions(simulator)).filter((s) => skus.includes(s.sku));
+    expect(patches).to.have.length(reached.length + 1 + reverts);
+  });
+
+  it('refuses bad input naming the value', async () => {
+    const notId = await refusal('revert_mutations', { receipt_ids: ['not-a-receipt'] });
+    expect(notId).to.include({ code: 'invalid' });
+    expect(notId.detail).to.include("'not-a-receipt'");
+    const unknown = await refusal('revert_mutations', { receipt_ids: ['00000000-0000-4000-8000-000000000000'] });
+    expect(unknown).to.include({ code: 'invalid' });
+    expect(unknown.detail).to.include('00000000-0000-4000-8000-000000000000');
+    const window = await refusal('revert_mutations', {
+      automation_id: '00000000-0000-4000-8000-000000000000',
+      since: 'last monday',
+    });
+    expect(window).to.include({ code: 'invalid_window' });
+    expect(window.detail).to.include("'last monday'");
+    const none = await refusal('revert_mutations', {});
+    expect(none).to.include({ code: 'invalid' });
+  });
+
+  it('reverts a creation by archiving what it created; an archive is not revertible', async () => {
+    const campaign = await eventually(
+      async () =>
+        ((await tool('list_ads_entities', { target_type: 'Campaign', limit: 50 })).rows as Row[]).find(
+          (c) => c.state === 'enabled' && c.account_id === account,
+        ),
+      "the account's campaigns",
+      400_000,
+    );
+    const queued = await tool('queue_mutations', {
+      mutations: [
+        {
+          target: { type: 'Campaign', id: campaign.id },
+          action: 'create_ad_group',
+          payload: { name: `revert e2e ${Date.now()}`, state: 'ENABLED', defaultBid: 0.55 },
+        },
+      ],
+    });
+    const creation = await eventually(
+      async () => {
+        const r = await submitted(queued.results[0].receipt.id);
+        return r.created ? r : undefined;
+      },
+      'the ad group to be created',
+      60_000,
+    );
+    const undo = await tool('revert_mutations', { receipt_ids: [creation.id] });
+    expect(undo.items[0]).to.include({ result: 'queued' });
+    expect(undo.items[0].revert).to.deep.equal({
+      target: { type: 'AdGroup', id: creation.created.id },
+      action: 'archive',
+      payload: {},
+    });
+    const archived = await submitted(undo.items[0].receipt.id);
+    expect(archived).to.include({ outcome: 'accepted', action: 'archive', target_id: creation.created.id });
+    expect(archived.caused_by).to.deep.equal({ reverts: creation.id });
+
+    // that archive cannot itself be reverted
+    const again = await tool('revert_mutations', { receipt_ids: [archived.id] });
+    expect(again.items[0]).to.include({ result: 'not_revertible', revert: null, receipt: null });
+    expect(again.items[0].detail).to.include('archive is permanent');
+    expect(again).to.include({ queued: 0, left_alone: 1 });
+  });
+});
