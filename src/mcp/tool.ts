@@ -33,6 +33,11 @@ export interface ToolContext {
   db: Knex;
   userId: string;
   endpoint: Endpoint;
+  /**
+   * On the demo, where every visitor is the demo user: the visitor's address (throttle.ts' demoCaller), whose
+   * calls the per-user limits count apart from other visitors'. Absent elsewhere.
+   */
+  caller?: string;
   /** the token's holder, scopes and client on /mcp; absent on the demo endpoint and over stdio */
   principal?: Principal;
   /** already carries the request id */

@@ -47,7 +47,8 @@ describe('query_data over HTTP', () => {
   let asA: Client;
 
   before(async () => {
-    world = await startWorld();
+    // as behind a reverse proxy on loopback: X-Forwarded-For names the client
+    world = await startWorld({ trustProxy: ['loopback'] });
     asA = await world.connect('/mcp', world.tokens.a);
   });
   after(async () => world?.close());
@@ -273,6 +274,72 @@ describe('query_data over HTTP', () => {
     expect(throttled.structuredContent.detail).to.match(/retry in \d+ seconds/);
     // another user is not throttled by C's calls
     expect((await query({ sql: 'select 1' })).isError).to.not.equal(true);
+  });
+
+  it(`throttles each demo visitor on its own: a second caller keeps its ${QUERY_LIMIT.calls} calls when the first has spent them`, async function () {
+    this.timeout(60_000);
+    const visitor = (address: string) => world.connect('/demo/mcp', undefined, { 'x-forwarded-for': address });
+    const [first, second] = [await visitor('203.0.113.7'), await visitor('2001:db8:1:2::9')];
+    // the first visitor's hour, spent through the tool, a few calls at a time
+    for (let spent = 0; spent < QUERY_LIMIT.calls; spent += 10) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => query({ sql: 'select 1' }, first)));
+      expect(answers.filter((a) => a.isError)).to.deep.equal([]);
+    }
+    const throttled = await query({ sql: 'select 1' }, first);
+    expect(throttled.isError).to.equal(true);
+    expect(throttled.structuredContent.code).to.equal('throttled');
+    expect(throttled.structuredContent.detail).to.match(
+      new RegExp(
+        `^${QUERY_LIMIT.calls} query_data calls per ${QUERY_LIMIT.windowSeconds} seconds: retry in \\d+ seconds$`,
+      ),
+    );
+    expect(throttled.structuredContent.retry_after_seconds).to.be.within(3500, 3600);
+    const fresh = await query({ sql: 'select note from v_test_lines limit 1' }, second);
+    expect(fresh.isError).to.not.equal(true);
+    expect(fresh.structuredContent.rows).to.deep.equal([['DEMO']]);
+    // the same host from another address of its /64 is the same visitor
+    const sameHost = await query({ sql: 'select 1' }, await visitor('2001:db8:1:2:ffff::1'));
+    expect(sameHost.isError).to.not.equal(true);
+    const { rows } = await world.db.raw(
+      `select caller, count(*)::int as calls from query_data.calls where user_id = ? and caller <> '127.0.0.1' group by caller order by caller`,
+      [world.users.demo],
+    );
+    expect(rows).to.deep.equal([
+      { caller: '2001:db8:1:2::/64', calls: 2 },
+      { caller: '203.0.113.7', calls: QUERY_LIMIT.calls },
+    ]);
+  });
+
+  it('believes X-Forwarded-For only from trusted proxies: without any, the peer address is the demo caller', async () => {
+    const app = buildHttpServer({
+      db: world.db,
+      logger: pino({ level: 'silent' }),
+      authenticate: async () => null,
+      demoUserId: world.users.demo,
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const client = new Client({ name: 't', version: '1' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(
+          new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/mcp`),
+          { requestInit: { headers: { 'x-forwarded-for': '198.51.100.23' } } },
+        ),
+      );
+      const callsBy = async () =>
+        (
+          await world.db.raw(
+            `select count(*) filter (where caller = '127.0.0.1')::int as peer, count(*) filter (where caller = '198.51.100.23')::int as named from query_data.calls where user_id = ?`,
+            [world.users.demo],
+          )
+        ).rows[0];
+      const before = await callsBy();
+      expect((await call(client, 'query_data', { sql: 'select 1' })).isError).to.not.equal(true);
+      expect(await callsBy()).to.deep.equal({ peer: before.peer + 1, named: 0 });
+    } finally {
+      await client.close();
+      await app.close();
+    }
   });
 
   it('answers unavailable when the database is unreachable', async () => {

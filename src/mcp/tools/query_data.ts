@@ -60,7 +60,7 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
   async handler(input, ctx) {
     if (!input.sql.trim()) throw missingSql();
     const accounts = await accountsForRead(ctx, input.account);
-    await takeCallSlot(ctx.db, ctx.userId, QUERY_LIMIT);
+    await takeCallSlot(ctx.db, ctx, QUERY_LIMIT);
     const result = await queryViews(
       ctx.db,
       input.sql,

@@ -238,5 +238,10 @@ async function migrateQueryDataTables(db: Knex.Transaction): Promise<void> {
   await db.raw(
     `alter table ${QUERY_DATA_SCHEMA}.calls add column if not exists kind text not null default 'query_data'`,
   );
-  await db.raw(`create index if not exists calls_user_kind_at on ${QUERY_DATA_SCHEMA}.calls (user_id, kind, at)`);
+  // The demo's visitors count apart, by address (mcp/throttle.ts); '' everywhere else.
+  await db.raw(`alter table ${QUERY_DATA_SCHEMA}.calls add column if not exists caller text not null default ''`);
+  await db.raw(`drop index if exists ${QUERY_DATA_SCHEMA}.calls_user_kind_at`);
+  await db.raw(
+    `create index if not exists calls_user_caller_kind_at on ${QUERY_DATA_SCHEMA}.calls (user_id, caller, kind, at)`,
+  );
 }
