@@ -5,9 +5,9 @@ import { QUERY_DATA_SCHEMA } from '../projections/views/migrate.js';
 
 // Spec 8's per-user call limits as sliding windows: one row per call in PostgreSQL (the api role
 // has it wherever it runs; Redis is not a record), the user's rows of that kind counted under a
-// per-user, per-kind lock so that concurrent calls can't both take the last slot. On the demo,
-// where every visitor is the demo user, each visitor (client address) has windows of its own
-// (docs/decisions/130-demo-throttle-per-caller.md).
+// per-user, per-kind lock so that concurrent calls can't both take the last slot, all in one
+// function call (one round trip). On the demo, where every visitor is the demo user, each visitor
+// (client address) has windows of its own (docs/decisions/130-demo-throttle-per-caller.md).
 
 export interface CallLimit {
   /** what is counted: rows of one kind count only against that kind's limit */
@@ -36,7 +36,7 @@ export const ACTIVATION_LIMIT = {
   what: 'automation activations',
 } as const satisfies CallLimit;
 
-const TABLE = `${QUERY_DATA_SCHEMA}.calls`;
+const FUNCTION = `${QUERY_DATA_SCHEMA}.take_call_slot`;
 
 /**
  * The demo visitor an address stands for: an IPv4 address as it is (an IPv4-mapped IPv6 one as
@@ -62,26 +62,19 @@ export async function takeCallSlot(
   who: { userId: string; caller?: string | undefined },
   limit: CallLimit,
 ): Promise<void> {
-  const { kind } = limit;
-  const caller = who.caller ?? '';
-  const mine = { user_id: who.userId, caller, kind };
-  await db.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?), hashtext(?))', [kind, `${who.userId} ${caller}`]);
-    const window = trx.raw('now() - make_interval(secs => ?)', [limit.windowSeconds]);
-    await trx(TABLE).where(mine).where('at', '<=', window).delete();
-    const { rows } = await trx.raw(
-      `select count(*)::int as calls, ceil(extract(epoch from min(at) + make_interval(secs => ?) - now()))::int as wait from ${TABLE} where user_id = ? and caller = ? and kind = ?`,
-      [limit.windowSeconds, who.userId, caller, kind],
+  // one round trip: the function (views/migrate.ts) locks, trims, counts and records
+  const { rows } = await db.raw(`select ${FUNCTION}(?, ?, ?, ?, ?) as wait`, [
+    who.userId,
+    who.caller ?? '',
+    limit.kind,
+    limit.calls,
+    limit.windowSeconds,
+  ]);
+  const seconds = (rows[0] as { wait: number | null }).wait;
+  if (seconds !== null)
+    throw new DomainError(
+      limit.refusal,
+      `${limit.calls} ${limit.what} per ${limit.windowSeconds} seconds: retry in ${seconds} seconds`,
+      { retry_after_seconds: seconds },
     );
-    const { calls, wait } = rows[0] as { calls: number; wait: number | null };
-    if (calls >= limit.calls) {
-      const seconds = Math.max(1, wait ?? 1);
-      throw new DomainError(
-        limit.refusal,
-        `${limit.calls} ${limit.what} per ${limit.windowSeconds} seconds: retry in ${seconds} seconds`,
-        { retry_after_seconds: seconds },
-      );
-    }
-    await trx(TABLE).insert({ ...mine, at: trx.fn.now() });
-  });
 }
