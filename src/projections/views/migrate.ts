@@ -247,6 +247,8 @@ async function migrateQueryDataTables(db: Knex.Transaction): Promise<void> {
   // A call slot in one round trip (mcp/throttle.ts): under the caller's lock, trims the window,
   // counts it, and records the call or answers the seconds until its oldest call leaves it. Each
   // statement of a volatile function reads anew, so the count sees calls committed while it waited.
+  // Its commit does not wait for the disk: a crash may forget the last calls, which only lets the
+  // caller make them again, and the answer is spared a WAL flush.
   await db.raw(`create or replace function ${QUERY_DATA_SCHEMA}.take_call_slot(
     p_user uuid, p_caller text, p_kind text, p_calls integer, p_window_seconds integer
   ) returns integer language plpgsql volatile as $$
@@ -254,6 +256,7 @@ async function migrateQueryDataTables(db: Knex.Transaction): Promise<void> {
     taken integer;
     wait integer;
   begin
+    perform set_config('synchronous_commit', 'off', true);
     perform pg_advisory_xact_lock(hashtext(p_kind), hashtext(p_user::text || ' ' || p_caller));
     delete from ${QUERY_DATA_SCHEMA}.calls
       where user_id = p_user and caller = p_caller and kind = p_kind
