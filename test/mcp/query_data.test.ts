@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { pino } from 'pino';
 import { buildHttpServer } from '../../src/mcp/server.js';
 import { QUERY_LIMIT } from '../../src/mcp/throttle.js';
@@ -311,35 +311,18 @@ describe('query_data over HTTP', () => {
   });
 
   it('believes X-Forwarded-For only from trusted proxies: without any, the peer address is the demo caller', async () => {
-    const app = buildHttpServer({
-      db: world.db,
-      logger: pino({ level: 'silent' }),
-      authenticate: async () => null,
-      demoUserId: world.users.demo,
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const client = new Client({ name: 't', version: '1' });
-    try {
-      await client.connect(
-        new StreamableHTTPClientTransport(
-          new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/mcp`),
-          { requestInit: { headers: { 'x-forwarded-for': '198.51.100.23' } } },
-        ),
-      );
-      const callsBy = async () =>
-        (
-          await world.db.raw(
-            `select count(*) filter (where caller = '127.0.0.1')::int as peer, count(*) filter (where caller = '198.51.100.23')::int as named from query_data.calls where user_id = ?`,
-            [world.users.demo],
-          )
-        ).rows[0];
-      const before = await callsBy();
+    const callsBy = async () =>
+      (
+        await world.db.raw(
+          `select count(*) filter (where caller = '127.0.0.1')::int as peer, count(*) filter (where caller = '198.51.100.23')::int as named from query_data.calls where user_id = ?`,
+          [world.users.demo],
+        )
+      ).rows[0];
+    const before = await callsBy();
+    await onOwnDemoServer(world.db, { 'x-forwarded-for': '198.51.100.23' }, async (client) => {
       expect((await call(client, 'query_data', { sql: 'select 1' })).isError).to.not.equal(true);
-      expect(await callsBy()).to.deep.equal({ peer: before.peer + 1, named: 0 });
-    } finally {
-      await client.close();
-      await app.close();
-    }
+    });
+    expect(await callsBy()).to.deep.equal({ peer: before.peer + 1, named: 0 });
   });
 
   it('answers unavailable when the database is unreachable', async () => {
@@ -350,6 +333,19 @@ describe('query_data over HTTP', () => {
       acquireConnectionTimeout: 1000,
       log: { warn() {} },
     });
+    try {
+      await onOwnDemoServer(db, {}, async (client) => {
+        const result = await call(client, 'query_data', { sql: 'select 1' });
+        expect(result.isError).to.equal(true);
+        expect(result.structuredContent.code).to.equal('unavailable');
+      });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  /** A server of the test's own on `db` (trusting no proxy), and a demo client sending `headers`. */
+  async function onOwnDemoServer(db: Knex, headers: Record<string, string>, fn: (client: Client) => Promise<void>) {
     const app = buildHttpServer({
       db,
       logger: pino({ level: 'silent' }),
@@ -359,18 +355,12 @@ describe('query_data over HTTP', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const client = new Client({ name: 't', version: '1' });
     try {
-      await client.connect(
-        new StreamableHTTPClientTransport(
-          new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/mcp`),
-        ),
-      );
-      const result = await call(client, 'query_data', { sql: 'select 1' });
-      expect(result.isError).to.equal(true);
-      expect(result.structuredContent.code).to.equal('unavailable');
+      const url = new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/mcp`);
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+      await fn(client);
     } finally {
       await client.close();
       await app.close();
-      await db.destroy();
     }
-  });
+  }
 });
