@@ -402,6 +402,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
         allowedHosts: config.MCP_ALLOWED_HOSTS,
         allowedOrigins: config.MCP_ALLOWED_ORIGINS,
+        trustProxy: config.TRUST_PROXY,
       });
       await waitForDemo(db, demo, apiLogger);
       await app.listen({ port, host: config.HOST });

@@ -56,7 +56,7 @@ export async function loadDuckPeer(db: Knex, accountIds: readonly string[]): Pro
         if (batch.rows.length < BATCH) break;
       }
     },
-    600_000,
+    { timeoutMs: 600_000 },
   );
   appender.closeSync();
   const cast = (c: string, type: string) =>

@@ -1,7 +1,8 @@
 // query_data benchmark: syncs a whole simulator profile through the service's real path
 // (clients, sync jobs, event log, projector), then times two analyst queries, each run the
 // same number of times, the variants alternating so the machine's load hits them alike:
-// - through MCP over HTTP (query_data: parse, rollup rewrite, query role, JSON);
+// - through MCP over HTTP (query_data: parse, rollup rewrite, query role, JSON), with the time of
+//   each phase of the tool call (mcp/phases.ts) and what is left for HTTP, the SDK and the client;
 // - the same SQL run directly on PostgreSQL as the query role, as written (over the lines of
 //   v_sales_lines) and as query_data rewrites it (over a rollup);
 // - the same SQL in DuckDB (in process) over the same rows, copied from v_sales_lines.
@@ -10,10 +11,12 @@
 //   npm run build && npm run bench:query_data [-- --listings 100000 --order-lines 1000000] [-- --runs 5] [-- --keep NAME]
 //
 // Defaults to the bench profile (100,000 listings, 1,000,000 order lines).
+import { subscribe } from 'node:diagnostics_channel';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BENCH_SCALE } from '../../src/marketplace/simulator/index.js';
+import { toolCallPhases, type ToolCallPhases } from '../../src/mcp/phases.js';
 import { existingViews } from '../../src/projections/views/queries.js';
 import { viewDefinitions } from '../../src/projections/views/registry.js';
 import { rewriteForRollups, ROLLUPS_SCHEMA } from '../../src/projections/views/rollup-rewrite.js';
@@ -66,10 +69,23 @@ async function main(): Promise<void> {
       console.log(`each figure the median of ${runs} runs (variants alternating); ratios to DuckDB's median`);
       for (const [label, sql] of Object.entries(QUERIES)) {
         const rewritten = rewriteForRollups(sql.trim(), viewDefinitions, rollups);
+        const phases: Array<Record<string, number>> = [];
         const variants: Record<string, () => Promise<number>> = {
           'query_data through MCP': async () => {
-            const res = await client.callTool({ name: 'query_data', arguments: { sql } });
+            const started = performance.now();
+            let call: ToolCallPhases | undefined;
+            const listen = (message: unknown) => {
+              if ((message as ToolCallPhases).tool === 'query_data') call = message as ToolCallPhases;
+            };
+            subscribe(toolCallPhases.name, listen);
+            const res = await client.callTool({ name: 'query_data', arguments: { sql } }).finally(() => {
+              toolCallPhases.unsubscribe(listen);
+            });
             if (res.isError) throw new Error(`query_data refused: ${JSON.stringify(res.structuredContent)}`);
+            if (call) {
+              const inTool = Object.values(call.phases).reduce((a, b) => a + b, 0);
+              phases.push({ ...call.phases, 'HTTP, SDK and client (the rest)': performance.now() - started - inTool });
+            }
             return (res.structuredContent as { row_count: number }).row_count;
           },
           'PostgreSQL direct, as written (lines)': () =>
@@ -105,6 +121,10 @@ async function main(): Promise<void> {
             `  ${name.padEnd(40)} ${ms(m).padStart(10)}  (${counts[name]} rows, ${xs.length} answered)${ratio}`,
           );
         }
+        // each phase's median over the calls (the medians need not add up to the call's)
+        console.log(`  query_data's phases, median of ${phases.length} calls:`);
+        for (const phase of Object.keys(phases[0] ?? {}))
+          console.log(`    ${phase.padEnd(38)} ${ms(median(phases.map((p) => p[phase] ?? 0))).padStart(10)}`);
       }
     } finally {
       await client.close();

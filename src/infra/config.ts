@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** `vscode-file://*`: every origin of a non-web scheme (an Electron app's pages), as the SDK's Origin check takes it */
@@ -26,6 +27,34 @@ const hostnames = (list: string, ctx: z.RefinementCtx): string[] =>
       return z.NEVER;
     });
 
+/** Names fastify's trustProxy takes for address ranges besides addresses and CIDRs. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY as fastify's trustProxy: unset or `false` trusts no proxy (the peer's address is the
+ * client's); a number trusts that many hops; otherwise the proxies' addresses, CIDRs or range
+ * names, comma-separated. `true` (every X-Forwarded-For taken as given) is refused: any client
+ * could then name any address (docs/decisions/130-demo-throttle-per-caller.md).
+ */
+const trustedProxies = (value: string, ctx: z.RefinementCtx): false | number | string[] => {
+  const v = value.trim().toLowerCase();
+  if (v === '' || v === 'false') return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  const entries = v
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const bad = entries.find((e) => !PROXY_RANGES.has(e) && !isIP(e.split('/')[0]!));
+  if (v === 'true' || bad !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `'${bad ?? v}' is not a hop count, proxy address, CIDR or one of ${[...PROXY_RANGES].join(', ')}`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+};
+
 // One place that reads the environment. Defaults point at the local services of a
 // developer machine; every value can be overridden by the environment.
 const schema = z.object({
@@ -38,6 +67,9 @@ const schema = z.object({
   // as its hostname). Anything else is refused (DNS rebinding, foreign pages).
   MCP_ALLOWED_HOSTS: z.string().default('').transform(hostnames),
   MCP_ALLOWED_ORIGINS: z.string().default('').transform(hostnames),
+  // The reverse proxies in front of the service, whose X-Forwarded-For names the client: the
+  // demo's throttles count per client address, and sign-in limits per IP.
+  TRUST_PROXY: z.string().default('').transform(trustedProxies),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/marketplace'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z.string().default('mas'),

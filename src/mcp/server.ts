@@ -29,6 +29,7 @@ import { cutDeeperThan, MAX_ARGUMENT_DEPTH } from './argument-bounds.js';
 import { callAuth, MAX_MCP_BODY_BYTES, mcpHandler } from './mcp-handler.js';
 import type { Catalog } from './mcp-server.js';
 import type { Endpoint, MarketplaceAccess, ToolContext } from './tool.js';
+import { demoCaller } from './throttle.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { BacktestStarter } from './tool.js';
 import type { LiveReadAccess } from '../catalog/live-read/execute.js';
@@ -46,6 +47,8 @@ export interface HttpServerDeps {
   demoUserId: string;
   /** e.g. https://mcp.example.com; when absent, each request's own origin is used */
   publicBaseUrl?: string;
+  /** fastify's trustProxy (TRUST_PROXY): whose X-Forwarded-For names the client; absent, none */
+  trustProxy?: false | number | string[];
   /** hostnames the MCP endpoints answer in Host besides localhost and publicBaseUrl's (MCP_ALLOWED_HOSTS) */
   allowedHosts?: readonly string[];
   /** browser origins' hostnames the MCP endpoints answer besides localhost (MCP_ALLOWED_ORIGINS) */
@@ -86,6 +89,10 @@ function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/** fastify's trustProxy; a hop count as the function fastify makes of one (its types take no number). */
+const trustedProxies = (trust: false | number | string[]) =>
+  typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+
 export function buildHttpServer(deps: HttpServerDeps) {
   // fastify's logs label the request id reqId; tool-call logs go through req.log and carry it too
   // Bodies with `__proto__` or `constructor` keys are parsed as plain JSON (own properties, no
@@ -96,6 +103,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
     genReqId: requestId,
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
+    trustProxy: trustedProxies(deps.trustProxy ?? false),
   });
   const baseUrl = requestBaseUrl(deps.oauth?.baseUrl ?? deps.publicBaseUrl);
 
@@ -169,6 +177,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
       db: deps.db,
       userId,
       endpoint,
+      ...(endpoint === 'demo' ? { caller: demoCaller(req.ip) } : {}),
       ...(principal ? { principal } : {}),
       logger: req.log,
       requestId: req.id,

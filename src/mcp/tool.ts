@@ -12,6 +12,7 @@ import type { LiveReadAccess } from '../catalog/live-read/execute.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { Principal } from './auth.js';
 import { argumentBoundsError } from './argument-bounds.js';
+import { type Lap, phaseClock } from './phases.js';
 import { withOwnWrites } from './read-your-writes.js';
 import { errorResult, inputError, jsonResult, unexpectedError, unstorableTextAt } from './errors.js';
 
@@ -33,11 +34,18 @@ export interface ToolContext {
   db: Knex;
   userId: string;
   endpoint: Endpoint;
+  /**
+   * On the demo, where every visitor is the demo user: the visitor's address (throttle.ts' demoCaller), whose
+   * calls the per-user limits count apart from other visitors'. Absent elsewhere.
+   */
+  caller?: string;
   /** the token's holder, scopes and client on /mcp; absent on the demo endpoint and over stdio */
   principal?: Principal;
   /** already carries the request id */
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   requestId: string;
+  /** ends a phase of the call's time (phases.ts); set only while someone listens */
+  lap?: Lap;
   /** the service's clock (tests and the simulator's time travel set their own) */
   now: () => Date;
   /** where write tools record their events; absent where the service serves reads only */
@@ -128,7 +136,15 @@ export function defineTool<Shape extends z.ZodRawShape, Output extends OutputSch
       inputSchema: inputSchema as ToolListing['inputSchema'],
       outputSchema: jsonSchemaOf(spec.output, 'output') as ToolListing['outputSchema'],
     },
-    call: (args, ctx) => withOwnWrites(ctx, (ctx) => respond(args, ctx)),
+    async call(args, ctx) {
+      const clock = phaseClock(spec.name);
+      const result = await withOwnWrites(ctx, (ctx) => {
+        clock?.lap('own writes');
+        return respond(args, clock ? { ...ctx, lap: clock.lap } : ctx);
+      });
+      clock?.publish();
+      return result;
+    },
   };
 
   async function respond(args: unknown, ctx: ToolContext): Promise<CallToolResult> {
@@ -151,10 +167,14 @@ export function defineTool<Shape extends z.ZodRawShape, Output extends OutputSch
           `${unstorable}: holds a NUL character (\\u0000) or a lone UTF-16 surrogate, which cannot be stored; remove it`,
           { argument: unstorable },
         );
-      const shaped = spec.output.safeParse(await spec.handler(parsed.data, ctx));
+      ctx.lap?.('arguments');
+      const answer = await spec.handler(parsed.data, ctx);
+      const shaped = spec.output.safeParse(answer);
       if (!shaped.success)
         throw new Error(`${spec.name}: the answer does not match its output schema`, { cause: shaped.error });
+      ctx.lap?.('output schema');
       const result = jsonResult(shaped.data);
+      ctx.lap?.('JSON text');
       log('info', { outcome: 'ok' });
       return result;
     } catch (err) {

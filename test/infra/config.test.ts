@@ -60,3 +60,20 @@ describe('configuration: MCP_ALLOWED_HOSTS, MCP_ALLOWED_ORIGINS', () => {
     expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://' })).to.throw(ConfigError, /MCP_ALLOWED_ORIGINS/);
   });
 });
+
+describe('configuration: TRUST_PROXY', () => {
+  it('trusts no proxy unless told, a hop count, or the named proxies', () => {
+    expect(loadConfig({}).TRUST_PROXY).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).to.equal(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).to.equal(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::1' }).TRUST_PROXY).to.deep.equal([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::1',
+    ]);
+  });
+  it('refuses true (every X-Forwarded-For believed) and what names no proxy', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).to.throw(ConfigError, /TRUST_PROXY: 'true' is not a hop count/);
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.1,proxy.local' })).to.throw(ConfigError, /'proxy.local' is not/);
+  });
+});

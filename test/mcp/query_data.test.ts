@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { pino } from 'pino';
 import { buildHttpServer } from '../../src/mcp/server.js';
 import { QUERY_LIMIT } from '../../src/mcp/throttle.js';
@@ -47,7 +47,8 @@ describe('query_data over HTTP', () => {
   let asA: Client;
 
   before(async () => {
-    world = await startWorld();
+    // as behind a reverse proxy on loopback: X-Forwarded-For names the client
+    world = await startWorld({ trustProxy: ['loopback'] });
     asA = await world.connect('/mcp', world.tokens.a);
   });
   after(async () => world?.close());
@@ -275,6 +276,55 @@ describe('query_data over HTTP', () => {
     expect((await query({ sql: 'select 1' })).isError).to.not.equal(true);
   });
 
+  it(`throttles each demo visitor on its own: a second caller keeps its ${QUERY_LIMIT.calls} calls when the first has spent them`, async function () {
+    this.timeout(60_000);
+    const visitor = (address: string) => world.connect('/demo/mcp', undefined, { 'x-forwarded-for': address });
+    const [first, second] = [await visitor('203.0.113.7'), await visitor('2001:db8:1:2::9')];
+    // the first visitor's hour, spent through the tool, a few calls at a time
+    for (let spent = 0; spent < QUERY_LIMIT.calls; spent += 10) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => query({ sql: 'select 1' }, first)));
+      expect(answers.filter((a) => a.isError)).to.deep.equal([]);
+    }
+    const throttled = await query({ sql: 'select 1' }, first);
+    expect(throttled.isError).to.equal(true);
+    expect(throttled.structuredContent.code).to.equal('throttled');
+    expect(throttled.structuredContent.detail).to.match(
+      new RegExp(
+        `^${QUERY_LIMIT.calls} query_data calls per ${QUERY_LIMIT.windowSeconds} seconds: retry in \\d+ seconds$`,
+      ),
+    );
+    expect(throttled.structuredContent.retry_after_seconds).to.be.within(3500, 3600);
+    const fresh = await query({ sql: 'select note from v_test_lines limit 1' }, second);
+    expect(fresh.isError).to.not.equal(true);
+    expect(fresh.structuredContent.rows).to.deep.equal([['DEMO']]);
+    // the same host from another address of its /64 is the same visitor
+    const sameHost = await query({ sql: 'select 1' }, await visitor('2001:db8:1:2:ffff::1'));
+    expect(sameHost.isError).to.not.equal(true);
+    const { rows } = await world.db.raw(
+      `select caller, count(*)::int as calls from query_data.calls where user_id = ? and caller <> '127.0.0.1' group by caller order by caller`,
+      [world.users.demo],
+    );
+    expect(rows).to.deep.equal([
+      { caller: '2001:db8:1:2::/64', calls: 2 },
+      { caller: '203.0.113.7', calls: QUERY_LIMIT.calls },
+    ]);
+  });
+
+  it('believes X-Forwarded-For only from trusted proxies: without any, the peer address is the demo caller', async () => {
+    const callsBy = async () =>
+      (
+        await world.db.raw(
+          `select count(*) filter (where caller = '127.0.0.1')::int as peer, count(*) filter (where caller = '198.51.100.23')::int as named from query_data.calls where user_id = ?`,
+          [world.users.demo],
+        )
+      ).rows[0];
+    const before = await callsBy();
+    await onOwnDemoServer(world.db, { 'x-forwarded-for': '198.51.100.23' }, async (client) => {
+      expect((await call(client, 'query_data', { sql: 'select 1' })).isError).to.not.equal(true);
+    });
+    expect(await callsBy()).to.deep.equal({ peer: before.peer + 1, named: 0 });
+  });
+
   it('answers unavailable when the database is unreachable', async () => {
     const db = knexFactory({
       client: 'pg',
@@ -283,6 +333,19 @@ describe('query_data over HTTP', () => {
       acquireConnectionTimeout: 1000,
       log: { warn() {} },
     });
+    try {
+      await onOwnDemoServer(db, {}, async (client) => {
+        const result = await call(client, 'query_data', { sql: 'select 1' });
+        expect(result.isError).to.equal(true);
+        expect(result.structuredContent.code).to.equal('unavailable');
+      });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  /** A server of the test's own on `db` (trusting no proxy), and a demo client sending `headers`. */
+  async function onOwnDemoServer(db: Knex, headers: Record<string, string>, fn: (client: Client) => Promise<void>) {
     const app = buildHttpServer({
       db,
       logger: pino({ level: 'silent' }),
@@ -292,18 +355,12 @@ describe('query_data over HTTP', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const client = new Client({ name: 't', version: '1' });
     try {
-      await client.connect(
-        new StreamableHTTPClientTransport(
-          new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/mcp`),
-        ),
-      );
-      const result = await call(client, 'query_data', { sql: 'select 1' });
-      expect(result.isError).to.equal(true);
-      expect(result.structuredContent.code).to.equal('unavailable');
+      const url = new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/demo/mcp`);
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+      await fn(client);
     } finally {
       await client.close();
       await app.close();
-      await db.destroy();
     }
-  });
+  }
 });

@@ -119,7 +119,7 @@ export async function startHarness(
     },
     async query(accountIds, sql) {
       // the view's content is under test here, not query_data's 3-s bound, which a loaded machine can pass
-      const result = await withQueryRole(db, accountIds, (run) => run(sql), 60_000);
+      const result = await withQueryRole(db, accountIds, (run) => run(sql), { timeoutMs: 60_000 });
       const columns = result.columns.map((c) => c.name);
       return { columns, rows: result.rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i] ?? null]))) };
     },

@@ -49,7 +49,8 @@ export interface World {
   tokens: { a: string; b: string; c: string };
   /** rows per account in the test table */
   rows: Record<'a1' | 'a2' | 'b1' | 'c1' | 'd1', number>;
-  connect(path: '/mcp' | '/demo/mcp', token?: string): Promise<Client>;
+  /** `headers` go with every request (X-Forwarded-For, say) */
+  connect(path: '/mcp' | '/demo/mcp', token?: string, headers?: Record<string, string>): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -68,7 +69,8 @@ function accountEvents(
   ];
 }
 
-export async function startWorld(): Promise<World> {
+/** `trustProxy`: the server's (fastify's) trusted proxies, absent none. */
+export async function startWorld(options: { trustProxy?: string[] } = {}): Promise<World> {
   const db = createDb(process.env.DATABASE_URL!);
   await prepareReadModels(db);
   const users = { a: randomUUID(), b: randomUUID(), c: randomUUID(), demo: randomUUID() };
@@ -108,6 +110,7 @@ export async function startWorld(): Promise<World> {
     logger: pino({ level: 'silent' }),
     authenticate: tokenAuthenticator(db),
     demoUserId: users.demo,
+    ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -119,9 +122,9 @@ export async function startWorld(): Promise<World> {
     accounts,
     tokens,
     rows,
-    async connect(path, token) {
+    async connect(path, token, extra = {}) {
       const client = new Client({ name: 'query-data-test', version: '1.0.0' });
-      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      const headers: Record<string, string> = { ...extra, ...(token ? { authorization: `Bearer ${token}` } : {}) };
       await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers } }));
       clients.push(client);
       return client;

@@ -81,7 +81,7 @@ describe('query_data database wall', () => {
       world.db,
       [world.accounts.a1],
       (run) => run('with recursive r(n) as (select 1 union all select n + 1 from r) select count(*) from r'),
-      200,
+      { timeoutMs: 200 },
     ).then(
       () => 'finished',
       (err: { code: string }) => err.code,

@@ -60,11 +60,14 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
   async handler(input, ctx) {
     if (!input.sql.trim()) throw missingSql();
     const accounts = await accountsForRead(ctx, input.account);
-    await takeCallSlot(ctx.db, ctx.userId, QUERY_LIMIT);
+    ctx.lap?.('accounts');
+    await takeCallSlot(ctx.db, ctx, QUERY_LIMIT);
+    ctx.lap?.('throttle');
     const result = await queryViews(
       ctx.db,
       input.sql,
       accounts.map((a) => a.id),
+      { ...(ctx.lap ? { lap: ctx.lap } : {}) },
     ).catch((err: unknown) => {
       throw queryError(err);
     });
@@ -72,9 +75,11 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
     const json = (rows: typeof result.rows) => rows.map((row) => row.map((v, i) => jsonValue(result.columns[i]!, v)));
     const rowCount = result.rows.length;
     if (rowCount < INLINE_ROWS && !input.export) {
+      const rows = json(result.rows);
+      ctx.lap?.('values');
       return {
         columns,
-        rows: json(result.rows),
+        rows,
         row_count: rowCount,
         ...(rowCount === 0 ? { notice: EMPTY_NOTICE } : {}),
       };

@@ -49,7 +49,7 @@ export const updateAutomationTool = defineTool({
     const { automation_id, activate, ...edit } = input;
     await checkOperationDependencies(ctx.db, edit.operation_dependencies);
     // the activation is counted before anything is saved, so a refused one saves nothing
-    if (activate) await takeCallSlot(ctx.db, ctx.userId, ACTIVATION_LIMIT);
+    if (activate) await takeCallSlot(ctx.db, ctx, ACTIVATION_LIMIT);
     const call = await automationCall(ctx);
     const { saved, status } = await editAutomation(call, automation_id, edit);
     const { replaced } = activate ? await activateAutomation(call, automation_id) : { replaced: null };

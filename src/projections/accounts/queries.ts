@@ -48,6 +48,7 @@ interface AccountRow {
   entity_type: EntityType;
   selling: { id: string; provider_id: string; marketplaces?: Marketplace[]; inactive?: InactiveRow } | null;
   ads: { id: string; provider_id: string; inactive?: InactiveRow } | null;
+  profiles: ProfileRow[];
 }
 
 interface ProfileRow {
@@ -84,69 +85,67 @@ const inactiveView = ({ inactive }: { inactive?: InactiveRow }): InactiveView | 
  * a valid payment method.
  */
 export async function loadAccounts(db: Knex, userId: string): Promise<AccountView[]> {
-  const rows: AccountRow[] = await db
-    .withSchema(READ_MODEL_SCHEMA)
-    .table('accounts')
-    .where({ user_id: userId })
-    .orderBy([{ column: 'created_at' }, { column: 'account_id' }]);
-  return withProfiles(db, rows);
+  const rows: AccountRow[] = await withProfiles(db)
+    .where({ 'a.user_id': userId })
+    .orderBy([{ column: 'a.created_at' }, { column: 'a.account_id' }]);
+  return rows.map(accountView);
 }
 
 /** One account by id, whoever's it is (the automation runtime runs for an account, not a caller); null when unknown. */
 export async function loadAccount(db: Knex, accountId: string): Promise<AccountView | null> {
-  const rows = await prepared<AccountRow[]>(() =>
-    db.withSchema(READ_MODEL_SCHEMA).table('accounts').where({ account_id: accountId }),
-  );
-  return (await withProfiles(db, rows))[0] ?? null;
+  const rows = await prepared<AccountRow[]>(() => withProfiles(db).where({ 'a.account_id': accountId }));
+  return rows[0] ? accountView(rows[0]) : null;
 }
 
-async function withProfiles(db: Knex, rows: readonly AccountRow[]): Promise<AccountView[]> {
-  if (rows.length === 0) return [];
-  const profiles = await prepared<ProfileRow[]>(() =>
-    db
-      .withSchema(READ_MODEL_SCHEMA)
-      .table('advertising_profiles')
-      .whereRaw('account_id = any(?::uuid[])', [rows.map((r) => r.account_id)])
-      .orderBy([{ column: 'country_code' }, { column: 'provider_profile_id' }]),
-  );
-  return rows.map((r) => {
-    const mine = profiles.filter((p) => p.account_id === r.account_id);
-    const marketplaces = r.selling?.marketplaces ?? [];
-    return {
-      id: r.account_id,
-      name: r.name,
-      entity_type: r.entity_type,
-      selling: r.selling && {
-        ...connectionState(
-          r.selling,
-          marketplaces.some((m) => m.participating),
-        ),
-        type: 'SellingPartner',
-        provider_id: r.selling.provider_id,
-        marketplaces,
-        inactive: inactiveView(r.selling),
-      },
-      ads: r.ads && {
-        ...connectionState(
-          r.ads,
-          mine.some((p) => p.account_info.valid_payment_method),
-        ),
-        type: 'Advertiser',
-        provider_id: r.ads.provider_id,
-        profiles: mine.map((p) => ({
-          id: p.profile_id,
-          provider_profile_id: p.provider_profile_id,
-          marketplace_id: p.marketplace_id,
-          country_code: p.country_code,
-          currency: p.currency_code,
-          timezone: p.timezone,
-          account_name: p.account_name,
-          account_id: p.account_info.id,
-        })),
-        inactive: inactiveView(r.ads),
-      },
-    };
-  });
+/** Accounts with their advertising profiles (by country, then profile id): one statement. */
+const withProfiles = (db: Knex) =>
+  db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('accounts as a')
+    .select(
+      'a.*',
+      db.raw(
+        `coalesce((select json_agg(p order by p.country_code, p.provider_profile_id) from ${READ_MODEL_SCHEMA}.advertising_profiles p where p.account_id = a.account_id), '[]') as profiles`,
+      ),
+    );
+
+function accountView(r: AccountRow): AccountView {
+  const mine = r.profiles;
+  const marketplaces = r.selling?.marketplaces ?? [];
+  return {
+    id: r.account_id,
+    name: r.name,
+    entity_type: r.entity_type,
+    selling: r.selling && {
+      ...connectionState(
+        r.selling,
+        marketplaces.some((m) => m.participating),
+      ),
+      type: 'SellingPartner',
+      provider_id: r.selling.provider_id,
+      marketplaces,
+      inactive: inactiveView(r.selling),
+    },
+    ads: r.ads && {
+      ...connectionState(
+        r.ads,
+        mine.some((p) => p.account_info.valid_payment_method),
+      ),
+      type: 'Advertiser',
+      provider_id: r.ads.provider_id,
+      profiles: mine.map((p) => ({
+        id: p.profile_id,
+        provider_profile_id: p.provider_profile_id,
+        marketplace_id: p.marketplace_id,
+        country_code: p.country_code,
+        currency: p.currency_code,
+        timezone: p.timezone,
+        account_name: p.account_name,
+        account_id: p.account_info.id,
+      })),
+      inactive: inactiveView(r.ads),
+    },
+  };
 }
 
 /** Spec 1.6: the user has accounts and every one of them is a vendor account. */

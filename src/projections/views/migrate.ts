@@ -238,5 +238,36 @@ async function migrateQueryDataTables(db: Knex.Transaction): Promise<void> {
   await db.raw(
     `alter table ${QUERY_DATA_SCHEMA}.calls add column if not exists kind text not null default 'query_data'`,
   );
-  await db.raw(`create index if not exists calls_user_kind_at on ${QUERY_DATA_SCHEMA}.calls (user_id, kind, at)`);
+  // The demo's visitors count apart, by address (mcp/throttle.ts); '' everywhere else.
+  await db.raw(`alter table ${QUERY_DATA_SCHEMA}.calls add column if not exists caller text not null default ''`);
+  await db.raw(`drop index if exists ${QUERY_DATA_SCHEMA}.calls_user_kind_at`);
+  await db.raw(
+    `create index if not exists calls_user_caller_kind_at on ${QUERY_DATA_SCHEMA}.calls (user_id, caller, kind, at)`,
+  );
+  // A call slot in one round trip (mcp/throttle.ts): under the caller's lock, trims the window,
+  // counts it, and records the call or answers the seconds until its oldest call leaves it. Each
+  // statement of a volatile function reads anew, so the count sees calls committed while it waited.
+  // Its commit does not wait for the disk: a crash may forget the last calls, which only lets the
+  // caller make them again, and the answer is spared a WAL flush.
+  await db.raw(`create or replace function ${QUERY_DATA_SCHEMA}.take_call_slot(
+    p_user uuid, p_caller text, p_kind text, p_calls integer, p_window_seconds integer
+  ) returns integer language plpgsql volatile as $$
+  declare
+    taken integer;
+    wait integer;
+  begin
+    perform set_config('synchronous_commit', 'off', true);
+    perform pg_advisory_xact_lock(hashtext(p_kind), hashtext(p_user::text || ' ' || p_caller));
+    delete from ${QUERY_DATA_SCHEMA}.calls
+      where user_id = p_user and caller = p_caller and kind = p_kind
+        and at <= now() - make_interval(secs => p_window_seconds);
+    select count(*), ceil(extract(epoch from min(at) + make_interval(secs => p_window_seconds) - now()))
+      into taken, wait
+      from ${QUERY_DATA_SCHEMA}.calls where user_id = p_user and caller = p_caller and kind = p_kind;
+    if taken >= p_calls then
+      return greatest(1, coalesce(wait, 1));
+    end if;
+    insert into ${QUERY_DATA_SCHEMA}.calls (user_id, caller, kind, at) values (p_user, p_caller, p_kind, now());
+    return null;
+  end $$`);
 }

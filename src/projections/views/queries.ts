@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { VIEW_NAMES, type ViewDefinition } from './definition.js';
 import { VIEWS_SCHEMA } from './migrate.js';
 import { viewDefinitions } from './registry.js';
-import { rewriteForRollups, ROLLUPS_SCHEMA } from './rollup-rewrite.js';
+import { rewriteForRollups } from './rollup-rewrite.js';
 import { type ResultSet, withQueryRole } from './run.js';
 import { checkQuery } from './validate.js';
 
@@ -36,14 +36,21 @@ export async function queryViews(
   db: Knex,
   sql: string,
   accountIds: readonly string[],
-  { rollups = true }: { rollups?: boolean } = {},
+  { rollups = true, lap }: { rollups?: boolean; lap?: (phase: string) => void } = {},
 ): Promise<ResultSet> {
-  const { statement } = await checkQuery(sql, await existingViews(db));
-  const answered =
-    (rollups && rewriteForRollups(statement, viewDefinitions, await existingViews(db, ROLLUPS_SCHEMA))) || statement;
-  // The checked statement, wrapped to cap the rows; its own ORDER BY order is kept.
-  const capped = `select * from (\n${answered}\n) as query_data limit ${MAX_RESULT_ROWS + 1}`;
-  const result = await withQueryRole(db, accountIds, (run) => run(capped));
+  const result = await withQueryRole(
+    db,
+    accountIds,
+    async (run, visible) => {
+      const { statement } = await checkQuery(sql, visible.views);
+      lap?.('parse and check');
+      const answered = (rollups && rewriteForRollups(statement, viewDefinitions, visible.rollups)) || statement;
+      lap?.('rewrite');
+      // The checked statement, wrapped to cap the rows; its own ORDER BY order is kept.
+      return run(`select * from (\n${answered}\n) as query_data limit ${MAX_RESULT_ROWS + 1}`);
+    },
+    { ...(lap ? { lap } : {}) },
+  );
   if (result.rows.length > MAX_RESULT_ROWS)
     throw new TooManyRows(`more than ${MAX_RESULT_ROWS.toLocaleString('en-US')} rows; aggregate or narrow the query`);
   return result;
@@ -92,7 +99,7 @@ export async function viewCoverage(
         }
       }
     },
-    COVERAGE_TIMEOUT_MS,
+    { timeoutMs: COVERAGE_TIMEOUT_MS },
   );
   return byAccount;
 }
