@@ -293,6 +293,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         notifier: { queued: (receiptIds) => enqueueDispatch(dispatch.queue, receiptIds) },
         enqueueWebhookPosts: (input) => posts.enqueueWebhookPosts(input),
         concurrency: config.LIVE_RUNS_CONCURRENCY,
+        partitions: config.LIVE_PARTITIONS,
       });
       stops.push(() => reactor.close());
       // report requests: submitted, polled, transferred and completed from what the log holds

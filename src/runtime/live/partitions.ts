@@ -94,7 +94,7 @@ export async function holdPartitions(o: PartitionLeasesOptions): Promise<Partiti
   const ttlMs = o.ttlMs ?? 5_000;
   const renewEveryMs = o.renewEveryMs ?? 1_000;
   const worker = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  const logger = o.logger.child({ leases: name, worker });
+  const logger = o.logger.child({ leases: name, owner: worker });
   const ttl = `${ttlMs} milliseconds`;
 
   const made = await db.table(PARTITIONS).where({ name }).count<{ n: string }[]>({ n: '*' });
