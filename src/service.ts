@@ -285,8 +285,12 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
       stops.push(() => sandbox.close());
       const posts = webhooks;
+      // one connection of its own: the partitions' leases are renewed on time however busy the pool is
+      const leasesDb = createDb(config.DATABASE_URL, { min: 0, max: 1 });
+      stops.push(() => leasesDb.destroy());
       const reactor = await startLiveReactor({
         db,
+        leasesDb,
         store,
         sandbox,
         logger: workerLogger,

@@ -60,6 +60,8 @@ export const LIVE_RUNS_CHECKPOINT = 'live-runs';
 
 export interface LiveReactorOptions {
   db: Knex;
+  /** the leases' own connection (default `db`): a renewal that queued behind busy runs for the pool would let them lapse */
+  leasesDb?: Knex;
   store: EventStore;
   sandbox: Sandbox;
   logger: Logger;
@@ -238,7 +240,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   };
 
   const leases = await holdPartitions({
-    db: o.db,
+    db: o.leasesDb ?? o.db,
     name,
     count: o.partitions ?? 32,
     // the first start begins at the log's head (live runs start when the runtime is deployed), or
