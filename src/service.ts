@@ -301,15 +301,18 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       });
       stops.push(() => reactor.close());
       // report requests: submitted, polled, transferred and completed from what the log holds
-      const reports = startReportWorker({
-        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'reports' } } },
-        db,
-        lwa,
-        endpoints,
-        credentials,
-        logger: workerLogger.child({ worker: 'reports' }),
-        now: () => new Date(),
-      });
+      const reports = startReportWorker(
+        {
+          ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'reports' } } },
+          db,
+          lwa,
+          endpoints,
+          credentials,
+          logger: workerLogger.child({ worker: 'reports' }),
+          now: () => new Date(),
+        },
+        { partitions: () => reactor.held() },
+      );
       stops.push(() => reports.close());
       // the demo user's one account, the fictional seller (docs/decisions/085-demo-one-seller-and-tool-table.md)
       const seller = sets.get(SELLER_CREDENTIALS);

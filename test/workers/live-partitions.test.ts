@@ -145,16 +145,13 @@ describe('live runs shared by two worker processes (partition leases)', function
     await eventually(async () => ((await owners()).size === PARTITIONS ? true : undefined), 'the first to hold all');
     workers.push(await startServiceProcess(env, ['worker']));
     const second = await ownerOf(workers[1]!);
-    await eventually(
-      async () => {
-        const held = [...(await owners()).values()];
-        return held.filter((o) => o === first).length === PARTITIONS / 2 &&
-          held.filter((o) => o === second).length === PARTITIONS / 2
-          ? true
-          : undefined;
-      },
-      'the two workers to hold half each',
-    );
+    await eventually(async () => {
+      const held = [...(await owners()).values()];
+      return held.filter((o) => o === first).length === PARTITIONS / 2 &&
+        held.filter((o) => o === second).length === PARTITIONS / 2
+        ? true
+        : undefined;
+    }, 'the two workers to hold half each');
     const before = await owners();
 
     // the simulator's offer changes, recorded as ingestion records them, spread over the accounts' listings
@@ -202,13 +199,10 @@ describe('live runs shared by two worker processes (partition leases)', function
     await stream;
     await Promise.all(appends);
     await workers[0]!.spawned.exit;
-    const takenOver = await eventually(
-      async () => {
-        const now = await owners();
-        return now.size === PARTITIONS && [...now.values()].every((o) => o === second) ? Date.now() : undefined;
-      },
-      'the survivor to hold every partition',
-    );
+    const takenOver = await eventually(async () => {
+      const now = await owners();
+      return now.size === PARTITIONS && [...now.values()].every((o) => o === second) ? Date.now() : undefined;
+    }, 'the survivor to hold every partition');
     expect(takenOver - killedAt, 'ms from the kill until the survivor held every partition').to.be.below(10_000);
 
     // the log's word: each event's runs and admitted receipts
@@ -249,8 +243,10 @@ describe('live runs shared by two worker processes (partition leases)', function
       if (e.type === 'MarketplaceEventReceived') accountOf.set(e.id, (e.data as Loose).account_id);
     const both = dead.filter((id) => survivor.includes(id));
     for (const id of both)
-      expect(deadPartitions.has(partitionOf(accountOf.get(id)!, PARTITIONS)), `${id} ran in both outside the dead one's partitions`)
-        .to.equal(true);
+      expect(
+        deadPartitions.has(partitionOf(accountOf.get(id)!, PARTITIONS)),
+        `${id} ran in both outside the dead one's partitions`,
+      ).to.equal(true);
     // every event ran somewhere (the survivor's account covers what the dead one never finished)
     expect(new Set([...dead, ...survivor]).size).to.equal(events.size);
     console.log(

@@ -26,7 +26,7 @@ import { runAutomation } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint } from './checkpoint.js';
 import { ContiguousProgress, KeyedLanes } from './ordering.js';
-import { holdPartitions, partitionOf } from './partitions.js';
+import { holdPartitions, partitionOf, type HeldPartitions } from './partitions.js';
 import { Recent } from './recent.js';
 import { runIdentity, settleLiveRun } from './settle.js';
 
@@ -104,6 +104,8 @@ export interface LiveReactorStats {
 
 export interface LiveReactor {
   stats(): LiveReactorStats;
+  /** the partitions this worker holds now: the report worker sweeps their accounts only */
+  held(): HeldPartitions;
   /** Stops taking events, lets the runs in flight finish (or abandons their retries), saves the checkpoint. */
   close(): Promise<void>;
 }
@@ -378,7 +380,12 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   };
 
   /** True once the event is finished (run, or given up); false when the reactor closed, or let the partition go, first. */
-  async function handle(event: RecordedEvent, data: MarketplaceEventData, partition: number, h: Held): Promise<boolean> {
+  async function handle(
+    event: RecordedEvent,
+    data: MarketplaceEventData,
+    partition: number,
+    h: Held,
+  ): Promise<boolean> {
     let failures = 0;
     let last: Error | null = null;
     for (let attempt = 0; !closing && stillHeld(partition, h); attempt++) {
@@ -463,6 +470,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       inFlight: [...held.values()].reduce((n, h) => n + h.progress.inFlight, 0),
       partitions: [...held.keys()].sort((a, b) => a - b),
     }),
+    held: () => ({ count: leases.count, held: [...held.keys()] }),
     async close() {
       closing = true;
       abort.abort();
