@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { createDb, type Knex } from '../../src/infra/db.js';
+import { partitionOf } from '../../src/domain/shared/partitions.js';
+import { inPartitions } from '../../src/projections/partitions.js';
 import {
   holdPartitions,
-  inPartitions,
   migrateReactorPartitions,
-  partitionOf,
   type LeaseHandlers,
   type PartitionLeases,
 } from '../../src/runtime/live/partitions.js';

@@ -10,7 +10,7 @@ import { observationsProjection } from '../../src/projections/observations/proje
 import { projections } from '../../src/projections/registry.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { LIVE_RUNS_CHECKPOINT } from '../../src/runtime/live/reactor.js';
-import { partitionOf } from '../../src/runtime/live/partitions.js';
+import { partitionOf } from '../../src/domain/shared/partitions.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { SELLING_TOKEN } from '../support/marketplace.js';
@@ -40,7 +40,6 @@ function handle(event, context) {
       our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
 }`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fixture and log payloads are read loosely
 type Loose = any;
 
 describe('live runs shared by two worker processes (partition leases)', function () {

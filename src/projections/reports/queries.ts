@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ReportState } from '../../domain/report/decide.js';
-import { inPartitions, type HeldPartitions } from '../../runtime/live/partitions.js';
+import type { HeldPartitions } from '../../domain/shared/partitions.js';
+import { inPartitions } from '../partitions.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { REPORTS_TABLE } from './projection.js';
 

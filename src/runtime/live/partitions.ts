@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { sha256 } from '../../domain/shared/canonical.js';
 import type { Position } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 import type { Logger } from '../../infra/logger.js';
@@ -38,23 +37,6 @@ export async function migrateReactorPartitions(db: Knex | Knex.Transaction): Pro
     expires_at timestamptz not null,
     primary key (name, worker))`);
 }
-
-/** The partition an account's events fall in: the same in every process. */
-export const partitionOf = (account_id: string, count: number): number =>
-  Number.parseInt(sha256(account_id).slice(0, 8), 16) % count;
-
-/** The partitions a worker holds, out of how many: what a sweep of the read models shares out by. */
-export interface HeldPartitions {
-  count: number;
-  held: readonly number[];
-}
-
-/** Keeps the rows whose account (`column`) falls in a held partition: partitionOf, in SQL. */
-export const inPartitions = (query: Knex.QueryBuilder, column: string, p: HeldPartitions): void =>
-  void query.whereRaw(
-    `('x' || left(encode(sha256(convert_to(??, 'UTF8')), 'hex'), 8))::bit(32)::bigint % ? = any(?::int[])`,
-    [column, p.count, [...p.held]],
-  );
 
 const position = (row: { commit_position: string; prepare_position: string }): Position => ({
   commit: BigInt(row.commit_position),

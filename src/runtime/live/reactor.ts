@@ -26,7 +26,8 @@ import { runAutomation } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint } from './checkpoint.js';
 import { ContiguousProgress, KeyedLanes } from './ordering.js';
-import { holdPartitions, partitionOf, type HeldPartitions } from './partitions.js';
+import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
+import { holdPartitions } from './partitions.js';
 import { Recent } from './recent.js';
 import { runIdentity, settleLiveRun } from './settle.js';
 

@@ -7,7 +7,7 @@ import { REPORT_LIMITS } from '../../domain/report/limits.js';
 import { reportOperation, reportTypeOf } from '../../domain/report/operations.js';
 import { MarketplaceError } from '../../marketplace/clients/errors.js';
 import { reportIdsWithWork } from '../../projections/reports/queries.js';
-import type { HeldPartitions } from '../../runtime/live/partitions.js';
+import type { HeldPartitions } from '../../domain/shared/partitions.js';
 import { startSweeps } from '../sweeps.js';
 import type { SyncDeps } from '../sync/job.js';
 import { reportProvider } from './provider.js';
