@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import { createAutomation } from '../../src/commands/automation/lifecycle.js';
-import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
+import { oneLaneListings, recordOfferChange, REPRICE_ONE_PATCH } from '../../test/support/offer-changes.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { PENDING_STATUSES } from '../../src/domain/mutation/events.js';
 import { newId } from '../../src/domain/shared/ids.js';
@@ -11,7 +11,6 @@ import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
-import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { printRunnersPeakRss } from './fixtures.js';
 import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
@@ -42,17 +41,6 @@ import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 // (lost) and events with more than one admitted receipt (double admissions).
 
 const SELLER = 'Atzr|demo-seller';
-
-/** Undercuts the lowest price by a cent: one price patch per event. */
-const HANDLER = `
-function handle(event, context) {
-  const lowest = event.Payload.AnyOfferChangedNotification.Summary.LowestPrices?.[0]?.ListingPrice?.Amount;
-  const price = Math.max(1, Math.round((Math.min(lowest, context.listing.price ?? lowest) - 0.01) * 100) / 100);
-  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
-    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
-      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
-      our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
-}`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fixture and log payloads are read loosely
 type Loose = any;
@@ -131,16 +119,9 @@ export async function livePhase(o: {
       const account = (await loadAccount(db, accountId))!;
       // listings (not deleted) whose ASIN no other listing of their marketplace shares, in every
       // marketplace: each event reaches one listing, one run, and the events spread over the catalog
-      const listings: Array<{ asin: string; marketplace_id: string }> = (
-        await db.raw(
-          `select c.asin, c.marketplace_id from rm.listing_current c
-           join rm.listings l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-           where c.account_id = ? and coalesce(l.status, '') <> 'DELETED' and (c.marketplace_id, c.asin) in
-             (select marketplace_id, asin from rm.listing_current where account_id = ? group by 1, 2 having count(*) = 1)
-           order by c.marketplace_id, c.asin`,
-          [accountId, accountId],
-        )
-      ).rows;
+      // listings whose ASIN is their marketplace's alone, in every marketplace: each event reaches
+      // one listing, one run, and the events spread over the catalog
+      const listings = await oneLaneListings(db, accountId);
       console.log(
         `  events spread over ${listings.length} listings of a seller of ${o.listings} (one lane each: those whose ASIN is their marketplace's alone)`,
       );
@@ -156,7 +137,7 @@ export async function livePhase(o: {
         account,
         stream_type: 'ANY_OFFER_CHANGED',
         title: 'Bench reprice',
-        code: HANDLER,
+        code: REPRICE_ONE_PATCH,
         operation_dependencies: {},
       });
       await activateAutomation(call, automation);
@@ -192,23 +173,8 @@ export async function livePhase(o: {
       const sentAt = new Map<string, number>();
       const send = async (i: number) => {
         const message_id = randomUUID();
-        const payload = eventFixture('ANY_OFFER_CHANGED')!;
-        const n = (payload.Payload as Loose).AnyOfferChangedNotification;
-        const listing = listings[i % listings.length]!;
-        n.OfferChangeTrigger.ASIN = listing.asin;
-        n.OfferChangeTrigger.MarketplaceId = listing.marketplace_id;
-        (payload.NotificationMetadata as Loose).NotificationId = message_id;
-        const at = new Date().toISOString();
         sentAt.set(message_id, performance.now());
-        await recordMarketplaceEvent(store, {
-          account_id: accountId,
-          message_id,
-          stream_type: 'ANY_OFFER_CHANGED',
-          source: 'selling',
-          occurred_at: at,
-          received_at: at,
-          payload,
-        });
+        await recordOfferChange(store, accountId, listings[i % listings.length]!, message_id);
       };
       const unsent = async () =>
         Number((await db('rm.mutation_receipts').whereIn('status', PENDING_STATUSES).count({ n: '*' }))[0]!.n);

@@ -2,18 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import { createAutomation } from '../../src/commands/automation/lifecycle.js';
-import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { mutationsProjection } from '../../src/projections/mutations/projection.js';
 import { observationsProjection } from '../../src/projections/observations/projection.js';
 import { projections } from '../../src/projections/registry.js';
-import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { LIVE_RUNS_CHECKPOINT } from '../../src/runtime/live/reactor.js';
 import { partitionOf } from '../../src/domain/shared/partitions.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from '../support/env.js';
 import { SELLING_TOKEN } from '../support/marketplace.js';
+import { oneLaneListings, recordOfferChange, REPRICE_ONE_PATCH } from '../support/offer-changes.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { eventually } from '../support/processes.js';
 import { killIfRunning, serviceEnv, startServiceProcess, type RunningServiceProcess } from '../support/service.js';
@@ -28,17 +27,6 @@ import { killIfRunning, serviceEnv, startServiceProcess, type RunningServiceProc
 const PARTITIONS = 4;
 const RATE = 10;
 const AFTER_KILL_MS = 8_000;
-
-/** Undercuts the lowest price by a cent: one price patch per event. */
-const HANDLER = `
-function handle(event, context) {
-  const lowest = event.Payload.AnyOfferChangedNotification.Summary.LowestPrices?.[0]?.ListingPrice?.Amount;
-  const price = Math.max(1, Math.round((Math.min(lowest, context.listing.price ?? lowest) - 0.01) * 100) / 100);
-  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
-    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
-      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
-      our_price: [{ schedule: [{ value_with_tax: price }] }] }] }] } });
-}`;
 
 type Loose = any;
 
@@ -106,21 +94,12 @@ describe('live runs shared by two worker processes (partition leases)', function
         account: view,
         stream_type: 'ANY_OFFER_CHANGED',
         title: 'Reprice',
-        code: HANDLER,
+        code: REPRICE_ONE_PATCH,
         operation_dependencies: {},
       });
       await activateAutomation(call, automation);
-      // listings (not deleted) whose ASIN is their marketplace's alone: each event reaches one listing, one run
-      const rows: Array<{ asin: string; marketplace_id: string }> = (
-        await h.db.raw(
-          `select c.asin, c.marketplace_id from rm.listing_current c
-           join rm.listings l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row
-           where c.account_id = ? and coalesce(l.status, '') <> 'DELETED' and (c.marketplace_id, c.asin) in
-             (select marketplace_id, asin from rm.listing_current where account_id = ? group by 1, 2 having count(*) = 1)
-           order by c.marketplace_id, c.asin`,
-          [account, account],
-        )
-      ).rows;
+      // each event reaches one listing, one run
+      const rows = await oneLaneListings(h.db, account);
       targets.push(...rows.map((r) => ({ account, ...r })));
     }
     await h.projector.whenCaughtUp();
@@ -156,22 +135,7 @@ describe('live runs shared by two worker processes (partition leases)', function
     // the simulator's offer changes, recorded as ingestion records them, spread over the accounts' listings
     const send = async (i: number) => {
       const target = targets[(i * 7) % targets.length]!;
-      const payload = eventFixture('ANY_OFFER_CHANGED')!;
-      const n = (payload.Payload as Loose).AnyOfferChangedNotification;
-      n.OfferChangeTrigger.ASIN = target.asin;
-      n.OfferChangeTrigger.MarketplaceId = target.marketplace_id;
-      const message_id = randomUUID();
-      (payload.NotificationMetadata as Loose).NotificationId = message_id;
-      const at = new Date().toISOString();
-      await recordMarketplaceEvent(h.store, {
-        account_id: target.account,
-        message_id,
-        stream_type: 'ANY_OFFER_CHANGED',
-        source: 'selling',
-        occurred_at: at,
-        received_at: at,
-        payload,
-      });
+      await recordOfferChange(h.store, target.account, target, randomUUID());
     };
     const handled = (w: RunningServiceProcess) =>
       w.spawned.logs.filter((r) => r.msg === 'live event handled').map((r) => r.event_id as string);
