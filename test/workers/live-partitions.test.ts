@@ -159,13 +159,13 @@ describe('live runs shared by two worker processes (partition leases)', function
     );
     workers[0]!.spawned.child.kill('SIGKILL');
     killedAt = Date.now();
-    await stream;
-    await Promise.all(appends);
-    await workers[0]!.spawned.exit;
+    // watched while the stream goes on
     const takenOver = await eventually(async () => {
       const now = await owners();
       return now.size === PARTITIONS && [...now.values()].every((o) => o === second) ? Date.now() : undefined;
     }, 'the survivor to hold every partition');
+    await stream;
+    await Promise.all(appends);
     expect(takenOver - killedAt, 'ms from the kill until the survivor held every partition').to.be.below(10_000);
 
     // the log's word: each event's runs and admitted receipts
