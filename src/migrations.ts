@@ -12,11 +12,12 @@ import { migrateOAuth } from './oauth/adapter.js';
 import { migrateViews } from './projections/views/migrate.js';
 import { viewDefinitions } from './projections/views/registry.js';
 import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
+import { migrateReactorPartitions } from './runtime/live/partitions.js';
 
 /**
  * The service's schema, in order: the event store table (when PostgreSQL holds the events), the
  * projector's bookkeeping and every given projection's live tables, query_data's views and role,
- * the product type schema cache, the reactors' checkpoints, what each user's reads wait for, the OAuth server's records, the operation catalog, personal data, sealed secrets, report artifacts, and the events' compression.
+ * the product type schema cache, the reactors' checkpoints and partitions, what each user's reads wait for, the OAuth server's records, the operation catalog, personal data, sealed secrets, report artifacts, and the events' compression.
  */
 export function migrationSteps(
   projections: readonly Projection[],
@@ -28,6 +29,7 @@ export function migrationSteps(
     (trx) => migrateViews(trx, viewDefinitions),
     migrateProductTypeSchemaCache,
     migrateReactorCheckpoints,
+    migrateReactorPartitions,
     migrateReadYourWrites,
     // the OAuth server's codes, tokens, clients and keys, outside the event log
     migrateOAuth,

@@ -286,14 +286,19 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
       stops.push(() => sandbox.close());
       const posts = webhooks;
+      // one connection of its own: the partitions' leases are renewed on time however busy the pool is
+      const leasesDb = createDb(config.DATABASE_URL, { min: 0, max: 1 });
+      stops.push(() => leasesDb.destroy());
       const reactor = await startLiveReactor({
         db,
+        leasesDb,
         store,
         sandbox,
         logger: workerLogger,
         notifier: { queued: (receiptIds) => enqueueDispatch(dispatch.queue, receiptIds) },
         enqueueWebhookPosts: (input) => posts.enqueueWebhookPosts(input),
         concurrency: config.LIVE_RUNS_CONCURRENCY,
+        partitions: config.LIVE_PARTITIONS,
       });
       stops.push(() => reactor.close());
       // backtests: replayed in runner processes of their own, one at a time per worker process
@@ -310,15 +315,18 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       backtests.on('error', warn('backtest worker'));
       stops.push(() => backtests.close());
       // report requests: submitted, polled, transferred and completed from what the log holds
-      const reports = startReportWorker({
-        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'reports' } } },
-        db,
-        lwa,
-        endpoints,
-        credentials,
-        logger: workerLogger.child({ worker: 'reports' }),
-        now: () => new Date(),
-      });
+      const reports = startReportWorker(
+        {
+          ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'reports' } } },
+          db,
+          lwa,
+          endpoints,
+          credentials,
+          logger: workerLogger.child({ worker: 'reports' }),
+          now: () => new Date(),
+        },
+        { partitions: () => reactor.held() },
+      );
       stops.push(() => reports.close());
       // the demo user's one account, the fictional seller (docs/decisions/085-demo-one-seller-and-tool-table.md)
       const seller = sets.get(SELLER_CREDENTIALS);

@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import { createAutomation } from '../../src/commands/automation/lifecycle.js';
-import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
+import { recordOfferChange, REPRICE_ONE_PATCH } from '../../test/support/offer-changes.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { PENDING_STATUSES } from '../../src/domain/mutation/events.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
 import { projections } from '../../src/projections/registry.js';
-import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { printRunnersPeakRss } from './fixtures.js';
-import { REPRICER as HANDLER, SELLER, syncedSeller } from './seller.js';
+import { SELLER, syncedSeller } from './seller.js';
 import { startLiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import {
@@ -97,7 +96,7 @@ export async function livePhase(o: {
         account,
         stream_type: 'ANY_OFFER_CHANGED',
         title: 'Bench reprice',
-        code: HANDLER,
+        code: REPRICE_ONE_PATCH,
         operation_dependencies: {},
       });
       await activateAutomation(call, automation);
@@ -133,23 +132,8 @@ export async function livePhase(o: {
       const sentAt = new Map<string, number>();
       const send = async (i: number) => {
         const message_id = randomUUID();
-        const payload = eventFixture('ANY_OFFER_CHANGED')!;
-        const n = (payload.Payload as Loose).AnyOfferChangedNotification;
-        const listing = listings[i % listings.length]!;
-        n.OfferChangeTrigger.ASIN = listing.asin;
-        n.OfferChangeTrigger.MarketplaceId = listing.marketplace_id;
-        (payload.NotificationMetadata as Loose).NotificationId = message_id;
-        const at = new Date().toISOString();
         sentAt.set(message_id, performance.now());
-        await recordMarketplaceEvent(store, {
-          account_id: accountId,
-          message_id,
-          stream_type: 'ANY_OFFER_CHANGED',
-          source: 'selling',
-          occurred_at: at,
-          received_at: at,
-          payload,
-        });
+        await recordOfferChange(store, accountId, listings[i % listings.length]!, message_id);
       };
       const unsent = async () =>
         Number((await db('rm.mutation_receipts').whereIn('status', PENDING_STATUSES).count({ n: '*' }))[0]!.n);

@@ -18,7 +18,8 @@ import { runBacktest } from '../../src/runtime/backtest/replay.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { createSandbox } from '../../src/runtime/sandbox/index.js';
 import { bareCycle, printRunnersPeakRss } from '../automations/fixtures.js';
-import { REPRICER, syncedSeller } from '../automations/seller.js';
+import { syncedSeller } from '../automations/seller.js';
+import { REPRICE_ONE_PATCH } from '../../test/support/offer-changes.js';
 import { fmt, percentile, printMachine, startBenchStack, withDatabase } from '../support.js';
 
 const { values: args } = parseArgs({
@@ -85,7 +86,7 @@ await withDatabase(args['admin-url']!, `bench_backtest_${Date.now()}`, async (ur
     const result = await runBacktest(
       { db, store, sandbox, logger, concurrency: Number(args.concurrency) },
       {
-        automation: { id: null, version: 1, code: REPRICER },
+        automation: { id: null, version: 1, code: REPRICE_ONE_PATCH },
         account,
         streamType: 'ANY_OFFER_CHANGED',
         since,

@@ -158,6 +158,8 @@ const schema = z.object({
   DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** marketplace events the live-runs reactor handles side by side */
   LIVE_RUNS_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /** partitions the accounts fall in for live runs, held by the worker processes as leases (every worker of a deployment the same) */
+  LIVE_PARTITIONS: z.coerce.number().int().positive().max(1024).default(32),
   // Seller accounts' mail (password reset links): an SMTP URL (smtps://user:pass@host), and the
   // sender. Unset: in development and tests each message goes to the log; in production none is sent.
   SMTP_URL: z.string().url().optional(),

@@ -348,7 +348,7 @@ describe('live automation runs (the reactor)', function () {
   });
 
   async function setCheckpoint(name: string, p: Position) {
-    await t.w.h.db.raw(`update reactors.checkpoints set commit_position = ?, prepare_position = ? where name = ?`, [
+    await t.w.h.db.raw(`update reactors.partitions set commit_position = ?, prepare_position = ? where name = ?`, [
       p.commit.toString(),
       p.prepare.toString(),
       name,

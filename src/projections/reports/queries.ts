@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { ReportState } from '../../domain/report/decide.js';
+import type { HeldPartitions } from '../../domain/shared/partitions.js';
+import { inPartitions } from '../partitions.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { REPORTS_TABLE } from './projection.js';
 
@@ -11,10 +13,14 @@ export async function outstandingReports(db: Knex, namespace: string): Promise<n
   return Number(row[0]!.n);
 }
 
-/** The receipts the worker still has work on (until their completion event is recorded), oldest first. */
-export async function reportIdsWithWork(db: Knex, limit: number): Promise<string[]> {
+/**
+ * The receipts the worker still has work on (until their completion event is recorded), oldest
+ * first; with `partitions`, only those of accounts in the partitions given (each worker its own).
+ */
+export async function reportIdsWithWork(db: Knex, limit: number, partitions?: HeldPartitions): Promise<string[]> {
   const rows: Array<{ mutation_id: string }> = await rm(db)
     .where({ work_due: true })
+    .modify((q) => partitions && inPartitions(q, 'account_id', partitions))
     .orderBy('updated_at')
     .limit(limit)
     .select('mutation_id');

@@ -1,8 +1,10 @@
 import type { Position } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 
-// Where a log-following reactor has got to, durably: one row per reactor. Not a read model (a
-// rebuild must never move it back and replay live runs), so it has a schema of its own.
+// Where a log-following reactor had got to when one process ran it: one row per reactor. Not a read
+// model (a rebuild must never move it back and replay live runs), so it has a schema of its own.
+// Partitioned reactors (partitions.ts) keep a checkpoint per partition instead, and start their
+// partitions from this row when an earlier release left one.
 
 const SCHEMA = 'reactors';
 const TABLE = `${SCHEMA}.checkpoints`;
@@ -23,16 +25,4 @@ export async function readReactorCheckpoint(db: Knex, name: string): Promise<Pos
     .where({ name })
     .first('commit_position', 'prepare_position');
   return row ? { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) } : null;
-}
-
-/** Moves the checkpoint forward only (a slower writer of an older position changes nothing). */
-export async function saveReactorCheckpoint(db: Knex, name: string, position: Position): Promise<void> {
-  const [commit, prepare] = [position.commit.toString(), position.prepare.toString()];
-  await db.raw(
-    `insert into ${TABLE} (name, commit_position, prepare_position) values (?, ?, ?)
-     on conflict (name) do update set commit_position = excluded.commit_position,
-       prepare_position = excluded.prepare_position, updated_at = now()
-     where (${TABLE}.commit_position, ${TABLE}.prepare_position) < (excluded.commit_position, excluded.prepare_position)`,
-    [name, commit, prepare],
-  );
 }

@@ -24,8 +24,10 @@ import { loadAccount } from '../../projections/accounts/queries.js';
 import { hasApplied } from '../../projections/checkpoints.js';
 import { runAutomation } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { readReactorCheckpoint, saveReactorCheckpoint } from './checkpoint.js';
+import { readReactorCheckpoint } from './checkpoint.js';
 import { ContiguousProgress, KeyedLanes } from './ordering.js';
+import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
+import { holdPartitions } from './partitions.js';
 import { Recent } from './recent.js';
 import { runIdentity, settleLiveRun } from './settle.js';
 
@@ -34,8 +36,12 @@ import { runIdentity, settleLiveRun } from './settle.js';
 // through the one orchestrator (runAutomation, mode 'live'), then settles each run (store writes,
 // webhook posts, the run's record: settle.ts).
 //
-// - Durable and at least once: a checkpoint of its own (reactors.checkpoints) passes an event only
-//   when it and every event before it are finished; a restart runs what was in flight again, and
+// - Shared by the worker processes (docs/decisions/135-partitioned-live-runs.md): the accounts fall
+//   in partitions, each held by one worker at a time as a lease (partitions.ts); a worker runs the
+//   events of the partitions it holds and passes over the rest.
+// - Durable and at least once: each partition has a checkpoint of its own (reactors.partitions),
+//   which passes an event only when it and every earlier event of the partition are finished; a
+//   restart, or a worker taking a dead worker's partition over, runs what was in flight again, and
 //   the run's identity (automation version, event, listing) makes admission, store, posts and
 //   record idempotent, so nothing is done twice.
 // - Fast: events run side by side (`concurrency`), except that events naming the same listing (or
@@ -55,17 +61,24 @@ export const LIVE_RUNS_CHECKPOINT = 'live-runs';
 
 export interface LiveReactorOptions {
   db: Knex;
+  /** the leases' own connection (default `db`): a renewal that queued behind busy runs for the pool would let them lapse */
+  leasesDb?: Knex;
   store: EventStore;
   sandbox: Sandbox;
   logger: Logger;
   /** hands admitted receipts to the dispatch workers at once (else their sweep finds them) */
   notifier?: DispatchNotifier;
   enqueueWebhookPosts(input: WebhookPosts): Promise<WebhookPostsResult>;
-  /** the checkpoint's name (default LIVE_RUNS_CHECKPOINT; tests use their own) */
+  /** the name of its partitions and their checkpoints (default LIVE_RUNS_CHECKPOINT; tests use their own) */
   name?: string;
+  /** how many partitions the accounts fall in (default 32; every worker of a deployment must agree) */
+  partitions?: number;
+  /** a partition's lease lasts this long after its last renewal (default 5 s), renewed every `renewEveryMs` (default 1 s) */
+  leaseMs?: number;
+  renewEveryMs?: number;
   /** events handled side by side (default 16) */
   concurrency?: number;
-  /** how often the checkpoint is written when it moved (default 200 ms) */
+  /** how often the checkpoints are written when they moved (default 200 ms) */
   checkpointEveryMs?: number;
   /** attempts before an event is a poison event (default 5), and the backoff between them */
   attempts?: number;
@@ -86,11 +99,14 @@ export interface LiveReactorStats {
   poison: number;
   /** events in flight */
   inFlight: number;
-  checkpoint: Position | null;
+  /** the partitions this worker holds */
+  partitions: number[];
 }
 
 export interface LiveReactor {
   stats(): LiveReactorStats;
+  /** the partitions this worker holds now: the report worker sweeps their accounts only */
+  held(): HeldPartitions;
   /** Stops taking events, lets the runs in flight finish (or abandons their retries), saves the checkpoint. */
   close(): Promise<void>;
 }
@@ -152,9 +168,6 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   const attempts = o.attempts ?? 5;
   const backoff = o.backoffMs ?? { base: 200, max: 10_000 };
   const logger = o.logger.child({ worker: 'live-runs' });
-  // the first start begins at the log's head: live runs start when the runtime is deployed
-  const start = (await readReactorCheckpoint(o.db, name)) ?? (await o.store.headPosition());
-  const progress = new ContiguousProgress(start);
   const lanes = new KeyedLanes();
   const storeWrites = new Map<string, Position>();
   // The live automation per account and type, kept from one event to the next: read again once the
@@ -183,15 +196,97 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   let freed: (() => void) | null = null;
   const abort = new AbortController();
 
-  let saved = start;
-  const save = async () => {
-    const position = progress.position;
-    if (!position || (saved && comparePositions(position, saved) <= 0)) return;
-    await saveReactorCheckpoint(o.db, name, position);
-    saved = position;
+  /** A partition this worker holds: where it stands, and its events in flight. */
+  interface Held {
+    progress: ContiguousProgress;
+    /** its last event taken from the log */
+    taken: Position;
+    /** false until the log is followed again from `taken` or before (a partition claimed behind the follower) */
+    ready: boolean;
+    /** being handed over: no more of its events are taken */
+    releasing: boolean;
+    saved: Position;
+  }
+  const held = new Map<number, Held>();
+  /** where following the log goes on from: the last event taken (undefined until a partition is held) */
+  let from: Position | undefined;
+  /** moved on when following must start again from `from` */
+  let generation = 0;
+  let subscription: Subscription | null = null;
+  let woken: (() => void) | null = null;
+
+  /** A partition's checkpoint: its last event before which all of its events are finished. */
+  const checkpointOf = (h: Held): Position => {
+    const settled = h.progress.position ?? h.taken;
+    // with nothing in flight, every event of the partition up to where the follower is was taken and finished
+    if (h.ready && !h.releasing && h.progress.inFlight === 0 && from && comparePositions(from, h.taken) >= 0)
+      return from;
+    return settled;
   };
+  const save = async (partitions: Iterable<number>) => {
+    const moved = new Map<number, Position>();
+    for (const p of partitions) {
+      const h = held.get(p);
+      const at = h && checkpointOf(h);
+      if (h && at && comparePositions(at, h.saved) > 0) moved.set(p, at);
+    }
+    await leases.save(moved);
+    for (const [p, at] of moved) {
+      const h = held.get(p);
+      if (h && comparePositions(at, h.saved) > 0) h.saved = at;
+    }
+  };
+  /** Lets a partition go: its events in flight are abandoned (their completions change nothing). */
+  const forget = (partition: number) => {
+    held.delete(partition);
+    leases.drop(partition);
+  };
+
+  const leases = await holdPartitions({
+    db: o.leasesDb ?? o.db,
+    name,
+    count: o.partitions ?? 32,
+    // the first start begins at the log's head (live runs start when the runtime is deployed), or
+    // where the one reactor of an earlier release had got to
+    start: async () =>
+      (await readReactorCheckpoint(o.db, name)) ?? (await o.store.headPosition()) ?? { commit: 0n, prepare: 0n },
+    logger,
+    ...(o.leaseMs ? { ttlMs: o.leaseMs } : {}),
+    ...(o.renewEveryMs ? { renewEveryMs: o.renewEveryMs } : {}),
+    handlers: {
+      claimed(partition, checkpoint) {
+        const h: Held = {
+          progress: new ContiguousProgress(checkpoint),
+          taken: checkpoint,
+          ready: false,
+          releasing: false,
+          saved: checkpoint,
+        };
+        held.set(partition, h);
+        if (from && comparePositions(checkpoint, from) >= 0) h.ready = true;
+        else {
+          // behind the follower: follow again from the partition's checkpoint
+          from = checkpoint;
+          generation++;
+          void subscription?.unsubscribe();
+          woken?.();
+        }
+      },
+      lost: (partition) => void held.delete(partition),
+      async release(partition) {
+        const h = held.get(partition);
+        if (!h) return;
+        h.releasing = true;
+        await pollUntil(async () => h.progress.inFlight === 0 || held.get(partition) !== h, 60_000, 10);
+        await save([partition]);
+        held.delete(partition);
+      },
+    },
+  });
+
   const saver = setInterval(
-    () => void save().catch((err: unknown) => logger.warn({ err }, 'could not save the live-runs checkpoint')),
+    () =>
+      void save(held.keys()).catch((err: unknown) => logger.warn({ err }, 'could not save the live-runs checkpoints')),
     o.checkpointEveryMs ?? 200,
   );
 
@@ -276,11 +371,25 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     logger.error({ event_id: event.id, run_id: automationRunId(run), err }, 'poison event recorded and skipped');
   }
 
-  /** True once the event is finished (run, or given up); false when the reactor closed first. */
-  async function handle(event: RecordedEvent, data: MarketplaceEventData): Promise<boolean> {
+  /** Whether the worker may still run the partition's events: a lease lapsed on its own clock lets the partition go. */
+  const stillHeld = (partition: number, h: Held): boolean => {
+    if (held.get(partition) !== h) return false;
+    if (leases.holds(partition)) return true;
+    logger.warn({ partition }, 'the lease lapsed before it was renewed: the partition is let go');
+    forget(partition);
+    return false;
+  };
+
+  /** True once the event is finished (run, or given up); false when the reactor closed, or let the partition go, first. */
+  async function handle(
+    event: RecordedEvent,
+    data: MarketplaceEventData,
+    partition: number,
+    h: Held,
+  ): Promise<boolean> {
     let failures = 0;
     let last: Error | null = null;
-    for (let attempt = 0; !closing; attempt++) {
+    for (let attempt = 0; !closing && stillHeld(partition, h); attempt++) {
       try {
         if (last && failures >= attempts) {
           await givenUp(event, data, last);
@@ -298,25 +407,31 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     return false;
   }
 
-  /** Takes one event from the log: runs it in its lanes, or passes it at once when it is no marketplace event. */
+  /** Takes one event from the log: runs it in its lanes when its partition is held here, else passes it. */
   async function take(event: RecordedEvent): Promise<void> {
-    const entry = progress.begin(event.position);
     if (LIVE_SOURCES.some((prefix) => event.streamId.startsWith(prefix))) lives.clear();
     if (event.streamId.startsWith(ACCOUNT_SOURCE)) accounts.clear();
-    if (event.type !== 'MarketplaceEventReceived') return progress.done(entry);
+    if (event.type !== 'MarketplaceEventReceived') return;
     let data: MarketplaceEventData;
     try {
       data = MarketplaceEventReceived.parse(event.data);
     } catch (err) {
       logger.error({ event_id: event.id, err }, 'a marketplace event that does not fit its schema: skipped');
-      return progress.done(entry);
+      return;
     }
+    const partition = partitionOf(data.account_id, leases.count);
+    const h = held.get(partition);
+    // another worker's, one being handed over, or one already taken (followed again for another partition)
+    if (!h || !h.ready || h.releasing || comparePositions(event.position, h.taken) <= 0) return;
+    if (!stillHeld(partition, h)) return;
+    h.taken = event.position;
+    const entry = h.progress.begin(event.position);
     stats.events++;
     while (running >= concurrency && !closing) await new Promise<void>((resolve) => (freed = resolve));
     running++;
     void lanes
       .run(laneKeys(data), async () => {
-        if (await handle(event, data)) progress.done(entry);
+        if (await handle(event, data, partition, h)) h.progress.done(entry);
       })
       .finally(() => {
         running--;
@@ -325,15 +440,21 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       });
   }
 
-  let taken = start;
-  let subscription: Subscription | null = null;
   const loop = (async () => {
     while (!closing) {
-      subscription = o.store.subscribeToAll({ after: taken, types: FOLLOWED });
+      if (!from) {
+        // nothing held yet: a claim wakes it
+        await new Promise<void>((resolve) => (woken = resolve));
+        woken = null;
+        continue;
+      }
+      const following = generation;
+      for (const h of held.values()) if (!h.ready && comparePositions(from, h.taken) <= 0) h.ready = true;
+      subscription = o.store.subscribeToAll({ after: from, types: FOLLOWED });
       try {
         for await (const event of subscription) {
-          if (closing) break;
-          taken = event.position;
+          if (closing || following !== generation) break;
+          from = event.position;
           await take(event);
         }
       } catch (err) {
@@ -345,16 +466,23 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   })();
 
   return {
-    stats: () => ({ ...stats, inFlight: progress.inFlight, checkpoint: progress.position }),
+    stats: () => ({
+      ...stats,
+      inFlight: [...held.values()].reduce((n, h) => n + h.progress.inFlight, 0),
+      partitions: [...held.keys()].sort((a, b) => a - b),
+    }),
+    held: () => ({ count: leases.count, held: [...held.keys()] }),
     async close() {
       closing = true;
       abort.abort();
       freed?.();
+      woken?.();
       await subscription?.unsubscribe();
       await loop;
       await pollUntil(async () => running === 0, 30_000, 10);
       clearInterval(saver);
-      await save().catch((err: unknown) => logger.warn({ err }, 'could not save the live-runs checkpoint'));
+      await save(held.keys()).catch((err: unknown) => logger.warn({ err }, 'could not save the live-runs checkpoints'));
+      await leases.close();
     },
   };
 }

@@ -7,6 +7,7 @@ import { REPORT_LIMITS } from '../../domain/report/limits.js';
 import { reportOperation, reportTypeOf } from '../../domain/report/operations.js';
 import { MarketplaceError } from '../../marketplace/clients/errors.js';
 import { reportIdsWithWork } from '../../projections/reports/queries.js';
+import type { HeldPartitions } from '../../domain/shared/partitions.js';
 import { startSweeps } from '../sweeps.js';
 import type { SyncDeps } from '../sync/job.js';
 import { reportProvider } from './provider.js';
@@ -18,6 +19,9 @@ import { reportProvider } from './provider.js';
 // imported automatically) and record the completion event, which starts the account's live
 // automation of SELLING_REPORT_COMPLETED or ADS_REPORT_COMPLETED like any marketplace event.
 //
+// Several workers share the requests by the live reactor's partitions of accounts (each sweeps the
+// accounts of the partitions it holds), so one request is not submitted by two at once.
+//
 // Nothing lives only in memory: the state is the log, and the sweep reads the read model again
 // every round, so a restart at any point carries on from the last recorded step. A step done
 // twice (a crash between the provider call and its record) records nothing twice; only a report
@@ -28,6 +32,8 @@ export interface ReportWorkerOptions {
   everyMs?: number;
   /** how long after a check a pending report is checked again, unless a caller asks (default 5 s) */
   checkEveryMs?: number;
+  /** the partitions of accounts this worker holds (the live reactor's): two workers never submit one request twice */
+  partitions?: () => HeldPartitions;
 }
 
 /** The message id of a request's completion event: one per receipt, so recording it twice records it once. */
@@ -135,7 +141,7 @@ export function startReportWorker(deps: SyncDeps, options: ReportWorkerOptions =
   const checkEveryMs = options.checkEveryMs ?? 5_000;
   const lastChecked = new Map<string, number>();
   const sweep = async () => {
-    const ids = await reportIdsWithWork(deps.db, 200);
+    const ids = await reportIdsWithWork(deps.db, 200, options.partitions?.());
     for (const id of ids) {
       const recently = Date.now() - (lastChecked.get(id) ?? 0) < checkEveryMs;
       try {
