@@ -5,6 +5,7 @@ import { maintainTables } from '../src/projections/maintenance.js';
 import { DEMO_ACCOUNT_ID, startService, type RunningService } from '../src/service.js';
 import { syncQueue } from '../src/workers/sync/queue.js';
 import { syncJobs } from '../src/workers/sync/registry.js';
+import { measureFloor } from './floor.js';
 import { admin, databaseUrl, fmt, memorySample, mib, simulatorProcess } from './support.js';
 
 // A simulator profile synced through the service's real path (clients, sync jobs, event log,
@@ -57,7 +58,10 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
     const service = await startService(config, roles, pino({ level: config.LOG_LEVEL }, pino.destination(2)));
     try {
       if (exists) console.log(`reusing the synced database ${name}`);
-      else await waitForSync(service, redis, config.REDIS_PREFIX, started, simulator);
+      else {
+        const syncMs = await waitForSync(service, redis, config.REDIS_PREFIX, started, simulator);
+        await printFloor(config.DATABASE_URL, syncMs, simulator);
+      }
       // what the projector role's maintenance does each minute, done now: measure the tables as they are then
       const done = await maintainTables(service.db);
       console.log(
@@ -90,7 +94,7 @@ async function waitForSync(
   prefix: string,
   started: number,
   simulator: { memory: { rss: number } },
-): Promise<void> {
+): Promise<number> {
   const queue = syncQueue(redis, prefix);
   try {
     const names = new Set(syncJobs.map((j) => j.name));
@@ -122,9 +126,29 @@ async function waitForSync(
     console.log(
       `sync of the whole profile: ${seconds(synced - started)} s; projection caught up ${seconds(projected - synced)} s later; ${fmt(events)} events`,
     );
+    return projected - started;
   } finally {
     await queue.close();
   }
+}
+
+/**
+ * The floor beside the sync (bench/floor.ts), and the ratio: the sync's time until its rows were
+ * in the read model ÷ the floor's. The peak RSS so far is the sync's (the floor streams its rows).
+ */
+async function printFloor(url: string, syncMs: number, simulator: { memory: { peakRss: number } }): Promise<void> {
+  console.log(
+    `peak RSS during the sync: simulator ${mib(simulator.memory.peakRss)}, service process ${mib(memorySample().peakRss)}`,
+  );
+  const floor = await measureFloor(url);
+  console.log(
+    `floor, the same rows loaded with COPY into scratch tables with their indexes: ${seconds(floor.ms)} s (${floor.tables
+      .map((t) => `${t.table} ${fmt(t.rows)} rows, ${mib(t.bytes)}, ${seconds(t.ms)} s`)
+      .join('; ')})`,
+  );
+  console.log(
+    `sync ÷ floor: ${(syncMs / floor.ms).toFixed(1)}× (sync until projected ${seconds(syncMs)} s, floor ${seconds(floor.ms)} s)`,
+  );
 }
 
 /** When each sync's first run was queued and when it finished (waits for reports included). */
