@@ -68,6 +68,12 @@ export interface ReadTypesOptions extends ReadAllOptions {
   types: readonly string[];
   /** of those, only the events this filter keeps (all when absent) */
   filter?: DataFilter;
+  /**
+   * Stops, short of `limit`, after the event whose stored data (as the store keeps it, compressed
+   * or not) brings the read's total to this many bytes; at least one event. Bounds the memory of
+   * a read of large events (observed pages). Stores that can't tell sizes may ignore it.
+   */
+  maxBytes?: number;
 }
 
 /**
@@ -103,7 +109,7 @@ export const keeps = (filter: DataFilter | undefined, event: Pick<RecordedEvent,
   );
 
 export interface TypedRead {
-  /** the wanted events, in global order (at most `limit`) */
+  /** the wanted events, in global order (at most `limit`, and `maxBytes` where given) */
   events: RecordedEvent[];
   /** how far the read looked: every wanted event up to here is in `events` (null: nothing yet) */
   through: Position | null;

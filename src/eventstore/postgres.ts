@@ -154,8 +154,9 @@ const SCAN_ALL = prepared(
 );
 // A filter's field of each event at these positions: the server loads an event's data to read it,
 // but sends only the field, so a reader of one dataset's pages passes over the others' unread.
+// The stored size comes from the same read: a page's compressed bytes, not its text's.
 const READ_KEYS = planned(
-  `select global_position, data -> $2::text as key from unnest($1::bigint[]) p(g) join events on global_position = p.g`,
+  `select global_position, data -> $2::text as key, pg_column_size(data) as size from unnest($1::bigint[]) p(g) join events on global_position = p.g`,
 );
 const READ_POSITIONS = planned(
   `select ${COLUMNS} from unnest($1::bigint[]) p(g) join events on global_position = p.g order by transaction_id, global_position`,
@@ -182,19 +183,20 @@ const SCAN_READ = prepared(
 /** How many positions readAllOfTypes looks at per wanted event it may return. */
 const SCAN_FACTOR = 10;
 
-/** How far a typed read looked: up to its last wanted event when it took `limit`, else to the end of its scan. */
+/** How far a typed read looked: up to its last wanted event when it took all it could (`full`), else to the end of its scan. */
 function reach(
   scanned: readonly Scanned[],
   wanted: readonly Scanned[],
   options: ReadTypesOptions,
+  full = wanted.length === options.limit,
 ): Omit<TypedRead, 'events'> {
-  const last = wanted.length === options.limit ? wanted[wanted.length - 1] : scanned[scanned.length - 1];
+  const last = full ? wanted[wanted.length - 1] : scanned[scanned.length - 1];
   return {
     through: last
       ? { commit: BigInt(last.commit_position), prepare: BigInt(last.global_position) }
       : (options.after ?? null),
     passed: last ? scanned.indexOf(last) + 1 : 0,
-    end: wanted.length < options.limit && scanned.length < options.limit * SCAN_FACTOR,
+    end: !full && scanned.length < options.limit * SCAN_FACTOR,
   };
 }
 
@@ -389,31 +391,47 @@ export class PostgresEventStore implements EventStore {
     }
     const { rows: scanned } = await this.pool.query<Scanned>(SCAN_ALL(checkpoint));
     const types = new Set(options.types);
-    const wanted = await this.kept(
+    const { kept: wanted, full } = await this.kept(
       scanned.filter((r) => types.has(r.type)),
       filter,
       options.limit,
+      options.maxBytes ?? Infinity,
     );
-    const reached = reach(scanned, wanted, options);
+    const reached = reach(scanned, wanted, options, full);
     if (wanted.length === 0) return { events: [], ...reached };
     const { rows } = await this.pool.query<EventRow>(READ_POSITIONS([wanted.map((r) => r.global_position)]));
     return { events: rows.map(toRecorded), ...reached };
   }
 
-  /** The candidates the filter keeps, in order, up to `limit`: the fields of those of its types are read a
+  /** The candidates the filter keeps, in order, up to `limit` or until their data's stored size reaches
+   * `maxBytes` (`full`: one of the two cut the read short): the fields of those of its types are read a
    * chunk of `limit` candidates at a time, so no more than one chunk is read past the last event needed. */
-  private async kept(candidates: Scanned[], filter: DataFilter, limit: number): Promise<Scanned[]> {
+  private async kept(
+    candidates: Scanned[],
+    filter: DataFilter,
+    limit: number,
+    maxBytes: number,
+  ): Promise<{ kept: Scanned[]; full: boolean }> {
     const kept: Scanned[] = [];
-    for (let i = 0; i < candidates.length && kept.length < limit; i += limit) {
+    let bytes = 0;
+    for (let i = 0; i < candidates.length; i += limit) {
       const chunk = candidates.slice(i, i + limit);
       const looked = chunk.filter((r) => filters(filter, r.type)).map((r) => r.global_position);
       const { rows } = looked.length
-        ? await this.pool.query<{ global_position: string; key: unknown }>(READ_KEYS([looked, filter.field]))
+        ? await this.pool.query<{ global_position: string; key: unknown; size: number }>(
+            READ_KEYS([looked, filter.field]),
+          )
         : { rows: [] };
-      const keys = new Map(rows.map((r) => [r.global_position, r.key]));
-      kept.push(...chunk.filter((r) => !filters(filter, r.type) || keepsValue(filter, keys.get(r.global_position))));
+      const read = new Map(rows.map((r) => [r.global_position, r]));
+      for (const r of chunk) {
+        const row = read.get(r.global_position);
+        if (filters(filter, r.type) && !keepsValue(filter, row?.key)) continue;
+        kept.push(r);
+        bytes += row?.size ?? 0;
+        if (kept.length === limit || bytes >= maxBytes) return { kept, full: true };
+      }
     }
-    return kept.slice(0, limit);
+    return { kept, full: false };
   }
 
   async headPosition(): Promise<Position | null> {

@@ -70,11 +70,11 @@ export const readFor = (
   store: EventStore,
   projection: Projection,
   after: Position | null,
-  limit: number,
+  batch: { limit: number; maxBytes?: number },
 ): Promise<TypedRead> =>
   store.readAllOfTypes({
     after,
     types: projection.handles,
     ...(projection.filter ? { filter: projection.filter } : {}),
-    limit,
+    ...batch,
   });

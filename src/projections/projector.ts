@@ -14,9 +14,18 @@ import { READ_MODEL_SCHEMA, readFor, sharedRead, wants, type Projection } from '
 import { rebuildOutdatedProjections } from './rebuild.js';
 import { assertProjectionNames } from './schema.js';
 
+/**
+ * A batch's stored bytes: the page projections' events are pages of up to 100 orders (a third of a
+ * megabyte of JSON), so 500 of them, read by several projections at once, held gigabytes in a
+ * backfill. Stored (lz4) bytes are a few times fewer than the JSON's, and the objects' more.
+ */
+const BATCH_BYTES = 8 * 2 ** 20;
+
 export interface ProjectorOptions {
   /** events read per batch; one batch = one transaction per projection */
   batchSize?: number;
+  /** and at most about this many bytes of their stored data (a filtered read's; default BATCH_BYTES) */
+  batchBytes?: number;
   /** how long to wait for a wake-up before polling again */
   pollMs?: number;
   /** how long a checkpoint may trail what the projection has read past without finding its types (default 1 s) */
@@ -75,7 +84,7 @@ interface Waiter {
  * per head, made for their types and filters: after an append wakes them, one scan serves them all.
  */
 export class Projector {
-  private readonly batchSize: number;
+  private readonly batch: { limit: number; maxBytes: number };
   private readonly pollMs: number;
   private readonly logger: Logger | undefined;
   private readonly persistSkippedMs: number;
@@ -121,7 +130,7 @@ export class Projector {
     options: ProjectorOptions = {},
   ) {
     assertProjectionNames(projections);
-    this.batchSize = options.batchSize ?? 500;
+    this.batch = { limit: options.batchSize ?? 500, maxBytes: options.batchBytes ?? BATCH_BYTES };
     this.pollMs = options.pollMs ?? 500;
     this.persistSkippedMs = options.persistSkippedMs ?? 1_000;
     this.heard = coalesced(() => this.wakeUp(), options.coalesceMs ?? 50);
@@ -140,7 +149,7 @@ export class Projector {
     this.loop = Promise.all(this.projections.map((p) => this.follow(p))).then(() => undefined);
     const abort = (this.abortRebuild = new AbortController());
     this.rebuilding = rebuildOutdatedProjections(this.db, this.store, this.projections, {
-      batchSize: this.batchSize,
+      batchSize: this.batch.limit,
       signal: abort.signal,
       ...(this.logger ? { logger: this.logger } : {}),
     }).then(
@@ -320,15 +329,15 @@ export class Projector {
    */
   private async read(p: Projection, after: Position | null): Promise<TypedRead> {
     const reads = this.head?.reads;
-    if (!reads || !this.live.has(p.name)) return readFor(this.store, p, after, this.batchSize);
+    if (!reads || !this.live.has(p.name)) return readFor(this.store, p, after, this.batch);
     const key = after ? `${after.commit}/${after.prepare}` : '';
     let shared = reads.get(key);
-    if (shared && !shared.covers.has(p.name)) return readFor(this.store, p, after, this.batchSize);
+    if (shared && !shared.covers.has(p.name)) return readFor(this.store, p, after, this.batch);
     if (!shared) {
       const standing = this.projections.filter(
         (q) => q === p || (this.live.has(q.name) && samePosition(this.readTo(q), after)),
       );
-      const read = this.store.readAllOfTypes({ after, ...sharedRead(standing), limit: this.batchSize });
+      const read = this.store.readAllOfTypes({ after, ...sharedRead(standing), ...this.batch });
       shared = { covers: new Set(standing.map((q) => q.name)), read };
       reads.set(key, shared);
       read.catch(() => reads.delete(key));

@@ -79,7 +79,7 @@ async function* readsOf(
   until?: Position,
 ): AsyncGenerator<{ events: RecordedEvent[]; through: Position; passed: number }> {
   for (;;) {
-    const read = await readFor(store, projection, after, limit);
+    const read = await readFor(store, projection, after, { limit });
     const { through } = read;
     if (through === null || (after !== null && comparePositions(through, after) <= 0)) return;
     if (until && comparePositions(through, until) > 0) {

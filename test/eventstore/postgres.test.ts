@@ -53,6 +53,41 @@ describe('event store: PostgreSQL table', () => {
   });
 });
 
+describe('event store: PostgreSQL reads bounded by bytes', () => {
+  it('a filtered typed read stops once its events\' stored data reaches maxBytes, and reads on from there', async () => {
+    const store = await migratedStore();
+    try {
+      const type = `Sized${randomUUID().slice(0, 8)}`;
+      const after = await store.headPosition();
+      // random hex barely compresses: each event stores over 20 kB
+      const pages = Array.from({ length: 6 }, (_, i) => ({
+        type,
+        data: { dataset: 'a', i, rows: Array.from({ length: 640 }, () => randomUUID()).join('') },
+      }));
+      const last = (await store.appendToStream(`sized-${randomUUID()}`, pages)).position;
+      const reads: number[][] = [];
+      let through = after;
+      while (through === null || through.prepare < last.prepare) {
+        const read = await store.readAllOfTypes({
+          after: through,
+          types: [type],
+          filter: { field: 'dataset', values: ['a'] },
+          limit: 100,
+          maxBytes: 25_000,
+        });
+        reads.push(read.events.map((e) => (e.data as { i: number }).i));
+        if (read.events.length > 0) expect(read.through).to.deep.equal(read.events.at(-1)!.position);
+        through = read.through;
+      }
+      expect(reads.flat()).to.deep.equal([0, 1, 2, 3, 4, 5]);
+      // cut short by bytes, not by the limit: no read holds more than two of these events
+      expect(Math.max(...reads.map((r) => r.length))).to.be.within(1, 2);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('event store: PostgreSQL global order', () => {
   it('orders transaction ids as numbers across a digit boundary (9 before 10)', async () => {
     const store = await migratedStore();
