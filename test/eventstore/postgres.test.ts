@@ -54,7 +54,7 @@ describe('event store: PostgreSQL table', () => {
 });
 
 describe('event store: PostgreSQL reads bounded by bytes', () => {
-  it('a filtered typed read stops once its events\' stored data reaches maxBytes, and reads on from there', async () => {
+  it("a filtered typed read stops once its events' stored data reaches maxBytes, and reads on from there", async () => {
     const store = await migratedStore();
     try {
       const type = `Sized${randomUUID().slice(0, 8)}`;

@@ -1,4 +1,5 @@
-import { gunzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { withAccessToken } from './authorized.js';
 import { MarketplaceError } from './errors.js';
@@ -36,8 +37,9 @@ export interface ReportsClient {
   getReportDocument(reportDocumentId: string): Promise<ReportDocument>;
   /** Downloads a report document, gunzips it when compressed, and parses the JSON. */
   downloadReport(document: ReportDocument): Promise<unknown>;
-  /** Downloads a flat-file (tab-separated) report document: one record per row, by column name. */
-  downloadFlatFile(document: ReportDocument): Promise<Record<string, string>[]>;
+  /** Downloads a flat-file (tab-separated) report document: one record per row, by column name,
+   * decompressed and parsed a batch at a time as they are iterated. */
+  downloadFlatFile(document: ReportDocument): Promise<AsyncIterable<Record<string, string>[]>>;
   /** `paginationToken`: the next page of a query whose previous page had one. */
   createQuery(query: string, paginationToken?: string): Promise<string>;
   getQuery(queryId: string): Promise<Query>;
@@ -95,7 +97,11 @@ export function createReportsClient(options: ReportsClientOptions): ReportsClien
         });
       }
     },
-    downloadFlatFile: async (document) => parseFlatFile(await reportText(document), document.reportDocumentId),
+    async downloadFlatFile(document) {
+      const body = Readable.from([await download(document.url)]);
+      const text = (document.compressionAlgorithm === 'GZIP' ? body.pipe(createGunzip()) : body).setEncoding('utf8');
+      return parseFlatFile(text, document.reportDocumentId);
+    },
     async createQuery(query, paginationToken) {
       return (
         await call({

@@ -2,7 +2,7 @@ import { syncWith } from './job.js';
 import { listingFromReport } from './flat-files.js';
 import { retireDeletedListingTargets, liveSkus } from './listing-deletions.js';
 import { sellingContext } from './listings-context.js';
-import { pagesOf, runReports, type ReportPlan } from './reports.js';
+import { runReports, type ReportPlan } from './reports.js';
 import { completeScopes, recordFirstRead, syncScope } from './scope.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
 import { LISTINGS_REPORT } from '../../marketplace/clients/flat-file.js';
@@ -35,10 +35,14 @@ export const listingsSync = syncWith(sellingContext, {
         document: 'flatFile',
         create: (client) => client.createReport({ reportType: LISTINGS_REPORT, marketplaceIds: [marketplaceId] }),
         handle(content) {
-          const items = ((content ?? []) as Record<string, string>[])
-            .map((row) => listingFromReport(row, marketplaceId))
-            .filter((item) => item !== null);
-          return recordFirstRead(deps.ctx, key(marketplaceId), pagesOf(items, PAGE_SIZE), deps.now, PARALLEL_PAGES);
+          const rows = (content ?? []) as AsyncIterable<Record<string, string>[]>;
+          return recordFirstRead(
+            deps.ctx,
+            key(marketplaceId),
+            listingPages(rows, marketplaceId),
+            deps.now,
+            PARALLEL_PAGES,
+          );
         },
       }));
     let recorded = plans.length ? (await runReports(deps, account_id, selling.reports, plans)).recorded : 0;
@@ -60,3 +64,22 @@ export const listingsSync = syncWith(sellingContext, {
     return { recorded };
   },
 });
+
+/** The report's rows as listing items in pages of PAGE_SIZE, as they are parsed. */
+async function* listingPages(
+  batches: AsyncIterable<Record<string, string>[]> | Iterable<Record<string, string>[]>,
+  marketplaceId: string,
+): AsyncIterable<unknown[]> {
+  let page: unknown[] = [];
+  for await (const rows of batches)
+    for (const row of rows) {
+      const item = listingFromReport(row, marketplaceId);
+      if (item === null) continue;
+      page.push(item);
+      if (page.length === PAGE_SIZE) {
+        yield page;
+        page = [];
+      }
+    }
+  if (page.length > 0) yield page;
+}

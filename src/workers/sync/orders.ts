@@ -120,7 +120,10 @@ function reportPlan(
     async handle(content) {
       const byDay = new Map<number, unknown[]>();
       for (let day = from; day <= to; day++) byDay.set(day, []);
-      for (const order of ordersFromReport((content ?? []) as Record<string, string>[], marketplaceId)) {
+      // a window's rows at once: an order's lines may lie anywhere in it
+      const rows: Record<string, string>[] = [];
+      for await (const batch of (content ?? []) as AsyncIterable<Record<string, string>[]>) rows.push(...batch);
+      for (const order of ordersFromReport(rows, marketplaceId)) {
         byDay.get(Math.floor(Date.parse(String(order.PurchaseDate)) / DAY_MS))?.push(order);
       }
       // A day without orders is a read of no pages, as on the per-order path.

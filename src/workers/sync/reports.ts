@@ -31,7 +31,8 @@ export interface ReportPlan {
   /** A Reports API document's format: JSON (the default) or a tab-separated flat file. */
   document?: 'json' | 'flatFile';
   create(client: ReportsClient): Promise<string>;
-  /** The document's content (parsed JSON; a flat file's records by column name; for Data Kiosk,
+  /** The document's content (parsed JSON; a flat file's records by column name, in batches as an
+   * AsyncIterable, read as they are parsed; for Data Kiosk,
    * its records), or null when the report has no data (CANCELLED, or a query DONE without a
    * document). Returns events recorded. */
   handle(content: unknown | null): Promise<number>;

@@ -36,22 +36,41 @@ export async function syncScope(
 }
 
 /**
- * Records one complete read of a scope whose pages are all at hand (a bulk report's), most
- * likely for the first time: `parallel` pages at once, each appended without reading its stream
- * first (see RecordOptions), then the page count. Returns the events recorded.
+ * Records one complete read of a scope from a bulk report's pages, most likely for the first
+ * time: up to `parallel` pages at once as they come (no more are taken from `pages` meanwhile, so
+ * a streamed report is never whole in memory), each appended without reading its stream first
+ * (see RecordOptions), then the page count. Returns the events recorded.
  */
 export async function recordFirstRead(
   ctx: CommandContext,
   key: ObservationKey,
-  pages: readonly unknown[][],
+  pages: Iterable<unknown[]> | AsyncIterable<unknown[]>,
   now: () => Date,
   parallel: number,
 ): Promise<number> {
   const fresh = { fresh: true };
-  const recorded = await mapLimited([...pages.keys()], parallel, (page) =>
-    observePage(ctx, key, page, pages[page]!, now(), fresh),
-  );
-  return recorded.reduce((a, b) => a + b, 0) + (await completeSync(ctx, key, pages.length, now(), fresh));
+  const inFlight = new Set<Promise<void>>();
+  let page = 0;
+  let recorded = 0;
+  let failed: { err: unknown } | null = null;
+  try {
+    for await (const rows of pages) {
+      const appended: Promise<void> = observePage(ctx, key, page++, rows, now(), fresh)
+        .then(
+          (n) => void (recorded += n),
+          (err: unknown) => void (failed ??= { err }),
+        )
+        .finally(() => inFlight.delete(appended));
+      inFlight.add(appended);
+      if (inFlight.size >= parallel) await Promise.race(inFlight);
+      if (failed) break;
+    }
+  } finally {
+    // a failed read still lets the pages in flight finish before the error goes up
+    await Promise.all(inFlight);
+  }
+  if (failed) throw (failed as { err: unknown }).err;
+  return recorded + (await completeSync(ctx, key, page, now(), fresh));
 }
 
 /** `fn` over the items, at most `limit` at once; results in the items' order. */
