@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { observePage } from '../../src/commands/observation/record.js';
+import { setAdmissions } from '../../src/commands/admission/switch.js';
 import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { readMessage } from '../../src/domain/event/message.js';
@@ -15,7 +16,9 @@ import { loadAccount, type AccountView } from '../../src/projections/accounts/qu
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
 import { automationsProjection } from '../../src/projections/automations/projection.js';
+import { admissionsPaused } from '../../src/projections/admission/queries.js';
 import { listingRow } from '../../src/projections/observed/listings.js';
+import { listingsMentioned } from '../../src/projections/observed/listings-search.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
@@ -130,20 +133,12 @@ describe('backtest_automation over MCP', function () {
       id: listingId(w.account, row.marketplace_id, row.sku),
     });
     // the marketplace changes the listing's price on its own on day 15: a listings page observed then
-    const page = await pageHolding(listing.sku, listing.marketplace);
-    const rows = page.rows.map((raw) => structuredClone(raw) as Json);
-    const item = rows.find((r) => r.sku === listing.sku)!;
-    listing.p0 = Number(listingRow(item, listing.marketplace)!.price) / 100;
-    listing.p15 = Math.round((listing.p0 + 3) * 100) / 100;
-    setPrice(item, listing.marketplace, listing.p15);
-    expect(Number(listingRow(item, listing.marketplace)!.price)).to.equal(Math.round(listing.p15 * 100));
-    await observePage(
-      { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'sync' } } },
-      { account_id: w.account, dataset: 'listings', scope: listing.marketplace },
-      page.page,
-      rows,
-      new Date(START + 2 * 3_600_000 + 15 * DAY + 1_800_000),
-    );
+    await observeListing(new Date(START + 2 * 3_600_000 + 15 * DAY + 1_800_000), (item) => {
+      listing.p0 = Number(listingRow(item, listing.marketplace)!.price) / 100;
+      listing.p15 = Math.round((listing.p0 + 3) * 100) / 100;
+      setPrice(item, listing.marketplace, listing.p15);
+      expect(Number(listingRow(item, listing.marketplace)!.price)).to.equal(Math.round(listing.p15 * 100));
+    });
     // a rival moving its price each day, and on one day a message the repricer throws on
     for (let d = 0; d < DAYS; d++) await recordOffer(d);
     w.h.clock.ms = START + DAYS * DAY + 3 * 3_600_000;
@@ -183,6 +178,20 @@ describe('backtest_automation over MCP', function () {
       if (read.end) break;
     }
     return found!;
+  }
+
+  /** Observes the listings page holding the listing again at `at`, the listing's item changed by `change`. */
+  async function observeListing(at: Date, change: (item: Json) => void) {
+    const page = await pageHolding(listing.sku, listing.marketplace);
+    const rows = page.rows.map((raw) => structuredClone(raw) as Json);
+    change(rows.find((r) => r.sku === listing.sku)!);
+    await observePage(
+      { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'sync' } } },
+      { account_id: w.account, dataset: 'listings', scope: listing.marketplace },
+      page.page,
+      rows,
+      at,
+    );
   }
 
   function setPrice(item: Json, marketplace: string, major: number) {
@@ -335,5 +344,38 @@ describe('backtest_automation over MCP', function () {
     const other = await mcp.clientFor(randomUUID());
     const hidden = await call(other, 'backtest_automation', { backtest_id: first.backtest_id });
     expect(hidden.structuredContent.code).to.equal('not_found');
+  });
+
+  // last: it deletes the listing and pauses admissions today
+  it("decides would-be admissions against the log as of the event: a listing deleted since and today's pause do not count", async () => {
+    const asBefore = async () => {
+      const started = await ok({ code: REPRICER, stream_type: 'ANY_OFFER_CHANGED' });
+      const done = await ended(started.backtest_id);
+      expect(done.status, done.error).to.equal('completed');
+      const result = done.result as Json;
+      expect(result.validation_failures).to.deep.equal([]);
+      expect(result.totals.changes).to.equal(DAYS - 1);
+      expect(result.runs.filter((r: Json) => r.changes.length === 1)).to.have.length(DAYS - 1);
+    };
+    // today the listing is deleted (a live admission refuses it), then admissions are paused too
+    await observeListing(w.now(), (item) => {
+      for (const summary of item.summaries ?? []) summary.status = ['DELETED'];
+    });
+    await w.h.projector.whenCaughtUp();
+    const now = await listingsMentioned(w.h.db, w.account, [
+      { sku: listing.sku, asin: null, marketplace_id: listing.marketplace },
+    ]);
+    expect(now.map((r) => r.status)).to.deep.equal(['DELETED']);
+    await asBefore();
+    const ops = { store: w.h.store, metadata: { actor: { kind: 'user' as const, id: 'operator' } } };
+    const at = () => w.now().toISOString();
+    await setAdmissions(ops, { type: 'DisableAdmissions', reason: 'maintenance', by: 'operator', at: at() });
+    try {
+      await w.h.projector.whenCaughtUp();
+      expect((await admissionsPaused(w.h.db)).disabled).to.equal(true);
+      await asBefore();
+    } finally {
+      await setAdmissions(ops, { type: 'EnableAdmissions', by: 'operator', at: at() });
+    }
   });
 });

@@ -1,7 +1,9 @@
+import { switchDecider } from '../../domain/admission/switch.js';
 import { dispatchControlDecider } from '../../domain/dispatch-control/decide.js';
 import { MarketplaceEventReceived } from '../../domain/event/events.js';
 import { identitiesOf } from '../../domain/event/identities.js';
 import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
+import { listingId } from '../../domain/observation/ids.js';
 import { PageObserved } from '../../domain/observation/events.js';
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/port.js';
 import { streamName } from '../../commands/shared/handler.js';
@@ -13,7 +15,7 @@ import type { ListingMention, ListingRecord } from '../../projections/observed/l
 // block flag's or switch's `set_at`), so a context can be folded as of any moment of the window
 // without touching today's read models. Kept: the listings pages' rows (per marketplace and SKU),
 // the account's marketplace messages (per listing they name, and the replayed type's in order),
-// and its dispatch-control events (per stream, for the admission check).
+// its dispatch-control events (per stream, for the admission check) and the operator's switch.
 
 /** Values in time order; `latest(t)`: the last one at or before t, with its time. */
 export class Timeline<T> {
@@ -63,8 +65,14 @@ export interface AccountHistory {
     types: readonly string[],
     t: number,
   ): Map<string, unknown>;
+  /** the account's listing with that local id as the log had it at `t` */
+  listing(listing_id: string, t: number): ListingRecord | undefined;
+  /** the account's listings in the marketplace with that ASIN at `t` */
+  withAsin(marketplace_id: string, asin: string, t: number): ListingRecord[];
   /** a dispatch-control stream's events as they stood at `t` */
   control(stream: string, t: number): RecordedEvent[];
+  /** the operator's switch over new write requests as it stood at `t` */
+  paused(t: number): { disabled: boolean; reason: string | null };
 }
 
 const CONTROL_PREFIX = streamName(dispatchControlDecider.aggregate, '');
@@ -82,10 +90,18 @@ export async function readAccountHistory(
   const marketplaces = new Set<string>();
   const named = new Map<string, Map<string, Timeline<unknown>>>();
   const controls = new Map<string, Timeline<RecordedEvent>>();
+  const keyOfId = new Map<string, string>();
+  const switched = new Timeline<{ disabled: boolean; reason: string | null }>();
   const events: Array<PastEvent & { order: number }> = [];
   const since = window.since.getTime();
   const until = window.until.getTime();
-  const types = ['MarketplaceEventReceived', 'PageObserved', ...Object.keys(dispatchControlDecider.schemas)];
+  const switchTypes = Object.keys(switchDecider.schemas);
+  const types = [
+    'MarketplaceEventReceived',
+    'PageObserved',
+    ...Object.keys(dispatchControlDecider.schemas),
+    ...switchTypes,
+  ];
   // other datasets' pages are passed over unread: the store reads only their `dataset`
   const filter = { field: 'dataset', values: [LISTINGS_DATASET], types: ['PageObserved'] };
   let after: Position | null = null;
@@ -93,6 +109,12 @@ export async function readAccountHistory(
     const read = await store.readAllOfTypes({ after, types, filter, limit: READ_BATCH });
     for (const e of read.events) {
       const data = e.data as Record<string, unknown>;
+      // the switch is the operator's, over every account
+      if (switchTypes.includes(e.type)) {
+        const reason = typeof data.reason === 'string' ? data.reason : null;
+        switched.add(Date.parse(String(data.at)), { disabled: e.type === 'AdmissionsDisabled', reason });
+        continue;
+      }
       if (data.account_id !== account_id) continue;
       if (e.type === 'PageObserved') {
         const page = PageObserved.parse(data);
@@ -103,7 +125,10 @@ export async function readAccountHistory(
           if (!row) continue;
           const record = recordOf(account_id, row);
           const key = `${record.marketplace_id}/${record.sku}`;
-          if (!rows.has(key)) rows.set(key, new Timeline());
+          if (!rows.has(key)) {
+            rows.set(key, new Timeline());
+            keyOfId.set(listingId(account_id, record.marketplace_id, record.sku), key);
+          }
           rows.get(key)!.add(at, record);
           if (record.asin) {
             const asinKey = `${record.marketplace_id}/${record.asin}`;
@@ -167,7 +192,13 @@ export async function readAccountHistory(
       }
       return latest;
     },
+    listing: (id, t) => rows.get(keyOfId.get(id) ?? '')?.latest(t)?.value,
+    withAsin: (marketplace_id, asin, t) =>
+      [...(skusOfAsin.get(`${marketplace_id}/${asin}`) ?? [])]
+        .map((sku) => rows.get(`${marketplace_id}/${sku}`)?.latest(t)?.value)
+        .filter((r): r is ListingRecord => r?.asin === asin),
     control: (stream, t) => controls.get(stream)?.upTo(t) ?? [],
+    paused: (t) => switched.latest(t)?.value ?? { disabled: false, reason: null },
   };
 }
 

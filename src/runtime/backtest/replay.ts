@@ -25,6 +25,7 @@ import type { OutboxAction } from '../outbox/index.js';
 import { runAutomation, type ListingRun } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { flagsAsOf } from './flags.js';
+import { lookupsAsOf } from './lookups.js';
 import { readAccountHistory, type AccountHistory, type PastEvent } from './history.js';
 
 // A backtest (docs/decisions/120-backtests.md): an automation run over the recorded messages of its
@@ -99,7 +100,13 @@ export async function runBacktest(
     const t = event.occurred_at.getTime();
     const { past, seen } = pastListings(deps, history, account, carried, t);
     const runs = await runAutomation(
-      { db: deps.db, store: flagsAsOf(deps.store, history, t), sandbox: deps.sandbox, logger: deps.logger },
+      {
+        db: deps.db,
+        store: flagsAsOf(deps.store, history, t),
+        lookups: lookupsAsOf(deps.db, history, account.id, t),
+        sandbox: deps.sandbox,
+        logger: deps.logger,
+      },
       {
         mode: 'dry',
         automation: request.automation,
