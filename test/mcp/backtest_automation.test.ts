@@ -207,14 +207,15 @@ describe('backtest_automation over MCP', function () {
   });
 
   /** The listings page of the log that last held the SKU. */
-  async function pageHolding(sku: string, marketplace: string) {
+  async function pageHolding(sku: string, marketplace: string, dataset = 'listings') {
+    const skuOf = (r: Json) => (dataset === 'listings' ? r.sku : r.sellerSku);
     let found: ReturnType<typeof PageObserved.parse> | null = null;
     let after: Position | null = null;
     for (;;) {
       const read = await w.h.store.readAllOfTypes({
         after,
         types: ['PageObserved'],
-        filter: { field: 'dataset', values: ['listings'] },
+        filter: { field: 'dataset', values: [dataset] },
         limit: 500,
       });
       for (const e of read.events) {
@@ -222,7 +223,7 @@ describe('backtest_automation over MCP', function () {
         if (
           page.account_id === w.account &&
           page.scope === marketplace &&
-          page.rows.some((r) => (r as Json).sku === sku)
+          page.rows.some((r) => skuOf(r as Json) === sku)
         )
           found = page;
       }
@@ -232,19 +233,28 @@ describe('backtest_automation over MCP', function () {
     return found!;
   }
 
-  /** Observes the listings page holding the listing again at `at`, the listing's item changed by `change`. */
-  async function observeListing(at: Date, change: (item: Json) => void) {
-    const page = await pageHolding(listing.sku, listing.marketplace);
+  /** Observes the page of the dataset holding the SKU again at `at`, its row changed by `change`. */
+  async function observeAgain(
+    at: Date,
+    target: { sku: string; marketplace: string; dataset?: string },
+    change: (item: Json) => void,
+  ) {
+    const dataset = target.dataset ?? 'listings';
+    const page = await pageHolding(target.sku, target.marketplace, dataset);
     const rows = page.rows.map((raw) => structuredClone(raw) as Json);
-    change(rows.find((r) => r.sku === listing.sku)!);
+    change(rows.find((r) => (dataset === 'listings' ? r.sku : r.sellerSku) === target.sku)!);
     await observePage(
       { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'sync' } } },
-      { account_id: w.account, dataset: 'listings', scope: listing.marketplace },
+      { account_id: w.account, dataset, scope: target.marketplace },
       page.page,
       rows,
       at,
     );
   }
+
+  /** Observes the listings page holding the listing again at `at`, the listing's item changed by `change`. */
+  const observeListing = (at: Date, change: (item: Json) => void) =>
+    observeAgain(at, { sku: listing.sku, marketplace: listing.marketplace }, change);
 
   function setPrice(item: Json, marketplace: string, major: number) {
     for (const offer of item.attributes?.purchasable_offer ?? [])
@@ -381,6 +391,59 @@ describe('backtest_automation over MCP', function () {
     const other = await mcp.clientFor(randomUUID());
     const hidden = await call(other, 'backtest_automation', { backtest_id: first.backtest_id });
     expect(hidden.structuredContent.code).to.equal('not_found');
+  });
+
+  it("shows an FBA listing's inventory as the log's inventory pages had it at each event", async () => {
+    const [fba] = await w.h.db
+      .withSchema('rm')
+      .table('fba_inventory as i')
+      .join('listing_current as c', (j) =>
+        j.on('c.account_id', 'i.account_id').andOn('c.marketplace_id', 'i.marketplace_id').andOn('c.sku', 'i.sku'),
+      )
+      .where('i.account_id', w.account)
+      .whereNotNull('i.fulfillable_quantity')
+      .orderBy(['i.marketplace_id', 'i.sku'])
+      .select('i.sku', 'i.marketplace_id', 'i.fulfillable_quantity');
+    const target = { sku: fba.sku as string, marketplace: fba.marketplace_id as string };
+    const before = fba.fulfillable_quantity as number;
+    // the inventory changes on day 10 (a page observed then), and again today (after the window)
+    await observeAgain(new Date(START + 10 * DAY), { ...target, dataset: 'fba_inventory' }, (s) => {
+      s.inventoryDetails.fulfillableQuantity = before + 7;
+    });
+    await observeAgain(w.now(), { ...target, dataset: 'fba_inventory' }, (s) => {
+      s.inventoryDetails.fulfillableQuantity = before + 100;
+    });
+    for (const d of [5, 12]) {
+      const payload = structuredClone(eventFixture('LISTINGS_ITEM_STATUS_CHANGE')) as Json;
+      const at = eventAt(d).toISOString();
+      payload.EventTime = at;
+      Object.assign(payload.Payload, {
+        SellerId: account.selling!.provider_id,
+        MarketplaceId: target.marketplace,
+        Sku: target.sku,
+      });
+      const kind = readMessage(payload, at);
+      if ('refused' in kind) throw new Error(kind.refused);
+      await recordMarketplaceEvent(w.h.store, {
+        account_id: w.account,
+        message_id: `backtest-status-${d}-${randomUUID()}`,
+        ...kind,
+        occurred_at: at,
+        received_at: at,
+        payload,
+      });
+    }
+    const started = await ok({
+      code: `function handle(event, context) { console.log('fulfillable=' + context.listing.data.fba.inventory.inventoryDetails.fulfillableQuantity); }`,
+      stream_type: 'LISTINGS_ITEM_STATUS_CHANGE',
+    });
+    const done = await ended(started.backtest_id);
+    expect(done.status, done.error).to.equal('completed');
+    const runs = (done.result as Json).runs as Json[];
+    expect(runs.map((r) => [r.occurred_at, r.logs[0]?.message])).to.deep.equal([
+      [eventAt(5).toISOString(), `fulfillable=${before}`],
+      [eventAt(12).toISOString(), `fulfillable=${before + 7}`],
+    ]);
   });
 
   // last: it deletes the listing and pauses admissions today

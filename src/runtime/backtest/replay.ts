@@ -38,8 +38,8 @@ import { readAccountHistory, type AccountHistory, type PastEvent } from './histo
 // - its would-be receipts are the listing's `mutations`;
 // - its store writes go to a store of the backtest's own.
 // Messages naming the same listing run one after another; others side by side (as live runs do).
-// Not folded yet (said in the decision): FBA inventory, deals (null, unknown) and the advertising
-// entities linked to the listing (empty); B2B sales are the orders read model's before the time.
+// Not folded yet (said in the decision): deals (null, unknown) and the advertising entities linked
+// to the listing (empty); B2B sales are the orders read model's before the time.
 
 export interface BacktestDeps {
   db: Knex;
