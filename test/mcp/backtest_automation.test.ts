@@ -5,6 +5,10 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { observePage } from '../../src/commands/observation/record.js';
+import { setAdmissions } from '../../src/commands/admission/switch.js';
+import { activateAutomation } from '../../src/commands/automation/activation.js';
+import type { AutomationCall } from '../../src/commands/automation/context.js';
+import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { readMessage } from '../../src/domain/event/message.js';
@@ -15,9 +19,12 @@ import { loadAccount, type AccountView } from '../../src/projections/accounts/qu
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
 import { automationsProjection } from '../../src/projections/automations/projection.js';
+import { admissionsPaused } from '../../src/projections/admission/queries.js';
 import { listingRow } from '../../src/projections/observed/listings.js';
+import { listingsMentioned } from '../../src/projections/observed/listings-search.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
+import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
 import { backtestQueue, backtestWorker, enqueueBacktest } from '../../src/runtime/backtest/jobs.js';
 import { START, startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
@@ -37,6 +44,15 @@ const DAY = 86_400_000;
 const DAYS = 30;
 const THROWS_ON = 20;
 
+/** Sets every listing it reached to 19.99. */
+const LIVE_REPRICER = `
+function handle(event, context) {
+  context.mutations.push({ target: context.listing, action: 'update', payload: { productType: 'PRODUCT',
+    patches: [{ op: 'merge', path: '/attributes/purchasable_offer', value: [{
+      marketplace_id: context.listing.marketplace.id, currency: context.listing.currencyCode, audience: 'ALL',
+      our_price: [{ schedule: [{ value_with_tax: 19.99 }] }] }] }] } });
+}`;
+
 /** Logs what the context showed, undercuts the rival by a cent, posts, counts its runs in the store. */
 const REPRICER = `
 function handle(event, context) {
@@ -54,17 +70,75 @@ function handle(event, context) {
   context.webhooks.alerts.post({ sku: context.listing.sku, price });
 }`;
 
+interface Serving {
+  mcp: McpServing;
+  client: Client;
+  sandbox: Sandbox;
+  /** calls backtest_automation, expecting no error */
+  ok(args: Json): Promise<Json>;
+  /** polls the backtest until it ended */
+  ended(backtest_id: string): Promise<Json>;
+  close(): Promise<void>;
+}
+
+/** MCP over HTTP for the user, with a backtest worker on BullMQ of its own. */
+async function serveBacktests(w: AutomationWorld, user: string): Promise<Serving> {
+  const prefix = `${process.env.REDIS_PREFIX}:backtest-${randomUUID().slice(0, 8)}`;
+  const sandbox = createSandbox({ runners: 2, storeLimits: STORE_LIMITS });
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  const queue = backtestQueue(redis, prefix);
+  const worker = backtestWorker({
+    connection: redis,
+    prefix,
+    db: w.h.db,
+    ctx: { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'backtests' } } },
+    sandbox,
+    logger: pino({ level: 'silent' }),
+    cancelCheckMs: 50,
+  });
+  const mcp = await serveMcp(w.h.db, () => w.now(), randomUUID(), {
+    sandbox,
+    backtests: { enqueue: (id) => enqueueBacktest(queue, id) },
+  });
+  const client = await mcp.clientFor(user);
+  const ok = async (args: Json) => {
+    const res = await call(client, 'backtest_automation', args);
+    expect(res.isError, JSON.stringify(res.structuredContent)).to.not.equal(true);
+    return res.structuredContent as Json;
+  };
+  return {
+    mcp,
+    client,
+    sandbox,
+    ok,
+    async ended(backtest_id) {
+      const deadline = Date.now() + 300_000;
+      for (;;) {
+        const answer = await ok({ backtest_id });
+        if (['completed', 'cancelled', 'failed'].includes(answer.status)) return answer;
+        if (Date.now() > deadline) throw new Error(`backtest ${backtest_id} still ${answer.status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async close() {
+      await mcp.close();
+      await worker.close();
+      await queue.close();
+      await sandbox.close();
+      await redis.quit();
+    },
+  };
+}
+
 describe('backtest_automation over MCP', function () {
   this.timeout(600_000);
   const user = randomUUID();
-  const prefix = `${process.env.REDIS_PREFIX}:backtest-${randomUUID().slice(0, 8)}`;
   let w: AutomationWorld;
-  let sandbox: Sandbox;
-  let redis: Redis;
-  let worker: ReturnType<typeof backtestWorker>;
-  let queue: ReturnType<typeof backtestQueue>;
+  let serving: Serving;
   let mcp: McpServing;
   let client: Client;
+  let ok: Serving['ok'];
+  let ended: Serving['ended'];
   let receiver: Receiver;
   let account: AccountView;
   const listing = {} as { sku: string; asin: string; marketplace: string; id: string; p0: number; p15: number };
@@ -79,23 +153,8 @@ describe('backtest_automation over MCP', function () {
       projections: [automationsProjection, automationRunsProjection, automationStoreProjection, webhooksProjection],
     });
     account = (await loadAccount(w.h.db, w.account))!;
-    sandbox = createSandbox({ runners: 2, storeLimits: STORE_LIMITS });
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    queue = backtestQueue(redis, prefix);
-    worker = backtestWorker({
-      connection: redis,
-      prefix,
-      db: w.h.db,
-      ctx: { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'backtests' } } },
-      sandbox,
-      logger: pino({ level: 'silent' }),
-      cancelCheckMs: 50,
-    });
-    mcp = await serveMcp(w.h.db, () => w.now(), randomUUID(), {
-      sandbox,
-      backtests: { enqueue: (id) => enqueueBacktest(queue, id) },
-    });
-    client = await mcp.clientFor(user);
+    serving = await serveBacktests(w, user);
+    ({ client, mcp, ok, ended } = serving);
     receiver = await startReceiver();
     await configureWebhook(
       {
@@ -130,44 +189,33 @@ describe('backtest_automation over MCP', function () {
       id: listingId(w.account, row.marketplace_id, row.sku),
     });
     // the marketplace changes the listing's price on its own on day 15: a listings page observed then
-    const page = await pageHolding(listing.sku, listing.marketplace);
-    const rows = page.rows.map((raw) => structuredClone(raw) as Json);
-    const item = rows.find((r) => r.sku === listing.sku)!;
-    listing.p0 = Number(listingRow(item, listing.marketplace)!.price) / 100;
-    listing.p15 = Math.round((listing.p0 + 3) * 100) / 100;
-    setPrice(item, listing.marketplace, listing.p15);
-    expect(Number(listingRow(item, listing.marketplace)!.price)).to.equal(Math.round(listing.p15 * 100));
-    await observePage(
-      { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'sync' } } },
-      { account_id: w.account, dataset: 'listings', scope: listing.marketplace },
-      page.page,
-      rows,
-      new Date(START + 2 * 3_600_000 + 15 * DAY + 1_800_000),
-    );
+    await observeListing(new Date(START + 2 * 3_600_000 + 15 * DAY + 1_800_000), (item) => {
+      listing.p0 = Number(listingRow(item, listing.marketplace)!.price) / 100;
+      listing.p15 = Math.round((listing.p0 + 3) * 100) / 100;
+      setPrice(item, listing.marketplace, listing.p15);
+      expect(Number(listingRow(item, listing.marketplace)!.price)).to.equal(Math.round(listing.p15 * 100));
+    });
     // a rival moving its price each day, and on one day a message the repricer throws on
     for (let d = 0; d < DAYS; d++) await recordOffer(d);
     w.h.clock.ms = START + DAYS * DAY + 3 * 3_600_000;
     await w.h.projector.whenCaughtUp();
   });
   after(async () => {
-    await mcp?.close();
-    await worker?.close();
-    await queue?.close();
-    await sandbox?.close();
+    await serving?.close();
     await receiver?.close();
-    await redis?.quit();
     await w?.close();
   });
 
   /** The listings page of the log that last held the SKU. */
-  async function pageHolding(sku: string, marketplace: string) {
+  async function pageHolding(sku: string, marketplace: string, dataset = 'listings') {
+    const skuOf = (r: Json) => (dataset === 'listings' ? r.sku : r.sellerSku);
     let found: ReturnType<typeof PageObserved.parse> | null = null;
     let after: Position | null = null;
     for (;;) {
       const read = await w.h.store.readAllOfTypes({
         after,
         types: ['PageObserved'],
-        filter: { field: 'dataset', values: ['listings'] },
+        filter: { field: 'dataset', values: [dataset] },
         limit: 500,
       });
       for (const e of read.events) {
@@ -175,7 +223,7 @@ describe('backtest_automation over MCP', function () {
         if (
           page.account_id === w.account &&
           page.scope === marketplace &&
-          page.rows.some((r) => (r as Json).sku === sku)
+          page.rows.some((r) => skuOf(r as Json) === sku)
         )
           found = page;
       }
@@ -184,6 +232,29 @@ describe('backtest_automation over MCP', function () {
     }
     return found!;
   }
+
+  /** Observes the page of the dataset holding the SKU again at `at`, its row changed by `change`. */
+  async function observeAgain(
+    at: Date,
+    target: { sku: string; marketplace: string; dataset?: string },
+    change: (item: Json) => void,
+  ) {
+    const dataset = target.dataset ?? 'listings';
+    const page = await pageHolding(target.sku, target.marketplace, dataset);
+    const rows = page.rows.map((raw) => structuredClone(raw) as Json);
+    change(rows.find((r) => (dataset === 'listings' ? r.sku : r.sellerSku) === target.sku)!);
+    await observePage(
+      { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'sync' } } },
+      { account_id: w.account, dataset, scope: target.marketplace },
+      page.page,
+      rows,
+      at,
+    );
+  }
+
+  /** Observes the listings page holding the listing again at `at`, the listing's item changed by `change`. */
+  const observeListing = (at: Date, change: (item: Json) => void) =>
+    observeAgain(at, { sku: listing.sku, marketplace: listing.marketplace }, change);
 
   function setPrice(item: Json, marketplace: string, major: number) {
     for (const offer of item.attributes?.purchasable_offer ?? [])
@@ -220,21 +291,6 @@ describe('backtest_automation over MCP', function () {
       payload,
     });
   }
-
-  const ok = async (args: Json) => {
-    const res = await call(client, 'backtest_automation', args);
-    expect(res.isError, JSON.stringify(res.structuredContent)).to.not.equal(true);
-    return res.structuredContent;
-  };
-  const ended = async (backtest_id: string) => {
-    const deadline = Date.now() + 300_000;
-    for (;;) {
-      const answer = await ok({ backtest_id });
-      if (['completed', 'cancelled', 'failed'].includes(answer.status)) return answer;
-      if (Date.now() > deadline) throw new Error(`backtest ${backtest_id} still ${answer.status}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
 
   it('replays 30 days with the context as the log had it, carries its own prices forward, and changes nothing', async () => {
     const head = await w.h.store.headPosition();
@@ -336,4 +392,219 @@ describe('backtest_automation over MCP', function () {
     const hidden = await call(other, 'backtest_automation', { backtest_id: first.backtest_id });
     expect(hidden.structuredContent.code).to.equal('not_found');
   });
+
+  it("shows an FBA listing's inventory as the log's inventory pages had it at each event", async () => {
+    const [fba] = await w.h.db
+      .withSchema('rm')
+      .table('fba_inventory as i')
+      .join('listing_current as c', (j) =>
+        j.on('c.account_id', 'i.account_id').andOn('c.marketplace_id', 'i.marketplace_id').andOn('c.sku', 'i.sku'),
+      )
+      .where('i.account_id', w.account)
+      .whereNotNull('i.fulfillable_quantity')
+      .orderBy(['i.marketplace_id', 'i.sku'])
+      .select('i.sku', 'i.marketplace_id', 'i.fulfillable_quantity');
+    const target = { sku: fba.sku as string, marketplace: fba.marketplace_id as string };
+    const before = fba.fulfillable_quantity as number;
+    // the inventory changes on day 10 (a page observed then), and again today (after the window)
+    await observeAgain(new Date(START + 10 * DAY), { ...target, dataset: 'fba_inventory' }, (s) => {
+      s.inventoryDetails.fulfillableQuantity = before + 7;
+    });
+    await observeAgain(w.now(), { ...target, dataset: 'fba_inventory' }, (s) => {
+      s.inventoryDetails.fulfillableQuantity = before + 100;
+    });
+    for (const d of [5, 12]) {
+      const payload = structuredClone(eventFixture('LISTINGS_ITEM_STATUS_CHANGE')) as Json;
+      const at = eventAt(d).toISOString();
+      payload.EventTime = at;
+      Object.assign(payload.Payload, {
+        SellerId: account.selling!.provider_id,
+        MarketplaceId: target.marketplace,
+        Sku: target.sku,
+      });
+      const kind = readMessage(payload, at);
+      if ('refused' in kind) throw new Error(kind.refused);
+      await recordMarketplaceEvent(w.h.store, {
+        account_id: w.account,
+        message_id: `backtest-status-${d}-${randomUUID()}`,
+        ...kind,
+        occurred_at: at,
+        received_at: at,
+        payload,
+      });
+    }
+    const started = await ok({
+      code: `function handle(event, context) { console.log('fulfillable=' + context.listing.data.fba.inventory.inventoryDetails.fulfillableQuantity); }`,
+      stream_type: 'LISTINGS_ITEM_STATUS_CHANGE',
+    });
+    const done = await ended(started.backtest_id);
+    expect(done.status, done.error).to.equal('completed');
+    const runs = (done.result as Json).runs as Json[];
+    expect(runs.map((r) => [r.occurred_at, r.logs[0]?.message])).to.deep.equal([
+      [eventAt(5).toISOString(), `fulfillable=${before}`],
+      [eventAt(12).toISOString(), `fulfillable=${before + 7}`],
+    ]);
+  });
+
+  // last: it deletes the listing and pauses admissions today
+  it("decides would-be admissions against the log as of the event: a listing deleted since and today's pause do not count", async () => {
+    const asBefore = async () => {
+      const started = await ok({ code: REPRICER, stream_type: 'ANY_OFFER_CHANGED' });
+      const done = await ended(started.backtest_id);
+      expect(done.status, done.error).to.equal('completed');
+      const result = done.result as Json;
+      expect(result.validation_failures).to.deep.equal([]);
+      expect(result.totals.changes).to.equal(DAYS - 1);
+      expect(result.runs.filter((r: Json) => r.changes.length === 1)).to.have.length(DAYS - 1);
+    };
+    // today the listing is deleted (a live admission refuses it), then admissions are paused too
+    await observeListing(w.now(), (item) => {
+      for (const summary of item.summaries ?? []) summary.status = ['DELETED'];
+    });
+    await w.h.projector.whenCaughtUp();
+    const now = await listingsMentioned(w.h.db, w.account, [
+      { sku: listing.sku, asin: null, marketplace_id: listing.marketplace },
+    ]);
+    expect(now.map((r) => r.status)).to.deep.equal(['DELETED']);
+    await asBefore();
+    const ops = { store: w.h.store, metadata: { actor: { kind: 'user' as const, id: 'operator' } } };
+    const at = () => w.now().toISOString();
+    await setAdmissions(ops, { type: 'DisableAdmissions', reason: 'maintenance', by: 'operator', at: at() });
+    try {
+      await w.h.projector.whenCaughtUp();
+      expect((await admissionsPaused(w.h.db)).disabled).to.equal(true);
+      await asBefore();
+    } finally {
+      await setAdmissions(ops, { type: 'EnableAdmissions', by: 'operator', at: at() });
+    }
+  });
+});
+
+// Beside it: a live automation that really ran (the live reactor, on events the simulator raised
+// over a few hours) and a backtest of it, and of other code of the type, over the same events.
+describe('backtest_automation beside live runs', function () {
+  this.timeout(600_000);
+  const user = randomUUID();
+  let w: AutomationWorld;
+  let serving: Serving;
+  let reactor: LiveReactor | null = null;
+  let automation: string;
+  const events: string[] = [];
+
+  before(async () => {
+    w = await startAutomationWorld({
+      deals: false,
+      user,
+      projections: [automationsProjection, automationRunsProjection, automationStoreProjection, webhooksProjection],
+    });
+    const account = (await loadAccount(w.h.db, w.account))!;
+    serving = await serveBacktests(w, user);
+    const call: AutomationCall = {
+      store: w.h.store,
+      userId: user,
+      accounts: [account],
+      at: w.now(),
+      correlationId: randomUUID(),
+      simulate: false,
+    };
+    automation = await createAutomation(call, {
+      account,
+      stream_type: 'ANY_OFFER_CHANGED',
+      title: 'Reprice',
+      code: LIVE_REPRICER,
+      operation_dependencies: {},
+    });
+    await activateAutomation(call, automation);
+    await w.h.projector.whenCaughtUp();
+    reactor = await startLiveReactor({
+      db: w.h.db,
+      store: w.h.store,
+      sandbox: serving.sandbox,
+      logger: pino({ level: 'silent' }),
+      // the live repricer posts nothing
+      enqueueWebhookPosts: async () => ({ deliveries: [], skipped: [] }),
+      name: `backtest-live-${randomUUID().slice(0, 8)}`,
+      now: w.now,
+    });
+    const [first] = await w.advertised();
+    for (let i = 0; i < 3; i++) {
+      w.h.clock.ms += 3_600_000;
+      events.push(
+        (await w.raise('ANY_OFFER_CHANGED', { sku: first!.sku, marketplaceId: first!.marketplace_id })).eventId,
+      );
+    }
+    // the live runs recorded, one per event and listing each reached
+    for (let i = 0; ; i++) {
+      await w.h.projector.whenCaughtUp();
+      const recorded = await w.h.db.withSchema('rm').table('automation_runs').whereIn('event_id', events);
+      if (new Set(recorded.map((r: Json) => r.event_id)).size === events.length) break;
+      if (i > 600) throw new Error('the live runs were not recorded');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    w.h.clock.ms += 3_600_000;
+  });
+  after(async () => {
+    await reactor?.close();
+    await serving?.close();
+    await w?.close();
+  });
+
+  /** The live runs the read model recorded on the events, as the backtest shows them per run. */
+  async function liveRecorded() {
+    const runs = await w.h.db.withSchema('rm').table('automation_runs').whereIn('event_id', events).orderBy('at');
+    const actions = await w.h.db
+      .withSchema('rm')
+      .table('automation_actions')
+      .whereIn(
+        'run_id',
+        runs.map((r: Json) => r.run_id),
+      )
+      .where({ kind: 'mutation' })
+      .orderBy('index');
+    return runs.map((r: Json) => ({
+      key: `${r.event_id}/${r.listing_id}`,
+      automation_id: r.automation_id,
+      automation_version: r.automation_version,
+      error_message: r.error_message,
+      actions: actions
+        .filter((a: Json) => a.run_id === r.run_id)
+        .map((a: Json) => ({
+          status: a.status,
+          action: a.action,
+          target_type: a.target_type,
+          target_id: a.target_id,
+          value: a.value,
+          error_message: a.error_message,
+        })),
+    }));
+  }
+
+  for (const [what, args] of [
+    ['the same automation', () => ({ automation_id: automation })],
+    [
+      'other code of the type',
+      () => ({ code: LIVE_REPRICER.replace('19.99', '18.99'), stream_type: 'ANY_OFFER_CHANGED' }),
+    ],
+  ] as const)
+    it(`shows what the live automation did beside each run of ${what}`, async () => {
+      const live = await liveRecorded();
+      expect(live.length).to.be.at.least(events.length);
+      expect(live.every((l) => l.actions.length === 1 && l.actions[0]!.status === 'applied')).to.equal(true);
+      const started = await serving.ok(args());
+      const done = await serving.ended(started.backtest_id);
+      expect(done.status, done.error).to.equal('completed');
+      const result = done.result as Json;
+      const runs = result.runs as Json[];
+      expect(runs.map((r) => `${r.event_id}/${r.listing_id}`)).to.have.members(live.map((l) => l.key));
+      for (const run of runs)
+        expect(run.live, run.event_id).to.deep.equal(
+          live.filter((l) => l.key === `${run.event_id}/${run.listing_id}`).map(({ key: _, ...l }) => l),
+        );
+      expect(result.totals.live_runs).to.equal(live.length);
+      expect(result.totals.live_changes).to.equal(live.reduce((n, l) => n + l.actions.length, 0));
+      for (const day of result.series as Json[])
+        expect(day.live_runs).to.equal(
+          runs.filter((r) => r.occurred_at.startsWith(day.day)).reduce((n, r) => n + r.live.length, 0),
+        );
+    });
 });

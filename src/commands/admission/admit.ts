@@ -7,8 +7,8 @@ import { DomainError } from '../../domain/shared/errors.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Logger } from '../../infra/logger.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
-import { admissionsPaused } from '../../projections/admission/queries.js';
 import { guardCreations, type Recording } from './creations.js';
+import { readModelLookups, type AdmissionLookups } from './lookups.js';
 import { admitIdempotently, admitOptimistically, keyLocks, type Admission } from './idempotency.js';
 import { underAdmissionLocks, type LockScope } from './locks.js';
 import { decidedView, errorBody, type AdmissionOutcome, type AdmissionResult } from './receipts.js';
@@ -57,6 +57,8 @@ export interface AdmissionDeps {
   logger: Pick<Logger, 'warn'>;
   /** with a store: decide against its block flags and switches, but record nothing (an automation's dry run) */
   simulate?: boolean;
+  /** a backtest's (with simulate): targets and the operator's switch as the log had them then, instead of the read models */
+  lookups?: AdmissionLookups;
 }
 
 /** The key a call is admitted under: the caller's own, or an automation run's. */
@@ -87,7 +89,9 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
   if (!store || deps.simulate) {
     // a run's key is of no use here: nothing is recorded under it
     const idempotency = call.caused_by ? null : idempotencyOf(call, now);
-    return (await decideAdmissions({ reads: db, recording: null, flags: store, call, idempotency, now })).outcome;
+    const lookups = deps.lookups ?? readModelLookups(db);
+    return (await decideAdmissions({ reads: db, lookups, recording: null, flags: store, call, idempotency, now }))
+      .outcome;
   }
   const idempotency = idempotencyOf(call, now);
   const run = call.caused_by;
@@ -107,7 +111,15 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
   };
   const at = now.toISOString();
   const decide = (reads: Knex, lock: LockScope['lock']) =>
-    decideAdmissions({ reads, recording: { ctx, lock }, flags: store, call, idempotency, now });
+    decideAdmissions({
+      reads,
+      lookups: readModelLookups(reads),
+      recording: { ctx, lock },
+      flags: store,
+      call,
+      idempotency,
+      now,
+    });
   // Locks serve creations (their guards) and a key in use; anything else (a live run's outbox
   // above all) is decided on the pool, its reads beside the key's, with no transaction to hold,
   // where the store creates key and receipts atomically.
@@ -130,6 +142,7 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
 /** Checks and decides each request of the call; of the store, records only the creations' guards. */
 async function decideAdmissions({
   reads,
+  lookups,
   recording,
   flags,
   call,
@@ -137,6 +150,7 @@ async function decideAdmissions({
   now,
 }: {
   reads: Knex;
+  lookups: AdmissionLookups;
   recording: Recording;
   /** where block flags and Automation switches are read; null: nothing is withheld (the demo records none) */
   flags: EventStore | null;
@@ -145,9 +159,9 @@ async function decideAdmissions({
   now: Date;
 }): Promise<Admission> {
   // read beside the requests' own reads (on the pool they go side by side), checked before any use
-  const pausedRead = admissionsPaused(reads);
+  const pausedRead = lookups.paused();
   pausedRead.catch(() => undefined);
-  const prepared = await prepareAll({ reads, flags, call, idempotency, now });
+  const prepared = await prepareAll({ reads, lookups, flags, call, idempotency, now });
   const paused = await pausedRead;
   if (paused.disabled) {
     throw new DomainError(
@@ -176,12 +190,14 @@ async function decideAdmissions({
 /** Each request resolved and checked, one after another (receipt ids rise in call order). */
 async function prepareAll({
   reads,
+  lookups,
   flags,
   call,
   idempotency,
   now,
 }: {
   reads: Knex;
+  lookups: AdmissionLookups;
   flags: EventStore | null;
   call: AdmissionCall;
   idempotency: Idempotency | null;
@@ -196,6 +212,7 @@ async function prepareAll({
     prepared.push(
       await prepareRequest({
         reads,
+        lookups,
         store: flags,
         accounts,
         account,

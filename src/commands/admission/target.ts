@@ -9,7 +9,8 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { newOrderedId, UUID_PATTERN } from '../../domain/shared/ids.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
-import { advertisedListing, hasAsin, resolveTarget, type CurrentListing } from '../../projections/admission/queries.js';
+import type { CurrentListing } from '../../projections/admission/queries.js';
+import type { AdmissionLookups } from './lookups.js';
 import type { Admit } from './receipts.js';
 import { readFlagsEarly, withheldReason } from '../dispatch-control/execute.js';
 import { deletedListingDetail } from '../mutation/deleted-listing.js';
@@ -37,6 +38,7 @@ const fail = (
 /** Resolves and checks one request; never throws for the request's own faults. */
 export async function prepareRequest({
   reads,
+  lookups,
   store,
   accounts,
   account: confinedTo,
@@ -47,7 +49,10 @@ export async function prepareRequest({
   via,
   now,
 }: {
+  /** the catalog (a qualified action's operation) */
   reads: Knex;
+  /** targets, products */
+  lookups: AdmissionLookups;
   /** where flags are read; null: nothing is withheld (the demo records no flags) */
   store: EventStore | null;
   /** every account of the caller (targets are looked up among them) */
@@ -96,8 +101,7 @@ export async function prepareRequest({
         ...(caused_by?.listing_id ? [caused_by.listing_id] : []),
       ])
     : undefined;
-  const resolved = await resolveTarget(
-    reads,
+  const resolved = await lookups.resolveTarget(
     accounts.map((a) => a.id),
     target,
   );
@@ -156,8 +160,8 @@ export async function prepareRequest({
       : action === 'create_ad'
         ? { sku: (m.payload.sku as string | undefined) ?? null, asin: (m.payload.asin as string | undefined) ?? null }
         : undefined;
-  const listing = advertised ? await advertisedListing(reads, account.id, provider.marketplaceId!, advertised) : null;
-  const refusal = await rulesBeyondSchema({ reads, account, command, facts: { ...resolved.facts, listing } });
+  const listing = advertised ? await lookups.advertisedListing(account.id, provider.marketplaceId!, advertised) : null;
+  const refusal = await rulesBeyondSchema({ lookups, account, command, facts: { ...resolved.facts, listing } });
   if (refusal)
     return {
       error: new DomainError(refusal.code, `${at}.${refusal.detail}`, {
@@ -177,12 +181,12 @@ export async function prepareRequest({
 
 /** What the payload schemas and decide can't check alone: selectors against the listing, the account's ads connection and products, exclusions (spec 4.5, 4.12.5). */
 async function rulesBeyondSchema({
-  reads,
+  lookups,
   account,
   command: c,
   facts,
 }: {
-  reads: Knex;
+  lookups: AdmissionLookups;
   account: AccountView;
   command: Admit;
   facts: { negative?: boolean; listing: CurrentListing | null };
@@ -209,7 +213,7 @@ async function rulesBeyondSchema({
     if (
       !('sku' in product
         ? facts.listing !== null
-        : await hasAsin(reads, account.id, c.provider.marketplaceId!, product.asin))
+        : await lookups.hasAsin(account.id, c.provider.marketplaceId!, product.asin))
     ) {
       const [key, value] = Object.entries(product)[0]!;
       return new DomainError(

@@ -1,19 +1,23 @@
+import { switchDecider } from '../../domain/admission/switch.js';
 import { dispatchControlDecider } from '../../domain/dispatch-control/decide.js';
 import { MarketplaceEventReceived } from '../../domain/event/events.js';
 import { identitiesOf } from '../../domain/event/identities.js';
-import { LISTINGS_DATASET } from '../../domain/observation/datasets.js';
+import { INVENTORY_DATASET, LISTINGS_DATASET } from '../../domain/observation/datasets.js';
+import { listingId } from '../../domain/observation/ids.js';
 import { PageObserved } from '../../domain/observation/events.js';
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/port.js';
 import { streamName } from '../../commands/shared/handler.js';
+import { inventoryRow } from '../../projections/observed/inventory.js';
 import { listingRow } from '../../projections/observed/listings.js';
 import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
 
 // An account's log as a backtest reads it: one pass over the log, each fact kept on a timeline by
 // the time it speaks of (a listings page's `observed_at`, a marketplace message's `occurred_at`, a
 // block flag's or switch's `set_at`), so a context can be folded as of any moment of the window
-// without touching today's read models. Kept: the listings pages' rows (per marketplace and SKU),
+// without touching today's read models. Kept: the listings and FBA inventory pages' rows (per
+// marketplace and SKU),
 // the account's marketplace messages (per listing they name, and the replayed type's in order),
-// and its dispatch-control events (per stream, for the admission check).
+// its dispatch-control events (per stream, for the admission check) and the operator's switch.
 
 /** Values in time order; `latest(t)`: the last one at or before t, with its time. */
 export class Timeline<T> {
@@ -63,8 +67,14 @@ export interface AccountHistory {
     types: readonly string[],
     t: number,
   ): Map<string, unknown>;
+  /** the account's listing with that local id as the log had it at `t` */
+  listing(listing_id: string, t: number): ListingRecord | undefined;
+  /** the account's listings in the marketplace with that ASIN at `t` */
+  withAsin(marketplace_id: string, asin: string, t: number): ListingRecord[];
   /** a dispatch-control stream's events as they stood at `t` */
   control(stream: string, t: number): RecordedEvent[];
+  /** the operator's switch over new write requests as it stood at `t` */
+  paused(t: number): { disabled: boolean; reason: string | null };
 }
 
 const CONTROL_PREFIX = streamName(dispatchControlDecider.aggregate, '');
@@ -78,32 +88,60 @@ export async function readAccountHistory(
   window: { since: Date; until: Date },
 ): Promise<AccountHistory> {
   const rows = new Map<string, Timeline<ListingRecord>>();
+  const inventory = new Map<string, Timeline<Record<string, unknown>>>();
   const skusOfAsin = new Map<string, Set<string>>();
   const marketplaces = new Set<string>();
   const named = new Map<string, Map<string, Timeline<unknown>>>();
   const controls = new Map<string, Timeline<RecordedEvent>>();
+  const keyOfId = new Map<string, string>();
+  const switched = new Timeline<{ disabled: boolean; reason: string | null }>();
   const events: Array<PastEvent & { order: number }> = [];
   const since = window.since.getTime();
   const until = window.until.getTime();
-  const types = ['MarketplaceEventReceived', 'PageObserved', ...Object.keys(dispatchControlDecider.schemas)];
+  const switchTypes = Object.keys(switchDecider.schemas);
+  const types = [
+    'MarketplaceEventReceived',
+    'PageObserved',
+    ...Object.keys(dispatchControlDecider.schemas),
+    ...switchTypes,
+  ];
   // other datasets' pages are passed over unread: the store reads only their `dataset`
-  const filter = { field: 'dataset', values: [LISTINGS_DATASET], types: ['PageObserved'] };
+  const filter = { field: 'dataset', values: [LISTINGS_DATASET, INVENTORY_DATASET], types: ['PageObserved'] };
   let after: Position | null = null;
   for (;;) {
     const read = await store.readAllOfTypes({ after, types, filter, limit: READ_BATCH });
     for (const e of read.events) {
       const data = e.data as Record<string, unknown>;
+      // the switch is the operator's, over every account
+      if (switchTypes.includes(e.type)) {
+        const reason = typeof data.reason === 'string' ? data.reason : null;
+        switched.add(Date.parse(String(data.at)), { disabled: e.type === 'AdmissionsDisabled', reason });
+        continue;
+      }
       if (data.account_id !== account_id) continue;
       if (e.type === 'PageObserved') {
         const page = PageObserved.parse(data);
         const at = Date.parse(page.observed_at);
+        if (page.dataset === INVENTORY_DATASET) {
+          for (const raw of page.rows) {
+            const row = inventoryRow(raw, page.scope);
+            if (!row) continue;
+            const key = `${page.scope}/${row.sku as string}`;
+            if (!inventory.has(key)) inventory.set(key, new Timeline());
+            inventory.get(key)!.add(at, JSON.parse(row.data as string) as Record<string, unknown>);
+          }
+          continue;
+        }
         marketplaces.add(page.scope);
         for (const raw of page.rows) {
           const row = listingRow(raw, page.scope);
           if (!row) continue;
           const record = recordOf(account_id, row);
           const key = `${record.marketplace_id}/${record.sku}`;
-          if (!rows.has(key)) rows.set(key, new Timeline());
+          if (!rows.has(key)) {
+            rows.set(key, new Timeline());
+            keyOfId.set(listingId(account_id, record.marketplace_id, record.sku), key);
+          }
           rows.get(key)!.add(at, record);
           if (record.asin) {
             const asinKey = `${record.marketplace_id}/${record.asin}`;
@@ -132,6 +170,11 @@ export async function readAccountHistory(
     if (read.end) break;
   }
   events.sort((a, b) => a.occurred_at.getTime() - b.occurred_at.getTime() || a.order - b.order);
+  /** the listing's row at `t` with its FBA inventory summary as the log had it then */
+  const asOf = (key: string, t: number): ListingRecord | undefined => {
+    const record = rows.get(key)?.latest(t)?.value;
+    return record && { ...record, fba_inventory: inventory.get(key)?.latest(t)?.value ?? null };
+  };
   return {
     events: events.map(({ order: _, ...e }) => e),
     reached(mentions, t) {
@@ -140,7 +183,7 @@ export async function readAccountHistory(
         for (const marketplace of m.marketplace_id ? [m.marketplace_id] : [...marketplaces]) {
           const skus = m.sku ? [m.sku] : m.asin ? [...(skusOfAsin.get(`${marketplace}/${m.asin}`) ?? [])] : [];
           for (const sku of skus) {
-            const record = rows.get(`${marketplace}/${sku}`)?.latest(t)?.value;
+            const record = asOf(`${marketplace}/${sku}`, t);
             // by ASIN: only the SKUs that had it then
             if (record && (m.sku || record.asin === m.asin)) found.set(`${marketplace}/${sku}`, record);
           }
@@ -167,7 +210,13 @@ export async function readAccountHistory(
       }
       return latest;
     },
+    listing: (id, t) => asOf(keyOfId.get(id) ?? '', t),
+    withAsin: (marketplace_id, asin, t) =>
+      [...(skusOfAsin.get(`${marketplace_id}/${asin}`) ?? [])]
+        .map((sku) => asOf(`${marketplace_id}/${sku}`, t))
+        .filter((r): r is ListingRecord => r?.asin === asin),
     control: (stream, t) => controls.get(stream)?.upTo(t) ?? [],
+    paused: (t) => switched.latest(t)?.value ?? { disabled: false, reason: null },
   };
 }
 
@@ -204,7 +253,7 @@ function recordOf(account_id: string, row: Record<string, unknown>): ListingReco
     statuses: typeof row.statuses === 'string' ? (JSON.parse(row.statuses) as string[]) : null,
     quantity: (row.quantity as number | null) ?? null,
     data: JSON.parse(row.data as string) as ListingRecord['data'],
-    // the FBA inventory pages are not folded yet
+    // the inventory pages' summary as of the time asked (asOf)
     fba_inventory: null,
   };
 }

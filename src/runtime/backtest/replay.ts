@@ -25,6 +25,7 @@ import type { OutboxAction } from '../outbox/index.js';
 import { runAutomation, type ListingRun } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { flagsAsOf } from './flags.js';
+import { lookupsAsOf } from './lookups.js';
 import { readAccountHistory, type AccountHistory, type PastEvent } from './history.js';
 
 // A backtest (docs/decisions/120-backtests.md): an automation run over the recorded messages of its
@@ -37,8 +38,8 @@ import { readAccountHistory, type AccountHistory, type PastEvent } from './histo
 // - its would-be receipts are the listing's `mutations`;
 // - its store writes go to a store of the backtest's own.
 // Messages naming the same listing run one after another; others side by side (as live runs do).
-// Not folded yet (said in the decision): FBA inventory, deals (null, unknown) and the advertising
-// entities linked to the listing (empty); B2B sales are the orders read model's before the time.
+// Not folded yet (said in the decision): deals (null, unknown) and the advertising entities linked
+// to the listing (empty); B2B sales are the orders read model's before the time.
 
 export interface BacktestDeps {
   db: Knex;
@@ -99,7 +100,13 @@ export async function runBacktest(
     const t = event.occurred_at.getTime();
     const { past, seen } = pastListings(deps, history, account, carried, t);
     const runs = await runAutomation(
-      { db: deps.db, store: flagsAsOf(deps.store, history, t), sandbox: deps.sandbox, logger: deps.logger },
+      {
+        db: deps.db,
+        store: flagsAsOf(deps.store, history, t),
+        lookups: lookupsAsOf(deps.db, history, account.id, t),
+        sandbox: deps.sandbox,
+        logger: deps.logger,
+      },
       {
         mode: 'dry',
         automation: request.automation,

@@ -15,7 +15,8 @@ import type { CausedBy } from '../../domain/mutation/events.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { TargetType } from '../../domain/mutation/payloads.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
-import { listingFacts, resolveTarget, type ListingFacts } from '../../projections/admission/queries.js';
+import { listingFacts, type ListingFacts } from '../../projections/admission/queries.js';
+import { readModelLookups } from '../../commands/admission/lookups.js';
 import { outboxOverLimit, readPush, valueOf } from './pushes.js';
 import { admitReportPushes, isReportPush } from './reports.js';
 
@@ -217,7 +218,8 @@ async function unpinned(
  */
 async function theAccounts(deps: AdmissionDeps, account: AccountView, target: { type: string; id: string }) {
   if (!RESOLVABLE.includes(target.type)) return true;
-  return (await resolveTarget(deps.db, [account.id], { type: target.type as TargetType, id: target.id })) !== null;
+  const lookups = deps.lookups ?? readModelLookups(deps.db);
+  return (await lookups.resolveTarget([account.id], { type: target.type as TargetType, id: target.id })) !== null;
 }
 
 /** An admission result as an action; null for a target not found on the account (dropped without a record, spec 3.3). */

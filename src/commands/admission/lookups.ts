@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import type { TargetType } from '../../domain/mutation/payloads.js';
+import {
+  admissionsPaused,
+  advertisedListing,
+  hasAsin,
+  resolveTarget,
+  type CurrentListing,
+  type ResolvedTarget,
+} from '../../projections/admission/queries.js';
+
+// What admission looks up about the world (targets, the products an ad may name, the operator's
+// switch): an interface, so a backtest can decide against the log as it stood at an event's time
+// (runtime/backtest/lookups.ts) where live and dry runs read today's read models.
+
+export interface AdmissionLookups {
+  resolveTarget(
+    accountIds: readonly string[],
+    target: { type: TargetType; id: string },
+  ): Promise<ResolvedTarget | null>;
+  advertisedListing(
+    account_id: string,
+    marketplace_id: string,
+    product: { sku: string | null; asin: string | null },
+  ): Promise<CurrentListing | null>;
+  hasAsin(account_id: string, marketplace_id: string, asin: string): Promise<boolean>;
+  paused(): Promise<{ disabled: boolean; reason: string | null }>;
+}
+
+/** The read models' answers (on the pool or a transaction). */
+export const readModelLookups = (reads: Knex): AdmissionLookups => ({
+  resolveTarget: (accountIds, target) => resolveTarget(reads, accountIds, target),
+  advertisedListing: (account_id, marketplace_id, product) =>
+    advertisedListing(reads, account_id, marketplace_id, product),
+  hasAsin: (account_id, marketplace_id, asin) => hasAsin(reads, account_id, marketplace_id, asin),
+  paused: () => admissionsPaused(reads),
+});
