@@ -29,6 +29,7 @@ import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js'
 import { backtestQueue, backtestWorker, enqueueBacktest } from '../../src/runtime/backtest/jobs.js';
 import { START, startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
+import { cli } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 type Json = Record<string, any>;
@@ -71,6 +72,8 @@ function handle(event, context) {
 }`;
 
 interface Serving {
+  /** the Redis prefix its backtest queue lives under: a CLI given it enqueues for its worker */
+  prefix: string;
   mcp: McpServing;
   client: Client;
   sandbox: Sandbox;
@@ -107,6 +110,7 @@ async function serveBacktests(w: AutomationWorld, user: string): Promise<Serving
     return res.structuredContent as Json;
   };
   return {
+    prefix,
     mcp,
     client,
     sandbox,
@@ -580,6 +584,24 @@ describe('backtest_automation beside live runs', function () {
         })),
     }));
   }
+
+  it('the CLI starts a backtest of the saved automation, which a worker runs, and shows it to its user only', async () => {
+    // the operator's clock is the machine's: the default window (the last 30 days) has none of this world's events
+    const env = { REDIS_PREFIX: serving.prefix };
+    const started = JSON.parse(await cli(['backtests', 'start', '--user', user, '--automation', automation], env));
+    expect(started).to.include({ status: 'queued', automation_id: automation, stream_type: 'ANY_OFFER_CHANGED' });
+    const done = await serving.ended(started.backtest_id);
+    expect(done.status, done.error).to.equal('completed');
+    const show = (who: string) => cli(['backtests', 'show', '--user', who, '--backtest', started.backtest_id], env);
+    const shown = JSON.parse(await show(user));
+    expect(shown).to.include({ backtest_id: started.backtest_id, status: 'completed' });
+    expect(shown.totals).to.deep.equal(done.result.totals);
+    const refused = await show(randomUUID()).then(
+      () => 'shown',
+      (err: Error) => err.message,
+    );
+    expect(refused).to.contain('not_found');
+  });
 
   for (const [what, args] of [
     ['the same automation', () => ({ automation_id: automation })],
