@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { getReceipt } from '../../src/projections/mutations/queries.js';
 import { clientsFor } from '../support/marketplace.js';
+import { eventually } from '../support/processes.js';
 import { startBench, type Bench } from './dispatch-support.js';
 
 // A listing's queued patches share one patchListingsItem call (one patch document per SKU and
@@ -90,7 +91,7 @@ describe("a listing's queued patches sent together", function () {
         attempts: 1,
         submission_id: calls[0]!.submissionId,
       });
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
       const events = await history(id);
       expect(events.map((e) => e.type)).to.deep.equal([
         'MutationAdmitted',
@@ -98,8 +99,12 @@ describe("a listing's queued patches sent together", function () {
         'MutationSubmitted',
       ]);
       expect(events.every((e) => e.data.receipt_id === id)).to.equal(true);
-      // what the listing showed before the call, of the part this receipt's patch names
-      expect(events[1]!.data.prior).to.deep.equal({ purchasable_offer: before });
+      // the part its patch names just before it, as if sent one by one: the listing's before the
+      // call for the first, the value the one before it set for the others (what a revert restores)
+      expect(events[1]!.data.prior).to.deep.equal({
+        purchasable_offer: i === 0 ? before : pricePatch(prices[i - 1]!).value,
+      });
+      expect(events[1]!.data.sent_with).to.deep.equal(ids);
     }
     // the last patch of the call is what the listing shows
     expect(JSON.stringify(await priceNow(l.sku))).to.contain('11.05');
@@ -149,9 +154,9 @@ describe("a listing's queued patches sent together", function () {
 
   it('a lost answer to a combined call leaves each receipt uncertain, never resent, each settled by reading back', async () => {
     const l = freshListing();
-    // different attributes: each receipt's read-back shows its own change
+    // the second price overwrites the first: the call is what is looked for, not each patch alone
     const ids = [
-      ...(await admitPrices(l, [14.01])),
+      ...(await admitPrices(l, [14.01, 14.02])),
       await b.admit({
         target: l.target,
         provider: l.provider,
@@ -174,7 +179,28 @@ describe("a listing's queued patches sent together", function () {
     for (const id of ids) expect((await history(id)).map((e) => e.type)).to.include('MutationUncertain');
     const calls = await submissionsOf(l.sku);
     expect(calls).to.have.length(1);
-    expect(calls[0]!.patches).to.have.length(2);
+    expect(calls[0]!.patches).to.have.length(3);
+  });
+
+  it('a combined call never answered and not applied: each receipt absent after 10 minutes, on the evidence of the priors the call began from', async () => {
+    const l = freshListing();
+    const ids = await admitPrices(l, [17.01, 17.02]);
+    await b.fault({ route: 'PATCH /listings/2021-08-01/items/**', kind: 'timeout', times: 1 });
+    await dispatchAll(ids, ['uncertain']);
+    for (const id of ids) {
+      const checked = await eventually(async () => {
+        const r = await b.receipt(id);
+        return (r.reconciliation as { attempts?: number } | null)?.attempts === 1 ? r : undefined;
+      }, 'the first read-back');
+      expect(checked.reconciliation).to.deep.include({
+        result: 'pending',
+        cause: 'the target still shows what it showed before the request',
+      });
+    }
+    b.clock.offset += 10 * 60_000;
+    await b.dispatch!.sweep();
+    for (const id of ids) expect(await b.until(id, ['submitted'])).to.deep.include({ outcome: 'absent', attempts: 1 });
+    expect(await submissionsOf(l.sku)).to.deep.equal([]);
   });
 
   it("receipts of different SKUs are not combined: each SKU's call carries its own patches", async () => {

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { contains, patchedAttributes, showsAdsChange, showsListingPatches } from '../../src/workers/dispatch/verify.js';
+import {
+  contains,
+  patchedAttributes,
+  priorsAlong,
+  showsAdsChange,
+  showsListingPatches,
+  standingPatches,
+} from '../../src/workers/dispatch/verify.js';
 
 // Whether a target read back shows an uncertain change (pure): containment of every requested
 // value, numbers by value, and nothing else required.
@@ -140,5 +147,42 @@ describe('dispatch verification: does the target show the change?', () => {
       ),
     ).to.deep.equal({ item_name: [{ value: 'Tea' }] });
     expect(patchedAttributes({ productType: 'PRODUCT', patches: [] }, null)).to.equal(null);
+  });
+
+  describe("one SKU's patch documents sent in one call", () => {
+    const doc = (
+      ...patches: Array<{ op: 'add' | 'replace' | 'merge' | 'delete'; path: string; value?: unknown[] }>
+    ) => ({
+      productType: 'PRODUCT',
+      patches,
+    });
+    const price = (p: number) => ({ op: 'replace' as const, path: '/attributes/purchasable_offer', value: [offer(p)] });
+    const title = { op: 'replace' as const, path: '/attributes/item_name', value: [{ value: 'Tea' }] };
+
+    it("each one's prior is the read for what none before it names, the value an earlier replace set otherwise", () => {
+      const read = { purchasable_offer: [offer(9)], item_name: [{ value: 'Old' }] };
+      expect(priorsAlong([doc(price(10)), doc(title), doc(price(11))], read)).to.deep.equal([
+        { purchasable_offer: [offer(9)] },
+        { item_name: [{ value: 'Old' }] },
+        { purchasable_offer: [offer(10)] },
+      ]);
+      expect(priorsAlong([doc(price(10))], null)).to.deep.equal([null]);
+    });
+
+    it('after an add, merge or delete of an attribute, a later prior of it cannot be told', () => {
+      const merge = { op: 'merge' as const, path: '/attributes/purchasable_offer', value: [offer(10)] };
+      expect(priorsAlong([doc(merge), doc(title), doc(price(11))], {})).to.deep.equal([
+        { purchasable_offer: null },
+        { item_name: null },
+        undefined,
+      ]);
+    });
+
+    it('what stands at the end: a patch a later replace of its attribute overwrites is not looked for', () => {
+      expect(standingPatches([doc(price(10)), doc(title), doc(price(11))]).patches).to.deep.equal([title, price(11)]);
+      const shown = { purchasable_offer: [offer(11)], item_name: [{ value: 'Tea' }] };
+      expect(showsListingPatches(standingPatches([doc(price(10)), doc(price(11))]), shown)).to.equal(true);
+      expect(showsListingPatches(standingPatches([doc(price(11)), doc(price(10))]), shown)).to.equal(false);
+    });
   });
 });

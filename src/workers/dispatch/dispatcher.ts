@@ -15,7 +15,14 @@ import { queuedAlike, receiptShown, receiptsToSweep, type ShownReceipt } from '.
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
-import { namedFields, patchedAttributes, sameJson } from './verify.js';
+import {
+  namedFields,
+  patchedAttributes,
+  priorsAlong,
+  sameJson,
+  showsListingPatches,
+  standingPatches,
+} from './verify.js';
 import { entityId, listEntities, listingAttributes, observe } from './observe.js';
 import { adsEntityId } from '../../domain/observation/ids.js';
 
@@ -223,6 +230,7 @@ export class Dispatcher {
         : await this.companions(trx, r, request)),
     ];
     const priors = await this.priors(batch, clients);
+    const sent_with = request.api === 'listings' && batch.length > 1 ? batch.map((b) => b.receipt.id) : undefined;
     // each receipt as its start left it: the answer is decided on it without reading the stream again
     const started: Array<ReceiptStream | undefined> = [];
     for (const b of batch) {
@@ -231,6 +239,7 @@ export class Dispatcher {
         receipt_id: b.receipt.id,
         started_at: iso(this.deps.now()),
         ...(priors.has(b.receipt.id) ? { prior: priors.get(b.receipt.id) } : {}),
+        ...(sent_with ? { sent_with } : {}),
       };
       started.push(advanced(mutationDecider, b.receipt.known, await this.run(command, b.receipt.known)));
     }
@@ -245,7 +254,9 @@ export class Dispatcher {
   /**
    * The target's queued patches right behind `r`, in admission order, that can share its call (one
    * patch document per SKU): the next to go, same SKU, marketplace and product type, nothing
-   * withholding them. The first that can't ends them: it takes its own turn, so the order holds.
+   * withholding them, and a prior that can be told (no attribute of theirs that one before them
+   * adds to, merges into or deletes from). The first that can't ends them: it takes its own turn,
+   * so the order holds.
    */
   private async followers(
     r: DispatchReceipt,
@@ -271,7 +282,9 @@ export class Dispatcher {
         next.api !== 'listings' ||
         next.sku !== request.sku ||
         next.marketplaceId !== request.marketplaceId ||
-        next.body.productType !== request.body.productType
+        next.body.productType !== request.body.productType ||
+        priorsAlong([request.body, ...found.map((f) => (f.request as typeof request).body), next.body], {}).at(-1) ===
+          undefined
       )
         break;
       found.push({ receipt: c!, request: next });
@@ -281,8 +294,9 @@ export class Dispatcher {
 
   /**
    * What each change's target shows before it is sent (the part the request names), so that a
-   * lost answer can later be settled absent only on evidence: one read for a listing's patches,
-   * one list call for a batch of ads entities. Creations have none; a failed read leaves it unknown.
+   * lost answer can later be settled absent only on evidence: one read for a listing's patches
+   * (each one's prior as it stands after those before it in the call), one list call for a batch of
+   * ads entities. Creations have none; a failed read leaves it unknown.
    */
   private async priors(
     batch: ReadonlyArray<{ receipt: DispatchReceipt; request: MarketplaceRequest }>,
@@ -294,9 +308,9 @@ export class Dispatcher {
     try {
       const first = changes[0]!.request;
       if (first.api === 'listings') {
-        const attributes = await listingAttributes(first, clients);
-        for (const c of changes)
-          found.set(c.receipt.id, patchedAttributes((c.request as typeof first).body, attributes));
+        const bodies = changes.map((c) => (c.request as typeof first).body);
+        const priors = priorsAlong(bodies, await listingAttributes(first, clients));
+        changes.forEach((c, i) => found.set(c.receipt.id, priors[i]));
         return found;
       }
       const entities = await listEntities(
@@ -418,12 +432,14 @@ export class Dispatcher {
     const found =
       isCreation(r.action) && request.api === 'sp'
         ? { candidates: await this.candidates(r, request, clients.ads) }
-        : await observe(request, clients).then(({ shows, observed, parts }) => ({
-            shows,
-            observed,
-            // gone, or showing what it showed before the request: evidence the change did not happen
-            unchanged: parts === null || ('prior' in r && sameJson(parts, r.prior)),
-          }));
+        : request.api === 'listings' && r.sent_with.length > 1
+          ? await this.callShows(r, request, clients)
+          : await observe(request, clients).then(({ shows, observed, parts }) => ({
+              shows,
+              observed,
+              // gone, or showing what it showed before the request: evidence the change did not happen
+              unchanged: parts === null || ('prior' in r && sameJson(parts, r.prior)),
+            }));
     const now = this.deps.now();
     const next = Math.min(now + this.deps.reconcileEveryMs, Date.parse(r.uncertain_since!) + ABSENT_AFTER_MS);
     const check = { receipt_id, checks: r.checks, checked_at: iso(now), next_at: iso(next) };
@@ -459,6 +475,37 @@ export class Dispatcher {
         'reconciliation check not recorded',
       );
     }
+  }
+
+  /**
+   * The effect of a listing's patches sent in one call, which the marketplace applies (or not) as
+   * a whole: in effect when the listing shows every patch of the call that stands at its end (a
+   * later replace of the same attribute overwrites an earlier patch); not, when every receipt's
+   * named part still shows its prior as the call began. Every receipt of the call settles alike.
+   */
+  private async callShows(
+    r: DispatchReceipt,
+    request: Extract<MarketplaceRequest, { api: 'listings' }>,
+    clients: Clients,
+  ): Promise<{ shows: boolean; observed: unknown; unchanged: boolean }> {
+    const members = await Promise.all(
+      r.sent_with.map((id) => (id === r.id ? r : loadReceipt(this.deps.ctx.store, id))),
+    );
+    const bodies = members.map((m) => (marketplaceRequest(m!) as typeof request).body);
+    const attributes = await listingAttributes(request, clients);
+    // what the call began from: each attribute as the prior of the first receipt naming it recorded it
+    const initial: Record<string, unknown> = {};
+    let known = true;
+    for (const m of members) {
+      if (!m || !('prior' in m) || m.prior === null || typeof m.prior !== 'object') known = false;
+      else for (const [name, value] of Object.entries(m.prior as object)) if (!(name in initial)) initial[name] = value;
+    }
+    const call = { ...request.body, patches: bodies.flatMap((b) => b.patches) };
+    return {
+      shows: showsListingPatches(standingPatches(bodies), attributes),
+      observed: patchedAttributes(request.body, attributes),
+      unchanged: attributes === null || (known && sameJson(patchedAttributes(call, attributes), initial)),
+    };
   }
 
   /** Entities like the one an uncertain creation asked for that appeared after its attempt. */

@@ -102,3 +102,42 @@ export function sameJson(a: unknown, b: unknown): boolean {
     ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
   );
 }
+
+const attributeOf = (path: string) => /^\/attributes\/(.+)$/.exec(path)?.[1];
+
+/**
+ * Patch documents of one SKU sent in one call, in order: what each one's named part is just
+ * before its own patches apply, as if they had gone one by one (`attributes` read before the
+ * call, null: no such listing). An earlier `replace` sets the attribute's whole value, so it is
+ * the later one's prior; after an `add`, `merge` or `delete` the value is the marketplace's to
+ * work out, so a document naming such an attribute gets undefined (it must not share the call).
+ */
+export function priorsAlong(
+  bodies: readonly ListingsItemPatchRequest[],
+  attributes: Record<string, unknown> | null,
+): Array<Record<string, unknown> | null | undefined> {
+  const view: Record<string, unknown> = { ...attributes };
+  const unknowable = new Set<string>();
+  return bodies.map((body) => {
+    const names = body.patches.map((p) => attributeOf(p.path));
+    const prior = names.some((n) => n !== undefined && unknowable.has(n))
+      ? undefined
+      : attributes && patchedAttributes(body, view);
+    for (const p of body.patches) {
+      const name = attributeOf(p.path);
+      if (name === undefined) continue;
+      if (p.op === 'replace') view[name] = p.value ?? [];
+      else unknowable.add(name);
+    }
+    return prior;
+  });
+}
+
+/** A call's patches that still stand at its end: one a later `replace` of the same attribute overwrote is not looked for. */
+export function standingPatches(bodies: readonly ListingsItemPatchRequest[]): ListingsItemPatchRequest {
+  const patches = bodies.flatMap((b) => b.patches);
+  return {
+    ...bodies[0]!,
+    patches: patches.filter((p, i) => !patches.slice(i + 1).some((q) => q.op === 'replace' && q.path === p.path)),
+  };
+}
