@@ -183,6 +183,11 @@ export async function livePhase(o: {
         await Promise.all(Array.from({ length: Math.min(50, o.burst - i) }, (_, k) => send(total + i + k)));
       await settled(before + o.burst, 300_000);
       const burstMs = performance.now() - burstStart;
+      // the dispatcher at saturation: what the burst's runs left it, and how long it took to send
+      const behindBurst = await unsent();
+      const burstSettledAt = performance.now();
+      await drained(120_000);
+      const burstDrainMs = performance.now() - burstSettledAt;
       const stats = reactor.stats();
       await reactor.close();
       await projector.whenCaughtUp();
@@ -242,6 +247,9 @@ export async function livePhase(o: {
       );
       console.log(
         `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${saturation.toFixed(1)} runs/s`,
+      );
+      console.log(
+        `  receipts not yet sent when the burst's last run settled: ${fmt(behindBurst)}, all sent ${(burstDrainMs / 1000).toFixed(1)} s later (a listing's queued patches share a call)`,
       );
       if (o.bareCycleMs !== undefined) {
         const bare = o.bareCycleMs;

@@ -110,6 +110,27 @@ describe("a listing's queued patches sent together", function () {
     expect(JSON.stringify(await priceNow(l.sku))).to.contain('11.05');
   });
 
+  it("merged prices go together too: the second's prior is the offer as the first merge left it, as the marketplace shows it", async () => {
+    const l = freshListing();
+    const merge = (price: number) => ({ ...pricePatch(price), op: 'merge' });
+    const ids: string[] = [];
+    for (const price of [18.01, 18.02])
+      ids.push(
+        await b.admit({
+          target: l.target,
+          provider: l.provider,
+          action: 'update',
+          payload: { productType: 'PRODUCT', patches: [merge(price)] },
+        }),
+      );
+    await dispatchAll(ids);
+    expect((await submissionsOf(l.sku)).map((c) => c.patches)).to.deep.equal([[merge(18.01), merge(18.02)]]);
+    // the listing now, with the first merge's price where the second put its own
+    const shown = JSON.stringify(await priceNow(l.sku)).replace('18.02', '18.01');
+    const second = (await history(ids[1]!))[1]!.data.prior as { purchasable_offer: unknown };
+    expect(second.purchasable_offer).to.deep.equal(JSON.parse(shown));
+  });
+
   it('a combined call the marketplace refuses: each patch is sent alone for an answer of its own', async () => {
     const l = freshListing();
     // the middle one is an invalid price: the submission as a whole is INVALID, nothing applied

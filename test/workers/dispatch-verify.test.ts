@@ -169,13 +169,25 @@ describe('dispatch verification: does the target show the change?', () => {
       expect(priorsAlong([doc(price(10))], null)).to.deep.equal([null]);
     });
 
-    it('after an add, merge or delete of an attribute, a later prior of it cannot be told', () => {
-      const merge = { op: 'merge' as const, path: '/attributes/purchasable_offer', value: [offer(10)] };
-      expect(priorsAlong([doc(merge), doc(title), doc(price(11))], {})).to.deep.equal([
+    it("a merge sets its keys on the value its selectors pick, as the next one's prior; a merged value without selectors, an add or a delete leaves a later prior untold", () => {
+      const floor = { ...offer(9), minimum_seller_allowed_price: [{ schedule: [{ value_with_tax: 5 }] }] };
+      const merge = (p: number) => ({ op: 'merge' as const, path: '/attributes/purchasable_offer', value: [offer(p)] });
+      expect(
+        priorsAlong([doc(merge(10)), doc(merge(11))], { purchasable_offer: [floor, offer(20, 'B2B')] }),
+      ).to.deep.equal([
+        { purchasable_offer: [floor, offer(20, 'B2B')] },
+        { purchasable_offer: [{ ...floor, our_price: offer(10).our_price }, offer(20, 'B2B')] },
+      ]);
+      const bare = { op: 'merge' as const, path: '/attributes/item_name', value: [{ value: 'Tea' }] };
+      const add = { op: 'add' as const, path: '/attributes/purchasable_offer', value: [offer(10)] };
+      const remove = { op: 'delete' as const, path: '/attributes/purchasable_offer', value: [offer(10, 'B2B')] };
+      expect(priorsAlong([doc(bare), doc(title)], {}).at(-1)).to.equal(undefined);
+      expect(priorsAlong([doc(add), doc(title), doc(price(11))], {})).to.deep.equal([
         { purchasable_offer: null },
         { item_name: null },
         undefined,
       ]);
+      expect(priorsAlong([doc(remove), doc(price(11))], {}).at(-1)).to.equal(undefined);
     });
 
     it('what stands at the end: a patch a later replace of its attribute overwrites is not looked for', () => {
@@ -183,6 +195,17 @@ describe('dispatch verification: does the target show the change?', () => {
       const shown = { purchasable_offer: [offer(11)], item_name: [{ value: 'Tea' }] };
       expect(showsListingPatches(standingPatches([doc(price(10)), doc(price(11))]), shown)).to.equal(true);
       expect(showsListingPatches(standingPatches([doc(price(11)), doc(price(10))]), shown)).to.equal(false);
+      const merge = (p: number, audience = 'ALL') => ({
+        op: 'merge' as const,
+        path: '/attributes/purchasable_offer',
+        value: [offer(p, audience)],
+      });
+      // a merge picking the same offer overwrites; one picking another offer does not
+      expect(standingPatches([doc(merge(10)), doc(merge(11))]).patches).to.deep.equal([merge(11)]);
+      expect(standingPatches([doc(merge(10, 'B2B')), doc(merge(11))]).patches).to.deep.equal([
+        merge(10, 'B2B'),
+        merge(11),
+      ]);
     });
   });
 });

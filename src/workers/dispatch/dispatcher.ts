@@ -27,8 +27,9 @@ import { entityId, listEntities, listingAttributes, observe } from './observe.js
 import { adsEntityId } from '../../domain/observation/ids.js';
 
 // The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
-// advisory lock held for the whole send; the block flag and Automation switch are re-read under
-// it; StartDispatch is recorded before the HTTP call, the answer after. Reconciliation asks the
+// advisory lock held for the whole send (a listing's queued patches share it: decision 143); the
+// block flag and Automation switch are re-read under it; StartDispatch is recorded before the
+// HTTP call, the answer after. Reconciliation asks the
 // marketplace what an uncertain creation made, or whether an uncertain change took effect.
 
 export interface DispatcherDeps {
