@@ -3,6 +3,7 @@ import pino from 'pino';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { recordOfferChange, REPRICE_ONE_PATCH } from '../../test/support/offer-changes.js';
+import { listingSubmissions } from '../../test/support/marketplace.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { PENDING_STATUSES } from '../../src/domain/mutation/events.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
@@ -248,8 +249,9 @@ export async function livePhase(o: {
       console.log(
         `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${saturation.toFixed(1)} runs/s`,
       );
+      const calls = (await listingSubmissions(simulator.endpoints().sellingApiUrl)).filter((c) => c.mode === 'APPLY');
       console.log(
-        `  receipts not yet sent when the burst's last run settled: ${fmt(behindBurst)}, all sent ${(burstDrainMs / 1000).toFixed(1)} s later (a listing's queued patches share a call)`,
+        `  receipts not yet sent when the burst's last run settled: ${fmt(behindBurst)}, all sent ${(burstDrainMs / 1000).toFixed(1)} s later; ${fmt(calls.reduce((n, c) => n + c.patches.length, 0))} patches in ${fmt(calls.length)} patch calls (a listing's queued patches share one)`,
       );
       if (o.bareCycleMs !== undefined) {
         const bare = o.bareCycleMs;

@@ -29,8 +29,8 @@ import { adsEntityId } from '../../domain/observation/ids.js';
 // The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
 // advisory lock held for the whole send (a listing's queued patches share it: decision 143); the
 // block flag and Automation switch are re-read under it; StartDispatch is recorded before the
-// HTTP call, the answer after. Reconciliation asks the
-// marketplace what an uncertain creation made, or whether an uncertain change took effect.
+// HTTP call, the answer after. Reconciliation asks the marketplace what an uncertain creation
+// made, or whether an uncertain change took effect.
 
 export interface DispatcherDeps {
   db: Knex;
@@ -255,8 +255,8 @@ export class Dispatcher {
   /**
    * The target's queued patches right behind `r`, in admission order, that can share its call (one
    * patch document per SKU): the next to go, same SKU, marketplace and product type, nothing
-   * withholding them, and a prior that can be told (no attribute of theirs that one before them
-   * adds to, merges into or deletes from). The first that can't ends them: it takes its own turn,
+   * withholding them, and a prior that can be told (`priorsAlong`: no attribute of theirs that one
+   * before them adds to or deletes from). The first that can't ends them: it takes its own turn,
    * so the order holds.
    */
   private async followers(
