@@ -60,3 +60,27 @@ export async function prepared<T>(query: Query): Promise<T> {
     });
   }
 }
+
+/**
+ * Several reads as one statement: each query's rows come back as a JSON array under its key
+ * (`select (select coalesce(json_agg(r), '[]') from (<query>) r) as <key>, …`). Each statement a
+ * live run sends costs a round trip and the server's work per statement; the small lookups a run
+ * makes side by side cost one taken together. Rows cross as JSON: text, booleans, integers and
+ * json(b) arrive as they are, timestamps as ISO strings and numeric as numbers, so a caller
+ * reading those converts them. A query's own `order by` holds (json_agg takes the rows of a
+ * sorted subquery in its order). Named as `prepared` names a lookup: give it fixed-shape reads.
+ */
+export async function readTogether<T extends Record<string, Knex.QueryBuilder | Knex.Raw>>(
+  db: Knex,
+  reads: () => T,
+): Promise<{ [K in keyof T]: unknown[] }> {
+  const query = () => {
+    const built = Object.entries(reads());
+    return db.raw(
+      `select ${built.map(() => `(select coalesce(json_agg(r), '[]'::json) from (?) r) as ??`).join(', ')}`,
+      built.flatMap(([key, read]) => [read, key]),
+    );
+  };
+  const { rows } = await prepared<{ rows: Array<{ [K in keyof T]: unknown[] }> }>(query);
+  return rows[0]!;
+}

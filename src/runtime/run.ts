@@ -4,8 +4,9 @@ import { automationRunId } from '../domain/automation-run/events.js';
 import type { CausedBy } from '../domain/mutation/events.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { AccountView } from '../projections/accounts/queries.js';
-import { loadStoreSnapshot } from '../projections/automation-store/queries.js';
-import { enabledWebhookNames } from '../projections/webhook/queries.js';
+import { readTogether } from '../infra/db.js';
+import { storeSnapshotOf, storeSnapshotQuery } from '../projections/automation-store/queries.js';
+import { enabledWebhooksQuery, webhookNamesOf } from '../projections/webhook/queries.js';
 import { buildContexts, type BuiltContext, type PastListings } from './context/index.js';
 import { admitOutbox, type OutboxOutcome } from './outbox/index.js';
 import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, WebhookPost } from './sandbox/index.js';
@@ -97,12 +98,15 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
   const { mode, automation, account, event, now } = request;
   if (mode === 'live' && (automation.id === null || event.id === null))
     throw new Error('a live run needs a saved automation and a recorded event');
-  // read beside the contexts rather than after them (a live run waits on each round trip); left
-  // unused when the event reaches no listing
-  const shared = Promise.all([
-    enabledWebhookNames(deps.db, account.id),
-    mode === 'live' ? loadStoreSnapshot(deps.db, automation.id!, now) : Promise.resolve(request.store ?? {}),
-  ]);
+  // the webhooks and the store in one statement, read beside the contexts rather than after them (a
+  // live run waits on each round trip); left unused when the event reaches no listing
+  const shared = readTogether(deps.db, () => ({
+    webhooks: enabledWebhooksQuery(deps.db, account.id),
+    ...(mode === 'live' ? { store: storeSnapshotQuery(deps.db, automation.id!, now) } : {}),
+  })).then(
+    (read) =>
+      [webhookNamesOf(read.webhooks), read.store ? storeSnapshotOf(read.store) : (request.store ?? {})] as const,
+  );
   shared.catch(() => undefined); // awaited below; dropped if the contexts fail first
   const contexts = await buildContexts({
     db: deps.db,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { createDb, prepared } from '../../src/infra/db.js';
+import { createDb, prepared, readTogether } from '../../src/infra/db.js';
 import { newId } from '../../src/domain/shared/ids.js';
 
 describe('prepared lookups', () => {
@@ -59,5 +59,48 @@ describe('prepared lookups', () => {
       );
     expect(failed?.code, 'the stale plan, not "current transaction is aborted"').to.equal('0A000');
     expect(await prepared(all(db))).to.deep.equal([{ a: 3, b: 'x', c: null }]);
+  });
+});
+
+describe('readTogether', () => {
+  let db: Knex;
+  const table = `together_${newId().replaceAll('-', '')}`;
+
+  before(async () => {
+    db = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
+    await db.schema.createTable(table, (t) => (t.integer('a'), t.text('b'), t.jsonb('j')));
+    await db(table).insert([
+      { a: 2, b: 'two', j: JSON.stringify({ n: [2] }) },
+      { a: 1, b: 'one', j: null },
+    ]);
+  });
+  after(async () => {
+    await db.schema.dropTableIfExists(table);
+    await db.destroy();
+  });
+
+  it('answers each read with its rows in its own order, as one statement; a read of nothing is []', async () => {
+    let sent = 0;
+    db.on('query', () => sent++);
+    const read = () =>
+      readTogether(db, () => ({
+        ascending: db(table).orderBy('a').select('a', 'b'),
+        descending: db(table).orderBy('a', 'desc').select('a', 'j'),
+        none: db(table).where({ a: 3 }).select('a'),
+      }));
+    const answer = await read();
+    expect(sent).to.equal(1);
+    expect(answer).to.deep.equal({
+      ascending: [
+        { a: 1, b: 'one' },
+        { a: 2, b: 'two' },
+      ],
+      descending: [
+        { a: 2, j: { n: [2] } },
+        { a: 1, j: null },
+      ],
+      none: [],
+    });
+    expect(await read(), 'the same again, prepared').to.deep.equal(answer);
   });
 });

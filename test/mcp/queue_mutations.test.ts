@@ -844,10 +844,10 @@ describe('queue_mutations and patch_listing over MCP', function () {
   });
 
   describe('admissions_disabled', () => {
-    it('refuses new admissions while an operator paused them; queued receipts are untouched', async () => {
-      const queued = (
-        await queue(ada, { mutations: [{ target: targets().ad, action: 'update', payload: { state: 'ENABLED' } }] })
-      ).structuredContent.results[0].receipt;
+    it('refuses new admissions while an operator paused them; queued receipts are untouched, a key used before replays', async () => {
+      const keyed = { mutations: [{ target: targets().ad, action: 'update', payload: { state: 'ENABLED' } }] };
+      const queued = (await queue(ada, { ...keyed, idempotency_key: 'before-the-pause' })).structuredContent.results[0]
+        .receipt;
       // the operator's command, as run on a server (it waits until the switch is projected)
       const env = { DATABASE_URL: process.env.DATABASE_URL! };
       expect(await cli(['admissions', 'disable', '--reason', 'provider incident'], env)).to.contain(
@@ -868,6 +868,10 @@ describe('queue_mutations and patch_listing over MCP', function () {
         patches: [offerPatch(9)],
       });
       expect(patch.structuredContent.code).to.equal('admissions_disabled');
+      // the key's answer stands: a retry replays it, paused or not
+      const replayed = (await queue(ada, { ...keyed, idempotency_key: 'before-the-pause' })).structuredContent;
+      expect(replayed.replayed).to.equal(true);
+      expect(replayed.results[0].receipt.id).to.equal(queued.id);
       expect(await eventCount()).to.equal(before);
       expect((await call(ada, 'get_mutation', { id: queued.id })).structuredContent.status).to.equal('queued');
       expect(await cli(['admissions', 'enable'], env)).to.contain('admissions enabled');

@@ -121,14 +121,12 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
       now,
     });
   // Locks serve creations (their guards) and a key in use; anything else (a live run's outbox
-  // above all) is decided on the pool, its reads beside the key's, with no transaction to hold,
-  // where the store creates key and receipts atomically.
+  // above all) is decided on the pool, with no transaction to hold and the key unread, where the
+  // store creates key and receipts atomically (a key in use fails that write).
   let outcome: AdmissionOutcome | null = null;
   // a qualified catalog action may be a creation: it takes the locks too
   if (store.atomicCreation && !call.mutations.some((m) => isCreation(m.action) || isQualifiedAction(m.action))) {
-    const deciding = decide(db, noLocks);
-    deciding.catch(() => undefined); // awaited unless the key is in use, then decided again under the lock
-    outcome = await admitOptimistically({ ctx, idempotency, at, deciding });
+    outcome = await admitOptimistically({ ctx, idempotency, at, deciding: decide(db, noLocks) });
   }
   outcome ??= await underAdmissionLocks(db, keyLocks(idempotency), ({ trx, lock }) =>
     admitIdempotently({ ctx, idempotency, at, admit: () => decide(trx, lock) }),

@@ -107,13 +107,16 @@ export async function admitIdempotently({
 }
 
 /**
- * A call with a new key (or none) that asks for no creation, admitted without a lock: the key's
- * read and the call's decision (`deciding`, begun by the caller) go side by side, then the key's
- * use and the receipts are created in one exclusive write, key first, so of two admitters of one
- * key only the first writes anything. Null when the key is in use, or was taken meanwhile: the
- * caller then admits under the key's lock, which replays the answer recorded. Only on a store
- * that creates streams in one atomic write (`atomicCreation`): where the key lands before its
- * receipts, a replay could complete them under a writer still writing them.
+ * A call with a new key (or none) that asks for no creation, admitted without a lock: once the
+ * call is decided (`deciding`, begun by the caller), the key's use and the receipts are created in
+ * one exclusive write, key first, so of two admitters of one key only the first writes anything.
+ * The key is not read first: the write finds a key in use (or taken meanwhile, or past its
+ * expiry) by failing, and a call admitted once is run again rarely (a live run after a crash), so
+ * a read before every first use cost a statement to save a failed write now and then. Null when
+ * the key was in use: the caller then admits under the key's lock, which replays the answer
+ * recorded (or admits afresh past the key's expiry). Only on a store that creates streams in one
+ * atomic write (`atomicCreation`): where the key lands before its receipts, a replay could
+ * complete them under a writer still writing them.
  */
 export async function admitOptimistically({
   ctx,
@@ -126,9 +129,9 @@ export async function admitOptimistically({
   at: string;
   deciding: Promise<Admission>;
 }): Promise<AdmissionOutcome | null> {
-  const key = idempotency && (await aggregateStream(ctx.store, idempotencyDecider, keyId(idempotency)));
-  if (key && key.revision !== null) return null;
-  const admission = await deciding;
+  // a refusal (admissions paused, say) is the locked path's to give: a key in use replays there instead
+  const admission = await deciding.catch(() => null);
+  if (!admission) return null;
   const created = await createStreams(ctx, creations(idempotency, admission, at), { exclusive: true });
   if (idempotency && created[0] === null) return null;
   // receipt ids are new: a stream there already is a bug

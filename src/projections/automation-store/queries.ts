@@ -21,11 +21,17 @@ export async function loadStoreSnapshot(
   automationId: string,
   now: Date = new Date(),
 ): Promise<Record<string, unknown>> {
-  const rows = await prepared<{ key: string; value_json: string }[]>(() =>
-    live(db, automationId, now).orderBy('key').select('key', 'value_json'),
-  );
-  return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value_json) as unknown]));
+  return storeSnapshotOf(await prepared<unknown[]>(() => storeSnapshotQuery(db, automationId, now)));
 }
+
+/** loadStoreSnapshot's query: rows of `{ key, value_json }` (readTogether takes it beside others). */
+export const storeSnapshotQuery = (db: Knex, automationId: string, now: Date) =>
+  live(db, automationId, now).orderBy('key').select('key', 'value_json');
+
+export const storeSnapshotOf = (rows: readonly unknown[]): Record<string, unknown> =>
+  Object.fromEntries(
+    (rows as Array<{ key: string; value_json: string }>).map((r) => [r.key, JSON.parse(r.value_json) as unknown]),
+  );
 
 /** What the store holds at `now`: its totals and the bytes each of `keys` holds. */
 export async function storeUsage(

@@ -443,15 +443,13 @@ export async function pendingListingReceipts(
 }
 
 /** What the automation runs of a listing created and the marketplace confirmed (spec 2.8: its context reaches them). */
-export async function createdForListing(
-  db: Knex,
-  account_id: string,
-  listingId: string,
-): Promise<Array<{ created: Created; provider: Record<string, string> }>> {
-  return receipts(db)
+export type CreatedForListing = { created: Created; provider: Record<string, string> };
+
+/** Rows of CreatedForListing (json columns: readTogether takes it beside others as it is). */
+export const createdForListingQuery = (db: Knex, account_id: string, listingId: string) =>
+  receipts(db)
     .where({ account_id })
     .whereRaw(`provider->>'sourceListingId' = ?`, [listingId])
     .whereNotNull('created')
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .select('created', 'provider');
-}

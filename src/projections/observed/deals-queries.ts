@@ -28,23 +28,30 @@ export interface ActiveDeals {
 
 const rm = READ_MODEL_SCHEMA;
 
+/** When each of the two reports was last read for the marketplace: rows of `{ dataset, observed_at }`. */
+export const dealReportsQuery = (db: Knex, account_id: string, marketplace_id: string) =>
+  db
+    .withSchema(rm)
+    .table('observed_scopes')
+    .where({ account_id, scope: marketplace_id })
+    .whereIn('dataset', [COUPONS_DATASET, PROMOTIONS_DATASET])
+    .select('dataset', 'observed_at');
+
+/** `reports`: dealReportsQuery's rows when the caller read them already (readTogether: observed_at an ISO string). */
 export async function activeDeals(
   db: Knex,
   account_id: string,
   marketplace_id: string,
   asins: readonly string[],
   now: Date,
+  reports?: readonly unknown[],
 ): Promise<ActiveDeals> {
-  const read = await prepared<Array<{ dataset: string; observed_at: Date }>>(() =>
-    db
-      .withSchema(rm)
-      .table('observed_scopes')
-      .where({ account_id, scope: marketplace_id })
-      .whereIn('dataset', [COUPONS_DATASET, PROMOTIONS_DATASET])
-      .select('dataset', 'observed_at'),
-  );
+  const read = (reports ??
+    (await prepared<unknown[]>(() => dealReportsQuery(db, account_id, marketplace_id)))) as Array<{
+    observed_at: Date | string;
+  }>;
   if (read.length < 2) return { reported_at: null, deals: [] };
-  const reported_at = new Date(Math.min(...read.map((r) => r.observed_at.getTime())));
+  const reported_at = new Date(Math.min(...read.map((r) => new Date(r.observed_at).getTime())));
   if (asins.length === 0) return { reported_at, deals: [] };
   const { rows } = await db.raw(
     `select 'coupon' as kind, c.raw, c.starts_at, c.ends_at, c.reported_at

@@ -353,12 +353,23 @@ export async function businessUnitsSince(
   since: Date,
   until: Date | null = null,
 ): Promise<number> {
-  const { rows } = await prepared<{ rows: Array<{ units: string }> }>(() =>
-    db.raw(
-      `select coalesce(sum(o.quantity), 0) as units from ${rm}.${SALES_LINES_TABLE} o
-       where o.account_id = ? and o.marketplace_id = ? and o.sku = ? and o.sold_at >= ? and (?::timestamptz is null or o.sold_at < ?) and o.is_business_order`,
-      [listing.account_id, listing.marketplace_id, listing.sku, since, until, until],
-    ),
-  );
-  return count(rows[0]?.units);
+  const { rows } = await prepared<{ rows: unknown[] }>(() => businessUnitsQuery(db, listing, since, until));
+  return businessUnitsOf(rows);
 }
+
+/** businessUnitsSince's query: one row `{ units }` (readTogether takes it beside others). */
+export const businessUnitsQuery = (
+  db: Knex,
+  listing: { account_id: string; marketplace_id: string; sku: string },
+  since: Date,
+  until: Date | null = null,
+) =>
+  db.raw(
+    `select coalesce(sum(o.quantity), 0) as units from ${rm}.${SALES_LINES_TABLE} o
+     where o.account_id = ? and o.marketplace_id = ? and o.sku = ? and o.sold_at >= ? and (?::timestamptz is null or o.sold_at < ?) and o.is_business_order`,
+    [listing.account_id, listing.marketplace_id, listing.sku, since, until, until],
+  );
+
+/** The units of businessUnitsQuery's row (a numeric: text from the pool, a number through readTogether). */
+export const businessUnitsOf = (rows: readonly unknown[]): number =>
+  count((rows[0] as { units?: unknown } | undefined)?.units);

@@ -10,15 +10,19 @@ const table = (db: Knex, name: string) => db.withSchema(READ_MODEL_SCHEMA).table
 const iso = (db: Knex, column: string) => db.raw(`to_json(??) #>> '{}' as ??`, [column, column]);
 
 /** Names of the account's enabled webhooks, sorted: the keys of `context.webhooks` (spec 2.13). */
+/** The account's enabled webhooks' names, in order: rows of `{ name }` (readTogether takes it beside others). */
+export const enabledWebhooksQuery = (db: Knex, accountId: string) =>
+  table(db, WEBHOOKS_TABLE)
+    .where({ account_id: accountId, enabled: true })
+    .whereNull('removed_at')
+    .orderBy('name')
+    .select('name');
+
+export const webhookNamesOf = (rows: readonly unknown[]): string[] =>
+  (rows as Array<{ name: string }>).map((r) => r.name);
+
 export async function enabledWebhookNames(db: Knex, accountId: string): Promise<string[]> {
-  const rows = await prepared<{ name: string }[]>(() =>
-    table(db, WEBHOOKS_TABLE)
-      .where({ account_id: accountId, enabled: true })
-      .whereNull('removed_at')
-      .orderBy('name')
-      .select('name'),
-  );
-  return rows.map((r) => r.name);
+  return webhookNamesOf(await prepared<{ name: string }[]>(() => enabledWebhooksQuery(db, accountId)));
 }
 
 export interface WebhookRow {

@@ -30,14 +30,16 @@ export function dealEntry(row: DealRow, asins: ReadonlySet<string>): Json {
   };
 }
 
+/** `reports`: when the two reports were read, if the caller read that already (activeDeals). */
 export async function dealsFor(
   db: Knex,
   account_id: string,
   marketplace_id: string,
   asins: readonly string[],
   now: Date,
+  reports?: readonly unknown[],
 ): Promise<Deals> {
-  const found = await activeDeals(db, account_id, marketplace_id, asins, now);
+  const found = await activeDeals(db, account_id, marketplace_id, asins, now, reports);
   if (found.reported_at === null) return { deals: null, dealsReportedAt: null };
   const inView = new Set(asins);
   return {

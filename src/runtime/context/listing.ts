@@ -13,8 +13,14 @@ import {
   type ListingMention,
   type ListingRecord,
 } from '../../projections/observed/listings-search.js';
-import { businessUnitsSince } from '../../projections/observed/sales-queries.js';
-import { createdForListing, receiptsForTargets } from '../../projections/mutations/queries.js';
+import { readTogether } from '../../infra/db.js';
+import { dealReportsQuery } from '../../projections/observed/deals-queries.js';
+import { businessUnitsOf, businessUnitsQuery } from '../../projections/observed/sales-queries.js';
+import {
+  createdForListingQuery,
+  receiptsForTargets,
+  type CreatedForListing,
+} from '../../projections/mutations/queries.js';
 import { advertisingProfiles, childLists, entitiesOfCampaigns, entityShapes } from './ads.js';
 import { dealsFor, type Deals } from './deals.js';
 import { majorUnits } from './money.js';
@@ -145,14 +151,34 @@ export interface ListingReads {
 export function readModelReads(run: ListingRun): ListingReads {
   const { db, account, now } = run;
   const key = (r: ListingRecord) => ({ account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku });
+  // a listing's small lookups in one statement (readTogether), begun by the first read needing it
+  const lookups = new Map<ListingRecord, ReturnType<typeof smallLookups>>();
+  const smallLookups = (r: ListingRecord) =>
+    readTogether(db, () => ({
+      units: businessUnitsQuery(db, key(r), new Date(now.getTime() - 30 * DAY_MS)),
+      dealReports: dealReportsQuery(db, account.id, r.marketplace_id),
+      created: createdForListingQuery(db, account.id, listingId(account.id, r.marketplace_id, r.sku)),
+    }));
+  const lookupsOf = (r: ListingRecord) => {
+    if (!lookups.has(r)) lookups.set(r, smallLookups(r));
+    return lookups.get(r)!;
+  };
   return {
     recorded: (r) =>
       latestNaming(db, account.id, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], { ...key(r), asin: r.asin }),
     blocked: async (id) => (run.store ? withheld(run.store, 'Listing', id) : false),
-    b2bSales30d: (r) => businessUnitsSince(db, key(r), new Date(now.getTime() - 30 * DAY_MS)),
-    deals: (r) => dealsFor(db, account.id, r.marketplace_id, r.asin ? [r.asin] : [], now),
+    b2bSales30d: async (r) => businessUnitsOf((await lookupsOf(r)).units),
+    deals: async (r) =>
+      dealsFor(db, account.id, r.marketplace_id, r.asin ? [r.asin] : [], now, (await lookupsOf(r)).dealReports),
     receipts: async (id) => ((await receiptsForTargets(db, 'Listing', [id])).get(id) ?? []).map(receiptInContext),
-    ads: (r, id) => linkedAds(db, account, r, id, now),
+    ads: (r) =>
+      linkedAds(
+        db,
+        account,
+        r,
+        now,
+        lookupsOf(r).then((l) => l.created as CreatedForListing[]),
+      ),
     profiles: (marketplace_id) => advertisingProfiles(db, profilesIn(account, marketplace_id)),
   };
 }
@@ -203,11 +229,18 @@ export const profilesIn = (account: AccountView, marketplace_id: string) =>
  * ad groups and campaigns, the targets and exclusions of those, and what its own automation runs
  * created (once the ads sync has read it), even before an ad links them.
  */
-async function linkedAds(db: Knex, account: AccountView, r: ListingRecord, id: string, now: Date) {
+async function linkedAds(
+  db: Knex,
+  account: AccountView,
+  r: ListingRecord,
+  now: Date,
+  /** what its runs created: read beside its other small lookups */
+  createdRead: Promise<readonly CreatedForListing[]>,
+) {
   const profiles = profilesIn(account, r.marketplace_id);
   const [ads, created] = await Promise.all([
     adsOfListing(db, { account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku, asin: r.asin }),
-    createdForListing(db, account.id, id),
+    createdRead,
   ]);
   const createdIds = new Set(created.map((c) => c.created.id));
   const campaignIds = new Set([
