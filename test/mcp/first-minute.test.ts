@@ -62,6 +62,8 @@ const reads = (account: string, catalog_revision: string): Record<string, Json> 
     target: { type: 'SellingPartner', id: account },
   },
   get_operation_result: { mutation_id: randomUUID() },
+  // an extension: starting one needs recorded events, so a new user reads one that does not exist
+  backtest_automation: { backtest_id: randomUUID() },
 });
 
 /** The list and summary reads: where each keeps its rows, and whether it has `freshness`. */
@@ -86,6 +88,7 @@ const NOT_FOUND: Record<string, string> = {
   get_event: 'event_not_found',
   get_mutation: 'not_found',
   get_operation_result: 'not_found',
+  backtest_automation: 'not_found',
 };
 
 // Spec 4.1's read tools on a seller account that is connected but has nothing synced: before its
