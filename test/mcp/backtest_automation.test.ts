@@ -9,7 +9,6 @@ import { setAdmissions } from '../../src/commands/admission/switch.js';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import type { AutomationCall } from '../../src/commands/automation/context.js';
 import { createAutomation } from '../../src/commands/automation/lifecycle.js';
-import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { readMessage } from '../../src/domain/event/message.js';
 import { PageObserved } from '../../src/domain/observation/events.js';
@@ -27,7 +26,12 @@ import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
 import { backtestQueue, backtestWorker, enqueueBacktest } from '../../src/runtime/backtest/jobs.js';
-import { START, startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
+import {
+  configureAlertsWebhook,
+  START,
+  startAutomationWorld,
+  type AutomationWorld,
+} from '../support/automation-world.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { cli } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -160,17 +164,7 @@ describe('backtest_automation over MCP', function () {
     serving = await serveBacktests(w, user);
     ({ client, mcp, ok, ended } = serving);
     receiver = await startReceiver();
-    await configureWebhook(
-      {
-        store: w.h.store,
-        db: w.h.db,
-        by: 'test',
-        actor: { kind: 'user', id: user },
-        signingKey: 'test-signing-key-of-32-bytes-or-more!!',
-        allowPrivateNetworks: true,
-      },
-      { account_id: w.account, name: 'alerts', url: receiver.url, headers: {}, kind: 'json' },
-    );
+    await configureAlertsWebhook(w, user, receiver.url);
     // a listing with a price whose ASIN no other SKU of its marketplace has
     const [row] = await w.h.db
       .withSchema('rm')

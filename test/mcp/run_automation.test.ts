@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
 import { loadStoreSnapshot } from '../../src/projections/automation-store/queries.js';
@@ -10,7 +9,12 @@ import { automationsProjection } from '../../src/projections/automations/project
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
-import { startAutomationWorld, type AutomationWorld, type RaisedEvent } from '../support/automation-world.js';
+import {
+  configureAlertsWebhook,
+  startAutomationWorld,
+  type AutomationWorld,
+  type RaisedEvent,
+} from '../support/automation-world.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
@@ -85,17 +89,7 @@ describe('run_automation over MCP', function () {
     mcp = await serveMcp(w.h.db, () => w.now(), randomUUID(), { sandbox, dryRuns: { redis, prefix } });
     client = await mcp.clientFor(user);
     receiver = await startReceiver();
-    await configureWebhook(
-      {
-        store: w.h.store,
-        db: w.h.db,
-        by: 'test',
-        actor: { kind: 'user', id: user },
-        signingKey: 'test-signing-key-of-32-bytes-or-more!!',
-        allowPrivateNetworks: true,
-      },
-      { account_id: w.account, name: 'alerts', url: receiver.url, headers: {}, kind: 'json' },
-    );
+    await configureAlertsWebhook(w, user, receiver.url);
     const [first, second] = await w.advertised();
     offer = await w.raise('ANY_OFFER_CHANGED', { sku: first!.sku, marketplaceId: first!.marketplace_id });
     const listings = await call(client, 'list_listings', { sku: second!.sku, marketplace_id: second!.marketplace_id });

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { executeDispatchControlCommand } from '../../src/commands/dispatch-control/execute.js';
+import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { recordMarketplaceEvent, marketplaceEventStream } from '../../src/commands/event/record.js';
 import { readMessage } from '../../src/domain/event/message.js';
 import { DATASETS, isAdsType, VERSIONS, type EventType } from '../../src/marketplace/simulator/events/types.js';
@@ -84,6 +85,21 @@ export const priceUpdate = (listing: Record<string, any>, price: number) => ({
  * `deals: false` skips the coupon and promotion reports; `projections` adds read models (automations,
  * webhooks, …) to the world's; `user` is the user the account is registered for (MCP tests act as them).
  */
+/** Configures the account's `alerts` webhook (JSON, no headers) to post to `url`, as `user` would. */
+export async function configureAlertsWebhook(w: AutomationWorld, user: string, url: string): Promise<void> {
+  await configureWebhook(
+    {
+      store: w.h.store,
+      db: w.h.db,
+      by: 'test',
+      actor: { kind: 'user', id: user },
+      signingKey: 'test-signing-key-of-32-bytes-or-more!!',
+      allowPrivateNetworks: true,
+    },
+    { account_id: w.account, name: 'alerts', url, headers: {}, kind: 'json' },
+  );
+}
+
 export async function startAutomationWorld(
   options: { deals?: boolean; projections?: Projection[]; user?: string } = {},
 ): Promise<AutomationWorld> {
