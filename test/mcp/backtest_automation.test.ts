@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { recordMarketplaceEvent } from '../../src/commands/event/record.js';
-import { observePage } from '../../src/commands/observation/record.js';
+import { completeSync, observePage } from '../../src/commands/observation/record.js';
 import { setAdmissions } from '../../src/commands/admission/switch.js';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import type { AutomationCall } from '../../src/commands/automation/context.js';
@@ -23,6 +23,9 @@ import { listingRow } from '../../src/projections/observed/listings.js';
 import { listingsMentioned } from '../../src/projections/observed/listings-search.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
+import { readModelAds } from '../../src/runtime/context/ads.js';
+import { decimalString } from '../../src/runtime/context/money.js';
+import { linkedAds } from '../../src/runtime/context/listing.js';
 import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
 import { backtestQueue, backtestWorker, enqueueBacktest } from '../../src/runtime/backtest/jobs.js';
@@ -204,25 +207,32 @@ describe('backtest_automation over MCP', function () {
     await w?.close();
   });
 
-  /** The listings page of the log that last held the SKU. */
-  async function pageHolding(sku: string, marketplace: string, dataset = 'listings') {
-    const skuOf = (r: Json) => (dataset === 'listings' ? r.sku : r.sellerSku);
+  /** Where a row is recorded: the dataset, the scope, and which of a page's rows it is. */
+  interface RowAt {
+    dataset: string;
+    scope: string;
+    matches(row: Json): boolean;
+  }
+  const skuRow = (dataset: string, sku: string, marketplace: string): RowAt => ({
+    dataset,
+    scope: marketplace,
+    matches: (r) => (dataset === 'listings' ? r.sku : r.sellerSku) === sku,
+  });
+
+  /** The page of the log that last held the row. */
+  async function pageHolding(at: RowAt) {
     let found: ReturnType<typeof PageObserved.parse> | null = null;
     let after: Position | null = null;
     for (;;) {
       const read = await w.h.store.readAllOfTypes({
         after,
         types: ['PageObserved'],
-        filter: { field: 'dataset', values: [dataset] },
+        filter: { field: 'dataset', values: [at.dataset] },
         limit: 500,
       });
       for (const e of read.events) {
         const page = PageObserved.parse(e.data);
-        if (
-          page.account_id === w.account &&
-          page.scope === marketplace &&
-          page.rows.some((r) => skuOf(r as Json) === sku)
-        )
+        if (page.account_id === w.account && page.scope === at.scope && page.rows.some((r) => at.matches(r as Json)))
           found = page;
       }
       after = read.through ?? after;
@@ -231,28 +241,23 @@ describe('backtest_automation over MCP', function () {
     return found!;
   }
 
-  /** Observes the page of the dataset holding the SKU again at `at`, its row changed by `change`. */
-  async function observeAgain(
-    at: Date,
-    target: { sku: string; marketplace: string; dataset?: string },
-    change: (item: Json) => void,
-  ) {
-    const dataset = target.dataset ?? 'listings';
-    const page = await pageHolding(target.sku, target.marketplace, dataset);
+  /** Observes the page holding the row again at `at`, the row changed by `change`. */
+  async function observeAgain(when: Date, at: RowAt, change: (row: Json) => void) {
+    const page = await pageHolding(at);
     const rows = page.rows.map((raw) => structuredClone(raw) as Json);
-    change(rows.find((r) => (dataset === 'listings' ? r.sku : r.sellerSku) === target.sku)!);
+    change(rows.find((r) => at.matches(r))!);
     await observePage(
       { store: w.h.store, metadata: { actor: { kind: 'worker', id: 'sync' } } },
-      { account_id: w.account, dataset, scope: target.marketplace },
+      { account_id: w.account, dataset: at.dataset, scope: at.scope },
       page.page,
       rows,
-      at,
+      when,
     );
   }
 
   /** Observes the listings page holding the listing again at `at`, the listing's item changed by `change`. */
   const observeListing = (at: Date, change: (item: Json) => void) =>
-    observeAgain(at, { sku: listing.sku, marketplace: listing.marketplace }, change);
+    observeAgain(at, skuRow('listings', listing.sku, listing.marketplace), change);
 
   function setPrice(item: Json, marketplace: string, major: number) {
     for (const offer of item.attributes?.purchasable_offer ?? [])
@@ -286,6 +291,28 @@ describe('backtest_automation over MCP', function () {
       ...kind,
       occurred_at: at,
       received_at,
+      payload,
+    });
+  }
+
+  /** Records a selling message of a listing-item type naming the SKU, at day `d`'s event time. */
+  async function recordListingMessage(type: string, d: number, target: { sku: string; marketplace: string }) {
+    const payload = structuredClone(eventFixture(type)) as Json;
+    const at = eventAt(d).toISOString();
+    payload.EventTime = at;
+    Object.assign(payload.Payload, {
+      SellerId: account.selling!.provider_id,
+      MarketplaceId: target.marketplace,
+      Sku: target.sku,
+    });
+    const kind = readMessage(payload, at);
+    if ('refused' in kind) throw new Error(kind.refused);
+    await recordMarketplaceEvent(w.h.store, {
+      account_id: w.account,
+      message_id: `backtest-${type}-${d}-${randomUUID()}`,
+      ...kind,
+      occurred_at: at,
+      received_at: at,
       payload,
     });
   }
@@ -407,32 +434,14 @@ describe('backtest_automation over MCP', function () {
     const target = { sku: fba.sku as string, marketplace: fba.marketplace_id as string };
     const before = fba.fulfillable_quantity as number;
     // the inventory changes on day 10 (a page observed then), and again today (after the window)
-    await observeAgain(new Date(START + 10 * DAY), { ...target, dataset: 'fba_inventory' }, (s) => {
+    const inventoryRow = skuRow('fba_inventory', target.sku, target.marketplace);
+    await observeAgain(new Date(START + 10 * DAY), inventoryRow, (s) => {
       s.inventoryDetails.fulfillableQuantity = before + 7;
     });
-    await observeAgain(w.now(), { ...target, dataset: 'fba_inventory' }, (s) => {
+    await observeAgain(w.now(), inventoryRow, (s) => {
       s.inventoryDetails.fulfillableQuantity = before + 100;
     });
-    for (const d of [5, 12]) {
-      const payload = structuredClone(eventFixture('LISTINGS_ITEM_STATUS_CHANGE')) as Json;
-      const at = eventAt(d).toISOString();
-      payload.EventTime = at;
-      Object.assign(payload.Payload, {
-        SellerId: account.selling!.provider_id,
-        MarketplaceId: target.marketplace,
-        Sku: target.sku,
-      });
-      const kind = readMessage(payload, at);
-      if ('refused' in kind) throw new Error(kind.refused);
-      await recordMarketplaceEvent(w.h.store, {
-        account_id: w.account,
-        message_id: `backtest-status-${d}-${randomUUID()}`,
-        ...kind,
-        occurred_at: at,
-        received_at: at,
-        payload,
-      });
-    }
+    for (const d of [5, 12]) await recordListingMessage('LISTINGS_ITEM_STATUS_CHANGE', d, target);
     const started = await ok({
       code: `function handle(event, context) { console.log('fulfillable=' + context.listing.data.fba.inventory.inventoryDetails.fulfillableQuantity); }`,
       stream_type: 'LISTINGS_ITEM_STATUS_CHANGE',
@@ -444,6 +453,102 @@ describe('backtest_automation over MCP', function () {
       [eventAt(5).toISOString(), `fulfillable=${before}`],
       [eventAt(12).toISOString(), `fulfillable=${before + 7}`],
     ]);
+  });
+
+  it("shows the listing's deals and advertising entities as the log had them at each event", async () => {
+    const [advertised] = await w.advertised();
+    const target = { sku: advertised!.sku, marketplace: advertised!.marketplace_id };
+    const [record] = await listingsMentioned(w.h.db, w.account, [
+      { sku: target.sku, asin: null, marketplace_id: target.marketplace },
+    ]);
+    const days = [5, 11, 13];
+    // what the read models answer for each event's time while nothing advertising was recorded since the sync
+    const expected = new Map<number, Json>();
+    for (const d of days)
+      expected.set(
+        d,
+        await linkedAds(readModelAds(w.h.db, account, eventAt(d)), account, record!, Promise.resolve([])),
+      );
+    // something to fold: linked campaigns with reported figures in the window
+    expect(expected.get(5)!.campaigns).to.not.deep.equal([]);
+    for (const d of days)
+      expect(
+        [...expected.get(d)!.campaigns, ...expected.get(d)!.targets].some((e: Json) => e.metrics30.impressions > 0),
+        `day ${d}`,
+      ).to.equal(true);
+    const positive = expected.get(5)!.targets[0] as Json;
+    expect(positive, 'the advertised listing has a target').to.not.equal(undefined);
+    const keyword = 'keywordId' in positive.data;
+    const bidRow = {
+      dataset: keyword ? 'sp_keywords' : 'sp_targets',
+      scope: String(positive.providerProfileId),
+      matches: (r: Json) =>
+        String(r[keyword ? 'keywordId' : 'targetId']) === String(positive.data[keyword ? 'keywordId' : 'targetId']),
+    };
+    const bid = Number(positive.data.bid ?? 1);
+    // the target's bid changes on day 10, and again today (after the window)
+    await observeAgain(new Date(START + 10 * DAY), bidRow, (r) => (r.bid = bid + 0.5));
+    await observeAgain(w.now(), bidRow, (r) => (r.bid = bid + 5));
+    // the deals reports: first read on day 3 (one coupon), a second coupon on day 12, a third today
+    const coupon = (id: string, from: number, to: number) => ({
+      couponId: id,
+      marketplaceId: target.marketplace,
+      currencyCode: 'USD',
+      startDateTime: new Date(START + from * DAY).toISOString(),
+      endDateTime: new Date(START + to * DAY).toISOString(),
+      customerSegment: 'ALL',
+      clips: 0,
+      redemptions: 0,
+      totalDiscount: 0,
+      budgetSpent: 0,
+      budgetPercentageUsed: 0,
+      asins: [{ asin: record!.asin }],
+    });
+    const sync = { store: w.h.store, metadata: { actor: { kind: 'worker' as const, id: 'sync' } } };
+    const coupons = { account_id: w.account, dataset: 'coupon_performance', scope: target.marketplace };
+    const promotions = { ...coupons, dataset: 'promotion_performance' };
+    await observePage(sync, coupons, 0, [coupon('A', -5, 40)], new Date(START + 3 * DAY));
+    await completeSync(sync, coupons, 1, new Date(START + 3 * DAY));
+    await completeSync(sync, promotions, 0, new Date(START + 3 * DAY));
+    await observePage(sync, coupons, 0, [coupon('A', -5, 40), coupon('B', 12, 20)], new Date(START + 12 * DAY));
+    await observePage(sync, coupons, 0, [coupon('C', 0, 40)], w.now());
+    for (const d of days) await recordListingMessage('LISTINGS_ITEM_ISSUES_CHANGE', d, target);
+
+    const started = await ok({
+      code: `function handle(event, context) {
+        const l = context.listing;
+        context.webhooks.alerts.post({ ads: { campaigns: l.campaigns, adGroups: l.adGroups, ads: l.ads, targets: l.targets,
+          negativeTargets: l.negativeTargets, keywords: l.keywords }, deals: l.deals, dealsReportedAt: l.dealsReportedAt });
+      }`,
+      stream_type: 'LISTINGS_ITEM_ISSUES_CHANGE',
+    });
+    const done = await ended(started.backtest_id);
+    expect(done.status, done.error).to.equal('completed');
+    const posts = (done.result as Json).webhook_posts as Json[];
+    expect(posts.map((p) => p.at)).to.deep.equal(days.map((d) => eventAt(d).toISOString()));
+    for (const [i, d] of days.entries()) {
+      const shown = posts[i]!.payload as Json;
+      // the read models' answer then, with the target's bid as the log had it
+      const then = JSON.parse(JSON.stringify(expected.get(d))) as Json;
+      if (d > 10)
+        for (const t of [...then.targets, ...then.keywords].filter((t: Json) => t.id === positive.id)) {
+          t.data.bid = bid + 0.5;
+          t.bid = decimalString(bid + 0.5);
+        }
+      expect(shown.ads, `day ${d}`).to.deep.equal(then);
+      expect(shown.dealsReportedAt).to.equal(new Date(START + 3 * DAY).toISOString());
+      expect(
+        shown.deals.map((x: Json) => [x.couponId, x.kind]),
+        `day ${d}`,
+      ).to.deep.equal(
+        d < 12
+          ? [['A', 'coupon']]
+          : [
+              ['A', 'coupon'],
+              ['B', 'coupon'],
+            ],
+      );
+    }
   });
 
   // last: it deletes the listing and pauses admissions today

@@ -32,7 +32,7 @@ const coupon = z.object({
   asins: z.array(z.object({ asin: z.string() })),
 });
 
-function couponRow(raw: unknown, observedAt: string): Record<string, unknown> | null {
+export function couponRow(raw: unknown, observedAt: string): Record<string, unknown> | null {
   const parsed = coupon.safeParse(raw);
   if (!parsed.success) return null;
   const c = parsed.data;

@@ -36,7 +36,7 @@ const promotion = z.object({
   includedProducts: z.array(product),
 });
 
-function promotionRows(raw: unknown, observedAt: string): Record<string, unknown>[] {
+export function promotionRows(raw: unknown, observedAt: string): Record<string, unknown>[] {
   const parsed = promotion.safeParse(raw);
   if (!parsed.success) return [];
   const p = parsed.data;

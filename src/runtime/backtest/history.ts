@@ -2,52 +2,33 @@ import { switchDecider } from '../../domain/admission/switch.js';
 import { dispatchControlDecider } from '../../domain/dispatch-control/decide.js';
 import { MarketplaceEventReceived } from '../../domain/event/events.js';
 import { identitiesOf } from '../../domain/event/identities.js';
-import { INVENTORY_DATASET, LISTINGS_DATASET } from '../../domain/observation/datasets.js';
+import {
+  COUPONS_DATASET,
+  INVENTORY_DATASET,
+  LISTINGS_DATASET,
+  PROMOTIONS_DATASET,
+  SP_CAMPAIGN_DAILY,
+  SP_ENTITY_DATASETS,
+  SP_TARGETING_DAILY,
+} from '../../domain/observation/datasets.js';
 import { listingId } from '../../domain/observation/ids.js';
-import { PageObserved } from '../../domain/observation/events.js';
+import { PageObserved, SyncCompleted } from '../../domain/observation/events.js';
 import type { EventStore, Position, RecordedEvent } from '../../eventstore/port.js';
 import { streamName } from '../../commands/shared/handler.js';
 import { inventoryRow } from '../../projections/observed/inventory.js';
 import { listingRow } from '../../projections/observed/listings.js';
 import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
+import { PagedHistory } from './pages.js';
+import { Timeline } from './timeline.js';
 
 // An account's log as a backtest reads it: one pass over the log, each fact kept on a timeline by
 // the time it speaks of (a listings page's `observed_at`, a marketplace message's `occurred_at`, a
 // block flag's or switch's `set_at`), so a context can be folded as of any moment of the window
 // without touching today's read models. Kept: the listings and FBA inventory pages' rows (per
-// marketplace and SKU),
-// the account's marketplace messages (per listing they name, and the replayed type's in order),
-// its dispatch-control events (per stream, for the admission check) and the operator's switch.
-
-/** Values in time order; `latest(t)`: the last one at or before t, with its time. */
-export class Timeline<T> {
-  private readonly entries: Array<{ at: number; value: T }> = [];
-
-  add(at: number, value: T): void {
-    // appends come nearly always in order: insert by a backwards walk
-    let i = this.entries.length;
-    while (i > 0 && this.entries[i - 1]!.at > at) i--;
-    this.entries.splice(i, 0, { at, value });
-  }
-
-  latest(t: number): { at: number; value: T } | undefined {
-    let lo = 0;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.entries[mid]!.at <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? undefined : this.entries[lo - 1];
-  }
-
-  /** every value at or before t, oldest first */
-  upTo(t: number): T[] {
-    const out: T[] = [];
-    for (const e of this.entries) if (e.at <= t) out.push(e.value);
-    return out;
-  }
-}
+// marketplace and SKU), the deals reports' and Sponsored Products pages with their complete reads
+// (pages.ts), the account's marketplace messages (per listing they name, and the replayed type's
+// in order), its dispatch-control events (per stream, for the admission check) and the operator's
+// switch.
 
 /** A replayed marketplace message. */
 export interface PastEvent {
@@ -75,7 +56,18 @@ export interface AccountHistory {
   control(stream: string, t: number): RecordedEvent[];
   /** the operator's switch over new write requests as it stood at `t` */
   paused(t: number): { disabled: boolean; reason: string | null };
+  /** the deals reports' and advertising pages, each scope as of any moment */
+  pages: PagedHistory;
 }
+
+/** Datasets kept whole as paged scopes: the deals reports and the Sponsored Products entities and reports. */
+const PAGED_DATASETS = [
+  COUPONS_DATASET,
+  PROMOTIONS_DATASET,
+  ...Object.values(SP_ENTITY_DATASETS),
+  SP_CAMPAIGN_DAILY,
+  SP_TARGETING_DAILY,
+];
 
 const CONTROL_PREFIX = streamName(dispatchControlDecider.aggregate, '');
 const READ_BATCH = 2_000;
@@ -95,6 +87,7 @@ export async function readAccountHistory(
   const controls = new Map<string, Timeline<RecordedEvent>>();
   const keyOfId = new Map<string, string>();
   const switched = new Timeline<{ disabled: boolean; reason: string | null }>();
+  const paged = new PagedHistory();
   const events: Array<PastEvent & { order: number }> = [];
   const since = window.since.getTime();
   const until = window.until.getTime();
@@ -102,11 +95,16 @@ export async function readAccountHistory(
   const types = [
     'MarketplaceEventReceived',
     'PageObserved',
+    'SyncCompleted',
     ...Object.keys(dispatchControlDecider.schemas),
     ...switchTypes,
   ];
   // other datasets' pages are passed over unread: the store reads only their `dataset`
-  const filter = { field: 'dataset', values: [LISTINGS_DATASET, INVENTORY_DATASET], types: ['PageObserved'] };
+  const filter = {
+    field: 'dataset',
+    values: [LISTINGS_DATASET, INVENTORY_DATASET, ...PAGED_DATASETS],
+    types: ['PageObserved', 'SyncCompleted'],
+  };
   let after: Position | null = null;
   for (;;) {
     const read = await store.readAllOfTypes({ after, types, filter, limit: READ_BATCH });
@@ -119,8 +117,17 @@ export async function readAccountHistory(
         continue;
       }
       if (data.account_id !== account_id) continue;
+      if (e.type === 'SyncCompleted') {
+        const sync = SyncCompleted.parse(data);
+        if (PAGED_DATASETS.includes(sync.dataset)) paged.complete(sync);
+        continue;
+      }
       if (e.type === 'PageObserved') {
         const page = PageObserved.parse(data);
+        if (PAGED_DATASETS.includes(page.dataset)) {
+          paged.add(page);
+          continue;
+        }
         const at = Date.parse(page.observed_at);
         if (page.dataset === INVENTORY_DATASET) {
           for (const raw of page.rows) {
@@ -217,6 +224,7 @@ export async function readAccountHistory(
         .filter((r): r is ListingRecord => r?.asin === asin),
     control: (stream, t) => controls.get(stream)?.upTo(t) ?? [],
     paused: (t) => switched.latest(t)?.value ?? { disabled: false, reason: null },
+    pages: paged,
   };
 }
 

@@ -16,7 +16,13 @@ import type { ListingRecord } from '../../projections/observed/listings-search.j
 import { businessUnitsSince } from '../../projections/observed/sales-queries.js';
 import { profilesInContext } from '../context/ads.js';
 import type { PastListings } from '../context/index.js';
-import { OFFER_NOTIFICATIONS, profilesIn, STOCK_NOTIFICATIONS, type ListingReads } from '../context/listing.js';
+import {
+  linkedAds,
+  OFFER_NOTIFICATIONS,
+  profilesIn,
+  STOCK_NOTIFICATIONS,
+  type ListingReads,
+} from '../context/listing.js';
 import { majorUnits } from '../context/money.js';
 import { receiptInContext } from '../context/receipts.js';
 import { laneKeys } from '../live/reactor.js';
@@ -24,6 +30,8 @@ import { KeyedLanes } from '../live/ordering.js';
 import type { OutboxAction } from '../outbox/index.js';
 import { runAutomation, type ListingRun } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
+import { adsAsOf } from './ads.js';
+import { dealsAsOf } from './deals.js';
 import { flagsAsOf } from './flags.js';
 import { lookupsAsOf } from './lookups.js';
 import { readAccountHistory, type AccountHistory, type PastEvent } from './history.js';
@@ -38,8 +46,9 @@ import { readAccountHistory, type AccountHistory, type PastEvent } from './histo
 // - its would-be receipts are the listing's `mutations`;
 // - its store writes go to a store of the backtest's own.
 // Messages naming the same listing run one after another; others side by side (as live runs do).
-// Not folded yet (said in the decision): deals (null, unknown) and the advertising entities linked
-// to the listing (empty); B2B sales are the orders read model's before the time.
+// Deals and the advertising entities linked to the listing are folded from the log's report and
+// Sponsored Products pages (deals.ts, ads.ts), with the backtest's own would-be receipts on them;
+// B2B sales are the orders read model's before the time.
 
 export interface BacktestDeps {
   db: Knex;
@@ -71,11 +80,11 @@ interface Carried {
   /** the prices it set (minor units), each with the price the log showed when it was set */
   price?: { value: string; replaced: string | null };
   b2b_price?: { value: string; replaced: string | null };
-  receipts: Array<Record<string, unknown>>;
+  /** its would-be receipts on the target (a listing or an advertising entity), newest first */
+  receipts: Receipt[];
 }
 
 const DAY_MS = 86_400_000;
-const NO_ADS = { campaigns: [], adGroups: [], ads: [], targets: [], negativeTargets: [], keywords: [] };
 
 export async function runBacktest(
   deps: BacktestDeps,
@@ -174,9 +183,15 @@ function pastListings(
         new Date(t - 30 * DAY_MS),
         new Date(t),
       ),
-    deals: async () => ({ deals: null, dealsReportedAt: null }),
-    receipts: async (id) => [...(carried.get(id)?.receipts ?? [])],
-    ads: async () => NO_ADS,
+    deals: async (r) => dealsAsOf(history.pages, r.marketplace_id, r.asin ? [r.asin] : [], t),
+    receipts: async (id) => (carried.get(id)?.receipts ?? []).map(receiptInContext),
+    ads: (r) =>
+      linkedAds(
+        adsAsOf(history.pages, account, t, (id) => carried.get(id)?.receipts ?? []),
+        account,
+        r,
+        Promise.resolve([]),
+      ),
     profiles: async (marketplace_id) => profilesInContext(profilesIn(account, marketplace_id), () => []),
   };
   const reached = (mentions: Parameters<PastListings['reached']>[0]) =>
@@ -311,7 +326,7 @@ function settle(
       if (e.op === 'set') store[e.key] = e.value;
       else delete store[e.key];
     }
-    if (run.listingId && observed) carryForward(carried, run.listingId, observed, applied);
+    carryForward(carried, run.listingId, observed, applied);
   }
   capped(
     result.runs,
@@ -351,28 +366,32 @@ function dayOf(result: BacktestResult, day: string) {
   return found;
 }
 
-/** The prices the run's applied requests set on its own listing, and its would-be receipts, for the next context. */
+/**
+ * The run's would-be receipts on each target it changed (a listing or an advertising entity), and
+ * the prices it set on its own listing, for the next context.
+ */
 function carryForward(
   carried: Map<string, Carried>,
-  listing_id: string,
-  observed: ListingRecord,
+  listing_id: string | null,
+  observed: ListingRecord | null,
   applied: OutboxAction[],
 ): void {
-  const own = applied.filter((a) => a.target?.type === 'Listing' && a.target.id === listing_id && a.receipt);
-  if (own.length === 0) return;
-  const c: Carried = carried.get(listing_id) ?? { receipts: [] };
-  for (const a of own) {
-    c.receipts.unshift(wouldBeReceipt(a.receipt!));
-    for (const [field, major] of offerPrices(a.receipt!.payload))
-      c[field] = { value: String(minorUnits(major, observed.currency ?? 'USD')), replaced: observed[field] };
+  for (const a of applied) {
+    const id = a.target?.id;
+    if (!id || !a.receipt) continue;
+    const c: Carried = carried.get(id) ?? { receipts: [] };
+    c.receipts.unshift(wouldBeReceipt(a.receipt));
+    c.receipts.splice(BACKTEST_LIMITS.receiptsPerListing);
+    if (a.target!.type === 'Listing' && id === listing_id && observed)
+      for (const [field, major] of offerPrices(a.receipt.payload))
+        c[field] = { value: String(minorUnits(major, observed.currency ?? 'USD')), replaced: observed[field] };
+    carried.set(id, c);
   }
-  c.receipts.splice(BACKTEST_LIMITS.receiptsPerListing);
-  carried.set(listing_id, c);
 }
 
-/** A would-be receipt as contexts list receipts: as admission decided it, never sent. */
-const wouldBeReceipt = (view: ReceiptView) =>
-  receiptInContext({
+/** A would-be receipt: as admission decided it, never sent. */
+const wouldBeReceipt = (view: ReceiptView): Receipt =>
+  ({
     ...view,
     id: view.id ?? '',
     http_status: null,
@@ -383,7 +402,7 @@ const wouldBeReceipt = (view: ReceiptView) =>
     reconciliation: null,
     created: null,
     caused_by: null,
-  } as unknown as Receipt);
+  }) as unknown as Receipt;
 
 /** The consumer and business prices an offer patch sets, in major units. */
 function offerPrices(payload: Record<string, unknown>): Array<['price' | 'b2b_price', number]> {

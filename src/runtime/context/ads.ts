@@ -3,6 +3,7 @@ import { addDays, localDate } from '../../domain/shared/calendar.js';
 import type { TargetType } from '../../domain/mutation/payloads.js';
 import type { AccountView, ProfileView } from '../../projections/accounts/queries.js';
 import {
+  adsOfListing,
   observedEntities,
   type EntityRow,
   type EntityType,
@@ -81,6 +82,29 @@ export async function entitiesOfCampaigns(
   for (const byId of found) for (const [id, list] of byId) receipts.set(id, list);
   return { campaigns, adGroups, ads, targets, receipts };
 }
+
+/** A product ad advertising a listing: where it sits. */
+export interface ListingAd {
+  id: string;
+  campaign_id: string;
+  ad_group_id: string;
+}
+
+/**
+ * Where a context's advertising entities come from: the read models as of now (live and dry
+ * runs), or the account's log as of a past moment (backtests).
+ */
+export interface AdsEntities {
+  /** the product ads advertising the listing: its SKU, or its ASIN on an ad naming no SKU */
+  ofListing(listing: { marketplace_id: string; sku: string; asin: string | null }): Promise<ListingAd[]>;
+  /** the entities of these campaigns (local ids) in these profiles, and every receipt on them */
+  ofCampaigns(profiles: readonly ProfileView[], campaignIds: readonly string[]): Promise<CampaignEntities>;
+}
+
+export const readModelAds = (db: Knex, account: AccountView, now: Date): AdsEntities => ({
+  ofListing: (l) => adsOfListing(db, { account_id: account.id, ...l }),
+  ofCampaigns: (profiles, ids) => entitiesOfCampaigns(db, account, profiles, ids, now),
+});
 
 /** The 30-day rollup in major units (spec 2.8); ratios from the minor units, which give the same quotient. */
 function metrics30(t: Totals | null, currency: string) {

@@ -7,7 +7,6 @@ import { arr, obj, type Json } from '../../domain/shared/json.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { latestNaming } from '../../projections/events/queries.js';
-import { adsOfListing } from '../../projections/observed/ads-queries.js';
 import {
   listingsMentioned,
   type ListingMention,
@@ -21,7 +20,7 @@ import {
   receiptsForTargets,
   type CreatedForListing,
 } from '../../projections/mutations/queries.js';
-import { advertisingProfiles, childLists, entitiesOfCampaigns, entityShapes } from './ads.js';
+import { advertisingProfiles, childLists, entityShapes, readModelAds, type AdsEntities } from './ads.js';
 import { dealsFor, type Deals } from './deals.js';
 import { majorUnits } from './money.js';
 import { receiptInContext } from './receipts.js';
@@ -173,10 +172,9 @@ export function readModelReads(run: ListingRun): ListingReads {
     receipts: async (id) => ((await receiptsForTargets(db, 'Listing', [id])).get(id) ?? []).map(receiptInContext),
     ads: (r) =>
       linkedAds(
-        db,
+        readModelAds(db, account, now),
         account,
         r,
-        now,
         lookupsOf(r).then((l) => l.created as CreatedForListing[]),
       ),
     profiles: (marketplace_id) => advertisingProfiles(db, profilesIn(account, marketplace_id)),
@@ -229,19 +227,15 @@ export const profilesIn = (account: AccountView, marketplace_id: string) =>
  * ad groups and campaigns, the targets and exclusions of those, and what its own automation runs
  * created (once the ads sync has read it), even before an ad links them.
  */
-async function linkedAds(
-  db: Knex,
+export async function linkedAds(
+  source: AdsEntities,
   account: AccountView,
   r: ListingRecord,
-  now: Date,
   /** what its runs created: read beside its other small lookups */
   createdRead: Promise<readonly CreatedForListing[]>,
 ) {
   const profiles = profilesIn(account, r.marketplace_id);
-  const [ads, created] = await Promise.all([
-    adsOfListing(db, { account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku, asin: r.asin }),
-    createdRead,
-  ]);
+  const [ads, created] = await Promise.all([source.ofListing(r), createdRead]);
   const createdIds = new Set(created.map((c) => c.created.id));
   const campaignIds = new Set([
     ...ads.map((a) => a.campaign_id),
@@ -259,7 +253,7 @@ async function linkedAds(
   ]);
   const adIds = new Set(ads.map((a) => a.id));
   const linkedCampaigns = new Set(ads.map((a) => a.campaign_id));
-  const e = await entitiesOfCampaigns(db, account, profiles, [...campaignIds], now);
+  const e = await source.ofCampaigns(profiles, [...campaignIds]);
   const shape = entityShapes(profiles, e.receipts);
   const lists = childLists(shape, {
     adGroups: e.adGroups.filter((g) => adGroupIds.has(g.row.id as string)),
