@@ -7,7 +7,7 @@ import type { AccountView } from '../projections/accounts/queries.js';
 import { readTogether } from '../infra/db.js';
 import { storeSnapshotOf, storeSnapshotQuery } from '../projections/automation-store/queries.js';
 import { enabledWebhooksQuery, webhookNamesOf } from '../projections/webhook/queries.js';
-import { buildContexts, type BuiltContext, type PastListings } from './context/index.js';
+import { buildContexts, type BuiltContext, type PastReads } from './context/index.js';
 import { admitOutbox, type OutboxOutcome } from './outbox/index.js';
 import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, WebhookPost } from './sandbox/index.js';
 
@@ -61,8 +61,8 @@ export interface RunRequest {
   /** run_automation: an event that reached several listings, without `listingId`, is refused with `listing_required` before anything runs */
   single?: boolean;
   now: Date;
-  /** a backtest's (mode 'dry'): the listings as the log had them at the event's time (buildContexts' `past`) */
-  past?: PastListings;
+  /** a backtest's (mode 'dry'): what contexts read as the log had it at the event's time (buildContexts' `past`) */
+  past?: PastReads;
   /** a backtest's (mode 'dry'): the store its own earlier runs left, instead of an empty one */
   store?: Readonly<Record<string, unknown>>;
 }

@@ -24,6 +24,7 @@ import { listingsMentioned } from '../../src/projections/observed/listings-searc
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { readModelAds } from '../../src/runtime/context/ads.js';
+import { adsContext } from '../../src/runtime/context/advertising.js';
 import { decimalString } from '../../src/runtime/context/money.js';
 import { linkedAds } from '../../src/runtime/context/listing.js';
 import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
@@ -317,6 +318,30 @@ describe('backtest_automation over MCP', function () {
     });
   }
 
+  /** Records a Marketing Stream message at day `d`'s event time. */
+  async function recordAdsMessage(payload: Json, d: number) {
+    const at = eventAt(d).toISOString();
+    const kind = readMessage(payload, at);
+    if ('refused' in kind) throw new Error(kind.refused);
+    await recordMarketplaceEvent(w.h.store, {
+      account_id: w.account,
+      message_id: `backtest-ads-${d}-${randomUUID()}`,
+      ...kind,
+      occurred_at: at,
+      received_at: at,
+      payload,
+    });
+  }
+
+  /** Backtests the code over the last 30 days; answers the webhook posts it would have made. */
+  async function backtest(code: string, stream_type: string): Promise<Json[]> {
+    const started = await ok({ code, stream_type });
+    const done = await ended(started.backtest_id);
+    expect(done.status, done.error).to.equal('completed');
+    expect(done.result.execution_errors).to.deep.equal([]);
+    return done.result.webhook_posts as Json[];
+  }
+
   it('replays 30 days with the context as the log had it, carries its own prices forward, and changes nothing', async () => {
     const head = await w.h.store.headPosition();
     const started = await ok({ code: REPRICER, stream_type: 'ANY_OFFER_CHANGED' });
@@ -455,7 +480,7 @@ describe('backtest_automation over MCP', function () {
     ]);
   });
 
-  it("shows the listing's deals and advertising entities as the log had them at each event", async () => {
+  it('shows deals and advertising entities as the log had them, in listing and campaign contexts, its own bids carried forward', async () => {
     const [advertised] = await w.advertised();
     const target = { sku: advertised!.sku, marketplace: advertised!.marketplace_id };
     const [record] = await listingsMentioned(w.h.db, w.account, [
@@ -478,12 +503,30 @@ describe('backtest_automation over MCP', function () {
       ).to.equal(true);
     const positive = expected.get(5)!.targets[0] as Json;
     expect(positive, 'the advertised listing has a target').to.not.equal(undefined);
+    const campaign = (expected.get(5)!.campaigns as Json[]).find((c) => c.id === positive.campaignId)!;
+    // an hour of traffic on the campaign's keyword at each ads event's time, and the campaign context then
+    const adsDays = [5, 7, 11];
+    const traffic = (d: number) => ({
+      ...(eventFixture('SP_TRAFFIC') as Json),
+      idempotency_id: randomUUID(),
+      marketplace_id: target.marketplace,
+      campaign_id: campaign.data.campaignId,
+      time_window_start: new Date(eventAt(d).getTime() - 3_600_000).toISOString(),
+    });
+    const sent = new Map(adsDays.map((d) => [d, traffic(d)]));
+    const campaignThen = new Map<number, Json>();
+    for (const d of adsDays)
+      campaignThen.set(
+        d,
+        (await adsContext({ db: w.h.db, account, streamType: 'SP_TRAFFIC', event: sent.get(d)!, now: eventAt(d) }))!,
+      );
+
     const keyword = 'keywordId' in positive.data;
+    const idKey = keyword ? 'keywordId' : 'targetId';
     const bidRow = {
       dataset: keyword ? 'sp_keywords' : 'sp_targets',
       scope: String(positive.providerProfileId),
-      matches: (r: Json) =>
-        String(r[keyword ? 'keywordId' : 'targetId']) === String(positive.data[keyword ? 'keywordId' : 'targetId']),
+      matches: (r: Json) => String(r[idKey]) === String(positive.data[idKey]),
     };
     const bid = Number(positive.data.bid ?? 1);
     // the target's bid changes on day 10, and again today (after the window)
@@ -513,29 +556,33 @@ describe('backtest_automation over MCP', function () {
     await observePage(sync, coupons, 0, [coupon('A', -5, 40), coupon('B', 12, 20)], new Date(START + 12 * DAY));
     await observePage(sync, coupons, 0, [coupon('C', 0, 40)], w.now());
     for (const d of days) await recordListingMessage('LISTINGS_ITEM_ISSUES_CHANGE', d, target);
+    for (const d of adsDays) await recordAdsMessage(sent.get(d)!, d);
 
-    const started = await ok({
-      code: `function handle(event, context) {
+    /** the context's entities with the target's bid as `major` */
+    const withBid = (entities: Json[], major: number) =>
+      entities.map((e) =>
+        e.id === positive.id ? { ...e, bid: decimalString(major), data: { ...e.data, bid: major } } : e,
+      );
+
+    // the listing's context: linked entities with the bid the log had, and the deals then
+    const listingRun = await backtest(
+      `function handle(event, context) {
         const l = context.listing;
         context.webhooks.alerts.post({ ads: { campaigns: l.campaigns, adGroups: l.adGroups, ads: l.ads, targets: l.targets,
           negativeTargets: l.negativeTargets, keywords: l.keywords }, deals: l.deals, dealsReportedAt: l.dealsReportedAt });
       }`,
-      stream_type: 'LISTINGS_ITEM_ISSUES_CHANGE',
-    });
-    const done = await ended(started.backtest_id);
-    expect(done.status, done.error).to.equal('completed');
-    const posts = (done.result as Json).webhook_posts as Json[];
-    expect(posts.map((p) => p.at)).to.deep.equal(days.map((d) => eventAt(d).toISOString()));
+      'LISTINGS_ITEM_ISSUES_CHANGE',
+    );
+    expect(listingRun.map((p) => p.at)).to.deep.equal(days.map((d) => eventAt(d).toISOString()));
     for (const [i, d] of days.entries()) {
-      const shown = posts[i]!.payload as Json;
-      // the read models' answer then, with the target's bid as the log had it
-      const then = JSON.parse(JSON.stringify(expected.get(d))) as Json;
-      if (d > 10)
-        for (const t of [...then.targets, ...then.keywords].filter((t: Json) => t.id === positive.id)) {
-          t.data.bid = bid + 0.5;
-          t.bid = decimalString(bid + 0.5);
-        }
-      expect(shown.ads, `day ${d}`).to.deep.equal(then);
+      const shown = listingRun[i]!.payload as Json;
+      const then = expected.get(d)!;
+      const logged = d > 10 ? bid + 0.5 : bid;
+      expect(shown.ads, `day ${d}`).to.deep.equal({
+        ...then,
+        targets: withBid(then.targets, logged),
+        keywords: withBid(then.keywords, logged),
+      });
       expect(shown.dealsReportedAt).to.equal(new Date(START + 3 * DAY).toISOString());
       expect(
         shown.deals.map((x: Json) => [x.couponId, x.kind]),
@@ -548,6 +595,39 @@ describe('backtest_automation over MCP', function () {
               ['B', 'coupon'],
             ],
       );
+    }
+
+    // the campaign's context on its traffic; each run raises the target's bid by 0.10 (would-be)
+    const campaignRun = await backtest(
+      `function handle(event, context) {
+        context.webhooks.alerts.post(context);
+        const t = context.campaign.targets.find((x) => x.id === ${JSON.stringify(positive.id)});
+        context.mutations.push({ target: t, action: 'update', payload: { bid: { bid: Math.round((Number(t.bid) + 0.1) * 100) / 100 } } });
+      }`,
+      'SP_TRAFFIC',
+    );
+    expect(campaignRun.map((p) => p.at)).to.deep.equal(adsDays.map((d) => eventAt(d).toISOString()));
+    // day 5: the log's bid; day 7: its own day-5 bid; day 11: the log moved on day 10, so the log's stands
+    const bids = [bid, Math.round((bid + 0.1) * 100) / 100, bid + 0.5];
+    for (const [i, d] of adsDays.entries()) {
+      // what the sandbox adds to every context apart
+      const { mutations: _m, webhooks: _w, store: _s, ...shown } = structuredClone(campaignRun[i]!.payload) as Json;
+      const then = campaignThen.get(d)!;
+      const own = shown.campaign.targets.find((x: Json) => x.id === positive.id);
+      expect(own.mutations, `day ${d}`).to.have.length(i);
+      for (const x of shown.campaign.targets) x.mutations = [];
+      const covered = shown.campaign.ads.some((a: Json) => a.asin === record!.asin);
+      expect(shown.campaign.deals.map((x: Json) => x.couponId)).to.deep.equal(covered ? ['A'] : []);
+      expect(shown.campaign.dealsReportedAt).to.equal(new Date(START + 3 * DAY).toISOString());
+      expect(shown, `day ${d}`).to.deep.equal({
+        ...then,
+        campaign: {
+          ...then.campaign,
+          targets: withBid(then.campaign.targets, bids[i]!),
+          deals: shown.campaign.deals,
+          dealsReportedAt: shown.campaign.dealsReportedAt,
+        },
+      });
     }
   });
 

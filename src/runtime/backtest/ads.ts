@@ -38,6 +38,7 @@ const SOURCES: Readonly<Record<EntityType, { datasets: readonly string[]; map: M
   Ad: { datasets: [SP_ENTITY_DATASETS.productAds], map: productAdRow },
   Target: { datasets: TARGET_DATASETS, map: (raw, ctx, dataset) => targetRow(dataset, raw, ctx) },
 };
+const ENTITY_TYPES = Object.keys(SOURCES) as EntityType[];
 const campaignOf = (type: EntityType, row: Row) => (type === 'Campaign' ? row.id : row.campaign_id) as string;
 
 /** Daily report rows summed per entity: campaigns from the campaigns report, the rest from targeting. */
@@ -58,14 +59,24 @@ interface IndexedPage {
   totals: Map<string, Map<string, Totals>>;
 }
 
+/** Pages mapped and indexed once: a page is the same object for every moment that sees it. */
+const indexed = new WeakMap<object, IndexedPage>();
+
+/** What the backtest's own earlier runs did to an advertising entity. */
+export interface OwnChanges {
+  /** its would-be receipts on the entity, newest first */
+  receipts(id: string): Receipt[];
+  /** the native fields its updates set, given the entity as the log has it (null: none stand) */
+  fields(id: string, logged: Raw): Raw | null;
+}
+
+/** The advertising entities as of `t`, the backtest's own updates over them; `logged(id)`: an entity's native data as the log has it. */
 export function adsAsOf(
   pages: PagedHistory,
   account: AccountView,
   t: number,
-  /** the backtest's own would-be receipts on a target */
-  receiptsOf: (id: string) => Receipt[],
-): AdsEntities {
-  const indexed = new WeakMap<object, IndexedPage>();
+  own: OwnChanges,
+): AdsEntities & { logged(id: string): Raw | null } {
   const ctxOf = (p: ProfileView): ProfileContext => ({
     account_id: account.id,
     provider_profile_id: p.provider_profile_id,
@@ -95,8 +106,8 @@ export function adsAsOf(
     }
     return found;
   };
-  /** one type's rows in these profiles, one per local id (the first, by scope and page) */
-  const entities = (type: EntityType, profiles: readonly ProfileView[]): Row[] => {
+  /** one type's rows in these profiles, one per local id (the first, by scope and page), as the log has them */
+  const logged = (type: EntityType, profiles: readonly ProfileView[]): Row[] => {
     const seen = new Set<string>();
     const out: Row[] = [];
     for (const p of profiles)
@@ -106,12 +117,21 @@ export function adsAsOf(
           for (const row of rowsOf(page, i, p.provider_profile_id, dataset, SOURCES[type].map, ctxOf(p)).rows)
             if (!seen.has(row.id as string)) {
               seen.add(row.id as string);
-              out.push(row);
+              out.push({ ...row, dataset });
             }
         });
       }
     return out;
   };
+  /** the rows with the backtest's own updates over them: mapped again from the native data they set */
+  const entities = (type: EntityType, profiles: readonly ProfileView[]): Row[] =>
+    logged(type, profiles).map(({ dataset, ...row }) => {
+      const fields = own.fields(row.id as string, row.data as Raw);
+      if (!fields) return row;
+      const p = profiles.find((x) => x.provider_profile_id === row.provider_profile_id)!;
+      const data = { ...(row.data as Raw), ...fields };
+      return { ...row, ...SOURCES[type].map(data, ctxOf(p), dataset as string), data };
+    });
   /** the trailing 30 days' totals per entity id of one daily dataset in one profile */
   const dailyTotals = (dataset: string, p: ProfileView, ids: ReadonlySet<string>): Map<string, Totals> => {
     const how = DAILY.find((d) => d.dataset === dataset)!;
@@ -130,8 +150,16 @@ export function adsAsOf(
     }
     return sums;
   };
-  const allAds = () => entities('Ad', account.ads?.profiles ?? []);
+  const allAds = () => entities('Ad', everyProfile);
+  const everyProfile = account.ads?.profiles ?? [];
   return {
+    logged(id) {
+      for (const type of ENTITY_TYPES) {
+        const found = logged(type, everyProfile).find((r) => r.id === id);
+        if (found) return found.data as Raw;
+      }
+      return null;
+    },
     async ofListing(l): Promise<ListingAd[]> {
       const profiles = (account.ads?.profiles ?? []).filter((p) => p.marketplace_id === l.marketplace_id);
       return entities('Ad', profiles)
@@ -172,8 +200,8 @@ export function adsAsOf(
       const [campaigns, adGroups, adRows, targets] = (['Campaign', 'AdGroup', 'Ad', 'Target'] as const).map(read);
       const receipts = new Map<string, Receipt[]>();
       for (const e of [...campaigns!, ...adGroups!, ...adRows!, ...targets!]) {
-        const own = receiptsOf(e.row.id as string);
-        if (own.length > 0) receipts.set(e.row.id as string, own);
+        const list = own.receipts(e.row.id as string);
+        if (list.length > 0) receipts.set(e.row.id as string, list);
       }
       return { campaigns: campaigns!, adGroups: adGroups!, ads: adRows!, targets: targets!, receipts };
     },

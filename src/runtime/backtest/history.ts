@@ -18,6 +18,7 @@ import { streamName } from '../../commands/shared/handler.js';
 import { inventoryRow } from '../../projections/observed/inventory.js';
 import { listingRow } from '../../projections/observed/listings.js';
 import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
+import type { StreamRow } from '../context/hourly.js';
 import { PagedHistory } from './pages.js';
 import { Timeline } from './timeline.js';
 
@@ -48,6 +49,8 @@ export interface AccountHistory {
     types: readonly string[],
     t: number,
   ): Map<string, unknown>;
+  /** the messages of these types naming the campaign (provider id) that occurred in [since, t], in the order received */
+  ofCampaign(types: readonly string[], providerCampaignId: string, since: number, t: number): StreamRow[];
   /** the account's listing with that local id as the log had it at `t` */
   listing(listing_id: string, t: number): ListingRecord | undefined;
   /** the account's listings in the marketplace with that ASIN at `t` */
@@ -84,6 +87,7 @@ export async function readAccountHistory(
   const skusOfAsin = new Map<string, Set<string>>();
   const marketplaces = new Set<string>();
   const named = new Map<string, Map<string, Timeline<unknown>>>();
+  const campaigns = new Map<string, Array<{ at: number; received: number; order: number; row: StreamRow }>>();
   const controls = new Map<string, Timeline<RecordedEvent>>();
   const keyOfId = new Map<string, string>();
   const switched = new Timeline<{ disabled: boolean; reason: string | null }>();
@@ -160,6 +164,13 @@ export async function readAccountHistory(
         const m = MarketplaceEventReceived.parse(data);
         const at = Date.parse(m.occurred_at);
         if (at >= until) continue;
+        for (const id of new Set(identitiesOf(m.stream_type, m.payload).map((i) => i.campaign_id))) {
+          if (id === null) continue;
+          if (!campaigns.has(id)) campaigns.set(id, []);
+          const list = campaigns.get(id)!;
+          const row = { stream_type: m.stream_type, payload: m.payload };
+          list.push({ at, received: Date.parse(m.received_at), order: list.length, row });
+        }
         for (const key of namingKeys(m.stream_type, m.payload)) {
           if (!named.has(key)) named.set(key, new Map());
           const byType = named.get(key)!;
@@ -217,6 +228,11 @@ export async function readAccountHistory(
       }
       return latest;
     },
+    ofCampaign: (types, id, since, t) =>
+      (campaigns.get(id) ?? [])
+        .filter((m) => m.at >= since && m.at <= t && types.includes(m.row.stream_type))
+        .sort((a, b) => a.received - b.received || a.order - b.order)
+        .map((m) => m.row),
     listing: (id, t) => asOf(keyOfId.get(id) ?? '', t),
     withAsin: (marketplace_id, asin, t) =>
       [...(skusOfAsin.get(`${marketplace_id}/${asin}`) ?? [])]

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { MarketplaceEventData } from '../../domain/event/events.js';
 import { BACKTEST_LIMITS } from '../../domain/backtest/limits.js';
 import type { BacktestResult, BacktestTotals } from '../../domain/backtest/result.js';
@@ -9,13 +10,14 @@ import { withheld } from '../../commands/dispatch-control/execute.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { Knex } from '../../infra/db.js';
 import type { Logger } from '../../infra/logger.js';
-import type { AccountView } from '../../projections/accounts/queries.js';
+import type { AccountView, ProfileView } from '../../projections/accounts/queries.js';
 import { liveRunsOfEvents, type LiveRunOfEvent } from '../../projections/automation-runs/queries.js';
 import { minorUnits } from '../../projections/observed/economics-support.js';
 import type { ListingRecord } from '../../projections/observed/listings-search.js';
 import { businessUnitsSince } from '../../projections/observed/sales-queries.js';
 import { profilesInContext } from '../context/ads.js';
-import type { PastListings } from '../context/index.js';
+import type { PastReads } from '../context/index.js';
+import type { AdsReads } from '../context/advertising.js';
 import {
   linkedAds,
   OFFER_NOTIFICATIONS,
@@ -80,6 +82,8 @@ interface Carried {
   /** the prices it set (minor units), each with the price the log showed when it was set */
   price?: { value: string; replaced: string | null };
   b2b_price?: { value: string; replaced: string | null };
+  /** an advertising entity's native fields its updates set, with what the log showed of them then */
+  native?: { values: Record<string, unknown>; replaced: Record<string, unknown> };
   /** its would-be receipts on the target (a listing or an advertising entity), newest first */
   receipts: Receipt[];
 }
@@ -107,7 +111,7 @@ export async function runBacktest(
 
   const one = async (event: PastEvent) => {
     const t = event.occurred_at.getTime();
-    const { past, seen } = pastListings(deps, history, account, carried, t);
+    const { past, seen, logged } = pastReads(deps, history, account, carried, t);
     const runs = await runAutomation(
       {
         db: deps.db,
@@ -129,7 +133,7 @@ export async function runBacktest(
     );
     for (const run of runs) {
       const observed = run.listingId ? (seen.get(run.listingId) ?? null) : null;
-      settle(result, { carried, store, event, run, observed }, live.get(`${event.id}/${run.listingId}`) ?? []);
+      settle(result, { carried, store, event, run, observed, logged }, live.get(`${event.id}/${run.listingId}`) ?? []);
     }
   };
 
@@ -162,17 +166,35 @@ export async function runBacktest(
 }
 
 /**
- * The Listing scope as of `t`: the log's rows with the backtest's own prices over them, and reads
- * of the past; `seen`: each reached listing's row as the log had it (what the marketplace showed).
+ * The account as of `t`: the log's listing rows with the backtest's own prices over them, and
+ * reads of the past for listing and advertising contexts; `seen`: each reached listing's row as
+ * the log had it (what the marketplace showed).
  */
-function pastListings(
+function pastReads(
   deps: BacktestDeps,
   history: AccountHistory,
   account: AccountView,
   carried: Map<string, Carried>,
   t: number,
-): { past: PastListings; seen: Map<string, ListingRecord> } {
+): { past: PastReads; seen: Map<string, ListingRecord>; logged(id: string): Record<string, unknown> | null } {
   const seen = new Map<string, ListingRecord>();
+  const own = (id: string) => carried.get(id)?.receipts ?? [];
+  const entities = adsAsOf(history.pages, account, t, {
+    receipts: own,
+    fields(id, data) {
+      const c = carried.get(id);
+      if (!c?.native) return null;
+      if (Object.entries(c.native.replaced).every(([k, v]) => isDeepStrictEqual(data[k] ?? null, v)))
+        return c.native.values;
+      // the marketplace's own value moved since: the log's stands from here
+      delete c.native;
+      return null;
+    },
+  });
+  const deals = (marketplace_id: string, asins: readonly string[]) =>
+    Promise.resolve(dealsAsOf(history.pages, marketplace_id, asins, t));
+  // profiles are today's; a backtest's runs create none, so they carry no receipts
+  const profiles = async (list: readonly ProfileView[]) => profilesInContext(list, () => []);
   const reads: ListingReads = {
     recorded: async (r) => history.recorded(r, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], t),
     blocked: (id) => withheld(flagsAsOf(deps.store, history, t), 'Listing', id),
@@ -183,24 +205,26 @@ function pastListings(
         new Date(t - 30 * DAY_MS),
         new Date(t),
       ),
-    deals: async (r) => dealsAsOf(history.pages, r.marketplace_id, r.asin ? [r.asin] : [], t),
-    receipts: async (id) => (carried.get(id)?.receipts ?? []).map(receiptInContext),
-    ads: (r) =>
-      linkedAds(
-        adsAsOf(history.pages, account, t, (id) => carried.get(id)?.receipts ?? []),
-        account,
-        r,
-        Promise.resolve([]),
-      ),
-    profiles: async (marketplace_id) => profilesInContext(profilesIn(account, marketplace_id), () => []),
+    deals: (r) => deals(r.marketplace_id, r.asin ? [r.asin] : []),
+    receipts: async (id) => own(id).map(receiptInContext),
+    ads: (r) => linkedAds(entities, account, r, Promise.resolve([])),
+    profiles: (marketplace_id) => profiles(profilesIn(account, marketplace_id)),
   };
-  const reached = (mentions: Parameters<PastListings['reached']>[0]) =>
+  const ads: AdsReads = {
+    entities,
+    hourly: async (feeds, campaign, since) => history.ofCampaign(feeds, campaign, since.getTime(), t),
+    // a campaign the backtest's own run would have created has no id it could know
+    created: async () => null,
+    deals,
+    profiles,
+  };
+  const reached = (mentions: Parameters<PastReads['reached']>[0]) =>
     history.reached(mentions, t).map((r) => {
       const id = listingId(account.id, r.marketplace_id, r.sku);
       seen.set(id, r);
       return withCarried(r, carried.get(id));
     });
-  return { past: { reached, reads }, seen };
+  return { past: { reached, reads, ads }, seen, logged: (id) => entities.logged(id) };
 }
 
 /** The row with the prices the backtest set, while the log still shows the price each replaced. */
@@ -224,12 +248,14 @@ interface Settling {
   event: PastEvent;
   run: ListingRun;
   observed: ListingRecord | null;
+  /** an advertising entity's native data as the log had it then */
+  logged(id: string): Record<string, unknown> | null;
 }
 
 /** Counts one run's outcome into the result and carries its would-be changes forward. */
 function settle(
   result: BacktestResult,
-  { carried, store, event, run, observed }: Settling,
+  { carried, store, event, run, observed, logged }: Settling,
   live: LiveRunOfEvent[],
 ): void {
   const day = event.occurred_at.toISOString().slice(0, 10);
@@ -326,7 +352,7 @@ function settle(
       if (e.op === 'set') store[e.key] = e.value;
       else delete store[e.key];
     }
-    carryForward(carried, run.listingId, observed, applied);
+    carryForward(carried, { listing_id: run.listingId, observed, logged }, applied);
   }
   capped(
     result.runs,
@@ -367,13 +393,13 @@ function dayOf(result: BacktestResult, day: string) {
 }
 
 /**
- * The run's would-be receipts on each target it changed (a listing or an advertising entity), and
- * the prices it set on its own listing, for the next context.
+ * The run's would-be receipts on each target it changed (a listing or an advertising entity), the
+ * prices it set on its own listing and the fields it updated on advertising entities, for the next
+ * context.
  */
 function carryForward(
   carried: Map<string, Carried>,
-  listing_id: string | null,
-  observed: ListingRecord | null,
+  run: Pick<Settling, 'observed' | 'logged'> & { listing_id: string | null },
   applied: OutboxAction[],
 ): void {
   for (const a of applied) {
@@ -382,11 +408,31 @@ function carryForward(
     const c: Carried = carried.get(id) ?? { receipts: [] };
     c.receipts.unshift(wouldBeReceipt(a.receipt));
     c.receipts.splice(BACKTEST_LIMITS.receiptsPerListing);
-    if (a.target!.type === 'Listing' && id === listing_id && observed)
+    const type = a.target!.type;
+    if (type === 'Listing' && id === run.listing_id && run.observed) {
+      const observed = run.observed;
       for (const [field, major] of offerPrices(a.receipt.payload))
         c[field] = { value: String(minorUnits(major, observed.currency ?? 'USD')), replaced: observed[field] };
+    }
+    const data = ADS_TYPES.includes(type) && a.action === 'update' ? run.logged(id) : null;
+    if (data) {
+      const values = { ...c.native?.values, ...nativeFields(type, a.receipt.payload) };
+      const replaced = {
+        ...Object.fromEntries(Object.keys(values).map((k) => [k, data[k] ?? null])),
+        ...c.native?.replaced,
+      };
+      c.native = { values, replaced };
+    }
     carried.set(id, c);
   }
+}
+
+const ADS_TYPES = ['Campaign', 'AdGroup', 'Ad', 'Target'];
+
+/** An advertising update's fields as the entity's native data holds them: ids and adProduct apart, a target's bid unwrapped. */
+function nativeFields(type: string, payload: Record<string, unknown>): Record<string, unknown> {
+  const fields = Object.entries(payload).filter(([k]) => k !== 'adProduct' && !k.endsWith('Id'));
+  return Object.fromEntries(fields.map(([k, v]) => (type === 'Target' && k === 'bid' ? [k, obj(v)?.bid] : [k, v])));
 }
 
 /** A would-be receipt: as admission decided it, never sent. */

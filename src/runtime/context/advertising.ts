@@ -5,10 +5,17 @@ import type { Json } from '../../domain/shared/json.js';
 import type { AccountView, ProfileView } from '../../projections/accounts/queries.js';
 import { resolveTarget } from '../../projections/admission/queries.js';
 import { campaignStreamRows } from '../../projections/events/queries.js';
-import { receiptsForTargets } from '../../projections/mutations/queries.js';
-import { advertisingProfiles, childLists, entitiesOfCampaigns, entityShapes, unsyncedCampaign } from './ads.js';
-import { dealsFor } from './deals.js';
-import { hourlyLists, hourMetrics, type Feed } from './hourly.js';
+import { receiptsForTargets, type Receipt } from '../../projections/mutations/queries.js';
+import {
+  advertisingProfiles,
+  childLists,
+  entityShapes,
+  readModelAds,
+  unsyncedCampaign,
+  type AdsEntities,
+} from './ads.js';
+import { dealsFor, type Deals } from './deals.js';
+import { hourlyLists, hourMetrics, type Feed, type StreamRow } from './hourly.js';
 
 // The three advertising-stream scopes (spec 2.12): CampaignOrPortfolio (BUDGET_USAGE),
 // HourlyMetrics (SP_TRAFFIC, SP_CONVERSION) and EntityChange (the four *_CHANGE types). Each is
@@ -26,6 +33,35 @@ export interface AdsRun {
   streamType: string;
   event: Json;
   now: Date;
+}
+
+/**
+ * What an advertising context reads beside the message: the read models as of now (live and dry
+ * runs, readModelAdsReads), or the account's log as of a past moment (backtests).
+ */
+export interface AdsReads {
+  entities: AdsEntities;
+  /** the feeds' messages naming the campaign (provider id) that occurred since `since`, in the order received */
+  hourly(feeds: readonly string[], providerCampaignId: string, since: Date): Promise<StreamRow[]>;
+  /** the receipts of a campaign our own creation made (local id); null when none made it */
+  created(localId: string): Promise<Receipt[] | null>;
+  deals(marketplace_id: string, asins: readonly string[]): Promise<Deals>;
+  /** the profiles as contexts list them, with their receipts */
+  profiles(profiles: readonly ProfileView[]): Promise<unknown[]>;
+}
+
+export function readModelAdsReads(run: AdsRun): AdsReads {
+  const { db, account, now } = run;
+  return {
+    entities: readModelAds(db, account, now),
+    hourly: (feeds, providerCampaignId, since) => campaignStreamRows(db, account.id, feeds, providerCampaignId, since),
+    async created(localId) {
+      if (!(await resolveTarget(db, [account.id], { type: 'Campaign', id: localId }))) return null;
+      return (await receiptsForTargets(db, 'Campaign', [localId])).get(localId) ?? [];
+    },
+    deals: (marketplace_id, asins) => dealsFor(db, account.id, marketplace_id, asins, now),
+    profiles: (profiles) => advertisingProfiles(db, profiles),
+  };
 }
 
 /** The profile and campaign (provider id) an ads message is about; null when the account has no profile there. */
@@ -50,12 +86,12 @@ function budgetOf(streamType: string, event: Json) {
 }
 
 /** The campaign with its children, deals and hours (spec 2.8, 2.12), observed or not yet synced. */
-async function campaignOf(run: AdsRun, profile: ProfileView, providerCampaignId: string) {
-  const { db, account, now } = run;
+async function campaignOf(run: AdsRun, reads: AdsReads, profile: ProfileView, providerCampaignId: string) {
+  const { account, now } = run;
   const localId = adsEntityId('campaign', account.id, profile.provider_profile_id, providerCampaignId);
   const [e, recorded] = await Promise.all([
-    entitiesOfCampaigns(db, account, [profile], [localId], now),
-    campaignStreamRows(db, account.id, FEEDS, providerCampaignId, new Date(now.getTime() - HOURLY_WINDOW_MS)),
+    reads.entities.ofCampaigns([profile], [localId]),
+    reads.hourly(FEEDS, providerCampaignId, new Date(now.getTime() - HOURLY_WINDOW_MS)),
   ]);
   // the firing row counts even before (or without: a dry run's sample) its own record
   const rows = FEEDS.includes(run.streamType)
@@ -65,12 +101,10 @@ async function campaignOf(run: AdsRun, profile: ProfileView, providerCampaignId:
   const observed = e.campaigns[0];
   if (!observed) {
     // a campaign our creation made is a target already; one we know nothing of is not
-    const created = await resolveTarget(db, [account.id], { type: 'Campaign', id: localId });
-    const id = created ? localId : null;
-    const receipts = id ? ((await receiptsForTargets(db, 'Campaign', [id])).get(id) ?? []) : [];
+    const created = await reads.created(localId);
     return {
       campaign: {
-        ...unsyncedCampaign(profile, providerCampaignId, id, receipts),
+        ...unsyncedCampaign(profile, providerCampaignId, created ? localId : null, created ?? []),
         adGroups: [],
         ads: [],
         targets: [],
@@ -84,16 +118,16 @@ async function campaignOf(run: AdsRun, profile: ProfileView, providerCampaignId:
   }
   const shape = entityShapes([profile], e.receipts);
   const asins = [...new Set(e.ads.map((a) => a.row.asin).filter((a): a is string => typeof a === 'string'))];
-  const deals = await dealsFor(db, account.id, profile.marketplace_id, asins, now);
+  const deals = await reads.deals(profile.marketplace_id, asins);
   return { campaign: { ...shape.campaign(observed), ...childLists(shape, e), ...deals, ...hourly }, rows };
 }
 
 /** The context of an advertising-stream event; null when it names no campaign of a profile the account has. */
-export async function adsContext(run: AdsRun): Promise<Json | null> {
+export async function adsContext(run: AdsRun, reads: AdsReads = readModelAdsReads(run)): Promise<Json | null> {
   const named = campaignNamed(run);
   if (!named) return null;
   const { profile, providerCampaignId } = named;
-  const profiles = await advertisingProfiles(run.db, [profile]);
+  const profiles = await reads.profiles([profile]);
   const budget = budgetOf(run.streamType, run.event);
   if (run.streamType === 'BUDGET_USAGE' && budget.scopeType === 'PORTFOLIO') {
     const id = text(run.event.budgetScopeId);
@@ -102,7 +136,7 @@ export async function adsContext(run: AdsRun): Promise<Json | null> {
     return { budget, portfolio: { id, budgetCap: budget.amount, inBudget }, advertisingProfiles: profiles };
   }
   if (!providerCampaignId) return null;
-  const { campaign, rows } = await campaignOf(run, profile, providerCampaignId);
+  const { campaign, rows } = await campaignOf(run, reads, profile, providerCampaignId);
   if (run.streamType === 'BUDGET_USAGE') return { budget, campaign, advertisingProfiles: profiles };
   const { hourlyTraffic, hourlyConversions } = campaign;
   if (run.streamType === 'SP_TRAFFIC' || run.streamType === 'SP_CONVERSION')

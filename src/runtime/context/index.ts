@@ -5,7 +5,7 @@ import { selectableStreamType } from '../../domain/stream/types.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import type { ListingFacts } from '../../projections/admission/queries.js';
-import { adsContext } from './advertising.js';
+import { adsContext, type AdsReads } from './advertising.js';
 import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
 import { listingContext, listingsReached, mentionsOf, type ListingReads } from './listing.js';
 import { reportContext } from './report.js';
@@ -39,14 +39,19 @@ export interface ContextRequest {
   /** only this listing's context (run_automation's `listing_id`) */
   listingId?: string;
   now?: Date;
-  /** a backtest's: the listings as the account's log had them at the event's time, instead of the read models (Listing scope only) */
-  past?: PastListings;
+  /** a backtest's: what the contexts read as the account's log had it at the event's time, instead of the read models */
+  past?: PastReads;
 }
 
-/** The Listing scope as of a past moment: which listings an event reached then, and what their contexts read. */
-export interface PastListings {
+/**
+ * The account as of a past moment: which listings an event reached then and what their contexts
+ * read, and what an advertising context reads. The Report scope has no past form: its selections
+ * are of today's read models.
+ */
+export interface PastReads {
   reached(mentions: readonly ListingMention[]): ListingRecord[];
   reads: ListingReads;
+  ads: AdsReads;
 }
 
 export interface BuiltContext {
@@ -65,12 +70,7 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
   const { account } = request;
   const now = request.now ?? new Date();
   const run = { ...request, account, now };
-  if (request.past && type.scope !== 'Listing')
-    throw new DomainError(
-      'invalid',
-      `stream_type: ${type.code} is of the ${type.scope} scope; a backtest replays Listing-scope event types only`,
-      { argument: 'stream_type' },
-    );
+  if (request.past && type.scope === 'Report') throw pastReportRefused(type.code);
   switch (type.scope) {
     case 'Listing': {
       const wanted = request.listingId?.toLowerCase();
@@ -102,8 +102,16 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
       return context ? [{ context }] : [];
     }
     default: {
-      const context = await adsContext(run);
+      const context = await adsContext(run, request.past?.ads);
       return context ? [{ context }] : [];
     }
   }
 }
+
+/** A backtest of a Report-scope type: refused, naming why (its context has no past form). */
+export const pastReportRefused = (code: string) =>
+  new DomainError(
+    'invalid',
+    `stream_type: ${code} is of the Report scope, whose context selects from today's read models; a backtest replays the Listing, advertising and SellingPartner scopes`,
+    { argument: 'stream_type' },
+  );
