@@ -29,11 +29,7 @@ describe("a listing's queued patches sent together", function () {
   /** A live listing no other test patches. */
   const freshListing = () => {
     const listing = [...b.simulator.catalog.listingsIn(US)].filter((l) => l.status === 'BUYABLE')[used++]!;
-    return {
-      sku: listing.sku,
-      target: { type: 'Listing' as const, id: `listing-${listing.sku}` },
-      provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId },
-    };
+    return { sku: listing.sku, ...b.listing(listing.sku, US) };
   };
   const pricePatch = (price: number) => ({
     op: 'replace',
