@@ -3,6 +3,7 @@ import pino from 'pino';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { recordOfferChange, REPRICE_ONE_PATCH } from '../../test/support/offer-changes.js';
+import { listingSubmissions } from '../../test/support/marketplace.js';
 import { STORE_LIMITS } from '../../src/domain/automation-store/limits.js';
 import { PENDING_STATUSES } from '../../src/domain/mutation/events.js';
 import type { EventStore, RecordedEvent } from '../../src/eventstore/port.js';
@@ -183,6 +184,11 @@ export async function livePhase(o: {
         await Promise.all(Array.from({ length: Math.min(50, o.burst - i) }, (_, k) => send(total + i + k)));
       await settled(before + o.burst, 300_000);
       const burstMs = performance.now() - burstStart;
+      // the dispatcher at saturation: what the burst's runs left it, and how long it took to send
+      const behindBurst = await unsent();
+      const burstSettledAt = performance.now();
+      await drained(120_000);
+      const burstDrainMs = performance.now() - burstSettledAt;
       const stats = reactor.stats();
       await reactor.close();
       await projector.whenCaughtUp();
@@ -242,6 +248,10 @@ export async function livePhase(o: {
       );
       console.log(
         `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${saturation.toFixed(1)} runs/s`,
+      );
+      const calls = (await listingSubmissions(simulator.endpoints().sellingApiUrl)).filter((c) => c.mode === 'APPLY');
+      console.log(
+        `  receipts not yet sent when the burst's last run settled: ${fmt(behindBurst)}, all sent ${(burstDrainMs / 1000).toFixed(1)} s later; ${fmt(calls.reduce((n, c) => n + c.patches.length, 0))} patches in ${fmt(calls.length)} patch calls (a listing's queued patches share one)`,
       );
       if (o.bareCycleMs !== undefined) {
         const bare = o.bareCycleMs;

@@ -386,6 +386,19 @@ describe('mutation receipt decider: admission', () => {
 });
 
 describe('mutation receipt decider: dispatch', () => {
+  it('a start records the prior read and, for a listing patch sent with others, the receipts of the call in order', () => {
+    const other = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+    const prior = { purchasable_offer: [{ audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: 9 }] }] }] };
+    given(mutationDecider, [admitted()])
+      .when({ type: 'StartDispatch', receipt_id, started_at: t1, prior, sent_with: [other, receipt_id] })
+      .then([
+        {
+          type: 'MutationDispatchStarted',
+          data: { receipt_id, attempt: 1, started_at: t1, prior, sent_with: [other, receipt_id] },
+        },
+      ]);
+  });
+
   it('a known retryable rejection keeps the receipt queued with outcome retryable; the next dispatch is attempt 2', () => {
     const retry: MutationEvent = {
       type: 'MutationRetryScheduled',

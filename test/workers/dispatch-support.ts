@@ -5,6 +5,7 @@ import pino from 'pino';
 import { executeDispatchControlCommand } from '../../src/commands/dispatch-control/execute.js';
 import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import type { Action, TargetType } from '../../src/domain/mutation/payloads.js';
+import { listingId } from '../../src/domain/observation/ids.js';
 import { newId } from '../../src/domain/shared/ids.js';
 import { createEventStore, type EventStore, type Position } from '../../src/eventstore/index.js';
 import { createDb } from '../../src/infra/db.js';
@@ -52,6 +53,11 @@ export interface Bench {
     action: Action;
     payload: Record<string, unknown>;
   }): Promise<string>;
+  /**
+   * A listing as a patch names it: its local id is the account's (as in the service), so a flag
+   * or a queue left by another bench sharing the database (another test file) is not this one's.
+   */
+  listing(sku: string, marketplaceId: string): ListingTarget;
   /** waits until the read model shows every receipt admitted so far */
   caughtUp(): Promise<void>;
   receipt(id: string): Promise<Receipt>;
@@ -63,6 +69,11 @@ export interface Bench {
   setAutomation(campaignLocalId: string, enabled: boolean): Promise<void>;
   setListingBlock(listingId: string, blocked: boolean): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface ListingTarget {
+  target: { type: 'Listing'; id: string };
+  provider: { sku: string; marketplaceId: string; sellerId: string };
 }
 
 export async function startBench(
@@ -143,6 +154,10 @@ export async function startBench(
       last = result.position ?? last;
       return receipt_id;
     },
+    listing: (sku, marketplaceId) => ({
+      target: { type: 'Listing', id: listingId(account, marketplaceId, sku) },
+      provider: { sku, marketplaceId, sellerId: simulator.seller.merchantId },
+    }),
     async caughtUp() {
       await projector.whenCaughtUp(last);
     },

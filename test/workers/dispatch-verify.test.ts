@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { contains, patchedAttributes, showsAdsChange, showsListingPatches } from '../../src/workers/dispatch/verify.js';
+import {
+  contains,
+  patchedAttributes,
+  priorsAlong,
+  showsAdsChange,
+  showsListingPatches,
+  standingPatches,
+} from '../../src/workers/dispatch/verify.js';
 
 // Whether a target read back shows an uncertain change (pure): containment of every requested
 // value, numbers by value, and nothing else required.
@@ -140,5 +147,65 @@ describe('dispatch verification: does the target show the change?', () => {
       ),
     ).to.deep.equal({ item_name: [{ value: 'Tea' }] });
     expect(patchedAttributes({ productType: 'PRODUCT', patches: [] }, null)).to.equal(null);
+  });
+
+  describe("one SKU's patch documents sent in one call", () => {
+    const doc = (
+      ...patches: Array<{ op: 'add' | 'replace' | 'merge' | 'delete'; path: string; value?: unknown[] }>
+    ) => ({
+      productType: 'PRODUCT',
+      patches,
+    });
+    const price = (p: number) => ({ op: 'replace' as const, path: '/attributes/purchasable_offer', value: [offer(p)] });
+    const title = { op: 'replace' as const, path: '/attributes/item_name', value: [{ value: 'Tea' }] };
+
+    it("each one's prior is the read for what none before it names, the value an earlier replace set otherwise", () => {
+      const read = { purchasable_offer: [offer(9)], item_name: [{ value: 'Old' }] };
+      expect(priorsAlong([doc(price(10)), doc(title), doc(price(11))], read)).to.deep.equal([
+        { purchasable_offer: [offer(9)] },
+        { item_name: [{ value: 'Old' }] },
+        { purchasable_offer: [offer(10)] },
+      ]);
+      expect(priorsAlong([doc(price(10))], null)).to.deep.equal([null]);
+    });
+
+    it("a merge sets its keys on the value its selectors pick, as the next one's prior; a merged value without selectors, an add or a delete leaves a later prior untold", () => {
+      const floor = { ...offer(9), minimum_seller_allowed_price: [{ schedule: [{ value_with_tax: 5 }] }] };
+      const merge = (p: number) => ({ op: 'merge' as const, path: '/attributes/purchasable_offer', value: [offer(p)] });
+      expect(
+        priorsAlong([doc(merge(10)), doc(merge(11))], { purchasable_offer: [floor, offer(20, 'B2B')] }),
+      ).to.deep.equal([
+        { purchasable_offer: [floor, offer(20, 'B2B')] },
+        { purchasable_offer: [{ ...floor, our_price: offer(10).our_price }, offer(20, 'B2B')] },
+      ]);
+      const bare = { op: 'merge' as const, path: '/attributes/item_name', value: [{ value: 'Tea' }] };
+      const add = { op: 'add' as const, path: '/attributes/purchasable_offer', value: [offer(10)] };
+      const remove = { op: 'delete' as const, path: '/attributes/purchasable_offer', value: [offer(10, 'B2B')] };
+      expect(priorsAlong([doc(bare), doc(title)], {}).at(-1)).to.equal(undefined);
+      expect(priorsAlong([doc(add), doc(title), doc(price(11))], {})).to.deep.equal([
+        { purchasable_offer: null },
+        { item_name: null },
+        undefined,
+      ]);
+      expect(priorsAlong([doc(remove), doc(price(11))], {}).at(-1)).to.equal(undefined);
+    });
+
+    it('what stands at the end: a patch a later replace of its attribute overwrites is not looked for', () => {
+      expect(standingPatches([doc(price(10)), doc(title), doc(price(11))]).patches).to.deep.equal([title, price(11)]);
+      const shown = { purchasable_offer: [offer(11)], item_name: [{ value: 'Tea' }] };
+      expect(showsListingPatches(standingPatches([doc(price(10)), doc(price(11))]), shown)).to.equal(true);
+      expect(showsListingPatches(standingPatches([doc(price(11)), doc(price(10))]), shown)).to.equal(false);
+      const merge = (p: number, audience = 'ALL') => ({
+        op: 'merge' as const,
+        path: '/attributes/purchasable_offer',
+        value: [offer(p, audience)],
+      });
+      // a merge picking the same offer overwrites; one picking another offer does not
+      expect(standingPatches([doc(merge(10)), doc(merge(11))]).patches).to.deep.equal([merge(11)]);
+      expect(standingPatches([doc(merge(10, 'B2B')), doc(merge(11))]).patches).to.deep.equal([
+        merge(10, 'B2B'),
+        merge(11),
+      ]);
+    });
   });
 });

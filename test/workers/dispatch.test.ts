@@ -125,8 +125,7 @@ describe('mutation dispatch against the simulator', function () {
       ],
     };
     const id = await b.admit({
-      target: { type: 'Listing', id: `listing-${listing.sku}` },
-      provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId },
+      ...b.listing(listing.sku, US),
       action: 'update',
       payload,
     });
@@ -189,8 +188,8 @@ describe('mutation dispatch against the simulator', function () {
 
   it('a blocked listing withholds its patch under the lock; unblocking does not replay it', async () => {
     const listing = b.simulator.catalog.marketplaceListingAt(US, 1);
-    const listingId = `listing-${listing.sku}`;
-    await b.setListingBlock(listingId, true);
+    const { target, provider } = b.listing(listing.sku, US);
+    await b.setListingBlock(target.id, true);
     await b.caughtUp();
     const payload = {
       productType: 'PRODUCT',
@@ -210,13 +209,13 @@ describe('mutation dispatch against the simulator', function () {
       ],
     };
     const id = await b.admit({
-      target: { type: 'Listing', id: listingId },
-      provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId },
+      target,
+      provider,
       action: 'update',
       payload,
     });
     expect((await b.until(id, ['blocked'])).error).to.deep.include({ code: 'blocked', reason: 'listing_blocked' });
-    await b.setListingBlock(listingId, false);
+    await b.setListingBlock(target.id, false);
     await b.caughtUp();
     await b.dispatch!.sweep();
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -331,8 +330,7 @@ describe('mutation dispatch against the simulator', function () {
         ],
       };
       const id = await b.admit({
-        target: { type: 'Listing', id: `listing-${listing.sku}` },
-        provider: { sku: listing.sku, marketplaceId: US, sellerId: b.simulator.seller.merchantId },
+        ...b.listing(listing.sku, US),
         action: 'update',
         payload,
       });
@@ -363,8 +361,7 @@ describe('mutation dispatch against the simulator', function () {
         const listing = freshListing(marketplaceId);
         await b.fault({ route: 'PATCH /listings/2021-08-01/items/**', kind: 'lost_reply', times: 1 });
         const id = await b.admit({
-          target: { type: 'Listing', id: `listing-${listing.sku}` },
-          provider: { sku: listing.sku, marketplaceId, sellerId: b.simulator.seller.merchantId },
+          ...b.listing(listing.sku, marketplaceId),
           action: 'update',
           payload: { productType: 'PRODUCT', patches: [patch] },
         });

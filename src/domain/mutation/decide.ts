@@ -46,8 +46,8 @@ export type MutationCommand =
       /** the qualified catalog operation key it was queued as */
       operation?: string;
     }
-  /** `prior`: the part of the target the request names, read just before sending (see MutationDispatchStarted) */
-  | { type: 'StartDispatch'; receipt_id: string; started_at: string; prior?: unknown }
+  /** `prior`, `sent_with`: see MutationDispatchStarted */
+  | { type: 'StartDispatch'; receipt_id: string; started_at: string; prior?: unknown; sent_with?: string[] }
   | ({
       type: 'RecordSubmission';
       receipt_id: string;
@@ -140,6 +140,7 @@ export function decide(command: MutationCommand, state: ReceiptState): MutationE
             attempt: state.attempts + 1,
             started_at: command.started_at,
             ...('prior' in command ? { prior: command.prior } : {}),
+            ...(command.sent_with ? { sent_with: command.sent_with } : {}),
           },
         },
       ];

@@ -122,6 +122,8 @@ export const MutationDispatchStarted = z.object({
   attempt: z.number().int().positive(),
   started_at: instant,
   prior: Observed.optional(),
+  /** a listing's patches sent in one call: the receipts whose patches it carried, in order, this one included (absent: sent alone) */
+  sent_with: z.array(z.uuid()).min(2).optional(),
 });
 export const MutationSubmitted = z.object({
   receipt_id: z.uuid(),

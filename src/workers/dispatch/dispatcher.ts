@@ -15,14 +15,22 @@ import { queuedAlike, receiptShown, receiptsToSweep, type ShownReceipt } from '.
 import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
-import { namedFields, sameJson } from './verify.js';
-import { entityId, listEntities, observe } from './observe.js';
+import {
+  namedFields,
+  patchedAttributes,
+  priorsAlong,
+  sameJson,
+  showsListingPatches,
+  standingPatches,
+} from './verify.js';
+import { entityId, listEntities, listingAttributes, observe } from './observe.js';
 import { adsEntityId } from '../../domain/observation/ids.js';
 
 // The mutation dispatcher (spec 3.4): one request at a time per target, under a PostgreSQL
-// advisory lock held for the whole send; the block flag and Automation switch are re-read under
-// it; StartDispatch is recorded before the HTTP call, the answer after. Reconciliation asks the
-// marketplace what an uncertain creation made, or whether an uncertain change took effect.
+// advisory lock held for the whole send (a listing's queued patches share it: decision 143); the
+// block flag and Automation switch are re-read under it; StartDispatch is recorded before the
+// HTTP call, the answer after. Reconciliation asks the marketplace what an uncertain creation
+// made, or whether an uncertain change took effect.
 
 export interface DispatcherDeps {
   db: Knex;
@@ -34,7 +42,10 @@ export interface DispatcherDeps {
   /** the service clock, ms */
   now(): number;
   backoff: Backoff;
-  /** at most this many receipts of different targets share one Sponsored Products call (1: no batching) */
+  /**
+   * at most this many receipts share one call (1: no batching): of different targets, one
+   * Sponsored Products call; of one listing, one patch call
+   */
   batchSize: number;
   /** how often an uncertain receipt's effect is looked for again, until its 10 minutes are up */
   reconcileEveryMs: number;
@@ -152,7 +163,7 @@ export class Dispatcher {
         // Another step only when there is something left for it: a receipt behind this one, or
         // this one's retry to schedule. A request admitted meanwhile has a job of its own, which
         // waits for this lock (one more transaction per send otherwise, to find nothing).
-        return (await this.sendNext(trx, r!)) || order.indexOf(r!.id) < order.length - 1;
+        return this.sendNext(trx, r!, order);
     }
   }
 
@@ -178,15 +189,19 @@ export class Dispatcher {
     await this.checkSoon(r.id, now);
   }
 
-  /** Sends the target's next request (blocked or unsendable, settles it); true when its answer leaves it to retry. */
-  private async sendNext(trx: Knex.Transaction, r: DispatchReceipt): Promise<boolean> {
+  /**
+   * Sends the target's next request (blocked or unsendable, settles it), with what may share its
+   * call; true when there is more for the target: a retry to schedule, or receipts behind those sent.
+   */
+  private async sendNext(trx: Knex.Transaction, r: DispatchReceipt, order: readonly string[]): Promise<boolean> {
+    const behind = (id: string) => order.indexOf(id) < order.length - 1;
     const withheld = await withheldReason(this.deps.ctx.store, r);
     if (withheld) {
       await this.run(
         { type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) },
         r.known,
       );
-      return false;
+      return behind(r.id);
     }
     let request: MarketplaceRequest;
     try {
@@ -206,11 +221,17 @@ export class Dispatcher {
         created: null,
         recorded_at: iso(this.deps.now()),
       });
-      return false;
+      return behind(r.id);
     }
     const clients = await this.deps.clientsFor(r, trx);
-    const batch = [{ receipt: r, request }, ...(await this.companions(trx, r, request))];
+    const batch = [
+      { receipt: r, request },
+      ...(request.api === 'listings'
+        ? await this.followers(r, request, order)
+        : await this.companions(trx, r, request)),
+    ];
     const priors = await this.priors(batch, clients);
+    const sent_with = request.api === 'listings' && batch.length > 1 ? batch.map((b) => b.receipt.id) : undefined;
     // each receipt as its start left it: the answer is decided on it without reading the stream again
     const started: Array<ReceiptStream | undefined> = [];
     for (const b of batch) {
@@ -219,19 +240,64 @@ export class Dispatcher {
         receipt_id: b.receipt.id,
         started_at: iso(this.deps.now()),
         ...(priors.has(b.receipt.id) ? { prior: priors.get(b.receipt.id) } : {}),
+        ...(sent_with ? { sent_with } : {}),
       };
       started.push(advanced(mutationDecider, b.receipt.known, await this.run(command, b.receipt.known)));
     }
     const verdicts = await send(clients, batch);
     const recorded_at = iso(this.deps.now());
     for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at, started[i]);
-    return verdicts[0]!.kind === 'retryable';
+    // the last of this target's receipts sent (companions are other targets')
+    const last = request.api === 'listings' ? batch.at(-1)!.receipt : r;
+    return verdicts.some((v) => v.kind === 'retryable') || behind(last.id);
+  }
+
+  /**
+   * The target's queued patches right behind `r`, in admission order, that can share its call (one
+   * patch document per SKU): the next to go, same SKU, marketplace and product type, nothing
+   * withholding them, and a prior that can be told (`priorsAlong`: no attribute of theirs that one
+   * before them adds to or deletes from). The first that can't ends them: it takes its own turn,
+   * so the order holds.
+   */
+  private async followers(
+    r: DispatchReceipt,
+    request: Extract<MarketplaceRequest, { api: 'listings' }>,
+    order: readonly string[],
+  ): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
+    const found: Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }> = [];
+    const now = this.deps.now();
+    for (const id of order.slice(order.indexOf(r.id) + 1)) {
+      if (found.length >= this.deps.batchSize - 1) break;
+      const c = await loadReceipt(this.deps.ctx.store, id);
+      const step = c && nextDispatch([c], now, this.deps.backoff);
+      // settled since the read model listed it
+      if (!step || step.kind === 'idle') continue;
+      if (step.kind !== 'send' || (await withheldReason(this.deps.ctx.store, c!))) break;
+      let next: MarketplaceRequest;
+      try {
+        next = marketplaceRequest(c!);
+      } catch {
+        break;
+      }
+      if (
+        next.api !== 'listings' ||
+        next.sku !== request.sku ||
+        next.marketplaceId !== request.marketplaceId ||
+        next.body.productType !== request.body.productType ||
+        priorsAlong([request.body, ...found.map((f) => (f.request as typeof request).body), next.body], {}).at(-1) ===
+          undefined
+      )
+        break;
+      found.push({ receipt: c!, request: next });
+    }
+    return found;
   }
 
   /**
    * What each change's target shows before it is sent (the part the request names), so that a
-   * lost answer can later be settled absent only on evidence: one read for a listing, one list
-   * call for a batch of ads entities. Creations have none; a failed read leaves it unknown.
+   * lost answer can later be settled absent only on evidence: one read for a listing's patches
+   * (each one's prior as it stands after those before it in the call), one list call for a batch of
+   * ads entities. Creations have none; a failed read leaves it unknown.
    */
   private async priors(
     batch: ReadonlyArray<{ receipt: DispatchReceipt; request: MarketplaceRequest }>,
@@ -243,7 +309,9 @@ export class Dispatcher {
     try {
       const first = changes[0]!.request;
       if (first.api === 'listings') {
-        found.set(changes[0]!.receipt.id, (await observe(first, clients)).parts);
+        const bodies = changes.map((c) => (c.request as typeof first).body);
+        const priors = priorsAlong(bodies, await listingAttributes(first, clients));
+        changes.forEach((c, i) => found.set(c.receipt.id, priors[i]));
         return found;
       }
       const entities = await listEntities(
@@ -365,12 +433,14 @@ export class Dispatcher {
     const found =
       isCreation(r.action) && request.api === 'sp'
         ? { candidates: await this.candidates(r, request, clients.ads) }
-        : await observe(request, clients).then(({ shows, observed, parts }) => ({
-            shows,
-            observed,
-            // gone, or showing what it showed before the request: evidence the change did not happen
-            unchanged: parts === null || ('prior' in r && sameJson(parts, r.prior)),
-          }));
+        : request.api === 'listings' && r.sent_with.length > 1
+          ? await this.callShows(r, request, clients)
+          : await observe(request, clients).then(({ shows, observed, parts }) => ({
+              shows,
+              observed,
+              // gone, or showing what it showed before the request: evidence the change did not happen
+              unchanged: parts === null || ('prior' in r && sameJson(parts, r.prior)),
+            }));
     const now = this.deps.now();
     const next = Math.min(now + this.deps.reconcileEveryMs, Date.parse(r.uncertain_since!) + ABSENT_AFTER_MS);
     const check = { receipt_id, checks: r.checks, checked_at: iso(now), next_at: iso(next) };
@@ -406,6 +476,37 @@ export class Dispatcher {
         'reconciliation check not recorded',
       );
     }
+  }
+
+  /**
+   * The effect of a listing's patches sent in one call, which the marketplace applies (or not) as
+   * a whole: in effect when the listing shows every patch of the call that stands at its end (a
+   * later replace of the same attribute overwrites an earlier patch); not, when every receipt's
+   * named part still shows its prior as the call began. Every receipt of the call settles alike.
+   */
+  private async callShows(
+    r: DispatchReceipt,
+    request: Extract<MarketplaceRequest, { api: 'listings' }>,
+    clients: Clients,
+  ): Promise<{ shows: boolean; observed: unknown; unchanged: boolean }> {
+    const members = await Promise.all(
+      r.sent_with.map((id) => (id === r.id ? r : loadReceipt(this.deps.ctx.store, id))),
+    );
+    const bodies = members.map((m) => (marketplaceRequest(m!) as typeof request).body);
+    const attributes = await listingAttributes(request, clients);
+    // what the call began from: each attribute as the prior of the first receipt naming it recorded it
+    const initial: Record<string, unknown> = {};
+    let known = true;
+    for (const m of members) {
+      if (!m || !('prior' in m) || m.prior === null || typeof m.prior !== 'object') known = false;
+      else for (const [name, value] of Object.entries(m.prior as object)) if (!(name in initial)) initial[name] = value;
+    }
+    const call = { ...request.body, patches: bodies.flatMap((b) => b.patches) };
+    return {
+      shows: showsListingPatches(standingPatches(bodies), attributes),
+      observed: patchedAttributes(request.body, attributes),
+      unchanged: attributes === null || (known && sameJson(patchedAttributes(call, attributes), initial)),
+    };
   }
 
   /** Entities like the one an uncertain creation asked for that appeared after its attempt. */

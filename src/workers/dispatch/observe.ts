@@ -29,22 +29,31 @@ export async function observe(
   clients: Clients,
 ): Promise<{ shows: boolean; observed: unknown; parts: unknown }> {
   if (request.api === 'listings') {
-    let attributes: Record<string, unknown> | null = null;
-    try {
-      attributes =
-        (
-          await clients.selling.listings.getListingsItem(clients.sellerId, request.sku, request.marketplaceId, [
-            'attributes',
-          ])
-        ).attributes ?? {};
-    } catch (err) {
-      if (!(err instanceof MarketplaceError && err.status === 404)) throw err;
-    }
+    const attributes = await listingAttributes(request, clients);
     const parts = patchedAttributes(request.body, attributes);
     return { shows: showsListingPatches(request.body, attributes), observed: parts, parts };
   }
   const entity = (await listEntities(request, [entityId(request)], clients)).get(entityId(request)) ?? null;
   return { shows: showsAdsChange(request, entity), observed: entity, parts: namedFields(request, entity) };
+}
+
+/** The attributes of a patch's listing as shown now (null: no such listing). */
+export async function listingAttributes(
+  request: Extract<MarketplaceRequest, { api: 'listings' }>,
+  clients: Clients,
+): Promise<Record<string, unknown> | null> {
+  try {
+    return (
+      (
+        await clients.selling.listings.getListingsItem(clients.sellerId, request.sku, request.marketplaceId, [
+          'attributes',
+        ])
+      ).attributes ?? {}
+    );
+  } catch (err) {
+    if (!(err instanceof MarketplaceError && err.status === 404)) throw err;
+    return null;
+  }
 }
 
 /** The provider id an ads update or archive names. */

@@ -21,6 +21,8 @@ export interface DispatchReceipt extends PendingReceipt, ReceiptToSend {
   next_check_at: string | null;
   /** the named part of the target read before the latest send (undefined: not read) */
   prior?: unknown;
+  /** the receipts whose patches shared the latest send, in order (empty: sent alone) */
+  sent_with: string[];
   /** the stream as read: the next command is decided on it without reading it again */
   known: ReceiptStream;
 }
@@ -32,10 +34,12 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
   let recorded_at: string | null = null;
   let started_at: string | null = null;
   let prior: { prior?: unknown } = {};
+  let sent_with: string[] = [];
   for (const event of events) {
     if (event.type === 'MutationDispatchStarted') {
       started_at = event.data.started_at;
       prior = 'prior' in event.data ? { prior: event.data.prior } : {};
+      sent_with = event.data.sent_with ?? [];
     }
     if ('recorded_at' in event.data) recorded_at = event.data.recorded_at;
   }
@@ -56,6 +60,7 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
     checks: state.reconciliation?.attempts ?? 0,
     next_check_at: state.reconciliation?.nextAt ?? null,
     ...prior,
+    sent_with,
     known: receipt,
   };
 }

@@ -33,41 +33,22 @@ export interface Sendable {
   receipt: { account_id: string; action: Action };
 }
 
+type ListingsRequest = Extract<MarketplaceRequest, { api: 'listings' }>;
+
 /**
- * Sends one request carrying every item of `batch` (a listing patch is always alone; Sponsored
- * Products items share profile, resource and operation) and gives each receipt its own verdict:
- * its own 207 item, or the whole answer's fate when there is no item-by-item answer.
+ * Sends one request carrying every item of `batch` and gives each receipt its own verdict.
+ * Listing patches of one SKU share a call, their patches concatenated in admission order;
+ * Sponsored Products items share profile, resource and operation, each with its own 207 item.
+ * Without an item-by-item answer, the whole answer's fate is each one's.
  */
 export async function send(clients: Clients, batch: readonly Sendable[]): Promise<Verdict[]> {
-  let answer: HttpAnswer = { status: 0, requestId: null };
   const first = batch[0]!.request;
+  if (first.api === 'listings')
+    return sendPatches(
+      clients,
+      batch.map((b) => b.request as ListingsRequest),
+    );
   try {
-    if (first.api === 'listings') {
-      const body = await clients.selling.listings.patchListingsItem(
-        clients.sellerId,
-        first.sku,
-        first.marketplaceId,
-        first.body,
-        { onAnswer: (a) => (answer = a) },
-      );
-      const accepted = body.status === 'ACCEPTED';
-      const issue = body.issues?.find((i) => i.severity === 'ERROR');
-      const error = accepted
-        ? null
-        : { code: issue?.code ?? body.status, message: issue?.message ?? `the submission is ${body.status}` };
-      return [
-        {
-          kind: 'submitted',
-          accepted,
-          submission_id: body.submissionId,
-          created: null,
-          http_status: answer.status,
-          response: body,
-          request_id: answer.requestId,
-          error,
-        },
-      ];
-    }
     const sp = clients.ads.sp;
     const requests = batch.map((b) => b.request as Extract<MarketplaceRequest, { api: 'sp' }>);
     const items = requests.map((r) => (r.operation === 'delete' ? r.id : r.item));
@@ -113,23 +94,89 @@ export async function send(clients: Clients, batch: readonly Sendable[]): Promis
       };
     });
   } catch (err) {
-    if (!(err instanceof MarketplaceError)) throw err;
-    const call = {
-      http_status: err.status,
-      response: err.body ?? null,
-      request_id: err.requestId,
-      error: { code: err.code, message: err.message },
-    };
-    const verdict: Verdict =
-      err.status === null
-        ? { kind: 'uncertain', cause: 'reply_lost', ...call }
-        : err.code === 'invalid_response'
-          ? { kind: 'uncertain', cause: 'ambiguous', ...call }
-          : err.retryable
-            ? { kind: 'retryable', ...call }
-            : { kind: 'submitted', accepted: false, submission_id: null, created: null, ...call };
+    const verdict = failed(err);
     return batch.map(() => verdict);
   }
+}
+
+/**
+ * One SKU's patches in one call, in admission order. The marketplace answers a submission as a
+ * whole, so an accepted or lost answer is each receipt's. A refused one applied nothing, and need
+ * not be any one patch's fault: each is then sent alone, in order, for an answer of its own, while
+ * the answers settle it; behind one that does not (a retry, a lost answer: today it would hold
+ * them back), the rest take the combined refusal as a retry, which sends them again later.
+ */
+async function sendPatches(clients: Clients, requests: readonly ListingsRequest[]): Promise<Verdict[]> {
+  const first = requests[0]!;
+  const patches = requests.flatMap((r) => r.body.patches);
+  const together = await sendPatch(clients, first, { ...first.body, patches });
+  if (requests.length === 1 || together.kind !== 'submitted' || together.accepted) return requests.map(() => together);
+  const verdicts: Verdict[] = [];
+  for (const request of requests) {
+    const settled = verdicts.every((v) => v.kind === 'submitted');
+    verdicts.push(
+      settled
+        ? await sendPatch(clients, request, request.body)
+        : {
+            kind: 'retryable',
+            http_status: together.http_status,
+            response: together.response,
+            request_id: together.request_id,
+            error: {
+              code: 'combined_refused',
+              message: `sent with ${requests.length - 1} other patches of its SKU in a call the marketplace refused (${together.error?.code}); nothing was applied, it goes again`,
+            },
+          },
+    );
+  }
+  return verdicts;
+}
+
+async function sendPatch(clients: Clients, request: ListingsRequest, body: ListingsRequest['body']): Promise<Verdict> {
+  let answer: HttpAnswer = { status: 0, requestId: null };
+  try {
+    const response = await clients.selling.listings.patchListingsItem(
+      clients.sellerId,
+      request.sku,
+      request.marketplaceId,
+      body,
+      { onAnswer: (a) => (answer = a) },
+    );
+    const accepted = response.status === 'ACCEPTED';
+    const issue = response.issues?.find((i) => i.severity === 'ERROR');
+    return {
+      kind: 'submitted',
+      accepted,
+      submission_id: response.submissionId,
+      created: null,
+      http_status: answer.status,
+      response,
+      request_id: answer.requestId,
+      error: accepted
+        ? null
+        : { code: issue?.code ?? response.status, message: issue?.message ?? `the submission is ${response.status}` },
+    };
+  } catch (err) {
+    return failed(err);
+  }
+}
+
+/** A call that threw: no answer, or one we can't read, uncertain; 429 and 5xx retryable; any other refused. */
+function failed(err: unknown): Verdict {
+  if (!(err instanceof MarketplaceError)) throw err;
+  const call = {
+    http_status: err.status,
+    response: err.body ?? null,
+    request_id: err.requestId,
+    error: { code: err.code, message: err.message },
+  };
+  return err.status === null
+    ? { kind: 'uncertain', cause: 'reply_lost', ...call }
+    : err.code === 'invalid_response'
+      ? { kind: 'uncertain', cause: 'ambiguous', ...call }
+      : err.retryable
+        ? { kind: 'retryable', ...call }
+        : { kind: 'submitted', accepted: false, submission_id: null, created: null, ...call };
 }
 
 /** The first error of a 207 item: its reason and message. */

@@ -102,3 +102,79 @@ export function sameJson(a: unknown, b: unknown): boolean {
     ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
   );
 }
+
+const attributeOf = (path: string) => /^\/attributes\/(.+)$/.exec(path)?.[1];
+
+/** The keys that pick which value of an attribute a `merge` changes (an offer's, a localized text's). */
+const SELECTORS = ['marketplace_id', 'language_tag', 'audience', 'currency'] as const;
+type Value = Record<string, unknown>;
+const selectorsOf = (v: Value) => SELECTORS.filter((k) => k in v);
+const sameSelection = (a: Value, b: Value) => {
+  const keys = selectorsOf(a);
+  return keys.length > 0 && keys.length === selectorsOf(b).length && keys.every((k) => sameJson(a[k], b[k]));
+};
+
+/**
+ * An attribute's values after a `merge`: each merged value's keys set on the value its selectors
+ * pick, or added; undefined when a merged value has no selector (the marketplace's to work out).
+ */
+function merged(current: unknown, values: readonly unknown[]): unknown[] | undefined {
+  if (current !== null && current !== undefined && !Array.isArray(current)) return undefined;
+  const result = [...((current as Value[] | null) ?? [])];
+  for (const v of values as Value[]) {
+    if (selectorsOf(v).length === 0) return undefined;
+    const at = result.findIndex((e) => sameSelection(e, v));
+    if (at === -1) result.push(v);
+    else result[at] = { ...result[at], ...v };
+  }
+  return result;
+}
+
+/**
+ * Patch documents of one SKU sent in one call, in order: what each one's named part is just
+ * before its own patches apply, as if they had gone one by one (`attributes` read before the
+ * call, null: no such listing). An earlier `replace` sets the attribute's whole value; a `merge`
+ * sets its keys on the values its selectors pick. After an `add`, a `delete` or a merge without
+ * selectors the value is the marketplace's to work out, so a document naming such an attribute
+ * gets undefined (it must not share the call).
+ */
+export function priorsAlong(
+  bodies: readonly ListingsItemPatchRequest[],
+  attributes: Record<string, unknown> | null,
+): Array<Record<string, unknown> | null | undefined> {
+  const view: Record<string, unknown> = { ...attributes };
+  const unknowable = new Set<string>();
+  return bodies.map((body) => {
+    const names = body.patches.map((p) => attributeOf(p.path));
+    const prior = names.some((n) => n !== undefined && unknowable.has(n))
+      ? undefined
+      : attributes && patchedAttributes(body, view);
+    for (const p of body.patches) {
+      const name = attributeOf(p.path);
+      if (name === undefined) continue;
+      const after =
+        p.op === 'replace' ? (p.value ?? []) : p.op === 'merge' ? merged(view[name], p.value ?? []) : undefined;
+      if (after === undefined) unknowable.add(name);
+      else view[name] = after;
+    }
+    return prior;
+  });
+}
+
+/**
+ * A call's patches that still stand at its end: one a later patch of the same attribute
+ * overwrote (a `replace`, or a `merge` that picks each of its values again) is not looked for.
+ */
+export function standingPatches(bodies: readonly ListingsItemPatchRequest[]): ListingsItemPatchRequest {
+  const patches = bodies.flatMap((b) => b.patches);
+  const overwrites = (q: (typeof patches)[number], p: (typeof patches)[number]) =>
+    q.path === p.path &&
+    (q.op === 'replace' ||
+      (q.op === 'merge' &&
+        p.op === 'merge' &&
+        (p.value ?? []).every((v) => (q.value ?? []).some((w) => sameSelection(v as Value, w as Value)))));
+  return {
+    ...bodies[0]!,
+    patches: patches.filter((p, i) => !patches.slice(i + 1).some((q) => overwrites(q, p))),
+  };
+}
