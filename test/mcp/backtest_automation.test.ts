@@ -536,9 +536,12 @@ describe('backtest_automation over MCP', function () {
       matches: (r: Json) => String(r[idKey]) === String(positive.data[idKey]),
     };
     const bid = Number(positive.data.bid ?? 1);
-    // the target's bid changes on day 10, and again today (after the window)
+    // the target's bid changes on day 10; today (after the window) the target is gone, another in its place
     await observeAgain(new Date(START + 10 * DAY), bidRow, (r) => (r.bid = bid + 0.5));
-    await observeAgain(w.now(), bidRow, (r) => (r.bid = bid + 5));
+    await observeAgain(w.now(), bidRow, (r) => {
+      r[idKey] = `${r[idKey]}0`;
+      r.bid = bid + 5;
+    });
     // the deals reports: first read on day 3 (one coupon), a second coupon on day 12, a third today
     const coupon = (id: string, from: number, to: number) => ({
       couponId: id,

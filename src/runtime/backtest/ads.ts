@@ -70,13 +70,19 @@ export interface OwnChanges {
   fields(id: string, logged: Raw): Raw | null;
 }
 
-/** The advertising entities as of `t`, the backtest's own updates over them; `logged(id)`: an entity's native data as the log has it. */
+/** An advertising entity as the log has it: its type and read-model row (with the dataset it came from). */
+export interface LoggedEntity {
+  type: EntityType;
+  row: Row;
+}
+
+/** The advertising entities as of `t`, the backtest's own updates over them; `logged(id)`: an entity as the log has it. */
 export function adsAsOf(
   pages: PagedHistory,
   account: AccountView,
   t: number,
   own: OwnChanges,
-): AdsEntities & { logged(id: string): Raw | null } {
+): AdsEntities & { logged(id: string): LoggedEntity | null } {
   const ctxOf = (p: ProfileView): ProfileContext => ({
     account_id: account.id,
     provider_profile_id: p.provider_profile_id,
@@ -155,8 +161,8 @@ export function adsAsOf(
   return {
     logged(id) {
       for (const type of ENTITY_TYPES) {
-        const found = logged(type, everyProfile).find((r) => r.id === id);
-        if (found) return found.data as Raw;
+        const row = logged(type, everyProfile).find((r) => r.id === id);
+        if (row) return { type, row };
       }
       return null;
     },

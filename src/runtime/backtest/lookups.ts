@@ -1,14 +1,26 @@
 import { readModelLookups, type AdmissionLookups } from '../../commands/admission/lookups.js';
 import type { Knex } from '../../infra/db.js';
-import type { CurrentListing } from '../../projections/admission/queries.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
+import type { CurrentListing, ResolvedTarget } from '../../projections/admission/queries.js';
+import type { EntityType } from '../../projections/observed/ads-queries.js';
+import type { LoggedEntity } from './ads.js';
 import type { ListingRecord } from '../../projections/observed/listings-search.js';
 import type { AccountHistory } from './history.js';
 
 // What a backtest run's admission looks up, as the account's log had it at the event's time: its
-// listings (a listing deleted or gone since is still the target it was then) and the operator's
-// switch. Advertising targets are resolved from today's read models (decision 120 says why).
+// listings (a listing deleted or gone since is still the target it was then), its advertising
+// entities and the operator's switch. An advertising target the log did not show then is looked up
+// today: one a live run created before the ads sync read it is known only by its receipt.
 
-export function lookupsAsOf(db: Knex, history: AccountHistory, account_id: string, t: number): AdmissionLookups {
+export function lookupsAsOf(
+  db: Knex,
+  history: AccountHistory,
+  account: AccountView,
+  t: number,
+  /** the advertising entity with that local id as the log had it at `t` */
+  logged: (id: string) => LoggedEntity | null,
+): AdmissionLookups {
+  const account_id = account.id;
   const today = readModelLookups(db);
   const current = (r: ListingRecord): CurrentListing => ({
     account_id,
@@ -21,7 +33,10 @@ export function lookupsAsOf(db: Knex, history: AccountHistory, account_id: strin
   const live = (r: ListingRecord | undefined) => (r && r.status !== 'DELETED' ? current(r) : null);
   return {
     async resolveTarget(accountIds, target) {
-      if (target.type !== 'Listing') return today.resolveTarget(accountIds, target);
+      if (target.type !== 'Listing') {
+        const found = accountIds.includes(account_id) ? logged(target.id.toLowerCase()) : null;
+        return found?.type === target.type ? adsTarget(account, found) : today.resolveTarget(accountIds, target);
+      }
       const r = accountIds.includes(account_id) ? history.listing(target.id, t) : undefined;
       if (!r) return null;
       return {
@@ -47,4 +62,40 @@ export function lookupsAsOf(db: Knex, history: AccountHistory, account_id: strin
     },
     paused: async () => history.paused(t),
   };
+}
+
+/** The provider ids an advertising request names, as resolveTarget answers them from the read models. */
+function adsTarget(account: AccountView, { type, row }: LoggedEntity): ResolvedTarget {
+  const profile = account.ads?.profiles.find((p) => p.provider_profile_id === row.provider_profile_id);
+  const str = (v: unknown) => (v === null || v === undefined ? undefined : String(v));
+  const own: Record<EntityType, Record<string, string | undefined>> = {
+    Campaign: { campaignId: str(row.provider_id) },
+    AdGroup: { campaignId: str(row.provider_campaign_id), adGroupId: str(row.provider_id) },
+    Ad: {
+      campaignId: str(row.provider_campaign_id),
+      adGroupId: str(row.provider_ad_group_id),
+      adId: str(row.provider_id),
+    },
+    Target: {
+      campaignId: str(row.provider_campaign_id),
+      adGroupId: str(row.provider_ad_group_id),
+      targetId: str(row.provider_id),
+      targetKind: str(row.kind),
+    },
+  };
+  const provider = Object.fromEntries(
+    Object.entries({
+      profileId: str(row.provider_profile_id),
+      countryCode: profile?.country_code,
+      marketplaceId: profile?.marketplace_id,
+      ...own[type],
+    }).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const facts =
+    type === 'Ad'
+      ? { advertised: { sku: (row.sku as string | null) ?? null, asin: (row.asin as string | null) ?? null } }
+      : type === 'Target'
+        ? { negative: row.negative as boolean }
+        : {};
+  return { account_id: account.id, provider, facts };
 }

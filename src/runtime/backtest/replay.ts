@@ -32,7 +32,7 @@ import { KeyedLanes } from '../live/ordering.js';
 import type { OutboxAction } from '../outbox/index.js';
 import { runAutomation, type ListingRun } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { adsAsOf } from './ads.js';
+import { adsAsOf, type LoggedEntity } from './ads.js';
 import { dealsAsOf } from './deals.js';
 import { flagsAsOf } from './flags.js';
 import { lookupsAsOf } from './lookups.js';
@@ -88,6 +88,8 @@ interface Carried {
   receipts: Receipt[];
 }
 
+type Raw = Record<string, unknown>;
+
 const DAY_MS = 86_400_000;
 
 export async function runBacktest(
@@ -116,7 +118,7 @@ export async function runBacktest(
       {
         db: deps.db,
         store: flagsAsOf(deps.store, history, t),
-        lookups: lookupsAsOf(deps.db, history, account.id, t),
+        lookups: lookupsAsOf(deps.db, history, account, t, logged),
         sandbox: deps.sandbox,
         logger: deps.logger,
       },
@@ -176,7 +178,7 @@ function pastReads(
   account: AccountView,
   carried: Map<string, Carried>,
   t: number,
-): { past: PastReads; seen: Map<string, ListingRecord>; logged(id: string): Record<string, unknown> | null } {
+): { past: PastReads; seen: Map<string, ListingRecord>; logged(id: string): LoggedEntity | null } {
   const seen = new Map<string, ListingRecord>();
   const own = (id: string) => carried.get(id)?.receipts ?? [];
   const entities = adsAsOf(history.pages, account, t, {
@@ -248,8 +250,8 @@ interface Settling {
   event: PastEvent;
   run: ListingRun;
   observed: ListingRecord | null;
-  /** an advertising entity's native data as the log had it then */
-  logged(id: string): Record<string, unknown> | null;
+  /** an advertising entity as the log had it then */
+  logged(id: string): LoggedEntity | null;
 }
 
 /** Counts one run's outcome into the result and carries its would-be changes forward. */
@@ -414,7 +416,7 @@ function carryForward(
       for (const [field, major] of offerPrices(a.receipt.payload))
         c[field] = { value: String(minorUnits(major, observed.currency ?? 'USD')), replaced: observed[field] };
     }
-    const data = ADS_TYPES.includes(type) && a.action === 'update' ? run.logged(id) : null;
+    const data = ADS_TYPES.includes(type) && a.action === 'update' ? (run.logged(id)?.row.data as Raw) : null;
     if (data) {
       const values = { ...c.native?.values, ...nativeFields(type, a.receipt.payload) };
       const replaced = {
