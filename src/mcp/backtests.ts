@@ -7,7 +7,6 @@ import { BACKTEST_LIMITS } from '../domain/backtest/limits.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { UUID_PATTERN } from '../domain/shared/ids.js';
 import { versionCode } from '../projections/automations/queries.js';
-import { pastReportRefused } from '../runtime/context/index.js';
 import { accountForStreamType } from './accounts.js';
 import { runnable, runTarget } from './automations.js';
 import type { ToolContext } from './tool.js';
@@ -38,7 +37,6 @@ export async function requestBacktest(ctx: BacktestCaller, input: BacktestArgume
       'this server runs no backtests (no backtest workers are configured); retry later',
     );
   const target = await runTarget(ctx, input);
-  if (target.type.scope === 'Report') throw pastReportRefused(target.type.code);
   const account = target.account
     ? accountForStreamType([target.account], target.account.id, target.type)
     : runnable(target.accounts, target.type)[0]!;

@@ -14,6 +14,7 @@ import { loadStoreSnapshot } from '../../src/projections/automation-store/querie
 import { automationsProjection } from '../../src/projections/automations/projection.js';
 import { reportsProjection } from '../../src/projections/reports/projection.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
+import { runBacktest } from '../../src/runtime/backtest/replay.js';
 import { buildContexts } from '../../src/runtime/context/index.js';
 import { CONTEXT_FIELDS } from '../../src/runtime/contracts/index.js';
 import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
@@ -62,6 +63,21 @@ const economicsQuery = (now: Date, marketplaceId: string, from: number, to: numb
   const day = (back: number) => new Date(now.getTime() - back * 86_400_000).toISOString().slice(0, 10);
   return `query { analytics_economics_2024_03_15 { economics(startDate: "${day(from)}", endDate: "${day(to)}", aggregateBy: { date: DAY, productId: MSKU }, marketplaceIds: ["${marketplaceId}"]) { startDate endDate marketplaceId msku } } }`;
 };
+
+/** What CHAIN records of its context, logged (a backtest's runs keep their console lines). */
+const SEEN = `
+function handle(event, context) {
+  console.log(JSON.stringify({
+    report: context.report,
+    completeness: context.completeness,
+    connection: context.connection,
+    listings: context.listings.length,
+    firstListing: context.listings[0] ? { type: context.listings[0].type, id: context.listings[0].id } : null,
+    inventories: context.inventories.length,
+    campaigns: context.campaigns.length,
+    profiles: context.advertisingProfiles.length,
+  }));
+}`;
 
 // Records what each completion's run saw of its report, and pushes nothing.
 const RECORD = `
@@ -572,5 +588,24 @@ describe('report requests (request_report, the report worker, completions)', fun
     expect(seen.firstListing.type).to.equal('Listing');
     expect(seen.completeness.campaigns.returned).to.equal(seen.campaigns);
     expect(seen.completeness.advertisingProfiles.returned).to.equal(seen.profiles);
+
+    // a backtest over the completions shows each run the Report context the live run saw, folded from the log
+    const backtest = await runBacktest(
+      { db: w.h.db, store: w.h.store, sandbox, logger },
+      {
+        automation: { id: null, version: 1, code: SEEN },
+        account,
+        streamType: 'SELLING_REPORT_COMPLETED',
+        since: new Date(w.now().getTime() - 86_400_000),
+        until: new Date(Math.max(w.now().getTime(), Date.now()) + 3_600_000),
+      },
+    );
+    const shown = new Map(
+      backtest.runs.map((r) => {
+        const logged = JSON.parse(r.logs[0]!.message) as Json;
+        return [logged.report.id as string, logged];
+      }),
+    );
+    for (const id of [root, ...chained]) expect(shown.get(id), id).to.deep.equal(await seenBy(automation, id));
   });
 });

@@ -440,13 +440,6 @@ describe('backtest_automation over MCP', function () {
     });
     expect(old.structuredContent.code).to.equal('invalid_window');
     expect(old.structuredContent.detail).to.contain('retention');
-    // a Report-scope type: its context has no past form
-    const report = await call(client, 'backtest_automation', {
-      code: 'function handle(event, context) {}',
-      stream_type: 'SELLING_REPORT_COMPLETED',
-    });
-    expect(report.structuredContent.code).to.equal('invalid');
-    expect(report.structuredContent.detail).to.match(/^stream_type: SELLING_REPORT_COMPLETED is of the Report scope/);
     const other = await mcp.clientFor(randomUUID());
     const hidden = await call(other, 'backtest_automation', { backtest_id: first.backtest_id });
     expect(hidden.structuredContent.code).to.equal('not_found');

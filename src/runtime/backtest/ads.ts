@@ -82,7 +82,11 @@ export function adsAsOf(
   account: AccountView,
   t: number,
   own: OwnChanges,
-): AdsEntities & { logged(id: string): LoggedEntity | null } {
+): AdsEntities & {
+  logged(id: string): LoggedEntity | null;
+  /** every campaign of these profiles, with its metrics */
+  campaignsIn(profiles: readonly ProfileView[]): Promise<EntityRow[]>;
+} {
   const ctxOf = (p: ProfileView): ProfileContext => ({
     account_id: account.id,
     provider_profile_id: p.provider_profile_id,
@@ -158,6 +162,44 @@ export function adsAsOf(
   };
   const allAds = () => entities('Ad', everyProfile);
   const everyProfile = account.ads?.profiles ?? [];
+  const ofCampaigns = async (
+    profiles: readonly ProfileView[],
+    campaignIds: readonly string[],
+  ): Promise<CampaignEntities> => {
+    const wanted = new Set(campaignIds);
+    const ads = campaignIds.length === 0 ? [] : allAds();
+    const read = (type: EntityType): EntityRow[] => {
+      if (wanted.size === 0) return [];
+      const rows = entities(type, profiles).filter((r) => wanted.has(campaignOf(type, r)));
+      const ids = new Set(rows.map((r) => r.id as string));
+      const metrics = new Map<string, Totals>();
+      const dataset = METRICS[type];
+      if (dataset) for (const p of profiles) for (const [id, m] of dailyTotals(dataset, p, ids)) metrics.set(id, m);
+      const asins =
+        type === 'Campaign' || type === 'AdGroup'
+          ? advertisedAsins(ads, type === 'Campaign' ? 'campaign_id' : 'ad_group_id')
+          : null;
+      return rows
+        .sort(
+          (a, b) =>
+            byCodeUnits(a.provider_profile_id, b.provider_profile_id) ||
+            byCodeUnits(campaignOf(type, a), campaignOf(type, b)) ||
+            byCodeUnits(a.id, b.id),
+        )
+        .map((row) => ({
+          row,
+          metrics: dataset ? (metrics.get(row.id as string) ?? NONE) : null,
+          advertised_asins: asins ? (asins.get(row.id as string)?.size ?? 0) : null,
+        }));
+    };
+    const [campaigns, adGroups, adRows, targets] = (['Campaign', 'AdGroup', 'Ad', 'Target'] as const).map(read);
+    const receipts = new Map<string, Receipt[]>();
+    for (const e of [...campaigns!, ...adGroups!, ...adRows!, ...targets!]) {
+      const list = own.receipts(e.row.id as string);
+      if (list.length > 0) receipts.set(e.row.id as string, list);
+    }
+    return { campaigns: campaigns!, adGroups: adGroups!, ads: adRows!, targets: targets!, receipts };
+  };
   return {
     logged(id) {
       for (const type of ENTITY_TYPES) {
@@ -176,41 +218,14 @@ export function adsAsOf(
           ad_group_id: a.ad_group_id as string,
         }));
     },
-    async ofCampaigns(profiles, campaignIds): Promise<CampaignEntities> {
-      const wanted = new Set(campaignIds);
-      const ads = campaignIds.length === 0 ? [] : allAds();
-      const read = (type: EntityType): EntityRow[] => {
-        if (wanted.size === 0) return [];
-        const rows = entities(type, profiles).filter((r) => wanted.has(campaignOf(type, r)));
-        const ids = new Set(rows.map((r) => r.id as string));
-        const metrics = new Map<string, Totals>();
-        const dataset = METRICS[type];
-        if (dataset) for (const p of profiles) for (const [id, m] of dailyTotals(dataset, p, ids)) metrics.set(id, m);
-        const asins =
-          type === 'Campaign' || type === 'AdGroup'
-            ? advertisedAsins(ads, type === 'Campaign' ? 'campaign_id' : 'ad_group_id')
-            : null;
-        return rows
-          .sort(
-            (a, b) =>
-              byCodeUnits(a.provider_profile_id, b.provider_profile_id) ||
-              byCodeUnits(campaignOf(type, a), campaignOf(type, b)) ||
-              byCodeUnits(a.id, b.id),
-          )
-          .map((row) => ({
-            row,
-            metrics: dataset ? (metrics.get(row.id as string) ?? NONE) : null,
-            advertised_asins: asins ? (asins.get(row.id as string)?.size ?? 0) : null,
-          }));
-      };
-      const [campaigns, adGroups, adRows, targets] = (['Campaign', 'AdGroup', 'Ad', 'Target'] as const).map(read);
-      const receipts = new Map<string, Receipt[]>();
-      for (const e of [...campaigns!, ...adGroups!, ...adRows!, ...targets!]) {
-        const list = own.receipts(e.row.id as string);
-        if (list.length > 0) receipts.set(e.row.id as string, list);
-      }
-      return { campaigns: campaigns!, adGroups: adGroups!, ads: adRows!, targets: targets!, receipts };
-    },
+    ofCampaigns,
+    campaignsIn: async (profiles) =>
+      (
+        await ofCampaigns(
+          profiles,
+          logged('Campaign', profiles).map((c) => c.id as string),
+        )
+      ).campaigns,
   };
 }
 

@@ -19,6 +19,7 @@ import { inventoryRow } from '../../projections/observed/inventory.js';
 import { listingRow } from '../../projections/observed/listings.js';
 import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
 import type { StreamRow } from '../context/hourly.js';
+import type { InventoryRow } from '../context/report.js';
 import { PagedHistory } from './pages.js';
 import { Timeline } from './timeline.js';
 
@@ -51,6 +52,10 @@ export interface AccountHistory {
   ): Map<string, unknown>;
   /** the messages of these types naming the campaign (provider id) that occurred in [since, t], in the order received */
   ofCampaign(types: readonly string[], providerCampaignId: string, since: number, t: number): StreamRow[];
+  /** the account's listings in these marketplaces at `t` */
+  listingsIn(marketplaces: readonly string[], t: number): ListingRecord[];
+  /** each SKU's FBA inventory row in these marketplaces at `t` */
+  inventoriesIn(marketplaces: readonly string[], t: number): InventoryRow[];
   /** the account's listing with that local id as the log had it at `t` */
   listing(listing_id: string, t: number): ListingRecord | undefined;
   /** the account's listings in the marketplace with that ASIN at `t` */
@@ -83,7 +88,7 @@ export async function readAccountHistory(
   window: { since: Date; until: Date },
 ): Promise<AccountHistory> {
   const rows = new Map<string, Timeline<ListingRecord>>();
-  const inventory = new Map<string, Timeline<Record<string, unknown>>>();
+  const inventory = new Map<string, Timeline<InventoryRow>>();
   const skusOfAsin = new Map<string, Set<string>>();
   const marketplaces = new Set<string>();
   const named = new Map<string, Map<string, Timeline<unknown>>>();
@@ -139,7 +144,12 @@ export async function readAccountHistory(
             if (!row) continue;
             const key = `${page.scope}/${row.sku as string}`;
             if (!inventory.has(key)) inventory.set(key, new Timeline());
-            inventory.get(key)!.add(at, JSON.parse(row.data as string) as Record<string, unknown>);
+            inventory.get(key)!.add(at, {
+              marketplace_id: row.marketplace_id as string,
+              sku: row.sku as string,
+              asin: (row.asin as string | null) ?? null,
+              data: JSON.parse(row.data as string) as Record<string, unknown>,
+            });
           }
           continue;
         }
@@ -191,7 +201,8 @@ export async function readAccountHistory(
   /** the listing's row at `t` with its FBA inventory summary as the log had it then */
   const asOf = (key: string, t: number): ListingRecord | undefined => {
     const record = rows.get(key)?.latest(t)?.value;
-    return record && { ...record, fba_inventory: inventory.get(key)?.latest(t)?.value ?? null };
+    const fba = inventory.get(key)?.latest(t)?.value.data as Record<string, unknown> | undefined;
+    return record && { ...record, fba_inventory: fba ?? null };
   };
   return {
     events: events.map(({ order: _, ...e }) => e),
@@ -233,6 +244,15 @@ export async function readAccountHistory(
         .filter((m) => m.at >= since && m.at <= t && types.includes(m.row.stream_type))
         .sort((a, b) => a.received - b.received || a.order - b.order)
         .map((m) => m.row),
+    listingsIn: (marketplaces, t) =>
+      [...rows.keys()]
+        .filter((key) => marketplaces.includes(key.slice(0, key.indexOf('/'))))
+        .flatMap((key) => asOf(key, t) ?? []),
+    inventoriesIn: (marketplaces, t) =>
+      [...inventory.values()].flatMap((line) => {
+        const row = line.latest(t)?.value;
+        return row && marketplaces.includes(row.marketplace_id) ? [row] : [];
+      }),
     listing: (id, t) => asOf(keyOfId.get(id) ?? '', t),
     withAsin: (marketplace_id, asin, t) =>
       [...(skusOfAsin.get(`${marketplace_id}/${asin}`) ?? [])]

@@ -18,6 +18,7 @@ import { businessUnitsSince } from '../../projections/observed/sales-queries.js'
 import { profilesInContext } from '../context/ads.js';
 import type { PastReads } from '../context/index.js';
 import type { AdsReads } from '../context/advertising.js';
+import type { ReportReads } from '../context/report.js';
 import {
   linkedAds,
   OFFER_NOTIFICATIONS,
@@ -220,13 +221,27 @@ function pastReads(
     deals,
     profiles,
   };
+  const report: ReportReads = {
+    campaigns: (list) => entities.campaignsIn(list),
+    async listings(marketplaces, limit) {
+      const byId = (r: ListingRecord) => listingId(account.id, r.marketplace_id, r.sku);
+      return history
+        .listingsIn(marketplaces, t)
+        .sort((a, b) => (byId(a) < byId(b) ? -1 : byId(a) > byId(b) ? 1 : 0))
+        .slice(0, limit);
+    },
+    inventories: async (marketplaces) => history.inventoriesIn(marketplaces, t),
+    receipts: async (_type, ids) => new Map(ids.flatMap((id) => (own(id).length ? [[id, own(id)]] : []))),
+    deals: (marketplace_id) => deals(marketplace_id, []),
+    profiles,
+  };
   const reached = (mentions: Parameters<PastReads['reached']>[0]) =>
     history.reached(mentions, t).map((r) => {
       const id = listingId(account.id, r.marketplace_id, r.sku);
       seen.set(id, r);
       return withCarried(r, carried.get(id));
     });
-  return { past: { reached, reads, ads }, seen, logged: (id) => entities.logged(id) };
+  return { past: { reached, reads, ads, report }, seen, logged: (id) => entities.logged(id) };
 }
 
 /** The row with the prices the backtest set, while the log still shows the price each replaced. */

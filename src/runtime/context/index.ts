@@ -8,7 +8,7 @@ import type { ListingFacts } from '../../projections/admission/queries.js';
 import { adsContext, type AdsReads } from './advertising.js';
 import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
 import { listingContext, listingsReached, mentionsOf, type ListingReads } from './listing.js';
-import { reportContext } from './report.js';
+import { reportContext, type ReportReads } from './report.js';
 import { sellingPartnerContext } from './selling-partner.js';
 
 // The `context` of `handle(event, context)` for each scope of spec 4.11.7, built from
@@ -45,13 +45,13 @@ export interface ContextRequest {
 
 /**
  * The account as of a past moment: which listings an event reached then and what their contexts
- * read, and what an advertising context reads. The Report scope has no past form: its selections
- * are of today's read models.
+ * read, what an advertising context reads and what a report context selects from.
  */
 export interface PastReads {
   reached(mentions: readonly ListingMention[]): ListingRecord[];
   reads: ListingReads;
   ads: AdsReads;
+  report: ReportReads;
 }
 
 export interface BuiltContext {
@@ -70,7 +70,6 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
   const { account } = request;
   const now = request.now ?? new Date();
   const run = { ...request, account, now };
-  if (request.past && type.scope === 'Report') throw pastReportRefused(type.code);
   switch (type.scope) {
     case 'Listing': {
       const wanted = request.listingId?.toLowerCase();
@@ -94,7 +93,7 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
       return built;
     }
     case 'Report': {
-      const context = await reportContext(run);
+      const context = await reportContext(run, request.past?.report);
       return context ? [{ context }] : [];
     }
     case 'SellingPartner': {
@@ -107,11 +106,3 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
     }
   }
 }
-
-/** A backtest of a Report-scope type: refused, naming why (its context has no past form). */
-export const pastReportRefused = (code: string) =>
-  new DomainError(
-    'invalid',
-    `stream_type: ${code} is of the Report scope, whose context selects from today's read models; a backtest replays the Listing, advertising and SellingPartner scopes`,
-    { argument: 'stream_type' },
-  );

@@ -7,16 +7,17 @@ import { reportView } from '../../domain/report/view.js';
 import { listingId } from '../../domain/observation/ids.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView, ProfileView } from '../../projections/accounts/queries.js';
-import { receiptsForTargets } from '../../projections/mutations/queries.js';
-import { observedEntities } from '../../projections/observed/ads-queries.js';
+import { receiptsForTargets, type Receipt } from '../../projections/mutations/queries.js';
+import type { TargetType } from '../../domain/mutation/payloads.js';
+import { observedEntities, type EntityRow } from '../../projections/observed/ads-queries.js';
 import { INVENTORY_DATASET } from '../../domain/observation/datasets.js';
 import { INVENTORY_TABLE } from '../../projections/observed/inventory.js';
 import { CURRENT_LISTINGS_TABLE, LISTING_TARGETS_TABLE } from '../../projections/observed/listings.js';
-import { listingsMentioned } from '../../projections/observed/listings-search.js';
+import { listingsMentioned, type ListingRecord } from '../../projections/observed/listings-search.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { findReport } from '../../projections/reports/queries.js';
 import { advertisingProfiles, entityShapes, trailing30 } from './ads.js';
-import { dealsFor } from './deals.js';
+import { dealsFor, type Deals } from './deals.js';
 import { receiptInContext } from './receipts.js';
 
 // The Report scope's context (spec 2.11, 4.11): the report receipt's metadata, and bounded
@@ -36,6 +37,75 @@ export interface ReportRun {
   now: Date;
 }
 
+/**
+ * What a report context selects from: the read models as of now (live and dry runs), or the
+ * account's log as of a past moment (backtests).
+ */
+export interface ReportReads {
+  /** every campaign of these profiles, with its trailing 30 days of metrics */
+  campaigns(profiles: readonly ProfileView[]): Promise<EntityRow[]>;
+  /** the account's current listings in these marketplaces, by local id, the first `limit` */
+  listings(marketplaces: readonly string[], limit: number): Promise<ListingRecord[]>;
+  /** each SKU's FBA inventory row in these marketplaces */
+  inventories(marketplaces: readonly string[]): Promise<InventoryRow[]>;
+  receipts(type: TargetType, ids: readonly string[]): Promise<Map<string, Receipt[]>>;
+  /** the deals of no ASIN in view: whether and when the reports were read */
+  deals(marketplace_id: string): Promise<Deals>;
+  profiles(profiles: readonly ProfileView[]): Promise<Array<{ id: string }>>;
+}
+
+export interface InventoryRow {
+  marketplace_id: string;
+  sku: string;
+  asin: string | null;
+  data: unknown;
+}
+
+export function readModelReportReads(run: ReportRun): ReportReads {
+  const { db, account, now } = run;
+  return {
+    campaigns: (profiles) =>
+      observedEntities(db, 'Campaign', {
+        accountIds: [account.id],
+        windows: trailing30(account, profiles, now),
+        limit: 1_000_000,
+      }),
+    async listings(marketplaces, limit) {
+      const picked: Array<{ marketplace_id: string; sku: string }> = await db
+        .withSchema(READ_MODEL_SCHEMA)
+        .from(`${LISTING_TARGETS_TABLE} as t`)
+        .join(`${CURRENT_LISTINGS_TABLE} as c`, (j) =>
+          j.on('c.account_id', 't.account_id').andOn('c.marketplace_id', 't.marketplace_id').andOn('c.sku', 't.sku'),
+        )
+        .where('t.account_id', account.id)
+        .whereIn('t.marketplace_id', [...marketplaces])
+        .orderBy('t.listing_id')
+        .limit(limit)
+        .select('t.marketplace_id', 't.sku');
+      return listingsMentioned(
+        db,
+        account.id,
+        picked.map((p) => ({ sku: p.sku, asin: null, marketplace_id: p.marketplace_id })),
+      );
+    },
+    async inventories(marketplaces) {
+      // each SKU's row of the inventory sync's last complete read
+      const { rows } = (await db.raw(
+        `select distinct on (i.marketplace_id, i.sku) i.marketplace_id, i.sku, i.asin, i.data
+         from ${READ_MODEL_SCHEMA}.${INVENTORY_TABLE} i
+         join ${READ_MODEL_SCHEMA}.observed_scopes s on s.account_id = i.account_id and s.dataset = ? and s.scope = i.scope and i.page < s.pages
+         where i.account_id = ? and i.marketplace_id = any(?)
+         order by i.marketplace_id, i.sku, i.page desc`,
+        [INVENTORY_DATASET, account.id, [...marketplaces]],
+      )) as { rows: InventoryRow[] };
+      return rows;
+    },
+    receipts: (type, ids) => receiptsForTargets(db, type, [...ids]),
+    deals: (marketplace_id) => dealsFor(db, account.id, marketplace_id, [], now),
+    profiles: (profiles) => advertisingProfiles(db, profiles),
+  };
+}
+
 interface Selection<T> {
   rows: T[];
   truncated: boolean;
@@ -47,7 +117,10 @@ const cut = <T>(rows: T[]): Selection<T> => ({
 });
 
 /** The context of a report completion; null when the event names no report receipt of the account. */
-export async function reportContext(run: ReportRun): Promise<Json | null> {
+export async function reportContext(
+  run: ReportRun,
+  reads: ReportReads = readModelReportReads(run),
+): Promise<Json | null> {
   const id = typeof run.event.reportReceiptId === 'string' ? run.event.reportReceiptId.toLowerCase() : null;
   if (!id) return null;
   const state = await receiptState(run, id);
@@ -60,10 +133,10 @@ export async function reportContext(run: ReportRun): Promise<Json | null> {
   );
   const marketplaces = ads ? profiles.map((p) => p.marketplace_id) : request.marketplace_ids;
   const [campaigns, listings, inventories, advertising] = await Promise.all([
-    campaignsOf(run, profiles),
-    listingsOf(run, marketplaces),
-    inventoriesOf(run, marketplaces),
-    advertisingProfiles(run.db, profiles.slice(0, REPORT_LIMITS.collectionRows + 1)),
+    campaignsOf(reads, profiles),
+    listingsOf(run, reads, marketplaces),
+    inventoriesOf(run, reads, marketplaces),
+    reads.profiles(profiles.slice(0, REPORT_LIMITS.collectionRows + 1)),
   ]);
   const profileRows = cut(advertising.sort((a, b) => a.id.localeCompare(b.id)));
   const connection = ads ? run.account.ads : run.account.selling;
@@ -118,26 +191,20 @@ function withinBytes(context: () => Json, collections: Record<string, Selection<
   }
 }
 
-async function campaignsOf(run: ReportRun, profiles: readonly ProfileView[]): Promise<Selection<Json>> {
+async function campaignsOf(reads: ReportReads, profiles: readonly ProfileView[]): Promise<Selection<Json>> {
   if (profiles.length === 0) return cut([]);
-  const observed = await observedEntities(run.db, 'Campaign', {
-    accountIds: [run.account.id],
-    windows: trailing30(run.account, profiles, run.now),
-    limit: 1_000_000,
-  });
+  const observed = await reads.campaigns(profiles);
   observed.sort((a, b) => String(a.row.id).localeCompare(String(b.row.id)));
   const selected = cut(observed);
-  const receipts = await receiptsForTargets(
-    run.db,
+  const receipts = await reads.receipts(
     'Campaign',
     selected.rows.map((r) => r.row.id as string),
   );
   const shape = entityShapes(profiles, receipts);
   // deals of no ASIN in view: a campaign's children (and so its ASINs) are not selected here
   const marketplaceOf = new Map(profiles.map((p) => [p.provider_profile_id, p.marketplace_id]));
-  const deals = new Map<string, Awaited<ReturnType<typeof dealsFor>>>();
-  for (const marketplace of new Set(marketplaceOf.values()))
-    deals.set(marketplace, await dealsFor(run.db, run.account.id, marketplace, [], run.now));
+  const deals = new Map<string, Deals>();
+  for (const marketplace of new Set(marketplaceOf.values())) deals.set(marketplace, await reads.deals(marketplace));
   // a campaign's children are not selected: the report's own rows say what it covers
   const rows = selected.rows.map((r) => ({
     ...shape.campaign(r),
@@ -150,53 +217,39 @@ async function campaignsOf(run: ReportRun, profiles: readonly ProfileView[]): Pr
   return { rows, truncated: selected.truncated };
 }
 
-async function listingsOf(run: ReportRun, marketplaces: readonly string[]): Promise<Selection<Json>> {
+async function listingsOf(
+  run: ReportRun,
+  reads: ReportReads,
+  marketplaces: readonly string[],
+): Promise<Selection<Json>> {
   if (marketplaces.length === 0) return cut([]);
-  const rm = () => run.db.withSchema(READ_MODEL_SCHEMA);
-  const picked: Array<{ listing_id: string; marketplace_id: string; sku: string }> = await rm()
-    .from(`${LISTING_TARGETS_TABLE} as t`)
-    .join(`${CURRENT_LISTINGS_TABLE} as c`, (j) =>
-      j.on('c.account_id', 't.account_id').andOn('c.marketplace_id', 't.marketplace_id').andOn('c.sku', 't.sku'),
-    )
-    .where('t.account_id', run.account.id)
-    .whereIn('t.marketplace_id', [...marketplaces])
-    .orderBy('t.listing_id')
-    .limit(REPORT_LIMITS.collectionRows + 1)
-    .select('t.listing_id', 't.marketplace_id', 't.sku');
-  const selected = cut(picked);
-  const records = await listingsMentioned(
-    run.db,
-    run.account.id,
-    selected.rows.map((p) => ({ sku: p.sku, asin: null, marketplace_id: p.marketplace_id })),
-  );
-  const ids = records.map((r) => listingId(run.account.id, r.marketplace_id, r.sku));
-  const receipts = await receiptsForTargets(run.db, 'Listing', ids);
-  const rows = records
-    .map((r, i) => ({
-      type: 'Listing',
-      id: ids[i]!,
-      sku: r.sku,
-      asin: r.asin,
-      marketplaceId: r.marketplace_id,
-      data: r.data,
-      mutations: (receipts.get(ids[i]!) ?? []).map(receiptInContext),
-    }))
+  const found = (await reads.listings(marketplaces, REPORT_LIMITS.collectionRows + 1))
+    .map((r) => ({ id: listingId(run.account.id, r.marketplace_id, r.sku), r }))
     .sort((a, b) => a.id.localeCompare(b.id));
+  const selected = cut(found);
+  const receipts = await reads.receipts(
+    'Listing',
+    selected.rows.map((l) => l.id),
+  );
+  const rows = selected.rows.map(({ id, r }) => ({
+    type: 'Listing',
+    id,
+    sku: r.sku,
+    asin: r.asin,
+    marketplaceId: r.marketplace_id,
+    data: r.data,
+    mutations: (receipts.get(id) ?? []).map(receiptInContext),
+  }));
   return { rows, truncated: selected.truncated };
 }
 
-async function inventoriesOf(run: ReportRun, marketplaces: readonly string[]): Promise<Selection<Json>> {
+async function inventoriesOf(
+  run: ReportRun,
+  reads: ReportReads,
+  marketplaces: readonly string[],
+): Promise<Selection<Json>> {
   if (marketplaces.length === 0 || run.account.entity_type !== 'seller') return cut([]);
-  // each SKU's row of the inventory sync's last complete read
-  const { rows } = (await run.db.raw(
-    `select distinct on (i.marketplace_id, i.sku) i.marketplace_id, i.sku, i.asin, i.data
-     from ${READ_MODEL_SCHEMA}.${INVENTORY_TABLE} i
-     join ${READ_MODEL_SCHEMA}.observed_scopes s on s.account_id = i.account_id and s.dataset = ? and s.scope = i.scope and i.page < s.pages
-     where i.account_id = ? and i.marketplace_id = any(?)
-     order by i.marketplace_id, i.sku, i.page desc`,
-    [INVENTORY_DATASET, run.account.id, [...marketplaces]],
-  )) as { rows: Array<{ marketplace_id: string; sku: string; asin: string | null; data: unknown }> };
-  const shaped = rows.map((r) => ({
+  const shaped = (await reads.inventories(marketplaces)).map((r) => ({
     type: 'Inventory',
     id: listingId(run.account.id, r.marketplace_id, r.sku),
     sku: r.sku,
