@@ -21,6 +21,7 @@ import { webhooksProjection } from './webhook/projection.js';
 import { webhookDeliveriesProjection } from './webhook/deliveries.js';
 import { automationRunsProjection } from './automation-runs/projection.js';
 import { automationStoreProjection } from './automation-store/projection.js';
+import { backtestsProjection } from './backtests/projection.js';
 import { feedbackProjection } from './feedback/projection.js';
 import { reportsProjection } from './reports/projection.js';
 
@@ -53,4 +54,5 @@ export const projections: Projection[] = [
   automationStoreProjection,
   feedbackProjection,
   reportsProjection,
+  backtestsProjection,
 ];

@@ -5,6 +5,10 @@ import { handleCommand } from '../../src/commands/shared/handler.js';
 import { executeMutationCommand } from '../../src/commands/mutation/execute.js';
 import { pruneSettledReceipts } from '../../src/commands/mutation/prune.js';
 import { pruneWebhookDeliveries } from '../../src/commands/webhook/prune.js';
+import { pruneBacktests } from '../../src/commands/backtest/prune.js';
+import { startBacktest } from '../../src/commands/backtest/start.js';
+import { backtestDecider } from '../../src/domain/backtest/decide.js';
+import { backtestsProjection } from '../../src/projections/backtests/projection.js';
 import { idempotencyDecider, idempotencyStreamId } from '../../src/domain/admission/idempotency.js';
 import type { MutationCommand } from '../../src/domain/mutation/decide.js';
 import type { Idempotency } from '../../src/domain/mutation/events.js';
@@ -35,7 +39,7 @@ const at = (days: number) => new Date(T0 + days * DAY).toISOString();
 /** the prune's clock: 40 days after T0 */
 const NOW = new Date(T0 + 40 * DAY);
 
-describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool-call records', function () {
+describe('retention (spec 8): receipts, webhook deliveries, backtests, hourly metrics, tool-call records', function () {
   this.timeout(60_000);
   const r = useAutomationRecords([
     automationsProjection,
@@ -43,6 +47,7 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
     admissionProjection,
     eventsProjection,
     webhookDeliveriesProjection,
+    backtestsProjection,
   ]);
   const rm = (table: string) => r.db.withSchema(READ_MODEL_SCHEMA).table(table);
   const account_id = newId();
@@ -305,6 +310,55 @@ describe('retention (spec 8): receipts, webhook deliveries, hourly metrics, tool
       await assertRebuildEqualsLive(r.db, r.store, webhookDeliveriesProjection);
       // ended, so no webhook worker sharing the run's database takes it up
       await deliver(pending, { type: 'CancelDelivery', reason: 'test over', at: at(40) });
+    });
+  });
+
+  describe('backtests: 30 days from their end (from the request when none was recorded)', () => {
+    const request = async (days: number) => {
+      const backtest_id = newId();
+      await startBacktest(
+        r.ctx,
+        {
+          backtest_id,
+          user_id: newId(),
+          account_id,
+          automation_id: null,
+          automation_version: 1,
+          code: 'function handle(event, context) {}',
+          stream_type: 'ANY_OFFER_CHANGED',
+          since: at(days - 30),
+          until: at(days),
+          requested_at: at(days),
+        },
+        async () => undefined,
+      );
+      return backtest_id;
+    };
+    const end = (backtest_id: string, days: number) =>
+      handleCommand(
+        backtestDecider,
+        backtest_id,
+        { type: 'Finish', status: 'completed', result: null, error: null, at: at(days) },
+        r.ctx,
+      );
+
+    it('prunes ended backtests with their results and never-ended ones, once 30 days old; keeps the rest', async () => {
+      const ended = await request(0);
+      await end(ended, 1);
+      const endedLate = await request(0);
+      await end(endedLate, 11);
+      const lost = await request(2);
+      const recent = await request(12);
+      await r.caughtUp();
+
+      expect(await pruneBacktests(r.db, r.store, NOW, 1)).to.equal(2);
+      for (const gone of [ended, lost]) expect(await r.store.readStream(`backtest-${gone}`), gone).to.deep.equal([]);
+      for (const kept of [endedLate, recent])
+        expect(await r.store.readStream(`backtest-${kept}`), kept).to.not.deep.equal([]);
+      const left = await rm('backtests').whereIn('backtest_id', [ended, endedLate, lost, recent]);
+      expect(left.map((b: { backtest_id: string }) => b.backtest_id)).to.have.members([endedLate, recent]);
+      expect(await pruneBacktests(r.db, r.store, NOW)).to.equal(0);
+      await assertRebuildEqualsLive(r.db, r.store, backtestsProjection);
     });
   });
 

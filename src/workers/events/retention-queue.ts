@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { pruneInactiveRawData } from '../../commands/account/prune.js';
+import { pruneBacktests } from '../../commands/backtest/prune.js';
 import { pruneAutomationVersions } from '../../commands/automation/prune.js';
 import { pruneAutomationRuns } from '../../commands/automation-run/prune.js';
 import { pruneAutomationStore } from '../../commands/automation-store/prune.js';
@@ -16,7 +17,8 @@ import { pruneCallRecords } from '../../projections/views/retention.js';
 // 35 days from their hour), settled receipts with their provider answers 30 days, webhook
 // deliveries 30 days from the last attempt, tool-call records a month, automation runs and their
 // actions a year from the decision, code versions a year from the edit, store values 7 days from
-// the write, raw provider data of an inactive connection 30 days from the day it went inactive.
+// the write, raw provider data of an inactive connection 30 days from the day it went inactive,
+// backtests 30 days from their end.
 // A run is idempotent: one that finds nothing expired does nothing.
 
 export const EVENT_RETENTION_QUEUE = 'event-retention';
@@ -62,6 +64,7 @@ export function eventRetentionWorker(deps: {
         webhook_deliveries: await pruneWebhookDeliveries(deps.db, deps.ctx.store, now),
         call_records: await pruneCallRecords(deps.db, retentionCutoff(now), now),
         raw_data_scopes: await pruneInactiveRawData(deps.db, deps.ctx.store, now),
+        backtests: await pruneBacktests(deps.db, deps.ctx.store, now),
       };
       if (Object.values(pruned).some((n) => n > 0)) deps.logger.info({ pruned }, 'expired records pruned');
       return pruned;
