@@ -90,8 +90,17 @@ export async function runRevertCommand(
   }
 }
 
-/** The CLI reads targets live where the service does: the configured marketplace, or the built-in simulator at SIMULATOR_PORT. */
+/**
+ * The CLI reads targets live where the service does: the configured marketplace, or the built-in
+ * simulator at SIMULATOR_PORT. A simulator on a port of its own choosing (0) can't be found from
+ * here: the targets are then checked against their latest observation only.
+ */
 function liveReads(config: Config, db: Knex) {
+  if (config.useSimulator && config.SIMULATOR_PORT === 0)
+    return {
+      unavailable:
+        "SIMULATOR_PORT is 0, so the service's simulator listens on a port this CLI can't know; set SIMULATOR_PORT to that port",
+    };
   const endpoints = marketplaceEndpoints(config, null);
   const lwa = createLwaClient({
     tokenUrl: endpoints.lwaTokenUrl,

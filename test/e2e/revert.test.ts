@@ -4,7 +4,7 @@ import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index
 import { pushPrice } from '../support/automation.js';
 import { call } from '../support/mcp.js';
 import { clientsFor, injectFault, listingSubmissions } from '../support/marketplace.js';
-import { eventually, waitForLog } from '../support/processes.js';
+import { cli, eventually, runEntry, waitForLog } from '../support/processes.js';
 import { runSync, startConnectedService, type ConnectedService } from '../support/service.js';
 
 // revert_mutations end to end, through the service as `npm start` runs it (its simulator,
@@ -13,7 +13,8 @@ import { runSync, startConnectedService, type ConnectedService } from '../suppor
 // first listing's price in the simulator and leaves the second alone as a conflict; the same
 // revert again under its key admits nothing new. Also: a dry run admits nothing, bad input is
 // refused naming the value, an archive is not revertible, a creation is reverted by archiving
-// what it created, and a failed live read falls back to an observation made since the change.
+// what it created, a failed live read falls back to an observation made since the change, and
+// the operator CLI does the same as a process.
 
 const US = 'ATVPDKIKX0DER';
 const SET = 7.77;
@@ -339,5 +340,72 @@ describe('revert_mutations end to end (npm start)', function () {
     expect(await submitted(onE.receipt.id)).to.include({ outcome: 'accepted' });
     expect(await price(e.sku)).to.equal(prior);
     expect(await price(f.sku)).to.equal(BY_HAND);
+  });
+
+  it('the operator CLI reverts as a process: a dry run, by receipt, by automation since; bad input exits non-zero naming the value', async () => {
+    const { all, distinct } = await listings();
+    const [c, d] = [distinct[2]!, distinct[3]!];
+    const prior = { c: await price(c.sku), d: await price(d.sku) };
+    const byHand = await setPrice(d, BY_HAND);
+    const since = new Date().toISOString();
+    const automation_id = await liveAutomation();
+    const actions = await changesOf(automation_id, [c], all.filter((l) => l.asin === c.asin).length);
+    expect(await price(c.sku)).to.equal(SET);
+
+    // the CLI reads targets live at the simulator's port, as the service does
+    const env = { ...e2e.env, SIMULATOR_PORT: new URL(simulator).port };
+    const args = (...rest: string[]) => ['mutations', 'revert', '--user', e2e.userId, ...rest];
+    const lineOf = (out: string, id: string) =>
+      out.split('\n').find((l) => l.startsWith(id)) ?? `no line for ${id} in: ${out}`;
+    const queuedBy = (out: string, id: string) => {
+      const line = lineOf(out, id);
+      expect(line).to.match(new RegExp(`^${id}  queued \\S+$`));
+      return line.split(' ').at(-1)!;
+    };
+
+    // a dry run admits nothing; without the simulator's port it says why it can't read live
+    const made = (await reverting()).length;
+    expect(lineOf(await cli(args('--receipt', byHand.id, '--dry-run'), env), byHand.id)).to.equal(
+      `${byHand.id}  would_queue`,
+    );
+    const blind = lineOf(await cli(args('--receipt', byHand.id, '--dry-run'), e2e.env), byHand.id);
+    expect(blind).to.match(new RegExp(`^${byHand.id}  unverified  `));
+    expect(blind).to.include('SIMULATOR_PORT is 0');
+    expect(await reverting()).to.have.length(made);
+
+    // by receipt: dispatched, d's prior price is back
+    const undoD = queuedBy(await cli(args('--receipt', byHand.id), env), byHand.id);
+    const doneD = await submitted(undoD);
+    expect(doneD).to.include({ outcome: 'accepted' });
+    expect(doneD.caused_by).to.deep.equal({ reverts: byHand.id });
+    expect(await price(d.sku)).to.equal(prior.d);
+
+    // by automation since: each of its changes, c's prior price back
+    const out = await cli(args('--automation', automation_id, '--since', since), env);
+    for (const x of actions) expect(await submitted(queuedBy(out, x.receipt_id))).to.include({ outcome: 'accepted' });
+    expect(await price(c.sku)).to.equal(prior.c);
+    expect(await reverting()).to.have.length(made + 1 + actions.length);
+
+    // bad input: a non-zero exit, the message naming the value (the processes side by side)
+    const refused = async (argv: readonly string[]) => {
+      const run = runEntry('cli.js', [...argv], env);
+      return { code: await run.exit, message: run.stderr() };
+    };
+    const cases = [
+      [args('--receipt', 'not-a-receipt'), "'not-a-receipt'"],
+      [args('--receipt', '00000000-0000-4000-8000-000000000000'), "'00000000-0000-4000-8000-000000000000'"],
+      [args('--automation', automation_id, '--since', 'last monday'), "'last monday'"],
+      [args('--receipt', byHand.id, '--key', 'k'), 'receipt_ids, admitted_with_key'],
+      [args('--receipts', byHand.id), '--receipts'],
+      [['mutations', 'revert', '--receipt', byHand.id], '--user is required'],
+    ] as const;
+    const answers = await Promise.all(cases.map(([argv]) => refused(argv)));
+    cases.forEach(([, named], i) => {
+      const { code, message } = answers[i]!;
+      expect(code, message).to.not.equal(0);
+      expect(message).to.include(named);
+    });
+    // a missing argument is a usage error
+    expect(answers.at(-1)!.code).to.equal(2);
   });
 });

@@ -123,6 +123,8 @@ export interface ConnectedService {
   service: Spawned;
   simulator: string;
   client: Client;
+  /** the user the CLI made, whom the client speaks for */
+  userId: string;
   account: string;
   /** the service's environment, for CLI commands on its database and Redis prefix */
   env: Record<string, string>;
@@ -143,6 +145,7 @@ export async function startConnectedService(
     service: own.service,
     simulator,
     client,
+    userId,
     account,
     env: own.env,
     async stop() {
