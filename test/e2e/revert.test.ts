@@ -13,8 +13,8 @@ import { runSync, startConnectedService, type ConnectedService } from '../suppor
 // first listing's price in the simulator and leaves the second alone as a conflict; the same
 // revert again under its key admits nothing new. Also: a dry run admits nothing, bad input is
 // refused naming the value, an archive is not revertible, a creation is reverted by archiving
-// what it created, a failed live read falls back to an observation made since the change, and
-// the operator CLI does the same as a process.
+// what it created, an ads bid change is reverted in the simulator, a failed live read falls back
+// to an observation made since the change, and the operator CLI does the same as a process.
 
 const US = 'ATVPDKIKX0DER';
 const SET = 7.77;
@@ -37,12 +37,14 @@ describe('revert_mutations end to end (npm start)', function () {
   let client: Client;
   let account: string;
   let price: (sku: string) => Promise<number>;
+  let ads: ReturnType<typeof clientsFor>['ads'];
 
   before(async () => {
     e2e = await startConnectedService('revert', { STREAMS_SWEEP_MS: '1000', SIMULATOR_MARKET_PACE_MS: '0' });
     ({ simulator, client, account } = e2e);
     const line = await waitForLog(e2e.service, (r) => r.msg === 'marketplace simulator listening');
-    const { selling } = clientsFor(line.endpoints as MarketplaceEndpoints);
+    const { selling, ads: adsClient } = clientsFor(line.endpoints as MarketplaceEndpoints);
+    ads = adsClient;
     const sellerId = await eventually(
       async () =>
         ((await tool('connection_status', {})).accounts as Row[]).find((a) => a.id === account)?.selling
@@ -285,6 +287,84 @@ describe('revert_mutations end to end (npm start)', function () {
     expect(again.items[0]).to.include({ result: 'not_revertible', revert: null, receipt: null });
     expect(again.items[0].detail).to.include('archive is permanent');
     expect(again).to.include({ queued: 0, left_alone: 1 });
+  });
+
+  it("reverts an ads update: a keyword's bid is back in the simulator; a bid changed since is a conflict, read live or observed", async () => {
+    const keyword = await eventually(
+      async () =>
+        ((await tool('list_ads_entities', { target_type: 'Target', limit: 50 })).rows as Row[]).find(
+          (t) => t.account_id === account && t.state === 'enabled' && !t.negative && t.bid && t.data.keywordId,
+        ),
+      "the account's keywords",
+      400_000,
+    );
+    const bid = async () => {
+      const { items } = await ads.sp.list(String(keyword.provider_profile_id), 'keywords', {
+        keywordIdFilter: { include: [String(keyword.data.keywordId)] },
+      });
+      return Number(items[0]!.bid);
+    };
+    const setBid = async (value: number) => {
+      const queued = await tool('queue_mutations', {
+        mutations: [{ target: { type: 'Target', id: keyword.id }, action: 'update', payload: { bid: { bid: value } } }],
+      });
+      const done = await submitted(queued.results[0].receipt.id);
+      expect(done.outcome).to.equal('accepted');
+      return done;
+    };
+    const prior = await bid();
+    const cents = (v: number) => Math.round(v * 100) / 100;
+    const raised = cents(prior + 0.37);
+    const later = cents(raised + 0.11);
+    const change = await setBid(raised);
+    expect(await bid()).to.equal(raised);
+
+    const undo = await tool('revert_mutations', { receipt_ids: [change.id] });
+    expect(undo.items[0]).to.include({ result: 'queued', checked_by: 'live_read' });
+    expect(undo.items[0].revert).to.deep.equal({
+      target: { type: 'Target', id: keyword.id },
+      action: 'update',
+      payload: { bid: { bid: prior } },
+    });
+    const reverted = await submitted(undo.items[0].receipt.id);
+    expect(reverted).to.include({ outcome: 'accepted' });
+    expect(reverted.caused_by).to.deep.equal({ reverts: change.id });
+    expect(await bid()).to.equal(prior);
+
+    // changed twice more: reverting only the first of them finds the second's bid, and leaves it
+    const first = await setBid(raised);
+    const second = await setBid(later);
+    const conflict = await tool('revert_mutations', { receipt_ids: [first.id] });
+    expect(conflict.items[0]).to.deep.include({
+      result: 'conflict',
+      checked_by: 'live_read',
+      current: { bid: later },
+      receipt: null,
+    });
+    expect(conflict).to.include({ queued: 0, left_alone: 1 });
+    expect(await bid()).to.equal(later);
+    expect(second.outcome).to.equal('accepted');
+
+    // observed since, and the live read failing: the same conflict, seen in the observation
+    await runSync(e2e, 'ads-entities');
+    await eventually(
+      async () => {
+        const rows = (await tool('list_ads_entities', { target_type: 'Target', limit: 50 })).rows as Row[];
+        return Number(rows.find((t) => t.id === keyword.id)?.bid) === later ? true : undefined;
+      },
+      'the keyword observed with its new bid',
+      120_000,
+    );
+    const fault = await injectFault(simulator, { route: 'POST /sp/keywords/list', kind: '5xx', times: 1 });
+    expect(fault.status).to.equal(201);
+    const observed = await tool('revert_mutations', { receipt_ids: [first.id] });
+    await fetch(`${simulator}/_sim/faults`, { method: 'DELETE' });
+    expect(observed.items[0]).to.deep.include({
+      result: 'conflict',
+      checked_by: 'observation',
+      current: { bid: later },
+    });
+    expect(observed.items[0].detail).to.include('live read failed');
   });
 
   it('when the live read fails, checks the target against its latest observation if made since the change: a revert, a conflict, else unverified', async () => {
