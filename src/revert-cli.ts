@@ -13,7 +13,7 @@ import { UsageError } from './projections/rebuild-command.js';
 import { marketplaceEndpoints } from './service.js';
 import { credentialsLookup } from './workers/credentials.js';
 import { dispatchQueue, enqueueDispatch } from './workers/dispatch/queue.js';
-import { targetReader } from './workers/dispatch/observe.js';
+import { revertReads } from './workers/dispatch/observed.js';
 
 // `npm run cli -- mutations revert …`: revert_mutations for an operator acting for a user
 // (docs/decisions/125-revert.md), with the same selection, plan and admission.
@@ -56,12 +56,6 @@ export async function runRevertCommand(
     { db, userId },
     accounts.map((a) => a.id),
   );
-  const endpoints = marketplaceEndpoints(config, null);
-  const lwa = createLwaClient({
-    tokenUrl: endpoints.lwaTokenUrl,
-    clientId: config.LWA_CLIENT_ID,
-    clientSecret: config.LWA_CLIENT_SECRET,
-  });
   await checkRedis(config.REDIS_URL);
   const redis = createRedis(config.REDIS_URL);
   const queue = dispatchQueue(redis, config.REDIS_PREFIX);
@@ -74,7 +68,7 @@ export async function runRevertCommand(
         logger: deps.logger,
         notifier: { queued: (ids) => enqueueDispatch(queue, ids) },
       },
-      targetReader({ db, lwa, endpoints, credentials: credentialsLookup(config, db), timeoutMs: 10_000 }),
+      revertReads(db, store, liveReads(config, db)),
       {
         userId,
         accounts,
@@ -94,4 +88,24 @@ export async function runRevertCommand(
     await queue.close();
     await redis.quit();
   }
+}
+
+/**
+ * The CLI reads targets live where the service does: the configured marketplace, or the built-in
+ * simulator at SIMULATOR_PORT. A simulator on a port of its own choosing (0) can't be found from
+ * here: the targets are then checked against their latest observation only.
+ */
+function liveReads(config: Config, db: Knex) {
+  if (config.useSimulator && config.SIMULATOR_PORT === 0)
+    return {
+      unavailable:
+        "SIMULATOR_PORT is 0, so the service's simulator listens on a port this CLI can't know; set SIMULATOR_PORT to that port",
+    };
+  const endpoints = marketplaceEndpoints(config, null);
+  const lwa = createLwaClient({
+    tokenUrl: endpoints.lwaTokenUrl,
+    clientId: config.LWA_CLIENT_ID,
+    clientSecret: config.LWA_CLIENT_SECRET,
+  });
+  return { lwa, endpoints, credentials: credentialsLookup(config, db), timeoutMs: 10_000 };
 }

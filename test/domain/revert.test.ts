@@ -20,10 +20,13 @@ const priceChange = (id: string, at: string, from: number, to: number): RevertSo
   outcome: 'accepted',
   created: null,
   created_at: at,
+  applied_at: at,
   prior: { purchasable_offer: offer(from) },
   reverted_by: null,
 });
 const shows = (current: unknown): Map<string, TargetNow> => new Map([['Listing:listing-1', { shows: true, current }]]);
+const unreadWith = (observed: { shows: boolean; current: unknown; observed_at: string } | null) =>
+  new Map<string, TargetNow>([['Listing:listing-1', { unread: 'HTTP 503', observed }]]);
 
 describe('revert plan', () => {
   it('a listing change is reverted by replacing each attribute it named with the value it replaced; caused_by names it', () => {
@@ -87,9 +90,57 @@ describe('revert plan', () => {
     const changed = new Map<string, TargetNow>([['Listing:listing-1', { shows: false, current: offer(9) }]]);
     const left = planRevert([change], changed, false);
     expect(left.requests).to.deep.equal([]);
-    expect(left.items[0]).to.deep.include({ result: 'conflict', current: offer(9) });
+    expect(left.items[0]).to.deep.include({ result: 'conflict', current: offer(9), checked_by: 'live_read' });
     expect(planRevert([change], new Map(), true).requests.map((r) => r.reverts)).to.deep.equal(['r1']);
-    const unread = new Map<string, TargetNow>([['Listing:listing-1', { unread: 'timeout' }]]);
-    expect(planRevert([change], unread, false).items[0]).to.deep.include({ result: 'unverified' });
+    expect(planRevert([change], new Map(), true).items[0]).to.not.have.property('checked_by');
+    expect(planRevert([change], shows(offer(8)), false).items[0]).to.deep.include({
+      result: 'revert',
+      checked_by: 'live_read',
+    });
+    const unread = planRevert([change], unreadWith(null), false);
+    expect(unread.items[0]).to.deep.include({ result: 'unverified' });
+    expect(unread.requests).to.deep.equal([]);
+    expect((unread.items[0] as { detail: string }).detail)
+      .to.include('HTTP 503')
+      .and.include('no observation');
+  });
+
+  it('unread live, a target is checked against its latest observation when that was made after every change on it was applied', () => {
+    const older = priceChange('r1', '2026-05-01T00:00:00Z', 10, 8);
+    const newer = priceChange('r2', '2026-05-02T00:00:00Z', 8, 7);
+    const after = '2026-05-02T00:00:01Z';
+    // it shows the latest change's value: reverted, saying how it was checked
+    const matching = planRevert(
+      [older, newer],
+      unreadWith({ shows: true, current: offer(7), observed_at: after }),
+      false,
+    );
+    expect(matching.requests.map((r) => r.reverts)).to.deep.equal(['r2', 'r1']);
+    expect(matching.items[0]).to.deep.include({ result: 'revert', checked_by: 'observation', observed_at: after });
+    expect((matching.items[0] as { detail: string }).detail)
+      .to.include(after)
+      .and.include('HTTP 503');
+    // it shows something else: a conflict with what it showed
+    const changed = planRevert(
+      [older, newer],
+      unreadWith({ shows: false, current: offer(9), observed_at: after }),
+      false,
+    );
+    expect(changed.requests).to.deep.equal([]);
+    expect(changed.items.map((i) => i.result)).to.deep.equal(['conflict', 'conflict']);
+    expect(changed.items[1]).to.deep.include({ current: offer(9), checked_by: 'observation', observed_at: after });
+    // an observation made before the latest change was applied (or at that instant) may not show it yet
+    for (const observed_at of ['2026-05-01T12:00:00Z', '2026-05-02T00:00:00Z']) {
+      const early = planRevert([older, newer], unreadWith({ shows: false, current: offer(8), observed_at }), false);
+      expect(early.requests).to.deep.equal([]);
+      expect(early.items.map((i) => i.result)).to.deep.equal(['unverified', 'unverified']);
+      expect((early.items[0] as { detail: string }).detail).to.include(`latest observation (${observed_at})`);
+      expect(early.items[0]).to.not.have.property('checked_by');
+    }
+    // the latest change applied late (its answer recorded after a lost reply was settled): its time counts, not its admission's
+    const late = { ...newer, applied_at: '2026-05-03T00:00:00Z' };
+    expect(
+      planRevert([older, late], unreadWith({ shows: true, current: offer(7), observed_at: after }), false).items[1],
+    ).to.deep.include({ result: 'unverified' });
   });
 });

@@ -1,9 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { admin, dropRedisKeys, TEST_DB_NAME, TEST_REDIS_PREFIX, testDatabaseUrl } from './env.js';
+import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { DEMO_USER_ID } from '../../src/domain/shared/ids.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
+import { syncQueue } from '../../src/workers/sync/queue.js';
 import { cli, eventually, runEntry, waitForLog, type Spawned } from './processes.js';
 
 // The service as `npm start` runs it, in a process of its own, and what end-to-end tests do
@@ -121,6 +123,8 @@ export interface ConnectedService {
   service: Spawned;
   simulator: string;
   client: Client;
+  /** the user the CLI made, whom the client speaks for */
+  userId: string;
   account: string;
   /** the service's environment, for CLI commands on its database and Redis prefix */
   env: Record<string, string>;
@@ -141,6 +145,7 @@ export async function startConnectedService(
     service: own.service,
     simulator,
     client,
+    userId,
     account,
     env: own.env,
     async stop() {
@@ -162,3 +167,22 @@ export const demoSellerConnected = (db: Knex): Promise<string> =>
     // behind other work on a loaded 2-core machine (CI took over 30 s once)
     120_000,
   );
+
+/**
+ * Has the service's sync worker run the sync `name` (listings, ads-entities, …) of its account now,
+ * besides its schedule, and waits until the service logs it done (no later read can race it).
+ */
+export async function runSync(s: ConnectedService, name: string): Promise<void> {
+  const done = () =>
+    s.service.logs.filter((r) => r.msg === 'sync done' && r.sync === name && r.account_id === s.account).length;
+  const before = done();
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  const queue = syncQueue(redis, s.env.REDIS_PREFIX!);
+  try {
+    await queue.add(name, { account_id: s.account });
+  } finally {
+    await queue.close();
+    redis.disconnect();
+  }
+  await eventually(async () => (done() > before ? true : undefined), `the ${name} sync`, 120_000);
+}

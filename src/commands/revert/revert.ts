@@ -1,6 +1,12 @@
 import type { Via } from '../../domain/mutation/events.js';
 import type { Action, TargetType } from '../../domain/mutation/payloads.js';
-import { planRevert, type RevertItem, type RevertRequest, type TargetNow } from '../../domain/revert/plan.js';
+import {
+  planRevert,
+  type ObservedTarget,
+  type RevertItem,
+  type RevertRequest,
+  type TargetNow,
+} from '../../domain/revert/plan.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { revertSources, type RevertRow, type RevertSelection } from '../../projections/mutations/reverts.js';
@@ -8,15 +14,20 @@ import { admitMutations, type AdmissionDeps } from '../admission/admit.js';
 import type { AdmissionError, ReceiptView } from '../admission/receipts.js';
 
 // Reverting receipts (docs/decisions/125-revert.md): the receipts selected are read with the
-// value each replaced, each target is read live to check it still shows what the latest change
-// set, the plan decides, and the reverts are admitted like any other request (idempotent, block
+// value each replaced, each target is read live (or, failing that, its latest observation) to
+// check it still shows what the latest change set, the plan decides, and the reverts are admitted like any other request (idempotent, block
 // flags and switches obeyed, each its own receipt naming the reverted one in `caused_by`).
 
 /** At most as many receipts per call as queue_mutations takes requests. */
 export const MAX_REVERTS = 50;
 
-/** Reads a change's target live: whether it shows what the receipt asked for, and its named part now. Throws when it can't. */
-export type ReadTarget = (r: RevertRow) => Promise<{ shows: boolean; current: unknown }>;
+/** How a revert reads the targets it checks. */
+export interface TargetReads {
+  /** live: whether the target shows what the receipt asked for, and its named part now; throws when it can't */
+  live(r: RevertRow): Promise<{ shows: boolean; current: unknown }>;
+  /** the same from its latest observation, with when that was made; null when none holds the target */
+  observed(r: RevertRow): Promise<ObservedTarget | null>;
+}
 
 export interface RevertCall {
   userId: string;
@@ -35,6 +46,8 @@ export type RevertOutcomeItem = {
   result: Exclude<RevertItem['result'], 'revert'> | 'queued' | 'would_queue' | 'refused';
   detail: string | null;
   current?: unknown;
+  checked_by?: RevertItem['checked_by'];
+  observed_at?: string;
   reverted_by?: string;
   target_type: TargetType;
   target_id: string;
@@ -55,13 +68,13 @@ export interface RevertOutcome {
 
 export async function revertMutations(
   deps: AdmissionDeps,
-  readTarget: ReadTarget | null,
+  reads: TargetReads,
   call: RevertCall,
 ): Promise<RevertOutcome> {
   const accountIds = call.accounts.map((a) => a.id);
   const sources = await revertSources(deps.db, accountIds, call.selection, MAX_REVERTS + 1);
   checkSelection(call.selection, sources);
-  const now = call.overwrite ? new Map<string, TargetNow>() : await readTargets(sources, readTarget);
+  const now = call.overwrite ? new Map<string, TargetNow>() : await readTargets(sources, reads);
   const { items, requests } = planRevert(sources, now, call.overwrite);
   const byId = new Map(sources.map((s) => [s.id, s]));
   const planned = items.map((item) => outcomeItem(item, byId.get(item.receipt_id)!));
@@ -140,24 +153,18 @@ function checkSelection(selection: RevertSelection, sources: readonly RevertRow[
 
 /**
  * What each changed target shows now against the latest change to revert on it (creations are
- * archived whatever they show). Not read when overwriting; without a reader, each is unread.
+ * archived whatever they show): read live, or, when that fails, as its latest observation shows it.
+ * Not read when overwriting.
  */
-async function readTargets(
-  sources: readonly RevertRow[],
-  readTarget: ReadTarget | null,
-): Promise<Map<string, TargetNow>> {
+async function readTargets(sources: readonly RevertRow[], reads: TargetReads): Promise<Map<string, TargetNow>> {
   const latest = new Map<string, RevertRow>();
   for (const s of sources) if (s.action === 'update') latest.set(`${s.target.type}:${s.target.id}`, s);
   const now = new Map<string, TargetNow>();
   for (const [key, s] of latest) {
-    if (!readTarget) {
-      now.set(key, { unread: 'this server reads no marketplace' });
-      continue;
-    }
     try {
-      now.set(key, await readTarget(s));
+      now.set(key, await reads.live(s));
     } catch (err) {
-      now.set(key, { unread: err instanceof Error ? err.message : String(err) });
+      now.set(key, { unread: err instanceof Error ? err.message : String(err), observed: await reads.observed(s) });
     }
   }
   return now;

@@ -16,14 +16,36 @@ export interface RevertSource {
   outcome: Outcome | null;
   created: Created | null;
   created_at: string;
+  /** when its acceptance was recorded (null: not applied) */
+  applied_at: string | null;
   /** the part of the target it names, read before its latest send (null: no such target); absent: not read */
   prior?: unknown;
   /** a queued or applied receipt that reverts it already */
   reverted_by: string | null;
 }
 
-/** What a target shows now against the latest change to revert on it, or why it could not be read. */
-export type TargetNow = { shows: boolean; current: unknown } | { unread: string };
+/** A target as its latest observation in the read models shows it, against the latest change to revert on it. */
+export interface ObservedTarget {
+  shows: boolean;
+  current: unknown;
+  observed_at: string;
+}
+
+/**
+ * What a target shows now against the latest change to revert on it: read live, or, when it could
+ * not be (why: `unread`), as its latest observation shows it (null: none holds it).
+ */
+export type TargetNow = { shows: boolean; current: unknown } | { unread: string; observed: ObservedTarget | null };
+
+/** How a target was checked for changes made since: read live, or from its latest observation. */
+export type CheckedBy = 'live_read' | 'observation';
+
+/** What a checked target's items say of the check. */
+interface Check {
+  checked_by?: CheckedBy;
+  /** checked_by observation: when the target was observed */
+  observed_at?: string;
+}
 
 /** A request that undoes a receipt (admitted like any other; `reverts` becomes its `caused_by`). */
 export interface RevertRequest {
@@ -34,8 +56,8 @@ export interface RevertRequest {
 }
 
 export type RevertItem =
-  | { receipt_id: string; result: 'revert'; request: RevertRequest; detail: string | null }
-  | {
+  | ({ receipt_id: string; result: 'revert'; request: RevertRequest; detail: string | null } & Check)
+  | ({
       receipt_id: string;
       result: 'not_revertible' | 'already_reverted' | 'conflict' | 'unverified';
       detail: string;
@@ -43,7 +65,7 @@ export type RevertItem =
       current?: unknown;
       /** already_reverted's: the receipt that reverts it */
       reverted_by?: string;
-    };
+    } & Check);
 
 const isApplied = (r: RevertSource) => r.status === 'submitted' && r.outcome === 'accepted';
 const targetKey = (t: { type: string; id: string }) => `${t.type}:${t.id}`;
@@ -138,41 +160,62 @@ export function planRevert(
     return item?.result === 'revert' ? [item.request] : [];
   });
   for (const [key, group] of changes) {
-    const left = leftAlone(now.get(key) ?? { unread: 'the target was not read' }, overwrite);
+    const check: LeftAlone | Proceed = overwrite
+      ? { result: 'revert', detail: 'overwrite: true, so the target was not checked for changes made since' }
+      : checkTarget(now.get(key) ?? { unread: 'the target was not read', observed: null }, group);
     for (const r of [...group].sort(newestFirst)) {
-      if (left) {
-        decided.set(r.id, { receipt_id: r.id, ...left });
+      if (check.result !== 'revert') {
+        decided.set(r.id, { receipt_id: r.id, ...check });
         continue;
       }
       const request = revertOf(r) as RevertRequest;
       requests.push(request);
-      decided.set(r.id, {
-        receipt_id: r.id,
-        result: 'revert',
-        request,
-        detail: overwrite ? 'overwrite: true, so the target was not checked for changes made since' : null,
-      });
+      decided.set(r.id, { receipt_id: r.id, request, ...check });
     }
   }
   return { items: sources.map((r) => decided.get(r.id)!), requests };
 }
 
-/** Why a target's changes are left alone (changed since, or unread), or null to revert them. */
-function leftAlone(
-  state: TargetNow,
-  overwrite: boolean,
-): Omit<Extract<RevertItem, { current?: unknown }>, 'receipt_id'> | null {
-  if (overwrite) return null;
-  if ('unread' in state)
+type LeftAlone = Omit<Exclude<RevertItem, { result: 'revert' }>, 'receipt_id'>;
+type Proceed = Check & { result: 'revert'; detail: string | null };
+
+const OVERWRITE_HINT = 'nothing was reverted on it (pass overwrite: true to revert regardless)';
+
+/**
+ * Whether a target's changes may be reverted, and how that was checked: it must show what the
+ * latest of them set, read live or, when it could not be, in an observation made after every one
+ * of them was applied (an older one may not show them yet: the read models lag by a sync).
+ * Otherwise they are left alone, saying why.
+ */
+function checkTarget(state: TargetNow, group: readonly RevertSource[]): LeftAlone | Proceed {
+  if (!('unread' in state))
+    return state.shows
+      ? { result: 'revert', detail: null, checked_by: 'live_read' }
+      : {
+          result: 'conflict',
+          detail: `the target changed since: it no longer shows the value its latest change here set; ${OVERWRITE_HINT}`,
+          current: state.current,
+          checked_by: 'live_read',
+        };
+  const { observed } = state;
+  const applied = group.map((r) => (r.applied_at === null ? Infinity : Date.parse(r.applied_at)));
+  if (!observed || !(Date.parse(observed.observed_at) > Math.max(...applied)))
     return {
       result: 'unverified',
-      detail: `could not read the target to check it still shows this change (${state.unread}); nothing was reverted on it (pass overwrite: true to revert regardless)`,
+      detail: `could not read the target to check it still shows this change (${state.unread}), and ${
+        observed
+          ? `its latest observation (${observed.observed_at}) was made before the change was applied`
+          : 'no observation of it was found'
+      }; ${OVERWRITE_HINT}`,
     };
-  if (state.shows) return null;
-  return {
-    result: 'conflict',
-    detail:
-      'the target changed since: it no longer shows the value its latest change here set; nothing was reverted on it (pass overwrite: true to revert regardless)',
-    current: state.current,
-  };
+  const how = `its latest observation (${observed.observed_at}, after the change was applied), as the live read failed (${state.unread})`;
+  const check = { checked_by: 'observation' as const, observed_at: observed.observed_at };
+  return observed.shows
+    ? { result: 'revert', detail: `checked against ${how}`, ...check }
+    : {
+        result: 'conflict',
+        detail: `the target changed since: ${how}, no longer shows the value its latest change here set; ${OVERWRITE_HINT}`,
+        current: observed.current,
+        ...check,
+      };
 }

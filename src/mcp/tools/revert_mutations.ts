@@ -7,7 +7,7 @@ import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { loadAccounts } from '../../projections/accounts/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
 import type { RevertSelection } from '../../projections/mutations/reverts.js';
-import { targetReader } from '../../workers/dispatch/observe.js';
+import { revertReads } from '../../workers/dispatch/observed.js';
 import { admissionDeps, idempotencyKeyArgument, idempotencyOutput, simulatedOutput, simulation } from '../admission.js';
 import { viaOf } from '../auth.js';
 import { toolErrorSchema } from '../errors.js';
@@ -33,7 +33,7 @@ const RESULTS = [
 export const revertMutationsTool = defineTool({
   name: 'revert_mutations',
   description:
-    "Extension beyond the interface spec: reverts applied changes. Name the receipts with exactly one of receipt_ids, automation_id with since (every change that automation's runs applied since then), or admitted_with_key (every receipt your client admitted with that idempotency key). For each, it queues the change that restores the value the receipt recorded it replaced (an update back to that value; a creation is reverted by archiving what it created), through the same admission as queue_mutations: block flags and Automation switches apply, and each revert is its own receipt whose caused_by is { reverts: <the reverted receipt id> }. A target that changed since (read live, it no longer shows what the latest change set) is reported as a conflict and nothing on it is reverted unless overwrite: true. Archives cannot be reverted (archiving is permanent), nor changes not applied or whose prior value was not recorded: each says why. dry_run: true answers what it would queue and admits nothing. Pass idempotency_key so a retry returns the same receipts (replayed: true) instead of queueing again.",
+    "Extension beyond the interface spec: reverts applied changes. Name the receipts with exactly one of receipt_ids, automation_id with since (every change that automation's runs applied since then), or admitted_with_key (every receipt your client admitted with that idempotency key). For each, it queues the change that restores the value the receipt recorded it replaced (an update back to that value; a creation is reverted by archiving what it created), through the same admission as queue_mutations: block flags and Automation switches apply, and each revert is its own receipt whose caused_by is { reverts: <the reverted receipt id> }. A target that changed since (read live, it no longer shows what the latest change set) is reported as a conflict and nothing on it is reverted unless overwrite: true; when the live read fails, the target's latest observation is used instead if it was made after the change was applied (checked_by says which), else the target is unverified and left alone. Archives cannot be reverted (archiving is permanent), nor changes not applied or whose prior value was not recorded: each says why. dry_run: true answers what it would queue and admits nothing. Pass idempotency_key so a retry returns the same receipts (replayed: true) instead of queueing again.",
   annotations: {
     title: 'Revert mutations',
     readOnlyHint: false,
@@ -81,7 +81,7 @@ export const revertMutationsTool = defineTool({
           result: z
             .enum(RESULTS)
             .describe(
-              'queued (its revert was admitted: see receipt), would_queue (dry run), conflict (the target changed since; left alone), unverified (the target could not be read; left alone), not_revertible, already_reverted, refused (admission refused its revert: see error)',
+              'queued (its revert was admitted: see receipt), would_queue (dry run), conflict (the target changed since; left alone), unverified (the target could not be read live, and no observation since the change was applied shows it; left alone), not_revertible, already_reverted, refused (admission refused its revert: see error)',
             ),
           detail: z.string().nullable().describe('why, in words'),
           revert: z
@@ -98,7 +98,19 @@ export const revertMutationsTool = defineTool({
           current: z
             .unknown()
             .optional()
-            .describe("a conflict's: the part of the target the receipt changed, as the marketplace shows it now"),
+            .describe(
+              "a conflict's: the part of the target the receipt changed, as the marketplace shows it now (checked_by live_read) or as its latest observation showed it (checked_by observation)",
+            ),
+          checked_by: z
+            .enum(['live_read', 'observation'])
+            .optional()
+            .describe(
+              'how the target was checked for changes made since: live_read (read live now), or observation (the live read failed; its latest observation, made after the change was applied, at observed_at); absent when it was not checked (overwrite, a creation, a receipt left alone for another reason)',
+            ),
+          observed_at: z
+            .string()
+            .optional()
+            .describe('checked_by observation: when that observation was made (ISO 8601)'),
           reverted_by: z.string().optional().describe("already_reverted's: the receipt that reverts it"),
           error: toolErrorSchema.optional().describe('why admission refused its revert'),
         }),
@@ -118,7 +130,7 @@ export const revertMutationsTool = defineTool({
       ctx,
       accounts.map((a) => a.id),
     );
-    const outcome = await revertMutations(admissionDeps(ctx), readerOf(ctx), {
+    const outcome = await revertMutations(admissionDeps(ctx), readsOf(ctx), {
       userId: ctx.userId,
       accounts,
       selection,
@@ -191,9 +203,16 @@ export async function selectionOf(
   return { idempotency: { namespace: ctx.userId, key: input.admitted_with_key! } };
 }
 
-/** Targets are read live with the connections' own credentials; the demo and a server without marketplace reads none. */
-function readerOf(ctx: ToolContext) {
-  if (ctx.endpoint === 'demo' || !ctx.liveReads) return null;
+/**
+ * Targets are read live with the connections' own credentials (the demo and a server without
+ * marketplace reads none), and from their latest observation when that fails.
+ */
+function readsOf(ctx: ToolContext) {
+  if (ctx.endpoint === 'demo' || !ctx.liveReads)
+    return revertReads(ctx.db, ctx.store, {
+      unavailable:
+        ctx.endpoint === 'demo' ? 'the demo endpoint reads no marketplace' : 'this server reads no marketplace',
+    });
   const { endpoints, lwa, credentials } = ctx.liveReads;
-  return targetReader({ db: ctx.db, lwa, endpoints, credentials, timeoutMs: READ_TIMEOUT_MS });
+  return revertReads(ctx.db, ctx.store, { endpoints, lwa, credentials, timeoutMs: READ_TIMEOUT_MS });
 }

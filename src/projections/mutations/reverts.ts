@@ -6,8 +6,9 @@ import { RECEIPT_EVENTS_TABLE, RECEIPTS_TABLE } from './projection.js';
 import type { ReceiptRow } from './queries.js';
 
 // The receipts a revert names (docs/decisions/125-revert.md), each with what it needs: the value
-// it replaced (`prior` of its latest MutationDispatchStarted) and the receipt reverting it
-// already, if any (queued or applied: a blocked, refused or absent revert undid nothing).
+// it replaced (`prior` of its latest MutationDispatchStarted), when it was applied (an observation
+// of its target counts only if made later), and the receipt reverting it already, if any (queued
+// or applied: a blocked, refused or absent revert undid nothing).
 
 /** Which receipts: by id, an automation's applied changes since an instant, or those admitted with the caller's key. */
 export type RevertSelection =
@@ -17,7 +18,16 @@ export type RevertSelection =
 
 type Row = Pick<
   ReceiptRow,
-  'id' | 'account_id' | 'target_type' | 'target_id' | 'action' | 'status' | 'outcome' | 'created' | 'created_at'
+  | 'id'
+  | 'account_id'
+  | 'target_type'
+  | 'target_id'
+  | 'action'
+  | 'status'
+  | 'outcome'
+  | 'created'
+  | 'created_at'
+  | 'recorded_at'
 > & {
   payload: Record<string, unknown>;
   provider: Record<string, string>;
@@ -52,6 +62,7 @@ export async function revertSources(
       'r.outcome',
       'r.created',
       'r.created_at',
+      'r.recorded_at',
       db.raw(
         `(select e.data from ??.?? e where e.receipt_id = r.id and e.type = 'MutationDispatchStarted' order by e.revision desc limit 1) as started`,
         [READ_MODEL_SCHEMA, RECEIPT_EVENTS_TABLE],
@@ -87,6 +98,7 @@ export async function revertSources(
     outcome: r.outcome,
     created: r.created,
     created_at: r.created_at.toISOString(),
+    applied_at: r.status === 'submitted' && r.outcome === 'accepted' ? (r.recorded_at?.toISOString() ?? null) : null,
     ...(r.started && 'prior' in r.started ? { prior: r.started.prior } : {}),
     reverted_by: r.reverted_by,
   }));

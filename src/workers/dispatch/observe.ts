@@ -29,12 +29,24 @@ export async function observe(
   clients: Clients,
 ): Promise<{ shows: boolean; observed: unknown; parts: unknown }> {
   if (request.api === 'listings') {
-    const attributes = await listingAttributes(request, clients);
-    const parts = patchedAttributes(request.body, attributes);
-    return { shows: showsListingPatches(request.body, attributes), observed: parts, parts };
+    return judged(request, await listingAttributes(request, clients));
   }
-  const entity = (await listEntities(request, [entityId(request)], clients)).get(entityId(request)) ?? null;
-  return { shows: showsAdsChange(request, entity), observed: entity, parts: namedFields(request, entity) };
+  return judged(request, (await listEntities(request, [entityId(request)], clients)).get(entityId(request)) ?? null);
+}
+
+/**
+ * What a target as read shows of a change (a listing's attributes, or the ads entity; null: no
+ * such target), however it was read: live, or from its latest observation (observed.ts).
+ */
+export function judged(
+  request: MarketplaceRequest,
+  target: Record<string, unknown> | null,
+): { shows: boolean; observed: unknown; parts: unknown } {
+  if (request.api === 'listings') {
+    const parts = patchedAttributes(request.body, target);
+    return { shows: showsListingPatches(request.body, target), observed: parts, parts };
+  }
+  return { shows: showsAdsChange(request, target), observed: target, parts: namedFields(request, target) };
 }
 
 /** The attributes of a patch's listing as shown now (null: no such listing). */
