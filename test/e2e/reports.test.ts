@@ -39,9 +39,8 @@ const ADS_REPORT = 'ads_api:reporting:3.0:createAsyncReport';
 const KIOSK_QUERY = 'sp_api:data-kiosk:2023-11-15:createQuery';
 const REVISION = 'rev-reports-test';
 
-const CHAIN = `
-function handle(event, context) {
-  context.store.set('seen-' + context.report.id, {
+/** What a run records of its Report context (CHAIN in its store, SEEN on its console). */
+const SEEN_OF_CONTEXT = `{
     report: context.report,
     completeness: context.completeness,
     connection: context.connection,
@@ -50,7 +49,11 @@ function handle(event, context) {
     inventories: context.inventories.length,
     campaigns: context.campaigns.length,
     profiles: context.advertisingProfiles.length,
-  });
+  }`;
+
+const CHAIN = `
+function handle(event, context) {
+  context.store.set('seen-' + context.report.id, ${SEEN_OF_CONTEXT});
   context.mutations.push({
     target: { type: 'SellingPartner', id: context.connection.id },
     action: '${LISTINGS_REPORT}',
@@ -67,16 +70,7 @@ const economicsQuery = (now: Date, marketplaceId: string, from: number, to: numb
 /** What CHAIN records of its context, logged (a backtest's runs keep their console lines). */
 const SEEN = `
 function handle(event, context) {
-  console.log(JSON.stringify({
-    report: context.report,
-    completeness: context.completeness,
-    connection: context.connection,
-    listings: context.listings.length,
-    firstListing: context.listings[0] ? { type: context.listings[0].type, id: context.listings[0].id } : null,
-    inventories: context.inventories.length,
-    campaigns: context.campaigns.length,
-    profiles: context.advertisingProfiles.length,
-  }));
+  console.log(JSON.stringify(${SEEN_OF_CONTEXT}));
 }`;
 
 // Records what each completion's run saw of its report, and pushes nothing.
