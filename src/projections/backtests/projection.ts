@@ -1,13 +1,12 @@
 import { backtestEventSchemas, type BacktestEvent } from '../../domain/backtest/events.js';
 import { backtestDecider } from '../../domain/backtest/decide.js';
-import { streamName } from '../../commands/shared/handler.js';
 import { eventProjection } from '../tables.js';
 
 // Backtests as retention finds them (a backtest reads its own stream for everything else): when
 // each was requested and when it ended.
 
 export const BACKTESTS_TABLE = 'backtests';
-const STREAM_PREFIX = streamName(backtestDecider.aggregate, '');
+const STREAM_PREFIX = `${backtestDecider.aggregate}-`;
 
 export const backtestsProjection = eventProjection<BacktestEvent>({
   name: 'backtests',
