@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import type { AutomationCall } from '../../src/commands/automation/context.js';
 import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { marketplaceEventStream } from '../../src/commands/event/record.js';
-import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { automationRunId } from '../../src/domain/automation-run/events.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 import type { Position } from '../../src/eventstore/port.js';
-import { deleteKeys } from '../../src/infra/redis.js';
 import { loadAccount, type AccountView } from '../../src/projections/accounts/queries.js';
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
@@ -19,10 +16,10 @@ import { automationsProjection } from '../../src/projections/automations/project
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
-import { startWebhookDelivery, type RunningWebhooks } from '../../src/workers/webhook/queue.js';
+import { startAlertsWebhook, type AlertsWebhook } from '../support/alerts-webhook.js';
 import { startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
 import { oneLaneListings, recordOfferChange } from '../support/offer-changes.js';
-import { startReceiver, until, type Receiver } from '../support/receiver.js';
+import { until } from '../support/receiver.js';
 
 type Json = Record<string, any>;
 
@@ -69,10 +66,7 @@ describe('live runs in batches change nothing a run can observe', function () {
     call: AutomationCall;
     automation: string;
     sandbox: Sandbox;
-    redis: Redis;
-    prefix: string;
-    webhooks: RunningWebhooks;
-    receiver: Receiver;
+    alerts: AlertsWebhook;
     sets: [Listing[], Listing[]];
   };
 
@@ -82,7 +76,7 @@ describe('live runs in batches change nothing a run can observe', function () {
       store: t.w.h.store,
       sandbox: t.sandbox,
       logger,
-      enqueueWebhookPosts: (input) => t.webhooks.enqueueWebhookPosts(input),
+      enqueueWebhookPosts: (input) => t.alerts.webhooks.enqueueWebhookPosts(input),
       name,
       batchSize,
       backoffMs: { base: 20, max: 200 },
@@ -127,12 +121,12 @@ describe('live runs in batches change nothing a run can observe', function () {
     await (await start(name, batchSize)).close(); // its partitions start here
     const recorded = await record(set, SEQUENCE);
     const events = recorded.map((e) => e.id);
-    const postsBefore = t.receiver.received.length;
+    const postsBefore = t.alerts.receiver.received.length;
     const reactor = await start(name, batchSize);
     try {
       const runs = [];
       for (const [k, event_id] of events.entries()) runs.push(await runOf(event_id, set[SEQUENCE[k]!]!));
-      await until(() => t.receiver.received.length >= postsBefore + runs.length - 1, 30_000);
+      await until(() => t.alerts.receiver.received.length >= postsBefore + runs.length - 1, 30_000);
       const batches = reactor.stats().batches;
       const positions = recorded.map((e) => e.position);
       return { events, positions, runs, batches, observed: await observe(set, events, runs, postsBefore) };
@@ -170,7 +164,7 @@ describe('live runs in batches change nothing a run can observe', function () {
     await t.w.h.projector.whenCaughtUp();
     const snapshot = await loadStoreSnapshot(t.w.h.db, t.automation, t.w.now());
     const store = set.map((l) => snapshot[`n:${l.sku}`]);
-    const posts = t.receiver.received
+    const posts = t.alerts.receiver.received
       .slice(postsBefore)
       .map((r) => named((JSON.parse(r.body) as Json).text as string))
       .sort();
@@ -211,30 +205,7 @@ describe('live runs in batches change nothing a run can observe', function () {
       simulate: false,
     };
     t.sandbox = createSandbox({ runners: 2 });
-    t.prefix = `${process.env.REDIS_PREFIX}-batches-${randomUUID().slice(0, 8)}`;
-    t.redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    t.webhooks = startWebhookDelivery({
-      connection: t.redis,
-      prefix: t.prefix,
-      db: t.w.h.db,
-      store: t.w.h.store,
-      signingKey: 'live-batches-signing-key',
-      allowPrivateNetworks: true,
-      sweepEveryMs: 600_000,
-      logger,
-    });
-    t.receiver = await startReceiver();
-    await configureWebhook(
-      {
-        store: t.w.h.store,
-        db: t.w.h.db,
-        by: 'test',
-        actor: { kind: 'user', id: 'test' },
-        signingKey: 'live-batches-signing-key',
-        allowPrivateNetworks: true,
-      },
-      { account_id: t.account.id, name: 'alerts', url: t.receiver.url, headers: {}, kind: 'json' },
-    );
+    t.alerts = await startAlertsWebhook(t.w, t.account.id, 'live-batches-signing-key', logger);
     t.automation = await createAutomation(t.call, {
       account: t.account,
       stream_type: 'ANY_OFFER_CHANGED',
@@ -247,13 +218,8 @@ describe('live runs in batches change nothing a run can observe', function () {
     await t.w.h.projector.whenCaughtUp();
   });
   after(async () => {
-    await t.webhooks?.close();
-    await t.receiver?.close();
+    await t.alerts?.close();
     await t.sandbox?.close();
-    if (t.redis) {
-      await deleteKeys(t.redis, `${t.prefix}:*`);
-      t.redis.disconnect();
-    }
     await t.w?.close();
   });
 
