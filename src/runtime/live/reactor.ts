@@ -49,10 +49,15 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   restart, or a worker taking a dead worker's partition over, runs what was in flight again, and
 //   the run's identity (automation version, event, listing) makes admission, store, posts and
 //   record idempotent, so nothing is done twice.
-// - Fast: events run side by side (`concurrency`), except that events naming the same listing (or
-//   campaign) of an account run in log order (KeyedLanes), so an older event's decision can't land
-//   after a newer one's. A run that follows a store write of its automation waits for the
-//   projector to show it (the snapshot is a read model).
+// - Fast, in batches (docs/decisions/147-batched-live-runs.md): the events an account has waiting
+//   are taken together (up to `batchSize`; a lone event goes at once, a burst that came while a
+//   batch ran forms the next), in waves (batch.ts): events naming the same listing (or campaign)
+//   run in log order, one wave after another, so an older event's decision can't land after a
+//   newer one's and the newer sees its store writes; the rest of a wave runs side by side. A wave
+//   reads the account's webhooks and its automations' stores in one statement and the listings its
+//   events reached in another, and admits its runs' outboxes together (AdmissionRounds), each
+//   decided as alone. A run that follows a store write of its automation waits for the projector to
+//   show it (the snapshot is a read model). Accounts run side by side (`concurrency` events taken).
 // - Which automation: the live slot's (the authority), and only when it went live before the
 //   event was recorded: activating an automation does not replay the past.
 // - An account's view, which every event of the account reads alike, is read once a second per
