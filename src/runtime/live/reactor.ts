@@ -472,19 +472,23 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     const automations = await Promise.all(wave.map((t) => liveAutomationFor(t.event, t.data).catch(() => null)));
     const ids = [...new Set(automations.flatMap((a) => (a ? [a.id] : [])))];
     await Promise.all(ids.map(storeSettled));
-    const shared = readShared(o.db, account_id, ids, at);
-    const listing = wave.map((t) => selectableStreamType(t.data.stream_type)?.scope === 'Listing');
+    // begun by the wave's first run (beside its contexts): a wave with no automation to run reads nothing
+    let sharedRead: ReturnType<typeof readShared> | undefined;
+    const sharedOnce = () => (sharedRead ??= readShared(o.db, account_id, ids, at));
+    const listing = wave.map(
+      (t, i) => automations[i] !== null && selectableStreamType(t.data.stream_type)?.scope === 'Listing',
+    );
     const reached = listingsMentionedEach(
       o.db,
       account_id,
       wave.map((t, i) => (listing[i] ? mentionsOf({ streamType: t.data.stream_type, event: t.data.payload }) : [])),
     );
-    for (const read of [shared, reached]) read.catch(() => undefined); // awaited by the runs
+    reached.catch(() => undefined); // awaited by the runs
     // each event with an automation is a member of the rounds until its first attempt ends; one
     // without runs alone (nothing, or its retry once the automation could be read)
     const rounds = new AdmissionRounds(automations.filter((a) => a).length);
     const read = async (id: string): Promise<SharedReads> => {
-      const r = await shared;
+      const r = await sharedOnce();
       // an automation gone live since the wave read its stores: read alone
       const store = r.stores.get(id) ?? (await readShared(o.db, account_id, [id], at)).stores.get(id)!;
       return { webhooks: r.webhooks, store };
