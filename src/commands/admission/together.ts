@@ -34,11 +34,12 @@ export async function admitTogether(calls: readonly TogetherCall[]): Promise<Adm
       }));
     });
     const created = await createStreams(plans[joint[0]!]!.ctx, all, { exclusive: true });
-    if (!created.includes(null))
-      for (const i of joint) {
-        outcomes[i] = decided[i]!.outcome;
-        await announce(calls[i]!.deps, outcomes[i]);
-      }
+    if (!created.includes(null)) {
+      for (const i of joint) outcomes[i] = decided[i]!.outcome;
+      // one hand-over to the dispatch workers for the write's receipts
+      const results = joint.flatMap((i) => decided[i]!.outcome.results);
+      await announce(calls[joint[0]!]!.deps, { results, replayed: false, idempotency: null });
+    }
   }
   // one after another: a call's locks and reads are those it would take alone
   for (const [i, { deps, call }] of calls.entries()) outcomes[i] ??= await admitMutations(deps, call);
