@@ -471,7 +471,17 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     // a read that fails here fails the event's first attempt, which is then retried alone
     const automations = await Promise.all(wave.map((t) => liveAutomationFor(t.event, t.data).catch(() => null)));
     const ids = [...new Set(automations.flatMap((a) => (a ? [a.id] : [])))];
-    await Promise.all(ids.map(storeSettled));
+    const finish = async (t: Taken, run?: WaveRun) => {
+      if (await handle(t, run)) t.h.progress.done(t.entry);
+    };
+    try {
+      await Promise.all(ids.map(storeSettled));
+    } catch (err) {
+      // the database, say: each event then runs alone, and is retried as such
+      logger.warn({ err }, 'a live wave could not be prepared; its events run alone');
+      await Promise.all(wave.map((t) => finish(t)));
+      return;
+    }
     // begun by the wave's first run (beside its contexts): a wave with no automation to run reads nothing
     let sharedRead: ReturnType<typeof readShared> | undefined;
     const sharedOnce = () => (sharedRead ??= readShared(o.db, account_id, ids, at));
@@ -504,7 +514,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
               rounds,
             }
           : undefined;
-        if (await handle(t, run)) t.h.progress.done(t.entry);
+        await finish(t, run);
       }),
     );
   }
