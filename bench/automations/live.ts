@@ -267,7 +267,7 @@ export async function livePhase(o: {
       console.log(`  actions: ${[...statuses].map(([k, n]) => `${k} ${fmt(n)}`).join(', ')}`);
       if (failure) console.log(`  a failed action: ${failure}`);
       console.log(
-        `  events ${fmt(events.length)}, runs recorded ${fmt(runs.size)}, lost ${lost}, runs recorded twice ${doubleRuns}, double admissions ${doubleAdmissions}, poison ${stats.poison}`,
+        `  events ${fmt(events.length)}, runs recorded ${fmt(runs.size)}, lost ${lost}, runs recorded twice ${doubleRuns}, double admissions ${doubleAdmissions}, poison ${stats.poison}, batches ${fmt(stats.batches)}`,
       );
       printRunnersPeakRss(sandbox);
     } finally {

@@ -156,8 +156,8 @@ const schema = z.object({
   LIVE_READ_CURSOR_KEY: z.string().min(1, 'must not be empty').optional(),
   // run_automation's dry runs per caller per 60 seconds (spec 8: 30); benchmarks raise it.
   DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
-  /** marketplace events the live-runs reactor handles side by side */
-  LIVE_RUNS_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /** marketplace events the live-runs reactor has taken and not finished (its accounts' batches, docs/decisions/147) */
+  LIVE_RUNS_CONCURRENCY: z.coerce.number().int().positive().default(64),
   /** partitions the accounts fall in for live runs, held by the worker processes as leases (every worker of a deployment the same) */
   LIVE_PARTITIONS: z.coerce.number().int().positive().max(1024).default(32),
   // Seller accounts' mail (password reset links): an SMTP URL (smtps://user:pass@host), and the

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AdmissionDeps } from '../commands/admission/admit.js';
+import type { Knex } from '../infra/db.js';
+import type { ListingRecord } from '../projections/observed/listings-search.js';
 import { automationRunId } from '../domain/automation-run/events.js';
 import type { CausedBy } from '../domain/mutation/events.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -8,7 +10,7 @@ import { readTogether } from '../infra/db.js';
 import { storeSnapshotOf, storeSnapshotQuery } from '../projections/automation-store/queries.js';
 import { enabledWebhooksQuery, webhookNamesOf } from '../projections/webhook/queries.js';
 import { buildContexts, type BuiltContext, type PastReads } from './context/index.js';
-import { admitOutbox, type OutboxOutcome } from './outbox/index.js';
+import { admitOutbox, type Admit, type OutboxOutcome } from './outbox/index.js';
 import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, WebhookPost } from './sandbox/index.js';
 
 // The one orchestrator of an automation run, shared by run_automation (mode 'dry') and the live
@@ -46,6 +48,14 @@ import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, Web
 
 export interface RunDeps extends Omit<AdmissionDeps, 'now' | 'simulate'> {
   sandbox: Sandbox;
+  /** how a live run's outbox is admitted (default admitMutations): the live reactor's batch admits its runs' together */
+  admit?: Admit;
+}
+
+/** What every run of an automation on an account reads alike: the enabled webhooks' names and its store. */
+export interface SharedReads {
+  webhooks: string[];
+  store: Readonly<Record<string, unknown>>;
 }
 
 export interface RunRequest {
@@ -65,6 +75,10 @@ export interface RunRequest {
   past?: PastReads;
   /** a backtest's (mode 'dry'): the store its own earlier runs left, instead of an empty one */
   store?: Readonly<Record<string, unknown>>;
+  /** the live reactor's batch: webhooks and store read once for the batch's runs (readShared), not per run */
+  shared?: Promise<SharedReads>;
+  /** the live reactor's batch: the listings the event reached, read with the batch's others (ContextRequest.reached) */
+  reached?: Promise<ListingRecord[]>;
 }
 
 export interface RunError {
@@ -98,15 +112,14 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
   const { mode, automation, account, event, now } = request;
   if (mode === 'live' && (automation.id === null || event.id === null))
     throw new Error('a live run needs a saved automation and a recorded event');
-  // the webhooks and the store in one statement, read beside the contexts rather than after them (a
-  // live run waits on each round trip); left unused when the event reaches no listing
-  const shared = readTogether(deps.db, () => ({
-    webhooks: enabledWebhooksQuery(deps.db, account.id),
-    ...(mode === 'live' ? { store: storeSnapshotQuery(deps.db, automation.id!, now) } : {}),
-  })).then(
-    (read) =>
-      [webhookNamesOf(read.webhooks), read.store ? storeSnapshotOf(read.store) : (request.store ?? {})] as const,
-  );
+  // read beside the contexts rather than after them (a live run waits on each round trip); left
+  // unused when the event reaches no listing
+  const shared =
+    request.shared ??
+    readShared(deps.db, account.id, mode === 'live' ? [automation.id!] : [], now).then((read) => ({
+      webhooks: read.webhooks,
+      store: mode === 'live' ? read.stores.get(automation.id!)! : (request.store ?? {}),
+    }));
   shared.catch(() => undefined); // awaited below; dropped if the contexts fail first
   const contexts = await buildContexts({
     db: deps.db,
@@ -116,12 +129,13 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     event: event.payload,
     ...(request.listingId !== undefined ? { listingId: request.listingId } : {}),
     ...(request.past ? { past: request.past } : {}),
+    ...(request.reached ? { reached: request.reached } : {}),
     now,
   });
   if (contexts.length === 0) return [];
   if (request.single && contexts.length > 1) throw listingRequired(contexts);
-  const [webhooks, store] = await shared;
-  const { sandbox, ...admission } = deps;
+  const { webhooks, store } = await shared;
+  const { sandbox, admit, ...admission } = deps;
   const runs: ListingRun[] = [];
   for (const built of contexts) {
     const listing_id = built.listing?.id ?? null;
@@ -160,7 +174,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
       continue;
     }
     const outbox = await admitOutbox(
-      { ...admission, now },
+      { ...admission, now, ...(admit ? { admit } : {}) },
       {
         mode,
         account,
@@ -181,6 +195,28 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     });
   }
   return runs;
+}
+
+/**
+ * The account's enabled webhooks and the store of each automation, in one statement (readTogether):
+ * one run's, or a live batch's for all its runs.
+ */
+export async function readShared(
+  db: Knex,
+  account_id: string,
+  automations: readonly string[],
+  now: Date,
+): Promise<{ webhooks: string[]; stores: Map<string, Record<string, unknown>> }> {
+  const read = await readTogether(db, () => ({
+    webhooks: enabledWebhooksQuery(db, account_id),
+    ...Object.fromEntries(automations.map((id, i) => [`store${i}`, storeSnapshotQuery(db, id, now)])),
+  }));
+  return {
+    webhooks: webhookNamesOf(read.webhooks),
+    stores: new Map(
+      automations.map((id, i) => [id, storeSnapshotOf((read as Record<string, unknown[]>)[`store${i}`]!)]),
+    ),
+  };
 }
 
 /** `listing_required`, naming each listing the event reached (sku, marketplace) so the caller can pick one. */

@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import type { AutomationCall } from '../../src/commands/automation/context.js';
 import { archiveAutomation, createAutomation, editAutomation } from '../../src/commands/automation/lifecycle.js';
 import { marketplaceEventStream, recordMarketplaceEvent } from '../../src/commands/event/record.js';
-import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { automationRunId, type AutomationAction } from '../../src/domain/automation-run/events.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 import type { Position } from '../../src/eventstore/port.js';
-import { deleteKeys } from '../../src/infra/redis.js';
 import { loadAccount, type AccountView } from '../../src/projections/accounts/queries.js';
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
@@ -21,9 +18,10 @@ import { webhooksProjection } from '../../src/projections/webhook/projection.js'
 import { eventFixture } from '../../src/runtime/contracts/index.js';
 import { startLiveReactor, type LiveReactor } from '../../src/runtime/live/reactor.js';
 import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js';
-import { startWebhookDelivery, type RunningWebhooks } from '../../src/workers/webhook/queue.js';
+import type { RunningWebhooks } from '../../src/workers/webhook/queue.js';
+import { startAlertsWebhook, type AlertsWebhook } from '../support/alerts-webhook.js';
 import { startAutomationWorld, type AutomationWorld, type RaisedEvent } from '../support/automation-world.js';
-import { startReceiver, until, type Receiver } from '../support/receiver.js';
+import { until, type Receiver } from '../support/receiver.js';
 
 type Json = Record<string, any>;
 
@@ -51,8 +49,7 @@ describe('live automation runs (the reactor)', function () {
     call: AutomationCall;
     automation: string;
     sandbox: Sandbox;
-    redis: Redis;
-    prefix: string;
+    alerts: AlertsWebhook;
     webhooks: RunningWebhooks;
     receiver: Receiver;
     secret: string;
@@ -128,30 +125,8 @@ describe('live automation runs (the reactor)', function () {
     };
     t.checkpoint = `live-runs-test-${randomUUID().slice(0, 8)}`;
     t.sandbox = createSandbox({ runners: 2 });
-    t.prefix = `${process.env.REDIS_PREFIX}-live-${randomUUID().slice(0, 8)}`;
-    t.redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-    t.webhooks = startWebhookDelivery({
-      connection: t.redis,
-      prefix: t.prefix,
-      db: t.w.h.db,
-      store: t.w.h.store,
-      signingKey: 'live-test-signing-key',
-      allowPrivateNetworks: true,
-      sweepEveryMs: 600_000,
-      logger,
-    });
-    t.receiver = await startReceiver();
-    ({ secret: t.secret } = await configureWebhook(
-      {
-        store: t.w.h.store,
-        db: t.w.h.db,
-        by: 'test',
-        actor: { kind: 'user', id: 'test' },
-        signingKey: 'live-test-signing-key',
-        allowPrivateNetworks: true,
-      },
-      { account_id: t.account.id, name: 'alerts', url: t.receiver.url, headers: {}, kind: 'json' },
-    ));
+    t.alerts = await startAlertsWebhook(t.w, t.account.id, 'live-test-signing-key', logger);
+    ({ webhooks: t.webhooks, receiver: t.receiver, secret: t.secret } = t.alerts);
     t.automation = await createAutomation(t.call, {
       account: t.account,
       stream_type: 'ANY_OFFER_CHANGED',
@@ -166,13 +141,8 @@ describe('live automation runs (the reactor)', function () {
   });
   after(async () => {
     await t.reactor?.close();
-    await t.webhooks?.close();
-    await t.receiver?.close();
+    await t.alerts?.close();
     await t.sandbox?.close();
-    if (t.redis) {
-      await deleteKeys(t.redis, `${t.prefix}:*`);
-      t.redis.disconnect();
-    }
     await t.w?.close();
   });
 

@@ -93,6 +93,28 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
     return (await decideAdmissions({ reads: db, lookups, recording: null, flags: store, call, idempotency, now }))
       .outcome;
   }
+  const { ctx, idempotency, at, decide } = recordedAdmission(deps, store, call);
+  // Locks serve creations (their guards) and a key in use; anything else (a live run's outbox
+  // above all) is decided on the pool, with no transaction to hold and the key unread, where the
+  // store creates key and receipts atomically (a key in use fails that write).
+  let outcome: AdmissionOutcome | null = null;
+  if (optimistic(store, call))
+    outcome = await admitOptimistically({ ctx, idempotency, at, deciding: decide(db, noLocks) });
+  outcome ??= await underAdmissionLocks(db, keyLocks(idempotency), ({ trx, lock }) =>
+    admitIdempotently({ ctx, idempotency, at, admit: () => decide(trx, lock) }),
+  );
+  await announce(deps, outcome);
+  return outcome;
+}
+
+/** Whether the call may be admitted without locks: on a store that creates atomically, asking for no creation. */
+const optimistic = (store: EventStore, call: AdmissionCall): boolean =>
+  // a qualified catalog action may be a creation: it takes the locks too
+  store.atomicCreation === true && !call.mutations.some((m) => isCreation(m.action) || isQualifiedAction(m.action));
+
+/** A call to be recorded: its context (who caused it), its key, and its decision on a given connection. */
+function recordedAdmission(deps: AdmissionDeps, store: EventStore, call: AdmissionCall) {
+  const { now } = deps;
   const idempotency = idempotencyOf(call, now);
   const run = call.caused_by;
   // each receipt's event names its own account; the call's other events, the one it is confined to
@@ -109,7 +131,6 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
         }
       : { actor: { kind: 'user', id: call.userId }, ...account },
   };
-  const at = now.toISOString();
   const decide = (reads: Knex, lock: LockScope['lock']) =>
     decideAdmissions({
       reads,
@@ -120,21 +141,24 @@ export async function admitMutations(deps: AdmissionDeps, call: AdmissionCall): 
       idempotency,
       now,
     });
-  // Locks serve creations (their guards) and a key in use; anything else (a live run's outbox
-  // above all) is decided on the pool, with no transaction to hold and the key unread, where the
-  // store creates key and receipts atomically (a key in use fails that write).
-  let outcome: AdmissionOutcome | null = null;
-  // a qualified catalog action may be a creation: it takes the locks too
-  if (store.atomicCreation && !call.mutations.some((m) => isCreation(m.action) || isQualifiedAction(m.action))) {
-    outcome = await admitOptimistically({ ctx, idempotency, at, deciding: decide(db, noLocks) });
-  }
-  outcome ??= await underAdmissionLocks(db, keyLocks(idempotency), ({ trx, lock }) =>
-    admitIdempotently({ ctx, idempotency, at, admit: () => decide(trx, lock) }),
-  );
-  // a replay's receipts were handed over when first admitted (and the sweep has them anyway)
+  return { ctx, idempotency, at: now.toISOString(), decide };
+}
+
+/**
+ * A call that may be admitted without locks (see admitMutations), decided on the pool now: what
+ * admitTogether writes beside other calls' in one creation. Null for any other call.
+ */
+export function decidedOptimistically(deps: AdmissionDeps, call: AdmissionCall) {
+  const { store } = deps;
+  if (!store || deps.simulate || !optimistic(store, call)) return null;
+  const { ctx, idempotency, at, decide } = recordedAdmission(deps, store, call);
+  return { ctx, idempotency, at, deciding: decide(deps.db, noLocks) };
+}
+
+/** Hands a call's newly queued receipts to the dispatch workers (a replay's were handed over when first admitted). */
+export async function announce(deps: AdmissionDeps, outcome: AdmissionOutcome): Promise<void> {
   if (deps.notifier && !outcome.replayed)
     await notifyQueued(deps.notifier, lastQueuedOfEachTarget(outcome.results), deps.logger);
-  return outcome;
 }
 
 /** Checks and decides each request of the call; of the store, records only the creations' guards. */

@@ -42,7 +42,7 @@ const keyUse = (idempotency: Idempotency, { recorded, admissions }: Admission, a
 });
 
 /** The key's use (when the call has a key) and the new receipts, in that order: one write creates them. */
-function creations(idempotency: Idempotency | null, admission: Admission, at: string): Creation[] {
+export function creations(idempotency: Idempotency | null, admission: Admission, at: string): Creation[] {
   return [
     ...(idempotency
       ? [decideCreation(idempotencyDecider, keyId(idempotency), keyUse(idempotency, admission, at))]

@@ -156,26 +156,39 @@ export async function listingsMentioned(
   account_id: string,
   mentions: readonly ListingMention[],
 ): Promise<ListingRecord[]> {
-  const named = mentions.filter((m) => m.sku !== null || m.asin !== null);
-  if (named.length === 0) return [];
+  return (await listingsMentionedEach(db, account_id, [mentions]))[0]!;
+}
+
+/** listingsMentioned for several messages at once (a live batch's), in one statement: each message's listings. */
+export async function listingsMentionedEach(
+  db: Knex,
+  account_id: string,
+  messages: ReadonlyArray<readonly ListingMention[]>,
+): Promise<ListingRecord[][]> {
+  const named = messages.flatMap((mentions, m) =>
+    mentions.filter((x) => x.sku !== null || x.asin !== null).map((x) => ({ ...x, m })),
+  );
+  const each: ListingRecord[][] = messages.map(() => []);
+  if (named.length === 0) return each;
   // Each mention looked up by its own index, in its marketplace or in each of the account's listing
   // scopes (a scope is a marketplace): one join on "SKU, or else ASIN" was planned as a bitmap OR
   // over the SKU trigram index and the ASIN index, three times the cost of this in a live run.
-  const { rows } = await prepared<{ rows: ListingRecord[] }>(() =>
+  const { rows } = await prepared<{ rows: Array<ListingRecord & { m: number }> }>(() =>
     db.raw(
-      `with m as (select * from jsonb_to_recordset(?::jsonb) as m(sku text, asin text, marketplace_id text)),
-mk as (select m.sku, m.asin, coalesce(m.marketplace_id, s.scope) as marketplace_id from m
+      `with m as (select * from jsonb_to_recordset(?::jsonb) as m(sku text, asin text, marketplace_id text, m int)),
+mk as (select m.m, m.sku, m.asin, coalesce(m.marketplace_id, s.scope) as marketplace_id from m
   left join ${rm}.${SCOPES_TABLE} s on m.marketplace_id is null and s.account_id = ?),
-page as (select distinct c.* from mk cross join lateral (
+page as (select distinct mk.m, c.* from mk cross join lateral (
   select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c
     where c.account_id = ? and c.marketplace_id = mk.marketplace_id and c.sku = mk.sku
   union all
   select c.* from ${rm}.${CURRENT_LISTINGS_TABLE} c
     where c.account_id = ? and c.marketplace_id = mk.marketplace_id and mk.sku is null and c.asin = mk.asin) c)
-select ${WIDE}
-order by p.marketplace_id, p.sku`,
+select p.m, ${WIDE}
+order by p.m, p.marketplace_id, p.sku`,
       [JSON.stringify(named), account_id, account_id, account_id],
     ),
   );
-  return rows;
+  for (const { m, ...row } of rows) each[m]!.push(row);
+  return each;
 }

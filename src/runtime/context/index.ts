@@ -41,6 +41,8 @@ export interface ContextRequest {
   now?: Date;
   /** a backtest's: what the contexts read as the account's log had it at the event's time, instead of the read models */
   past?: PastReads;
+  /** the live reactor's batch: the listings the event reached, read with the batch's others (listingsReachedTogether) */
+  reached?: Promise<ListingRecord[]>;
 }
 
 /**
@@ -74,7 +76,9 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
     case 'Listing': {
       const wanted = request.listingId?.toLowerCase();
       const built: BuiltContext[] = [];
-      const reached = request.past ? request.past.reached(mentionsOf(run)) : await listingsReached(run);
+      const reached = request.past
+        ? request.past.reached(mentionsOf(run))
+        : await (request.reached ?? listingsReached(run));
       for (const record of reached) {
         const id = listingId(account.id, record.marketplace_id, record.sku);
         if (wanted === undefined || id === wanted)

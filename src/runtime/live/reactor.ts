@@ -22,10 +22,15 @@ import type { Logger } from '../../infra/logger.js';
 import { pollUntil } from '../../infra/poll.js';
 import { loadAccount } from '../../projections/accounts/queries.js';
 import { hasApplied } from '../../projections/checkpoints.js';
-import { runAutomation } from '../run.js';
+import { readShared, runAutomation, type SharedReads } from '../run.js';
+import type { Admit } from '../outbox/index.js';
+import { mentionsOf } from '../context/listing.js';
+import { selectableStreamType } from '../../domain/stream/types.js';
+import { listingsMentionedEach, type ListingRecord } from '../../projections/observed/listings-search.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint } from './checkpoint.js';
-import { ContiguousProgress, KeyedLanes } from './ordering.js';
+import { ContiguousProgress } from './ordering.js';
+import { AdmissionRounds, waves } from './batch.js';
 import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
 import { holdPartitions } from './partitions.js';
 import { Recent } from './recent.js';
@@ -44,10 +49,15 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   restart, or a worker taking a dead worker's partition over, runs what was in flight again, and
 //   the run's identity (automation version, event, listing) makes admission, store, posts and
 //   record idempotent, so nothing is done twice.
-// - Fast: events run side by side (`concurrency`), except that events naming the same listing (or
-//   campaign) of an account run in log order (KeyedLanes), so an older event's decision can't land
-//   after a newer one's. A run that follows a store write of its automation waits for the
-//   projector to show it (the snapshot is a read model).
+// - Fast, in batches (docs/decisions/147-batched-live-runs.md): the events an account has waiting
+//   are taken together (up to `batchSize`; a lone event goes at once, a burst that came while a
+//   batch ran forms the next), in waves (batch.ts): events naming the same listing (or campaign)
+//   run in log order, one wave after another, so an older event's decision can't land after a
+//   newer one's and the newer sees its store writes; the rest of a wave runs side by side. A wave
+//   reads the account's webhooks and its automations' stores in one statement and the listings its
+//   events reached in another, and admits its runs' outboxes together (AdmissionRounds), each
+//   decided as alone. A run that follows a store write of its automation waits for the projector to
+//   show it (the snapshot is a read model). Accounts run side by side (`concurrency` events taken).
 // - Which automation: the live slot's (the authority), and only when it went live before the
 //   event was recorded: activating an automation does not replay the past.
 // - An account's view, which every event of the account reads alike, is read once a second per
@@ -76,8 +86,10 @@ export interface LiveReactorOptions {
   /** a partition's lease lasts this long after its last renewal (default 5 s), renewed every `renewEveryMs` (default 1 s) */
   leaseMs?: number;
   renewEveryMs?: number;
-  /** events handled side by side (default 16) */
+  /** events taken from the log and not yet finished, across accounts (default 64): the follower waits beyond it */
   concurrency?: number;
+  /** at most this many of an account's waiting events are taken together (default 32; 1: one event at a time per account) */
+  batchSize?: number;
   /** how often the checkpoints are written when they moved (default 200 ms) */
   checkpointEveryMs?: number;
   /** attempts before an event is a poison event (default 5), and the backoff between them */
@@ -99,6 +111,8 @@ export interface LiveReactorStats {
   poison: number;
   /** events in flight */
   inFlight: number;
+  /** batches run (each the events an account had waiting, up to batchSize) */
+  batches: number;
   /** the partitions this worker holds */
   partitions: number[];
 }
@@ -109,6 +123,15 @@ export interface LiveReactor {
   held(): HeldPartitions;
   /** Stops taking events, lets the runs in flight finish (or abandons their retries), saves the checkpoint. */
   close(): Promise<void>;
+}
+
+/** What an event's first attempt shares with the rest of its wave. */
+interface WaveRun {
+  at: Date;
+  shared(automation_id: string): Promise<SharedReads>;
+  reached?: Promise<ListingRecord[]>;
+  admit: Admit;
+  rounds: Pick<AdmissionRounds, 'leave'>;
 }
 
 /** Refusals that say "later", not "never": retried without counting towards poison. */
@@ -164,11 +187,14 @@ const ACCOUNT_SOURCE = streamName(accountDecider.aggregate, '');
 export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReactor> {
   const now = o.now ?? (() => new Date());
   const name = o.name ?? LIVE_RUNS_CHECKPOINT;
-  const concurrency = o.concurrency ?? 16;
+  const concurrency = o.concurrency ?? 64;
+  const batchSize = o.batchSize ?? 32;
   const attempts = o.attempts ?? 5;
   const backoff = o.backoffMs ?? { base: 200, max: 10_000 };
   const logger = o.logger.child({ worker: 'live-runs' });
-  const lanes = new KeyedLanes();
+  /** each account's events taken and not yet in a batch, in log order; an account is in `draining` while its batches run */
+  const waiting = new Map<string, Taken[]>();
+  const draining = new Set<string>();
   const storeWrites = new Map<string, Position>();
   // The live automation per account and type, kept from one event to the next: read again once the
   // reactor takes (in log order) an event of a slot or an automation, so no event taken after a
@@ -190,7 +216,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     if (!account) throw new Error(`account ${id} is not in the accounts read model yet`);
     return account;
   });
-  const stats = { events: 0, runs: 0, poison: 0 };
+  const stats = { events: 0, runs: 0, poison: 0, batches: 0 };
   let closing = false;
   let running = 0;
   let freed: (() => void) | null = null;
@@ -208,6 +234,14 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     saved: Position;
   }
   const held = new Map<number, Held>();
+  /** An event taken, of a partition held here. */
+  interface Taken {
+    event: RecordedEvent;
+    data: MarketplaceEventData;
+    partition: number;
+    h: Held;
+    entry: ReturnType<ContiguousProgress['begin']>;
+  }
   /** where following the log goes on from: the last event taken (undefined until a partition is held) */
   let from: Position | undefined;
   /** moved on when following must start again from `from` */
@@ -296,19 +330,34 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       abort.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
     });
 
-  /** Runs the live automation on the event and settles each run; throws what should be retried. */
-  async function runEvent(event: RecordedEvent, data: MarketplaceEventData): Promise<void> {
+  /** Waits until the projector shows the automation's last store write (a run reads the store from the read model). */
+  async function storeSettled(automation_id: string): Promise<void> {
+    const written = storeWrites.get(automation_id);
+    if (written && !(await pollUntil(() => hasApplied(o.db, 'automation_store', written), o.storeWaitMs ?? 10_000, 5)))
+      logger.warn({ automation_id }, 'the store read model lags: running on the snapshot it shows');
+  }
+
+  /**
+   * Runs the live automation on the event and settles each run; throws what should be retried.
+   * Within a wave (`wave`), its time, shared reads and joint admission are the wave's.
+   */
+  async function runEvent(event: RecordedEvent, data: MarketplaceEventData, wave?: WaveRun): Promise<void> {
     const t0 = performance.now();
     const automation = await liveAutomationFor(event, data);
     if (!automation) return;
     const account = await accounts.get(data.account_id);
-    const written = storeWrites.get(automation.id);
-    if (written && !(await pollUntil(() => hasApplied(o.db, 'automation_store', written), o.storeWaitMs ?? 10_000, 5)))
-      logger.warn({ automation_id: automation.id }, 'the store read model lags: running on the snapshot it shows');
-    const at = now();
+    if (!wave) await storeSettled(automation.id);
+    const at = wave?.at ?? now();
     const t1 = performance.now();
     const runs = await runAutomation(
-      { db: o.db, store: o.store, sandbox: o.sandbox, logger, ...(o.notifier ? { notifier: o.notifier } : {}) },
+      {
+        db: o.db,
+        store: o.store,
+        sandbox: o.sandbox,
+        logger,
+        ...(o.notifier ? { notifier: o.notifier } : {}),
+        ...(wave ? { admit: wave.admit } : {}),
+      },
       {
         mode: 'live',
         automation,
@@ -316,6 +365,8 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         streamType: data.stream_type,
         event: { id: event.id, payload: data.payload },
         now: at,
+        ...(wave ? { shared: wave.shared(automation.id) } : {}),
+        ...(wave?.reached ? { reached: wave.reached } : {}),
       },
     );
     const t2 = performance.now();
@@ -381,20 +432,19 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   };
 
   /** True once the event is finished (run, or given up); false when the reactor closed, or let the partition go, first. */
-  async function handle(
-    event: RecordedEvent,
-    data: MarketplaceEventData,
-    partition: number,
-    h: Held,
-  ): Promise<boolean> {
+  async function handle({ event, data, partition, h }: Taken, wave?: WaveRun): Promise<boolean> {
     let failures = 0;
     let last: Error | null = null;
+    // after its first attempt an event admits nothing more with its wave: a retry runs alone
+    let left = !wave;
+    const leave = () => void (left || ((left = true), wave!.rounds.leave()));
     for (let attempt = 0; !closing && stillHeld(partition, h); attempt++) {
       try {
         if (last && failures >= attempts) {
           await givenUp(event, data, last);
           stats.poison++;
-        } else await runEvent(event, data);
+          // the first attempt runs in its wave, a retry alone
+        } else await runEvent(event, data, left ? undefined : wave);
         return true;
       } catch (err) {
         // the run's own error names the poison, not a failure to record it
@@ -402,9 +452,92 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         if (!(err instanceof DomainError && WAITS.has(err.code))) failures++;
         logger.warn({ event_id: event.id, attempt, err }, 'live run failed; retrying');
         await pause(Math.min(backoff.max, backoff.base * 2 ** Math.min(attempt, 16)));
+      } finally {
+        leave();
       }
     }
+    leave();
     return false;
+  }
+
+  /**
+   * One wave of an account's batch (batch.ts): its events' live automations, each automation's
+   * last store write shown, then the account's webhooks and the automations' stores in one
+   * statement and the listings the events reached in another, and one admission per round.
+   */
+  async function runWave(wave: Taken[]): Promise<void> {
+    const at = now();
+    const account_id = wave[0]!.data.account_id;
+    // a read that fails here fails the event's first attempt, which is then retried alone
+    const automations = await Promise.all(wave.map((t) => liveAutomationFor(t.event, t.data).catch(() => null)));
+    const ids = [...new Set(automations.flatMap((a) => (a ? [a.id] : [])))];
+    const finish = async (t: Taken, run?: WaveRun) => {
+      if (await handle(t, run)) t.h.progress.done(t.entry);
+    };
+    try {
+      await Promise.all(ids.map(storeSettled));
+    } catch (err) {
+      // the database, say: each event then runs alone, and is retried as such
+      logger.warn({ err }, 'a live wave could not be prepared; its events run alone');
+      await Promise.all(wave.map((t) => finish(t)));
+      return;
+    }
+    // begun by the wave's first run (beside its contexts): a wave with no automation to run reads nothing
+    let sharedRead: ReturnType<typeof readShared> | undefined;
+    const sharedOnce = () => (sharedRead ??= readShared(o.db, account_id, ids, at));
+    const listing = wave.map(
+      (t, i) => automations[i] !== null && selectableStreamType(t.data.stream_type)?.scope === 'Listing',
+    );
+    const reached = listingsMentionedEach(
+      o.db,
+      account_id,
+      wave.map((t, i) => (listing[i] ? mentionsOf({ streamType: t.data.stream_type, event: t.data.payload }) : [])),
+    );
+    reached.catch(() => undefined); // awaited by the runs
+    // each event with an automation is a member of the rounds until its first attempt ends; one
+    // without runs alone (nothing, or its retry once the automation could be read)
+    const rounds = new AdmissionRounds(automations.filter((a) => a).length);
+    const read = async (id: string): Promise<SharedReads> => {
+      const r = await sharedOnce();
+      // an automation gone live since the wave read its stores: read alone
+      const store = r.stores.get(id) ?? (await readShared(o.db, account_id, [id], at)).stores.get(id)!;
+      return { webhooks: r.webhooks, store };
+    };
+    await Promise.all(
+      wave.map(async (t, i) => {
+        const run: WaveRun | undefined = automations[i]
+          ? {
+              at,
+              shared: read,
+              ...(listing[i] ? { reached: reached.then((each) => each[i]!) } : {}),
+              admit: rounds.admit,
+              rounds,
+            }
+          : undefined;
+        await finish(t, run);
+      }),
+    );
+  }
+
+  /** Runs an account's waiting events, a batch (≤ batchSize, in waves) at a time, until none wait. */
+  async function drain(account_id: string): Promise<void> {
+    draining.add(account_id);
+    try {
+      for (let queue = waiting.get(account_id); queue && queue.length > 0; queue = waiting.get(account_id)) {
+        const batch = queue.splice(0, batchSize);
+        if (queue.length === 0) waiting.delete(account_id);
+        stats.batches++;
+        try {
+          for (const wave of waves(batch, (t) => laneKeys(t.data))) await runWave(wave);
+        } finally {
+          running -= batch.length;
+          freed?.();
+          freed = null;
+        }
+      }
+    } finally {
+      draining.delete(account_id);
+    }
   }
 
   /** Takes one event from the log: runs it in its lanes when its partition is held here, else passes it. */
@@ -429,15 +562,12 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     stats.events++;
     while (running >= concurrency && !closing) await new Promise<void>((resolve) => (freed = resolve));
     running++;
-    void lanes
-      .run(laneKeys(data), async () => {
-        if (await handle(event, data, partition, h)) h.progress.done(entry);
-      })
-      .finally(() => {
-        running--;
-        freed?.();
-        freed = null;
-      });
+    // an account's batch is what waited for it: a lone event goes at once, a burst while a batch runs forms the next
+    const queue = waiting.get(data.account_id) ?? [];
+    queue.push({ event, data, partition, h, entry });
+    waiting.set(data.account_id, queue);
+    if (!draining.has(data.account_id))
+      void drain(data.account_id).catch((err: unknown) => logger.error({ err }, 'a live batch failed'));
   }
 
   const loop = (async () => {

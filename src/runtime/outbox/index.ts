@@ -100,8 +100,11 @@ export interface OutboxOutcome {
 const NOT_THE_ACCOUNTS = 'not a target of the account';
 const RESOLVABLE: readonly string[] = ['Listing', 'AdvertisingProfile', 'Campaign', 'AdGroup', 'Ad', 'Target'];
 
+/** How the outbox's requests are admitted: admitMutations, or a live batch's joint admission. */
+export type Admit = typeof admitMutations;
+
 /** Checks and admits (live) or decides (dry) one run's outbox. */
-export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<OutboxOutcome> {
+export async function admitOutbox(deps: AdmissionDeps & { admit?: Admit }, run: OutboxRun): Promise<OutboxOutcome> {
   const outcome: OutboxOutcome = { rejected: outboxOverLimit(run.pushed), actions: [], dropped: [], replayed: false };
   if (outcome.rejected) return outcome;
   const source = run.caused_by.listing_id;
@@ -158,14 +161,18 @@ export async function admitOutbox(deps: AdmissionDeps, run: OutboxRun): Promise<
     ...(await admitReportPushes(deps, run, reports, reports.length > 0 ? await dependencies() : {})),
   );
   if (admitted.length > 0) {
-    const answer = await admitMutations(run.mode === 'dry' ? { ...deps, simulate: true } : deps, {
-      userId: `automation:${run.caused_by.automation_id}`,
-      accounts: [run.account],
-      account: run.account,
-      mutations: admitted.map((a) => a.request),
-      input: admitted.map((a) => a.request),
-      caused_by: run.caused_by,
-    });
+    const { admit = admitMutations, ...admission } = deps;
+    const answer = await (run.mode === 'dry' ? admitMutations : admit)(
+      run.mode === 'dry' ? { ...admission, simulate: true } : admission,
+      {
+        userId: `automation:${run.caused_by.automation_id}`,
+        accounts: [run.account],
+        account: run.account,
+        mutations: admitted.map((a) => a.request),
+        input: admitted.map((a) => a.request),
+        caused_by: run.caused_by,
+      },
+    );
     outcome.replayed = answer.replayed;
     for (const result of answer.results) {
       const pushed = answer.replayed ? null : admitted[result.index]!;
