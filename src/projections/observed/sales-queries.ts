@@ -373,3 +373,31 @@ export const businessUnitsQuery = (
 /** The units of businessUnitsQuery's row (a numeric: text from the pool, a number through readTogether). */
 export const businessUnitsOf = (rows: readonly unknown[]): number =>
   count((rows[0] as { units?: unknown } | undefined)?.units);
+
+/** A business order's line: when and how many units of a listing were sold. */
+export interface BusinessLine {
+  marketplace_id: string;
+  sku: string;
+  sold_at: Date;
+  quantity: number;
+}
+
+/** The account's business-order lines sold in [since, until), oldest first (a backtest sums them per listing and moment). */
+export async function businessLinesBetween(
+  db: Knex,
+  account_id: string,
+  since: Date,
+  until: Date,
+): Promise<BusinessLine[]> {
+  const { rows } = await db.raw(
+    `select o.marketplace_id, o.sku, o.sold_at, o.quantity from ${rm}.${SALES_LINES_TABLE} o
+     where o.account_id = ? and o.sold_at >= ? and o.sold_at < ? and o.is_business_order order by o.sold_at`,
+    [account_id, since, until],
+  );
+  return (rows as Array<Record<string, unknown>>).map((r) => ({
+    marketplace_id: r.marketplace_id as string,
+    sku: r.sku as string,
+    sold_at: r.sold_at as Date,
+    quantity: count(r.quantity),
+  }));
+}

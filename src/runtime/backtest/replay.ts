@@ -14,7 +14,7 @@ import type { AccountView, ProfileView } from '../../projections/accounts/querie
 import { liveRunsOfEvents, type LiveRunOfEvent } from '../../projections/automation-runs/queries.js';
 import { minorUnits } from '../../projections/observed/economics-support.js';
 import type { ListingRecord } from '../../projections/observed/listings-search.js';
-import { businessUnitsSince } from '../../projections/observed/sales-queries.js';
+import { businessLinesBetween, type BusinessLine } from '../../projections/observed/sales-queries.js';
 import { profilesInContext } from '../context/ads.js';
 import type { PastReads } from '../context/index.js';
 import type { AdsReads } from '../context/advertising.js';
@@ -31,7 +31,7 @@ import { receiptInContext } from '../context/receipts.js';
 import { laneKeys } from '../live/reactor.js';
 import { KeyedLanes } from '../live/ordering.js';
 import type { OutboxAction } from '../outbox/index.js';
-import { runAutomation, type ListingRun } from '../run.js';
+import { readShared, runAutomation, type ListingRun } from '../run.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { adsAsOf, type LoggedEntity } from './ads.js';
 import { dealsAsOf } from './deals.js';
@@ -106,6 +106,11 @@ export async function runBacktest(
   const lanes = new KeyedLanes();
   const concurrency = deps.concurrency ?? 8;
   const live = await liveBeside(deps.db, request, history.events);
+  // read once for every run: the webhook names (today's configuration) and the B2B sales lines
+  const { webhooks } = await readShared(deps.db, account.id, [], request.until);
+  const b2b = businessUnits(
+    await businessLinesBetween(deps.db, account.id, new Date(request.since.getTime() - 30 * DAY_MS), request.until),
+  );
   let running = 0;
   let freed: (() => void) | null = null;
   let done = 0;
@@ -114,7 +119,7 @@ export async function runBacktest(
 
   const one = async (event: PastEvent) => {
     const t = event.occurred_at.getTime();
-    const { past, seen, logged } = pastReads(deps, history, account, carried, t);
+    const { past, seen, logged } = pastReads({ deps, history, account, carried, b2b }, t);
     const runs = await runAutomation(
       {
         db: deps.db,
@@ -131,7 +136,7 @@ export async function runBacktest(
         event: { id: event.id, payload: event.payload },
         now: event.occurred_at,
         past,
-        store: { ...store },
+        shared: Promise.resolve({ webhooks, store: { ...store } }),
       },
     );
     for (const run of runs) {
@@ -173,11 +178,17 @@ export async function runBacktest(
  * reads of the past for listing and advertising contexts; `seen`: each reached listing's row as
  * the log had it (what the marketplace showed).
  */
+/** What every run of a backtest shares: the log read once, what it carries forward, the B2B sales lines. */
+interface Replay {
+  deps: BacktestDeps;
+  history: AccountHistory;
+  account: AccountView;
+  carried: Map<string, Carried>;
+  b2b: ReturnType<typeof businessUnits>;
+}
+
 function pastReads(
-  deps: BacktestDeps,
-  history: AccountHistory,
-  account: AccountView,
-  carried: Map<string, Carried>,
+  { deps, history, account, carried, b2b }: Replay,
   t: number,
 ): { past: PastReads; seen: Map<string, ListingRecord>; logged(id: string): LoggedEntity | null } {
   const seen = new Map<string, ListingRecord>();
@@ -201,13 +212,7 @@ function pastReads(
   const reads: ListingReads = {
     recorded: async (r) => history.recorded(r, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], t),
     blocked: (id) => withheld(flagsAsOf(deps.store, history, t), 'Listing', id),
-    b2bSales30d: (r) =>
-      businessUnitsSince(
-        deps.db,
-        { account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku },
-        new Date(t - 30 * DAY_MS),
-        new Date(t),
-      ),
+    b2bSales30d: async (r) => b2b(r.marketplace_id, r.sku, t - 30 * DAY_MS, t),
     deals: (r) => deals(r.marketplace_id, r.asin ? [r.asin] : []),
     receipts: async (id) => own(id).map(receiptInContext),
     ads: (r) => linkedAds(entities, account, r, Promise.resolve([])),
@@ -524,4 +529,18 @@ function emptyResult(events: number): BacktestResult {
     webhook_posts: [],
     runs: [],
   };
+}
+
+/** Units sold to business buyers of a listing in [from, to), from the lines read once. */
+function businessUnits(lines: readonly BusinessLine[]) {
+  const byListing = new Map<string, BusinessLine[]>();
+  for (const l of lines) {
+    const key = `${l.marketplace_id}/${l.sku}`;
+    if (!byListing.has(key)) byListing.set(key, []);
+    byListing.get(key)!.push(l);
+  }
+  return (marketplace_id: string, sku: string, from: number, to: number) =>
+    (byListing.get(`${marketplace_id}/${sku}`) ?? [])
+      .filter((l) => l.sold_at.getTime() >= from && l.sold_at.getTime() < to)
+      .reduce((n, l) => n + l.quantity, 0);
 }
