@@ -377,7 +377,10 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         run,
         at,
       );
-      if (settled.storePosition) storeWrites.set(automation.id, settled.storePosition);
+      // the furthest write: runs of one automation on other lanes settle in any order
+      const last = storeWrites.get(automation.id);
+      if (settled.storePosition && (!last || comparePositions(settled.storePosition, last) > 0))
+        storeWrites.set(automation.id, settled.storePosition);
       stats.runs++;
     }
     // where a run's time goes, for operators chasing latency
