@@ -333,13 +333,13 @@ describe('backtest_automation over MCP', function () {
     });
   }
 
-  /** Backtests the code over the last 30 days; answers the webhook posts it would have made. */
-  async function backtest(code: string, stream_type: string): Promise<Json[]> {
+  /** Backtests the code over the last 30 days; answers its result. */
+  async function backtest(code: string, stream_type: string): Promise<Json> {
     const started = await ok({ code, stream_type });
     const done = await ended(started.backtest_id);
     expect(done.status, done.error).to.equal('completed');
     expect(done.result.execution_errors).to.deep.equal([]);
-    return done.result.webhook_posts as Json[];
+    return done.result as Json;
   }
 
   it('replays 30 days with the context as the log had it, carries its own prices forward, and changes nothing', async () => {
@@ -568,14 +568,16 @@ describe('backtest_automation over MCP', function () {
       );
 
     // the listing's context: linked entities with the bid the log had, and the deals then
-    const listingRun = await backtest(
-      `function handle(event, context) {
+    const listingRun = (
+      await backtest(
+        `function handle(event, context) {
         const l = context.listing;
         context.webhooks.alerts.post({ ads: { campaigns: l.campaigns, adGroups: l.adGroups, ads: l.ads, targets: l.targets,
           negativeTargets: l.negativeTargets, keywords: l.keywords }, deals: l.deals, dealsReportedAt: l.dealsReportedAt });
       }`,
-      'LISTINGS_ITEM_ISSUES_CHANGE',
-    );
+        'LISTINGS_ITEM_ISSUES_CHANGE',
+      )
+    ).webhook_posts as Json[];
     expect(listingRun.map((p) => p.at)).to.deep.equal(days.map((d) => eventAt(d).toISOString()));
     for (const [i, d] of days.entries()) {
       const shown = listingRun[i]!.payload as Json;
@@ -601,7 +603,7 @@ describe('backtest_automation over MCP', function () {
     }
 
     // the campaign's context on its traffic; each run raises the target's bid by 0.10 (would-be)
-    const campaignRun = await backtest(
+    const campaignResult = await backtest(
       `function handle(event, context) {
         context.webhooks.alerts.post(context);
         const t = context.campaign.targets.find((x) => x.id === ${JSON.stringify(positive.id)});
@@ -609,9 +611,13 @@ describe('backtest_automation over MCP', function () {
       }`,
       'SP_TRAFFIC',
     );
+    const campaignRun = campaignResult.webhook_posts as Json[];
     expect(campaignRun.map((p) => p.at)).to.deep.equal(adsDays.map((d) => eventAt(d).toISOString()));
     // day 5: the log's bid; day 7: its own day-5 bid; day 11: the log moved on day 10, so the log's stands
     const bids = [bid, Math.round((bid + 0.1) * 100) / 100, bid + 0.5];
+    // beside each would-be bid, the bid the log showed then (never its own)
+    const group = (campaignResult.changes as Json[]).find((g) => g.target.id === positive.id)!;
+    expect(group.changes.map((c: Json) => c.marketplace_value)).to.deep.equal([bid, bid, bid + 0.5]);
     for (const [i, d] of adsDays.entries()) {
       // what the sandbox adds to every context apart
       const { mutations: _m, webhooks: _w, store: _s, ...shown } = structuredClone(campaignRun[i]!.payload) as Json;

@@ -47,7 +47,9 @@ export const backtestResult = z.object({
             marketplace_value: z
               .number()
               .nullable()
-              .describe("the listing's price the log showed then (major units; Listing targets)"),
+              .describe(
+                "what the log showed then of the amount (major units): the run's own listing's price, an advertising entity's budget or bid; null otherwise",
+              ),
           }),
         ),
       }),

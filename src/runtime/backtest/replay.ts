@@ -326,7 +326,12 @@ function settle(
         at,
         event_id: event.id,
         value: a.value,
-        marketplace_value: a.target?.type === 'Listing' ? shown : null,
+        marketplace_value:
+          a.target?.type === 'Listing'
+            ? a.target.id === run.listingId
+              ? shown
+              : null
+            : loggedValue(a.receipt?.payload, logged(a.target?.id ?? '')?.row.data as Raw | undefined),
       });
   }
   for (const a of blocked)
@@ -450,6 +455,16 @@ function carryForward(
 }
 
 const ADS_TYPES = ['Campaign', 'AdGroup', 'Ad', 'Target'];
+
+/** What an advertising entity showed then of the amount an update sets (a budget, a default bid, a bid; major units). */
+function loggedValue(payload: Raw | undefined, data: Raw | undefined): number | null {
+  if (!payload || !data) return null;
+  const amount = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  if (payload.budget !== undefined) return amount(obj(data.budget)?.budget);
+  if (payload.defaultBid !== undefined) return amount(data.defaultBid);
+  if (payload.bid !== undefined) return amount(data.bid);
+  return null;
+}
 
 /** An advertising update's fields as the entity's native data holds them: ids and adProduct apart, a target's bid unwrapped. */
 function nativeFields(type: string, payload: Record<string, unknown>): Record<string, unknown> {
