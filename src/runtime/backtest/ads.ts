@@ -31,7 +31,7 @@ import type { PagedHistory, ScopeRead } from './pages.js';
 type Raw = Record<string, unknown>;
 type Mapper = (raw: Raw, ctx: ProfileContext, dataset: string) => Row | null;
 
-/** Where each entity type's rows come from, and which column names its campaign. */
+/** Where each entity type's rows come from, and how a page row becomes one. */
 const SOURCES: Readonly<Record<EntityType, { datasets: readonly string[]; map: Mapper }>> = {
   Campaign: { datasets: [SP_ENTITY_DATASETS.campaigns], map: campaignRow },
   AdGroup: { datasets: [SP_ENTITY_DATASETS.adGroups], map: adGroupRow },
@@ -117,7 +117,14 @@ export function adsAsOf(
     return found;
   };
   /** one type's rows in these profiles, one per local id (the first, by scope and page), as the log has them */
+  const loggedRows = new Map<string, Row[]>();
   const logged = (type: EntityType, profiles: readonly ProfileView[]): Row[] => {
+    // a run reads each type several times (its listing's ads, its campaigns, admission's targets): gathered once
+    const key = `${type}/${profiles.map((p) => p.provider_profile_id).join(',')}`;
+    if (!loggedRows.has(key)) loggedRows.set(key, gather(type, profiles));
+    return loggedRows.get(key)!;
+  };
+  const gather = (type: EntityType, profiles: readonly ProfileView[]): Row[] => {
     const seen = new Set<string>();
     const out: Row[] = [];
     for (const p of profiles)
@@ -209,8 +216,8 @@ export function adsAsOf(
       return null;
     },
     async ofListing(l): Promise<ListingAd[]> {
-      const profiles = (account.ads?.profiles ?? []).filter((p) => p.marketplace_id === l.marketplace_id);
-      return entities('Ad', profiles)
+      return allAds()
+        .filter((a) => a.marketplace_id === l.marketplace_id)
         .filter((a) => a.sku === l.sku || (a.sku === null && a.asin === l.asin))
         .map((a) => ({
           id: a.id as string,
