@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AdmissionDeps } from '../commands/admission/admit.js';
 import type { Knex } from '../infra/db.js';
 import type { ListingRecord } from '../projections/observed/listings-search.js';
+import type { ListingsTogether } from './context/listing-lookups.js';
 import { automationRunId } from '../domain/automation-run/events.js';
 import type { CausedBy } from '../domain/mutation/events.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -79,6 +80,8 @@ export interface RunRequest {
   shared?: Promise<SharedReads>;
   /** the live reactor's batch: the listings the event reached, read with the batch's others (ContextRequest.reached) */
   reached?: Promise<ListingRecord[]>;
+  /** the live reactor's batch: the reached listings' own lookups, read with the batch's others (readListingsTogether) */
+  together?: Promise<ListingsTogether>;
 }
 
 export interface RunError {
@@ -130,6 +133,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     ...(request.listingId !== undefined ? { listingId: request.listingId } : {}),
     ...(request.past ? { past: request.past } : {}),
     ...(request.reached ? { reached: request.reached } : {}),
+    ...(request.together ? { together: request.together } : {}),
     now,
   });
   if (contexts.length === 0) return [];

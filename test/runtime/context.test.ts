@@ -6,7 +6,8 @@ import { SELECTABLE_STREAM_TYPES, type ContextScope } from '../../src/domain/str
 import type { EventType } from '../../src/marketplace/simulator/events/types.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { buildContexts, type BuiltContext } from '../../src/runtime/context/index.js';
-import { listingFields } from '../../src/runtime/context/listing.js';
+import { listingFields, listingsReached } from '../../src/runtime/context/listing.js';
+import { listingKey, readListingLookups, readListingsTogether } from '../../src/runtime/context/listing-lookups.js';
 import { listingsMentioned, type ListingRecord } from '../../src/projections/observed/listings-search.js';
 import { CONTEXT_FIELDS } from '../../src/runtime/contracts/index.js';
 import { couponsSync, promotionsSync } from '../../src/workers/sync/reports-deals.js';
@@ -31,6 +32,8 @@ describe('automation contexts from the demo data', function () {
   const dealsSteps: Json[] = [];
   let advertised: { sku: string; marketplace_id: string };
   let listingOf: (type: string) => Json;
+  /** every Listing-scope event raised, as a live wave would take them together */
+  const listingEvents: Array<{ type: string; payload: Json }> = [];
 
   const contexts = async (type: string, event: Json, listingId?: string) =>
     (await buildContexts({
@@ -120,6 +123,7 @@ describe('automation contexts from the demo data', function () {
           ? await w.raise(code, { sku: advertised.sku, marketplaceId: advertised.marketplace_id })
           : await w.raise(code as EventType, source === 'ads' ? campaign : {});
       built.set(code, { scope: scope!, contexts: await contexts(code, raised.payload) });
+      if (scope === 'Listing') listingEvents.push({ type: code, payload: raised.payload });
       // what the simulator never sends: a portfolio's budget usage, a campaign not synced yet
       if (code === 'BUDGET_USAGE') {
         const portfolio = { ...raised.payload, budgetScopeType: 'PORTFOLIO', budgetScopeId: '283940192837465' };
@@ -382,6 +386,38 @@ describe('automation contexts from the demo data', function () {
       ]),
     ).to.deep.equal([`${multi!.marketplace_id}/${multi!.sku}`]);
     expect(await found([{ sku: 'NO-SUCH-SKU' }, { asin: 'B0NOTLISTED' }])).to.deep.equal([]);
+  });
+
+  it("a live wave reads its listings' own lookups in one statement: each context as read alone", async () => {
+    const account = (await loadAccount(w.h.db, w.account))!;
+    const now = w.now();
+    // two more listings than the events name, one not advertised, so lookups of different shapes share the read
+    const other = await w.h.db
+      .withSchema('rm')
+      .from('listing_current')
+      .where({ account_id: w.account, marketplace_id: JP })
+      .first('sku');
+    const wave = [...listingEvents, { type: 'ANY_OFFER_CHANGED', payload: await offerEventFor(other.sku, JP) }];
+    const request = (e: (typeof wave)[number]) => ({
+      db: w.h.db,
+      store: w.h.store,
+      account,
+      streamType: e.type,
+      event: e.payload,
+      now,
+    });
+    const reached = await Promise.all(wave.map((e) => listingsReached(request(e))));
+    expect(new Set(reached.flat().map(listingKey)).size).to.be.greaterThan(2);
+    const together = readListingsTogether(w.h.db, w.account, now, reached.flat());
+    const shared = await together;
+    for (const [i, e] of wave.entries()) {
+      const alone = await buildContexts(request(e));
+      const inWave = await buildContexts({ ...request(e), reached: Promise.resolve(reached[i]!), together });
+      expect(inWave, e.type).to.deep.equal(alone);
+      // and the wave's read answered each: its own lookups, not another listing's
+      for (const r of reached[i]!)
+        expect(shared.get(listingKey(r)), e.type).to.deep.equal(await readListingLookups(w.h.db, w.account, now, r));
+    }
   });
 
   it('shows the block flag and the receipts on each target', async () => {

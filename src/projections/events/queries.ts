@@ -176,16 +176,11 @@ export async function deleteEventRows(db: Knex, ids: readonly string[]): Promise
 
 type Latest = Map<string, Record<string, unknown>>;
 type Listing = { sku: string; asin: string | null; marketplace_id: string };
-const latestOf = (rows: Array<{ stream_type: string; payload: Record<string, unknown> }>): Latest =>
-  new Map(rows.map((r) => [r.stream_type, r.payload]));
+export type LatestRow = { stream_type: string; payload: Record<string, unknown> };
+export const latestOf = (rows: readonly LatestRow[]): Latest => new Map(rows.map((r) => [r.stream_type, r.payload]));
 
-/** The latest recorded message of each of these types that names the listing (by SKU, else ASIN, in its marketplace). */
-export async function latestNaming(
-  db: Knex,
-  account_id: string,
-  types: readonly string[],
-  listing: Listing,
-): Promise<Latest> {
+/** The latest recorded message of each of these types that names the listing (by SKU, else ASIN, in its marketplace): rows of `{ stream_type, payload }`. */
+export function latestNamingQuery(db: Knex, account_id: string, types: readonly string[], listing: Listing): Knex.Raw {
   // per type, the latest target row naming the listing by its SKU and the latest naming its ASIN
   // without a SKU (an index probe each, passing over other marketplaces' rows), the later of the two
   const probe = (key: string) => `(select t.event_id, t.occurred_at, t.received_at from ${rm(EVENT_TARGETS_TABLE)} t
@@ -193,18 +188,26 @@ export async function latestNaming(
       order by t.occurred_at desc, t.received_at desc limit 1)`;
   // the types as a list of rows, not an array of unknown length: PostgreSQL settles on one plan
   const relation = `(values ${types.map(() => '(?::text)').join(', ')})`;
+  return db.raw(
+    `select ty.stream_type, e.payload from ${relation} ty(stream_type)
+     cross join lateral (
+       select x.event_id from (${probe('t.sku = ?')} union all ${probe('t.sku is null and t.asin = ?')}) x
+       order by x.occurred_at desc, x.received_at desc limit 1
+     ) latest
+     join ${rm(EVENTS_TABLE)} e on e.id = latest.event_id`,
+    [...types, account_id, listing.sku, listing.marketplace_id, account_id, listing.asin, listing.marketplace_id],
+  );
+}
+
+/** latestNamingQuery's answer. */
+export async function latestNaming(
+  db: Knex,
+  account_id: string,
+  types: readonly string[],
+  listing: Listing,
+): Promise<Latest> {
   try {
-    const { rows } = await prepared<{ rows: Array<{ stream_type: string; payload: Record<string, unknown> }> }>(() =>
-      db.raw(
-        `select ty.stream_type, e.payload from ${relation} ty(stream_type)
-         cross join lateral (
-           select x.event_id from (${probe('t.sku = ?')} union all ${probe('t.sku is null and t.asin = ?')}) x
-           order by x.occurred_at desc, x.received_at desc limit 1
-         ) latest
-         join ${rm(EVENTS_TABLE)} e on e.id = latest.event_id`,
-        [...types, account_id, listing.sku, listing.marketplace_id, account_id, listing.asin, listing.marketplace_id],
-      ),
-    );
+    const { rows } = await prepared<{ rows: LatestRow[] }>(() => latestNamingQuery(db, account_id, types, listing));
     return latestOf(rows);
   } catch (err) {
     // tables of version 1 (no type or times on the targets) while an upgrade rebuilds them

@@ -314,8 +314,13 @@ export async function receiptsForTargets(
   targetType: TargetType,
   targetIds: readonly string[],
 ): Promise<Map<string, Receipt[]>> {
-  const byTarget = new Map<string, Receipt[]>();
-  if (targetIds.length === 0) return byTarget;
+  if (targetIds.length === 0) return new Map();
+  const { rows } = await prepared<{ rows: ReceiptRow[] }>(() => receiptsForTargetsQuery(db, targetType, targetIds));
+  return receiptsByTarget(rows);
+}
+
+/** receiptsForTargets' statement (at least one target): its rows go to receiptsByTarget. */
+export function receiptsForTargetsQuery(db: Knex, targetType: TargetType, targetIds: readonly string[]): Knex.Raw {
   const pending = PENDING_STATUSES.map(() => '?').join(', ');
   const columns = FULL_COLUMNS.map((c) => `r.${c}`).join(', ');
   const settled =
@@ -328,31 +333,40 @@ export async function receiptsForTargets(
   // one target (a listing's context) as a one-row relation: PostgreSQL then settles on a generic
   // plan, where an array of unknown length keeps it planning every call
   const relation = ids.length === 1 ? `(values (?::text))` : `unnest(?::text[])`;
-  const { rows } = await prepared<{ rows: ReceiptRow[] }>(() =>
-    db.raw(
-      `select x.* from ${relation} t(target_id)
+  return db.raw(
+    `select x.* from ${relation} t(target_id)
      cross join lateral (
        (select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status in (${pending}))
        union all
        (${settled})
      ) x
      order by x.target_id, x.created_at, x.id`,
-      [
-        ids.length === 1 ? ids[0]! : ids,
-        READ_MODEL_SCHEMA,
-        RECEIPTS_TABLE,
-        targetType,
-        ...PENDING_STATUSES,
-        READ_MODEL_SCHEMA,
-        RECEIPTS_TABLE,
-        targetType,
-        ...PENDING_STATUSES,
-      ],
-    ),
+    [
+      ids.length === 1 ? ids[0]! : ids,
+      READ_MODEL_SCHEMA,
+      RECEIPTS_TABLE,
+      targetType,
+      ...PENDING_STATUSES,
+      READ_MODEL_SCHEMA,
+      RECEIPTS_TABLE,
+      targetType,
+      ...PENDING_STATUSES,
+    ],
   );
+}
+
+/** receiptsForTargetsQuery's rows by target; its times may be ISO strings (readTogether). */
+export function receiptsByTarget(rows: readonly ReceiptRow[]): Map<string, Receipt[]> {
+  const byTarget = new Map<string, Receipt[]>();
   for (const row of rows) {
     const list = byTarget.get(row.target_id) ?? [];
-    list.push(full(row));
+    list.push(
+      full({
+        ...row,
+        recorded_at: row.recorded_at === null ? null : new Date(row.recorded_at),
+        created_at: new Date(row.created_at),
+      }),
+    );
     byTarget.set(row.target_id, list);
   }
   return byTarget;

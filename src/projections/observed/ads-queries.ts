@@ -374,23 +374,21 @@ export async function observedEntities(db: Knex, type: EntityType, f: EntityFilt
 }
 
 /** The product ads of the account that advertise a listing: its SKU, or its ASIN on an ad naming no SKU (spec 2.6). */
-export async function adsOfListing(
-  db: Knex,
-  listing: { account_id: string; marketplace_id: string; sku: string; asin: string | null },
-): Promise<Array<{ id: string; campaign_id: string; ad_group_id: string }>> {
-  const { rows } = await prepared<{ rows: Array<{ id: string; campaign_id: string; ad_group_id: string }> }>(() =>
-    db.raw(
-      observed(
-        'ads_product_ads',
-        SP_ENTITY_DATASETS.productAds,
-        'e.account_id = ? and e.marketplace_id = ? and (e.sku = ? or (e.sku is null and e.asin = ?))',
-      ),
-      [listing.account_id, listing.marketplace_id, listing.sku, listing.asin],
-    ),
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    campaign_id: r.campaign_id,
-    ad_group_id: r.ad_group_id,
-  }));
+export async function adsOfListing(db: Knex, listing: AdsListing): Promise<ListingAdRow[]> {
+  const { rows } = await prepared<{ rows: ListingAdRow[] }>(() => adsOfListingQuery(db, listing));
+  return rows;
 }
+
+type AdsListing = { account_id: string; marketplace_id: string; sku: string; asin: string | null };
+type ListingAdRow = { id: string; campaign_id: string; ad_group_id: string };
+
+/** adsOfListing's statement: rows of `{ id, campaign_id, ad_group_id }`. */
+export const adsOfListingQuery = (db: Knex, listing: AdsListing): Knex.Raw =>
+  db.raw(
+    `select a.id, a.campaign_id, a.ad_group_id from (${observed(
+      'ads_product_ads',
+      SP_ENTITY_DATASETS.productAds,
+      'e.account_id = ? and e.marketplace_id = ? and (e.sku = ? or (e.sku is null and e.asin = ?))',
+    )}) a`,
+    [listing.account_id, listing.marketplace_id, listing.sku, listing.asin],
+  );

@@ -46,14 +46,41 @@ export async function activeDeals(
   now: Date,
   reports?: readonly unknown[],
 ): Promise<ActiveDeals> {
-  const read = (reports ??
-    (await prepared<unknown[]>(() => dealReportsQuery(db, account_id, marketplace_id)))) as Array<{
-    observed_at: Date | string;
-  }>;
-  if (read.length < 2) return { reported_at: null, deals: [] };
-  const reported_at = new Date(Math.min(...read.map((r) => new Date(r.observed_at).getTime())));
-  if (asins.length === 0) return { reported_at, deals: [] };
-  const { rows } = await db.raw(
+  const read = reports ?? (await prepared<unknown[]>(() => dealReportsQuery(db, account_id, marketplace_id)));
+  const reported_at = reportedAt(read);
+  if (reported_at === null || asins.length === 0) return { reported_at, deals: [] };
+  const { rows } = await activeDealsQuery(db, account_id, marketplace_id, asins, now);
+  return { reported_at, deals: rows as DealRow[] };
+}
+
+/** The older of the two reports' latest reads in dealReportsQuery's rows; null unless both were read. */
+export function reportedAt(reports: readonly unknown[]): Date | null {
+  const read = reports as Array<{ observed_at: Date | string }>;
+  return read.length < 2 ? null : new Date(Math.min(...read.map((r) => new Date(r.observed_at).getTime())));
+}
+
+/** An activeDealsQuery row as readTogether returns it (times as ISO strings). */
+export function dealRowOf(row: unknown): DealRow {
+  const r = row as Record<string, unknown>;
+  const at = (v: unknown) => new Date(v as string);
+  return {
+    kind: r.kind as DealRow['kind'],
+    raw: r.raw as Record<string, unknown>,
+    starts_at: at(r.starts_at),
+    ends_at: at(r.ends_at),
+    reported_at: at(r.reported_at),
+  };
+}
+
+/** The deals active at `now` covering some of these ASINs (at least one), as DealRows (through readTogether: dealRowOf). */
+export const activeDealsQuery = (
+  db: Knex,
+  account_id: string,
+  marketplace_id: string,
+  asins: readonly string[],
+  now: Date,
+): Knex.Raw =>
+  db.raw(
     `select 'coupon' as kind, c.raw, c.starts_at, c.ends_at, c.reported_at
        from ${rm}.${COUPONS_TABLE} c ${completeReads('c', COUPONS_DATASET)}
       where c.account_id = ? and c.marketplace_id = ? and jsonb_exists_any(c.asins, ?::text[]) and c.starts_at <= ? and c.ends_at > ?
@@ -64,5 +91,3 @@ export async function activeDeals(
      order by 3, 1`,
     [account_id, marketplace_id, [...asins], now, now, account_id, marketplace_id, [...asins], now, now],
   );
-  return { reported_at, deals: rows as DealRow[] };
-}

@@ -19,13 +19,8 @@ import { profilesInContext } from '../context/ads.js';
 import type { PastReads } from '../context/index.js';
 import type { AdsReads } from '../context/advertising.js';
 import type { ReportReads } from '../context/report.js';
-import {
-  linkedAds,
-  OFFER_NOTIFICATIONS,
-  profilesIn,
-  STOCK_NOTIFICATIONS,
-  type ListingReads,
-} from '../context/listing.js';
+import { linkedAds, profilesIn, type ListingReads } from '../context/listing.js';
+import { OFFER_NOTIFICATIONS, STOCK_NOTIFICATIONS } from '../context/listing-lookups.js';
 import { majorUnits } from '../context/money.js';
 import { receiptInContext } from '../context/receipts.js';
 import { laneKeys } from '../live/reactor.js';
@@ -214,7 +209,7 @@ function pastReads(
     blocked: (id) => withheld(flagsAsOf(deps.store, history, t), 'Listing', id),
     b2bSales30d: async (r) => b2b(r.marketplace_id, r.sku, t - 30 * DAY_MS, t),
     deals: (r) => deals(r.marketplace_id, r.asin ? [r.asin] : []),
-    receipts: async (id) => own(id).map(receiptInContext),
+    receipts: async (_r, id) => own(id).map(receiptInContext),
     ads: (r) => linkedAds(entities, account, r, Promise.resolve([])),
     profiles: (marketplace_id) => profiles(profilesIn(account, marketplace_id)),
   };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { activeDeals, type DealRow } from '../../projections/observed/deals-queries.js';
+import { activeDeals, type ActiveDeals, type DealRow } from '../../projections/observed/deals-queries.js';
 
 // `deals` and `dealsReportedAt` (spec 2.6, 2.8): the coupons and promotions active now that cover
 // the ASINs in view, each the report's own entry with its keys unchanged, its products trimmed to
@@ -39,7 +39,11 @@ export async function dealsFor(
   now: Date,
   reports?: readonly unknown[],
 ): Promise<Deals> {
-  const found = await activeDeals(db, account_id, marketplace_id, asins, now, reports);
+  return dealsShown(await activeDeals(db, account_id, marketplace_id, asins, now, reports), asins);
+}
+
+/** What activeDeals found, as contexts show it. */
+export function dealsShown(found: ActiveDeals, asins: readonly string[]): Deals {
   if (found.reported_at === null) return { deals: null, dealsReportedAt: null };
   const inView = new Set(asins);
   return {

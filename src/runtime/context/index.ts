@@ -7,7 +7,8 @@ import type { AccountView } from '../../projections/accounts/queries.js';
 import type { ListingFacts } from '../../projections/admission/queries.js';
 import { adsContext, type AdsReads } from './advertising.js';
 import type { ListingMention, ListingRecord } from '../../projections/observed/listings-search.js';
-import { listingContext, listingsReached, mentionsOf, type ListingReads } from './listing.js';
+import { listingContext, listingsReached, mentionsOf, readModelReads, type ListingReads } from './listing.js';
+import type { ListingsTogether } from './listing-lookups.js';
 import { reportContext, type ReportReads } from './report.js';
 import { sellingPartnerContext } from './selling-partner.js';
 
@@ -43,6 +44,8 @@ export interface ContextRequest {
   past?: PastReads;
   /** the live reactor's batch: the listings the event reached, read with the batch's others (listingsReachedTogether) */
   reached?: Promise<ListingRecord[]>;
+  /** the live reactor's batch: the reached listings' own lookups, read with the batch's others (readListingsTogether) */
+  together?: Promise<ListingsTogether>;
 }
 
 /**
@@ -91,7 +94,7 @@ export async function buildContexts(request: ContextRequest): Promise<BuiltConte
               marketplace_id: record.marketplace_id,
               title: record.title,
             },
-            context: await listingContext(run, record, request.past?.reads),
+            context: await listingContext(run, record, request.past?.reads ?? readModelReads(run, request.together)),
           });
       }
       return built;

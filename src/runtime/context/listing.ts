@@ -6,22 +6,26 @@ import { marketplaceById } from '../../domain/shared/marketplaces.js';
 import { arr, obj, type Json } from '../../domain/shared/json.js';
 import type { EventStore } from '../../eventstore/port.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
-import { latestNaming } from '../../projections/events/queries.js';
+import { latestOf, type LatestRow } from '../../projections/events/queries.js';
 import {
   listingsMentioned,
   type ListingMention,
   type ListingRecord,
 } from '../../projections/observed/listings-search.js';
-import { readTogether } from '../../infra/db.js';
-import { dealReportsQuery } from '../../projections/observed/deals-queries.js';
-import { businessUnitsOf, businessUnitsQuery } from '../../projections/observed/sales-queries.js';
-import {
-  createdForListingQuery,
-  receiptsForTargets,
-  type CreatedForListing,
-} from '../../projections/mutations/queries.js';
+import { dealRowOf, reportedAt } from '../../projections/observed/deals-queries.js';
+import { businessUnitsOf } from '../../projections/observed/sales-queries.js';
+import { receiptsByTarget, type CreatedForListing, type ReceiptRow } from '../../projections/mutations/queries.js';
+import type { ListingAd } from './ads.js';
 import { advertisingProfiles, childLists, entityShapes, readModelAds, type AdsEntities } from './ads.js';
-import { dealsFor, type Deals } from './deals.js';
+import { dealsShown, type Deals } from './deals.js';
+import {
+  listingKey,
+  OFFER_NOTIFICATIONS,
+  readListingLookups,
+  STOCK_NOTIFICATIONS,
+  type ListingLookups,
+  type ListingsTogether,
+} from './listing-lookups.js';
 import { majorUnits } from './money.js';
 import { receiptInContext } from './receipts.js';
 
@@ -29,12 +33,6 @@ import { receiptInContext } from './receipts.js';
 // else ASIN, in the marketplace the payload names; a region-wide FBA event names several), built
 // from the listings read model with money in major units, the advertising entities linked to the
 // listing, its deals, its receipts and the account's advertising profiles in its marketplace.
-
-const DAY_MS = 86_400_000;
-/** The selling notifications that report stock (spec 2.5 `data.notifications`). */
-export const STOCK_NOTIFICATIONS = ['LISTINGS_ITEM_MFN_QUANTITY_CHANGE', 'FBA_INVENTORY_AVAILABILITY_CHANGES'];
-/** The offer notifications whose offers include the seller's own, with its shipping. */
-export const OFFER_NOTIFICATIONS = ['ANY_OFFER_CHANGED', 'B2B_ANY_OFFER_CHANGED'];
 
 /** What the listing row alone doesn't say; read elsewhere by the builder. */
 export interface ListingExtras {
@@ -139,40 +137,44 @@ export interface ListingReads {
   b2bSales30d(r: ListingRecord): Promise<number>;
   deals(r: ListingRecord): Promise<Deals>;
   /** the listing's receipts, as contexts list them */
-  receipts(listing_id: string): Promise<Array<Record<string, unknown>>>;
+  receipts(r: ListingRecord, listing_id: string): Promise<Array<Record<string, unknown>>>;
   /** the advertising entities linked to the listing */
   ads(r: ListingRecord, listing_id: string): Promise<Record<string, unknown>>;
   /** the account's advertising profiles in the listing's marketplace */
   profiles(marketplace_id: string): Promise<unknown[]>;
 }
 
-/** The read models' answers, as of now. */
-export function readModelReads(run: ListingRun): ListingReads {
+/**
+ * The read models' answers, as of now. A listing's own lookups are one statement
+ * (listing-lookups.ts), or none when a live wave read them with its other listings' (`together`).
+ */
+export function readModelReads(run: ListingRun, together?: Promise<ListingsTogether>): ListingReads {
   const { db, account, now } = run;
-  const key = (r: ListingRecord) => ({ account_id: account.id, marketplace_id: r.marketplace_id, sku: r.sku });
-  // a listing's small lookups in one statement (readTogether), begun by the first read needing it
-  const lookups = new Map<ListingRecord, ReturnType<typeof smallLookups>>();
-  const smallLookups = (r: ListingRecord) =>
-    readTogether(db, () => ({
-      units: businessUnitsQuery(db, key(r), new Date(now.getTime() - 30 * DAY_MS)),
-      dealReports: dealReportsQuery(db, account.id, r.marketplace_id),
-      created: createdForListingQuery(db, account.id, listingId(account.id, r.marketplace_id, r.sku)),
-    }));
+  const lookups = new Map<string, Promise<ListingLookups>>();
+  const read = async (r: ListingRecord) => {
+    // the wave's read failed: this listing's alone says why, or answers
+    const mine = (await together?.catch(() => undefined))?.get(listingKey(r));
+    return mine ?? readListingLookups(db, account.id, now, r);
+  };
   const lookupsOf = (r: ListingRecord) => {
-    if (!lookups.has(r)) lookups.set(r, smallLookups(r));
-    return lookups.get(r)!;
+    const key = listingKey(r);
+    if (!lookups.has(key)) lookups.set(key, read(r));
+    return lookups.get(key)!;
   };
   return {
-    recorded: (r) =>
-      latestNaming(db, account.id, [...STOCK_NOTIFICATIONS, ...OFFER_NOTIFICATIONS], { ...key(r), asin: r.asin }),
+    recorded: async (r) => latestOf((await lookupsOf(r)).recorded as LatestRow[]),
     blocked: async (id) => (run.store ? withheld(run.store, 'Listing', id) : false),
     b2bSales30d: async (r) => businessUnitsOf((await lookupsOf(r)).units),
-    deals: async (r) =>
-      dealsFor(db, account.id, r.marketplace_id, r.asin ? [r.asin] : [], now, (await lookupsOf(r)).dealReports),
-    receipts: async (id) => ((await receiptsForTargets(db, 'Listing', [id])).get(id) ?? []).map(receiptInContext),
+    deals: async (r) => {
+      const { dealReports, deals } = await lookupsOf(r);
+      const reported_at = reportedAt(dealReports);
+      return dealsShown({ reported_at, deals: deals.map(dealRowOf) }, r.asin ? [r.asin] : []);
+    },
+    receipts: async (r, id) =>
+      (receiptsByTarget((await lookupsOf(r)).receipts as ReceiptRow[]).get(id) ?? []).map(receiptInContext),
     ads: (r) =>
       linkedAds(
-        readModelAds(db, account, now),
+        { ...readModelAds(db, account, now), ofListing: async () => (await lookupsOf(r)).ads as ListingAd[] },
         account,
         r,
         lookupsOf(r).then((l) => l.created as CreatedForListing[]),
@@ -195,7 +197,7 @@ export async function listingContext(
     reads.blocked(id),
     reads.b2bSales30d(r),
     reads.deals(r),
-    reads.receipts(id),
+    reads.receipts(r, id),
     reads.ads(r, id),
     reads.profiles(r.marketplace_id),
   ]);

@@ -27,6 +27,7 @@ import type { Admit } from '../outbox/index.js';
 import { mentionsOf } from '../context/listing.js';
 import { selectableStreamType } from '../../domain/stream/types.js';
 import { listingsMentionedEach, type ListingRecord } from '../../projections/observed/listings-search.js';
+import { readListingsTogether, type ListingsTogether } from '../context/listing-lookups.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint } from './checkpoint.js';
 import { ContiguousProgress } from './ordering.js';
@@ -130,6 +131,7 @@ interface WaveRun {
   at: Date;
   shared(automation_id: string): Promise<SharedReads>;
   reached?: Promise<ListingRecord[]>;
+  together?: Promise<ListingsTogether>;
   admit: Admit;
   rounds: Pick<AdmissionRounds, 'leave'>;
 }
@@ -367,6 +369,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         now: at,
         ...(wave ? { shared: wave.shared(automation.id) } : {}),
         ...(wave?.reached ? { reached: wave.reached } : {}),
+        ...(wave?.together ? { together: wave.together } : {}),
       },
     );
     const t2 = performance.now();
@@ -497,6 +500,9 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       wave.map((t, i) => (listing[i] ? mentionsOf({ streamType: t.data.stream_type, event: t.data.payload }) : [])),
     );
     reached.catch(() => undefined); // awaited by the runs
+    // the reached listings' own lookups, all in one statement (a run whose listing this misses reads alone)
+    const together = reached.then((each) => readListingsTogether(o.db, account_id, at, each.flat()));
+    together.catch(() => undefined);
     // each event with an automation is a member of the rounds until its first attempt ends; one
     // without runs alone (nothing, or its retry once the automation could be read)
     const rounds = new AdmissionRounds(automations.filter((a) => a).length);
@@ -512,7 +518,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
           ? {
               at,
               shared: read,
-              ...(listing[i] ? { reached: reached.then((each) => each[i]!) } : {}),
+              ...(listing[i] ? { reached: reached.then((each) => each[i]!), together } : {}),
               admit: rounds.admit,
               rounds,
             }
