@@ -131,6 +131,10 @@ export class EsdbEventStore implements EventStore {
     return out;
   }
 
+  async readStreams(streams: readonly string[]): Promise<RecordedEvent[][]> {
+    return Promise.all(streams.map((s) => this.readStream(s)));
+  }
+
   async deleteStream(stream: string): Promise<void> {
     try {
       await this.client.deleteStream(stream);

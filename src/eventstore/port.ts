@@ -163,6 +163,8 @@ export interface EventStore {
   createStreams(streams: readonly NewStream[], options?: CreateStreamsOptions): Promise<Array<Position | null>>;
   /** A missing stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Each stream whole, in the order given (PostgreSQL: one statement; EventStoreDB: a read each). */
+  readStreams(streams: readonly string[]): Promise<RecordedEvent[][]>;
   /**
    * Deletes the stream and its events (retention): it then reads as missing. A missing stream is
    * no error. PostgreSQL removes the rows at once; EventStoreDB soft-deletes (its scavenge frees them).

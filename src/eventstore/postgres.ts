@@ -215,6 +215,14 @@ const READ_STREAM = prepared(
   limit $3`,
 );
 
+const READ_STREAMS = prepared(
+  'read_streams',
+  `
+  select ${COLUMNS} from events
+  where stream_id = any($1::text[])
+  order by stream_id, stream_revision`,
+);
+
 /** A position of the log as readAllOfTypes scans it, without its payload. */
 interface Scanned {
   commit_position: string;
@@ -357,6 +365,17 @@ export class PostgresEventStore implements EventStore {
       READ_STREAM([stream, (options.fromRevision ?? 0n).toString(), options.maxCount ?? null]),
     );
     return rows.map(toRecorded);
+  }
+
+  async readStreams(streams: readonly string[]): Promise<RecordedEvent[][]> {
+    const { rows } = await this.pool.query<EventRow>(READ_STREAMS([[...new Set(streams)]]));
+    const read = new Map<string, RecordedEvent[]>();
+    for (const row of rows) {
+      const list = read.get(row.stream_id) ?? [];
+      list.push(toRecorded(row));
+      read.set(row.stream_id, list);
+    }
+    return streams.map((s) => read.get(s) ?? []);
   }
 
   async deleteStream(stream: string): Promise<void> {

@@ -13,6 +13,7 @@ import {
   type Position,
   type RecordedEvent,
 } from '../../src/eventstore/port.js';
+import { streamReadsTogether } from '../../src/eventstore/reads-together.js';
 
 // The one contract both adapters must meet. Other test files share the database (and an
 // EventStoreDB server may hold anything), so every test works on streams with its own prefix
@@ -182,6 +183,39 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
       const events = await store.readStream(s);
       expect(events.map((e) => e.revision)).to.deep.equal([0n, 1n, 2n]);
       expect(new Set(events.slice(1).map((e) => (e.data as { i: number }).i)).size).to.equal(1);
+    });
+  });
+
+  describe('readStreams and reads together', () => {
+    it('reads each stream whole in the order asked (a missing one empty, a repeated one twice), as readStream does', async () => {
+      const [a, b, missing] = [stream('a'), stream('b'), stream('missing')];
+      await store.appendToStream(a, [event('A1'), event('A2')]);
+      await store.appendToStream(b, [event('B1')]);
+      const read = await store.readStreams([b, missing, a, b]);
+      expect(read.map((events) => events.map((e) => e.type))).to.deep.equal([['B1'], [], ['A1', 'A2'], ['B1']]);
+      expect(read[2]).to.deep.equal(await store.readStream(a));
+    });
+
+    it('streamReadsTogether sends the reads of one turn as one readStreams and answers each with its own stream', async () => {
+      const [a, b, missing] = [stream('a'), stream('b'), stream('missing')];
+      await store.appendToStream(a, [event('A1')]);
+      await store.appendToStream(b, [event('B1'), event('B2')]);
+      const calls: string[][] = [];
+      const counted = new Proxy(store, {
+        get(target, key) {
+          if (key === 'readStreams') return (streams: string[]) => (calls.push(streams), target.readStreams(streams));
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+        },
+      });
+      const together = streamReadsTogether(counted);
+      const read = await Promise.all([a, b, missing, a].map((s) => together.readStream(s)));
+      expect(read.map((events) => events.map((e) => e.type))).to.deep.equal([['A1'], ['B1', 'B2'], [], ['A1']]);
+      expect(calls.map((c) => [...c].sort())).to.deep.equal([[a, b, missing].sort()]);
+      // a later turn is a read of its own; a bounded read is the store's own
+      expect((await together.readStream(b)).map((e) => e.type)).to.deep.equal(['B1', 'B2']);
+      expect((await together.readStream(b, { fromRevision: 1n })).map((e) => e.type)).to.deep.equal(['B2']);
+      expect(calls).to.have.length(1);
     });
   });
 

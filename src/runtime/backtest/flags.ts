@@ -15,10 +15,12 @@ export function flagsAsOf(store: EventStore, history: AccountHistory, t: number)
   const refuse = (): never => {
     throw new Error('a backtest writes nothing to the log outside its own records');
   };
+  const readStream: EventStore['readStream'] = async (stream, options) =>
+    stream.startsWith(CONTROL_PREFIX) ? history.control(stream, t) : store.readStream(stream, options);
   return {
     atomicCreation: store.atomicCreation,
-    readStream: async (stream, options) =>
-      stream.startsWith(CONTROL_PREFIX) ? history.control(stream, t) : store.readStream(stream, options),
+    readStream,
+    readStreams: (streams) => Promise.all(streams.map((s) => readStream(s))),
     appendToStream: refuse,
     createStreams: refuse,
     deleteStream: refuse,

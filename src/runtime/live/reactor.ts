@@ -35,6 +35,7 @@ import { AdmissionRounds, waves } from './batch.js';
 import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
 import { holdPartitions } from './partitions.js';
 import { Recent } from './recent.js';
+import { streamReadsTogether } from '../../eventstore/reads-together.js';
 import { runIdentity, settleLiveRun } from './settle.js';
 
 // Live runs (spec 4.11; docs/decisions/045-live-reactor.md): follows the log and, for each ingested marketplace event,
@@ -55,9 +56,10 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   batch ran forms the next), in waves (batch.ts): events naming the same listing (or campaign)
 //   run in log order, one wave after another, so an older event's decision can't land after a
 //   newer one's and the newer sees its store writes; the rest of a wave runs side by side. A wave
-//   reads the account's webhooks and its automations' stores in one statement and the listings its
-//   events reached in another, and admits its runs' outboxes together (AdmissionRounds), each
-//   decided as alone. A run that follows a store write of its automation waits for the projector to
+//   reads the account's webhooks and its automations' stores in one statement, the listings its
+//   events reached in another, those listings' own lookups in a third (listing-lookups.ts), and
+//   the block flags its runs read side by side in one more (streamReadsTogether); it admits its
+//   runs' outboxes together (AdmissionRounds), each decided as alone. A run that follows a store write of its automation waits for the projector to
 //   show it (the snapshot is a read model). Accounts run side by side (`concurrency` events taken).
 // - Which automation: the live slot's (the authority), and only when it went live before the
 //   event was recorded: activating an automation does not replay the past.
@@ -132,6 +134,8 @@ interface WaveRun {
   shared(automation_id: string): Promise<SharedReads>;
   reached?: Promise<ListingRecord[]>;
   together?: Promise<ListingsTogether>;
+  /** the log, its stream reads (block flags) sent together with the wave's others */
+  store: EventStore;
   admit: Admit;
   rounds: Pick<AdmissionRounds, 'leave'>;
 }
@@ -354,7 +358,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     const runs = await runAutomation(
       {
         db: o.db,
-        store: o.store,
+        store: wave?.store ?? o.store,
         sandbox: o.sandbox,
         logger,
         ...(o.notifier ? { notifier: o.notifier } : {}),
@@ -506,6 +510,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     // each event with an automation is a member of the rounds until its first attempt ends; one
     // without runs alone (nothing, or its retry once the automation could be read)
     const rounds = new AdmissionRounds(automations.filter((a) => a).length);
+    const store = streamReadsTogether(o.store);
     const read = async (id: string): Promise<SharedReads> => {
       const r = await sharedOnce();
       // an automation gone live since the wave read its stores: read alone
@@ -517,6 +522,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         const run: WaveRun | undefined = automations[i]
           ? {
               at,
+              store,
               shared: read,
               ...(listing[i] ? { reached: reached.then((each) => each[i]!), together } : {}),
               admit: rounds.admit,
