@@ -13,7 +13,7 @@ import {
   type Position,
   type RecordedEvent,
 } from '../../src/eventstore/port.js';
-import { streamReadsTogether } from '../../src/eventstore/reads-together.js';
+import { streamReadsTogether } from '../../src/runtime/live/stream-reads.js';
 
 // The one contract both adapters must meet. Other test files share the database (and an
 // EventStoreDB server may hold anything), so every test works on streams with its own prefix

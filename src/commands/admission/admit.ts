@@ -131,10 +131,10 @@ function recordedAdmission(deps: AdmissionDeps, store: EventStore, call: Admissi
         }
       : { actor: { kind: 'user', id: call.userId }, ...account },
   };
-  const decide = (reads: Knex, lock: LockScope['lock']) =>
+  const decide = (reads: Knex, lock: LockScope['lock'], lookups = readModelLookups(reads)) =>
     decideAdmissions({
       reads,
-      lookups: readModelLookups(reads),
+      lookups,
       recording: { ctx, lock },
       flags: store,
       call,
@@ -145,14 +145,15 @@ function recordedAdmission(deps: AdmissionDeps, store: EventStore, call: Admissi
 }
 
 /**
- * A call that may be admitted without locks (see admitMutations), decided on the pool now: what
- * admitTogether writes beside other calls' in one creation. Null for any other call.
+ * A call that may be admitted without locks (see admitMutations), decided on the pool now with
+ * `lookups` (shared by the calls admitTogether decides side by side): what admitTogether writes
+ * beside other calls' in one creation. Null for any other call.
  */
-export function decidedOptimistically(deps: AdmissionDeps, call: AdmissionCall) {
+export function decidedOptimistically(deps: AdmissionDeps, call: AdmissionCall, lookups: AdmissionLookups) {
   const { store } = deps;
   if (!store || deps.simulate || !optimistic(store, call)) return null;
   const { ctx, idempotency, at, decide } = recordedAdmission(deps, store, call);
-  return { ctx, idempotency, at, deciding: decide(deps.db, noLocks) };
+  return { ctx, idempotency, at, deciding: decide(deps.db, noLocks, lookups) };
 }
 
 /** Hands a call's newly queued receipts to the dispatch workers (a replay's were handed over when first admitted). */

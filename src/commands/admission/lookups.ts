@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import type { TargetType } from '../../domain/mutation/payloads.js';
+import { sameTurn } from '../../infra/same-turn.js';
 import {
   admissionsPaused,
   advertisedListing,
   hasAsin,
+  resolveListings,
   resolveTarget,
   type CurrentListing,
   type ResolvedTarget,
@@ -25,6 +27,30 @@ export interface AdmissionLookups {
   ): Promise<CurrentListing | null>;
   hasAsin(account_id: string, marketplace_id: string, asin: string): Promise<boolean>;
   paused(): Promise<{ disabled: boolean; reason: string | null }>;
+}
+
+/**
+ * The read models' answers for calls decided side by side (admitTogether): the operator's switch
+ * read once for them all, and their Listing targets resolved in one statement per turn (sameTurn).
+ */
+export function lookupsTogether(reads: Knex): AdmissionLookups {
+  const each = readModelLookups(reads);
+  let paused: ReturnType<AdmissionLookups['paused']> | undefined;
+  const listings = new Map<string, (id: string) => Promise<ResolvedTarget | null>>();
+  return {
+    ...each,
+    paused: () => (paused ??= each.paused()),
+    resolveTarget(accountIds, target) {
+      if (target.type !== 'Listing') return each.resolveTarget(accountIds, target);
+      const key = [...accountIds].sort().join(' ');
+      if (!listings.has(key))
+        listings.set(
+          key,
+          sameTurn((ids) => resolveListings(reads, accountIds, ids)),
+        );
+      return listings.get(key)!(target.id);
+    },
+  };
 }
 
 /** The read models' answers (on the pool or a transaction). */

@@ -1,5 +1,6 @@
 import { admitMutations, announce, decidedOptimistically, type AdmissionCall, type AdmissionDeps } from './admit.js';
 import { creations } from './idempotency.js';
+import { lookupsTogether } from './lookups.js';
 import type { AdmissionOutcome } from './receipts.js';
 import { createStreams, type Creation } from '../shared/handler.js';
 
@@ -19,7 +20,10 @@ export interface TogetherCall {
 }
 
 export async function admitTogether(calls: readonly TogetherCall[]): Promise<AdmissionOutcome[]> {
-  const plans = calls.map(({ deps, call }) => decidedOptimistically(deps, call));
+  if (calls.length === 0) return [];
+  // the calls' lookups side by side: the switch read once, their listings resolved in one statement
+  const lookups = lookupsTogether(calls[0]!.deps.db);
+  const plans = calls.map(({ deps, call }) => decidedOptimistically(deps, call, lookups));
   // a refusal (admissions paused, say) is admitMutations' to give, alone
   const decided = await Promise.all(plans.map((p) => p?.deciding.catch(() => null) ?? null));
   const outcomes: Array<AdmissionOutcome | null> = calls.map(() => null);

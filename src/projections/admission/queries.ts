@@ -32,9 +32,12 @@ export interface ResolvedTarget {
 const rm = (db: Knex, table: string) => db.withSchema(READ_MODEL_SCHEMA).table(table);
 
 /** The account's current listings (its last complete read, list_listings' listing_current), deleted ones included as list_listings shows them. */
-const CURRENT_LISTING_ROWS = `select c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type, l.status
-  from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
+const CURRENT_LISTING_COLUMNS = 'c.account_id, c.marketplace_id, c.sku, l.asin, l.product_type, l.status';
+const CURRENT_LISTING_FROM = `from ${READ_MODEL_SCHEMA}.${CURRENT_LISTINGS_TABLE} c
   join ${READ_MODEL_SCHEMA}.${LISTINGS_TABLE} l on l.account_id = c.account_id and l.scope = c.scope and l.page = c.page and l.row = c.row`;
+const CURRENT_LISTING_ROWS = `select ${CURRENT_LISTING_COLUMNS} ${CURRENT_LISTING_FROM}`;
+/** ... and the listing id they are known by */
+const BY_LISTING_ID = `join ${READ_MODEL_SCHEMA}.${LISTING_TARGETS_TABLE} t on (t.account_id, t.marketplace_id, t.sku) = (c.account_id, c.marketplace_id, c.sku)`;
 const CURRENT_LISTINGS = `${CURRENT_LISTING_ROWS} where c.account_id = ?`;
 
 const entity = (table: string, dataset: string | null, alias: string) =>
@@ -65,25 +68,13 @@ export async function resolveTarget(
     // the id's listing, while it is current: one statement (a live run admits its patch on it)
     const { rows } = await prepared<{ rows: CurrentListing[] }>(() =>
       db.raw(
-        `${CURRENT_LISTING_ROWS}
-         join ${READ_MODEL_SCHEMA}.${LISTING_TARGETS_TABLE} t on (t.account_id, t.marketplace_id, t.sku) = (c.account_id, c.marketplace_id, c.sku)
+        `${CURRENT_LISTING_ROWS} ${BY_LISTING_ID}
          -- an array, not a list: one statement text whatever the number of accounts
          where t.listing_id = ? and t.account_id = any(?::uuid[]) limit 1`,
         [id, [...accountIds]],
       ),
     );
-    const listing = rows[0];
-    if (!listing) return null;
-    return {
-      account_id: listing.account_id,
-      provider: { sku: listing.sku, marketplaceId: listing.marketplace_id },
-      facts: {
-        product_type: listing.product_type,
-        ...(listing.status === 'DELETED'
-          ? { deleted: { sku: listing.sku, marketplace_id: listing.marketplace_id } }
-          : {}),
-      },
-    };
+    return rows[0] ? listingTarget(rows[0]) : null;
   }
   if (target.type === 'AdvertisingProfile') {
     const p = await rm(db, 'advertising_profiles').where({ profile_id: id }).whereIn('account_id', accountIds).first();
@@ -112,6 +103,34 @@ export async function resolveTarget(
         ? {}
         : { negative: negative as boolean };
   return { account_id: account_id as string, provider, facts };
+}
+
+const listingTarget = (listing: CurrentListing): ResolvedTarget => ({
+  account_id: listing.account_id,
+  provider: { sku: listing.sku, marketplaceId: listing.marketplace_id },
+  facts: {
+    product_type: listing.product_type,
+    ...(listing.status === 'DELETED' ? { deleted: { sku: listing.sku, marketplace_id: listing.marketplace_id } } : {}),
+  },
+});
+
+/** resolveTarget of Listing targets, several at once (a live wave's admissions): one statement. */
+export async function resolveListings(
+  db: Knex,
+  accountIds: readonly string[],
+  ids: readonly string[],
+): Promise<Array<ResolvedTarget | null>> {
+  const wanted = ids.map((id) => id.toLowerCase());
+  const valid = wanted.filter((id) => UUID_PATTERN.test(id));
+  if (valid.length === 0 || accountIds.length === 0) return ids.map(() => null);
+  const { rows } = await db.raw(
+    `select distinct on (t.listing_id) t.listing_id, ${CURRENT_LISTING_COLUMNS} ${CURRENT_LISTING_FROM} ${BY_LISTING_ID}
+     where t.listing_id = any(?::uuid[]) and t.account_id = any(?::uuid[])
+     order by t.listing_id`,
+    [valid, [...accountIds]],
+  );
+  const found = new Map((rows as Array<CurrentListing & { listing_id: string }>).map((r) => [r.listing_id, r]));
+  return wanted.map((id) => (found.has(id) ? listingTarget(found.get(id)!) : null));
 }
 
 /** The provider id key of each created type, and how a created target's kind follows from its request. */

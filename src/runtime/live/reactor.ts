@@ -35,7 +35,7 @@ import { AdmissionRounds, waves } from './batch.js';
 import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
 import { holdPartitions } from './partitions.js';
 import { Recent } from './recent.js';
-import { streamReadsTogether } from '../../eventstore/reads-together.js';
+import { streamReadsTogether } from './stream-reads.js';
 import { runIdentity, settleLiveRun } from './settle.js';
 
 // Live runs (spec 4.11; docs/decisions/045-live-reactor.md): follows the log and, for each ingested marketplace event,
