@@ -139,7 +139,7 @@ export class Projector {
     generation: number;
     at: number;
     position: Promise<Position | null>;
-    reads: Map<string, SharedRead>;
+    reads: Map<string, SharedRead[]>;
   } | null = null;
   /** projections whose last read reached the head: they share reads */
   private readonly live = new Set<string>();
@@ -346,28 +346,36 @@ export class Projector {
    * The projection's next batch. A projection catching up reads its own types (and filter: a
    * projection of one dataset never loads another's pages). Live ones share a read per position
    * and head: the first at a position reads for every live projection standing there (their
-   * types, and what their filters keep: sharedRead), and each keeps its own events; one arriving
-   * there later, which that read may not cover, reads on its own. So a wake-up after an append
-   * costs one read for the projections in step, and in a backfill a projection of receipts or
-   * completions never loads the pages its neighbours apply.
+   * types, and what their filters keep: sharedRead), and each keeps its own events; those arriving
+   * there later, which that read may not cover (the batches of one joint commit arrive together),
+   * share another made for the live ones standing there that no read there covers. So a wake-up
+   * after an append costs one read for the projections in step, and in a backfill a projection of
+   * receipts or completions never loads the pages its neighbours apply.
    */
   private async read(p: Projection, after: Position | null): Promise<TypedRead> {
     const reads = this.head?.reads;
     if (!reads || !this.live.has(p.name)) return readFor(this.store, p, after, this.batch);
     const key = after ? `${after.commit}/${after.prepare}` : '';
-    let shared = reads.get(key);
-    if (shared && !shared.covers.has(p.name)) return readFor(this.store, p, after, this.batch);
-    if (!shared) {
-      const standing = this.projections.filter(
-        (q) => q === p || (this.live.has(q.name) && samePosition(this.readTo(q), after)),
-      );
-      const read = this.store.readAllOfTypes({ after, ...sharedRead(standing), ...this.batch });
-      shared = { covers: new Set(standing.map((q) => q.name)), read };
-      reads.set(key, shared);
-      read.catch(() => reads.delete(key));
-    }
+    const shared = reads.get(key)?.find((r) => r.covers.has(p.name)) ?? this.readShared(reads, key, p, after);
     const read = await shared.read;
     return { ...read, events: read.events.filter((e) => wants(p, e)) };
+  }
+
+  /** A read after `after` for `p` and the live projections standing there that no read made there covers. */
+  private readShared(reads: Map<string, SharedRead[]>, key: string, p: Projection, after: Position | null): SharedRead {
+    const made = reads.get(key) ?? [];
+    const standing = this.projections.filter(
+      (q) =>
+        q === p ||
+        (this.live.has(q.name) && samePosition(this.readTo(q), after) && !made.some((r) => r.covers.has(q.name))),
+    );
+    const shared = {
+      covers: new Set(standing.map((q) => q.name)),
+      read: this.store.readAllOfTypes({ after, ...sharedRead(standing), ...this.batch }),
+    };
+    reads.set(key, [...made, shared]);
+    shared.read.catch(() => reads.set(key, reads.get(key)?.filter((r) => r !== shared) ?? []));
+    return shared;
   }
 
   /**
