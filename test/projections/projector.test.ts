@@ -67,6 +67,18 @@ describe('Projector', () => {
       await other.close();
     }
   };
+  /**
+   * Appends events of a type no test projection handles, to streams of `prefix`, until stopped:
+   * between a projection's own events, reads that find none of its own.
+   */
+  const appendUnhandled = (prefix: string) => {
+    let appending = true;
+    const done = (async () => {
+      for (let i = 0; appending; i++)
+        await env.store.appendToStream(`${prefix}-other-${i % 4}`, [{ type: 'ProjectionTest.Unhandled', data: {} }]);
+    })();
+    return { appending: () => appending, stop: () => ((appending = false), done) };
+  };
   /** The apply-log table `name` holds each of `own` exactly once. */
   const expectEachOnce = async (name: string, prefix: string, own: readonly { id: string }[]) =>
     expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
@@ -98,20 +110,33 @@ describe('Projector', () => {
     expect(comparePositions(status!.position!, lastPosition(live))).to.be.at.least(0);
   });
 
-  /** A projection that records, for each event of its stream, what `expression` says in the batch's transaction. */
+  /**
+   * A projection that records, for each event of `type`, what `expression` says in the batch's
+   * transaction; not idempotent, so it shows an event applied twice. `failOn` makes apply fail in
+   * the database, which aborts its transaction.
+   */
+  const recorder = (
+    name: string,
+    expression: string,
+    { type = COUNTED, failOn }: { type?: string; failOn?: (e: RecordedEvent) => boolean } = {},
+  ): Projection => ({
+    name,
+    version: 1,
+    handles: [type],
+    tables: [name],
+    async createTables(db, schema) {
+      await db.schema
+        .withSchema(schema)
+        .createTable(name, (t) => (t.uuid('event_id'), t.text('stream_id'), t.text('value')));
+    },
+    async apply(trx, event, schema) {
+      if (failOn?.(event)) await trx.raw('select 1 / 0');
+      await trx.raw(`insert into ??.?? values (?, ?, (${expression})::text)`, [schema, name, event.id, event.streamId]);
+    },
+  });
+  /** A recorder of COUNTED events, migrated. */
   const recording = async (name: string, expression: string): Promise<Projection> => {
-    const projection: Projection = {
-      name,
-      version: 1,
-      handles: [COUNTED],
-      tables: [name],
-      async createTables(db, schema) {
-        await db.schema.withSchema(schema).createTable(name, (t) => (t.text('stream_id'), t.text('value')));
-      },
-      async apply(trx, event, schema) {
-        await trx.raw(`insert into ??.?? values (?, (${expression})::text)`, [schema, name, event.streamId]);
-      },
-    };
+    const projection = recorder(name, expression);
     await migrateProjections(env.db, [projection]);
     return projection;
   };
@@ -463,21 +488,13 @@ describe('Projector', () => {
       () => [applyLog(name)],
       options,
       async (first, second) => {
-        let appending = true;
-        // events of a type the projection does not handle, between its own: reads that find none of its own
-        const unhandled = (async () => {
-          for (let i = 0; appending; i++)
-            await env.store.appendToStream(`${prefix}-other-${i % 4}`, [
-              { type: 'ProjectionTest.Unhandled', data: {} },
-            ]);
-        })();
+        const unhandled = appendUnhandled(prefix);
         // catch-ups beside the running loops, as a CLI would on a started projector
         const catchUps = (async () => {
-          while (appending) await first.catchUpOnce();
+          while (unhandled.appending()) await first.catchUpOnce();
         })();
         const appended = await appendConcurrently(env.store, `${prefix}-own`, 6, 30);
-        appending = false;
-        await Promise.all([unhandled, catchUps]);
+        await Promise.all([unhandled.stop(), catchUps]);
         await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
 
         const own = await readOwnEvents(env.db, `${prefix}-own`);
@@ -507,28 +524,14 @@ describe('Projector', () => {
     await expectEachOnce(name, prefix, own);
   });
 
-  /**
-   * Each event of type `type` with the transaction it was applied in; not idempotent, so it shows an
-   * event applied twice. `failOn` makes apply fail in the database, which aborts its transaction.
-   */
-  const txLog = (name: string, type: string, failOn?: (e: RecordedEvent) => boolean): Projection => ({
-    name,
-    version: 1,
-    handles: [type],
-    tables: [name],
-    async createTables(db, schema) {
-      await db.schema.withSchema(schema).createTable(name, (t) => (t.uuid('event_id'), t.text('tx')));
-    },
-    async apply(trx, event, schema) {
-      if (failOn?.(event)) await trx.raw('select 1 / 0');
-      await trx.raw('insert into ??.?? values (?, txid_current()::text)', [schema, name, event.id]);
-    },
-  });
+  /** Each event of type `type` with the transaction it was applied in. */
+  const txLog = (name: string, type: string, failOn?: (e: RecordedEvent) => boolean): Projection =>
+    recorder(name, 'txid_current()', { type, ...(failOn ? { failOn } : {}) });
   /** event id → the transactions txLog `name` applied it in */
   const txsOf = async (name: string): Promise<Map<string, string[]>> => {
-    const rows: { event_id: string; tx: string }[] = await env.db.withSchema(READ_MODEL_SCHEMA).table(name);
+    const rows: { event_id: string; value: string }[] = await env.db.withSchema(READ_MODEL_SCHEMA).table(name);
     const txs = new Map<string, string[]>();
-    for (const r of rows) txs.set(r.event_id, [...(txs.get(r.event_id) ?? []), r.tx]);
+    for (const r of rows) txs.set(r.event_id, [...(txs.get(r.event_id) ?? []), r.value]);
     return txs;
   };
   /** How many times each txLog of `logs` applied each event (event id → times, per log). */
@@ -615,14 +618,7 @@ describe('Projector', () => {
       make,
       options,
       async (first, second) => {
-        let appending = true;
-        // events neither projection handles between their own: reads that find none of theirs
-        const unhandled = (async () => {
-          for (let i = 0; appending; i++)
-            await env.store.appendToStream(`${prefix}-other-${i % 4}`, [
-              { type: 'ProjectionTest.Unhandled', data: {} },
-            ]);
-        })();
+        const unhandled = appendUnhandled(prefix);
         const appended = (
           await Promise.all(
             Array.from({ length: 6 }, async (_, w) => {
@@ -638,8 +634,7 @@ describe('Projector', () => {
             }),
           )
         ).flat();
-        appending = false;
-        await unhandled;
+        await unhandled.stop();
         await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
         // then one append at a time, each beside one of another type: both projectors live, their
         // joint claims racing for the same batches
