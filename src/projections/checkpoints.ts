@@ -58,36 +58,61 @@ export async function readCheckpoint(db: Knex | Knex.Transaction, name: string):
 
 const positionParams = (p: Position | null) => [p?.commit.toString() ?? null, p?.prepare.toString() ?? null];
 
+/** A batch's move of its projection's checkpoint, from where the batch was read to where it ends. */
+export interface Claim {
+  name: string;
+  version: number;
+  from: Position | null;
+  to: Position;
+}
+
+export type ClaimOutcome = 'claimed' | 'paused' | 'conflict';
+
 /**
- * A batch's claim on its projection, in one statement: the projection's batch lock, shared (a
- * rebuild swapping its tables in holds it exclusive: 'paused', nothing done), then the checkpoint
- * moved from `from` to `to` only if it still is at `from` with `version` ('conflict' otherwise:
- * another process, or a rebuild's swap, moved it; roll back). The row lock the move takes
- * serialises concurrent projectors of the same projection.
+ * The claims of batches applied in one transaction, each on its projection, in one statement: the
+ * projection's batch lock, shared (a rebuild swapping its tables in holds it exclusive: 'paused',
+ * nothing done), then the checkpoint moved from `from` to `to` only if it still is at `from` with
+ * `version` ('conflict' otherwise: another process, or a rebuild's swap, moved it; apply nothing).
+ * The row locks the moves take serialise concurrent projectors of the same projection; they are
+ * taken in the order of the names, so two processes claiming overlapping sets never deadlock.
  *
- * The batch commits without waiting for its WAL flush (synchronous_commit off, this transaction
- * only): rows and checkpoint are one transaction, so a server crash can only lose both together,
- * and the projection applies those events again; waiting for the disk would buy nothing.
+ * The batches commit without waiting for their WAL flush (synchronous_commit off, this transaction
+ * only): rows and checkpoints are one transaction, so a server crash can only lose both together,
+ * and the projections apply those events again; waiting for the disk would buy nothing.
  */
-export async function claimBatch(
+export async function claimBatches(
   trx: Knex.Transaction,
-  name: string,
-  version: number,
-  from: Position | null,
-  to: Position,
-): Promise<'claimed' | 'paused' | 'conflict'> {
+  claims: readonly Claim[],
+): Promise<Map<string, ClaimOutcome>> {
+  const json = claims.map((c) => {
+    const [fromCommit, fromPrepare] = positionParams(c.from);
+    const [toCommit, toPrepare] = positionParams(c.to);
+    return { name: c.name, version: c.version, fromCommit, fromPrepare, toCommit, toPrepare };
+  });
   const { rows } = await trx.raw(
-    `with lock as (select ${batchLockShared('?')} as ok),
+    `with claim as materialized (
+       select c.*, ${batchLockShared('c.name')} as locked
+       from jsonb_to_recordset(?::jsonb) as c(name text, version integer,
+         "fromCommit" numeric, "fromPrepare" numeric, "toCommit" numeric, "toPrepare" numeric)),
+     held as materialized (
+       select t.name from ${TABLE} t join claim c using (name) where c.locked order by t.name for update of t),
      moved as (
-       update ${TABLE} set commit_position = ?, prepare_position = ?, updated_at = now()
-       where (select ok from lock) and name = ? and version = ?
-         and commit_position is not distinct from ?::numeric and prepare_position is not distinct from ?::numeric
-       returning 1)
-     select (select ok from lock) as locked, exists (select from moved) as moved,
-       set_config('synchronous_commit', 'off', true) as synchronous_commit`,
-    [name, ...positionParams(to), name, version, ...positionParams(from)],
+       update ${TABLE} t set commit_position = c."toCommit", prepare_position = c."toPrepare", updated_at = now()
+       from claim c
+       where t.name = c.name and t.name in (select name from held) and t.version = c.version
+         and t.commit_position is not distinct from c."fromCommit" and t.prepare_position is not distinct from c."fromPrepare"
+       returning t.name)
+     select c.name, c.locked, c.name in (select name from moved) as moved,
+       set_config('synchronous_commit', 'off', true) as synchronous_commit
+     from claim c`,
+    [JSON.stringify(json)],
   );
-  return !rows[0].locked ? 'paused' : rows[0].moved ? 'claimed' : 'conflict';
+  return new Map(
+    rows.map((r: { name: string; locked: boolean; moved: boolean }) => [
+      r.name,
+      !r.locked ? 'paused' : r.moved ? 'claimed' : 'conflict',
+    ]),
+  );
 }
 
 export async function setCheckpoint(

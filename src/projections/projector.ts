@@ -9,7 +9,7 @@ import {
 import { coalesced, type Coalesced } from '../eventstore/coalesce.js';
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
-import { claimBatch, readCheckpoint, readCheckpoints, type Checkpoint } from './checkpoints.js';
+import { claimBatches, readCheckpoint, readCheckpoints, type Checkpoint, type ClaimOutcome } from './checkpoints.js';
 import { READ_MODEL_SCHEMA, readFor, sharedRead, wants, type Projection } from './projection.js';
 import { rebuildOutdatedProjections } from './rebuild.js';
 import { assertProjectionNames } from './schema.js';
@@ -21,8 +21,11 @@ import { assertProjectionNames } from './schema.js';
  */
 const BATCH_BYTES = 8 * 2 ** 20;
 
+/** A live projection whose last batch applied within this long joins others in one transaction. */
+const JOINS_WITHIN_MS = 50;
+
 export interface ProjectorOptions {
-  /** events read per batch; one batch = one transaction per projection */
+  /** events read per batch; one batch = one transaction per projection (or one for live ones together) */
   batchSize?: number;
   /** and at most about this many bytes of their stored data (a filtered read's; default BATCH_BYTES) */
   batchBytes?: number;
@@ -60,6 +63,20 @@ export class ProjectionsFailedError extends Error {
 
 type BatchOutcome = 'applied' | 'conflict' | 'paused' | 'failed';
 
+/** A projection's events (maybe none) read after its checkpoint `cp`, up to `through`. */
+interface Batch {
+  p: Projection;
+  cp: Checkpoint;
+  events: RecordedEvent[];
+  through: Position;
+}
+
+/** A batch waiting to be applied with others, and how its caller hears the outcome. */
+interface Joining {
+  batch: Batch;
+  done: (outcome: BatchOutcome | Promise<BatchOutcome>) => void;
+}
+
 interface Waiter {
   target: Position | null;
   resolve: () => void;
@@ -82,6 +99,9 @@ interface Waiter {
  *
  * Projections that have reached the head (`live`) and stand at the same position share one read
  * per head, made for their types and filters: after an append wakes them, one scan serves them all.
+ * And the batches live projections have ready in one turn of the event loop (a shared read's, and
+ * skipped checkpoints due) are applied in one transaction (`applyTogether`), by those whose last
+ * batch applied quickly: a projection that turns slow applies alone again.
  */
 export class Projector {
   private readonly batch: { limit: number; maxBytes: number };
@@ -101,6 +121,10 @@ export class Projector {
   /** where a projection has read past its checkpoint without finding its types, and since when */
   private readonly skipped = new Map<string, { position: Position; since: number }>();
   private readonly failures = new Map<string, ApplyError>();
+  /** how long each projection's last batch with events took to apply */
+  private readonly applyMs = new Map<string, number>();
+  /** the batches joining the next joint transaction, by projection, until this turn of the event loop ends */
+  private joining: Map<string, Joining> | null = null;
   private readonly waiters = new Set<Waiter>();
   private loop: Promise<void> | null = null;
   private rebuilding: Promise<void> | null = null;
@@ -115,7 +139,7 @@ export class Projector {
     generation: number;
     at: number;
     position: Promise<Position | null>;
-    reads: Map<string, SharedRead>;
+    reads: Map<string, SharedRead[]>;
   } | null = null;
   /** projections whose last read reached the head: they share reads */
   private readonly live = new Set<string>();
@@ -274,7 +298,7 @@ export class Projector {
       this.settleWaiters();
       return true;
     }
-    const outcome = await this.applyBatch(p, cp, events, through);
+    const outcome = await this.commit({ p, cp, events, through });
     this.settle(p, cp, through, outcome);
     return outcome === 'applied' || outcome === 'conflict';
   }
@@ -284,7 +308,7 @@ export class Projector {
     const skipped = this.skipped.get(p.name);
     const cp = this.checkpoints.get(p.name);
     if (!skipped || !cp || Date.now() - skipped.since < olderThanMs || this.failures.has(p.name)) return null;
-    const outcome = await this.applyBatch(p, cp, [], skipped.position);
+    const outcome = await this.commit({ p, cp, events: [], through: skipped.position });
     this.settle(p, cp, skipped.position, outcome);
     return outcome;
   }
@@ -322,46 +346,90 @@ export class Projector {
    * The projection's next batch. A projection catching up reads its own types (and filter: a
    * projection of one dataset never loads another's pages). Live ones share a read per position
    * and head: the first at a position reads for every live projection standing there (their
-   * types, and what their filters keep: sharedRead), and each keeps its own events; one arriving
-   * there later, which that read may not cover, reads on its own. So a wake-up after an append
-   * costs one read for the projections in step, and in a backfill a projection of receipts or
-   * completions never loads the pages its neighbours apply.
+   * types, and what their filters keep: sharedRead), and each keeps its own events; those arriving
+   * there later, which that read may not cover (the batches of one joint commit arrive together),
+   * share another made for the live ones standing there that no read there covers. So a wake-up
+   * after an append costs one read for the projections in step, and in a backfill a projection of
+   * receipts or completions never loads the pages its neighbours apply.
    */
   private async read(p: Projection, after: Position | null): Promise<TypedRead> {
     const reads = this.head?.reads;
     if (!reads || !this.live.has(p.name)) return readFor(this.store, p, after, this.batch);
     const key = after ? `${after.commit}/${after.prepare}` : '';
-    let shared = reads.get(key);
-    if (shared && !shared.covers.has(p.name)) return readFor(this.store, p, after, this.batch);
-    if (!shared) {
-      const standing = this.projections.filter(
-        (q) => q === p || (this.live.has(q.name) && samePosition(this.readTo(q), after)),
-      );
-      const read = this.store.readAllOfTypes({ after, ...sharedRead(standing), ...this.batch });
-      shared = { covers: new Set(standing.map((q) => q.name)), read };
-      reads.set(key, shared);
-      read.catch(() => reads.delete(key));
-    }
+    const shared = reads.get(key)?.find((r) => r.covers.has(p.name)) ?? this.readShared(reads, key, p, after);
     const read = await shared.read;
     return { ...read, events: read.events.filter((e) => wants(p, e)) };
   }
 
-  /** Applies `events` (maybe none) and moves the checkpoint to `through`. */
-  private async applyBatch(
-    p: Projection,
-    cp: Checkpoint,
-    events: RecordedEvent[],
-    through: Position,
-  ): Promise<BatchOutcome> {
-    try {
-      return await this.db.transaction(async (trx): Promise<BatchOutcome> => {
-        // Paused: a rebuild is swapping this projection's tables in, skip it this round. Conflict:
-        // another process got there first; the claim is the first write, so nothing to roll back.
-        const claim = await claimBatch(trx, p.name, p.version, cp.position, through);
-        if (claim !== 'claimed') return claim;
-        await applyEvents(trx, p, events, READ_MODEL_SCHEMA);
-        return 'applied';
+  /** A read after `after` for `p` and the live projections standing there that no read made there covers. */
+  private readShared(reads: Map<string, SharedRead[]>, key: string, p: Projection, after: Position | null): SharedRead {
+    const made = reads.get(key) ?? [];
+    const standing = this.projections.filter(
+      (q) =>
+        q === p ||
+        (this.live.has(q.name) && samePosition(this.readTo(q), after) && !made.some((r) => r.covers.has(q.name))),
+    );
+    const shared = {
+      covers: new Set(standing.map((q) => q.name)),
+      read: this.store.readAllOfTypes({ after, ...sharedRead(standing), ...this.batch }),
+    };
+    reads.set(key, [...made, shared]);
+    shared.read.catch(() => reads.set(key, reads.get(key)?.filter((r) => r !== shared) ?? []));
+    return shared;
+  }
+
+  /**
+   * Applies the batch and moves the checkpoint to its end: with the other live projections' batches
+   * ready in this turn of the event loop, or else alone. One whose last batch took long applies
+   * alone, so a projection busy with a heavy batch never holds the others' commits back.
+   */
+  private commit(batch: Batch): Promise<BatchOutcome> {
+    const { p, events } = batch;
+    const quick = events.length === 0 || (this.applyMs.get(p.name) ?? Infinity) < JOINS_WITHIN_MS;
+    // a second batch of one projection this turn (catchUpOnce beside the loop) goes alone: its claim conflicts
+    if (!quick || !this.live.has(p.name) || this.joining?.has(p.name)) return this.applyAlone(batch);
+    let joining = this.joining;
+    if (!joining) {
+      const gathered = (joining = this.joining = new Map());
+      setImmediate(() => {
+        this.joining = null;
+        void this.applyTogether([...gathered.values()]);
       });
+    }
+    return new Promise((done) => joining.set(p.name, { batch, done }));
+  }
+
+  /**
+   * One transaction for the batches: one claim statement moves every checkpoint still where its
+   * batch was read, then the claimed ones' events are applied. If anything in it fails (an apply
+   * throws, or the database errs), nothing of it commits and each batch is applied alone, as if it
+   * had never joined: a failing projection fails by itself and the others commit without it.
+   */
+  private async applyTogether(joining: Joining[]): Promise<void> {
+    const batches = joining.map((j) => j.batch);
+    let outcomes: BatchOutcome[] | null = null;
+    if (batches.length > 1)
+      outcomes = await this.db
+        .transaction(async (trx) => {
+          const claims = await claimBatches(trx, batches.map(claimOf));
+          const applied: BatchOutcome[] = [];
+          for (const b of batches) applied.push(await this.applyClaimed(trx, b, claims.get(b.p.name)!));
+          return applied;
+        })
+        .catch((err: unknown) => {
+          this.logger?.debug({ err }, 'projections apply alone: their joint transaction failed');
+          return null;
+        });
+    for (const [i, j] of joining.entries()) j.done(outcomes ? outcomes[i]! : this.applyAlone(j.batch));
+  }
+
+  /** The batch in a transaction of its own; an apply that throws fails the projection. */
+  private async applyAlone(batch: Batch): Promise<BatchOutcome> {
+    const { p } = batch;
+    try {
+      return await this.db.transaction(async (trx) =>
+        this.applyClaimed(trx, batch, (await claimBatches(trx, [claimOf(batch)])).get(p.name)!),
+      );
     } catch (err) {
       if (!(err instanceof ApplyError)) throw err;
       this.failures.set(p.name, err);
@@ -371,6 +439,19 @@ export class Projector {
       );
       return 'failed';
     }
+  }
+
+  /**
+   * Applies a batch whose claim came back `claim`. Paused: a rebuild is swapping this projection's
+   * tables in, skip it this round. Conflict: another process got there first; nothing is applied.
+   */
+  private async applyClaimed(trx: Knex.Transaction, { p, events }: Batch, claim: ClaimOutcome): Promise<BatchOutcome> {
+    if (claim !== 'claimed') return claim;
+    if (events.length === 0) return 'applied';
+    const started = performance.now();
+    await applyEvents(trx, p, events, READ_MODEL_SCHEMA);
+    this.applyMs.set(p.name, performance.now() - started);
+    return 'applied';
   }
 
   /** A waiter settles once the healthy projections reach its target: it rejects if any failed. */
@@ -414,6 +495,8 @@ interface SharedRead {
   covers: Set<string>;
   read: Promise<TypedRead>;
 }
+
+const claimOf = ({ p, cp, through }: Batch) => ({ name: p.name, version: p.version, from: cp.position, to: through });
 
 const samePosition = (a: Position | null, b: Position | null): boolean =>
   a === null || b === null ? a === b : comparePositions(a, b) === 0;

@@ -47,11 +47,11 @@ describe('Projector', () => {
   });
 
   /**
-   * Runs `test` with two started projectors of the (migrated) apply log `name`, as two processes
-   * would run them (the second on connections of its own); both are stopped after.
+   * Runs `test` with two started projectors of the (migrated) projections `make` returns, as two
+   * processes would run them (the second on connections of its own); both are stopped after.
    */
   const withTwo = async (
-    name: string,
+    make: () => Projection[],
     options: ProjectorOptions,
     test: (first: Projector, second: Projector) => Promise<void>,
     second: ProjectorOptions = options,
@@ -59,13 +59,25 @@ describe('Projector', () => {
     const other = await openEnv();
     try {
       await test(
-        started(new Projector(env.db, env.store, [applyLog(name)], options)),
-        started(new Projector(other.db, other.store, [applyLog(name)], second)),
+        started(new Projector(env.db, env.store, make(), options)),
+        started(new Projector(other.db, other.store, make(), second)),
       );
     } finally {
       await Promise.all(running.splice(0).map((p) => p.stop()));
       await other.close();
     }
+  };
+  /**
+   * Appends events of a type no test projection handles, to streams of `prefix`, until stopped:
+   * between a projection's own events, reads that find none of its own.
+   */
+  const appendUnhandled = (prefix: string) => {
+    let appending = true;
+    const done = (async () => {
+      for (let i = 0; appending; i++)
+        await env.store.appendToStream(`${prefix}-other-${i % 4}`, [{ type: 'ProjectionTest.Unhandled', data: {} }]);
+    })();
+    return { appending: () => appending, stop: () => ((appending = false), done) };
   };
   /** The apply-log table `name` holds each of `own` exactly once. */
   const expectEachOnce = async (name: string, prefix: string, own: readonly { id: string }[]) =>
@@ -98,20 +110,33 @@ describe('Projector', () => {
     expect(comparePositions(status!.position!, lastPosition(live))).to.be.at.least(0);
   });
 
-  /** A projection that records, for each event of its stream, what `expression` says in the batch's transaction. */
+  /**
+   * A projection that records, for each event of `type`, what `expression` says in the batch's
+   * transaction; not idempotent, so it shows an event applied twice. `failOn` makes apply fail in
+   * the database, which aborts its transaction.
+   */
+  const recorder = (
+    name: string,
+    expression: string,
+    { type = COUNTED, failOn }: { type?: string; failOn?: (e: RecordedEvent) => boolean } = {},
+  ): Projection => ({
+    name,
+    version: 1,
+    handles: [type],
+    tables: [name],
+    async createTables(db, schema) {
+      await db.schema
+        .withSchema(schema)
+        .createTable(name, (t) => (t.uuid('event_id'), t.text('stream_id'), t.text('value')));
+    },
+    async apply(trx, event, schema) {
+      if (failOn?.(event)) await trx.raw('select 1 / 0');
+      await trx.raw(`insert into ??.?? values (?, ?, (${expression})::text)`, [schema, name, event.id, event.streamId]);
+    },
+  });
+  /** A recorder of COUNTED events, migrated. */
   const recording = async (name: string, expression: string): Promise<Projection> => {
-    const projection: Projection = {
-      name,
-      version: 1,
-      handles: [COUNTED],
-      tables: [name],
-      async createTables(db, schema) {
-        await db.schema.withSchema(schema).createTable(name, (t) => (t.text('stream_id'), t.text('value')));
-      },
-      async apply(trx, event, schema) {
-        await trx.raw(`insert into ??.?? values (?, (${expression})::text)`, [schema, name, event.streamId]);
-      },
-    };
+    const projection = recorder(name, expression);
     await migrateProjections(env.db, [projection]);
     return projection;
   };
@@ -440,14 +465,18 @@ describe('Projector', () => {
     await migrateAtHead(env.db, [applyLog(name)]);
     // A backlog first, so both start racing for the same batches, then live appends.
     await appendConcurrently(env.store, `${prefix}-backlog`, 8, 30);
-    await withTwo(name, { batchSize: 7, pollMs: 20 }, async (first, second) => {
-      const appended = await appendConcurrently(env.store, `${prefix}-live`, 8, 30);
-      await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
+    await withTwo(
+      () => [applyLog(name)],
+      { batchSize: 7, pollMs: 20 },
+      async (first, second) => {
+        const appended = await appendConcurrently(env.store, `${prefix}-live`, 8, 30);
+        await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
 
-      const own = await readOwnEvents(env.db, prefix);
-      expect(own).to.have.length(480);
-      await expectEachOnce(name, prefix, own);
-    });
+        const own = await readOwnEvents(env.db, prefix);
+        expect(own).to.have.length(480);
+        await expectEachOnce(name, prefix, own);
+      },
+    );
   });
 
   it('applies each event exactly once through events it skips, with two projectors and catch-ups beside them', async () => {
@@ -456,24 +485,16 @@ describe('Projector', () => {
     const options = { batchSize: 5, pollMs: 20 };
     await migrateAtHead(env.db, [applyLog(name)]);
     await withTwo(
-      name,
+      () => [applyLog(name)],
       options,
       async (first, second) => {
-        let appending = true;
-        // events of a type the projection does not handle, between its own: reads that find none of its own
-        const unhandled = (async () => {
-          for (let i = 0; appending; i++)
-            await env.store.appendToStream(`${prefix}-other-${i % 4}`, [
-              { type: 'ProjectionTest.Unhandled', data: {} },
-            ]);
-        })();
+        const unhandled = appendUnhandled(prefix);
         // catch-ups beside the running loops, as a CLI would on a started projector
         const catchUps = (async () => {
-          while (appending) await first.catchUpOnce();
+          while (unhandled.appending()) await first.catchUpOnce();
         })();
         const appended = await appendConcurrently(env.store, `${prefix}-own`, 6, 30);
-        appending = false;
-        await Promise.all([unhandled, catchUps]);
+        await Promise.all([unhandled.stop(), catchUps]);
         await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
 
         const own = await readOwnEvents(env.db, `${prefix}-own`);
@@ -501,6 +522,142 @@ describe('Projector', () => {
 
     await catchUpTo(env.db, env.store, [applyLog(name)], appended, { batchSize: 100 });
     await expectEachOnce(name, prefix, own);
+  });
+
+  /** Each event of type `type` with the transaction it was applied in. */
+  const txLog = (name: string, type: string, failOn?: (e: RecordedEvent) => boolean): Projection =>
+    recorder(name, 'txid_current()', { type, ...(failOn ? { failOn } : {}) });
+  /** event id → the transactions txLog `name` applied it in */
+  const txsOf = async (name: string): Promise<Map<string, string[]>> => {
+    const rows: { event_id: string; value: string }[] = await env.db.withSchema(READ_MODEL_SCHEMA).table(name);
+    const txs = new Map<string, string[]>();
+    for (const r of rows) txs.set(r.event_id, [...(txs.get(r.event_id) ?? []), r.value]);
+    return txs;
+  };
+  /** How many times each txLog of `logs` applied each event (event id → times, per log). */
+  const timesApplied = async (logs: readonly Projection[]) =>
+    Promise.all(
+      logs.map(async (l) => Object.fromEntries([...(await txsOf(l.name))].map(([id, txs]) => [id, txs.length]))),
+    );
+  /**
+   * Appends events of `type` one at a time, each waited for, until the txLogs `logs` applied one in
+   * a single transaction; the transactions each event was applied in, per log, in append order.
+   */
+  const appendUntilJoint = async (projector: Projector, logs: readonly Projection[], type: string) => {
+    const applied: string[][] = [];
+    await eventually(
+      async () => {
+        const id = randomUUID();
+        await projector.whenCaughtUp(
+          (await env.store.appendToStream(`joint-${id}`, [{ id, type, data: {} }])).position,
+        );
+        const txs = await Promise.all(logs.map(async (l) => (await txsOf(l.name)).get(id)!));
+        applied.push(txs.flat());
+        return new Set(txs.flat()).size === 1 ? true : undefined;
+      },
+      'an event applied by all of them in one transaction',
+      10_000,
+    );
+    return applied;
+  };
+
+  it('live projections standing together apply the batches of a wake-up in one transaction', async () => {
+    const type = uniqueName('Joint');
+    const logs = [0, 1, 2].map((i) => txLog(uniqueName(`joint${i}`), type));
+    await migrateAtHead(env.db, logs);
+    const projector = started(new Projector(env.db, env.store, logs, { coalesceMs: 0 }));
+    await projector.whenCaughtUp();
+    const applied = await appendUntilJoint(projector, logs, type);
+    // the first batch each applied alone: how long one takes it was not known yet
+    expect(new Set(applied[0]).size).to.equal(3);
+    expect(applied.length, 'events appended until one was applied jointly').to.be.at.most(5);
+    const status = await projector.status();
+    expect(status.map((s) => s.state)).to.deep.equal(['running', 'running', 'running']);
+  });
+
+  it('a projection whose apply fails in a joint transaction fails alone: the others commit its batch and checkpoints', async () => {
+    const type = uniqueName('JointFail');
+    let poisoned = '';
+    const failing = txLog(uniqueName('failing'), type, (e) => e.id === poisoned);
+    const others = [txLog(uniqueName('ok1'), type), txLog(uniqueName('ok2'), type)];
+    await migrateAtHead(env.db, [failing, ...others]);
+    const projector = started(new Projector(env.db, env.store, [failing, ...others], { coalesceMs: 0 }));
+    await projector.whenCaughtUp();
+    await appendUntilJoint(projector, [failing, ...others], type);
+    const before = await timesApplied([failing]);
+
+    poisoned = randomUUID();
+    const after = randomUUID();
+    const appended = await env.store.appendToStream(`joint-${after}`, [
+      { id: poisoned, type, data: {} },
+      { id: after, type, data: {} },
+    ]);
+    expect(await rejection(projector.whenCaughtUp(appended.position))).to.be.instanceOf(ProjectionsFailedError);
+    const [failed, ...running] = await projector.status();
+    expect(failed).to.include({ state: 'failed' });
+    expect(failed!.error).to.include({ eventId: poisoned });
+    expect(comparePositions(failed!.position!, appended.position), 'checkpoint before the failed batch').to.equal(-1);
+    expect(await timesApplied([failing]), 'nothing of the failed batch').to.deep.equal(before);
+    for (const s of running) {
+      expect(s.state).to.equal('running');
+      expect(comparePositions(s.position!, appended.position)).to.equal(0);
+    }
+    const [ok1, ok2] = await timesApplied(others);
+    expect(ok1).to.deep.equal({ ...before[0], [poisoned]: 1, [after]: 1 });
+    expect(ok2).to.deep.equal(ok1);
+  });
+
+  it('applies each event exactly once with two projectors on one database whose live projections commit together', async () => {
+    const prefix = uniqueName('twojoint');
+    const type = uniqueName('TwoJoint');
+    const names = [0, 1, 2].map((i) => uniqueName(`twojoint${i}`));
+    const make = () => names.map((n) => txLog(n, type));
+    await migrateAtHead(env.db, make());
+    const options = { batchSize: 7, pollMs: 20 };
+    await withTwo(
+      make,
+      options,
+      async (first, second) => {
+        const unhandled = appendUnhandled(prefix);
+        const appended = (
+          await Promise.all(
+            Array.from({ length: 6 }, async (_, w) => {
+              const results: AppendResult[] = [];
+              for (let i = 0; i < 30; i++)
+                results.push(
+                  await env.store.appendToStream(`${prefix}-w${w}`, [
+                    { type, data: { i } },
+                    ...(i % 3 === 0 ? [{ type, data: { i, second: true } }] : []),
+                  ]),
+                );
+              return results;
+            }),
+          )
+        ).flat();
+        await unhandled.stop();
+        await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
+        // then one append at a time, each beside one of another type: both projectors live, their
+        // joint claims racing for the same batches
+        for (let i = 0; i < 30; i++) {
+          appended.push(await env.store.appendToStream(`${prefix}-slow`, [{ type, data: { i } }]));
+          await env.store.appendToStream(`${prefix}-other-slow`, [{ type: 'ProjectionTest.Unhandled', data: {} }]);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await Promise.all([waitForCaughtUp(first, appended), waitForCaughtUp(second, appended)]);
+
+        const own = (await readOwnEvents(env.db, prefix)).filter((e) => !e.streamId.startsWith(`${prefix}-other`));
+        expect(own).to.have.length(6 * 40 + 30);
+        const once = Object.fromEntries(own.map((e) => [e.id, 1]));
+        for (const times of await timesApplied(make())) expect(times).to.deep.equal(once);
+        // and the three committed batches together
+        const [a, b, c] = await Promise.all(names.map(async (n) => new Set([...(await txsOf(n)).values()].flat())));
+        expect(
+          [...a!].filter((tx) => b!.has(tx) && c!.has(tx)),
+          'transactions of all three',
+        ).to.not.be.empty;
+      },
+      { ...options, persistSkippedMs: 30 },
+    );
   });
 
   it('rejects whenCaughtUp when a projection fails, rather than waiting forever', async () => {
