@@ -408,7 +408,7 @@ describe('automation contexts from the demo data', function () {
     });
     const reached = await Promise.all(wave.map((e) => listingsReached(request(e))));
     expect(new Set(reached.flat().map(listingKey)).size).to.be.greaterThan(2);
-    const together = readListingsTogether(w.h.db, w.account, now, reached.flat());
+    const together = readListingsTogether(w.h.db, account, now, reached.flat());
     const shared = await together;
     for (const [i, e] of wave.entries()) {
       const alone = await buildContexts(request(e));
@@ -416,7 +416,7 @@ describe('automation contexts from the demo data', function () {
       expect(inWave, e.type).to.deep.equal(alone);
       // and the wave's read answered each: its own lookups, not another listing's
       for (const r of reached[i]!)
-        expect(shared.get(listingKey(r)), e.type).to.deep.equal(await readListingLookups(w.h.db, w.account, now, r));
+        expect(shared.get(listingKey(r)), e.type).to.deep.equal(await readListingLookups(w.h.db, account, now, r));
     }
   });
 

@@ -19,7 +19,8 @@ import { profilesInContext } from '../context/ads.js';
 import type { PastReads } from '../context/index.js';
 import type { AdsReads } from '../context/advertising.js';
 import type { ReportReads } from '../context/report.js';
-import { linkedAds, profilesIn, type ListingReads } from '../context/listing.js';
+import { linkedAds, type ListingReads } from '../context/listing.js';
+import { profilesIn } from '../context/profiles.js';
 import { OFFER_NOTIFICATIONS, STOCK_NOTIFICATIONS } from '../context/listing-lookups.js';
 import { majorUnits } from '../context/money.js';
 import { receiptInContext } from '../context/receipts.js';
@@ -211,7 +212,7 @@ function pastReads(
     deals: (r) => deals(r.marketplace_id, r.asin ? [r.asin] : []),
     receipts: async (_r, id) => own(id).map(receiptInContext),
     ads: (r) => linkedAds(entities, account, r, Promise.resolve([])),
-    profiles: (marketplace_id) => profiles(profilesIn(account, marketplace_id)),
+    profiles: (r) => profiles(profilesIn(account, r.marketplace_id)),
   };
   const ads: AdsReads = {
     entities,

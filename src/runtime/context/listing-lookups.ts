@@ -6,10 +6,13 @@ import { createdForListingQuery, receiptsForTargetsQuery } from '../../projectio
 import { adsOfListingQuery } from '../../projections/observed/ads-queries.js';
 import { activeDealsQuery, dealReportsQuery } from '../../projections/observed/deals-queries.js';
 import type { ListingRecord } from '../../projections/observed/listings-search.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
+import { profilesIn } from './profiles.js';
 import { businessUnitsQuery } from '../../projections/observed/sales-queries.js';
 
 // A Listing context's own lookups in the read models (its latest stock and offer notifications,
-// B2B units, deal reports and deals, receipts, product ads, what its runs created), sent as ONE
+// B2B units, deal reports and deals, receipts, product ads, what its runs created, the receipts of
+// the account's advertising profiles in its marketplace), sent as ONE
 // statement (readTogether): for one listing (a dry run) or for every listing a live wave's events
 // reached (readListingsTogether). Each answer is the rows of its query, as readTogether returns
 // them (times as ISO strings); listing.ts reads them.
@@ -34,6 +37,10 @@ export interface ListingLookups {
   created: unknown[];
   receipts: unknown[];
   ads: unknown[];
+  /** receiptsForTargetsQuery's rows for the account's advertising profiles in the listing's marketplace */
+  profileReceipts: unknown[];
+  /** the profiles those are of (an account view read since may list others) */
+  profileIds: string[];
 }
 
 /** A wave's lookups by listing (listingKey). */
@@ -41,8 +48,10 @@ export type ListingsTogether = ReadonlyMap<string, ListingLookups>;
 
 export const listingKey = (r: Pick<ListingRecord, 'marketplace_id' | 'sku'>) => `${r.marketplace_id}\u0000${r.sku}`;
 
-function queries(db: Knex, account_id: string, now: Date, r: ListingRecord, withRecorded = true) {
+function queries(db: Knex, account: AccountView, now: Date, r: ListingRecord, withRecorded = true) {
+  const account_id = account.id;
   const id = listingId(account_id, r.marketplace_id, r.sku);
+  const profiles = profilesIn(account, r.marketplace_id).map((p) => p.id);
   const key = { account_id, marketplace_id: r.marketplace_id, sku: r.sku };
   return {
     ...(withRecorded ? { recorded: latestNamingQuery(db, account_id, NOTIFICATIONS, { ...key, asin: r.asin }) } : {}),
@@ -52,10 +61,14 @@ function queries(db: Knex, account_id: string, now: Date, r: ListingRecord, with
     created: createdForListingQuery(db, account_id, id),
     receipts: receiptsForTargetsQuery(db, 'Listing', [id]),
     ads: adsOfListingQuery(db, { ...key, asin: r.asin }),
+    ...(profiles.length > 0 ? { profileReceipts: receiptsForTargetsQuery(db, 'AdvertisingProfile', profiles) } : {}),
   };
 }
 
-const complete = (read: Partial<ListingLookups>): ListingLookups => ({
+/** What the statement answers */
+type Rows = Omit<ListingLookups, 'profileIds'>;
+
+const complete = (account: AccountView, r: ListingRecord, read: Partial<Rows>): ListingLookups => ({
   recorded: read.recorded ?? [],
   units: read.units ?? [],
   dealReports: read.dealReports ?? [],
@@ -63,28 +76,33 @@ const complete = (read: Partial<ListingLookups>): ListingLookups => ({
   created: read.created ?? [],
   receipts: read.receipts ?? [],
   ads: read.ads ?? [],
+  profileReceipts: read.profileReceipts ?? [],
+  profileIds: profilesIn(account, r.marketplace_id).map((p) => p.id),
 });
 
 /** One listing's lookups in one statement. */
-export async function readListingLookups(db: Knex, account_id: string, now: Date, r: ListingRecord) {
+export async function readListingLookups(db: Knex, account: AccountView, now: Date, r: ListingRecord) {
   try {
-    return complete(await readTogether(db, () => queries(db, account_id, now, r)));
+    return complete(account, r, await readTogether(db, () => queries(db, account, now, r)));
   } catch (err) {
     if ((err as { code?: string }).code !== '42703') throw err;
     // the events read model's version 1 tables while an upgrade rebuilds them: latestNaming reads them by a scan
     const types = NOTIFICATIONS;
     const [rest, latest] = await Promise.all([
-      readTogether(db, () => queries(db, account_id, now, r, false)),
-      latestNaming(db, account_id, types, r),
+      readTogether(db, () => queries(db, account, now, r, false)),
+      latestNaming(db, account.id, types, r),
     ]);
-    return complete({ ...rest, recorded: [...latest].map(([stream_type, payload]) => ({ stream_type, payload })) });
+    return complete(account, r, {
+      ...rest,
+      recorded: [...latest].map(([stream_type, payload]) => ({ stream_type, payload })),
+    });
   }
 }
 
 /** The lookups of every listing a live wave reached, in one statement per LISTINGS_PER_STATEMENT listings. */
 export async function readListingsTogether(
   db: Knex,
-  account_id: string,
+  account: AccountView,
   now: Date,
   records: readonly ListingRecord[],
 ): Promise<ListingsTogether> {
@@ -94,15 +112,15 @@ export async function readListingsTogether(
     const chunk = distinct.slice(from, from + LISTINGS_PER_STATEMENT);
     const read = await readTogether(db, () =>
       Object.fromEntries(
-        chunk.flatMap((r, i) => Object.entries(queries(db, account_id, now, r)).map(([k, q]) => [`${k}_${i}`, q])),
+        chunk.flatMap((r, i) => Object.entries(queries(db, account, now, r)).map(([k, q]) => [`${k}_${i}`, q])),
       ),
     );
-    const byIndex = chunk.map((): Partial<ListingLookups> => ({}));
+    const byIndex = chunk.map((): Partial<Rows> => ({}));
     for (const [column, rows] of Object.entries(read)) {
       const at = column.lastIndexOf('_');
-      byIndex[Number(column.slice(at + 1))]![column.slice(0, at) as keyof ListingLookups] = rows;
+      byIndex[Number(column.slice(at + 1))]![column.slice(0, at) as keyof Rows] = rows;
     }
-    chunk.forEach((r, i) => found.set(listingKey(r), complete(byIndex[i]!)));
+    chunk.forEach((r, i) => found.set(listingKey(r), complete(account, r, byIndex[i]!)));
   }
   return found;
 }

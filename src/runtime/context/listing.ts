@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from 'knex';
 import { withheld } from '../../commands/dispatch-control/execute.js';
 import { identitiesOf } from '../../domain/event/identities.js';
@@ -16,7 +17,8 @@ import { dealRowOf, reportedAt } from '../../projections/observed/deals-queries.
 import { businessUnitsOf } from '../../projections/observed/sales-queries.js';
 import { receiptsByTarget, type CreatedForListing, type ReceiptRow } from '../../projections/mutations/queries.js';
 import type { ListingAd } from './ads.js';
-import { advertisingProfiles, childLists, entityShapes, readModelAds, type AdsEntities } from './ads.js';
+import { childLists, entityShapes, profilesInContext, readModelAds, type AdsEntities } from './ads.js';
+import { profilesIn } from './profiles.js';
 import { dealsShown, type Deals } from './deals.js';
 import {
   listingKey,
@@ -141,7 +143,7 @@ export interface ListingReads {
   /** the advertising entities linked to the listing */
   ads(r: ListingRecord, listing_id: string): Promise<Record<string, unknown>>;
   /** the account's advertising profiles in the listing's marketplace */
-  profiles(marketplace_id: string): Promise<unknown[]>;
+  profiles(r: ListingRecord): Promise<unknown[]>;
 }
 
 /**
@@ -154,7 +156,8 @@ export function readModelReads(run: ListingRun, together?: Promise<ListingsToget
   const read = async (r: ListingRecord) => {
     // the wave's read failed: this listing's alone says why, or answers
     const mine = (await together?.catch(() => undefined))?.get(listingKey(r));
-    return mine ?? readListingLookups(db, account.id, now, r);
+    const profiles = profilesIn(account, r.marketplace_id).map((p) => p.id);
+    return mine && isDeepStrictEqual(mine.profileIds, profiles) ? mine : readListingLookups(db, account, now, r);
   };
   const lookupsOf = (r: ListingRecord) => {
     const key = listingKey(r);
@@ -179,7 +182,12 @@ export function readModelReads(run: ListingRun, together?: Promise<ListingsToget
         r,
         lookupsOf(r).then((l) => l.created as CreatedForListing[]),
       ),
-    profiles: (marketplace_id) => advertisingProfiles(db, profilesIn(account, marketplace_id)),
+    profiles: async (r) => {
+      const byId = receiptsByTarget((await lookupsOf(r)).profileReceipts as ReceiptRow[]);
+      return profilesInContext(profilesIn(account, r.marketplace_id), (id) =>
+        (byId.get(id) ?? []).map(receiptInContext),
+      );
+    },
   };
 }
 
@@ -199,7 +207,7 @@ export async function listingContext(
     reads.deals(r),
     reads.receipts(r, id),
     reads.ads(r, id),
-    reads.profiles(r.marketplace_id),
+    reads.profiles(r),
   ]);
   const sellerId = account.selling?.provider_id ?? '';
   const offerEvents = [
@@ -220,9 +228,6 @@ export async function listingContext(
     advertisingProfiles: profiles,
   };
 }
-
-export const profilesIn = (account: AccountView, marketplace_id: string) =>
-  (account.ads?.profiles ?? []).filter((p) => p.marketplace_id === marketplace_id);
 
 /**
  * The advertising entities linked to the listing (spec 2.6, 2.8): the ads advertising it, their

@@ -505,7 +505,9 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     );
     reached.catch(() => undefined); // awaited by the runs
     // the reached listings' own lookups, all in one statement (a run whose listing this misses reads alone)
-    const together = reached.then((each) => readListingsTogether(o.db, account_id, at, each.flat()));
+    const together = Promise.all([reached, accounts.get(account_id)]).then(([each, account]) =>
+      readListingsTogether(o.db, account, at, each.flat()),
+    );
     together.catch(() => undefined);
     // each event with an automation is a member of the rounds until its first attempt ends; one
     // without runs alone (nothing, or its retry once the automation could be read)
