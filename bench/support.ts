@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
@@ -64,10 +64,15 @@ export const memorySample = (): { rss: number; peakRss: number } => ({
 
 /**
  * The machine's CPU time (every process: ours, the database, the runners) and this process's own,
- * in ms, since the meter started. Under saturation latency swings with whatever else the machine
- * does; CPU per unit of work is the steadier figure. Linux only (/proc/stat), else NaN.
+ * in ms, since the meter started, and that of each of `others` (other processes of the benchmark's,
+ * with their children). Under saturation latency swings with whatever else the machine does; CPU
+ * per unit of work is the steadier figure. Linux only (/proc), else NaN.
  */
-export function cpuMeter(): () => { machineMs: number; processMs: number } {
+export function cpuMeter(others: readonly number[] = []): () => {
+  machineMs: number;
+  processMs: number;
+  others: Array<{ processMs: number; childrenMs: number }>;
+} {
   const machine = (): number => {
     try {
       const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
@@ -80,33 +85,18 @@ export function cpuMeter(): () => { machineMs: number; processMs: number } {
   };
   const m0 = machine();
   const p0 = process.cpuUsage();
+  const o0 = others.map(processCpuOf);
   return () => {
     const p = process.cpuUsage(p0);
-    return { machineMs: machine() - m0, processMs: (p.user + p.system) / 1000 };
+    return {
+      machineMs: machine() - m0,
+      processMs: (p.user + p.system) / 1000,
+      others: others.map(processCpuOf).map((o, i) => ({
+        processMs: o.processMs - o0[i]!.processMs,
+        childrenMs: o.childrenMs - o0[i]!.childrenMs,
+      })),
+    };
   };
-}
-
-let statements = 0;
-let counting = false;
-
-/**
- * Counts the statements this process sends to PostgreSQL (every pool's client: knex's, the
- * event store's), from the call on: `pg_stat_statements` would count them server-side but needs
- * a restart to load. A multi-statement text counts once per statement in it.
- */
-export function statementCounter(): () => number {
-  if (!counting) {
-    counting = true;
-    const query = pg.Client.prototype.query as (...a: unknown[]) => unknown;
-    pg.Client.prototype.query = function (this: pg.Client, ...a: unknown[]) {
-      const config = a[0] as string | { text?: string } | undefined;
-      const text = typeof config === 'string' ? config : (config?.text ?? '');
-      statements += text.split(';').filter((s) => s.trim() !== '').length || 1;
-      return query.apply(this, a);
-    } as typeof pg.Client.prototype.query;
-  }
-  const from = statements;
-  return () => statements - from;
 }
 
 /** Another process's peak resident memory in bytes (Linux: VmHWM), or NaN where that can't be read. */
@@ -117,6 +107,45 @@ export function peakRssOf(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/** utime, stime, cutime and cstime of /proc/<pid>/stat in ms (10 ms ticks), and the parent's pid; null once gone. */
+function statOf(pid: number): { own: number; reaped: number; ppid: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // after the command name, which may hold spaces and parentheses: state ppid … utime (14th) stime cutime cstime
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return {
+      ppid: Number(f[1]),
+      own: (Number(f[11]) + Number(f[12])) * 10,
+      reaped: (Number(f[13]) + Number(f[14])) * 10,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The pids of the processes whose parent is `pid`, now. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number)
+      .filter((p) => statOf(p)?.ppid === pid);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Another process's CPU time (user + system) in ms, and its children's: those running now and
+ * those it has reaped (a sandbox runner replaced meanwhile). Linux only, else NaN.
+ */
+export function processCpuOf(pid: number): { processMs: number; childrenMs: number } {
+  const s = statOf(pid);
+  if (!s) return { processMs: NaN, childrenMs: NaN };
+  const running = childrenOf(pid).reduce((sum, child) => sum + (statOf(child)?.own ?? 0), 0);
+  return { processMs: s.own, childrenMs: s.reaped + running };
 }
 
 /**

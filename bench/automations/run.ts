@@ -1,7 +1,8 @@
 // Automations: what a run costs, phase by phase.
 //
 //   npm run build && npm run bench:automations [-- --cycles 500 --runs 300 --phase isolate,sandbox,mcp-dry,live]
-//     [--rate 100 --seconds 60 --burst 2000 --listings 2000 --admin-url postgres://…/postgres --redis-url redis://…]
+//     [--rate 100 --seconds 60 --burst 2000 --half-seconds 10 --listings 2000 --workers 2]
+//     [--admin-url postgres://…/postgres --redis-url redis://…]
 //
 // Phases (each prints its own figures; later phases add MCP dry runs and live runs):
 //   isolate  the bare isolated-vm cycle: create an isolate and a context, run one line, dispose
@@ -11,19 +12,25 @@
 //   mcp-dry  run_automation dry runs through MCP over HTTP on the synced demo seller, trivial and
 //            repricing handlers (goals p50 ≤ 25 ms, p99 ≤ 100 ms), next to an MCP ping
 //   live     the live-runs reactor on a fresh database: event → admitted receipt latency at a
-//            sustained rate, runs per second at saturation, lost events and double admissions,
-//            the events spread over a seller of `--listings` listings (live.ts)
+//            sustained rate, runs per second at saturation, the latency at half that rate, lost
+//            events and double admissions, the events spread over a seller of `--listings`
+//            listings (live.ts); with `--workers N`, in N worker processes of the service's own
+//            instead of this one (live-workers.ts)
+// Last, the goals: each figure a goal is stated for, as the ratio to its floor measured in the
+// same run (the bare isolate cycle, the MCP ping), with the floor beside it, and met or not.
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { RUN_LIMITS } from '../../src/runtime/contracts/limits.js';
 import { createSandbox, type RunInput, type RunOutput } from '../../src/runtime/sandbox/index.js';
 import { runInIsolate } from '../../src/runtime/sandbox/isolate-run.js';
 import type { RunJob } from '../../src/runtime/sandbox/types.js';
-import { percentile, printMachine } from '../support.js';
+import { mib, percentile, printMachine } from '../support.js';
 import { printRunnersPeakRss } from './fixtures.js';
 import { bareCycle, input, REPRICING, TRIVIAL } from './fixtures.js';
 import { mcpDryPhase } from './mcp-dry.js';
 import { livePhase } from './live.js';
+import { liveWorkersPhase } from './live-workers.js';
+import type { LiveFigures } from './live-drive.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,6 +40,8 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '100' },
     seconds: { type: 'string', default: '60' },
     burst: { type: 'string', default: '2000' },
+    'half-seconds': { type: 'string', default: '10' },
+    workers: { type: 'string', default: '0' },
     listings: { type: 'string', default: '2000' },
     'admin-url': {
       type: 'string',
@@ -47,6 +56,9 @@ const phases = new Set(args.phase!.split(','));
 const listings = Number(args.listings);
 if (!Number.isInteger(listings) || listings < 1)
   throw new Error(`--listings: '${args.listings}' is not a whole number of listings (at least 1)`);
+const workers = Number(args.workers);
+if (!Number.isInteger(workers) || workers < 0)
+  throw new Error(`--workers: '${args.workers}' is not a whole number of worker processes (0: this process)`);
 
 type Stats = { p50: number; p99: number };
 const ms = (n: number) => `${n.toFixed(2)} ms`;
@@ -105,10 +117,14 @@ function workerRunner() {
   };
 }
 
-async function sandboxPhase(bare: Stats | undefined): Promise<void> {
+/** The sandbox's p50 for each handler, next to the bare cycle's taken in turns with it. */
+type SandboxFigures = Array<{ handler: string; sandbox: Stats; cycle: Stats }>;
+
+async function sandboxPhase(bare: Stats | undefined): Promise<SandboxFigures> {
   console.log(`sandbox: one run at a time, ${runs} runs each (host-measured round trip)`);
   const sandbox = createSandbox({ runners: 2 });
   const worker = workerRunner();
+  const figures: SandboxFigures = [];
   try {
     for (const [name, code] of [
       ['trivial', TRIVIAL],
@@ -128,6 +144,7 @@ async function sandboxPhase(bare: Stats | undefined): Promise<void> {
       line(`${name}: createSandbox, runner process round trip`, pooled!);
       const ratios = [bare, cycle].flatMap((b) => (b ? [(pooled!.p50 / b.p50).toFixed(2)] : []));
       console.log(`  ${name}: sandbox p50 / bare cycle p50 = ${ratios.join('× (alone), ')}× (taking turns); goal ≤ 2×`);
+      figures.push({ handler: name, sandbox: pooled!, cycle: cycle! });
     }
     const [startups] = await timed(10, async () => {
       const one = createSandbox({ runners: 1 });
@@ -149,28 +166,99 @@ async function sandboxPhase(bare: Stats | undefined): Promise<void> {
     await worker.close();
     await sandbox.close();
   }
+  return figures;
 }
 
 await printMachine();
 const bare = phases.has('isolate') ? await barePhase() : undefined;
-if (phases.has('sandbox')) await sandboxPhase(bare);
+const sandboxed = phases.has('sandbox') ? await sandboxPhase(bare) : [];
+let mcp: { ping: Stats; dry: Array<[string, Stats]> } | undefined;
 if (phases.has('mcp-dry')) {
   const [ping, trivial, repricing] = await mcpDryPhase(runs, args['admin-url']!, timed);
   line('floor: MCP ping', ping!);
   line('run_automation, trivial handler (canned sample, demo listing)', trivial!);
   line('run_automation, repricing handler (canned sample, demo listing)', repricing!);
-  const met = [trivial!, repricing!].every((s) => s.p50 <= 25 && s.p99 <= 100);
-  console.log(`  goals p50 ≤ 25 ms, p99 ≤ 100 ms: ${met ? 'met' : 'not met'}`);
-  const ratio = (s: Stats) => `${(s.p50 / ping!.p50).toFixed(1)}×`;
-  console.log(`  dry run p50 ÷ MCP ping p50: trivial ${ratio(trivial!)}, repricing ${ratio(repricing!)} (goal ≤ 5×)`);
+  mcp = {
+    ping: ping!,
+    dry: [
+      ['trivial', trivial!],
+      ['repricing', repricing!],
+    ],
+  };
 }
-if (phases.has('live'))
-  await livePhase({
+let live: LiveFigures | undefined;
+if (phases.has('live')) {
+  const options = {
     adminUrl: args['admin-url']!,
     redisUrl: args['redis-url']!,
     rate: Number(args.rate),
     seconds: Number(args.seconds),
     burst: Number(args.burst),
+    halfSeconds: Number(args['half-seconds']),
     listings,
-    bareCycleMs: bare?.p50,
-  });
+  };
+  live = workers > 0 ? await liveWorkersPhase({ ...options, workers }) : await livePhase(options);
+}
+printGoals();
+
+/** Each goal's figure from this run, the floor it is divided by beside it, and whether it is met. */
+function printGoals(): void {
+  const rows: Array<[string, string, string, boolean | undefined]> = [];
+  const x = (n: number, digits = 1) => `${n.toFixed(digits)}×`;
+  const floor = bare && `bare isolate cycle p50 ${ms(bare.p50)}`;
+  for (const { handler, sandbox, cycle } of sandboxed)
+    rows.push([
+      `sandbox run p50 ÷ bare cycle p50 (taken in turns), ${handler}`,
+      `${x(sandbox.p50 / cycle.p50, 2)} (${ms(sandbox.p50)} ÷ ${ms(cycle.p50)})`,
+      '≤ 2×',
+      sandbox.p50 <= 2 * cycle.p50,
+    ]);
+  for (const [handler, s] of mcp?.dry ?? []) {
+    rows.push([
+      `MCP dry run p50 / p99, ${handler}`,
+      `${ms(s.p50)} / ${ms(s.p99)}`,
+      '≤ 25 / ≤ 100 ms',
+      s.p50 <= 25 && s.p99 <= 100,
+    ]);
+    rows.push([
+      `MCP dry run p50 ÷ MCP ping p50, ${handler}`,
+      `${x(s.p50 / mcp!.ping.p50)} (${ms(s.p50)} ÷ ${ms(mcp!.ping.p50)})`,
+      '≤ 5×',
+      s.p50 <= 5 * mcp!.ping.p50,
+    ]);
+  }
+  if (live) {
+    const of = (what: string) => `${what}, ${live!.phase}`;
+    if (bare) {
+      const cycle = bare.p50;
+      rows.push([
+        of('machine CPU per live event ÷ bare cycle'),
+        `${x(live.machineCpuPerEventMs / cycle)} (${ms(live.machineCpuPerEventMs)} ÷ ${ms(cycle)})`,
+        '≤ 3×',
+        live.machineCpuPerEventMs <= 3 * cycle,
+      ]);
+      rows.push([
+        of('saturation × bare cycle'),
+        `${((live.saturation * cycle) / 1000).toFixed(2)} (${live.saturation.toFixed(1)} runs/s × ${ms(cycle)})`,
+        '≥ 0.6',
+        (live.saturation * cycle) / 1000 >= 0.6,
+      ]);
+      rows.push([
+        of(`event → receipt p99 at half saturation (${live.halfRate.toFixed(1)}/s) ÷ bare cycle`),
+        `${(live.halfP99Ms / cycle).toFixed(0)} (${ms(live.halfP99Ms)} ÷ ${ms(cycle)})`,
+        '≤ 40',
+        live.halfP99Ms <= 40 * cycle,
+      ]);
+    } else rows.push([of('ratios to the bare cycle'), 'not measured (no isolate phase)', '', undefined]);
+    rows.push([of('statements per event'), live.statementsPerEvent.toFixed(1), '≤ 12', live.statementsPerEvent <= 12]);
+    for (const p of live.peakRss) rows.push([of(`peak RSS, ${p.process}`), mib(p.bytes), 'no goal stated', undefined]);
+  }
+  if (rows.length === 0) return;
+  console.log(
+    `goals (every figure from this run${floor ? `; the floor: ${floor}` : ''}${mcp ? `, MCP ping p50 ${ms(mcp.ping.p50)}` : ''}):`,
+  );
+  for (const [label, figure, goal, met] of rows)
+    console.log(
+      `  ${label.padEnd(90)} ${figure.padEnd(34)} ${goal.padEnd(16)} ${met === undefined ? '' : met ? 'met' : 'unmet'}`,
+    );
+}

@@ -50,7 +50,9 @@ await withDatabase(args['admin-url']!, `bench_backtest_${Date.now()}`, async (ur
   try {
     const now = Date.now();
     // the listings were observed before the window began
-    const { accountId, account, listings } = await syncedSeller(stack, logger, () => new Date(now - 31 * DAY));
+    const { accountId, account, listings } = await syncedSeller(stack, logger, {
+      observedAt: () => new Date(now - 31 * DAY),
+    });
     const since = new Date(now - 30 * DAY);
     const recordStarted = performance.now();
     for (let i = 0; i < eventCount; i += 1_000) {

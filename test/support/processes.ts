@@ -13,11 +13,20 @@ export interface Spawned {
   exit: Promise<number | null>;
 }
 
-/** Runs one of the built entry points (main.js, cli.js) on this Node, like the npm scripts do. */
-export function runEntry(entry: 'main.js' | 'cli.js', args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--enable-source-maps', DIST + entry, ...args], {
+/**
+ * Runs one of the built entry points (main.js, cli.js) on this Node, like the npm scripts do;
+ * `node` adds options of Node's own (a benchmark's `--import`) and an IPC channel to the process.
+ */
+export function runEntry(
+  entry: 'main.js' | 'cli.js',
+  args: string[],
+  env: Record<string, string>,
+  node: { options?: string[]; ipc?: boolean } = {},
+): Spawned {
+  const options = ['--no-node-snapshot', '--enable-source-maps', ...(node.options ?? [])];
+  const child = spawn(process.execPath, [...options, DIST + entry, ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', ...(node.ipc ? (['ipc'] as const) : [])],
   });
   const logs: Array<Record<string, unknown>> = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {

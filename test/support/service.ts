@@ -23,11 +23,13 @@ const SERVICE_START_MS = 90_000;
 export async function startServiceProcess(
   env: Record<string, string>,
   roles: string[] = [],
+  node?: Parameters<typeof runEntry>[3],
 ): Promise<RunningServiceProcess> {
   const spawned = runEntry(
     'main.js',
     roles.flatMap((r) => ['--role', r]),
     env,
+    node,
   );
   try {
     // a start that fails exits at once; a slow one (migrations, the catalog, the demo on a loaded machine) gets time
