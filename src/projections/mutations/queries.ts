@@ -375,7 +375,6 @@ export function receiptsByTarget(rows: readonly ReceiptRow[]): Map<string, Recei
 // The dispatcher's lookups: which receipts are pending where. Each receipt's state is then folded
 // from its own stream; these only say which receipts to look at.
 
-/** A receipt as the dispatcher places it: its target and its place in the target's order. */
 /** A target's pending receipt as the dispatcher orders it, with what names the flags that may withhold it. */
 export interface QueuedReceipt {
   id: string;
@@ -384,6 +383,7 @@ export interface QueuedReceipt {
   provider: Record<string, string>;
 }
 
+/** A receipt as the dispatcher places it: its target and its place in the target's order. */
 export interface ShownReceipt extends QueuedReceipt {
   target: { type: string; id: string };
 }
