@@ -6,7 +6,7 @@ import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/app.js';
 import { dispatchClients } from '../../src/workers/dispatch/clients.js';
 import { Dispatcher } from '../../src/workers/dispatch/dispatcher.js';
 import { ADS_TOKEN, SELLING_TOKEN } from '../support/marketplace.js';
-import { startBench, type Bench } from './dispatch-support.js';
+import { pricePatch, startBench, type Bench } from './dispatch-support.js';
 
 // How many PostgreSQL statements the dispatcher sends for a receipt, counted as the live bench
 // counts them (pg.Client.prototype.query): a ceiling each, so a change that adds a statement to
@@ -76,23 +76,7 @@ describe('statements a dispatched receipt costs', function () {
         await b.admit({
           ...l,
           action: 'update',
-          payload: {
-            productType: 'PRODUCT',
-            patches: [
-              {
-                op: 'replace',
-                path: '/attributes/purchasable_offer',
-                value: [
-                  {
-                    marketplace_id: US,
-                    currency: 'USD',
-                    audience: 'ALL',
-                    our_price: [{ schedule: [{ value_with_tax: price }] }],
-                  },
-                ],
-              },
-            ],
-          },
+          payload: { productType: 'PRODUCT', patches: [pricePatch(US, price)] },
         }),
       );
     // the read model shows them; its projector then stops, so what is counted is the dispatcher's own
