@@ -32,6 +32,7 @@ import {
   type TypedRead,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamAppend,
   type Subscription,
 } from './port.js';
 
@@ -86,6 +87,22 @@ export class EsdbEventStore implements EventStore {
       if (err instanceof WrongExpectedVersionError) throw new WrongExpectedVersion(stream, expected, err.actualVersion);
       throw err;
     }
+  }
+
+  // One append each, one after another in list order (no write across streams).
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<Array<AppendResult | null>> {
+    if (new Set(appends.map((a) => a.stream)).size < appends.length)
+      throw new Error('appendToStreams names a stream more than once');
+    const results: Array<AppendResult | null> = [];
+    for (const a of appends) {
+      try {
+        results.push(await this.appendToStream(a.stream, a.events, a));
+      } catch (err) {
+        if (!(err instanceof WrongExpectedVersion)) throw err;
+        results.push(null);
+      }
+    }
+    return results;
   }
 
   // EventStoreDB has no write across streams: one append each, one after another in list order,

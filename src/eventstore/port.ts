@@ -124,6 +124,12 @@ export interface AppendOptions {
   expectedRevision?: ExpectedRevision;
 }
 
+/** One stream's part of `appendToStreams`. */
+export interface StreamAppend extends AppendOptions {
+  stream: string;
+  events: EventData[];
+}
+
 export interface NewStream {
   stream: string;
   /** the stream's one event */
@@ -161,6 +167,14 @@ export interface EventStore {
    * only when that one is its own.
    */
   createStreams(streams: readonly NewStream[], options?: CreateStreamsOptions): Promise<Array<Position | null>>;
+  /**
+   * Appends to several streams, each with its own expected revision, in one write where the store
+   * can (PostgreSQL: one statement, all or none), else one after another in list order
+   * (EventStoreDB). Per append, in order: where it landed, or null when it was not written: its
+   * expectation failed or (PostgreSQL) another's did, which leaves every one unwritten. A stream
+   * may appear once.
+   */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<Array<AppendResult | null>>;
   /** A missing stream reads as an empty array. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Each stream whole, in the order given (PostgreSQL: one statement; EventStoreDB: a read each). */

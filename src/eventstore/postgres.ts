@@ -28,6 +28,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type ReadTypesOptions,
+  type StreamAppend,
   type RecordedEvent,
   type TypedRead,
   type Subscription,
@@ -97,6 +98,49 @@ const APPEND = prepared(
          coalesce(last.transaction_id, cur.transaction_id, '0'::xid8)::text as transaction_id
   from cur
   left join lateral (select * from ins order by stream_revision desc limit 1) last on true`,
+);
+
+// appendToStreams: APPEND for several streams in one statement, each with its own expectation;
+// one that fails leaves every stream unwritten (`refused`). Concurrent writers collide on the
+// unique key as APPEND's do, and the loser retries the statement.
+const APPEND_STREAMS = prepared(
+  'append_streams',
+  `
+  with cur as (
+    select a->>'stream' as stream_id, a->>'mode' as mode, (a->>'exact')::bigint as exact, a->'events' as events, t.n,
+           coalesce(l.stream_revision, -1) as rev, l.global_position, l.transaction_id
+    from jsonb_array_elements($1::jsonb) with ordinality as t(a, n)
+    left join lateral (
+      select stream_revision, global_position, transaction_id from events
+      where stream_id = a->>'stream' order by stream_revision desc limit 1
+    ) l on true
+  ),
+  refused as (
+    select 1 from cur
+    where not case mode
+      when 'any' then true
+      when 'no_stream' then rev = -1
+      when 'stream_exists' then rev >= 0
+      else rev = exact
+    end
+  ),
+  ins as (
+    insert into events (event_id, stream_id, stream_revision, type, data, metadata)
+    select (e->>'id')::uuid, c.stream_id, c.rev + t.m, e->>'type', e->'data', e->'metadata'
+    from cur c cross join lateral jsonb_array_elements(c.events) with ordinality as t(e, m)
+    where not exists (select 1 from refused)
+    order by c.n, t.m
+    returning stream_id, stream_revision, global_position, transaction_id
+  )
+  select (select count(*) from refused)::int as refused,
+         coalesce(last.stream_revision, c.rev)::text as last_revision,
+         coalesce(last.global_position, c.global_position, 0)::text as global_position,
+         coalesce(last.transaction_id, c.transaction_id, '0'::xid8)::text as transaction_id
+  from cur c
+  left join lateral (
+    select * from ins where ins.stream_id = c.stream_id order by stream_revision desc limit 1
+  ) last on true
+  order by c.n`,
 );
 
 // createStreams: each stream's one event at revision 0, in list order; a stream that exists (or
@@ -332,6 +376,34 @@ export class PostgresEventStore implements EventStore {
         nextExpectedRevision: BigInt(row.last_revision),
         position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
       };
+    }
+  }
+
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<Array<AppendResult | null>> {
+    if (appends.length === 0) return [];
+    if (new Set(appends.map((a) => a.stream)).size < appends.length)
+      throw new Error('appendToStreams names a stream more than once');
+    const payload = JSON.stringify(
+      appends.map((a) => {
+        const [mode, exact] = expectationParams(a.expectedRevision ?? 'any');
+        return { stream: a.stream, mode, exact, events: a.events.map(eventRow) };
+      }),
+    );
+    for (let attempt = 1; ; attempt++) {
+      let rows: Array<{ refused: number; last_revision: string; global_position: string; transaction_id: string }>;
+      try {
+        ({ rows } = await this.pool.query(APPEND_STREAMS([payload])));
+      } catch (err) {
+        if (isRevisionConflict(err) && attempt < MAX_APPEND_ATTEMPTS) continue;
+        throw err;
+      }
+      if (rows[0]!.refused > 0) return appends.map(() => null);
+      const types = appends.flatMap((a) => a.events.map((e) => e.type));
+      if (types.length > 0) this.announce(types);
+      return rows.map((row) => ({
+        nextExpectedRevision: BigInt(row.last_revision),
+        position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) },
+      }));
     }
   }
 

@@ -13,6 +13,16 @@ export function reportingAppends(store: EventStore, onAppended: (events: Appende
     onAppended(events.map((e) => ({ type: e.type, data: e.data, position: result.position })));
     return result;
   };
+  const appendToStreams: EventStore['appendToStreams'] = async (appends) => {
+    const results = await store.appendToStreams(appends);
+    onAppended(
+      appends.flatMap(({ events }, i) => {
+        const result = results[i];
+        return result ? events.map((e) => ({ type: e.type, data: e.data, position: result.position })) : [];
+      }),
+    );
+    return results;
+  };
   const createStreams: EventStore['createStreams'] = async (streams, options) => {
     const positions = await store.createStreams(streams, options);
     onAppended(
@@ -26,6 +36,7 @@ export function reportingAppends(store: EventStore, onAppended: (events: Appende
   return new Proxy(store, {
     get(target, property) {
       if (property === 'appendToStream') return appendToStream;
+      if (property === 'appendToStreams') return appendToStreams;
       if (property === 'createStreams') return createStreams;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;

@@ -283,6 +283,73 @@ export function eventStoreContract(createStore: () => Promise<EventStore>): void
     });
   });
 
+  describe('appendToStreams', () => {
+    it('appends to each stream after its expected revision, in one write', async () => {
+      const [a, b, fresh, missing] = [stream('a'), stream('b'), stream('fresh'), stream('missing')];
+      await store.appendToStream(a, [event('A0')], { expectedRevision: NO_STREAM });
+      await store.appendToStream(b, [event('B0'), event('B1')], { expectedRevision: NO_STREAM });
+      const results = await store.appendToStreams([
+        { stream: b, events: [event('B2', { n: 2 })], expectedRevision: 1n },
+        { stream: a, events: [event('A1'), event('A2')], expectedRevision: STREAM_EXISTS },
+        { stream: fresh, events: [event('F0')], expectedRevision: NO_STREAM },
+      ]);
+      expect(results.map((r) => r?.nextExpectedRevision)).to.deep.equal([2n, 2n, 0n]);
+      const read = await store.readStreams([a, missing, b, fresh]);
+      expect(read.map((events) => events.map((e) => [e.type, e.revision]))).to.deep.equal([
+        [
+          ['A0', 0n],
+          ['A1', 1n],
+          ['A2', 2n],
+        ],
+        [],
+        [
+          ['B0', 0n],
+          ['B1', 1n],
+          ['B2', 2n],
+        ],
+        [['F0', 0n]],
+      ]);
+      expect(read[2]![2]!.data).to.deep.equal({ n: 2 });
+      expect(read[2]![2]!.position).to.deep.equal(results[0]!.position);
+      expect(await store.appendToStreams([])).to.deep.equal([]);
+    });
+
+    it("a refused expectation leaves its stream unwritten (null); in a store that writes them together, every other stream's too", async () => {
+      const [a, b] = [stream('a'), stream('b')];
+      await store.appendToStream(b, [event('B0')], { expectedRevision: NO_STREAM });
+      const results = await store.appendToStreams([
+        { stream: a, events: [event('A0')], expectedRevision: NO_STREAM },
+        { stream: b, events: [event('B1')], expectedRevision: 5n },
+      ]);
+      expect(results[1]).to.equal(null);
+      expect((await store.readStream(b)).map((e) => e.type)).to.deep.equal(['B0']);
+      expect((await store.readStream(a)).map((e) => e.type)).to.deep.equal(store.atomicCreation ? [] : ['A0']);
+      expect(results[0] === null).to.equal(store.atomicCreation);
+    });
+
+    it('4 writers appending to the same streams at the same revision: each stream takes one of them', async () => {
+      const names = Array.from({ length: 10 }, (_, i) => stream(`race${i}`));
+      for (const name of names) await store.appendToStream(name, [event('Created')], { expectedRevision: NO_STREAM });
+      const results = await Promise.all(
+        Array.from({ length: 4 }, (_, w) =>
+          store.appendToStreams(
+            names.map((name) => ({ stream: name, events: [event('Next', { w })], expectedRevision: 0n })),
+          ),
+        ),
+      );
+      for (const [i, name] of names.entries()) {
+        const winners = results.filter((r) => r[i] !== null);
+        expect(winners, name).to.have.length(1);
+        const events = await store.readStream(name);
+        expect(events.map((e) => e.revision)).to.deep.equal([0n, 1n]);
+        expect(events[1]!.position).to.deep.equal(winners[0]![i]!.position);
+      }
+      // written together: one writer took them all
+      if (store.atomicCreation)
+        expect(results.filter((r) => r[0] !== null)[0]!.every((r) => r !== null)).to.equal(true);
+    });
+  });
+
   describe('readStream', () => {
     it('reads a missing stream as an empty array', async () => {
       expect(await store.readStream(stream('missing'))).to.deep.equal([]);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { getReceipt } from '../../src/projections/mutations/queries.js';
 import { clientsFor } from '../support/marketplace.js';
 import { eventually } from '../support/processes.js';
-import { startBench, type Bench } from './dispatch-support.js';
+import { pricePatch as usPrice, startBench, type Bench } from './dispatch-support.js';
 
 // A listing's queued patches share one patchListingsItem call (one patch document per SKU and
 // marketplace), their patches concatenated in admission order; each receipt keeps its own
@@ -31,13 +31,7 @@ describe("a listing's queued patches sent together", function () {
     const listing = [...b.simulator.catalog.listingsIn(US)].filter((l) => l.status === 'BUYABLE')[used++]!;
     return { sku: listing.sku, ...b.listing(listing.sku, US) };
   };
-  const pricePatch = (price: number) => ({
-    op: 'replace',
-    path: '/attributes/purchasable_offer',
-    value: [
-      { marketplace_id: US, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] },
-    ],
-  });
+  const pricePatch = (price: number) => usPrice(US, price);
   const admitPrices = async (l: ReturnType<typeof freshListing>, prices: number[], provider = {}) => {
     const ids: string[] = [];
     for (const price of prices)

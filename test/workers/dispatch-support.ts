@@ -76,6 +76,13 @@ export interface ListingTarget {
   provider: { sku: string; marketplaceId: string; sellerId: string };
 }
 
+/** A Listings Items patch replacing the listing's price in a marketplace (USD, every audience). */
+export const pricePatch = (marketplace_id: string, price: number) => ({
+  op: 'replace',
+  path: '/attributes/purchasable_offer',
+  value: [{ marketplace_id, currency: 'USD', audience: 'ALL', our_price: [{ schedule: [{ value_with_tax: price }] }] }],
+});
+
 export async function startBench(
   options: { worker?: boolean; latencyMs?: number; databaseUrl?: string } = {},
 ): Promise<Bench> {

@@ -5,7 +5,7 @@ import { getReceipt } from '../../src/projections/mutations/queries.js';
 import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 import { clientsFor } from '../support/marketplace.js';
 import { eventually } from '../support/processes.js';
-import { startBench, type Bench } from './dispatch-support.js';
+import { pricePatch, startBench, type Bench } from './dispatch-support.js';
 import { adsEntityId } from '../../src/domain/observation/ids.js';
 
 // The dispatch worker against the simulator through the real clients, PostgreSQL, Redis and
@@ -107,23 +107,7 @@ describe('mutation dispatch against the simulator', function () {
 
   it('a listing patch is submitted through patchListingsItem with its submission id', async () => {
     const listing = b.simulator.catalog.marketplaceListingAt(US, 0);
-    const payload = {
-      productType: 'PRODUCT',
-      patches: [
-        {
-          op: 'replace',
-          path: '/attributes/purchasable_offer',
-          value: [
-            {
-              marketplace_id: US,
-              currency: 'USD',
-              audience: 'ALL',
-              our_price: [{ schedule: [{ value_with_tax: 12.34 }] }],
-            },
-          ],
-        },
-      ],
-    };
+    const payload = { productType: 'PRODUCT', patches: [pricePatch(US, 12.34)] };
     const id = await b.admit({
       ...b.listing(listing.sku, US),
       action: 'update',

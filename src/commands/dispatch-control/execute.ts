@@ -5,8 +5,8 @@ import {
 } from '../../domain/dispatch-control/decide.js';
 import type { DispatchControlEvent } from '../../domain/dispatch-control/events.js';
 import { DomainError } from '../../domain/shared/errors.js';
-import { WrongExpectedVersion, type EventStore } from '../../eventstore/port.js';
-import { aggregateStream, handleCommand, type CommandContext, type CommandResult } from '../shared/handler.js';
+import { WrongExpectedVersion, type EventStore, type RecordedEvent } from '../../eventstore/port.js';
+import { folded, handleCommand, streamName, type CommandContext, type CommandResult } from '../shared/handler.js';
 import { adsEntityId } from '../../domain/observation/ids.js';
 
 /**
@@ -47,11 +47,17 @@ export interface Withholdable {
 
 /** The flag as its stream has it now (never a lagging read model: this is the check under the lock). */
 export async function withheld(store: EventStore, type: 'Listing' | 'Campaign', id: string): Promise<boolean> {
-  const { state } = await aggregateStream(store, dispatchControlDecider, controlStreamId(type, id));
-  return state.withheld ?? false;
+  return flagFrom(await store.readStream(flagStream(controlStreamId(type, id))));
 }
 
-/** Listing flags whose reads began before the request was resolved, by listing id. */
+/** The stream of a flag, by its control id (controlStreamId). */
+export const flagStream = (controlId: string): string => streamName(dispatchControlDecider.aggregate, controlId);
+
+/** A flag from its stream as read (readStream, readStreams). */
+export const flagFrom = (recorded: readonly RecordedEvent[]): boolean =>
+  folded(dispatchControlDecider, recorded).state.withheld ?? false;
+
+/** Flags whose reads began before the request was decided on, by control id (controlStreamId). */
 export type EarlyFlags = ReadonlyMap<string, Promise<boolean>>;
 
 /** Begins reading these listings' flags (admission: beside the lookup of the request's target). */
@@ -60,9 +66,36 @@ export function readFlagsEarly(store: EventStore, listingIds: readonly string[])
     [...new Set(listingIds)].map((id) => {
       const read = withheld(store, 'Listing', id);
       read.catch(() => undefined); // awaited by withheldReason, unless the request is refused first
-      return [id, read];
+      return [controlStreamId('Listing', id), read];
     }),
   );
+}
+
+/** The listings (each once) and the campaign whose flags decide whether `r` may go. */
+function withholding(r: Withholdable): { listings: string[]; campaign: string | null } {
+  // each once: a run's request to its own listing names it twice
+  const listings = new Set([
+    ...(r.target.type === 'Listing' ? [r.target.id] : []),
+    ...(r.provider.listingId ? [r.provider.listingId] : []),
+    // the listing whose automation run asked for it (any target type)
+    ...(r.provider.sourceListingId ? [r.provider.sourceListingId] : []),
+  ]);
+  const campaign =
+    r.target.type === 'Campaign'
+      ? r.target.id
+      : r.provider.campaignId && r.provider.profileId
+        ? adsEntityId('campaign', r.account_id, r.provider.profileId, r.provider.campaignId)
+        : null;
+  return { listings: [...listings], campaign };
+}
+
+/** The control ids (controlStreamId) of the flags withheldReason reads for `r`, to read them ahead. */
+export function flagsOf(r: Withholdable): string[] {
+  const { listings, campaign } = withholding(r);
+  return [
+    ...listings.map((l) => controlStreamId('Listing', l)),
+    ...(campaign ? [controlStreamId('Campaign', campaign)] : []),
+  ];
 }
 
 /**
@@ -71,33 +104,24 @@ export function readFlagsEarly(store: EventStore, listingIds: readonly string[])
  * automation run made the request, `sourceListingId`), or the
  * campaign it touches has its Automation switch off. Checked at admission and again under the
  * target lock just before sending; a later unblock never releases a receipt blocked either way.
+ * `early`: flags read ahead (the others are read now).
  */
 export async function withheldReason(
   store: EventStore,
   r: Withholdable,
   early: EarlyFlags = new Map(),
 ): Promise<Withheld | null> {
-  // each once: a run's request to its own listing names it twice
-  const listings = new Set([
-    ...(r.target.type === 'Listing' ? [r.target.id] : []),
-    ...(r.provider.listingId ? [r.provider.listingId] : []),
-    // the listing whose automation run asked for it (any target type)
-    ...(r.provider.sourceListingId ? [r.provider.sourceListingId] : []),
-  ]);
+  const flag = (type: 'Listing' | 'Campaign', id: string) =>
+    early.get(controlStreamId(type, id)) ?? withheld(store, type, id);
+  const { listings, campaign } = withholding(r);
   for (const listing of listings) {
-    if (await (early.get(listing) ?? withheld(store, 'Listing', listing)))
+    if (await flag('Listing', listing))
       return {
         reason: 'listing_blocked',
         message: `listing ${listing} is blocked; allow it with update_listing (blocked requests are not replayed)`,
       };
   }
-  const campaign =
-    r.target.type === 'Campaign'
-      ? r.target.id
-      : r.provider.campaignId && r.provider.profileId
-        ? adsEntityId('campaign', r.account_id, r.provider.profileId, r.provider.campaignId)
-        : null;
-  if (campaign && (await withheld(store, 'Campaign', campaign)))
+  if (campaign && (await flag('Campaign', campaign)))
     return { reason: 'automation_switch_off', message: `campaign ${campaign} has its Automation switch off` };
   return null;
 }

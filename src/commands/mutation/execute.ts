@@ -1,11 +1,12 @@
 import { mutationDecider, type MutationCommand } from '../../domain/mutation/decide.js';
 import type { MutationEvent, MutationEventOf } from '../../domain/mutation/events.js';
 import type { ReceiptState } from '../../domain/mutation/state.js';
-import type { EventStore, Position } from '../../eventstore/port.js';
+import type { EventStore, Position, RecordedEvent } from '../../eventstore/port.js';
 import { parseEvent } from '../../domain/shared/decider.js';
 import {
-  aggregateStream,
+  folded,
   handleCommand,
+  handleCommands,
   streamName,
   type Aggregate,
   type CommandContext,
@@ -26,6 +27,24 @@ export async function executeMutationCommand(
   return handleCommand(mutationDecider, command.receipt_id, command, { ...ctx, metadata }, known);
 }
 
+/**
+ * Commands on several receipts recorded in one write (handleCommands), each decided on the receipt
+ * as its caller knows it; no admission among them.
+ */
+export function executeMutationCommands(
+  ctx: CommandContext,
+  commands: ReadonlyArray<{
+    command: Exclude<MutationCommand, { type: 'AdmitMutation' }>;
+    known?: ReceiptStream | undefined;
+  }>,
+): Promise<Array<CommandResult<MutationEvent>>> {
+  return handleCommands(
+    mutationDecider,
+    commands.map(({ command, known }) => ({ id: command.receipt_id, command, known })),
+    ctx,
+  );
+}
+
 /** A receipt's stream as a command handler folds it. */
 export type ReceiptStream = Aggregate<ReceiptState, MutationEvent>;
 
@@ -34,9 +53,17 @@ export interface Receipt extends ReceiptStream {
   admitted: MutationEventOf<'MutationAdmitted'>['data'];
 }
 
+/** The name of a receipt's stream. */
+export const receiptStream = (receipt_id: string): string => streamName(mutationDecider.aggregate, receipt_id);
+
 /** A receipt from its own stream; null when its admission was never recorded. */
 export async function readReceipt(store: EventStore, receipt_id: string): Promise<Receipt | null> {
-  const aggregate = await aggregateStream(store, mutationDecider, receipt_id);
+  return receiptFrom(await store.readStream(receiptStream(receipt_id)));
+}
+
+/** A receipt from its stream as read (readStream, readStreams); null when its admission was never recorded. */
+export function receiptFrom(recorded: readonly RecordedEvent[]): Receipt | null {
+  const aggregate = folded(mutationDecider, recorded);
   const first = aggregate.events[0];
   return first?.type === 'MutationAdmitted' ? { ...aggregate, admitted: first.data } : null;
 }
@@ -46,7 +73,7 @@ export async function receiptAdmission(
   store: EventStore,
   receipt_id: string,
 ): Promise<{ account_id: string; position: Position } | null> {
-  const [first] = await store.readStream(streamName(mutationDecider.aggregate, receipt_id), { maxCount: 1 });
+  const [first] = await store.readStream(receiptStream(receipt_id), { maxCount: 1 });
   if (!first) return null;
   const event = parseEvent<MutationEvent>(mutationDecider.schemas, first);
   return event.type === 'MutationAdmitted' ? { account_id: event.data.account_id, position: first.position } : null;

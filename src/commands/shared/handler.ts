@@ -8,6 +8,7 @@ import {
   type ExpectedRevision,
   type EventStore,
   type Position,
+  type RecordedEvent,
 } from '../../eventstore/port.js';
 
 export interface CommandContext {
@@ -40,7 +41,14 @@ export async function aggregateStream<Command, State, Event extends DomainEvent>
   decider: Decider<Command, State, Event>,
   id: string,
 ): Promise<Aggregate<State, Event>> {
-  const recorded = await store.readStream(streamName(decider.aggregate, id));
+  return folded(decider, await store.readStream(streamName(decider.aggregate, id)));
+}
+
+/** An aggregate's stream as read (readStream, readStreams), each event parsed by the decider's schemas, folded. */
+export function folded<Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  recorded: readonly RecordedEvent[],
+): Aggregate<State, Event> {
   const events = recorded.map((e) => parseEvent(decider.schemas, e));
   return {
     state: events.reduce(decider.evolve, decider.initialState()),
@@ -136,6 +144,50 @@ export async function handleCommandWith<Command, State, Event extends DomainEven
       if (!(err instanceof WrongExpectedVersion) || attempt >= maxAttempts) throw err;
     }
   }
+}
+
+/**
+ * handleCommand for commands on several streams of one decider, each decided on the aggregate its
+ * caller knows, recorded in one write (appendToStreams: PostgreSQL, one statement). A command whose
+ * stream moved on since (or, where the store writes them together, any other's: then none was
+ * written) is decided again on a fresh read, as handleCommand does; one without `known` is
+ * handleCommand's alone. Per command, in order, its result.
+ */
+export async function handleCommands<Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  commands: ReadonlyArray<{ id: string; command: Command; known?: Aggregate<State, Event> | undefined }>,
+  ctx: CommandContext,
+): Promise<Array<CommandResult<Event>>> {
+  const decided = commands.map(({ known, command }) => known && decider.decide(command, known.state));
+  const writes = commands.flatMap(({ id, known }, i) =>
+    known && decided[i]!.length > 0 ? [{ i, stream: streamName(decider.aggregate, id), revision: known.revision }] : [],
+  );
+  const at = new Date().toISOString();
+  const written = await ctx.store.appendToStreams(
+    writes.map(({ i, stream, revision }) => {
+      // each command its own correlation id, as handleCommand gives it
+      const metadata = metadataOf(ctx, at);
+      return {
+        stream,
+        events: decided[i]!.map((e) => ({ type: e.type, data: e.data, metadata })),
+        expectedRevision: revision ?? NO_STREAM,
+      };
+    }),
+  );
+  const landed = new Map(writes.map(({ i }, w) => [i, written[w]]));
+  const results: Array<CommandResult<Event>> = [];
+  for (const [i, { id, command, known }] of commands.entries()) {
+    const events = decided[i];
+    const result = landed.get(i);
+    results.push(
+      known && events!.length === 0
+        ? { events: events!, revision: known.revision, position: null }
+        : result
+          ? { events: events!, revision: result.nextExpectedRevision, position: result.position }
+          : await handleCommand(decider, id, command, ctx),
+    );
+  }
+  return results;
 }
 
 /**

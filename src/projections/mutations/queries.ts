@@ -375,36 +375,65 @@ export function receiptsByTarget(rows: readonly ReceiptRow[]): Map<string, Recei
 // The dispatcher's lookups: which receipts are pending where. Each receipt's state is then folded
 // from its own stream; these only say which receipts to look at.
 
-/** A receipt as the dispatcher places it: its target and its place in the target's order. */
-export interface ShownReceipt {
+/** A target's pending receipt as the dispatcher orders it, with what names the flags that may withhold it. */
+export interface QueuedReceipt {
   id: string;
   created_at: string;
+  account_id: string;
+  provider: Record<string, string>;
+}
+
+/** A receipt as the dispatcher places it: its target and its place in the target's order. */
+export interface ShownReceipt extends QueuedReceipt {
   target: { type: string; id: string };
 }
 
-/** The receipt's place once the read model shows it; null until then. */
-export async function receiptShown(db: Knex, id: string): Promise<ShownReceipt | null> {
-  const row = await prepared<{ target_type: string; target_id: string; created_at: Date } | undefined>(() =>
-    receipts(db).where({ id }).first('target_type', 'target_id', 'created_at'),
+const QUEUED_COLUMNS = ['id', 'created_at', 'account_id', 'provider'] as const;
+type QueuedRow = { id: string; created_at: Date; account_id: string; provider: Record<string, string> };
+const queued = (r: QueuedRow): QueuedReceipt => ({
+  id: r.id,
+  created_at: r.created_at.toISOString(),
+  account_id: r.account_id,
+  provider: r.provider,
+});
+
+/**
+ * The receipt's place once the read model shows it (null until then), and its target's pending
+ * receipts oldest first (admission order), it among them pending or not: one statement.
+ */
+export async function receiptShown(
+  db: Knex,
+  id: string,
+): Promise<{ receipt: ShownReceipt; queue: QueuedReceipt[] } | null> {
+  const columns = QUEUED_COLUMNS.map((c) => `r.${c}`).join(', ');
+  const { rows } = await prepared<{ rows: Array<QueuedRow & { target_type: string; target_id: string }> }>(() =>
+    db.raw(
+      `with me as (select * from ??.?? where id = ?)
+       select ${columns}, r.target_type, r.target_id from me r
+       union all
+       select ${columns}, r.target_type, r.target_id from me
+       join ??.?? r on r.target_type = me.target_type and r.target_id = me.target_id
+         and r.status in (${PENDING_STATUSES.map(() => '?').join(', ')}) and r.id <> me.id
+       order by created_at, id`,
+      [READ_MODEL_SCHEMA, RECEIPTS_TABLE, id, READ_MODEL_SCHEMA, RECEIPTS_TABLE, ...PENDING_STATUSES],
+    ),
   );
-  return row
-    ? { id, created_at: row.created_at.toISOString(), target: { type: row.target_type, id: row.target_id } }
+  const me = rows.find((r) => r.id === id);
+  return me
+    ? { receipt: { ...queued(me), target: { type: me.target_type, id: me.target_id } }, queue: rows.map(queued) }
     : null;
 }
 
 /** A target's pending receipts, oldest first (admission order). */
-export async function pendingOfTargetIds(
-  db: Knex,
-  target: { type: string; id: string },
-): Promise<Array<{ id: string; created_at: string }>> {
-  const rows = await prepared<{ id: string; created_at: Date }[]>(() =>
+export async function pendingOfTargetIds(db: Knex, target: { type: string; id: string }): Promise<QueuedReceipt[]> {
+  const rows = await prepared<QueuedRow[]>(() =>
     receipts(db)
       .where({ target_type: target.type, target_id: target.id })
       .whereIn('status', PENDING_STATUSES)
       .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .select('id', 'created_at'),
+      .select(...QUEUED_COLUMNS),
   );
-  return rows.map((r) => ({ id: r.id, created_at: r.created_at.toISOString() }));
+  return rows.map(queued);
 }
 
 /** Queued receipts of other targets that could share one Sponsored Products call with this one. */
@@ -413,15 +442,15 @@ export async function queuedAlike(
   r: { account_id: string; action: string; target: { type: string; id: string } },
   profileId: string,
   limit: number,
-): Promise<string[]> {
-  const rows: { id: string }[] = await receipts(db)
+): Promise<ShownReceipt[]> {
+  const rows: Array<QueuedRow & { target_id: string }> = await receipts(db)
     .where({ account_id: r.account_id, status: 'queued', action: r.action, target_type: r.target.type })
     .whereNot({ target_id: r.target.id })
     .whereRaw(`provider->>'profileId' = ?`, [profileId])
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
     .limit(limit)
-    .select('id');
-  return rows.map((row) => row.id);
+    .select(...QUEUED_COLUMNS, 'target_id');
+  return rows.map((row) => ({ ...queued(row), target: { type: r.target.type, id: row.target_id } }));
 }
 
 /** What the sweep re-enqueues: queued and submitting receipts, and uncertain ones whose check is due. */

@@ -22,6 +22,7 @@ export function flagsAsOf(store: EventStore, history: AccountHistory, t: number)
     readStream,
     readStreams: (streams) => Promise.all(streams.map((s) => readStream(s))),
     appendToStream: refuse,
+    appendToStreams: refuse,
     createStreams: refuse,
     deleteStream: refuse,
     truncateStream: refuse,

@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { advanced, type CommandContext } from '../../commands/shared/handler.js';
-import { withheldReason } from '../../commands/dispatch-control/execute.js';
-import { executeMutationCommand, type ReceiptStream } from '../../commands/mutation/execute.js';
+import {
+  executeMutationCommand,
+  executeMutationCommands,
+  type ReceiptStream,
+} from '../../commands/mutation/execute.js';
 import { ABSENT_AFTER_MS, mutationDecider, type MutationCommand } from '../../domain/mutation/decide.js';
 import { nextDispatch, type Backoff } from '../../domain/mutation/dispatch-order.js';
 import type { Created } from '../../domain/mutation/events.js';
@@ -11,8 +14,15 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { pollUntil } from '../../infra/poll.js';
 import type { AdsClient } from '../../marketplace/clients/index.js';
 import { SP_RESOURCES } from '../../marketplace/clients/ads-sp-types.js';
-import { queuedAlike, receiptShown, receiptsToSweep, type ShownReceipt } from '../../projections/mutations/queries.js';
-import { loadReceipt, pendingOfTarget, type DispatchReceipt } from './receipts.js';
+import {
+  pendingOfTargetIds,
+  queuedAlike,
+  receiptShown,
+  receiptsToSweep,
+  type QueuedReceipt,
+  type ShownReceipt,
+} from '../../projections/mutations/queries.js';
+import { loadReceipt, TargetQueue, type DispatchReceipt } from './receipts.js';
 import { marketplaceRequest, matchesCreation, UnsendableReceipt, type MarketplaceRequest } from './requests.js';
 import { send, type Clients, type Verdict } from './send.js';
 import {
@@ -80,19 +90,26 @@ export class Dispatcher {
    * its transaction, so a lock holder never waits for a pool connection that waiting jobs hold.
    */
   async dispatchFor(receipt_id: string): Promise<void> {
-    // its place from the read model: its state is read from its stream under the lock
-    const receipt = await this.shown(receipt_id);
-    if (!receipt) {
+    // its place and its target's queue from the read model: their states are read from their
+    // streams under the lock
+    const shown = await this.shown(receipt_id);
+    if (!shown) {
       const admitted = await loadReceipt(this.deps.ctx.store, receipt_id);
       return admitted ? this.unshown(admitted) : undefined;
     }
+    const { receipt } = shown;
     const key = `${receipt.target.type}:${receipt.target.id}`;
+    // the first step takes the queue as read with the receipt: receipts settled meanwhile read as
+    // settled from their streams, and one admitted meanwhile has a job of its own
+    let listed: readonly QueuedReceipt[] | null = shown.queue;
     let more = true;
     while (more) {
       more = await this.deps.db.transaction(async (trx) => {
         // a worker that dies mid-send releases it with its connection
         await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [LOCK_CLASS, key]);
-        return this.step(trx, receipt);
+        const queue = listed ?? (await pendingOfTargetIds(trx, receipt.target));
+        listed = null;
+        return this.step(trx, receipt, queue);
       });
     }
   }
@@ -103,8 +120,8 @@ export class Dispatcher {
    * projected in order, so it then shows every request admitted before it, and those go first.
    * Not shown in time (a projector busy with a backfill): `unshown`.
    */
-  private async shown(receipt_id: string): Promise<ShownReceipt | null> {
-    let shown: ShownReceipt | null = null;
+  private async shown(receipt_id: string): Promise<{ receipt: ShownReceipt; queue: QueuedReceipt[] } | null> {
+    let shown: { receipt: ShownReceipt; queue: QueuedReceipt[] } | null = null;
     await pollUntil(
       async () => (shown = await receiptShown(this.deps.db, receipt_id)) !== null,
       this.deps.shownWithinMs ?? SHOWN_WITHIN_MS,
@@ -130,18 +147,11 @@ export class Dispatcher {
     });
   }
 
-  /** One step for the target; true when there may be more to do now. */
-  private async step(trx: Knex.Transaction, receipt: ShownReceipt): Promise<boolean> {
+  /** One step for the target, whose pending receipts the read model lists as `listed`; true when there may be more to do now. */
+  private async step(trx: Knex.Transaction, receipt: ShownReceipt, listed: readonly QueuedReceipt[]): Promise<boolean> {
     const now = this.deps.now();
-    const decided = (prefix: readonly DispatchReceipt[]) =>
-      nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle';
-    const { loaded: receipts, order } = await pendingOfTarget(
-      trx,
-      this.deps.ctx.store,
-      receipt.target,
-      receipt,
-      decided,
-    );
+    const queue = this.queueOf(receipt.target, listed, receipt);
+    const receipts = await queue.pending((prefix) => nextDispatch(prefix, now, this.deps.backoff).kind !== 'idle');
     const step = nextDispatch(receipts, now, this.deps.backoff);
     const r = receipts.find((x) => 'receipt_id' in step && x.id === step.receipt_id);
     switch (step.kind) {
@@ -163,8 +173,13 @@ export class Dispatcher {
         // Another step only when there is something left for it: a receipt behind this one, or
         // this one's retry to schedule. A request admitted meanwhile has a job of its own, which
         // waits for this lock (one more transaction per send otherwise, to find nothing).
-        return this.sendNext(trx, r!, order);
+        return this.sendNext(trx, r!, queue);
     }
+  }
+
+  /** A target's queue, read from the store a batch at a time (a send's followers come with it). */
+  private queueOf(target: { type: string; id: string }, listed: readonly QueuedReceipt[], also: QueuedReceipt) {
+    return new TargetQueue(this.deps.ctx.store, target, listed, also, Math.max(1, this.deps.batchSize));
   }
 
   private async interrupted(r: DispatchReceipt): Promise<void> {
@@ -193,9 +208,10 @@ export class Dispatcher {
    * Sends the target's next request (blocked or unsendable, settles it), with what may share its
    * call; true when there is more for the target: a retry to schedule, or receipts behind those sent.
    */
-  private async sendNext(trx: Knex.Transaction, r: DispatchReceipt, order: readonly string[]): Promise<boolean> {
+  private async sendNext(trx: Knex.Transaction, r: DispatchReceipt, queue: TargetQueue): Promise<boolean> {
+    const { order } = queue;
     const behind = (id: string) => order.indexOf(id) < order.length - 1;
-    const withheld = await withheldReason(this.deps.ctx.store, r);
+    const withheld = await queue.withheld(r);
     if (withheld) {
       await this.run(
         { type: 'BlockMutation', receipt_id: r.id, ...withheld, recorded_at: iso(this.deps.now()) },
@@ -227,26 +243,35 @@ export class Dispatcher {
     const batch = [
       { receipt: r, request },
       ...(request.api === 'listings'
-        ? await this.followers(r, request, order)
+        ? await this.followers(r, request, queue)
         : await this.companions(trx, r, request)),
     ];
     const priors = await this.priors(batch, clients);
     const sent_with = request.api === 'listings' && batch.length > 1 ? batch.map((b) => b.receipt.id) : undefined;
-    // each receipt as its start left it: the answer is decided on it without reading the stream again
-    const started: Array<ReceiptStream | undefined> = [];
-    for (const b of batch) {
-      const command = {
-        type: 'StartDispatch' as const,
-        receipt_id: b.receipt.id,
-        started_at: iso(this.deps.now()),
-        ...(priors.has(b.receipt.id) ? { prior: priors.get(b.receipt.id) } : {}),
-        ...(sent_with ? { sent_with } : {}),
-      };
-      started.push(advanced(mutationDecider, b.receipt.known, await this.run(command, b.receipt.known)));
-    }
+    // every start in one write; each receipt as its start left it: the answer is decided on it
+    // without reading the stream again
+    const started_at = iso(this.deps.now());
+    const starts = await executeMutationCommands(
+      this.deps.ctx,
+      batch.map(({ receipt }) => ({
+        command: {
+          type: 'StartDispatch' as const,
+          receipt_id: receipt.id,
+          started_at,
+          ...(priors.has(receipt.id) ? { prior: priors.get(receipt.id) } : {}),
+          ...(sent_with ? { sent_with } : {}),
+        },
+        known: receipt.known,
+      })),
+    );
+    const started = batch.map(({ receipt }, i) => advanced(mutationDecider, receipt.known, starts[i]!));
     const verdicts = await send(clients, batch);
-    const recorded_at = iso(this.deps.now());
-    for (const [i, { receipt }] of batch.entries()) await this.record(receipt, verdicts[i]!, recorded_at, started[i]);
+    await this.record(
+      batch.map((b) => b.receipt),
+      verdicts,
+      iso(this.deps.now()),
+      started,
+    );
     // the last of this target's receipts sent (companions are other targets')
     const last = request.api === 'listings' ? batch.at(-1)!.receipt : r;
     return verdicts.some((v) => v.kind === 'retryable') || behind(last.id);
@@ -262,17 +287,17 @@ export class Dispatcher {
   private async followers(
     r: DispatchReceipt,
     request: Extract<MarketplaceRequest, { api: 'listings' }>,
-    order: readonly string[],
+    queue: TargetQueue,
   ): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
     const found: Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }> = [];
     const now = this.deps.now();
-    for (const id of order.slice(order.indexOf(r.id) + 1)) {
+    for (const id of queue.order.slice(queue.order.indexOf(r.id) + 1)) {
       if (found.length >= this.deps.batchSize - 1) break;
-      const c = await loadReceipt(this.deps.ctx.store, id);
+      const c = await queue.receipt(id);
       const step = c && nextDispatch([c], now, this.deps.backoff);
       // settled since the read model listed it
       if (!step || step.kind === 'idle') continue;
-      if (step.kind !== 'send' || (await withheldReason(this.deps.ctx.store, c!))) break;
+      if (step.kind !== 'send' || (await queue.withheld(c!))) break;
       let next: MarketplaceRequest;
       try {
         next = marketplaceRequest(c!);
@@ -343,30 +368,25 @@ export class Dispatcher {
     request: MarketplaceRequest,
   ): Promise<Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }>> {
     if (request.api !== 'sp' || this.deps.batchSize <= 1) return [];
-    const ids = await queuedAlike(trx, r, request.profileId, this.deps.batchSize * 4);
+    const alike = await queuedAlike(trx, r, request.profileId, this.deps.batchSize * 4);
     const found: Array<{ receipt: DispatchReceipt; request: MarketplaceRequest }> = [];
     const seen = new Set<string>();
     const now = this.deps.now();
-    for (const id of ids) {
+    for (const shown of alike) {
       if (found.length >= this.deps.batchSize - 1) break;
-      const c = await loadReceipt(this.deps.ctx.store, id);
-      const key = c && `${c.target.type}:${c.target.id}`;
-      if (!c || seen.has(key!)) continue;
-      seen.add(key!);
+      const key = `${shown.target.type}:${shown.target.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
       const { rows: locked } = (await trx.raw('select pg_try_advisory_xact_lock(?, hashtext(?)) as ok', [
         LOCK_CLASS,
         key,
       ])) as { rows: { ok: boolean }[] };
       if (!locked[0]!.ok) continue;
-      const { loaded: prefix } = await pendingOfTarget(
-        trx,
-        this.deps.ctx.store,
-        c.target,
-        c,
-        (p) => nextDispatch(p, now, this.deps.backoff).kind !== 'idle',
-      );
+      const queue = this.queueOf(shown.target, await pendingOfTargetIds(trx, shown.target), shown);
+      const prefix = await queue.pending((p) => nextDispatch(p, now, this.deps.backoff).kind !== 'idle');
+      const c = prefix.at(-1);
       const step = nextDispatch(prefix, now, this.deps.backoff);
-      if (step.kind !== 'send' || step.receipt_id !== c.id || (await withheldReason(this.deps.ctx.store, c))) continue;
+      if (!c || step.kind !== 'send' || step.receipt_id !== shown.id || (await queue.withheld(c))) continue;
       let companion: MarketplaceRequest;
       try {
         companion = marketplaceRequest(c);
@@ -383,34 +403,19 @@ export class Dispatcher {
     return found;
   }
 
+  /** Each receipt's answer, all in one write; an uncertain one's first check is then due at once. */
   private async record(
-    r: DispatchReceipt,
-    verdict: Verdict,
+    receipts: readonly DispatchReceipt[],
+    verdicts: readonly Verdict[],
     recorded_at: string,
-    known?: ReceiptStream,
+    known: ReadonlyArray<ReceiptStream | undefined>,
   ): Promise<void> {
-    const { http_status, response, request_id, error } = verdict;
-    const answer = { receipt_id: r.id, http_status, response, request_id, error, recorded_at };
-    switch (verdict.kind) {
-      case 'submitted':
-        await this.run(
-          {
-            type: 'RecordSubmission',
-            ...answer,
-            submission_id: verdict.submission_id,
-            accepted: verdict.accepted,
-            created: verdict.created,
-          },
-          known,
-        );
-        return;
-      case 'retryable':
-        await this.run({ type: 'RecordRetryableRejection', ...answer }, known);
-        return;
-      case 'uncertain':
-        await this.run({ type: 'RecordUncertain', ...answer, cause: verdict.cause }, known);
-        await this.checkSoon(r.id, Date.parse(recorded_at));
-    }
+    await executeMutationCommands(
+      this.deps.ctx,
+      receipts.map((r, i) => ({ command: answerOf(r.id, verdicts[i]!, recorded_at), known: known[i] })),
+    );
+    for (const [i, r] of receipts.entries())
+      if (verdicts[i]!.kind === 'uncertain') await this.checkSoon(r.id, Date.parse(recorded_at));
   }
 
   /** The first reconciliation check of a receipt that just became uncertain: at once. */
@@ -561,5 +566,29 @@ export class Dispatcher {
     ];
     if (jobs.length) await enqueue(jobs);
     return jobs.length;
+  }
+}
+
+/** The command that records a receipt's answer. */
+function answerOf(
+  receipt_id: string,
+  verdict: Verdict,
+  recorded_at: string,
+): Extract<MutationCommand, { type: 'RecordSubmission' | 'RecordRetryableRejection' | 'RecordUncertain' }> {
+  const { http_status, response, request_id, error } = verdict;
+  const answer = { receipt_id, http_status, response, request_id, error, recorded_at };
+  switch (verdict.kind) {
+    case 'submitted':
+      return {
+        type: 'RecordSubmission',
+        ...answer,
+        submission_id: verdict.submission_id,
+        accepted: verdict.accepted,
+        created: verdict.created,
+      };
+    case 'retryable':
+      return { type: 'RecordRetryableRejection', ...answer };
+    case 'uncertain':
+      return { type: 'RecordUncertain', ...answer, cause: verdict.cause };
   }
 }

@@ -1,8 +1,20 @@
-import type { Knex } from 'knex';
 import type { EventStore } from '../../eventstore/index.js';
-import { readReceipt, type ReceiptStream } from '../../commands/mutation/execute.js';
+import {
+  flagFrom,
+  flagsOf,
+  flagStream,
+  withheldReason,
+  type Withheld,
+} from '../../commands/dispatch-control/execute.js';
+import {
+  readReceipt,
+  receiptFrom,
+  receiptStream,
+  type Receipt,
+  type ReceiptStream,
+} from '../../commands/mutation/execute.js';
 import type { PendingReceipt } from '../../domain/mutation/dispatch-order.js';
-import { pendingOfTargetIds } from '../../projections/mutations/queries.js';
+import type { QueuedReceipt } from '../../projections/mutations/queries.js';
 import type { ReceiptToSend } from './requests.js';
 
 // Receipts as the dispatcher sees them: the read model says which receipts a target has
@@ -29,7 +41,11 @@ export interface DispatchReceipt extends PendingReceipt, ReceiptToSend {
 
 export async function loadReceipt(store: EventStore, id: string): Promise<DispatchReceipt | null> {
   const receipt = await readReceipt(store, id);
-  if (!receipt) return null;
+  return receipt && dispatchReceipt(receipt);
+}
+
+/** A receipt folded from its stream, as the dispatcher sees it. */
+function dispatchReceipt(receipt: Receipt): DispatchReceipt {
   const { admitted, state, events } = receipt;
   let recorded_at: string | null = null;
   let started_at: string | null = null;
@@ -44,7 +60,7 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
     if ('recorded_at' in event.data) recorded_at = event.data.recorded_at;
   }
   return {
-    id,
+    id: admitted.receipt_id,
     status: state.status!,
     outcome: state.outcome,
     action: admitted.action,
@@ -65,34 +81,68 @@ export async function loadReceipt(store: EventStore, id: string): Promise<Dispat
   };
 }
 
-/** A target's pending receipts as far as they were loaded, and the ids of all it has pending, in order. */
-export interface TargetQueue {
-  loaded: DispatchReceipt[];
-  order: string[];
-}
-
 /**
- * The target's pending receipts oldest first, each folded from its stream, loaded only as far as
- * `enough` needs (the first request that may go, or that holds the rest back, settles it): a
- * target with a long queue costs a few stream reads per send, not one per queued receipt.
- * `also` is a receipt the read model may not show yet.
+ * A target's pending receipts in admission order (the read model's list, and `also`, a receipt
+ * it may not show yet), each folded from its stream when first asked for: read a chunk at a time
+ * together with the flags that may withhold them (one read of the store), under the target lock,
+ * so the flags are as they stand now. A target with a long queue costs a read per chunk, not one
+ * per queued receipt.
  */
-export async function pendingOfTarget(
-  db: Knex,
-  store: EventStore,
-  target: { type: string; id: string },
-  also: Pick<DispatchReceipt, 'id' | 'created_at'>,
-  enough: (prefix: readonly DispatchReceipt[]) => boolean,
-): Promise<TargetQueue> {
-  const order = (await pendingOfTargetIds(db, target)).filter((r) => r.id !== also.id);
-  order.push({ id: also.id, created_at: also.created_at });
-  order.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-  const loaded: DispatchReceipt[] = [];
-  for (const { id } of order) {
-    const r = await loadReceipt(store, id);
-    if (!r) continue;
-    loaded.push(r);
-    if (enough(loaded)) break;
+export class TargetQueue {
+  /** the receipts' ids, oldest first */
+  readonly order: string[];
+  private readonly rows: QueuedReceipt[];
+  private readonly read = new Map<string, DispatchReceipt | null>();
+  private readonly flags = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly target: { type: string; id: string },
+    listed: readonly QueuedReceipt[],
+    also: QueuedReceipt,
+    private readonly chunk: number,
+  ) {
+    this.rows = [...listed.filter((r) => r.id !== also.id), also].sort(
+      (a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+    );
+    this.order = this.rows.map((r) => r.id);
   }
-  return { loaded, order: order.map((r) => r.id) };
+
+  /** The receipt from its stream (null: never admitted), read with the chunk it starts when not read yet. */
+  async receipt(id: string): Promise<DispatchReceipt | null> {
+    if (!this.read.has(id)) await this.readFrom(this.order.indexOf(id));
+    return this.read.get(id) ?? null;
+  }
+
+  /** The receipts oldest first, read as far as `enough` needs (the first that may go, or that holds the rest back, settles it). */
+  async pending(enough: (prefix: readonly DispatchReceipt[]) => boolean): Promise<DispatchReceipt[]> {
+    const loaded: DispatchReceipt[] = [];
+    for (const id of this.order) {
+      const r = await this.receipt(id);
+      if (!r) continue;
+      loaded.push(r);
+      if (enough(loaded)) break;
+    }
+    return loaded;
+  }
+
+  /** Why `r` must not be sent, or null: on the flags read with it. */
+  withheld(r: DispatchReceipt): Promise<Withheld | null> {
+    return withheldReason(this.store, r, this.flags);
+  }
+
+  private async readFrom(index: number): Promise<void> {
+    const rows = this.rows
+      .slice(Math.max(0, index), Math.max(0, index) + this.chunk)
+      .filter((r) => !this.read.has(r.id));
+    const flags = [...new Set(rows.flatMap((r) => flagsOf({ ...r, target: this.target })))].filter(
+      (f) => !this.flags.has(f),
+    );
+    const recorded = await this.store.readStreams([...rows.map((r) => receiptStream(r.id)), ...flags.map(flagStream)]);
+    rows.forEach((r, i) => {
+      const receipt = receiptFrom(recorded[i]!);
+      this.read.set(r.id, receipt && dispatchReceipt(receipt));
+    });
+    flags.forEach((f, i) => this.flags.set(f, Promise.resolve(flagFrom(recorded[rows.length + i]!))));
+  }
 }
