@@ -6,6 +6,9 @@ import pg from 'pg';
 
 let statements = 0;
 let counting = false;
+/** by kind: the statement's first words, its spacing folded */
+const byKind = new Map<string, number>();
+const KIND_CHARS = 70;
 
 /**
  * Counts the statements this process sends to PostgreSQL (every pool's client: knex's, the
@@ -18,10 +21,23 @@ export function statementCounter(): () => number {
     pg.Client.prototype.query = function (this: pg.Client, ...a: unknown[]) {
       const config = a[0] as string | { text?: string } | undefined;
       const text = typeof config === 'string' ? config : (config?.text ?? '');
-      statements += text.split(';').filter((s) => s.trim() !== '').length || 1;
+      const n = text.split(';').filter((s) => s.trim() !== '').length || 1;
+      statements += n;
+      const kind = text.replace(/\s+/g, ' ').trim().slice(0, KIND_CHARS);
+      byKind.set(kind, (byKind.get(kind) ?? 0) + n);
       return query.apply(this, a);
     } as typeof pg.Client.prototype.query;
   }
   const from = statements;
   return () => statements - from;
+}
+
+/** The statements of each kind sent from the call on, most first: where statementCounter's count comes from. */
+export function statementKinds(): () => Array<[kind: string, count: number]> {
+  const from = new Map(byKind);
+  return () =>
+    [...byKind]
+      .map(([kind, n]): [string, number] => [kind, n - (from.get(kind) ?? 0)])
+      .filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1]);
 }

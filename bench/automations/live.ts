@@ -19,7 +19,7 @@ import {
   startBenchStack,
   withDatabase,
 } from '../support.js';
-import { statementCounter } from '../statements.js';
+import { statementCounter, statementKinds } from '../statements.js';
 import { enqueueDispatch } from '../../src/workers/dispatch/queue.js';
 import {
   burst,
@@ -138,10 +138,12 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       const total = o.rate * o.seconds;
       const cpu = cpuMeter();
       const statements = statementCounter();
+      const kinds = statementKinds();
       const sendingMs = await offer(o.rate, total, 0, send);
       await settled(runs, total, 900_000);
       const sustainedCpu = cpu();
       const sustainedStatements = statements();
+      const sustainedKinds = kinds();
       // what the dispatcher (as the service runs it) had not sent yet when the last run settled
       const behind = await unsent(db);
       // and until the rest of each event's work is done: its receipt sent, every projection there
@@ -202,6 +204,9 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       console.log(
         `  statements per event, sustained: ${(sustainedStatements / total).toFixed(1)} (this process's pools: reactor, projector, dispatch; goal ≤ 12)`,
       );
+      console.log(`  of which, per event, the most frequent (by their first words):`);
+      for (const [kind, n] of sustainedKinds.slice(0, 12))
+        console.log(`    ${(n / total).toFixed(2).padStart(6)}  ${kind}`);
       console.log(
         `  saturation: ${fmt(o.burst)} events in ${(burstMs / 1000).toFixed(1)} s = ${saturation.toFixed(1)} runs/s`,
       );

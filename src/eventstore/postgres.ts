@@ -170,6 +170,18 @@ const NOTIFY = prepared(
   `select set_config('synchronous_commit', 'off', true), pg_notify('${EVENTS_APPENDED_CHANNEL}', $1)`,
 );
 
+// A NOTIFY is for other processes (this one's listeners hear at once), so it is sent only while
+// one listens: a LISTEN connection names itself (application_name), and an appender looks for
+// another store's at most once every OTHERS_EVERY_MS. A process that starts listening is heard of
+// within that time; until then its readers poll, as they do whenever a wake-up is missed.
+const LISTENER_NAME = 'events-listener:';
+const OTHERS_EVERY_MS = 1_000;
+const OTHERS_LISTENING = prepared(
+  'others_listening',
+  `select exists (select 1 from pg_stat_activity
+     where datname = current_database() and application_name like '${LISTENER_NAME}%' and application_name <> $1) as listening`,
+);
+
 // xid8 travels as text under its own name: an output column named transaction_id would be
 // what ORDER BY transaction_id sorts on, as text ('10003' < '9997').
 const COLUMNS =
@@ -327,6 +339,8 @@ export class PostgresEventStore implements EventStore {
   private notifying: Promise<void> | null = null;
   private notifyAgain = false;
   private lastNotify = 0;
+  /** whether another store listens for NOTIFYs, and when that was last looked up */
+  private others: { listening: boolean; at: number } | null = null;
   /** the types heard of since the listeners were last called, and those appended since the last NOTIFY */
   private readonly heard = new HintedTypes();
   private readonly unannounced = new HintedTypes();
@@ -579,10 +593,25 @@ export class PostgresEventStore implements EventStore {
         // appends committed until now are covered by this one
         this.notifyAgain = false;
         this.lastNotify = Date.now();
-        await this.pool.query(NOTIFY([notifyPayload(this.id, this.unannounced.take())])).catch(() => undefined);
+        const types = this.unannounced.take();
+        if (await this.othersListen())
+          await this.pool.query(NOTIFY([notifyPayload(this.id, types)])).catch(() => undefined);
       } while (this.notifyAgain && !this.closed);
       this.notifying = null;
     })();
+  }
+
+  /** Whether another store (another process's, most often) listens; looked up once every OTHERS_EVERY_MS. */
+  private async othersListen(): Promise<boolean> {
+    if (this.others && Date.now() - this.others.at < OTHERS_EVERY_MS) return this.others.listening;
+    try {
+      const { rows } = await this.pool.query<{ listening: boolean }>(OTHERS_LISTENING([`${LISTENER_NAME}${this.id}`]));
+      this.others = { listening: rows[0]!.listening, at: Date.now() };
+    } catch {
+      // unknown: notify, as before there was a way to know
+      return true;
+    }
+    return this.others.listening;
   }
 
   private hear(types: Iterable<string> | null): void {
@@ -594,7 +623,11 @@ export class PostgresEventStore implements EventStore {
   // drops, readers still poll; it reconnects after a poll interval while anyone listens.
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.connectionString });
+    // named, so appenders elsewhere know someone listens (othersListen)
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: `${LISTENER_NAME}${this.id}`,
+    });
     this.listenClient = client;
     const retry = () => {
       if (this.listenClient !== client) return;

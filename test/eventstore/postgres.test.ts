@@ -3,7 +3,9 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { createDb } from '../../src/infra/db.js';
 import { PostgresEventStore } from '../../src/eventstore/postgres.js';
-import { migrateEventStore } from '../../src/eventstore/schema.js';
+import { EVENTS_APPENDED_CHANNEL, migrateEventStore } from '../../src/eventstore/schema.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { admin, testDatabaseUrl } from '../support/env.js';
 import { migrate } from '../../src/infra/migrate.js';
 import { migrationSteps } from '../../src/migrations.js';
 import { eventStoreContract } from './contract.js';
@@ -110,6 +112,50 @@ describe('event store: PostgreSQL global order', () => {
     } finally {
       await client.end();
       await store.close();
+    }
+  });
+});
+
+describe('event store: PostgreSQL NOTIFY only while another store listens', () => {
+  it('an append notifies no one while no other store listens, and other stores once one does', async function () {
+    this.timeout(60_000);
+    const name = `es_notify_${randomUUID().slice(0, 8)}`;
+    await admin((c) => c.query(`create database "${name}"`));
+    const url = testDatabaseUrl(name);
+    const db = createDb(url);
+    const stores: PostgresEventStore[] = [];
+    // an unnamed listener: it hears every NOTIFY on the channel, but appenders don't count it
+    const raw = new pg.Client({ connectionString: url });
+    try {
+      await migrateEventStore(db);
+      await raw.connect();
+      let notified = 0;
+      raw.on('notification', () => notified++);
+      await raw.query(`listen ${EVENTS_APPENDED_CHANNEL}`);
+      const appender = new PostgresEventStore(url);
+      stores.push(appender);
+      const heardHere = new Promise<void>((resolve) => appender.onAppended(() => resolve()));
+      for (let i = 0; i < 3; i++) await appender.appendToStream(`alone-${i}`, [{ type: 'Alone', data: {} }]);
+      await heardHere; // its own listeners hear at once, NOTIFY or not
+      await delay(300);
+      expect(notified, 'NOTIFYs with no other store listening').to.equal(0);
+      const other = new PostgresEventStore(url);
+      stores.push(other);
+      let heardThere = 0;
+      other.onAppended(() => heardThere++);
+      // the other store's LISTEN comes up asynchronously, and the appender looks again within a second
+      const deadline = Date.now() + 10_000;
+      while (heardThere === 0 && Date.now() < deadline) {
+        await appender.appendToStream(`shared-${randomUUID()}`, [{ type: 'Shared', data: {} }]);
+        await delay(50);
+      }
+      expect(heardThere, 'the other store heard an append').to.be.at.least(1);
+      expect(notified, 'NOTIFYs once another store listens').to.be.at.least(1);
+    } finally {
+      await raw.end().catch(() => undefined);
+      for (const s of stores) await s.close();
+      await db.destroy();
+      await admin((c) => c.query(`drop database if exists "${name}" with (force)`));
     }
   });
 });
