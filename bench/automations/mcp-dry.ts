@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { DEMO_SCALE } from '../../src/marketplace/simulator/index.js';
 import { withSyncedProfile } from '../profile.js';
 import { REPRICING, TRIVIAL } from './fixtures.js';
+import { statementCounter, statementKinds } from '../statements.js';
 
 // The mcp-dry phase: run_automation p50 / p99 through MCP over HTTP on the demo seller synced by
 // the service's real path (api, projector and worker roles), for a trivial handler and the
@@ -33,6 +34,11 @@ export async function mcpDryPhase(runs: number, adminUrl: string, timed: Timed):
     try {
       console.log(`mcp-dry: run_automation over MCP HTTP (${service.url}/demo/mcp), ${runs} calls each, taking turns`);
       figures = await timed(runs, () => client.ping(), dryRun(TRIVIAL), dryRun(REPRICING));
+      // what one dry run asks of PostgreSQL (the service runs in this process)
+      const [count, kinds] = [statementCounter(), statementKinds()];
+      for (let i = 0; i < runs; i++) await dryRun(REPRICING)();
+      console.log(`  statements per dry run (repricing): ${(count() / runs).toFixed(1)}, of which:`);
+      for (const [kind, n] of kinds().slice(0, 8)) console.log(`    ${(n / runs).toFixed(2).padStart(6)}  ${kind}`);
     } finally {
       await client.close();
     }

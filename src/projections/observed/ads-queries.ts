@@ -335,6 +335,12 @@ export interface EntityRow {
  * profile, campaign and id; `limit + 1` rows are read so the caller can tell it was cut.
  */
 export async function observedEntities(db: Knex, type: EntityType, f: EntityFilter): Promise<EntityRow[]> {
+  const { rows } = await observedEntitiesQuery(db, type, f);
+  return entityRowsOf(type, rows);
+}
+
+/** observedEntities' statement: its rows go to entityRowsOf (readTogether takes it beside others). */
+export function observedEntitiesQuery(db: Knex, type: EntityType, f: EntityFilter): Knex.Raw {
   const source = ENTITY_SOURCES[type];
   const { where, bindings, add } = conditions(f);
   if (f.campaignId) add(`e.${source.campaignColumn} = ?::uuid`, f.campaignId);
@@ -360,13 +366,18 @@ export async function observedEntities(db: Knex, type: EntityType, f: EntityFilt
     joins.push('left join a on a.account_id = x.account_id and a.id = x.id');
     bindings.push([...f.accountIds]);
   }
-  const { rows } = await db.raw(
+  return db.raw(
     `with ${parts.join(',\n')}
      select ${columns.join(', ')} from x ${joins.join(' ')}
      order by x.account_id, x.provider_profile_id, x.${source.campaignColumn}, x.id`,
     bindings,
   );
-  return rows.map((r: Record<string, unknown>) => ({
+}
+
+/** observedEntitiesQuery's rows (its sums as text from the pool, as numbers through readTogether). */
+export function entityRowsOf(type: EntityType, rows: readonly unknown[]): EntityRow[] {
+  const source = ENTITY_SOURCES[type];
+  return (rows as Array<Record<string, unknown>>).map((r) => ({
     row: r.entity as Record<string, unknown>,
     metrics: source.metrics ? toTotals(r) : null,
     advertised_asins: source.asins ? Number(r.advertised_asins ?? 0) : null,

@@ -4,20 +4,28 @@ import type { TargetType } from '../../domain/mutation/payloads.js';
 import type { AccountView, ProfileView } from '../../projections/accounts/queries.js';
 import {
   adsOfListing,
-  observedEntities,
+  entityRowsOf,
+  observedEntitiesQuery,
   type EntityRow,
   type EntityType,
   type ProfileWindow,
   type Totals,
 } from '../../projections/observed/ads-queries.js';
-import { receiptsForTargets, type Receipt } from '../../projections/mutations/queries.js';
+import {
+  receiptsByTarget,
+  receiptsForTargets,
+  receiptsForTargetsQuery,
+  type Receipt,
+  type ReceiptRow,
+} from '../../projections/mutations/queries.js';
+import { readTogether } from '../../infra/db.js';
 import { decimalString, majorUnits } from './money.js';
 import { receiptInContext } from './receipts.js';
 
 // The advertising entities as contexts show them (spec 2.7, 2.8): each a mutation target by its
 // explicit `type` and local `id`, with its profile, currency, native `data`, its receipts and the
 // trailing 30 profile-local days in major units. Read from the ads read model for a set of
-// campaigns at once (one query per entity type), then shaped here.
+// campaigns at once (the four types in one statement, their receipts in another), then shaped here.
 
 type Json = Record<string, unknown>;
 
@@ -30,6 +38,8 @@ export interface CampaignEntities {
   targets: EntityRow[];
   receipts: Map<string, Receipt[]>;
 }
+
+const ENTITY_TYPES: readonly EntityType[] = ['Campaign', 'AdGroup', 'Ad', 'Target'];
 
 /** More rows than any account has under a handful of campaigns: the read is not paged. */
 const UNBOUNDED = 1_000_000;
@@ -59,27 +69,23 @@ export async function entitiesOfCampaigns(
     campaignIds,
     limit: UNBOUNDED,
   };
-  const read = (type: EntityType) => observedEntities(db, type, filter);
-  const [campaigns, adGroups, ads, targets] = await Promise.all([
-    read('Campaign'),
-    read('AdGroup'),
-    read('Ad'),
-    read('Target'),
-  ]);
-  const ids = (type: TargetType, rows: EntityRow[]) =>
-    receiptsForTargets(
-      db,
-      type,
-      rows.map((e) => e.row.id as string),
-    );
+  // the four types in one statement, then the receipts on what they hold in another
+  const read = await readTogether(db, () =>
+    Object.fromEntries(ENTITY_TYPES.map((type) => [type, observedEntitiesQuery(db, type, filter)])),
+  );
+  const rows = ENTITY_TYPES.map((type) => entityRowsOf(type, read[type] ?? []));
+  const [campaigns = [], adGroups = [], ads = [], targets = []] = rows;
+  const held = ENTITY_TYPES.map((type, i) => ({ type, ids: rows[i]!.map((e) => e.row.id as string) }));
+  const on = held.filter((h) => h.ids.length > 0);
+  const found =
+    on.length === 0
+      ? {}
+      : await readTogether(db, () =>
+          Object.fromEntries(on.map((h) => [h.type, receiptsForTargetsQuery(db, h.type, h.ids)])),
+        );
   const receipts = new Map<string, Receipt[]>();
-  const found = await Promise.all([
-    ids('Campaign', campaigns),
-    ids('AdGroup', adGroups),
-    ids('Ad', ads),
-    ids('Target', targets),
-  ]);
-  for (const byId of found) for (const [id, list] of byId) receipts.set(id, list);
+  for (const rows of Object.values(found))
+    for (const [id, list] of receiptsByTarget(rows as ReceiptRow[])) receipts.set(id, list);
   return { campaigns, adGroups, ads, targets, receipts };
 }
 
