@@ -32,6 +32,9 @@ type Json = Record<string, any>;
 // listing. In the batch, a listing's later event sees its earlier one's store write; a blocked
 // listing's action is blocked while the others of its batch are applied; and the batch run again
 // with one new event replays each admitted run's answer (one receipt per run) and admits the new one.
+// Waves overlap (docs/decisions/152-overlapping-live-waves.md): a listing's event held in retries
+// holds only its own lane, while another listing's events run in waves formed beside it, each
+// admitted after its earlier one was recorded.
 
 const COUNTER = `
 function handle(event, context) {
@@ -321,7 +324,7 @@ describe('live runs in batches change nothing a run can observe', function () {
         'applied 12',
         'applied 13',
       ]);
-      expect(reactor.stats().batches, "a wave per event of the other lane").to.be.at.least(3);
+      expect(reactor.stats().batches, 'a wave per event of the other lane').to.be.at.least(3);
       // each later event of the other lane, in a wave formed while the first was still running, was
       // admitted once its earlier one was settled and recorded
       const recordedAt = async (k: number) => {

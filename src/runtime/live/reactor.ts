@@ -51,16 +51,19 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   restart, or a worker taking a dead worker's partition over, runs what was in flight again, and
 //   the run's identity (automation version, event, listing) makes admission, store, posts and
 //   record idempotent, so nothing is done twice.
-// - Fast, in batches (docs/decisions/147-batched-live-runs.md): the events an account has waiting
-//   are taken together (up to `batchSize`; a lone event goes at once, a burst that came while a
-//   batch ran forms the next), in waves (batch.ts): events naming the same listing (or campaign)
-//   run in log order, one wave after another, so an older event's decision can't land after a
-//   newer one's and the newer sees its store writes; the rest of a wave runs side by side. A wave
-//   reads the account's webhooks and its automations' stores in one statement, the listings its
-//   events reached in another, those listings' own lookups in a third (listing-lookups.ts), and
-//   the block flags its runs read side by side in one more (streamReadsTogether); it admits its
-//   runs' outboxes together (AdmissionRounds), each decided as alone. A run that follows a store write of its automation waits for the projector to
-//   show it (the snapshot is a read model). Accounts run side by side (`concurrency` events taken).
+// - Fast, in waves (docs/decisions/147-batched-live-runs.md, 152-overlapping-live-waves.md): each
+//   event taken waits, in log order, only for the earlier events of its lanes (the listings or
+//   campaigns it names: KeyedLanes), so an older event's decision can't land after a newer one's
+//   and the newer sees its store writes, receipts and record; a retrying event holds its own lanes
+//   only. An account's events made free form a wave (up to `batchSize`): at once when none is
+//   forming (a lone event goes at once), else once the forming wave's reads are answered, so a
+//   burst shares its reads; the account's waves run side by side. A wave reads the account's
+//   webhooks and its automations' stores in one statement, the listings its events reached in
+//   another, those listings' own lookups in a third (listing-lookups.ts), and the block flags its
+//   runs read side by side in one more (streamReadsTogether); runs' outboxes are admitted in group
+//   commits per account (GroupAdmissions: with whatever waits when the last joint write ends), each
+//   decided as alone. A run that follows a store write of its automation waits for the projector
+//   to show it (the snapshot is a read model). Accounts run side by side (`concurrency` events taken).
 // - Which automation: the live slot's (the authority), and only when it went live before the
 //   event was recorded: activating an automation does not replay the past.
 // - An account's view, which every event of the account reads alike, is read once a second per
@@ -91,7 +94,7 @@ export interface LiveReactorOptions {
   renewEveryMs?: number;
   /** events taken from the log and not yet finished, across accounts (default 64): the follower waits beyond it */
   concurrency?: number;
-  /** at most this many of an account's waiting events are taken together (default 32; 1: one event at a time per account) */
+  /** at most this many of an account's events made free run in one wave (default 32; 1: a wave per event) */
   batchSize?: number;
   /** how often the checkpoints are written when they moved (default 200 ms) */
   checkpointEveryMs?: number;
@@ -114,7 +117,7 @@ export interface LiveReactorStats {
   poison: number;
   /** events in flight */
   inFlight: number;
-  /** batches run (each the events an account had waiting, up to batchSize) */
+  /** waves run (each an account's events made free, up to batchSize) */
   batches: number;
   /** the partitions this worker holds */
   partitions: number[];
@@ -514,7 +517,6 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     }
     // a wave with no automation to run reads nothing
     const sharedRead = ids.length > 0 ? readShared(o.db, account_id, ids, at) : undefined;
-    const sharedOnce = () => sharedRead!;
     const listing = wave.map(
       (t, i) => automations[i] !== null && selectableStreamType(t.data.stream_type)?.scope === 'Listing',
     );
@@ -535,7 +537,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     const admit = admissions.admitFor(account_id);
     const store = streamReadsTogether(o.store);
     const shared = async (id: string): Promise<SharedReads> => {
-      const r = await sharedOnce();
+      const r = await sharedRead!;
       // an automation gone live since the wave read its stores: read alone
       const store = r.stores.get(id) ?? (await readShared(o.db, account_id, [id], at)).stores.get(id)!;
       return { webhooks: r.webhooks, store };
