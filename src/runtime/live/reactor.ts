@@ -487,34 +487,32 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   /**
    * One wave of an account's events whose lanes were free (none shares a lane with another): their
    * live automations, each automation's last store write shown, then the account's webhooks and
-   * the automations' stores in one statement and the listings the events reached in another; then
-   * `prepared` (the account's next wave may form), and the runs, admitted in group commits.
+   * the automations' stores in one statement and the listings the events reached in another
+   * (`prepared` once they are answered: the account's next wave may form), then the runs, their
+   * outboxes admitted in group commits.
    */
   async function runWave(wave: Taken[], prepared: () => void): Promise<void> {
     let preparing = true;
     const read = () => void (preparing && ((preparing = false), prepared()));
+    let runs: Array<WaveRun | undefined> = [];
     try {
-      await readAndRun(wave, read);
-    } finally {
+      runs = await prepare(wave, read);
+    } catch (err) {
+      // the database, say: each event then runs alone, and is retried as such
       read();
+      logger.warn({ err }, 'a live wave could not be prepared; its events run alone');
     }
+    await Promise.all(wave.map((t, i) => finish(t, runs[i])));
   }
 
-  async function readAndRun(wave: Taken[], read: () => void): Promise<void> {
+  /** What each event's first attempt shares with the wave (none for an event without a live automation); calls `read` once the wave's reads are answered. */
+  async function prepare(wave: Taken[], read: () => void): Promise<Array<WaveRun | undefined>> {
     const at = now();
     const account_id = wave[0]!.data.account_id;
     // a read that fails here fails the event's first attempt, which is then retried alone
     const automations = await Promise.all(wave.map((t) => liveAutomationFor(t.event, t.data).catch(() => null)));
     const ids = [...new Set(automations.flatMap((a) => (a ? [a.id] : [])))];
-    try {
-      await Promise.all(ids.map(storeSettled));
-    } catch (err) {
-      // the database, say: each event then runs alone, and is retried as such
-      read();
-      logger.warn({ err }, 'a live wave could not be prepared; its events run alone');
-      await Promise.all(wave.map((t) => finish(t)));
-      return;
-    }
+    await Promise.all(ids.map(storeSettled));
     // a wave with no automation to run reads nothing
     const sharedRead = ids.length > 0 ? readShared(o.db, account_id, ids, at) : undefined;
     const listing = wave.map(
@@ -542,19 +540,10 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       const store = r.stores.get(id) ?? (await readShared(o.db, account_id, [id], at)).stores.get(id)!;
       return { webhooks: r.webhooks, store };
     };
-    await Promise.all(
-      wave.map(async (t, i) => {
-        const run: WaveRun | undefined = automations[i]
-          ? {
-              at,
-              store,
-              shared,
-              ...(listing[i] ? { reached: reached.then((each) => each[i]!), together } : {}),
-              admit,
-            }
-          : undefined;
-        await finish(t, run);
-      }),
+    return wave.map((_, i) =>
+      automations[i]
+        ? { at, store, shared, ...(listing[i] ? { reached: reached.then((each) => each[i]!), together } : {}), admit }
+        : undefined,
     );
   }
 
