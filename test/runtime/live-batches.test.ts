@@ -7,6 +7,7 @@ import { createAutomation } from '../../src/commands/automation/lifecycle.js';
 import { marketplaceEventStream } from '../../src/commands/event/record.js';
 import { automationRunId } from '../../src/domain/automation-run/events.js';
 import { listingId } from '../../src/domain/observation/ids.js';
+import { DomainError } from '../../src/domain/shared/errors.js';
 import type { Position } from '../../src/eventstore/port.js';
 import { loadAccount, type AccountView } from '../../src/projections/accounts/queries.js';
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
@@ -31,6 +32,9 @@ type Json = Record<string, any>;
 // listing. In the batch, a listing's later event sees its earlier one's store write; a blocked
 // listing's action is blocked while the others of its batch are applied; and the batch run again
 // with one new event replays each admitted run's answer (one receipt per run) and admits the new one.
+// Waves overlap (docs/decisions/152-overlapping-live-waves.md): a listing's event held in retries
+// holds only its own lane, while another listing's events run in waves formed beside it, each
+// admitted after its earlier one was recorded.
 
 const COUNTER = `
 function handle(event, context) {
@@ -68,6 +72,10 @@ describe('live runs in batches change nothing a run can observe', function () {
     sandbox: Sandbox;
     alerts: AlertsWebhook;
     sets: [Listing[], Listing[]];
+    /** two more listings alone in their lanes, for the overlapping waves */
+    others: [Listing, Listing];
+    /** a SKU whose webhook posts are refused for now ('busy': its event is retried, never poison) while `failing` */
+    failing: { sku: string; failing: boolean; refused: number };
   };
 
   const start = (name: string, batchSize: number): Promise<LiveReactor> =>
@@ -76,7 +84,13 @@ describe('live runs in batches change nothing a run can observe', function () {
       store: t.w.h.store,
       sandbox: t.sandbox,
       logger,
-      enqueueWebhookPosts: (input) => t.alerts.webhooks.enqueueWebhookPosts(input),
+      enqueueWebhookPosts: (input) => {
+        if (t.failing.failing && input.posts.some((p) => JSON.stringify(p).includes(t.failing.sku))) {
+          t.failing.refused++;
+          return Promise.reject(new DomainError('busy', 'the webhook queue is full'));
+        }
+        return t.alerts.webhooks.enqueueWebhookPosts(input);
+      },
       name,
       batchSize,
       backoffMs: { base: 20, max: 200 },
@@ -179,23 +193,26 @@ describe('live runs in batches change nothing a run can observe', function () {
     t.account = (await loadAccount(t.w.h.db, t.w.account))!;
     // three pairs of listings alone in their lane, each pair of one marketplace (the price patch names it)
     const lone = await oneLaneListings(t.w.h.db, t.account.id);
+    const withSku = async (l: (typeof lone)[number]): Promise<Listing> => {
+      const { sku } = await t.w.h.db
+        .withSchema('rm')
+        .table('listing_current')
+        .where({ account_id: t.account.id, marketplace_id: l.marketplace_id, asin: l.asin })
+        .first('sku');
+      return { ...l, sku, id: listingId(t.account.id, l.marketplace_id, sku) };
+    };
     const pairs: Array<[Listing, Listing]> = [];
-    for (let i = 0; i + 1 < lone.length && pairs.length < 3; i++) {
+    let i = 0;
+    for (; i + 1 < lone.length && pairs.length < 3; i++) {
       if (lone[i]!.marketplace_id !== lone[i + 1]!.marketplace_id) continue;
-      const pair = [];
-      for (const l of [lone[i]!, lone[i + 1]!]) {
-        const { sku } = await t.w.h.db
-          .withSchema('rm')
-          .table('listing_current')
-          .where({ account_id: t.account.id, marketplace_id: l.marketplace_id, asin: l.asin })
-          .first('sku');
-        pair.push({ ...l, sku, id: listingId(t.account.id, l.marketplace_id, sku) });
-      }
-      pairs.push(pair as [Listing, Listing]);
+      pairs.push([await withSku(lone[i]!), await withSku(lone[i + 1]!)]);
       i++;
     }
     expect(pairs).to.have.length(3);
     t.sets = [pairs.map((p) => p[0]), pairs.map((p) => p[1])];
+    expect(lone.length).to.be.above(i + 1);
+    t.others = [await withSku(lone[i]!), await withSku(lone[i + 1]!)];
+    t.failing = { sku: t.others[1].sku, failing: false, refused: 0 };
     t.call = {
       store: t.w.h.store,
       userId: randomUUID(),
@@ -281,5 +298,51 @@ describe('live runs in batches change nothing a run can observe', function () {
       expect(perEvent.get(event), `receipts of event ${k}`).to.have.length(1);
     for (const [k, run] of batched.runs.entries())
       expect(perEvent.get(batched.events[k]!)).to.deep.equal([run.actions[0].receipt_id]);
+  });
+
+  it("a retrying event holds only its own lanes: another lane's later events go on in waves beside it, each seeing its earlier one's store write and receipt", async () => {
+    const [other, retrying] = t.others;
+    const name = `live-batches-${randomUUID().slice(0, 8)}`;
+    await (await start(name, 32)).close();
+    const lanes = [other, retrying];
+    // the retrying listing's event first, in the first wave with the other lane's first event
+    const sequence = [1, 0, 0, 0];
+    const recorded = await record(lanes, sequence);
+    // its posts refused (after its store write and receipt): retried until let through
+    t.failing.failing = true;
+    const reactor = await start(name, 32);
+    try {
+      const runs: Json[] = [];
+      // the other lane's events all run while the retrying one still retries (they would wait forever behind it)
+      for (const k of [1, 2, 3]) runs[k] = await runOf(recorded[k]!.id, other);
+      expect(t.failing.refused, 'the retrying event was still refused').to.be.above(0);
+      t.failing.failing = false;
+      runs[0] = await runOf(recorded[0]!.id, retrying);
+      expect(runs.map((r) => `${r.actions[0].status} ${r.actions[0].value}`)).to.deep.equal([
+        'applied 11',
+        'applied 11',
+        'applied 12',
+        'applied 13',
+      ]);
+      expect(reactor.stats().batches, 'a wave per event of the other lane').to.be.at.least(3);
+      // each later event of the other lane, in a wave formed while the first was still running, was
+      // admitted once its earlier one was settled and recorded
+      const recordedAt = async (k: number) => {
+        const run_id = automationRunId({
+          automation_id: t.automation,
+          automation_version: 1,
+          event_id: recorded[k]!.id,
+          listing_id: lanes[sequence[k]!]!.id,
+        });
+        return Number((await t.w.h.store.readStream(`automation_run-${run_id}`))[0]!.position.commit);
+      };
+      const receiptAt = async (k: number) =>
+        Number((await t.w.h.store.readStream(`mutation-${runs[k]!.actions[0].receipt_id}`))[0]!.position.commit);
+      for (const k of [2, 3]) expect(await receiptAt(k)).to.be.above(await recordedAt(k - 1));
+      expect(await recordedAt(3)).to.be.below(await recordedAt(0));
+    } finally {
+      t.failing.failing = false;
+      await reactor.close();
+    }
   });
 });

@@ -30,8 +30,8 @@ import { listingsMentionedEach, type ListingRecord } from '../../projections/obs
 import { readListingsTogether, type ListingsTogether } from '../context/listing-lookups.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint } from './checkpoint.js';
-import { ContiguousProgress } from './ordering.js';
-import { AdmissionRounds, waves } from './batch.js';
+import { ContiguousProgress, KeyedLanes } from './ordering.js';
+import { GroupAdmissions } from './batch.js';
 import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
 import { holdPartitions } from './partitions.js';
 import { Recent } from './recent.js';
@@ -51,16 +51,19 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   restart, or a worker taking a dead worker's partition over, runs what was in flight again, and
 //   the run's identity (automation version, event, listing) makes admission, store, posts and
 //   record idempotent, so nothing is done twice.
-// - Fast, in batches (docs/decisions/147-batched-live-runs.md): the events an account has waiting
-//   are taken together (up to `batchSize`; a lone event goes at once, a burst that came while a
-//   batch ran forms the next), in waves (batch.ts): events naming the same listing (or campaign)
-//   run in log order, one wave after another, so an older event's decision can't land after a
-//   newer one's and the newer sees its store writes; the rest of a wave runs side by side. A wave
-//   reads the account's webhooks and its automations' stores in one statement, the listings its
-//   events reached in another, those listings' own lookups in a third (listing-lookups.ts), and
-//   the block flags its runs read side by side in one more (streamReadsTogether); it admits its
-//   runs' outboxes together (AdmissionRounds), each decided as alone. A run that follows a store write of its automation waits for the projector to
-//   show it (the snapshot is a read model). Accounts run side by side (`concurrency` events taken).
+// - Fast, in waves (docs/decisions/147-batched-live-runs.md, 152-overlapping-live-waves.md): each
+//   event taken waits, in log order, only for the earlier events of its lanes (the listings or
+//   campaigns it names: KeyedLanes), so an older event's decision can't land after a newer one's
+//   and the newer sees its store writes, receipts and record; a retrying event holds its own lanes
+//   only. An account's events made free form a wave (up to `batchSize`): at once when none is
+//   forming (a lone event goes at once), else once the forming wave's reads are answered, so a
+//   burst shares its reads; the account's waves run side by side. A wave reads the account's
+//   webhooks and its automations' stores in one statement, the listings its events reached in
+//   another, those listings' own lookups in a third (listing-lookups.ts), and the block flags its
+//   runs read side by side in one more (streamReadsTogether); runs' outboxes are admitted in group
+//   commits per account (GroupAdmissions: with whatever waits when the last joint write ends), each
+//   decided as alone. A run that follows a store write of its automation waits for the projector
+//   to show it (the snapshot is a read model). Accounts run side by side (`concurrency` events taken).
 // - Which automation: the live slot's (the authority), and only when it went live before the
 //   event was recorded: activating an automation does not replay the past.
 // - An account's view, which every event of the account reads alike, is read once a second per
@@ -91,7 +94,7 @@ export interface LiveReactorOptions {
   renewEveryMs?: number;
   /** events taken from the log and not yet finished, across accounts (default 64): the follower waits beyond it */
   concurrency?: number;
-  /** at most this many of an account's waiting events are taken together (default 32; 1: one event at a time per account) */
+  /** at most this many of an account's events made free run in one wave (default 32; 1: a wave per event) */
   batchSize?: number;
   /** how often the checkpoints are written when they moved (default 200 ms) */
   checkpointEveryMs?: number;
@@ -114,7 +117,7 @@ export interface LiveReactorStats {
   poison: number;
   /** events in flight */
   inFlight: number;
-  /** batches run (each the events an account had waiting, up to batchSize) */
+  /** waves run (each an account's events made free, up to batchSize) */
   batches: number;
   /** the partitions this worker holds */
   partitions: number[];
@@ -137,7 +140,6 @@ interface WaveRun {
   /** the log, its stream reads (block flags) sent together with the wave's others */
   store: EventStore;
   admit: Admit;
-  rounds: Pick<AdmissionRounds, 'leave'>;
 }
 
 /** Refusals that say "later", not "never": retried without counting towards poison. */
@@ -198,9 +200,13 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   const attempts = o.attempts ?? 5;
   const backoff = o.backoffMs ?? { base: 200, max: 10_000 };
   const logger = o.logger.child({ worker: 'live-runs' });
-  /** each account's events taken and not yet in a batch, in log order; an account is in `draining` while its batches run */
-  const waiting = new Map<string, Taken[]>();
-  const draining = new Set<string>();
+  /** each account's events whose lanes are free, in log order, waiting for its next wave */
+  const ready = new Map<string, Taken[]>();
+  /** accounts with a wave being formed or reading: the events made ready meanwhile form the next */
+  const forming = new Set<string>();
+  /** every event taken, in log order, behind the earlier events of its lanes (across waves) */
+  const lanes = new KeyedLanes();
+  const admissions = new GroupAdmissions();
   const storeWrites = new Map<string, Position>();
   // The live automation per account and type, kept from one event to the next: read again once the
   // reactor takes (in log order) an event of a slot or an automation, so no event taken after a
@@ -247,6 +253,8 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     partition: number;
     h: Held;
     entry: ReturnType<ContiguousProgress['begin']>;
+    /** called once the event is finished (or abandoned): its lanes' later events may go */
+    finished?: () => void;
   }
   /** where following the log goes on from: the last event taken (undefined until a partition is held) */
   let from: Position | undefined;
@@ -445,16 +453,13 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   async function handle({ event, data, partition, h }: Taken, wave?: WaveRun): Promise<boolean> {
     let failures = 0;
     let last: Error | null = null;
-    // after its first attempt an event admits nothing more with its wave: a retry runs alone
-    let left = !wave;
-    const leave = () => void (left || ((left = true), wave!.rounds.leave()));
     for (let attempt = 0; !closing && stillHeld(partition, h); attempt++) {
       try {
         if (last && failures >= attempts) {
           await givenUp(event, data, last);
           stats.poison++;
-          // the first attempt runs in its wave, a retry alone
-        } else await runEvent(event, data, left ? undefined : wave);
+          // the first attempt runs in its wave, a retry alone (holding its own lanes only)
+        } else await runEvent(event, data, attempt === 0 ? wave : undefined);
         return true;
       } catch (err) {
         // the run's own error names the poison, not a failure to record it
@@ -462,39 +467,54 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         if (!(err instanceof DomainError && WAITS.has(err.code))) failures++;
         logger.warn({ event_id: event.id, attempt, err }, 'live run failed; retrying');
         await pause(Math.min(backoff.max, backoff.base * 2 ** Math.min(attempt, 16)));
-      } finally {
-        leave();
       }
     }
-    leave();
     return false;
   }
 
+  /** Finishes an event (its first attempt in `run`'s wave): its checkpoint entry, its slot, its lanes. */
+  async function finish(t: Taken, run?: WaveRun): Promise<void> {
+    try {
+      if (await handle(t, run)) t.h.progress.done(t.entry);
+    } finally {
+      running--;
+      freed?.();
+      freed = null;
+      t.finished?.();
+    }
+  }
+
   /**
-   * One wave of an account's batch (batch.ts): its events' live automations, each automation's
-   * last store write shown, then the account's webhooks and the automations' stores in one
-   * statement and the listings the events reached in another, and one admission per round.
+   * One wave of an account's events whose lanes were free (none shares a lane with another): their
+   * live automations, each automation's last store write shown, then the account's webhooks and
+   * the automations' stores in one statement and the listings the events reached in another
+   * (`prepared` once they are answered: the account's next wave may form), then the runs, their
+   * outboxes admitted in group commits.
    */
-  async function runWave(wave: Taken[]): Promise<void> {
+  async function runWave(wave: Taken[], prepared: () => void): Promise<void> {
+    let preparing = true;
+    const read = () => void (preparing && ((preparing = false), prepared()));
+    let runs: Array<WaveRun | undefined> = [];
+    try {
+      runs = await prepare(wave, read);
+    } catch (err) {
+      // the database, say: each event then runs alone, and is retried as such
+      read();
+      logger.warn({ err }, 'a live wave could not be prepared; its events run alone');
+    }
+    await Promise.all(wave.map((t, i) => finish(t, runs[i])));
+  }
+
+  /** What each event's first attempt shares with the wave (none for an event without a live automation); calls `read` once the wave's reads are answered. */
+  async function prepare(wave: Taken[], read: () => void): Promise<Array<WaveRun | undefined>> {
     const at = now();
     const account_id = wave[0]!.data.account_id;
     // a read that fails here fails the event's first attempt, which is then retried alone
     const automations = await Promise.all(wave.map((t) => liveAutomationFor(t.event, t.data).catch(() => null)));
     const ids = [...new Set(automations.flatMap((a) => (a ? [a.id] : [])))];
-    const finish = async (t: Taken, run?: WaveRun) => {
-      if (await handle(t, run)) t.h.progress.done(t.entry);
-    };
-    try {
-      await Promise.all(ids.map(storeSettled));
-    } catch (err) {
-      // the database, say: each event then runs alone, and is retried as such
-      logger.warn({ err }, 'a live wave could not be prepared; its events run alone');
-      await Promise.all(wave.map((t) => finish(t)));
-      return;
-    }
-    // begun by the wave's first run (beside its contexts): a wave with no automation to run reads nothing
-    let sharedRead: ReturnType<typeof readShared> | undefined;
-    const sharedOnce = () => (sharedRead ??= readShared(o.db, account_id, ids, at));
+    await Promise.all(ids.map(storeSettled));
+    // a wave with no automation to run reads nothing
+    const sharedRead = ids.length > 0 ? readShared(o.db, account_id, ids, at) : undefined;
     const listing = wave.map(
       (t, i) => automations[i] !== null && selectableStreamType(t.data.stream_type)?.scope === 'Listing',
     );
@@ -509,52 +529,51 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       readListingsTogether(o.db, account, at, each.flat()),
     );
     together.catch(() => undefined);
-    // each event with an automation is a member of the rounds until its first attempt ends; one
-    // without runs alone (nothing, or its retry once the automation could be read)
-    const rounds = new AdmissionRounds(automations.filter((a) => a).length);
+    sharedRead?.catch(() => undefined); // awaited by the runs
+    // the account's next wave forms once this one's reads are answered (one wave reading at a time)
+    void Promise.allSettled([sharedRead, together]).then(read);
+    const admit = admissions.admitFor(account_id);
     const store = streamReadsTogether(o.store);
-    const read = async (id: string): Promise<SharedReads> => {
-      const r = await sharedOnce();
+    const shared = async (id: string): Promise<SharedReads> => {
+      const r = await sharedRead!;
       // an automation gone live since the wave read its stores: read alone
       const store = r.stores.get(id) ?? (await readShared(o.db, account_id, [id], at)).stores.get(id)!;
       return { webhooks: r.webhooks, store };
     };
-    await Promise.all(
-      wave.map(async (t, i) => {
-        const run: WaveRun | undefined = automations[i]
-          ? {
-              at,
-              store,
-              shared: read,
-              ...(listing[i] ? { reached: reached.then((each) => each[i]!), together } : {}),
-              admit: rounds.admit,
-              rounds,
-            }
-          : undefined;
-        await finish(t, run);
-      }),
+    return wave.map((_, i) =>
+      automations[i]
+        ? { at, store, shared, ...(listing[i] ? { reached: reached.then((each) => each[i]!), together } : {}), admit }
+        : undefined,
     );
   }
 
-  /** Runs an account's waiting events, a batch (≤ batchSize, in waves) at a time, until none wait. */
-  async function drain(account_id: string): Promise<void> {
-    draining.add(account_id);
-    try {
-      for (let queue = waiting.get(account_id); queue && queue.length > 0; queue = waiting.get(account_id)) {
-        const batch = queue.splice(0, batchSize);
-        if (queue.length === 0) waiting.delete(account_id);
-        stats.batches++;
-        try {
-          for (const wave of waves(batch, (t) => laneKeys(t.data))) await runWave(wave);
-        } finally {
-          running -= batch.length;
-          freed?.();
-          freed = null;
-        }
+  /** Gathers an event whose lanes are free into its account's next wave; resolves once it is finished. */
+  function whenFree(t: Taken): Promise<void> {
+    return new Promise<void>((resolve) => {
+      t.finished = resolve;
+      const account_id = t.data.account_id;
+      const queue = ready.get(account_id) ?? [];
+      queue.push(t);
+      ready.set(account_id, queue);
+      // a lone event goes at once (the next turn gathers what was made free with it)
+      if (!forming.has(account_id)) {
+        forming.add(account_id);
+        setImmediate(() => form(account_id));
       }
-    } finally {
-      draining.delete(account_id);
+    });
+  }
+
+  /** Forms the account's next wave (≤ batchSize) of the events made free; the next forms once its reads are answered. */
+  function form(account_id: string): void {
+    const queue = ready.get(account_id);
+    if (!queue) {
+      forming.delete(account_id);
+      return;
     }
+    const wave = queue.splice(0, batchSize);
+    if (queue.length === 0) ready.delete(account_id);
+    stats.batches++;
+    void runWave(wave, () => form(account_id)).catch((err: unknown) => logger.error({ err }, 'a live wave failed'));
   }
 
   /** Takes one event from the log: runs it in its lanes when its partition is held here, else passes it. */
@@ -579,12 +598,9 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     stats.events++;
     while (running >= concurrency && !closing) await new Promise<void>((resolve) => (freed = resolve));
     running++;
-    // an account's batch is what waited for it: a lone event goes at once, a burst while a batch runs forms the next
-    const queue = waiting.get(data.account_id) ?? [];
-    queue.push({ event, data, partition, h, entry });
-    waiting.set(data.account_id, queue);
-    if (!draining.has(data.account_id))
-      void drain(data.account_id).catch((err: unknown) => logger.error({ err }, 'a live batch failed'));
+    // behind its lanes' earlier events (whichever wave they are in), then in its account's next wave
+    const t: Taken = { event, data, partition, h, entry };
+    void lanes.run(laneKeys(data), () => whenFree(t));
   }
 
   const loop = (async () => {
