@@ -10,9 +10,8 @@ import { forEachAtOnce } from './scope.js';
 // Report-based syncs never wait for a report inside a job: a run creates the reports it needs
 // (or finds the ones an earlier attempt created, kept in `sync.report_requests`), checks
 // them a few times over a few seconds (a few at once: REPORTS_AT_ONCE), handles those that are
-// DONE, and, if any is still
-// queued or in progress, fails with ReportNotReady: the sync worker puts the job back in the
-// delayed set to run again later. A report handled is forgotten; a request older than a day is
+// DONE, and, if any is still queued or in progress, fails with ReportNotReady: the sync worker
+// puts the job back in the delayed set to run again later. A report handled is forgotten; a request older than a day is
 // created again. A request the marketplace forgot, cancelled before it began or ended FATAL is
 // created afresh at once, its row saying how often and why (nextReportStep); one given up
 // fails the run with ReportsGivenUp, which the sync worker retries with backoff.
