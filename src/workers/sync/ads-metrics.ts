@@ -10,8 +10,8 @@ import { MarketplaceError } from '../../marketplace/clients/index.js';
 import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { adsContext, type SyncProfile } from './ads-context.js';
 import { syncWith, type SyncDeps, type SyncJobDefinition } from './job.js';
-import { ReportNotReady } from './reports.js';
-import { syncScope } from './scope.js';
+import { REPORTS_AT_ONCE, ReportNotReady } from './reports.js';
+import { forEachAtOnce, syncScope } from './scope.js';
 import { SP_CAMPAIGN_DAILY, SP_TARGETING_DAILY, dailyScope } from '../../domain/observation/datasets.js';
 
 // Daily Sponsored Products metrics, per campaign (spCampaigns) or per keyword and targeting
@@ -20,7 +20,7 @@ import { SP_CAMPAIGN_DAILY, SP_TARGETING_DAILY, dailyScope } from '../../domain/
 // the history not read completely yet (the whole year on the first run) and, always, the
 // trailing days the provider still restates, in reports of at most 31 days. It never waits for
 // a report: it creates them (an identical request still running is adopted), checks them for a
-// few seconds, records the finished ones, and fails with ReportNotReady while any is pending,
+// few seconds (a few at once), records the finished ones, and fails with ReportNotReady while any is pending,
 // so the sync worker runs it again later.
 
 export interface AdsMetricsOptions {
@@ -105,24 +105,21 @@ function dailyReportSync(report: DailyReport, options: Partial<AdsMetricsOptions
       for (const pause of o.pollPausesMs) {
         if (open.size === 0) break;
         if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
-        for (const [window, reportId] of open) {
+        await forEachAtOnce([...open], REPORTS_AT_ONCE, async ([window, reportId]) => {
           const status = await ads.client.reporting.getReport(window.profile.provider_profile_id, reportId);
           if (status.status === 'FAILED')
             deps.logger.warn(
               { account_id, reportId, reason: status.failureReason },
               'ads report failed at the marketplace; its days stay unread',
             );
-          else if (status.status === 'COMPLETED' && status.url)
-            recorded += await recordWindow(
-              deps,
-              account_id,
-              report,
-              window,
-              await ads.client.reporting.downloadReport(status.url),
-            );
-          else continue;
+          else if (status.status === 'COMPLETED' && status.url) {
+            const rows = await ads.client.reporting.downloadReport(status.url);
+            // awaited before the sum is read: reports are recorded a few at once
+            const windowRecorded = await recordWindow(deps, account_id, report, window, rows);
+            recorded += windowRecorded;
+          } else return;
           open.delete(window);
-        }
+        });
       }
       if (open.size > 0)
         throw new ReportNotReady(

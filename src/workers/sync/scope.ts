@@ -87,6 +87,20 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (
   return results;
 }
 
+/** `fn` over the items, at most `limit` at once. A failure stops taking up more items and is thrown
+ * once those under way have finished, so nothing of a failed run still writes while its retry runs. */
+export async function forEachAtOnce<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let failed: { err: unknown } | null = null;
+  await mapLimited(items, limit, (item) =>
+    failed ? Promise.resolve() : fn(item).catch((err: unknown) => void (failed ??= { err })),
+  );
+  if (failed) throw (failed as { err: unknown }).err;
+}
+
 /** The scopes of `dataset` the account has a complete read of (only those under `prefix/`, when given). */
 export async function completeScopes(
   db: Knex,
