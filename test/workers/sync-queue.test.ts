@@ -81,7 +81,9 @@ describe('sync worker: a report sync waiting for its reports', function () {
   const completed = (queue: Queue<SyncJobData>, id: string) =>
     eventually(async () => {
       const { state, job } = await stateOf(queue, id);
-      return state === 'completed' ? job : state === 'failed' ? Promise.reject(new Error(job.failedReason)) : undefined;
+      // read again: the job was read before its state, so it may predate its completion (no return value yet)
+      if (state === 'completed') return (await queue.getJob(id))!;
+      return state === 'failed' ? Promise.reject(new Error((await queue.getJob(id))!.failedReason)) : undefined;
     }, 'the job to complete');
 
   it('waits in the delayed set, spending no attempt, and completes once the reports are done', async () => {
