@@ -80,7 +80,7 @@ describe('sync worker: a report sync waiting for its reports', function () {
   /** The job once it completed; a job that failed fails the test with its reason. */
   const completed = (queue: Queue<SyncJobData>, id: string) =>
     eventually(async () => {
-      const { state, job } = await stateOf(queue, id);
+      const { state } = await stateOf(queue, id);
       // read again: the job was read before its state, so it may predate its completion (no return value yet)
       if (state === 'completed') return (await queue.getJob(id))!;
       return state === 'failed' ? Promise.reject(new Error((await queue.getJob(id))!.failedReason)) : undefined;
