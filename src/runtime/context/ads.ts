@@ -226,13 +226,19 @@ export function childLists(
 
 /** The account's advertising profiles in a marketplace (spec 2.7), each with its campaign-creation receipts. */
 export async function advertisingProfiles(db: Knex, profiles: readonly ProfileView[]) {
-  const receipts = await receiptsForTargets(
-    db,
-    'AdvertisingProfile',
-    profiles.map((p) => p.id),
+  return profilesWithReceipts(
+    profiles,
+    await receiptsForTargets(
+      db,
+      'AdvertisingProfile',
+      profiles.map((p) => p.id),
+    ),
   );
-  return profilesInContext(profiles, (id) => (receipts.get(id) ?? []).map(receiptInContext));
 }
+
+/** Profiles as contexts list them, each with its receipts from `receipts` (by profile id). */
+export const profilesWithReceipts = (profiles: readonly ProfileView[], receipts: ReadonlyMap<string, Receipt[]>) =>
+  profilesInContext(profiles, (id) => (receipts.get(id) ?? []).map(receiptInContext));
 
 /** Profiles as contexts list them, with the receipts `mutationsOf` gives each. */
 export function profilesInContext(profiles: readonly ProfileView[], mutationsOf: (id: string) => unknown[]) {

@@ -7,7 +7,7 @@ import { adsOfListingQuery } from '../../projections/observed/ads-queries.js';
 import { activeDealsQuery, dealReportsQuery } from '../../projections/observed/deals-queries.js';
 import type { ListingRecord } from '../../projections/observed/listings-search.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
-import { profilesIn } from './profiles.js';
+import { profileIdsIn } from './profiles.js';
 import { businessUnitsQuery } from '../../projections/observed/sales-queries.js';
 
 // A Listing context's own lookups in the read models (its latest stock and offer notifications,
@@ -51,7 +51,7 @@ export const listingKey = (r: Pick<ListingRecord, 'marketplace_id' | 'sku'>) => 
 function queries(db: Knex, account: AccountView, now: Date, r: ListingRecord, withRecorded = true) {
   const account_id = account.id;
   const id = listingId(account_id, r.marketplace_id, r.sku);
-  const profiles = profilesIn(account, r.marketplace_id).map((p) => p.id);
+  const profiles = profileIdsIn(account, r.marketplace_id);
   const key = { account_id, marketplace_id: r.marketplace_id, sku: r.sku };
   return {
     ...(withRecorded ? { recorded: latestNamingQuery(db, account_id, NOTIFICATIONS, { ...key, asin: r.asin }) } : {}),
@@ -77,7 +77,7 @@ const complete = (account: AccountView, r: ListingRecord, read: Partial<Rows>): 
   receipts: read.receipts ?? [],
   ads: read.ads ?? [],
   profileReceipts: read.profileReceipts ?? [],
-  profileIds: profilesIn(account, r.marketplace_id).map((p) => p.id),
+  profileIds: profileIdsIn(account, r.marketplace_id),
 });
 
 /** One listing's lookups in one statement. */

@@ -17,8 +17,8 @@ import { dealRowOf, reportedAt } from '../../projections/observed/deals-queries.
 import { businessUnitsOf } from '../../projections/observed/sales-queries.js';
 import { receiptsByTarget, type CreatedForListing, type ReceiptRow } from '../../projections/mutations/queries.js';
 import type { ListingAd } from './ads.js';
-import { childLists, entityShapes, profilesInContext, readModelAds, type AdsEntities } from './ads.js';
-import { profilesIn } from './profiles.js';
+import { childLists, entityShapes, profilesWithReceipts, readModelAds, type AdsEntities } from './ads.js';
+import { profileIdsIn, profilesIn } from './profiles.js';
 import { dealsShown, type Deals } from './deals.js';
 import {
   listingKey,
@@ -156,8 +156,9 @@ export function readModelReads(run: ListingRun, together?: Promise<ListingsToget
   const read = async (r: ListingRecord) => {
     // the wave's read failed: this listing's alone says why, or answers
     const mine = (await together?.catch(() => undefined))?.get(listingKey(r));
-    const profiles = profilesIn(account, r.marketplace_id).map((p) => p.id);
-    return mine && isDeepStrictEqual(mine.profileIds, profiles) ? mine : readListingLookups(db, account, now, r);
+    return mine && isDeepStrictEqual(mine.profileIds, profileIdsIn(account, r.marketplace_id))
+      ? mine
+      : readListingLookups(db, account, now, r);
   };
   const lookupsOf = (r: ListingRecord) => {
     const key = listingKey(r);
@@ -182,12 +183,11 @@ export function readModelReads(run: ListingRun, together?: Promise<ListingsToget
         r,
         lookupsOf(r).then((l) => l.created as CreatedForListing[]),
       ),
-    profiles: async (r) => {
-      const byId = receiptsByTarget((await lookupsOf(r)).profileReceipts as ReceiptRow[]);
-      return profilesInContext(profilesIn(account, r.marketplace_id), (id) =>
-        (byId.get(id) ?? []).map(receiptInContext),
-      );
-    },
+    profiles: async (r) =>
+      profilesWithReceipts(
+        profilesIn(account, r.marketplace_id),
+        receiptsByTarget((await lookupsOf(r)).profileReceipts as ReceiptRow[]),
+      ),
   };
 }
 
