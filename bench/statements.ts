@@ -10,6 +10,22 @@ let counting = false;
 const byKind = new Map<string, number>();
 const KIND_CHARS = 70;
 
+// A text's count and kind, worked out once: the same few texts are sent thousands of times, and
+// splitting and folding each again cost the process under measurement about 1.5% of its CPU.
+const TEXTS_KEPT = 10_000;
+const texts = new Map<string, { n: number; kind: string }>();
+function described(text: string): { n: number; kind: string } {
+  let d = texts.get(text);
+  if (!d) {
+    d = {
+      n: text.split(';').filter((s) => s.trim() !== '').length || 1,
+      kind: text.replace(/\s+/g, ' ').trim().slice(0, KIND_CHARS),
+    };
+    if (texts.size < TEXTS_KEPT) texts.set(text, d);
+  }
+  return d;
+}
+
 /**
  * Counts the statements this process sends to PostgreSQL (every pool's client: knex's, the
  * event store's), from the call on. A multi-statement text counts once per statement in it.
@@ -21,9 +37,8 @@ export function statementCounter(): () => number {
     pg.Client.prototype.query = function (this: pg.Client, ...a: unknown[]) {
       const config = a[0] as string | { text?: string } | undefined;
       const text = typeof config === 'string' ? config : (config?.text ?? '');
-      const n = text.split(';').filter((s) => s.trim() !== '').length || 1;
+      const { n, kind } = described(text);
       statements += n;
-      const kind = text.replace(/\s+/g, ' ').trim().slice(0, KIND_CHARS);
       byKind.set(kind, (byKind.get(kind) ?? 0) + n);
       return query.apply(this, a);
     } as typeof pg.Client.prototype.query;

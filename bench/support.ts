@@ -64,14 +64,18 @@ export const memorySample = (): { rss: number; peakRss: number } => ({
 
 /**
  * The machine's CPU time (every process: ours, the database, the runners) and this process's own,
- * in ms, since the meter started, and that of each of `others` (other processes of the benchmark's,
- * with their children). Under saturation latency swings with whatever else the machine does; CPU
+ * in ms, since the meter started, that of each of `others` (other processes of the benchmark's,
+ * with their children), and the database's and Redis's servers (every process of theirs, with the
+ * backends they reaped: on a machine shared with other work, theirs too). Under saturation latency swings with whatever else the machine does; CPU
  * per unit of work is the steadier figure. Linux only (/proc), else NaN.
  */
 export function cpuMeter(others: readonly number[] = []): () => {
   machineMs: number;
   processMs: number;
+  /** this process's children (running and reaped) */
+  childrenMs: number;
   others: Array<{ processMs: number; childrenMs: number }>;
+  servers: { postgresMs: number; redisMs: number };
 } {
   const machine = (): number => {
     try {
@@ -86,17 +90,38 @@ export function cpuMeter(others: readonly number[] = []): () => {
   const m0 = machine();
   const p0 = process.cpuUsage();
   const o0 = others.map(processCpuOf);
+  const c0 = processCpuOf(process.pid).childrenMs;
+  const s0 = serversCpu();
   return () => {
     const p = process.cpuUsage(p0);
+    const s = serversCpu();
     return {
       machineMs: machine() - m0,
       processMs: (p.user + p.system) / 1000,
+      childrenMs: processCpuOf(process.pid).childrenMs - c0,
       others: others.map(processCpuOf).map((o, i) => ({
         processMs: o.processMs - o0[i]!.processMs,
         childrenMs: o.childrenMs - o0[i]!.childrenMs,
       })),
+      servers: { postgresMs: s.postgresMs - s0.postgresMs, redisMs: s.redisMs - s0.redisMs },
     };
   };
+}
+
+/** CPU time so far of every PostgreSQL and Redis server process (with what they reaped), by command name. */
+function serversCpu(): { postgresMs: number; redisMs: number } {
+  const sum = { postgresMs: 0, redisMs: 0 };
+  try {
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      const s = statOf(Number(d));
+      if (s?.comm === 'postgres') sum.postgresMs += s.own + s.reaped;
+      else if (s?.comm === 'redis-server') sum.redisMs += s.own + s.reaped;
+    }
+    return sum;
+  } catch {
+    return { postgresMs: NaN, redisMs: NaN };
+  }
 }
 
 /** Another process's peak resident memory in bytes (Linux: VmHWM), or NaN where that can't be read. */
@@ -109,13 +134,14 @@ export function peakRssOf(pid: number | undefined): number {
   }
 }
 
-/** utime, stime, cutime and cstime of /proc/<pid>/stat in ms (10 ms ticks), and the parent's pid; null once gone. */
-function statOf(pid: number): { own: number; reaped: number; ppid: number } | null {
+/** utime, stime, cutime and cstime of /proc/<pid>/stat in ms (10 ms ticks), the parent's pid and the command name; null once gone. */
+function statOf(pid: number): { own: number; reaped: number; ppid: number; comm: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // after the command name, which may hold spaces and parentheses: state ppid … utime (14th) stime cutime cstime
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return {
+      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
       ppid: Number(f[1]),
       own: (Number(f[11]) + Number(f[12])) * 10,
       reaped: (Number(f[13]) + Number(f[14])) * 10,
@@ -182,6 +208,7 @@ export function simulatorProcess(options: Pick<SimulatorOptions, 'seed' | 'scale
   });
   return {
     base,
+    pid: child.pid,
     get memory() {
       return state.memory;
     },
@@ -225,7 +252,7 @@ export async function startBenchStack(url: string, projections: Projection[], sc
     db,
     store,
     projector,
-    simulator: { endpoints: () => endpoints, memory: () => marketplace.memory },
+    simulator: { endpoints: () => endpoints, memory: () => marketplace.memory, pid: marketplace.pid },
     async close() {
       await projector.stop();
       await marketplace.close();

@@ -59,6 +59,21 @@ export interface LiveOptions {
 }
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+/** Where a window's machine CPU went, per event: this process, its runner processes, the simulator, the servers, the rest. */
+function cpuShares(cpu: ReturnType<ReturnType<typeof cpuMeter>>, events: number): string {
+  // the simulator is a child of this process too: its children's time less the simulator's is the runners'
+  const simulator = cpu.others[0]?.processMs ?? 0;
+  const parts: Array<[string, number]> = [
+    ['this process', cpu.processMs],
+    ['runner processes', cpu.childrenMs - simulator],
+    ['simulator', simulator],
+    ['PostgreSQL', cpu.servers.postgresMs],
+    ['Redis', cpu.servers.redisMs],
+  ];
+  parts.push(['the rest of the machine', cpu.machineMs - parts.reduce((sum, [, v]) => sum + v, 0)]);
+  return parts.map(([name, v]) => `${name} ${(v / events).toFixed(1)} ms`).join(', ');
+}
 const sorted = (list: number[]) => list.sort((a, b) => a - b);
 
 /** An event → admitted receipt line: p50, p99 and max of `latencies` (ascending). */
@@ -136,7 +151,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
 
       // sustained: one event every 1000/rate ms, each appended without waiting for the previous
       const total = o.rate * o.seconds;
-      const cpu = cpuMeter();
+      const cpu = cpuMeter(simulator.pid === undefined ? [] : [simulator.pid]);
       const statements = statementCounter();
       const kinds = statementKinds();
       const sendingMs = await offer(o.rate, total, 0, send);
@@ -195,6 +210,7 @@ export async function livePhase(o: LiveOptions): Promise<LiveFigures> {
       console.log(
         `  CPU per event, sustained: ${(sustainedCpu.machineMs / total).toFixed(1)} ms for the machine (${(sustainedCpu.processMs / total).toFixed(1)} ms of it this process: reactor, projector, dispatch)`,
       );
+      console.log(`  of which, per event: ${cpuShares(sustainedCpu, total)}`);
       console.log(
         `  CPU per event, all its work done (receipts sent, projections caught up): ${(drainedCpu.machineMs / total).toFixed(1)} ms for the machine (${(drainedCpu.processMs / total).toFixed(1)} ms this process)`,
       );
