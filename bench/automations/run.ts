@@ -8,7 +8,8 @@
 //   isolate  the bare isolated-vm cycle: create an isolate and a context, run one line, dispose
 //   sandbox  a run through createSandbox (runner processes) for a trivial and a repricing handler,
 //            the same run in this process and in a worker thread for comparison, the ratio to the
-//            bare cycle (goal ≤ 2×), runner start-up, and runs per second with every runner busy
+//            bare cycle (goal ≤ 2×), runner start-up, and runs per second with every runner busy and
+//            the CPU each took (what a live event cannot cost less than)
 //   mcp-dry  run_automation dry runs through MCP over HTTP on the synced demo seller, trivial and
 //            repricing handlers (goals p50 ≤ 25 ms, p99 ≤ 100 ms), next to an MCP ping
 //   live     the live-runs reactor on a fresh database: event → admitted receipt latency at a
@@ -24,7 +25,7 @@ import { RUN_LIMITS } from '../../src/runtime/contracts/limits.js';
 import { createSandbox, type RunInput, type RunOutput } from '../../src/runtime/sandbox/index.js';
 import { runInIsolate } from '../../src/runtime/sandbox/isolate-run.js';
 import type { RunJob } from '../../src/runtime/sandbox/types.js';
-import { mib, percentile, printMachine } from '../support.js';
+import { cpuMeter, mib, percentile, printMachine } from '../support.js';
 import { printRunnersPeakRss } from './fixtures.js';
 import { bareCycle, input, REPRICING, TRIVIAL } from './fixtures.js';
 import { mcpDryPhase } from './mcp-dry.js';
@@ -119,6 +120,8 @@ function workerRunner() {
 
 /** The sandbox's p50 for each handler, next to the bare cycle's taken in turns with it. */
 type SandboxFigures = Array<{ handler: string; sandbox: Stats; cycle: Stats }>;
+/** machine CPU per repricing run with the runners kept busy (the sandbox phase's) */
+let runCpuMs: number | undefined;
 
 async function sandboxPhase(bare: Stats | undefined): Promise<SandboxFigures> {
   console.log(`sandbox: one run at a time, ${runs} runs each (host-measured round trip)`);
@@ -154,6 +157,7 @@ async function sandboxPhase(bare: Stats | undefined): Promise<SandboxFigures> {
     line('runner start-up: createSandbox + first trivial run + close', startups!);
     const total = runs * 2;
     const started = performance.now();
+    const cpu = cpuMeter();
     await Promise.all(
       Array.from({ length: 8 }, async () => {
         for (let i = 0; i < total / 8; i++) check(await sandbox.run(input(REPRICING)));
@@ -161,6 +165,13 @@ async function sandboxPhase(bare: Stats | undefined): Promise<SandboxFigures> {
     );
     const seconds = (performance.now() - started) / 1000;
     console.log(`  repricing runs per second, 2 runners kept busy: ${(total / seconds).toFixed(0)} (${total} runs)`);
+    // what a live event cannot cost less than: its run, a fresh isolate included, in both processes
+    // (their own CPU, not the machine's: other work on the machine does not count)
+    const used = cpu();
+    runCpuMs = (used.processMs + used.childrenMs) / total;
+    console.log(
+      `  CPU per repricing run, runners kept busy (this process and its runners): ${ms(runCpuMs)}${bare ? ` = ${(runCpuMs / bare.p50).toFixed(1)}× the bare cycle (${ms(bare.p50)})` : ''}`,
+    );
     printRunnersPeakRss(sandbox);
   } finally {
     await worker.close();
@@ -227,6 +238,13 @@ function printGoals(): void {
       s.p50 <= 5 * mcp!.ping.p50,
     ]);
   }
+  if (bare && runCpuMs !== undefined)
+    rows.push([
+      'CPU per sandbox run, runners kept busy ÷ bare cycle (a live event costs at least this)',
+      `${x(runCpuMs / bare.p50)} (${ms(runCpuMs)} ÷ ${ms(bare.p50)})`,
+      'no goal stated',
+      undefined,
+    ]);
   if (live) {
     const of = (what: string) => `${what}, ${live!.phase}`;
     if (bare) {
