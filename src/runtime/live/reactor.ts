@@ -30,7 +30,7 @@ import { listingsMentionedEach, type ListingRecord } from '../../projections/obs
 import { readListingsTogether, type ListingsTogether } from '../context/listing-lookups.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint } from './checkpoint.js';
-import { ContiguousProgress, KeyedLanes } from './ordering.js';
+import { ContiguousProgress, KeyedLanes, type ProgressEntry } from './ordering.js';
 import { AccountWaves, GroupAdmissions } from './batch.js';
 import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
 import { holdPartitions } from './partitions.js';
@@ -244,15 +244,25 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     /** being handed over: no more of its events are taken */
     releasing: boolean;
     saved: Position;
+    /**
+     * Events an earlier holding of the partition in this process took and had not passed when it
+     * let the partition go (by position), until taken again: that holding's copy runs first (the
+     * same lanes), so this one runs only what the other did not finish.
+     */
+    earlier: Map<string, ProgressEntry>;
   }
   const held = new Map<number, Held>();
+  /** Partitions let go (lease lapsed or lost), as they were: their events may still be in flight, or finished past the checkpoint. */
+  const letGo = new Map<number, Held>();
   /** An event taken, of a partition held here. */
   interface Taken {
     event: RecordedEvent;
     data: MarketplaceEventData;
     partition: number;
     h: Held;
-    entry: ReturnType<ContiguousProgress['begin']>;
+    entry: ProgressEntry;
+    /** an earlier holding's entry for the same event (Held.earlier) */
+    earlier?: ProgressEntry;
     /** called once the event is finished (or abandoned): its lanes' later events may go */
     finished?: () => void;
   }
@@ -284,10 +294,38 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       if (h && comparePositions(at, h.saved) > 0) h.saved = at;
     }
   };
-  /** Lets a partition go: its events in flight are abandoned (their completions change nothing). */
+  /**
+   * Lets a partition go: its events not begun are abandoned; those in flight finish, and are
+   * remembered (letGo) so that claiming it again here runs none of them twice.
+   */
   const forget = (partition: number) => {
+    const h = held.get(partition);
+    if (h) letGo.set(partition, h);
     held.delete(partition);
     leases.drop(partition);
+  };
+  const positionKey = (p: Position) => `${p.commit}/${p.prepare}`;
+  /**
+   * A holding that starts past what this process finished of the partition before letting it go,
+   * and knows that holding's events still unsettled (a lapsed lease claimed again by the same
+   * worker otherwise reruns, from the saved checkpoint, events it still had in flight).
+   */
+  const holding = (partition: number, checkpoint: Position): Held => {
+    const before = letGo.get(partition);
+    letGo.delete(partition);
+    const finished = before?.progress.position;
+    const start = finished && comparePositions(finished, checkpoint) > 0 ? finished : checkpoint;
+    const earlier = new Map<string, ProgressEntry>();
+    for (const e of [...(before?.earlier.values() ?? []), ...(before?.progress.unsettled ?? [])])
+      if (comparePositions(e.position, start) > 0) earlier.set(positionKey(e.position), e);
+    return {
+      progress: new ContiguousProgress(start),
+      taken: start,
+      ready: false,
+      releasing: false,
+      saved: checkpoint,
+      earlier,
+    };
   };
 
   const leases = await holdPartitions({
@@ -303,24 +341,18 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     ...(o.renewEveryMs ? { renewEveryMs: o.renewEveryMs } : {}),
     handlers: {
       claimed(partition, checkpoint) {
-        const h: Held = {
-          progress: new ContiguousProgress(checkpoint),
-          taken: checkpoint,
-          ready: false,
-          releasing: false,
-          saved: checkpoint,
-        };
+        const h = holding(partition, checkpoint);
         held.set(partition, h);
-        if (from && comparePositions(checkpoint, from) >= 0) h.ready = true;
+        if (from && comparePositions(h.taken, from) >= 0) h.ready = true;
         else {
           // behind the follower: follow again from the partition's checkpoint
-          from = checkpoint;
+          from = h.taken;
           generation++;
           void subscription?.unsubscribe();
           woken?.();
         }
       },
-      lost: (partition) => void held.delete(partition),
+      lost: forget,
       async release(partition) {
         const h = held.get(partition);
         if (!h) return;
@@ -480,10 +512,10 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     return false;
   }
 
-  /** Finishes an event (its first attempt in `run`'s wave): its checkpoint entry, its slot, its lanes. */
+  /** Finishes an event (its first attempt in `run`'s wave; none when an earlier holding here finished it): its checkpoint entry, its slot, its lanes. */
   async function finish(t: Taken, run?: WaveRun, firstOver?: () => void): Promise<void> {
     try {
-      if (await handle(t, run, firstOver)) t.h.progress.done(t.entry);
+      if (t.earlier?.done || (await handle(t, run, firstOver))) t.h.progress.done(t.entry);
     } finally {
       firstOver?.();
       running--;
@@ -590,12 +622,16 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     if (!stillHeld(partition, h)) return;
     h.taken = event.position;
     const entry = h.progress.begin(event.position);
+    const key = positionKey(event.position);
+    const earlier = h.earlier.get(key);
+    h.earlier.delete(key);
     stats.events++;
     while (running >= concurrency && !closing) await new Promise<void>((resolve) => (freed = resolve));
     running++;
     // behind its lanes' earlier events (whichever wave they are in), then in its account's next wave
-    const t: Taken = { event, data, partition, h, entry };
-    void lanes.run(laneKeys(data), () => whenFree(t));
+    const t: Taken = { event, data, partition, h, entry, ...(earlier ? { earlier } : {}) };
+    // an earlier holding's copy of it went first in these lanes: finished there, it is not run again
+    void lanes.run(laneKeys(data), () => (t.earlier?.done ? finish(t) : whenFree(t)));
   }
 
   const loop = (async () => {
