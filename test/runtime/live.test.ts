@@ -254,7 +254,10 @@ describe('live automation runs (the reactor)', function () {
       // the same lane: the second runs after the first (and after any rerun of it)
       expect((await recorded(second)).error_message).to.equal(null);
       await sleep(500);
-      expect(posts.filter((id) => id === first.eventId), 'the first event run in flight, once').to.have.length(1);
+      expect(
+        posts.filter((id) => id === first.eventId),
+        'the first event run in flight, once',
+      ).to.have.length(1);
       expect(posts.filter((id) => id === second.eventId)).to.have.length(1);
       expect(reactor.stats().runs, 'runs settled by the worker').to.equal(2);
       expect(await receiptsOfEvent(first.eventId)).to.have.length(1);
