@@ -9,6 +9,8 @@ import { marketplaceEventStream, recordMarketplaceEvent } from '../../src/comman
 import { automationRunId, type AutomationAction } from '../../src/domain/automation-run/events.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 import type { Position } from '../../src/eventstore/port.js';
+import { partitionOf } from '../../src/domain/shared/partitions.js';
+import { createDb } from '../../src/infra/db.js';
 import { loadAccount, type AccountView } from '../../src/projections/accounts/queries.js';
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
 import { automationStoreProjection } from '../../src/projections/automation-store/projection.js';
@@ -21,7 +23,7 @@ import { createSandbox, type Sandbox } from '../../src/runtime/sandbox/index.js'
 import type { RunningWebhooks } from '../../src/workers/webhook/queue.js';
 import { startAlertsWebhook, type AlertsWebhook } from '../support/alerts-webhook.js';
 import { startAutomationWorld, type AutomationWorld, type RaisedEvent } from '../support/automation-world.js';
-import { until, type Receiver } from '../support/receiver.js';
+import { sleep, until, type Receiver } from '../support/receiver.js';
 
 type Json = Record<string, any>;
 
@@ -204,6 +206,67 @@ describe('live automation runs (the reactor)', function () {
     // the rerun of `first` posted nothing again: three posts for three events
     await new Promise((r) => setTimeout(r, 500));
     expect(t.receiver.received).to.have.length(3);
+  });
+
+  it('a lease that lapsed while an event was in flight, claimed again by the same worker, runs it once', async () => {
+    await t.reactor!.close();
+    // the leases on a connection of their own, as the worker role has them; a short lease, renewed often
+    const leasesDb = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
+    const name = `live-lapse-${randomUUID().slice(0, 8)}`;
+    const options = {
+      db: t.w.h.db,
+      leasesDb,
+      store: t.w.h.store,
+      sandbox: t.sandbox,
+      logger,
+      name,
+      leaseMs: 1_000,
+      renewEveryMs: 100,
+      now: t.w.now,
+    };
+    // an event's posts wait until `go`: its run stays in flight
+    let go!: () => void;
+    const gate = new Promise<void>((resolve) => (go = resolve));
+    const posts: string[] = [];
+    const reactor = await startLiveReactor({
+      ...options,
+      enqueueWebhookPosts: async (input) => {
+        posts.push(input.cause.eventId);
+        await gate;
+        return t.webhooks.enqueueWebhookPosts(input);
+      },
+    });
+    const partition = partitionOf(t.account.id, 32);
+    try {
+      const first = await raise();
+      await until(() => posts.includes(first.eventId), 30_000);
+      // the renewals wait behind a lock on the partitions' rows: the lease lapses on the worker's
+      // clock; an event taken then lets the partition go, and the next round claims it again
+      let second!: RaisedEvent;
+      await t.w.h.db.transaction(async (trx) => {
+        await trx.raw(`select 1 from reactors.partitions where name = ? for update`, [name]);
+        await sleep(1_500);
+        second = await raise();
+        await until(() => !reactor.stats().partitions.includes(partition), 30_000);
+      });
+      await until(() => reactor.stats().partitions.includes(partition), 30_000);
+      go();
+      // the same lane: the second runs after the first (and after any rerun of it)
+      expect((await recorded(second)).error_message).to.equal(null);
+      await sleep(500);
+      expect(
+        posts.filter((id) => id === first.eventId),
+        'the first event run in flight, once',
+      ).to.have.length(1);
+      expect(posts.filter((id) => id === second.eventId)).to.have.length(1);
+      expect(reactor.stats().runs, 'runs settled by the worker').to.equal(2);
+      expect(await receiptsOfEvent(first.eventId)).to.have.length(1);
+    } finally {
+      go();
+      await reactor.close();
+      await leasesDb.destroy();
+      await start();
+    }
   });
 
   it('a blocked listing makes the action blocked, with why', async () => {

@@ -2,8 +2,9 @@ import { admitTogether, type TogetherCall } from '../../commands/admission/toget
 import type { AdmissionOutcome } from '../../commands/admission/receipts.js';
 import type { Admit } from '../outbox/index.js';
 
-// The live reactor's joint admissions (docs/decisions/152-overlapping-live-waves.md): its runs'
-// outboxes are admitted in group commits, one group per account.
+// The live reactor's waves and joint admissions (docs/decisions/152-overlapping-live-waves.md,
+// 154-bounded-waves-and-lease-lapses.md): an account's events made free form waves, a bounded number
+// in flight; its runs' outboxes are admitted in group commits, one group per account.
 
 interface Waiting {
   entry: TogetherCall;
@@ -41,5 +42,62 @@ export class GroupAdmissions {
         if (next.length > 0) this.write(group, next);
         else this.groups.delete(group);
       });
+  }
+}
+
+interface Forming<T> {
+  queue: T[];
+  /** a wave formed and its reads not yet answered: the events made free meanwhile form the next */
+  reading: boolean;
+  /** waves whose events are not all finished (or gone to retries) */
+  inFlight: number;
+}
+
+/**
+ * Each group's (account's) waves of the items (events) made free: a wave of up to `size` forms
+ * the next turn (what is made free with a lone item joins it) when none of the group is reading
+ * and fewer than `cap` are in flight, else once the reading one's reads are answered or a wave is
+ * over. So a backlog runs as at most `cap` waves side by side, not a wave per read round-trip.
+ */
+export class AccountWaves<T> {
+  private readonly groups = new Map<string, Forming<T>>();
+
+  constructor(
+    private readonly size: number,
+    private readonly cap: number,
+    /** runs a wave: calls `read` once its reads are answered, resolves once it is over */
+    private readonly run: (wave: T[], read: () => void) => Promise<void>,
+  ) {}
+
+  add(group: string, item: T): void {
+    const g = this.groups.get(group) ?? { queue: [], reading: false, inFlight: 0 };
+    this.groups.set(group, g);
+    g.queue.push(item);
+    this.next(group, g);
+  }
+
+  private next(group: string, g: Forming<T>): void {
+    if (g.reading || g.inFlight >= this.cap) return;
+    if (g.queue.length === 0) {
+      if (g.inFlight === 0) this.groups.delete(group);
+      return;
+    }
+    g.reading = true;
+    g.inFlight++;
+    setImmediate(() => {
+      let reading = true;
+      const read = () => {
+        if (!reading) return;
+        reading = false;
+        g.reading = false;
+        this.next(group, g);
+      };
+      const over = () => {
+        read();
+        g.inFlight--;
+        this.next(group, g);
+      };
+      this.run(g.queue.splice(0, this.size), read).then(over, over);
+    });
   }
 }

@@ -30,8 +30,14 @@ export class KeyedLanes {
   }
 }
 
+/** An event begun: done once finished. */
+export interface ProgressEntry {
+  position: Position;
+  done: boolean;
+}
+
 export class ContiguousProgress {
-  private readonly pending: Array<{ position: Position; done: boolean }> = [];
+  private readonly pending: ProgressEntry[] = [];
   private settled: Position | null;
 
   constructor(start: Position | null) {
@@ -39,7 +45,7 @@ export class ContiguousProgress {
   }
 
   /** An event taken from the log, in log order; call `done` with the handle when it is finished. */
-  begin(position: Position): { position: Position; done: boolean } {
+  begin(position: Position): ProgressEntry {
     const entry = { position, done: false };
     this.pending.push(entry);
     return entry;
@@ -57,5 +63,10 @@ export class ContiguousProgress {
 
   get inFlight(): number {
     return this.pending.length;
+  }
+
+  /** The events begun beyond `position`, finished or not, in log order. */
+  get unsettled(): readonly ProgressEntry[] {
+    return this.pending;
   }
 }

@@ -30,8 +30,8 @@ import { listingsMentionedEach, type ListingRecord } from '../../projections/obs
 import { readListingsTogether, type ListingsTogether } from '../context/listing-lookups.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { readReactorCheckpoint } from './checkpoint.js';
-import { ContiguousProgress, KeyedLanes } from './ordering.js';
-import { GroupAdmissions } from './batch.js';
+import { ContiguousProgress, KeyedLanes, type ProgressEntry } from './ordering.js';
+import { AccountWaves, GroupAdmissions } from './batch.js';
 import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
 import { holdPartitions } from './partitions.js';
 import { Recent } from './recent.js';
@@ -57,7 +57,9 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   and the newer sees its store writes, receipts and record; a retrying event holds its own lanes
 //   only. An account's events made free form a wave (up to `batchSize`): at once when none is
 //   forming (a lone event goes at once), else once the forming wave's reads are answered, so a
-//   burst shares its reads; the account's waves run side by side. A wave reads the account's
+//   burst shares its reads; up to `wavesPerAccount` (2) of the account's waves run side by side, so
+//   a backlog does not put a wave per read round-trip on the database (decision 154; an event gone
+//   to its retries leaves its wave). A wave reads the account's
 //   webhooks and its automations' stores in one statement, the listings its events reached in
 //   another, those listings' own lookups in a third (listing-lookups.ts), and the block flags its
 //   runs read side by side in one more (streamReadsTogether); runs' outboxes are admitted in group
@@ -96,6 +98,8 @@ export interface LiveReactorOptions {
   concurrency?: number;
   /** at most this many of an account's events made free run in one wave (default 32; 1: a wave per event) */
   batchSize?: number;
+  /** at most this many of an account's waves in flight (default 2: one reading while one runs); the next waits for one to be over */
+  wavesPerAccount?: number;
   /** how often the checkpoints are written when they moved (default 200 ms) */
   checkpointEveryMs?: number;
   /** attempts before an event is a poison event (default 5), and the backoff between them */
@@ -200,10 +204,6 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
   const attempts = o.attempts ?? 5;
   const backoff = o.backoffMs ?? { base: 200, max: 10_000 };
   const logger = o.logger.child({ worker: 'live-runs' });
-  /** each account's events whose lanes are free, in log order, waiting for its next wave */
-  const ready = new Map<string, Taken[]>();
-  /** accounts with a wave being formed or reading: the events made ready meanwhile form the next */
-  const forming = new Set<string>();
   /** every event taken, in log order, behind the earlier events of its lanes (across waves) */
   const lanes = new KeyedLanes();
   const admissions = new GroupAdmissions();
@@ -244,15 +244,25 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     /** being handed over: no more of its events are taken */
     releasing: boolean;
     saved: Position;
+    /**
+     * Events an earlier holding of the partition in this process took and had not passed when it
+     * let the partition go (by position), until taken again: that holding's copy runs first (the
+     * same lanes), so this one runs only what the other did not finish.
+     */
+    earlier: Map<string, ProgressEntry>;
   }
   const held = new Map<number, Held>();
+  /** Partitions let go (lease lapsed or lost), as they were: their events may still be in flight, or finished past the checkpoint. */
+  const letGo = new Map<number, Held>();
   /** An event taken, of a partition held here. */
   interface Taken {
     event: RecordedEvent;
     data: MarketplaceEventData;
     partition: number;
     h: Held;
-    entry: ReturnType<ContiguousProgress['begin']>;
+    entry: ProgressEntry;
+    /** an earlier holding's entry for the same event (Held.earlier) */
+    earlier?: ProgressEntry;
     /** called once the event is finished (or abandoned): its lanes' later events may go */
     finished?: () => void;
   }
@@ -284,10 +294,38 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       if (h && comparePositions(at, h.saved) > 0) h.saved = at;
     }
   };
-  /** Lets a partition go: its events in flight are abandoned (their completions change nothing). */
+  /**
+   * Lets a partition go: its events not begun are abandoned; those in flight finish, and are
+   * remembered (letGo) so that claiming it again here runs none of them twice.
+   */
   const forget = (partition: number) => {
+    const h = held.get(partition);
+    if (h) letGo.set(partition, h);
     held.delete(partition);
     leases.drop(partition);
+  };
+  const positionKey = (p: Position) => `${p.commit}/${p.prepare}`;
+  /**
+   * A holding that starts past what this process finished of the partition before letting it go,
+   * and knows that holding's events still unsettled (a lapsed lease claimed again by the same
+   * worker otherwise reruns, from the saved checkpoint, events it still had in flight).
+   */
+  const holding = (partition: number, checkpoint: Position): Held => {
+    const before = letGo.get(partition);
+    letGo.delete(partition);
+    const finished = before?.progress.position;
+    const start = finished && comparePositions(finished, checkpoint) > 0 ? finished : checkpoint;
+    const earlier = new Map<string, ProgressEntry>();
+    for (const e of [...(before?.earlier.values() ?? []), ...(before?.progress.unsettled ?? [])])
+      if (comparePositions(e.position, start) > 0) earlier.set(positionKey(e.position), e);
+    return {
+      progress: new ContiguousProgress(start),
+      taken: start,
+      ready: false,
+      releasing: false,
+      saved: checkpoint,
+      earlier,
+    };
   };
 
   const leases = await holdPartitions({
@@ -303,24 +341,18 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     ...(o.renewEveryMs ? { renewEveryMs: o.renewEveryMs } : {}),
     handlers: {
       claimed(partition, checkpoint) {
-        const h: Held = {
-          progress: new ContiguousProgress(checkpoint),
-          taken: checkpoint,
-          ready: false,
-          releasing: false,
-          saved: checkpoint,
-        };
+        const h = holding(partition, checkpoint);
         held.set(partition, h);
-        if (from && comparePositions(checkpoint, from) >= 0) h.ready = true;
+        if (from && comparePositions(h.taken, from) >= 0) h.ready = true;
         else {
           // behind the follower: follow again from the partition's checkpoint
-          from = checkpoint;
+          from = h.taken;
           generation++;
           void subscription?.unsubscribe();
           woken?.();
         }
       },
-      lost: (partition) => void held.delete(partition),
+      lost: forget,
       async release(partition) {
         const h = held.get(partition);
         if (!h) return;
@@ -449,8 +481,15 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     return false;
   };
 
-  /** True once the event is finished (run, or given up); false when the reactor closed, or let the partition go, first. */
-  async function handle({ event, data, partition, h }: Taken, wave?: WaveRun): Promise<boolean> {
+  /**
+   * True once the event is finished (run, or given up); false when the reactor closed, or let the
+   * partition go, first. `firstOver` is called when its first attempt failed: it leaves its wave.
+   */
+  async function handle(
+    { event, data, partition, h }: Taken,
+    wave?: WaveRun,
+    firstOver?: () => void,
+  ): Promise<boolean> {
     let failures = 0;
     let last: Error | null = null;
     for (let attempt = 0; !closing && stillHeld(partition, h); attempt++) {
@@ -466,17 +505,19 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
         if (failures < attempts) last = err as Error;
         if (!(err instanceof DomainError && WAITS.has(err.code))) failures++;
         logger.warn({ event_id: event.id, attempt, err }, 'live run failed; retrying');
+        firstOver?.();
         await pause(Math.min(backoff.max, backoff.base * 2 ** Math.min(attempt, 16)));
       }
     }
     return false;
   }
 
-  /** Finishes an event (its first attempt in `run`'s wave): its checkpoint entry, its slot, its lanes. */
-  async function finish(t: Taken, run?: WaveRun): Promise<void> {
+  /** Finishes an event (its first attempt in `run`'s wave; none when an earlier holding here finished it): its checkpoint entry, its slot, its lanes. */
+  async function finish(t: Taken, run?: WaveRun, firstOver?: () => void): Promise<void> {
     try {
-      if (await handle(t, run)) t.h.progress.done(t.entry);
+      if (t.earlier?.done || (await handle(t, run, firstOver))) t.h.progress.done(t.entry);
     } finally {
+      firstOver?.();
       running--;
       freed?.();
       freed = null;
@@ -489,7 +530,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
    * live automations, each automation's last store write shown, then the account's webhooks and
    * the automations' stores in one statement and the listings the events reached in another
    * (`prepared` once they are answered: the account's next wave may form), then the runs, their
-   * outboxes admitted in group commits.
+   * outboxes admitted in group commits. Over once each event is finished or gone to its retries.
    */
   async function runWave(wave: Taken[], prepared: () => void): Promise<void> {
     let preparing = true;
@@ -502,7 +543,8 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       read();
       logger.warn({ err }, 'a live wave could not be prepared; its events run alone');
     }
-    await Promise.all(wave.map((t, i) => finish(t, runs[i])));
+    // resolving is idempotent: a first attempt over, then the event finished, resolve it once
+    await Promise.all(wave.map((t, i) => new Promise<void>((over) => void finish(t, runs[i], over))));
   }
 
   /** What each event's first attempt shares with the wave (none for an event without a live automation); calls `read` once the wave's reads are answered. */
@@ -547,33 +589,18 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     );
   }
 
+  /** Each account's events whose lanes are free, in log order, in waves (≤ batchSize, ≤ wavesPerAccount in flight). */
+  const waves = new AccountWaves<Taken>(batchSize, o.wavesPerAccount ?? 2, (wave, read) => {
+    stats.batches++;
+    return runWave(wave, read).catch((err: unknown) => logger.error({ err }, 'a live wave failed'));
+  });
+
   /** Gathers an event whose lanes are free into its account's next wave; resolves once it is finished. */
   function whenFree(t: Taken): Promise<void> {
     return new Promise<void>((resolve) => {
       t.finished = resolve;
-      const account_id = t.data.account_id;
-      const queue = ready.get(account_id) ?? [];
-      queue.push(t);
-      ready.set(account_id, queue);
-      // a lone event goes at once (the next turn gathers what was made free with it)
-      if (!forming.has(account_id)) {
-        forming.add(account_id);
-        setImmediate(() => form(account_id));
-      }
+      waves.add(t.data.account_id, t);
     });
-  }
-
-  /** Forms the account's next wave (≤ batchSize) of the events made free; the next forms once its reads are answered. */
-  function form(account_id: string): void {
-    const queue = ready.get(account_id);
-    if (!queue) {
-      forming.delete(account_id);
-      return;
-    }
-    const wave = queue.splice(0, batchSize);
-    if (queue.length === 0) ready.delete(account_id);
-    stats.batches++;
-    void runWave(wave, () => form(account_id)).catch((err: unknown) => logger.error({ err }, 'a live wave failed'));
   }
 
   /** Takes one event from the log: runs it in its lanes when its partition is held here, else passes it. */
@@ -595,12 +622,16 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
     if (!stillHeld(partition, h)) return;
     h.taken = event.position;
     const entry = h.progress.begin(event.position);
+    const key = positionKey(event.position);
+    const earlier = h.earlier.get(key);
+    h.earlier.delete(key);
     stats.events++;
     while (running >= concurrency && !closing) await new Promise<void>((resolve) => (freed = resolve));
     running++;
     // behind its lanes' earlier events (whichever wave they are in), then in its account's next wave
-    const t: Taken = { event, data, partition, h, entry };
-    void lanes.run(laneKeys(data), () => whenFree(t));
+    const t: Taken = { event, data, partition, h, entry, ...(earlier ? { earlier } : {}) };
+    // an earlier holding's copy of it went first in these lanes: finished there, it is not run again
+    void lanes.run(laneKeys(data), () => (t.earlier?.done ? finish(t) : whenFree(t)));
   }
 
   const loop = (async () => {
