@@ -51,6 +51,8 @@ export interface RunDeps extends Omit<AdmissionDeps, 'now' | 'simulate'> {
   sandbox: Sandbox;
   /** how a live run's outbox is admitted (default admitMutations): the live reactor's batch admits its runs' together */
   admit?: Admit;
+  /** ends a phase of the caller's time (a tool call's phase clock, src/mcp/phases.ts) */
+  lap?: (phase: string) => void;
 }
 
 /** What every run of an automation on an account reads alike: the enabled webhooks' names and its store. */
@@ -136,10 +138,12 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     ...(request.together ? { together: request.together } : {}),
     now,
   });
+  deps.lap?.('context');
   if (contexts.length === 0) return [];
   if (request.single && contexts.length > 1) throw listingRequired(contexts);
   const { webhooks, store } = await shared;
-  const { sandbox, admit, ...admission } = deps;
+  deps.lap?.('webhooks and store');
+  const { sandbox, admit, lap, ...admission } = deps;
   const runs: ListingRun[] = [];
   for (const built of contexts) {
     const listing_id = built.listing?.id ?? null;
@@ -165,6 +169,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
       webhooks,
       store,
     });
+    lap?.('sandbox');
     const base = {
       listingId: listing_id,
       run_id: caused_by.run_id,
@@ -190,6 +195,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
           : {}),
       },
     );
+    lap?.('admission');
     runs.push({
       ...base,
       error: outbox.rejected ? { code: 'execution_error', message: outbox.rejected } : null,

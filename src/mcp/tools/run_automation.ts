@@ -115,17 +115,21 @@ export const runAutomationTool = defineTool({
         { argument: 'sample_event' },
       );
     const target = await runTarget(ctx, input);
+    ctx.lap?.('accounts and code');
     await checkOperationDependencies(ctx.db, input.operation_dependencies);
     await savedStillPinned(ctx, target.dependencies);
+    ctx.lap?.('operation dependencies');
     if (!ctx.sandbox || !ctx.dryRuns)
       throw new DomainError('unavailable', 'this server runs no automations (no sandbox is configured); retry later');
     const { event, account } = await runEvent(ctx, target, input);
+    ctx.lap?.('event');
     const leave = await enterDryRun(ctx.dryRuns, ctx.userId);
+    ctx.lap?.('dry-run gate');
     let runs: ListingRun[];
     try {
       const store = ctx.endpoint === 'demo' ? null : (ctx.store ?? null);
       runs = await runAutomation(
-        { db: ctx.db, store, logger: ctx.logger, sandbox: ctx.sandbox },
+        { db: ctx.db, store, logger: ctx.logger, sandbox: ctx.sandbox, ...(ctx.lap ? { lap: ctx.lap } : {}) },
         {
           mode: 'dry',
           automation: target.automation,
@@ -140,6 +144,7 @@ export const runAutomationTool = defineTool({
       );
     } finally {
       await leave();
+      ctx.lap?.('dry-run gate left');
     }
     const run = runs[0];
     if (!run) throw notReplayable(target.type, input, account);
