@@ -138,6 +138,7 @@ export const runAutomationTool = defineTool({
           event,
           ...(input.listing_id !== undefined ? { listingId: input.listing_id } : {}),
           ...(event.listingId !== undefined ? { listingId: event.listingId } : {}),
+          ...(event.reached ? { reached: Promise.resolve(event.reached) } : {}),
           single: true,
           now: ctx.now(),
         },
