@@ -53,6 +53,8 @@ export interface RunDeps extends Omit<AdmissionDeps, 'now' | 'simulate'> {
   admit?: Admit;
   /** ends a phase of the caller's time (a tool call's phase clock, src/mcp/phases.ts) */
   lap?: (phase: string) => void;
+  /** awaited before the first handler runs, the contexts read meanwhile (run_automation's dry-run slot) */
+  gate?: Promise<unknown>;
 }
 
 /** What every run of an automation on an account reads alike: the enabled webhooks' names and its store. */
@@ -143,7 +145,11 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
   if (request.single && contexts.length > 1) throw listingRequired(contexts);
   const { webhooks, store } = await shared;
   deps.lap?.('webhooks and store');
-  const { sandbox, admit, lap, ...admission } = deps;
+  if (deps.gate) {
+    await deps.gate;
+    deps.lap?.('gate');
+  }
+  const { sandbox, admit, lap, gate: _, ...admission } = deps;
   const runs: ListingRun[] = [];
   for (const built of contexts) {
     const listing_id = built.listing?.id ?? null;

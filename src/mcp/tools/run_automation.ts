@@ -123,13 +123,23 @@ export const runAutomationTool = defineTool({
       throw new DomainError('unavailable', 'this server runs no automations (no sandbox is configured); retry later');
     const { event, account } = await runEvent(ctx, target, input);
     ctx.lap?.('event');
-    const leave = await enterDryRun(ctx.dryRuns, ctx.userId);
-    ctx.lap?.('dry-run gate');
+    // the slot is asked for while the contexts are read: the handler runs only inside it, and a
+    // refusal answers before anything the reads found, as when the slot was taken first
+    const entering = enterDryRun(ctx.dryRuns, ctx.userId);
+    const inside = entering.then(() => undefined);
+    inside.catch(() => undefined); // awaited below, once the run has settled
     let runs: ListingRun[];
     try {
       const store = ctx.endpoint === 'demo' ? null : (ctx.store ?? null);
       runs = await runAutomation(
-        { db: ctx.db, store, logger: ctx.logger, sandbox: ctx.sandbox, ...(ctx.lap ? { lap: ctx.lap } : {}) },
+        {
+          db: ctx.db,
+          store,
+          logger: ctx.logger,
+          sandbox: ctx.sandbox,
+          gate: inside,
+          ...(ctx.lap ? { lap: ctx.lap } : {}),
+        },
         {
           mode: 'dry',
           automation: target.automation,
@@ -143,10 +153,15 @@ export const runAutomationTool = defineTool({
           now: ctx.now(),
         },
       );
+    } catch (err) {
+      await inside;
+      throw err;
     } finally {
-      await leave();
+      const leave = await entering.catch(() => null);
+      await leave?.();
       ctx.lap?.('dry-run gate left');
     }
+    await inside;
     const run = runs[0];
     if (!run) throw notReplayable(target.type, input, account);
     const missing_field_reads = run.missingFieldReads;
