@@ -354,18 +354,32 @@ export async function observedEntities(db: Knex, type: EntityType, f: EntityFilt
   return entityRowsOf(type, rows);
 }
 
-/** observedEntities' statement: its rows go to entityRowsOf (readTogether takes it beside others). */
-export function observedEntitiesQuery(db: Knex, type: EntityType, f: EntityFilter): Knex.Raw {
+/** The entity rows of one type a filter selects, as observedEntitiesQuery answers them, and their bindings. */
+function selected(type: EntityType, f: EntityFilter) {
   const source = ENTITY_SOURCES[type];
   const { where, bindings, add } = conditions(f);
   if (f.campaignId) add(`e.${source.campaignColumn} = ?::uuid`, f.campaignId);
   if (f.campaignIds) add(...oneOf(`e.${source.campaignColumn}`, f.campaignIds));
-  const parts = [
-    `x as (select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?)`,
-  ];
+  bindings.push(f.limit + 1);
+  return {
+    sql: `select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?`,
+    bindings,
+  };
+}
+
+/** The ids (text) of the entities observedEntitiesQuery answers: what their receipts are read by, in the same statement. */
+export const observedEntityIdsQuery = (db: Knex, type: EntityType, f: EntityFilter): Knex.Raw => {
+  const { sql, bindings } = selected(type, f);
+  return db.raw(`select s.id::text from (${sql}) s`, bindings);
+};
+
+/** observedEntities' statement: its rows go to entityRowsOf (readTogether takes it beside others). */
+export function observedEntitiesQuery(db: Knex, type: EntityType, f: EntityFilter): Knex.Raw {
+  const source = ENTITY_SOURCES[type];
+  const { sql, bindings } = selected(type, f);
+  const parts = [`x as (${sql})`];
   const columns = ['to_jsonb(x) as entity'];
   const joins: string[] = [];
-  bindings.push(f.limit + 1);
   if (source.metrics) {
     const { table, dataset, key } = source.metrics;
     parts.push(
