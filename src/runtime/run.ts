@@ -12,6 +12,7 @@ import { storeSnapshotOf, storeSnapshotQuery } from '../projections/automation-s
 import { enabledWebhooksQuery, webhookNamesOf } from '../projections/webhook/queries.js';
 import { buildContexts, type BuiltContext, type PastReads } from './context/index.js';
 import { admitOutbox, type Admit, type OutboxOutcome } from './outbox/index.js';
+import { lookupsOnce, readModelLookups } from '../commands/admission/lookups.js';
 import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, WebhookPost } from './sandbox/index.js';
 
 // The one orchestrator of an automation run, shared by run_automation (mode 'dry') and the live
@@ -150,9 +151,16 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     deps.lap?.('gate');
   }
   const { sandbox, admit, lap, gate: _, ...admission } = deps;
+  // a dry run's admission reads the switch and its listing while the handler runs, not after it
+  const ahead = mode === 'dry' && !deps.lookups ? lookupsOnce(readModelLookups(deps.db)) : null;
+  const lookups = ahead ?? deps.lookups;
   const runs: ListingRun[] = [];
   for (const built of contexts) {
     const listing_id = built.listing?.id ?? null;
+    if (ahead) {
+      void ahead.paused();
+      if (listing_id) void ahead.resolveTarget([account.id], { type: 'Listing', id: listing_id });
+    }
     const caused_by: CausedBy = {
       automation_id: automation.id ?? INLINE_AUTOMATION,
       automation_version: automation.version,
@@ -189,7 +197,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
       continue;
     }
     const outbox = await admitOutbox(
-      { ...admission, now, ...(admit ? { admit } : {}) },
+      { ...admission, now, ...(admit ? { admit } : {}), ...(lookups ? { lookups } : {}) },
       {
         mode,
         account,
