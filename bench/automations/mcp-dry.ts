@@ -4,6 +4,7 @@ import { DEMO_SCALE } from '../../src/marketplace/simulator/index.js';
 import { withSyncedProfile } from '../profile.js';
 import { REPRICING, TRIVIAL } from './fixtures.js';
 import { statementCounter, statementKinds } from '../statements.js';
+import { printPhases, withPhases } from '../tool-phases.js';
 
 // The mcp-dry phase: run_automation p50 / p99 through MCP over HTTP on the demo seller synced by
 // the service's real path (api, projector and worker roles), for a trivial handler and the
@@ -34,11 +35,14 @@ export async function mcpDryPhase(runs: number, adminUrl: string, timed: Timed):
     try {
       console.log(`mcp-dry: run_automation over MCP HTTP (${service.url}/demo/mcp), ${runs} calls each, taking turns`);
       figures = await timed(runs, () => client.ping(), dryRun(TRIVIAL), dryRun(REPRICING));
-      // what one dry run asks of PostgreSQL (the service runs in this process)
+      // what one dry run asks of PostgreSQL (the service runs in this process) and where its time
+      // goes, apart from the timed calls: listening to the phases costs a clock read per phase
       const [count, kinds] = [statementCounter(), statementKinds()];
-      for (let i = 0; i < runs; i++) await dryRun(REPRICING)();
+      const phases: Array<Record<string, number>> = [];
+      for (let i = 0; i < runs; i++) await withPhases('run_automation', phases, dryRun(REPRICING));
       console.log(`  statements per dry run (repricing): ${(count() / runs).toFixed(1)}, of which:`);
       for (const [kind, n] of kinds().slice(0, 8)) console.log(`    ${(n / runs).toFixed(2).padStart(6)}  ${kind}`);
+      printPhases("run_automation's phases (repricing)", phases);
     } finally {
       await client.close();
     }

@@ -11,18 +11,17 @@
 //   npm run build && npm run bench:query_data [-- --listings 100000 --order-lines 1000000] [-- --runs 5] [-- --keep NAME]
 //
 // Defaults to the bench profile (100,000 listings, 1,000,000 order lines).
-import { subscribe } from 'node:diagnostics_channel';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BENCH_SCALE } from '../../src/marketplace/simulator/index.js';
-import { toolCallPhases, type ToolCallPhases } from '../../src/mcp/phases.js';
 import { existingViews } from '../../src/projections/views/queries.js';
 import { viewDefinitions } from '../../src/projections/views/registry.js';
 import { rewriteForRollups, ROLLUPS_SCHEMA } from '../../src/projections/views/rollup-rewrite.js';
 import { withQueryRole } from '../../src/projections/views/run.js';
 import { withSyncedProfile } from '../profile.js';
 import { fmt, printMachine } from '../support.js';
+import { printPhases, withPhases } from '../tool-phases.js';
 import { loadDuckPeer } from './duckdb.js';
 
 const { values: args } = parseArgs({
@@ -72,20 +71,10 @@ async function main(): Promise<void> {
         const phases: Array<Record<string, number>> = [];
         const variants: Record<string, () => Promise<number>> = {
           'query_data through MCP': async () => {
-            const started = performance.now();
-            let call: ToolCallPhases | undefined;
-            const listen = (message: unknown) => {
-              if ((message as ToolCallPhases).tool === 'query_data') call = message as ToolCallPhases;
-            };
-            subscribe(toolCallPhases.name, listen);
-            const res = await client.callTool({ name: 'query_data', arguments: { sql } }).finally(() => {
-              toolCallPhases.unsubscribe(listen);
-            });
+            const res = await withPhases('query_data', phases, () =>
+              client.callTool({ name: 'query_data', arguments: { sql } }),
+            );
             if (res.isError) throw new Error(`query_data refused: ${JSON.stringify(res.structuredContent)}`);
-            if (call) {
-              const inTool = Object.values(call.phases).reduce((a, b) => a + b, 0);
-              phases.push({ ...call.phases, 'HTTP, SDK and client (the rest)': performance.now() - started - inTool });
-            }
             return (res.structuredContent as { row_count: number }).row_count;
           },
           'PostgreSQL direct, as written (lines)': () =>
@@ -121,10 +110,7 @@ async function main(): Promise<void> {
             `  ${name.padEnd(40)} ${ms(m).padStart(10)}  (${counts[name]} rows, ${xs.length} answered)${ratio}`,
           );
         }
-        // each phase's median over the calls (the medians need not add up to the call's)
-        console.log(`  query_data's phases, median of ${phases.length} calls:`);
-        for (const phase of Object.keys(phases[0] ?? {}))
-          console.log(`    ${phase.padEnd(38)} ${ms(median(phases.map((p) => p[phase] ?? 0))).padStart(10)}`);
+        printPhases("query_data's phases", phases);
       }
     } finally {
       await client.close();

@@ -7,7 +7,8 @@ import type { AccountView } from '../projections/accounts/queries.js';
 import { listingFacts } from '../projections/admission/queries.js';
 import { listingId as listingIdOf } from '../domain/observation/ids.js';
 import { findEvent } from '../projections/events/queries.js';
-import { searchListings } from '../projections/observed/listings-search.js';
+import { searchListings, type ListingRecord } from '../projections/observed/listings-search.js';
+import { reaches } from '../runtime/context/listing.js';
 import { eventFixture } from '../runtime/contracts/index.js';
 import { SAMPLE } from '../runtime/contracts/events/envelope.js';
 
@@ -21,6 +22,8 @@ export interface DryRunEvent {
   payload: Record<string, unknown>;
   /** the listing a canned Listing-scope sample names (its ASIN may name the account's other SKUs too) */
   listingId?: string;
+  /** that listing when the sample was made from its row: [] or [the row] as the event reaches it, read no second time */
+  reached?: ListingRecord[];
 }
 
 /** A recorded event of the accounts, of the given type (when known), that a run can replay. */
@@ -116,11 +119,12 @@ export async function cannedSample(
   const marketplaces = runnableMarketplaces(account, type);
   const swaps = new Map<string, string>();
   let listingOf: (() => string) | null = null;
+  let record: ListingRecord | undefined;
   let marketplace = marketplaces.includes(SAMPLE.marketplaceId) ? SAMPLE.marketplaceId : (marketplaces[0] ?? null);
   if (type.scope === 'Listing') {
     const listing = listingId
       ? (await listingFacts(db, account.id, [listingId.toLowerCase()])).get(listingId.toLowerCase())
-      : (await searchListings(db, { account_ids: [account.id], limit: 1 })).rows[0];
+      : (record = (await searchListings(db, { account_ids: [account.id], limit: 1 })).rows[0]);
     if (!listing) return null;
     listingOf = () => listingIdOf(account.id, listing.marketplace_id, listing.sku);
     marketplace = listing.marketplace_id;
@@ -135,7 +139,9 @@ export async function cannedSample(
   }
   if (connectionFor(type) === 'selling' && account.selling) swaps.set(SAMPLE.sellerId, account.selling.provider_id);
   const payload = swapped(fixture, swaps) as Record<string, unknown>;
-  return listingOf ? { id: null, payload, listingId: listingOf() } : { id: null, payload };
+  if (!listingOf) return { id: null, payload };
+  const reached = record && (reaches({ streamType: type.code, event: payload }, record) ? [record] : []);
+  return { id: null, payload, listingId: listingOf(), ...(reached ? { reached } : {}) };
 }
 
 /** The value with every string equal to a key of `swaps` replaced by its value. */

@@ -12,6 +12,7 @@ import { storeSnapshotOf, storeSnapshotQuery } from '../projections/automation-s
 import { enabledWebhooksQuery, webhookNamesOf } from '../projections/webhook/queries.js';
 import { buildContexts, type BuiltContext, type PastReads } from './context/index.js';
 import { admitOutbox, type Admit, type OutboxOutcome } from './outbox/index.js';
+import { lookupsOnce, readModelLookups } from '../commands/admission/lookups.js';
 import type { LogLine, MissingFieldRead, RunErrorCode, Sandbox, StoreEffect, WebhookPost } from './sandbox/index.js';
 
 // The one orchestrator of an automation run, shared by run_automation (mode 'dry') and the live
@@ -51,6 +52,10 @@ export interface RunDeps extends Omit<AdmissionDeps, 'now' | 'simulate'> {
   sandbox: Sandbox;
   /** how a live run's outbox is admitted (default admitMutations): the live reactor's batch admits its runs' together */
   admit?: Admit;
+  /** ends a phase of the caller's time (a tool call's phase clock, src/mcp/phases.ts) */
+  lap?: (phase: string) => void;
+  /** awaited before the first handler runs, the contexts read meanwhile (run_automation's dry-run slot) */
+  gate?: Promise<unknown>;
 }
 
 /** What every run of an automation on an account reads alike: the enabled webhooks' names and its store. */
@@ -136,13 +141,26 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
     ...(request.together ? { together: request.together } : {}),
     now,
   });
+  deps.lap?.('context');
   if (contexts.length === 0) return [];
   if (request.single && contexts.length > 1) throw listingRequired(contexts);
   const { webhooks, store } = await shared;
-  const { sandbox, admit, ...admission } = deps;
+  deps.lap?.('webhooks and store');
+  if (deps.gate) {
+    await deps.gate;
+    deps.lap?.('gate');
+  }
+  const { sandbox, admit, lap, gate: _, ...admission } = deps;
+  // a dry run's admission reads the switch and its listing while the handler runs, not after it
+  const ahead = mode === 'dry' && !deps.lookups ? lookupsOnce(readModelLookups(deps.db)) : null;
+  const lookups = ahead ?? deps.lookups;
   const runs: ListingRun[] = [];
   for (const built of contexts) {
     const listing_id = built.listing?.id ?? null;
+    if (ahead) {
+      void ahead.paused();
+      if (listing_id) void ahead.resolveTarget([account.id], { type: 'Listing', id: listing_id });
+    }
     const caused_by: CausedBy = {
       automation_id: automation.id ?? INLINE_AUTOMATION,
       automation_version: automation.version,
@@ -165,6 +183,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
       webhooks,
       store,
     });
+    lap?.('sandbox');
     const base = {
       listingId: listing_id,
       run_id: caused_by.run_id,
@@ -178,7 +197,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
       continue;
     }
     const outbox = await admitOutbox(
-      { ...admission, now, ...(admit ? { admit } : {}) },
+      { ...admission, now, ...(admit ? { admit } : {}), ...(lookups ? { lookups } : {}) },
       {
         mode,
         account,
@@ -190,6 +209,7 @@ export async function runAutomation(deps: RunDeps, request: RunRequest): Promise
           : {}),
       },
     );
+    lap?.('admission');
     runs.push({
       ...base,
       error: outbox.rejected ? { code: 'execution_error', message: outbox.rejected } : null,

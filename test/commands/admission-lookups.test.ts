@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { lookupsTogether, readModelLookups } from '../../src/commands/admission/lookups.js';
+import { lookupsOnce, lookupsTogether, readModelLookups } from '../../src/commands/admission/lookups.js';
 import { listingId } from '../../src/domain/observation/ids.js';
 import { resolveListings } from '../../src/projections/admission/queries.js';
 import { startAutomationWorld, type AutomationWorld } from '../support/automation-world.js';
@@ -47,5 +47,20 @@ describe('admission lookups taken together', function () {
     const [first, second] = [together.paused(), together.paused()];
     expect(first).to.equal(second);
     expect(await first).to.deep.equal(await readModelLookups(w.h.db).paused());
+  });
+
+  it('lookupsOnce (a dry run asks ahead): every answer as read alone, each question read once, a failure answers its asker', async () => {
+    const once = lookupsOnce(readModelLookups(w.h.db));
+    const answers = await Promise.all(ids.map((id) => once.resolveTarget([w.account], { type: 'Listing', id })));
+    expect(answers).to.deep.equal(await alone([w.account]));
+    const target = { type: 'Listing' as const, id: ids[0]! };
+    expect(once.resolveTarget([w.account], target)).to.equal(once.resolveTarget([w.account], target));
+    // the same listing asked on other accounts is another question
+    expect(await once.resolveTarget([randomUUID()], target)).to.equal(null);
+    expect(once.paused()).to.equal(once.paused());
+    expect(await once.paused()).to.deep.equal(await readModelLookups(w.h.db).paused());
+    const down = lookupsOnce({ ...readModelLookups(w.h.db), paused: () => Promise.reject(new Error('down')) });
+    down.paused(); // asked ahead, unanswered: no unhandled rejection
+    expect(await down.paused().catch((err: Error) => err.message)).to.equal('down');
   });
 });

@@ -149,7 +149,8 @@ describe('run_automation over MCP', function () {
       await refused({ automation_id: automationId, stream_type: 'ORDER_CHANGE' }, 'stream_type_mismatch');
     });
 
-    it('listing_required when the event reached several listings, naming them', async () => {
+    /** An order change naming two advertised listings by SKU, and those two. */
+    async function twoListingsOrder() {
       const [a, b] = await w.advertised();
       const sample = eventFixture('ORDER_CHANGE')! as Json;
       const summary = sample.Payload.OrderChangeNotification.Summary;
@@ -159,6 +160,11 @@ describe('run_automation over MCP', function () {
         { ...item, SellerSKU: a!.sku, ASIN: undefined },
         { ...item, SellerSKU: b!.sku, ASIN: undefined },
       ].map((i) => JSON.parse(JSON.stringify(i)));
+      return { sample, a, b };
+    }
+
+    it('listing_required when the event reached several listings, naming them', async () => {
+      const { sample, a, b } = await twoListingsOrder();
       const answer = await refused(
         { code: code(''), stream_type: 'ORDER_CHANGE', sample_event: sample },
         'listing_required',
@@ -204,6 +210,9 @@ describe('run_automation over MCP', function () {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const answer = await refused(logged(''), 'busy');
       expect(answer.retry_after_seconds).to.be.a('number');
+      // the slot is asked for beside the contexts' reads: its refusal still answers first
+      const { sample } = await twoListingsOrder();
+      await refused({ code: code(''), stream_type: 'ORDER_CHANGE', sample_event: sample }, 'busy');
       expect((await slow).isError).to.not.equal(true);
       await ok(logged(''));
     });

@@ -6,7 +6,8 @@ import { SELECTABLE_STREAM_TYPES, type ContextScope } from '../../src/domain/str
 import type { EventType } from '../../src/marketplace/simulator/events/types.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { buildContexts, type BuiltContext } from '../../src/runtime/context/index.js';
-import { listingFields, listingsReached } from '../../src/runtime/context/listing.js';
+import { listingFields, listingsReached, reaches } from '../../src/runtime/context/listing.js';
+import { cannedSample } from '../../src/mcp/run-event.js';
 import { listingKey, readListingLookups, readListingsTogether } from '../../src/runtime/context/listing-lookups.js';
 import { listingsMentioned, type ListingRecord } from '../../src/projections/observed/listings-search.js';
 import { CONTEXT_FIELDS } from '../../src/runtime/contracts/index.js';
@@ -386,6 +387,32 @@ describe('automation contexts from the demo data', function () {
       ]),
     ).to.deep.equal([`${multi!.marketplace_id}/${multi!.sku}`]);
     expect(await found([{ sku: 'NO-SUCH-SKU' }, { asin: 'B0NOTLISTED' }])).to.deep.equal([]);
+  });
+
+  it('a canned sample reaches its own listing as listingsReached finds it, from the row it was made from (no second read)', async () => {
+    const account = (await loadAccount(w.h.db, w.account))!;
+    const current: Array<{ marketplace_id: string; sku: string; asin: string | null }> = await w.h.db
+      .withSchema('rm')
+      .table('listing_current')
+      .where({ account_id: w.account })
+      .select('marketplace_id', 'sku', 'asin');
+    const key = (r: { marketplace_id: string; sku: string }) => `${r.marketplace_id}/${r.sku}`;
+    for (const type of SELECTABLE_STREAM_TYPES.filter((t) => t.scope === 'Listing')) {
+      const sample = (await cannedSample(w.h.db, account, type, undefined))!;
+      const run = { db: w.h.db, account, streamType: type.code, event: sample.payload };
+      const read = await listingsReached(run);
+      const own = read.filter((r) => listingId(w.account, r.marketplace_id, r.sku) === sample.listingId);
+      expect(own, `${type.code}: the sample reaches its listing`).to.have.length(1);
+      expect(sample.reached, type.code).to.deep.equal(own);
+      // the decider over every listing of the account, reached or not, agrees with the read
+      expect(
+        current
+          .filter((r) => reaches(run, r))
+          .map(key)
+          .sort(),
+        type.code,
+      ).to.deep.equal(read.map(key).sort());
+    }
   });
 
   it("a live wave reads its listings' own lookups in one statement: each context as read alone", async () => {

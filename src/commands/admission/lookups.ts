@@ -61,3 +61,31 @@ export const readModelLookups = (reads: Knex): AdmissionLookups => ({
   hasAsin: (account_id, marketplace_id, asin) => hasAsin(reads, account_id, marketplace_id, asin),
   paused: () => admissionsPaused(reads),
 });
+
+/**
+ * Lookups that read each answer once, so a caller can ask ahead for what admission will ask (a
+ * dry run: the operator's switch and its own listing, read while the handler runs).
+ */
+export function lookupsOnce(each: AdmissionLookups): AdmissionLookups {
+  const answers = new Map<string, Promise<unknown>>();
+  const once = <T>(key: unknown[], read: () => Promise<T>): Promise<T> => {
+    const k = JSON.stringify(key);
+    if (!answers.has(k)) {
+      const answer = read();
+      answer.catch(() => undefined); // an answer asked ahead may go unused; admission sees its failure
+      answers.set(k, answer);
+    }
+    return answers.get(k) as Promise<T>;
+  };
+  return {
+    resolveTarget: (accountIds, target) =>
+      once(['target', accountIds, target.type, target.id], () => each.resolveTarget(accountIds, target)),
+    advertisedListing: (account_id, marketplace_id, product) =>
+      once(['advertised', account_id, marketplace_id, product.sku, product.asin], () =>
+        each.advertisedListing(account_id, marketplace_id, product),
+      ),
+    hasAsin: (account_id, marketplace_id, asin) =>
+      once(['asin', account_id, marketplace_id, asin], () => each.hasAsin(account_id, marketplace_id, asin)),
+    paused: () => once(['paused'], () => each.paused()),
+  };
+}

@@ -115,17 +115,31 @@ export const runAutomationTool = defineTool({
         { argument: 'sample_event' },
       );
     const target = await runTarget(ctx, input);
+    ctx.lap?.('accounts and code');
     await checkOperationDependencies(ctx.db, input.operation_dependencies);
     await savedStillPinned(ctx, target.dependencies);
+    ctx.lap?.('operation dependencies');
     if (!ctx.sandbox || !ctx.dryRuns)
       throw new DomainError('unavailable', 'this server runs no automations (no sandbox is configured); retry later');
     const { event, account } = await runEvent(ctx, target, input);
-    const leave = await enterDryRun(ctx.dryRuns, ctx.userId);
+    ctx.lap?.('event');
+    // the slot is asked for while the contexts are read: the handler runs only inside it, and a
+    // refusal answers before anything the reads found, as when the slot was taken first
+    const entering = enterDryRun(ctx.dryRuns, ctx.userId);
+    const inside = entering.then(() => undefined);
+    inside.catch(() => undefined); // awaited below, once the run has settled
     let runs: ListingRun[];
     try {
       const store = ctx.endpoint === 'demo' ? null : (ctx.store ?? null);
       runs = await runAutomation(
-        { db: ctx.db, store, logger: ctx.logger, sandbox: ctx.sandbox },
+        {
+          db: ctx.db,
+          store,
+          logger: ctx.logger,
+          sandbox: ctx.sandbox,
+          gate: inside,
+          ...(ctx.lap ? { lap: ctx.lap } : {}),
+        },
         {
           mode: 'dry',
           automation: target.automation,
@@ -134,13 +148,20 @@ export const runAutomationTool = defineTool({
           event,
           ...(input.listing_id !== undefined ? { listingId: input.listing_id } : {}),
           ...(event.listingId !== undefined ? { listingId: event.listingId } : {}),
+          ...(event.reached ? { reached: Promise.resolve(event.reached) } : {}),
           single: true,
           now: ctx.now(),
         },
       );
+    } catch (err) {
+      await inside;
+      throw err;
     } finally {
-      await leave();
+      const leave = await entering.catch(() => null);
+      await leave?.();
+      ctx.lap?.('dry-run gate left');
     }
+    await inside;
     const run = runs[0];
     if (!run) throw notReplayable(target.type, input, account);
     const missing_field_reads = run.missingFieldReads;

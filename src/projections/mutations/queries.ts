@@ -319,8 +319,15 @@ export async function receiptsForTargets(
   return receiptsByTarget(rows);
 }
 
-/** receiptsForTargets' statement (at least one target): its rows go to receiptsByTarget. */
-export function receiptsForTargetsQuery(db: Knex, targetType: TargetType, targetIds: readonly string[]): Knex.Raw {
+/**
+ * receiptsForTargets' statement (at least one target, or a query answering the targets' ids as
+ * text, read in the same statement): its rows go to receiptsByTarget.
+ */
+export function receiptsForTargetsQuery(
+  db: Knex,
+  targetType: TargetType,
+  targetIds: readonly string[] | Knex.Raw,
+): Knex.Raw {
   const pending = PENDING_STATUSES.map(() => '?').join(', ');
   const columns = FULL_COLUMNS.map((c) => `r.${c}`).join(', ');
   const settled =
@@ -329,10 +336,12 @@ export function receiptsForTargetsQuery(db: Knex, targetType: TargetType, target
          order by r.payload, r.created_at desc, r.id desc`
       : `select ${columns} from ??.?? r where r.target_type = ? and r.target_id = t.target_id and r.status not in (${pending})
          order by r.created_at desc, r.id desc limit 1`;
-  const ids = [...new Set(targetIds)];
-  // one target (a listing's context) as a one-row relation: PostgreSQL then settles on a generic
-  // plan, where an array of unknown length keeps it planning every call
-  const relation = ids.length === 1 ? `(values (?::text))` : `unnest(?::text[])`;
+  const ids = Array.isArray(targetIds) ? [...new Set(targetIds)] : null;
+  // one target (a listing's context) as a one-row relation, several as a JSON array's elements:
+  // PostgreSQL then settles on a generic plan, where an array's unnest (its length known to a
+  // custom plan only) keeps it planning every call
+  const relation =
+    ids === null ? '(?)' : ids.length === 1 ? `(values (?::text))` : `jsonb_array_elements_text(?::jsonb)`;
   return db.raw(
     `select x.* from ${relation} t(target_id)
      cross join lateral (
@@ -342,7 +351,7 @@ export function receiptsForTargetsQuery(db: Knex, targetType: TargetType, target
      ) x
      order by x.target_id, x.created_at, x.id`,
     [
-      ids.length === 1 ? ids[0]! : ids,
+      ids === null ? (targetIds as Knex.Raw) : ids.length === 1 ? ids[0]! : JSON.stringify(ids),
       READ_MODEL_SCHEMA,
       RECEIPTS_TABLE,
       targetType,

@@ -107,13 +107,22 @@ const observed = (
   where ${where}
   order by e.account_id, e.id, e.scope, e.page`;
 
+/**
+ * `column` is one of `ids` (uuids), and its binding: one id as a scalar. A named statement of one
+ * account's one campaign (a context's, through readTogether) then settles on a generic plan,
+ * where an array of unknown length keeps PostgreSQL planning it on every call.
+ */
+const oneOf = (column: string, ids: readonly string[]): [string, Knex.RawBinding] =>
+  ids.length === 1 ? [`${column} = ?::uuid`, ids[0]!] : [`${column} = any(?::uuid[])`, [...ids]];
+
 /** The conditions on entity rows `e`: the accounts and the windows' profiles, and what the caller adds. */
 function conditions(f: { accountIds: readonly string[]; windows: readonly ProfileWindow[] }) {
+  const [accounts, accountIds] = oneOf('e.account_id', f.accountIds);
   const where = [
-    'e.account_id = any(?::uuid[])',
+    accounts,
     `(e.account_id, e.provider_profile_id) in (select w.account_id, w.provider_profile_id from ${windowsRelation})`,
   ];
-  const bindings: Knex.RawBinding[] = [[...f.accountIds], JSON.stringify(f.windows)];
+  const bindings: Knex.RawBinding[] = [accountIds, JSON.stringify(f.windows)];
   const add = (clause: string, ...values: Knex.RawBinding[]) => {
     where.push(clause);
     bindings.push(...values);
@@ -121,10 +130,15 @@ function conditions(f: { accountIds: readonly string[]; windows: readonly Profil
   return { where, bindings, add };
 }
 
-/** Distinct advertised ASINs per entity of relation `of`, by the product-ads column `key` (binds the account ids). */
-const advertisedAsins = (key: string, of: string) =>
-  `select p.account_id, p.${key} as id, count(distinct p.asin) as advertised_asins
-   from (${observed('ads_product_ads', SP_ENTITY_DATASETS.productAds, 'e.account_id = any(?::uuid[])')}) p where p.${key} in (select id from ${of}) group by 1, 2`;
+/** Distinct advertised ASINs per entity of relation `of`, by the product-ads column `key`, and the binding of its account ids. */
+function advertisedAsins(key: string, of: string, accountIds: readonly string[]): [string, Knex.RawBinding] {
+  const [accounts, binding] = oneOf('e.account_id', accountIds);
+  return [
+    `select p.account_id, p.${key} as id, count(distinct p.asin) as advertised_asins
+   from (${observed('ads_product_ads', SP_ENTITY_DATASETS.productAds, accounts)}) p where p.${key} in (select id from ${of}) group by 1, 2`,
+    binding,
+  ];
+}
 
 export type MoneyOrder = 'cost' | 'sales';
 
@@ -176,18 +190,19 @@ export async function campaignRollups(db: Knex, f: CampaignFilter): Promise<Camp
       `exists (select 1 from rm.ads_product_ads a ${completeReads('a', SP_ENTITY_DATASETS.productAds)} where a.account_id = e.account_id and a.campaign_id = e.id and a.asin = ?)`,
       f.asin,
     );
+  const [asins, asinAccounts] = advertisedAsins('campaign_id', 'c', f.accountIds);
   const { rows } = await db.raw(
     `with c as (${observed('ads_campaigns', SP_ENTITY_DATASETS.campaigns, where.join(' and '))}),
      m as (select m.account_id, m.campaign_id, ${TOTALS} from ${windowedDaily('ads_campaign_daily', SP_CAMPAIGN_DAILY)}
            where m.campaign_id in (select id from c) group by 1, 2),
-     a as (${advertisedAsins('campaign_id', 'c')}),
+     a as (${asins}),
      r as (select c.account_id, c.id, c.provider_id, c.profile_id, c.provider_profile_id, c.marketplace_id, c.currency, c.name, lower(c.state) as state,
              c.targeting_type, c.budget_amount, c.budget_type, coalesce(a.advertised_asins, 0) as advertised_asins,
              coalesce(m.impressions, 0) as impressions, coalesce(m.clicks, 0) as clicks, coalesce(m.cost, 0) as cost, coalesce(m.sales, 0) as sales, coalesce(m.purchases, 0) as purchases
            from c left join m on m.account_id = c.account_id and m.campaign_id = c.id
            left join a on a.account_id = c.account_id and a.id = c.id)
      select * from r ${ranking(f.orderBy, 'id')} limit ?`,
-    [...bindings, JSON.stringify(f.windows), [...f.accountIds], f.limit],
+    [...bindings, JSON.stringify(f.windows), asinAccounts, f.limit],
   );
   return rows.map((r: Record<string, unknown>) => ({
     ...r,
@@ -339,32 +354,48 @@ export async function observedEntities(db: Knex, type: EntityType, f: EntityFilt
   return entityRowsOf(type, rows);
 }
 
-/** observedEntities' statement: its rows go to entityRowsOf (readTogether takes it beside others). */
-export function observedEntitiesQuery(db: Knex, type: EntityType, f: EntityFilter): Knex.Raw {
+/** The entity rows of one type a filter selects, as observedEntitiesQuery answers them, and their bindings. */
+function selected(type: EntityType, f: EntityFilter) {
   const source = ENTITY_SOURCES[type];
   const { where, bindings, add } = conditions(f);
   if (f.campaignId) add(`e.${source.campaignColumn} = ?::uuid`, f.campaignId);
-  if (f.campaignIds) add(`e.${source.campaignColumn} = any(?::uuid[])`, [...f.campaignIds]);
-  const parts = [
-    `x as (select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?)`,
-  ];
+  if (f.campaignIds) add(...oneOf(`e.${source.campaignColumn}`, f.campaignIds));
+  bindings.push(f.limit + 1);
+  return {
+    sql: `select * from (${observed(source.table, source.dataset, where.join(' and '))}) o order by account_id, provider_profile_id, ${source.campaignColumn}, id limit ?`,
+    bindings,
+  };
+}
+
+/** The ids (text) of the entities observedEntitiesQuery answers: what their receipts are read by, in the same statement. */
+export const observedEntityIdsQuery = (db: Knex, type: EntityType, f: EntityFilter): Knex.Raw => {
+  const { sql, bindings } = selected(type, f);
+  return db.raw(`select s.id::text from (${sql}) s`, bindings);
+};
+
+/** observedEntities' statement: its rows go to entityRowsOf (readTogether takes it beside others). */
+export function observedEntitiesQuery(db: Knex, type: EntityType, f: EntityFilter): Knex.Raw {
+  const source = ENTITY_SOURCES[type];
+  const { sql, bindings } = selected(type, f);
+  const parts = [`x as (${sql})`];
   const columns = ['to_jsonb(x) as entity'];
   const joins: string[] = [];
-  bindings.push(f.limit + 1);
   if (source.metrics) {
     const { table, dataset, key } = source.metrics;
     parts.push(
-      `m as (select m.account_id, m.${key} as id, ${TOTALS} from ${windowedDaily(table, dataset)} where m.${key} in (select id from x) group by 1, 2)`,
+      // by (account, id): the daily tables' indexes lead with the account
+      `m as (select m.account_id, m.${key} as id, ${TOTALS} from ${windowedDaily(table, dataset)} where (m.account_id, m.${key}) in (select account_id, id from x) group by 1, 2)`,
     );
     columns.push('m.impressions, m.clicks, m.cost, m.sales, m.purchases');
     joins.push('left join m on m.account_id = x.account_id and m.id = x.id');
     bindings.push(JSON.stringify(f.windows));
   }
   if (source.asins) {
-    parts.push(`a as (${advertisedAsins(source.asins, 'x')})`);
+    const [asins, accountIds] = advertisedAsins(source.asins, 'x', f.accountIds);
+    parts.push(`a as (${asins})`);
     columns.push('a.advertised_asins');
     joins.push('left join a on a.account_id = x.account_id and a.id = x.id');
-    bindings.push([...f.accountIds]);
+    bindings.push(accountIds);
   }
   return db.raw(
     `with ${parts.join(',\n')}

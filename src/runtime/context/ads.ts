@@ -6,6 +6,7 @@ import {
   adsOfListing,
   entityRowsOf,
   observedEntitiesQuery,
+  observedEntityIdsQuery,
   type EntityRow,
   type EntityType,
   type ProfileWindow,
@@ -69,23 +70,21 @@ export async function entitiesOfCampaigns(
     campaignIds,
     limit: UNBOUNDED,
   };
-  // the four types in one statement, then the receipts on what they hold in another
-  const read = await readTogether(db, () =>
-    Object.fromEntries(ENTITY_TYPES.map((type) => [type, observedEntitiesQuery(db, type, filter)])),
+  // the four types and the receipts on what they hold, in one statement
+  const read: Record<string, unknown[]> = await readTogether(db, () =>
+    Object.fromEntries(
+      ENTITY_TYPES.flatMap((type) => [
+        [type, observedEntitiesQuery(db, type, filter)],
+        [`receipts ${type}`, receiptsForTargetsQuery(db, type, observedEntityIdsQuery(db, type, filter))],
+      ]),
+    ),
   );
-  const rows = ENTITY_TYPES.map((type) => entityRowsOf(type, read[type] ?? []));
-  const [campaigns = [], adGroups = [], ads = [], targets = []] = rows;
-  const held = ENTITY_TYPES.map((type, i) => ({ type, ids: rows[i]!.map((e) => e.row.id as string) }));
-  const on = held.filter((h) => h.ids.length > 0);
-  const found =
-    on.length === 0
-      ? {}
-      : await readTogether(db, () =>
-          Object.fromEntries(on.map((h) => [h.type, receiptsForTargetsQuery(db, h.type, h.ids)])),
-        );
+  const [campaigns = [], adGroups = [], ads = [], targets = []] = ENTITY_TYPES.map((type) =>
+    entityRowsOf(type, read[type] ?? []),
+  );
   const receipts = new Map<string, Receipt[]>();
-  for (const rows of Object.values(found))
-    for (const [id, list] of receiptsByTarget(rows as ReceiptRow[])) receipts.set(id, list);
+  for (const type of ENTITY_TYPES)
+    for (const [id, list] of receiptsByTarget((read[`receipts ${type}`] ?? []) as ReceiptRow[])) receipts.set(id, list);
   return { campaigns, adGroups, ads, targets, receipts };
 }
 

@@ -123,6 +123,21 @@ export interface ListingRun {
 export const mentionsOf = (run: Pick<ListingRun, 'streamType' | 'event'>): ListingMention[] =>
   identitiesOf(run.streamType, run.event).map((i) => ({ sku: i.sku, asin: i.asin, marketplace_id: i.marketplace_id }));
 
+/**
+ * Whether the event reaches a listing whose row was read already: what listingsReached finds of
+ * it, named by SKU, else by ASIN, in the marketplace the mention names or in any (the row is the
+ * account's, so its marketplace is one of the account's listing scopes).
+ */
+export const reaches = (
+  run: Pick<ListingRun, 'streamType' | 'event'>,
+  r: Pick<ListingRecord, 'marketplace_id' | 'sku' | 'asin'>,
+): boolean =>
+  mentionsOf(run).some(
+    (m) =>
+      (m.marketplace_id === null || m.marketplace_id === r.marketplace_id) &&
+      (m.sku !== null ? m.sku === r.sku : m.asin !== null && m.asin === r.asin),
+  );
+
 /** The account's listings the event reached, as their read-model rows. */
 export async function listingsReached(run: Pick<ListingRun, 'db' | 'account' | 'streamType' | 'event'>) {
   return listingsMentioned(run.db, run.account.id, mentionsOf(run));
