@@ -17,6 +17,7 @@ import { ACTIONS, TARGET_TYPES, type Action, type TargetType } from '../../domai
 import { DomainError } from '../../domain/shared/errors.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { instant } from '../../domain/shared/instant.js';
+import type { Keyset } from '../keyset.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPT_EVENTS_TABLE, RECEIPTS_TABLE } from './projection.js';
 
@@ -254,8 +255,10 @@ export interface ReceiptPage {
 }
 
 // The keyset: (created_at, id) of the last row shown, newest first.
-const encodeCursor = (r: ReceiptRow) =>
-  Buffer.from(JSON.stringify([r.created_at.toISOString(), r.id])).toString('base64url');
+const encodeCursor = (r: ReceiptRow) => receiptCursor({ at: r.created_at.toISOString(), id: r.id });
+
+/** list_mutations' cursor for the receipts after `k` (the console's timeline continues from any row). */
+export const receiptCursor = (k: Keyset): string => Buffer.from(JSON.stringify([k.at, k.id])).toString('base64url');
 function decodeCursor(cursor: string): [string, string] {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
