@@ -131,7 +131,23 @@ export function page(options: PageOptions, body: Html): string {
           nav a {
             display: inline-block;
             padding: 0.25rem 0;
-            margin-right: 0.75rem;
+          }
+          .chart svg {
+            display: block;
+            width: 100%;
+            height: 10rem;
+          }
+          .axis {
+            display: flex;
+            justify-content: space-between;
+            margin: 0;
+            font-size: 0.875rem;
+          }
+          .filters {
+            display: flex;
+            flex-wrap: wrap;
+            gap: 0 1rem;
+            align-items: end;
           }
           button {
             margin-top: 1rem;

@@ -11,10 +11,10 @@ import { KINDS, STATUSES_OF, type Item, type Kind, type TimelineFilter } from '.
 export const PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 50;
 
-const KIND_NAMES: Record<Kind, string> = {
-  action: 'Automation actions',
-  receipt: 'Mutation receipts',
-  delivery: 'Webhook deliveries',
+const KIND_NAMES: Record<Kind, { one: string; all: string }> = {
+  action: { one: 'Automation action', all: 'Automation actions' },
+  receipt: { one: 'Mutation receipt', all: 'Mutation receipts' },
+  delivery: { one: 'Webhook delivery', all: 'Webhook deliveries' },
 };
 const ALL_STATUSES = [...new Set(KINDS.flatMap((k) => STATUSES_OF[k]))];
 
@@ -123,7 +123,7 @@ function itemBody(item: Item, path: string): Html {
           ${
             cause.kind === 'automation'
               ? html`Posted by ${automation(cause.automation_id, cause.automation_version)} on event ${cause.event_id}.`
-              : 'A test sent from Settings.'
+              : `A test delivery, sent by ${cause.by}.`
           }
         </p>`;
     }
@@ -149,14 +149,18 @@ export function activityBody(view: ActivityView, path: string): Html {
     ...(f.limit === PAGE_SIZE ? {} : { limit: String(f.limit) }),
   };
   return html`<form method="get" action="${path}" class="filters">
-      <label for="kind">Kind</label>
-      <select id="kind" name="kind">
-        ${option('', 'Everything', !f.kind)} ${KINDS.map((k) => option(k, KIND_NAMES[k], f.kind === k))}
-      </select>
-      <label for="status">Status</label>
-      <select id="status" name="status">
-        ${option('', 'Any', !f.status)} ${ALL_STATUSES.map((s) => option(s, s, f.status === s))}
-      </select>
+      <div>
+        <label for="kind">Kind</label>
+        <select id="kind" name="kind">
+          ${option('', 'Everything', !f.kind)} ${KINDS.map((k) => option(k, KIND_NAMES[k].all, f.kind === k))}
+        </select>
+      </div>
+      <div>
+        <label for="status">Status</label>
+        <select id="status" name="status">
+          ${option('', 'Any', !f.status)} ${ALL_STATUSES.map((s) => option(s, s, f.status === s))}
+        </select>
+      </div>
       ${f.automation ? html`<input type="hidden" name="automation" value="${f.automation}" />` : ''}
       ${
         f.target
@@ -178,7 +182,7 @@ export function activityBody(view: ActivityView, path: string): Html {
               (item) =>
                 html`<li id="item-${item.id}">
                   <h2>
-                    ${KIND_NAMES[item.kind].replace(/s$/, '')}${item.row.status ? html` · <span class="status">${item.row.status}</span>` : ''}
+                    ${KIND_NAMES[item.kind].one}${item.row.status ? html` · <span class="status">${item.row.status}</span>` : ''}
                   </h2>
                   <p>
                     <time datetime="${item.at}">${item.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time> ·

@@ -25,26 +25,24 @@ export interface BarChart {
 }
 
 const WIDTH = 720;
-const HEIGHT = 180;
-const LEFT = 4;
-const TOP = 20;
-const BOTTOM = 22;
+const HEIGHT = 160;
+/** room above the highest bar for the dashed line of the top of the scale */
+const TOP = 4;
 
 export function barChart(c: BarChart): Html {
   const totals = c.days.map((_, i) => c.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
   const top = Math.max(0, ...totals);
   const busiest = totals.indexOf(top);
-  const plot = HEIGHT - TOP - BOTTOM;
-  const step = (WIDTH - 2 * LEFT) / Math.max(1, c.days.length);
-  const scale = (v: number) => (top === 0 ? 0 : (v / top) * plot);
+  const step = WIDTH / Math.max(1, c.days.length);
+  const scale = (v: number) => (top === 0 ? 0 : (v / top) * (HEIGHT - TOP));
   const bars = c.days.map((day, i) => {
-    let base = HEIGHT - BOTTOM;
+    let base = HEIGHT;
     return c.series.map((s) => {
       const h = scale(s.values[i] ?? 0);
       base -= h;
       return h > 0
         ? html`<rect
-            x="${(LEFT + i * step + step * 0.1).toFixed(1)}"
+            x="${(i * step + step * 0.1).toFixed(1)}"
             y="${base.toFixed(1)}"
             width="${(step * 0.8).toFixed(1)}"
             height="${h.toFixed(1)}"
@@ -55,23 +53,35 @@ export function barChart(c: BarChart): Html {
     });
   });
   const description = `${c.description} ${top > 0 ? `Busiest day: ${c.days[busiest]}, ${c.format(top)}.` : 'Nothing on any day.'}`;
-  const label = (x: number, anchor: string, text: string) =>
-    html`<text x="${x}" y="${HEIGHT - 6}" text-anchor="${anchor}" font-size="12" fill="#333">${text}</text>`;
+  // the scale and the dates are HTML beside the drawing, so that they stay readable on a phone
   return html`<figure class="chart">
-    <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${c.id}-title ${c.id}-desc" width="100%">
+    <p class="axis" aria-hidden="true"><span>${c.format(top)}</span></p>
+    <svg
+      viewBox="0 0 ${WIDTH} ${HEIGHT}"
+      preserveAspectRatio="none"
+      role="img"
+      aria-labelledby="${c.id}-title ${c.id}-desc"
+    >
       <title id="${c.id}-title">${c.title}</title>
       <desc id="${c.id}-desc">${description}</desc>
-      <line x1="${LEFT}" x2="${WIDTH - LEFT}" y1="${HEIGHT - BOTTOM}" y2="${HEIGHT - BOTTOM}" stroke="#555" />
-      <line x1="${LEFT}" x2="${WIDTH - LEFT}" y1="${TOP}" y2="${TOP}" stroke="#bbb" stroke-dasharray="4 4" />
-      <text x="${LEFT}" y="${TOP - 6}" font-size="12" fill="#333">${c.format(top)}</text>
-      ${bars} ${c.days.length ? [label(LEFT, 'start', c.days[0]!), label(WIDTH - LEFT, 'end', c.days.at(-1)!)] : ''}
+      <line x1="0" x2="${WIDTH}" y1="${TOP}" y2="${TOP}" stroke="#767676" stroke-dasharray="4 4" />
+      ${bars}
+      <line x1="0" x2="${WIDTH}" y1="${HEIGHT}" y2="${HEIGHT}" stroke="#555" stroke-width="2" />
     </svg>
-    <figcaption>
-      ${c.title}${c.series.length > 1 ? html`: ${c.series.map((s, i) => html`${i ? ', ' : ''}<span class="key" style="background:${s.color}"></span> ${s.name}`)}` : ''}
-    </figcaption>
+    <p class="axis" aria-hidden="true"><span>${c.days[0]}</span><span>${c.days.at(-1)}</span></p>
+    ${
+      c.series.length > 1
+        ? html`<figcaption>
+            ${c.series.map((s, i) => html`${i ? ', ' : ''}<span class="key" style="background:${s.color}"></span> ${s.name}`)}
+          </figcaption>`
+        : ''
+    }
     <details>
       <summary>${c.title} as a table</summary>
       <table>
+        <caption>
+          ${c.title}
+        </caption>
         <thead>
           <tr>
             <th scope="col">Day</th>

@@ -161,17 +161,22 @@ const moneyCharts = (charts: readonly MoneyChart[], what: string, none: string):
   charts.length
     ? html`${charts.map((c) => {
         const total = c.values.reduce((a, b) => a + b, 0);
-        const title = `${what} per day, ${marketplaceName(c.marketplace_id)} (${c.currency}), ${c.account}`;
-        return html`<h3>${marketplaceName(c.marketplace_id)}, ${c.account}</h3>
-          <p>${money(total, c.currency)} over ${c.days.length} days (${c.days[0]} to ${c.days.at(-1)}).</p>
-          ${barChart({
-            id: c.id,
-            title,
-            description: `${what} per day in ${c.currency}, ${money(total, c.currency)} in all.`,
-            days: c.days,
-            series: [{ name: what, values: c.values, color: BLUE }],
-            format: (v) => money(v, c.currency),
-          })}`;
+        const where = `${marketplaceName(c.marketplace_id)} (${c.currency}), ${c.account}`;
+        const span = `${c.days.length} days (${c.days[0]} to ${c.days.at(-1)})`;
+        return html`<h3>${where}</h3>
+          <p>${money(total, c.currency)} over ${span}.</p>
+          ${
+            total === 0
+              ? ''
+              : barChart({
+                  id: c.id,
+                  title: `${what} per day, ${where}`,
+                  description: `${what} per day in ${c.currency}, ${money(total, c.currency)} in all.`,
+                  days: c.days,
+                  series: [{ name: what, values: c.values, color: BLUE }],
+                  format: (v) => money(v, c.currency),
+                })
+          }`;
       })}`
     : html`<p>${none}</p>`;
 
@@ -204,7 +209,8 @@ export function overviewBody(o: Overview, activity: string): Html {
     ),
   ];
   return html`<p>
-      The last ${OVERVIEW_DAYS} days, as the MCP tools read them. Money is shown per marketplace, in its own currency.
+      The ${OVERVIEW_DAYS} days to ${o.actions.days.at(-1)} (UTC), as the MCP tools read them; a marketplace's sales and
+      ad spend count its own local days. Money is shown per marketplace, in its own currency.
     </p>
     <h2>Needs attention</h2>
     ${
@@ -220,17 +226,21 @@ export function overviewBody(o: Overview, activity: string): Html {
     ${moneyCharts(o.adSpend, 'Ad spend', 'No advertising profile is connected.')}
     <h2>Automation actions</h2>
     <p>${count(actions)} actions, ${count(failed)} failed. <a href="${activity}?kind=action">All actions</a></p>
-    ${barChart({
-      id: 'actions',
-      title: 'Automation actions per day (UTC)',
-      description: `Actions the automations decided per day, ${count(actions)} in all, ${count(failed)} of them failed.`,
-      days: o.actions.days,
-      series: [
-        { name: 'Not failed', values: o.actions.applied, color: BLUE },
-        { name: 'Failed', values: o.actions.failed, color: RED },
-      ],
-      format: count,
-    })}
+    ${
+      actions === 0
+        ? ''
+        : barChart({
+            id: 'actions',
+            title: 'Automation actions per day (UTC)',
+            description: `Actions the automations decided per day, ${count(actions)} in all, ${count(failed)} of them failed.`,
+            days: o.actions.days,
+            series: [
+              { name: 'Not failed', values: o.actions.applied, color: BLUE },
+              { name: 'Failed', values: o.actions.failed, color: RED },
+            ],
+            format: count,
+          })
+    }
     <h2>Webhook deliveries</h2>
     <p>
       ${
