@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { pino } from 'pino';
+import { credentialsByEmail } from '../../src/identity/credentials.js';
 import { sendTestWebhook } from '../../src/commands/webhook/posts.js';
 import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { addDays, localDate } from '../../src/domain/shared/calendar.js';
@@ -26,6 +27,7 @@ import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { Browser, serveSite } from './browser.js';
 
 // The console's pages over HTTP on a seller synced from the simulator by the real jobs: the
 // Overview's figures are the tools' own, each marketplace's money in its own currency, and what a
@@ -180,6 +182,36 @@ describe('the console pages over HTTP', function () {
       expect(paged.length, 'a page too many').to.be.at.most(4);
     }
     expect(paged).to.deep.equal(all.map((i) => i.id));
+  });
+
+  it("shows a signed-in seller their own accounts at /console, and the demo user's at /", async () => {
+    const site = await serveSite(h.db, { now: () => new Date(h.clock.ms) });
+    try {
+      const email = `console.${Date.now()}@example.com`;
+      const seller = new Browser(site.base);
+      expect(
+        (await seller.submit('/sign-up', '/sign-up', { email, password: 'ample meadow lantern' })).status,
+      ).to.equal(303);
+      const salesCharts = async (path: string) => {
+        const { status, text } = await seller.get(path);
+        expect(status).to.equal(200);
+        return (
+          text
+            .split('<h2>Sales</h2>')[1]!
+            .split('<h2>')[0]!
+            .match(/<svg\s/g)?.length ?? 0
+        );
+      };
+      expect(await salesCharts('/console'), 'nothing connected yet').to.equal(0);
+      const userId = (await credentialsByEmail(h.db, email))!.user_id;
+      const own = await h.connect('seller', userId);
+      await h.run(ordersSync, own, SELLER);
+      expect(await salesCharts('/console')).to.be.greaterThan(0);
+      // this site's demo user has no account: `/` is theirs, whoever is signed in
+      expect(await salesCharts('/')).to.equal(0);
+    } finally {
+      await site.close();
+    }
   });
 
   it('keeps /console behind sign-in', async () => {
