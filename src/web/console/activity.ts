@@ -1,7 +1,7 @@
 import { TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import type { DeliveryCause } from '../../domain/webhook/events.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
-import type { Keyset } from '../../projections/keyset.js';
+import { decodeKeyset, encodeKeyset, type Keyset } from '../../projections/keyset.js';
 import { html, type Html } from '../page.js';
 import { KINDS, STATUSES_OF, type Item, type Kind, type TimelineFilter } from './timeline.js';
 
@@ -22,18 +22,6 @@ type Query = Record<string, unknown>;
 const text = (q: Query, name: string) =>
   typeof q[name] === 'string' && q[name] !== '' ? (q[name] as string) : undefined;
 
-export const encodeCursor = (k: Keyset): string => Buffer.from(JSON.stringify([k.at, k.id])).toString('base64url');
-function decodeCursor(cursor: string): Keyset | null {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && UUID_PATTERN.test(id))
-      return { at: new Date(at).toISOString(), id };
-  } catch {
-    // falls through: not a cursor this page made
-  }
-  return null;
-}
-
 /** The filter a query string asks for, or what is wrong with it. */
 export function filterOf(q: Query): TimelineFilter | { problem: string } {
   const kind = text(q, 'kind');
@@ -50,7 +38,7 @@ export function filterOf(q: Query): TimelineFilter | { problem: string } {
     return { problem: `There is no target type "${targetType}".` };
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
     return { problem: `A page shows 1 to ${MAX_PAGE_SIZE} items.` };
-  const before = cursor === undefined ? undefined : decodeCursor(cursor);
+  const before = cursor === undefined ? undefined : decodeKeyset(cursor);
   if (before === null) return { problem: 'That page link is broken: start from the first page.' };
   return {
     ...(kind ? { kind: kind as Kind } : {}),
@@ -196,6 +184,6 @@ export function activityBody(view: ActivityView, path: string): Html {
     }
     <nav aria-label="Pages">
       ${f.before ? html`<a href="${filterLink(path, keep)}">Newest</a>` : ''}
-      ${view.next ? html`<a href="${filterLink(path, { ...keep, cursor: encodeCursor(view.next) })}" rel="next">Older</a>` : ''}
+      ${view.next ? html`<a href="${filterLink(path, { ...keep, cursor: encodeKeyset(view.next) })}" rel="next">Older</a>` : ''}
     </nav>`;
 }

@@ -1,13 +1,12 @@
 import { ACTION_STATUSES } from '../../domain/automation-run/events.js';
 import { STATUSES } from '../../domain/mutation/events.js';
 import { TARGET_TYPES } from '../../domain/mutation/payloads.js';
-import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { accountsForRead } from '../../mcp/accounts.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { listMutations } from '../../mcp/tools/list_mutations.js';
 import { listAutomationActions, type ActionRow } from '../../projections/automation-runs/queries.js';
-import type { Keyset } from '../../projections/keyset.js';
-import { receiptCursor, type ReceiptSummary } from '../../projections/mutations/queries.js';
+import { encodeKeyset, type Keyset } from '../../projections/keyset.js';
+import type { ReceiptSummary } from '../../projections/mutations/queries.js';
 import { listDeliveries, type DeliveryRow } from '../../projections/webhook/queries.js';
 import { answerOf } from './reads.js';
 
@@ -28,7 +27,7 @@ export const STATUSES_OF: Record<Kind, readonly string[]> = {
 export interface TimelineFilter {
   kind?: Kind;
   status?: string;
-  /** only this automation's actions */
+  /** only this automation's actions (an automation id: activity.ts checks it) */
   automation?: string;
   /** only the receipts of this target */
   target?: { type: (typeof TARGET_TYPES)[number]; id: string };
@@ -65,7 +64,7 @@ export async function readTimeline(
       if (kind === 'action') {
         const { rows } = await listAutomationActions(ctx.db, {
           accountIds,
-          ...(f.automation && UUID_PATTERN.test(f.automation) ? { automation_id: f.automation } : {}),
+          ...(f.automation ? { automation_id: f.automation } : {}),
           ...(f.status ? { status: f.status as ActionRow['status'] & string } : {}),
           limit: more,
           timeline: { before: f.before ?? null },
@@ -78,7 +77,8 @@ export async function readTimeline(
           {
             ...(f.status ? { status: f.status } : {}),
             ...(f.target ? { target_type: f.target.type, target_id: f.target.id } : {}),
-            ...(f.before ? { cursor: receiptCursor(f.before) } : {}),
+            // list_mutations pages on the same keyset: any row's is a cursor for it
+            ...(f.before ? { cursor: encodeKeyset(f.before) } : {}),
             limit: more,
           },
           ctx,
