@@ -37,6 +37,7 @@ import type { DryRunGate } from './dry-runs.js';
 import { registerWebSessions } from '../web/session.js';
 import { registerConnectionPages, type ConnectionPagesDeps } from '../web/connections/pages.js';
 import { registerAccountPages, type AccountPagesDeps } from '../web/accounts.js';
+import { registerConsolePages } from '../web/console/routes.js';
 import type { RateLimitStoreOptions } from '../web/rate-limit.js';
 
 export interface HttpServerDeps {
@@ -138,6 +139,8 @@ export function buildHttpServer(deps: HttpServerDeps) {
       publicBaseUrl: deps.publicBaseUrl,
       ...(deps.now ? { now: deps.now } : {}),
     });
+
+  registerConsolePages(app, { db: deps.db, demoUserId: deps.demoUserId, ...(deps.now ? { now: deps.now } : {}) });
 
   const metadata = async (req: FastifyRequest) => protectedResourceMetadata(baseUrl(req), deps.oauth?.issuer);
   app.get(PROTECTED_RESOURCE_PATH, metadata);

@@ -35,12 +35,17 @@ export interface PageOptions {
   notice?: string | undefined;
   /** whether the visitor is signed in: the navigation then offers the account and connections pages */
   signedIn?: boolean;
+  /** a second navigation under the site's, e.g. the console's pages */
+  sections?: Html;
+  /** a wider column, for charts and tables */
+  wide?: boolean;
 }
 
 /** A whole page in the service's one layout. */
 export function page(options: PageOptions, body: Html): string {
   const nav = options.signedIn
-    ? html`<a href="/account">Account</a> · <a href="/connections">Marketplace connections</a>`
+    ? html`<a href="/console">Console</a> · <a href="/account">Account</a> ·
+        <a href="/connections">Marketplace connections</a>`
     : html`<a href="/sign-in">Sign in</a> · <a href="/sign-up">Sign up</a>`;
   return html`<!doctype html>
     <html lang="en">
@@ -74,6 +79,76 @@ export function page(options: PageOptions, body: Html): string {
             border-radius: 4px;
             box-sizing: border-box;
           }
+          body.wide {
+            max-width: 64rem;
+          }
+          select {
+            font: inherit;
+            padding: 0.4rem;
+            border: 1px solid #555;
+            border-radius: 4px;
+          }
+          table {
+            border-collapse: collapse;
+          }
+          th,
+          td {
+            padding: 0.2rem 0.75rem;
+            text-align: right;
+            border-bottom: 1px solid #ccc;
+          }
+          th[scope='row'] {
+            text-align: left;
+          }
+          pre {
+            white-space: pre-wrap;
+            overflow-wrap: anywhere;
+          }
+          .chart {
+            margin: 0 0 1.5rem;
+          }
+          .key {
+            display: inline-block;
+            width: 0.8em;
+            height: 0.8em;
+          }
+          .timeline {
+            list-style: none;
+            padding: 0;
+            overflow-wrap: anywhere;
+          }
+          .timeline li {
+            border-top: 1px solid #ccc;
+            padding: 0.5rem 0;
+          }
+          .timeline h2 {
+            font-size: 1.05rem;
+            margin: 0;
+          }
+          .timeline p {
+            margin: 0.25rem 0;
+          }
+          nav a {
+            display: inline-block;
+            padding: 0.25rem 0;
+          }
+          .chart svg {
+            display: block;
+            width: 100%;
+            height: 10rem;
+          }
+          .axis {
+            display: flex;
+            justify-content: space-between;
+            margin: 0;
+            font-size: 0.875rem;
+          }
+          .filters {
+            display: flex;
+            flex-wrap: wrap;
+            gap: 0 1rem;
+            align-items: end;
+          }
           button {
             margin-top: 1rem;
             padding: 0.5rem 1rem;
@@ -97,8 +172,9 @@ export function page(options: PageOptions, body: Html): string {
           }
         </style>
       </head>
-      <body>
+      <body class="${options.wide ? 'wide' : ''}">
         <nav aria-label="Site">${nav}</nav>
+        ${options.sections ? html`<nav aria-label="Sections">${options.sections}</nav>` : ''}
         <main>
           <h1>${options.title}</h1>
           ${options.notice ? html`<p class="notice" role="alert">${options.notice}</p>` : ''} ${body}

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ActionStatus } from '../../domain/automation-run/events.js';
+import { afterKeyset, type Keyset } from '../keyset.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { ACTIONS_TABLE, RUNS_TABLE } from './projection.js';
 
@@ -12,6 +13,8 @@ export interface ActionFilter {
   /** decided at or after */
   since?: Date | null;
   limit: number;
+  /** the console's timeline: newest first by (decided_at, id), after `before` when given */
+  timeline?: { before: Keyset | null };
 }
 
 /** An action as list_automation_actions shows it (spec 2.10), without its account's name. */
@@ -44,16 +47,16 @@ export interface ActionRow {
 /** The accounts' actions, newest decision first (a run's in push order), and how many match before `limit`. */
 export async function listAutomationActions(db: Knex, f: ActionFilter): Promise<{ rows: ActionRow[]; total: number }> {
   if (f.accountIds.length === 0) return { rows: [], total: 0 };
-  const matching = () => {
-    const q = db.withSchema(READ_MODEL_SCHEMA).table(ACTIONS_TABLE).whereIn('account_id', f.accountIds);
-    if (f.automation_id) q.where({ automation_id: f.automation_id });
-    if (f.status) q.where({ status: f.status });
-    if (f.since) q.where('decided_at', '>=', f.since);
-    return q;
-  };
+  const matching = () => afterKeyset(matchingActions(db, f), 'decided_at', 'id', f.timeline?.before);
+  const order = f.timeline
+    ? [
+        { column: 'decided_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ]
+    : [{ column: 'decided_at', order: 'desc' }, 'run_id', 'index'];
   const [rows, [count]] = await Promise.all([
     matching()
-      .orderBy([{ column: 'decided_at', order: 'desc' }, 'run_id', 'index'])
+      .orderBy(order)
       .limit(f.limit)
       .select(
         'id',
@@ -86,6 +89,32 @@ export async function listAutomationActions(db: Knex, f: ActionFilter): Promise<
     rows: rows.map((a) => ({ ...a, decided_at: a.decided_at.toISOString(), updated_at: a.updated_at.toISOString() })),
     total: Number(count!.total),
   };
+}
+
+function matchingActions(db: Knex, f: Omit<ActionFilter, 'limit'>) {
+  const q = db.withSchema(READ_MODEL_SCHEMA).table(ACTIONS_TABLE).whereIn('account_id', f.accountIds);
+  if (f.automation_id) q.where({ automation_id: f.automation_id });
+  if (f.status) q.where({ status: f.status });
+  if (f.since) q.where('decided_at', '>=', f.since);
+  return q;
+}
+
+/** The matching actions per UTC day of their decision, oldest first: how many, and how many failed. */
+export async function actionsPerDay(
+  db: Knex,
+  f: Omit<ActionFilter, 'limit' | 'timeline'>,
+): Promise<Array<{ day: string; actions: number; failed: number }>> {
+  if (f.accountIds.length === 0) return [];
+  const day = `to_char(decided_at at time zone 'UTC', 'YYYY-MM-DD')`;
+  const rows: Array<{ day: string; actions: string; failed: string }> = await matchingActions(db, f)
+    .select(
+      db.raw(`${day} as day`),
+      db.raw('count(*) as actions'),
+      db.raw(`count(*) filter (where status = 'failed') as failed`),
+    )
+    .groupByRaw(day)
+    .orderBy('day');
+  return rows.map((r) => ({ day: r.day, actions: Number(r.actions), failed: Number(r.failed) }));
 }
 
 /** A run retention removes: its stream, and the warning slot it held. */

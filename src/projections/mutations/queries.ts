@@ -17,6 +17,7 @@ import { ACTIONS, TARGET_TYPES, type Action, type TargetType } from '../../domai
 import { DomainError } from '../../domain/shared/errors.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { instant } from '../../domain/shared/instant.js';
+import { afterKeyset, decodeKeyset, encodeKeyset, type Keyset } from '../keyset.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { RECEIPT_EVENTS_TABLE, RECEIPTS_TABLE } from './projection.js';
 
@@ -254,16 +255,10 @@ export interface ReceiptPage {
 }
 
 // The keyset: (created_at, id) of the last row shown, newest first.
-const encodeCursor = (r: ReceiptRow) =>
-  Buffer.from(JSON.stringify([r.created_at.toISOString(), r.id])).toString('base64url');
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (typeof at === 'string' && !Number.isNaN(Date.parse(at)) && typeof id === 'string' && UUID_PATTERN.test(id))
-      return [at, id];
-  } catch {
-    // falls through to the refusal
-  }
+const encodeCursor = (r: ReceiptRow) => encodeKeyset({ at: r.created_at.toISOString(), id: r.id });
+function decodeCursor(cursor: string): Keyset {
+  const k = decodeKeyset(cursor);
+  if (k) return k;
   throw new DomainError('invalid_cursor', `cursor: '${cursor}' is not a next_cursor this tool returned`, {
     argument: 'cursor',
   });
@@ -284,10 +279,7 @@ export async function listReceipts(db: Knex, f: ReceiptFilters): Promise<Receipt
   if (f.action) q.where({ action: f.action });
   if (f.operation) q.where({ operation: f.operation });
   if (f.idempotency) q.where({ idempotency_namespace: f.idempotency.namespace, idempotency_key: f.idempotency.key });
-  if (f.cursor !== undefined) {
-    const [at, id] = decodeCursor(f.cursor);
-    q.whereRaw('(created_at, id) < (?::timestamptz, ?::uuid)', [at, id]);
-  }
+  if (f.cursor !== undefined) afterKeyset(q, 'r.created_at', 'r.id', decodeCursor(f.cursor));
   q.orderBy([
     { column: 'r.created_at', order: 'desc' },
     { column: 'r.id', order: 'desc' },

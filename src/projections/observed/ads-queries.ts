@@ -48,12 +48,33 @@ export const toTotals = (r: Record<string, unknown>): Totals => ({
 
 /** Campaign metrics per profile over each profile's window. */
 export async function profileTotals(db: Knex, windows: readonly ProfileWindow[]): Promise<Map<string, Totals>> {
-  if (windows.length === 0) return new Map();
+  const rows = await profileSums(db, windows, false);
+  return new Map(rows.map((r) => [`${r.account_id}/${r.provider_profile_id}`, toTotals(r)]));
+}
+
+/** The same metrics per profile and report date (the console's charts), oldest first. */
+export async function profileDays(
+  db: Knex,
+  windows: readonly ProfileWindow[],
+): Promise<Array<Totals & { account_id: string; provider_profile_id: string; day: string }>> {
+  const rows = await profileSums(db, windows, true);
+  return rows.map((r) => ({
+    account_id: r.account_id as string,
+    provider_profile_id: r.provider_profile_id as string,
+    day: r.day as string,
+    ...toTotals(r),
+  }));
+}
+
+/** Campaign metrics per profile, and per report date (`day`) when `perDay`. */
+async function profileSums(db: Knex, windows: readonly ProfileWindow[], perDay: boolean) {
+  if (windows.length === 0) return [];
+  const day = perDay ? `, to_char(m.report_date, 'YYYY-MM-DD') as day` : '';
   const { rows } = await db.raw(
-    `select m.account_id, m.provider_profile_id, ${TOTALS} from ${windowedDaily('ads_campaign_daily', SP_CAMPAIGN_DAILY)} group by 1, 2`,
+    `select m.account_id, m.provider_profile_id${day}, ${TOTALS} from ${windowedDaily('ads_campaign_daily', SP_CAMPAIGN_DAILY)} group by 1, 2${perDay ? ', 3 order by 3' : ''}`,
     [JSON.stringify(windows)],
   );
-  return new Map(rows.map((r: Record<string, unknown>) => [`${r.account_id}/${r.provider_profile_id}`, toTotals(r)]));
+  return rows as Record<string, unknown>[];
 }
 
 export interface ProfileFreshness {

@@ -80,21 +80,36 @@ export interface SalesTotals {
  * Confirmed sales per account, marketplace and currency (one currency per marketplace in
  * practice). `orders` counts the confirmed orders whose items were read.
  */
-export async function salesTotals(db: Knex, scopes: readonly SalesScope[]): Promise<SalesTotals[]> {
+export const salesTotals = (db: Knex, scopes: readonly SalesScope[]): Promise<SalesTotals[]> =>
+  salesSums(db, scopes, false);
+
+/** The same sums per local day (the console's charts): a window's totals are the sum of its days. */
+export const salesPerDay = (db: Knex, scopes: readonly SalesScope[]): Promise<Array<SalesTotals & { day: string }>> =>
+  salesSums(db, scopes, true);
+
+async function salesSums(db: Knex, scopes: readonly SalesScope[], perDay: false): Promise<SalesTotals[]>;
+async function salesSums(
+  db: Knex,
+  scopes: readonly SalesScope[],
+  perDay: true,
+): Promise<Array<SalesTotals & { day: string }>>;
+async function salesSums(db: Knex, scopes: readonly SalesScope[], perDay: boolean) {
   if (scopes.length === 0) return [];
-  const days = perScope('d', scopes, within('d'));
+  const day = perDay ? `, d.local_day` : '';
+  const where = perScope('d', scopes, within('d'));
   const { rows } = await db.raw(
-    `select d.account_id, d.marketplace_id, d.currency, sum(d.revenue) as revenue, sum(d.units) as units, sum(d.lines) as order_lines,
+    `select d.account_id, d.marketplace_id, d.currency${perDay ? `, to_char(d.local_day, 'YYYY-MM-DD') as day` : ''}, sum(d.revenue) as revenue, sum(d.units) as units, sum(d.lines) as order_lines,
   sum(d.orders_with_lines) filter (where ${statusIn('d.order_status', CONFIRMED_ORDER_STATUSES)}) as orders
-from ${rm}.${SALES_DAYS_TABLE} d where ${days.sql}
-group by d.account_id, d.marketplace_id, d.currency having sum(d.lines) > 0
-order by d.account_id, d.marketplace_id, d.currency`,
-    days.bindings,
+from ${rm}.${SALES_DAYS_TABLE} d where ${where.sql}
+group by d.account_id, d.marketplace_id, d.currency${day} having sum(d.lines) > 0
+order by d.account_id, d.marketplace_id, d.currency${day}`,
+    where.bindings,
   );
   return (rows as Record<string, unknown>[]).map((r) => ({
     account_id: r.account_id as string,
     marketplace_id: r.marketplace_id as string,
     currency: r.currency as string | null,
+    ...(perDay ? { day: r.day as string } : {}),
     revenue: count(r.revenue),
     units: count(r.units),
     orders: count(r.orders),

@@ -1,4 +1,5 @@
 import { prepared, type Knex } from '../../infra/db.js';
+import { afterKeyset, type Keyset } from '../keyset.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { ATTEMPTS_TABLE, DELIVERIES_TABLE } from './deliveries.js';
 import { WEBHOOKS_TABLE } from './projection.js';
@@ -79,13 +80,14 @@ export interface DeliveryRow {
   requested_at: string;
 }
 
-/** The account's most recent deliveries (of one webhook when named), newest first, with their attempts. */
+/** The account's most recent deliveries (of one webhook, in one status, after a keyset when given),
+ * newest first, with their attempts. */
 export async function listDeliveries(
   db: Knex,
   accountId: string,
-  filter: { webhook_name?: string; limit: number },
+  filter: { webhook_name?: string; status?: DeliveryRow['status']; before?: Keyset | null; limit: number },
 ): Promise<DeliveryRow[]> {
-  const query = table(db, DELIVERIES_TABLE)
+  const query = afterKeyset(table(db, DELIVERIES_TABLE), 'requested_at', 'delivery_id', filter.before)
     .where({ account_id: accountId })
     .orderBy([
       { column: 'requested_at', order: 'desc' },
@@ -103,6 +105,7 @@ export async function listDeliveries(
       iso(db, 'requested_at'),
     );
   if (filter.webhook_name) query.where({ webhook_name: filter.webhook_name });
+  if (filter.status) query.where({ status: filter.status });
   const rows: Omit<DeliveryRow, 'attempts'>[] = await query;
   const attempts: (AttemptRow & { delivery_id: string })[] = await table(db, ATTEMPTS_TABLE)
     .whereIn(
@@ -115,6 +118,22 @@ export async function listDeliveries(
     ...r,
     attempts: attempts.filter((a) => a.delivery_id === r.delivery_id).map(({ delivery_id: _, ...a }) => a),
   }));
+}
+
+/** The accounts' deliveries requested since `since`, counted per status. */
+export async function deliveryCounts(
+  db: Knex,
+  accountIds: readonly string[],
+  since: Date,
+): Promise<Record<DeliveryRow['status'], number>> {
+  const rows: Array<{ status: DeliveryRow['status']; n: string }> = await table(db, DELIVERIES_TABLE)
+    .whereIn('account_id', accountIds)
+    .where('requested_at', '>=', since)
+    .groupBy('status')
+    .select('status', db.raw('count(*) as n'));
+  const counts = { pending: 0, delivered: 0, failed: 0, cancelled: 0 };
+  for (const r of rows) counts[r.status] = Number(r.n);
+  return counts;
 }
 
 /** Pending deliveries and when each is due, for the workers' sweep (oldest first). */

@@ -1,0 +1,91 @@
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { Knex } from 'knex';
+import { html, page } from '../page.js';
+import { requireSignedIn, signedInUser, type WebApp } from '../session.js';
+import { activityBody, filterOf } from './activity.js';
+import { overviewBody, readOverview } from './overview.js';
+import { readContext, type ConsoleReader } from './reads.js';
+import { readTimeline } from './timeline.js';
+
+// The seller's console (docs/decisions/156-seller-console.md):
+//   GET /                    the demo seller's Overview, without sign-in
+//   GET /activity            the demo seller's Activity
+//   GET /console             the signed-in seller's Overview
+//   GET /console/activity    the signed-in seller's Activity
+// Read-only: the pages read through a tool context without an event store.
+
+export interface ConsolePagesDeps {
+  db: Knex;
+  /** whose console `/` shows: the user /demo/mcp serves */
+  demoUserId: string;
+  now?: () => Date;
+}
+
+interface Place {
+  /** where the Overview and Activity of this reader are */
+  overview: string;
+  activity: string;
+  reader: (req: FastifyRequest) => Promise<ConsoleReader>;
+  /** e.g. "the demo seller" */
+  whose: string;
+}
+
+export function registerConsolePages<L extends FastifyBaseLogger>(service: WebApp<L>, deps: ConsolePagesDeps): void {
+  // session.ts's hooks are typed for the base logger; only the logger's type differs
+  const app = service as unknown as WebApp;
+  const now = deps.now ?? (() => new Date());
+
+  const send = (reply: FastifyReply, body: string, status = 200) =>
+    reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+
+  const layout = async (req: FastifyRequest, place: Place, title: string, notice?: string) => ({
+    title,
+    notice,
+    signedIn: (await signedInUser(req)) !== null,
+    wide: true,
+    sections: html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
+      <span>${place.whose}</span>`,
+  });
+
+  const serve = (place: Place, preHandler: typeof requireSignedIn | []) => {
+    app.get(place.overview, { preHandler }, async (req, reply) => {
+      const ctx = readContext(req, deps.db, await place.reader(req), now);
+      const body = overviewBody(await readOverview(ctx), place.activity);
+      return send(reply, page(await layout(req, place, 'Overview'), body));
+    });
+    app.get(place.activity, { preHandler }, async (req, reply) => {
+      const filter = filterOf(req.query as Record<string, unknown>);
+      if ('problem' in filter)
+        return send(
+          reply,
+          page(
+            await layout(req, place, 'Activity', filter.problem),
+            html`<p><a href="${place.activity}">Show everything</a></p>`,
+          ),
+          400,
+        );
+      const ctx = readContext(req, deps.db, await place.reader(req), now);
+      const view = { filter, ...(await readTimeline(ctx, filter)) };
+      return send(reply, page(await layout(req, place, 'Activity'), activityBody(view, place.activity)));
+    });
+  };
+
+  serve(
+    {
+      overview: '/',
+      activity: '/activity',
+      reader: async () => ({ userId: deps.demoUserId, endpoint: 'demo' }),
+      whose: 'The demo seller, read-only',
+    },
+    [],
+  );
+  serve(
+    {
+      overview: '/console',
+      activity: '/console/activity',
+      reader: async (req) => ({ userId: (await signedInUser(req))!.userId, endpoint: 'mcp' }),
+      whose: 'Your accounts',
+    },
+    requireSignedIn,
+  );
+}
