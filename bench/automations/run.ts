@@ -120,7 +120,7 @@ function workerRunner() {
 
 /** The sandbox's p50 for each handler, next to the bare cycle's taken in turns with it. */
 type SandboxFigures = Array<{ handler: string; sandbox: Stats; cycle: Stats }>;
-/** machine CPU per repricing run with the runners kept busy (the sandbox phase's) */
+/** CPU per repricing run with the runners kept busy, this process's and its runners' (the sandbox phase's) */
 let runCpuMs: number | undefined;
 
 async function sandboxPhase(bare: Stats | undefined): Promise<SandboxFigures> {

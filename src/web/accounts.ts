@@ -34,7 +34,7 @@ import {
 } from '../identity/passwords.js';
 import type { Mailer } from '../infra/mail.js';
 import type { Keyring } from '../secrets/vault.js';
-import { csrfField, html, page, type Html } from './page.js';
+import { csrfField, html, page, sendPage as send, type Html } from './page.js';
 import { rateLimited } from './rate-limit.js';
 import {
   csrfToken,
@@ -75,10 +75,6 @@ const form = (req: FastifyRequest): Form => {
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]));
 };
 const query = (req: FastifyRequest): Form => (req.query ?? {}) as Form;
-
-function send(reply: FastifyReply, body: string, status = 200) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
-}
 
 const passwordInput = (name: string, label: string, autocomplete: string) =>
   html`<label for="${name}">${label}</label>

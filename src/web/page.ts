@@ -1,3 +1,5 @@
+import type { FastifyReply } from 'fastify';
+
 // HTML for the service's own pages: plain, accessible, no JavaScript. Every interpolated value
 // is escaped unless it is already Html (made by `html` itself).
 
@@ -40,6 +42,10 @@ export interface PageOptions {
   /** a wider column, for charts and tables */
   wide?: boolean;
 }
+
+/** Answers with a page, never cached (it may show a signed-in seller's data or a form's token). */
+export const sendPage = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
 /** A whole page in the service's one layout. */
 export function page(options: PageOptions, body: Html): string {

@@ -1,4 +1,5 @@
 import { marketplaceById } from '../../domain/shared/marketplaces.js';
+import { majorUnits } from '../../runtime/context/money.js';
 
 // How the console writes figures: money in its own currency, never summed with another.
 
@@ -10,10 +11,8 @@ const currencyFormat = (currency: string) => {
 };
 
 /** Integer minor units of `currency` as money: 1234 EUR is €12.34, 1234 JPY is ¥1,234. */
-export function money(minor: number, currency: string): string {
-  const f = currencyFormat(currency);
-  return f.format(minor / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
-}
+export const money = (minor: number, currency: string): string =>
+  currencyFormat(currency).format(majorUnits(minor, currency)!);
 
 export const count = (n: number): string => n.toLocaleString('en');
 

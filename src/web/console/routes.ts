@@ -1,6 +1,6 @@
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import { html, page } from '../page.js';
+import { html, page, sendPage as send } from '../page.js';
 import { requireSignedIn, signedInUser, type WebApp } from '../session.js';
 import { activityBody, filterOf } from './activity.js';
 import { overviewBody, readOverview } from './overview.js';
@@ -34,9 +34,6 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
   // session.ts's hooks are typed for the base logger; only the logger's type differs
   const app = service as unknown as WebApp;
   const now = deps.now ?? (() => new Date());
-
-  const send = (reply: FastifyReply, body: string, status = 200) =>
-    reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
 
   const layout = async (req: FastifyRequest, place: Place, title: string, notice?: string) => ({
     title,
