@@ -134,6 +134,18 @@ export function page(options: PageOptions, body: Html): string {
           .timeline p {
             margin: 0.25rem 0;
           }
+          .facts {
+            display: grid;
+            grid-template-columns: max-content 1fr;
+            gap: 0.1rem 1rem;
+            overflow-wrap: anywhere;
+          }
+          .facts dt {
+            font-weight: 600;
+          }
+          .facts dd {
+            margin: 0;
+          }
           nav a {
             display: inline-block;
             padding: 0.25rem 0;

@@ -9,6 +9,8 @@ import { ACTIONS_TABLE, RUNS_TABLE } from './projection.js';
 export interface ActionFilter {
   accountIds: readonly string[];
   automation_id?: string;
+  /** only the actions of runs on this event */
+  event_id?: string;
   status?: ActionStatus;
   /** decided at or after */
   since?: Date | null;
@@ -94,6 +96,7 @@ export async function listAutomationActions(db: Knex, f: ActionFilter): Promise<
 function matchingActions(db: Knex, f: Omit<ActionFilter, 'limit'>) {
   const q = db.withSchema(READ_MODEL_SCHEMA).table(ACTIONS_TABLE).whereIn('account_id', f.accountIds);
   if (f.automation_id) q.where({ automation_id: f.automation_id });
+  if (f.event_id) q.where({ event_id: f.event_id });
   if (f.status) q.where({ status: f.status });
   if (f.since) q.where('decided_at', '>=', f.since);
   return q;
