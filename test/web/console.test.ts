@@ -20,6 +20,7 @@ import { webhookDeliveriesProjection } from '../../src/projections/webhook/deliv
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { listDeliveries } from '../../src/projections/webhook/queries.js';
 import { money } from '../../src/web/console/format.js';
+import { RATE_LIMITS } from '../../src/web/rate-limit.js';
 import { deliveryStep } from '../../src/workers/webhook/deliver.js';
 import { createPoster } from '../../src/workers/webhook/post.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
@@ -324,6 +325,18 @@ describe('the console pages over HTTP', function () {
     } finally {
       await site.close();
     }
+  });
+
+  it('answers each visitor of the demo pages within a limit of its own: past it, 429 with Retry-After', async () => {
+    let refused: Response | undefined;
+    for (let i = 0; i <= RATE_LIMITS.demoPages.perIp.max && !refused; i++) {
+      const res = await fetch(`${serving.base}/activity/events/not-an-id`, { headers: { accept: 'text/html' } });
+      if (res.status === 429) refused = res;
+      else expect(res.status).to.equal(404);
+    }
+    expect(refused, 'no page refused').to.not.equal(undefined);
+    expect(Number(refused!.headers.get('retry-after'))).to.be.greaterThan(0);
+    expect(await refused!.text()).to.contain('Too many requests from here.');
   });
 
   it('keeps /console behind sign-in', async () => {

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import type { ToolContext } from '../../mcp/tool.js';
 import { html, page, sendPage as send, type Html } from '../page.js';
-import { requireSignedIn, signedInUser, type WebApp } from '../session.js';
+import { rateLimited } from '../rate-limit.js';
+import { requireSignedIn, signedInUser, type WebApp, type WebHook } from '../session.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { activityBody, filterOf } from './activity.js';
 import { eventBody, readEventView, readReceipt, receiptBody, type Detail } from './detail.js';
@@ -48,7 +49,7 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       <span>${place.whose}</span>`,
   });
 
-  const serve = (place: Place, preHandler: typeof requireSignedIn | []) => {
+  const serve = (place: Place, preHandler: WebHook) => {
     app.get(place.overview, { preHandler }, async (req, reply) => {
       const ctx = readContext(req, deps.db, await place.reader(req), now);
       const body = overviewBody(await readOverview(ctx), place.activity);
@@ -97,7 +98,8 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       reader: async () => ({ userId: deps.demoUserId, endpoint: 'demo' }),
       whose: 'The demo seller, read-only',
     },
-    [],
+    // anyone may read them, as /demo/mcp: each visitor within a limit of its own
+    rateLimited('demoPages'),
   );
   serve(
     {
