@@ -109,7 +109,7 @@ const RUN_KEY: Columns = {
 
 export const automationRunsProjection = eventProjection<AutomationRunEvent>({
   name: 'automation_runs',
-  version: 2,
+  version: 3,
   events: automationRunEventSchemas,
   tables: {
     [RUNS_TABLE]: {
@@ -125,6 +125,8 @@ export const automationRunsProjection = eventProjection<AutomationRunEvent>({
         warned: 'boolean',
         at: 'timestamptz index',
       },
+      // alerts: an automation's latest runs
+      indexes: [['automation_id', 'at']],
     },
     [ACTIONS_TABLE]: {
       columns: {

@@ -125,7 +125,9 @@ function itemBody(item: Item, path: string): Html {
             cause.kind === 'automation'
               ? html`Posted by ${automation(cause.automation_id, cause.automation_version)} on
                   <a href="${eventPath(path, cause.event_id)}">event ${cause.event_id}</a>.`
-              : `A test delivery, sent by ${cause.by}.`
+              : cause.kind === 'alert'
+                ? `An alert (${cause.alert_kind.replaceAll('_', ' ')}).`
+                : `A test delivery, sent by ${cause.by}.`
           }
         </p>`;
     }
