@@ -10,6 +10,7 @@ import { automationDecider } from '../../src/domain/automation/decide.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { subscriptionDecider, subscriptionId, type SubscriptionCommand } from '../../src/domain/stream/subscription.js';
 import { newId } from '../../src/domain/shared/ids.js';
+import { createCredentials } from '../../src/identity/credentials.js';
 import { createMailer } from '../../src/infra/mail.js';
 import { alertsProjection } from '../../src/projections/alerts/projection.js';
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
@@ -204,10 +205,13 @@ describe('alerts', function () {
     expect(await alertRows()).to.have.length(4);
   });
 
-  it('mails the alerts to an address when that is the destination', async () => {
+  it("mails the alerts to the seller's own address when that is the destination, read at sending", async () => {
+    const user_id = newId();
+    const email = `alerts.${user_id}@example.com`;
+    await createCredentials(h.db, { user_id, email, password_hash: null });
     await setAlertDestination(deps.ctx, {
       account_id: account,
-      destination: { kind: 'email', address: 'seller@example.com' },
+      destination: { kind: 'email', user_id },
       by: 'user-1',
       at: at(),
     });
@@ -216,7 +220,9 @@ describe('alerts', function () {
     await runs(true, FAILING_RUNS);
     await sweep();
     expect(mails).to.have.length(1);
-    expect(mails[0]!.to).to.deep.equal(['seller@example.com']);
+    expect(mails[0]!.to).to.deep.equal([email]);
+    const events = (await h.allEvents()).filter((e) => e.streamId === `alert-${account}`);
+    expect(JSON.stringify(events.map((e) => e.data)), 'the address stays out of the log').to.not.contain(email);
     expect(mails[0]!.subject).to.equal('Alert: automation failing');
     expect(mails[0]!.text).to.contain(`Automation ${automation}`);
     expect(hook.receiver.received, 'no more webhook posts').to.have.length(4);

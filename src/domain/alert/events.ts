@@ -15,10 +15,14 @@ export const ALERT_KINDS = [
 export const AlertKind = z.enum(ALERT_KINDS);
 export type AlertKind = z.infer<typeof AlertKind>;
 
-/** Where the account's alerts go: one of its webhooks (by name) or an email address. */
+/**
+ * Where the account's alerts go: one of its webhooks (by name), or a seller's own email address,
+ * named by their user id (the address is read at sending: it never enters the log, and a deleted
+ * seller's is gone).
+ */
 export const AlertDestination = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('webhook'), webhook: z.string().min(1) }),
-  z.object({ kind: z.literal('email'), address: z.email() }),
+  z.object({ kind: z.literal('email'), user_id: z.uuid() }),
 ]);
 export type AlertDestination = z.infer<typeof AlertDestination>;
 

@@ -1,6 +1,7 @@
 import { markAlertSent, recordFindings } from '../../commands/alert/execute.js';
 import type { CommandContext } from '../../commands/shared/handler.js';
 import type { UnsentAlert } from '../../domain/alert/decide.js';
+import { credentialsOf } from '../../identity/credentials.js';
 import type { Knex } from '../../infra/db.js';
 import type { Logger } from '../../infra/logger.js';
 import type { Mailer } from '../../infra/mail.js';
@@ -32,7 +33,9 @@ export const ALERT_SWEEP_EVERY_MS = 60_000;
 async function send(deps: AlertSweepDeps, account_id: string, alert: UnsentAlert): Promise<string | null> {
   const d = alert.destination;
   if (d.kind === 'email') {
-    await deps.mailer.send({ to: d.address, subject: `Alert: ${alert.kind.replaceAll('_', ' ')}`, text: alert.detail });
+    const to = (await credentialsOf(deps.db, d.user_id))?.email;
+    if (!to) return `user ${d.user_id} has no email address (the account was deleted)`;
+    await deps.mailer.send({ to, subject: `Alert: ${alert.kind.replaceAll('_', ' ')}`, text: alert.detail });
     return null;
   }
   const posted = await deps.webhooks.postAlert({ accountId: account_id, webhook: d.webhook, alert });
