@@ -208,8 +208,10 @@ export function activityBody(view: ActivityView, path: string): Html {
                     ${KIND_NAMES[item.kind].one}${'status' in item.row && item.row.status ? html` · <span class="status">${item.row.status}</span>` : ''}
                   </h2>
                   <p>
-                    <time datetime="${item.at}">${item.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time> ·
-                    ${item.id}
+                    <time class="at" datetime="${item.at}"
+                      >${item.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time
+                    >
+                    · ${item.id}
                   </p>
                   ${itemBody(item, path)}
                 </li>`,
