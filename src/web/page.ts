@@ -123,7 +123,7 @@ export function page(options: PageOptions, body: Html): string {
             padding: 0;
             overflow-wrap: anywhere;
           }
-          .timeline li {
+          .timeline > li {
             border-top: 1px solid #ccc;
             padding: 0.5rem 0;
           }

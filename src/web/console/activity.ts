@@ -4,6 +4,7 @@ import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { decodeKeyset, encodeKeyset, type Keyset } from '../../projections/keyset.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { html, type Html } from '../page.js';
+import { timeOf } from './format.js';
 import { eventPath, filterLink, receiptPath } from './links.js';
 import { KINDS, STATUSES_OF, type Item, type Kind, type TimelineFilter } from './timeline.js';
 
@@ -111,7 +112,7 @@ function itemBody(item: Item, path: string): Html {
                 ${d.attempts.map(
                   (a) =>
                     html`<li>
-                      Attempt ${a.attempt} at <time datetime="${a.started_at}">${a.started_at}</time>:
+                      Attempt ${a.attempt} at ${timeOf(a.started_at)}:
                       ${a.status === null ? 'no answer' : `HTTP ${a.status}`}, ${a.duration_ms} ms,
                       ${a.outcome}${a.error ? ` (${a.error})` : ''}
                       ${a.response ? html`<pre>${a.response.slice(0, 500)}</pre>` : ''}
@@ -134,7 +135,7 @@ function itemBody(item: Item, path: string): Html {
     case 'event': {
       const e = item.row;
       return html`<p><a href="${eventPath(path, e.id)}">${e.summary}</a></p>
-        <p>Account ${e.account_name}, received <time datetime="${e.received_at}">${e.received_at}</time>.</p>`;
+        <p>Account ${e.account_name}, received ${timeOf(e.received_at)}.</p>`;
     }
   }
 }
@@ -207,12 +208,7 @@ export function activityBody(view: ActivityView, path: string): Html {
                   <h2>
                     ${KIND_NAMES[item.kind].one}${'status' in item.row && item.row.status ? html` · <span class="status">${item.row.status}</span>` : ''}
                   </h2>
-                  <p>
-                    <time class="at" datetime="${item.at}"
-                      >${item.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time
-                    >
-                    · ${item.id}
-                  </p>
+                  <p>${timeOf(item.at, 'at')} · ${item.id}</p>
                   ${itemBody(item, path)}
                 </li>`,
             )}

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { ReceiptHistoryEntry, receiptSchema } from '../../projections/mutations/queries.js';
 import { listDeliveries, type DeliveryRow } from '../../projections/webhook/queries.js';
 import { html, type Html } from '../page.js';
+import { timeOf } from './format.js';
 import { eventPath, filterLink, receiptPath } from './links.js';
 import { callTool, type Refusal } from './reads.js';
 
@@ -29,12 +30,6 @@ function json(value: unknown): Html {
         </p>`
     : html`<pre>${text}</pre>`;
 }
-
-const time = (iso: string | Date | null | undefined): Html | string => {
-  if (!iso) return '—';
-  const at = typeof iso === 'string' ? iso : iso.toISOString();
-  return html`<time datetime="${at}">${at.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC')}</time>`;
-};
 
 const facts = (rows: Array<[string, Html | string | number | null | undefined]>) =>
   html`<dl class="facts">
@@ -76,8 +71,8 @@ export function receiptBody(r: Receipt, activity: string): Html {
       ['HTTP status', r.http_status],
       ['Provider calls', r.attempts],
       ['Account', r.account_name],
-      ['Admitted', time(r.created_at)],
-      ['Result recorded', time(r.recorded_at)],
+      ['Admitted', timeOf(r.created_at)],
+      ['Result recorded', timeOf(r.recorded_at)],
       ['Caused by', causeText],
       ['Request id', r.request_id],
       ['Submission id', r.submission_id],
@@ -104,7 +99,7 @@ export function receiptBody(r: Receipt, activity: string): Html {
       ${r.history.map(
         (e) =>
           html`<li>
-            <strong>${e.type}</strong> · ${time(e.recorded_at)} · revision ${e.revision}
+            <strong>${e.type}</strong> · ${timeOf(e.recorded_at)} · revision ${e.revision}
             <details>
               <summary>The event as recorded</summary>
               ${json(e.data)}
@@ -150,8 +145,8 @@ export function eventBody(v: EventView, activity: string): Html {
   return html`<h2>${e.summary}</h2>
     ${facts([
       ['Type', e.stream_type ?? 'synthetic'],
-      ['Occurred', time(e.occurred_at)],
-      ['Received', time(e.received_at)],
+      ['Occurred', timeOf(e.occurred_at)],
+      ['Received', timeOf(e.received_at)],
       ['Account', e.account_name],
     ])}
     ${
