@@ -17,10 +17,9 @@ import { assertProjectionNames } from './schema.js';
 /**
  * A batch's stored bytes: the page projections' events are pages of up to 100 orders (a third of a
  * megabyte of JSON), so 500 of them, read by several projections at once, held gigabytes in a
- * backfill. Stored (lz4) bytes are a few times fewer than the JSON's, and the objects' more: at
- * 8 MiB the batches in flight were the largest part of a full backfill's live heap (~500 MiB).
+ * backfill. Stored (lz4) bytes are a few times fewer than the JSON's, and the objects' more.
  */
-const BATCH_BYTES = 2 * 2 ** 20;
+const BATCH_BYTES = 8 * 2 ** 20;
 
 /** A live projection whose last batch applied within this long joins others in one transaction. */
 const JOINS_WITHIN_MS = 50;
