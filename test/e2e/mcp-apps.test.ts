@@ -15,6 +15,7 @@ import { money } from '../../src/web/console/format.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { ordersSync } from '../../src/workers/sync/orders.js';
 import { hostApp } from '../support/app-host.js';
+import { expectAccessible } from '../support/axe.js';
 import { quietReport } from '../support/automation-run.js';
 import { launchChromium, type ChromiumSession } from '../support/chromium.js';
 import { eventually } from '../support/processes.js';
@@ -106,6 +107,7 @@ describe('the MCP Apps in a browser host', function () {
       }
       // and nothing around them: the only request the browser made is the host page's
       expect(requests).to.deep.equal(['http://mcp-app-host.test/']);
+      await expectAccessible(host.frame, 'the sales per day app');
       await mkdir(join(process.cwd(), 'docs', 'console'), { recursive: true });
       // a viewport as tall as the app: a full-page shot leaves the frame's lower part unpainted
       const height = await host.frame.locator('html').evaluate((e) => Math.ceil(e.getBoundingClientRect().height));
@@ -182,6 +184,7 @@ describe('the MCP Apps in a browser host', function () {
         `update on Listing ${listing.id}`,
       ]);
       expect(await host.frame.getByText('payload.patches: must be a non-empty array').count()).to.equal(1);
+      await expectAccessible(host.frame, 'the automation activity app');
       expect(host.calls).to.have.length(0);
       await host.frame.getByRole('button', { name: 'Refresh' }).click();
       await eventually(async () => (host.calls.length > 0 ? true : undefined), 'the call Refresh makes');
