@@ -14,28 +14,21 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { DEMO_USER_ID } from '../../src/domain/shared/ids.js';
-import { BENCH_SCALE } from '../../src/marketplace/simulator/index.js';
 import type { ToolContext } from '../../src/mcp/tool.js';
 import { overviewBody, readOverview } from '../../src/web/console/overview.js';
 import { page } from '../../src/web/page.js';
 import { connect, ping, timeSideBySide, WARM_UP, type Times } from '../mcp/round-trips.js';
-import { withSyncedProfile } from '../profile.js';
-import { fmt, percentile, printMachine } from '../support.js';
+import { profileOptions, scaleOf, withSyncedProfile } from '../profile.js';
+import { fmt, percentile, printMachine, runMain } from '../support.js';
 
 const { values: args } = parseArgs({
   options: {
-    listings: { type: 'string', default: String(BENCH_SCALE.listings) },
-    'order-lines': { type: 'string', default: String(BENCH_SCALE.orderLines) },
+    ...profileOptions(),
     calls: { type: 'string', default: '100' },
-    keep: { type: 'string' },
-    'admin-url': {
-      type: 'string',
-      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    },
   },
 });
 const adminUrl = args['admin-url']!;
-const scale = { listings: Number(args.listings), orderLines: Number(args['order-lines']) };
+const scale = scaleOf(args);
 const calls = Number(args.calls);
 const REVISION = '2026-07-28';
 
@@ -99,10 +92,4 @@ async function main(): Promise<void> {
     }
   });
 }
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);
