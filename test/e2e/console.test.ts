@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT_ID } from '../../src/service.js';
+import { expectAccessible } from '../support/axe.js';
 import { launchChromium, type ChromiumSession } from '../support/chromium.js';
 import { cli, eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -10,7 +11,8 @@ import { startOwnService, type OwnService } from '../support/service.js';
 
 // The demo seller's console in a real browser (chromium), as `npm start` serves it: the Overview
 // at `/` without sign-in draws the demo seller's synced sales as a chart; Activity pages through
-// webhook deliveries the workers made. Screenshots at desktop and phone width go to docs/console/.
+// webhook deliveries the workers made. Screenshots at desktop and phone width go to docs/console/,
+// each page and width checked with axe-core (no serious or critical violation) first.
 
 const SHOTS = join(process.cwd(), 'docs', 'console');
 const DESKTOP = { width: 1280, height: 900 };
@@ -24,12 +26,14 @@ describe("the demo seller's console in a browser", function () {
   let browser: ChromiumSession;
   let page: Page;
 
+  /** a screenshot at desktop and phone width, each checked with axe-core first */
   const shoot = async (name: string) => {
     for (const [width, size] of [
       ['desktop', DESKTOP],
       ['phone', PHONE],
     ] as const) {
       await page.setViewportSize(size);
+      await expectAccessible(page, `${name} at ${width} width`);
       await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
     }
     await page.setViewportSize(DESKTOP);
