@@ -13,8 +13,9 @@ type Connection = AccountView['selling'] | AccountView['ads'];
 
 const statusOf = (c: Connection): string => {
   if (!c) return 'not connected';
-  if (c.active) return `connected (${c.provider_id})`;
-  return `inactive since ${c.inactive?.since.slice(0, 10) ?? '?'}: ${c.inactive?.detail ?? 'disconnected'}`;
+  if (c.inactive) return `inactive since ${c.inactive.since.slice(0, 10)}: ${c.inactive.detail}`;
+  // connected, but selling in no marketplace, or no advertising profile with a valid payment method
+  return `connected (${c.provider_id})${c.active ? '' : ', not in good standing'}`;
 };
 
 const disconnectForm = (reply: FastifyReply, a: { id: string; name: string }, problems: Problems = {}) => {
