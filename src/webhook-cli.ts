@@ -23,8 +23,8 @@ import { listDeliveries, listWebhooks } from './projections/webhook/queries.js';
 import type { Projection } from './projections/projection.js';
 import { webhookNotifier, webhookQueue } from './workers/webhook/queue.js';
 
-// `npm run cli -- webhook …`: an account's webhook settings until the web console manages them
-// (spec 2.13), "send test" and the deliveries' activity (spec 4.13).
+// `npm run cli -- webhook …`: an account's webhook settings, as the console's Settings manages them
+// too (spec 2.13), "send test" and the deliveries' activity (spec 4.13).
 
 export const WEBHOOK_USAGE = `  webhook add --account <id> --name <name> --url <https url> [--header 'Name: value']... [--type json|chat]
                                               configure a webhook; prints its signing secret once
