@@ -1,11 +1,9 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { credentialsByEmail } from '../../src/identity/credentials.js';
 import { createDb, type Knex } from '../../src/infra/db.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
-import { launchChromium, type ChromiumSession } from '../support/chromium.js';
+import { DESKTOP, launchChromium, shootWidths, type ChromiumSession } from '../support/chromium.js';
 import { cli, eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startOwnService, type OwnService } from '../support/service.js';
@@ -15,9 +13,6 @@ import { startOwnService, type OwnService } from '../support/service.js';
 // answered, then find that delivery in Activity with its status. Screenshots of Settings at
 // desktop and phone width go to docs/console/.
 
-const SHOTS = join(process.cwd(), 'docs', 'console');
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const ANSWER = 'thanks, received';
 
 describe("a seller's Settings in a browser", function () {
@@ -28,17 +23,6 @@ describe("a seller's Settings in a browser", function () {
   let browser: ChromiumSession;
   let page: Page;
 
-  const shoot = async (name: string) => {
-    for (const [width, size] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      await page.setViewportSize(size);
-      await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-    await page.setViewportSize(DESKTOP);
-  };
-
   before(async () => {
     receiver = await startReceiver((_n, response) => response.writeHead(202).end(ANSWER));
     own = await startOwnService('settings', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
@@ -46,7 +30,6 @@ describe("a seller's Settings in a browser", function () {
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize(DESKTOP);
-    await mkdir(SHOTS, { recursive: true });
   });
   after(async () => {
     await browser?.close();
@@ -85,7 +68,7 @@ describe("a seller's Settings in a browser", function () {
     await page.getByRole('link', { name: 'Back to Settings' }).click();
     await page.getByRole('heading', { name: 'alerts', exact: true }).waitFor();
     expect(await page.content()).to.not.contain('e2e-only');
-    await shoot('settings');
+    await shootWidths(page, 'settings');
 
     await page.getByRole('button', { name: 'Send test to alerts' }).click();
     await page.getByRole('heading', { name: 'Test sent to alerts' }).waitFor({ timeout: 40_000 });

@@ -18,7 +18,7 @@ import { listWebhooks } from '../../src/projections/webhook/queries.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { startWebhookDelivery, webhookNotifier, type RunningWebhooks } from '../../src/workers/webhook/queue.js';
 import { TEST_REDIS_PREFIX } from '../support/env.js';
-import { pkce, startOAuthService, type OAuthService } from '../support/oauth.js';
+import { authorizedClient, startOAuthService, type OAuthService } from '../support/oauth.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -326,47 +326,7 @@ describe('the console Settings page over HTTP', function () {
     let oauth: OAuthService | undefined;
     try {
       oauth = await startOAuthService({ db: h.db, store: h.store, demoUserId: randomUUID() });
-      const redirectUri = 'http://127.0.0.1:9/callback';
-      const registered = await fetch(`${oauth.base}/oauth/reg`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          client_name: 'Settings agent',
-          redirect_uris: [redirectUri],
-          token_endpoint_auth_method: 'none',
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-        }),
-      });
-      const clientId = ((await registered.json()) as { client_id: string }).client_id;
-      const { verifier, challenge } = pkce();
-      const browser = await oauth.browserFor(userId);
-      const back = await browser.authorize(
-        `${oauth.oauth.issuer}/auth?${new URLSearchParams({
-          client_id: clientId,
-          redirect_uri: redirectUri,
-          response_type: 'code',
-          scope: 'mcp:read mcp:write',
-          resource: `${oauth.base}/mcp`,
-          state: 's',
-          code_challenge: challenge,
-          code_challenge_method: 'S256',
-        })}`,
-        oauth.base,
-      );
-      const tokens = (await (
-        await fetch(`${oauth.base}/oauth/token`, {
-          method: 'POST',
-          body: new URLSearchParams({
-            grant_type: 'authorization_code',
-            code: back.searchParams.get('code')!,
-            redirect_uri: redirectUri,
-            client_id: clientId,
-            resource: `${oauth.base}/mcp`,
-            code_verifier: verifier,
-          }),
-        })
-      ).json()) as { access_token: string };
+      const tokens = await authorizedClient(oauth, userId, 'Settings agent');
       expect(await oauth.oauth.checkAccessToken(tokens.access_token)).to.not.equal(null);
 
       const page = await seller.get('/console/settings');

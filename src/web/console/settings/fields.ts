@@ -28,13 +28,13 @@ interface Field {
 
 const idOf = (f: Pick<Field, 'form' | 'name'>) => `${f.form}-${f.name}`;
 
-/** The field's hint and problem, and the ids that describe it. */
-function describe(f: Field): { described: string | undefined; after: Html } {
+/** The field's hint and problem, and the attributes that tie them to it. */
+function describe(f: Field): { aria: Html; after: Html } {
   const id = idOf(f);
   const problem = f.problems[f.name];
   const ids = [f.hint ? `${id}-hint` : '', problem ? `${id}-problem` : ''].filter(Boolean).join(' ');
   return {
-    described: ids || undefined,
+    aria: html`aria-invalid="${problem ? 'true' : 'false'}" ${ids ? html`aria-describedby="${ids}"` : ''}`,
     after: html`${f.hint ? html`<p id="${id}-hint">${f.hint}</p>` : ''}${
       problem ? html`<p id="${id}-problem" class="field-error">${problem}</p>` : ''
     }`,
@@ -44,7 +44,7 @@ function describe(f: Field): { described: string | undefined; after: Html } {
 export function textField(
   f: Field & { value?: string; type?: 'text' | 'url'; required?: boolean; max?: number },
 ): Html {
-  const { described, after } = describe(f);
+  const { aria, after } = describe(f);
   return html`<label for="${idOf(f)}">${f.label}</label>
     <input
       id="${idOf(f)}"
@@ -53,30 +53,22 @@ export function textField(
       value="${f.value ?? ''}"
       ${f.required ? html`required` : ''}
       ${f.max ? html`maxlength="${f.max}"` : ''}
-      aria-invalid="${f.problems[f.name] ? 'true' : 'false'}"
-      ${described ? html`aria-describedby="${described}"` : ''}
+      ${aria}
     />${after}`;
 }
 
 export function textArea(f: Field & { rows?: number }): Html {
-  const { described, after } = describe(f);
+  const { aria, after } = describe(f);
   return html`<label for="${idOf(f)}">${f.label}</label>
-    <textarea
-      id="${idOf(f)}"
-      name="${f.name}"
-      rows="${f.rows ?? 3}"
-      aria-invalid="${f.problems[f.name] ? 'true' : 'false'}"
-      ${described ? html`aria-describedby="${described}"` : ''}
-    ></textarea
-    >${after}`;
+    <textarea id="${idOf(f)}" name="${f.name}" rows="${f.rows ?? 3}" ${aria}></textarea>${after}`;
 }
 
 export function selectField(
   f: Field & { options: ReadonlyArray<{ value: string; text: string }>; value?: string },
 ): Html {
-  const { described, after } = describe(f);
+  const { aria, after } = describe(f);
   return html`<label for="${idOf(f)}">${f.label}</label>
-    <select id="${idOf(f)}" name="${f.name}" ${described ? html`aria-describedby="${described}"` : ''}>
+    <select id="${idOf(f)}" name="${f.name}" ${aria}>
       ${f.options.map(
         (o) => html`<option value="${o.value}" ${o.value === f.value ? html`selected` : ''}>${o.text}</option>`,
       )}
@@ -87,17 +79,9 @@ export function selectField(
 /** A destructive action's confirmation: a box to tick (checked again on the server). */
 export function confirmBox(f: Omit<Field, 'name'>): Html {
   const field = { ...f, name: 'confirm' };
-  const { described, after } = describe(field);
+  const { aria, after } = describe(field);
   return html`<label class="check" for="${idOf(field)}"
-      ><input
-        id="${idOf(field)}"
-        name="confirm"
-        type="checkbox"
-        value="yes"
-        required
-        ${described ? html`aria-describedby="${described}"` : ''}
-      />
-      ${f.label}</label
+      ><input id="${idOf(field)}" name="confirm" type="checkbox" value="yes" required ${aria} /> ${f.label}</label
     >${after}`;
 }
 

@@ -208,93 +208,89 @@ async function named(deps: SettingsDeps, seller: Seller, f: FormFields) {
 }
 const noSuchWebhook = (f: FormFields) => notFound(`You have no webhook named "${f.webhook ?? ''}" on that account.`);
 
-export const webhookPosts = (deps: SettingsDeps): Record<string, Handler> => ({
-  async add(reply, seller, f) {
-    const problems: Problems = {};
-    if (!ownAccount(seller, f.account)) problems.account = 'Choose one of your accounts.';
-    const s = settingsOf(f, problems, false);
-    const refused = () => refusedForm('Add a webhook', addForm(reply, seller, { ...f, headers: '' }, problems));
-    if (Object.keys(problems).length) return refused();
-    try {
-      const added = await configureWebhook(seller.webhookCall, {
-        account_id: f.account!,
-        name: s.name,
-        url: s.url,
-        headers: s.headers ?? {},
-        kind: s.kind!,
-      });
-      return secretPage('Webhook added', s.name, added.secret);
-    } catch (err) {
-      Object.assign(problems, problemsOf(err, ['name', 'url', 'headers']));
-      return refused();
-    }
-  },
-
-  async edit(reply, seller, f) {
-    const found = await named(deps, seller, f);
-    if (!found) return noSuchWebhook(f);
-    const problems: Problems = {};
-    const s = settingsOf(f, problems, true);
-    const refused = () =>
-      refusedForm('Edit webhook', editForm(reply, found.account, found.webhook, { ...f, headers: '' }, problems));
-    if (Object.keys(problems).length) return refused();
-    try {
-      await updateWebhook(seller.webhookCall, found.account, found.webhook.name, {
-        name: s.name,
-        url: s.url,
-        kind: s.kind!,
-        ...(s.headers ? { headers: s.headers } : {}),
-      });
-    } catch (err) {
-      if (err instanceof DomainError && err.code === 'not_found') return noSuchWebhook(f);
-      Object.assign(problems, problemsOf(err, ['name', 'url', 'headers']));
-      return refused();
-    }
-    return backTo('webhooks', `Saved ${s.name}.`);
-  },
-
-  async enabled(_reply, seller, f) {
-    const found = await named(deps, seller, f);
-    if (!found) return noSuchWebhook(f);
-    const enable = f.enabled === 'yes';
-    await setWebhookEnabled(seller.webhookCall, found.account, found.webhook.name, enable);
-    return backTo('webhooks', `${enable ? 'Enabled' : 'Disabled'} ${found.webhook.name}.`);
-  },
-
-  async rotate(reply, seller, f) {
+export const webhookPosts = (deps: SettingsDeps): Record<string, Handler> => {
+  /** A destructive action on the named webhook, once its box is ticked. */
+  async function confirmed(
+    reply: FastifyReply,
+    seller: Seller,
+    f: FormFields,
+    what: 'rotate' | 'remove',
+    act: (account: string, name: string) => Promise<Answer>,
+  ): Promise<Answer> {
     const found = await named(deps, seller, f);
     if (!found) return noSuchWebhook(f);
     const problems = unconfirmed(f);
-    if (problems)
-      return refusedForm(
-        'Rotate signing secret',
-        confirmForm(
-          reply,
-          { account: found.account, webhook: found.webhook.name, what: 'rotate', id: 'rotate' },
-          problems,
-        ),
-      );
-    const { secret } = await rotateWebhookSecret(seller.webhookCall, found.account, found.webhook.name);
-    return secretPage('Signing secret rotated', found.webhook.name, secret);
-  },
+    if (!problems) return act(found.account, found.webhook.name);
+    const form = confirmForm(reply, { account: found.account, webhook: found.webhook.name, what, id: what }, problems);
+    return refusedForm(what === 'rotate' ? 'Rotate signing secret' : 'Remove webhook', form);
+  }
 
-  async remove(reply, seller, f) {
-    const found = await named(deps, seller, f);
-    if (!found) return noSuchWebhook(f);
-    const problems = unconfirmed(f);
-    if (problems)
-      return refusedForm(
-        'Remove webhook',
-        confirmForm(
-          reply,
-          { account: found.account, webhook: found.webhook.name, what: 'remove', id: 'remove' },
-          problems,
-        ),
-      );
-    await removeWebhook(seller.webhookCall, found.account, found.webhook.name);
-    return backTo('webhooks', `Removed ${found.webhook.name}.`);
-  },
-});
+  return {
+    async add(reply, seller, f) {
+      const problems: Problems = {};
+      if (!ownAccount(seller, f.account)) problems.account = 'Choose one of your accounts.';
+      const s = settingsOf(f, problems, false);
+      const refused = () => refusedForm('Add a webhook', addForm(reply, seller, { ...f, headers: '' }, problems));
+      if (Object.keys(problems).length) return refused();
+      try {
+        const added = await configureWebhook(seller.webhookCall, {
+          account_id: f.account!,
+          name: s.name,
+          url: s.url,
+          headers: s.headers ?? {},
+          kind: s.kind!,
+        });
+        return secretPage('Webhook added', s.name, added.secret);
+      } catch (err) {
+        Object.assign(problems, problemsOf(err, ['name', 'url', 'headers']));
+        return refused();
+      }
+    },
+
+    async edit(reply, seller, f) {
+      const found = await named(deps, seller, f);
+      if (!found) return noSuchWebhook(f);
+      const problems: Problems = {};
+      const s = settingsOf(f, problems, true);
+      const refused = () =>
+        refusedForm('Edit webhook', editForm(reply, found.account, found.webhook, { ...f, headers: '' }, problems));
+      if (Object.keys(problems).length) return refused();
+      try {
+        await updateWebhook(seller.webhookCall, found.account, found.webhook.name, {
+          name: s.name,
+          url: s.url,
+          kind: s.kind!,
+          ...(s.headers ? { headers: s.headers } : {}),
+        });
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'not_found') return noSuchWebhook(f);
+        Object.assign(problems, problemsOf(err, ['name', 'url', 'headers']));
+        return refused();
+      }
+      return backTo('webhooks', `Saved ${s.name}.`);
+    },
+
+    async enabled(_reply, seller, f) {
+      const found = await named(deps, seller, f);
+      if (!found) return noSuchWebhook(f);
+      const enable = f.enabled === 'yes';
+      await setWebhookEnabled(seller.webhookCall, found.account, found.webhook.name, enable);
+      return backTo('webhooks', `${enable ? 'Enabled' : 'Disabled'} ${found.webhook.name}.`);
+    },
+
+    rotate: (reply, seller, f) =>
+      confirmed(reply, seller, f, 'rotate', async (account, name) => {
+        const { secret } = await rotateWebhookSecret(seller.webhookCall, account, name);
+        return secretPage('Signing secret rotated', name, secret);
+      }),
+
+    remove: (reply, seller, f) =>
+      confirmed(reply, seller, f, 'remove', async (account, name) => {
+        await removeWebhook(seller.webhookCall, account, name);
+        return backTo('webhooks', `Removed ${name}.`);
+      }),
+  };
+};
 
 /** GET …/edit?account=&webhook=: the edit form of one webhook. */
 export async function editPage(
