@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { vaultReference } from '../../src/commands/account/marketplace-connections.js';
+import { automationsPaused } from '../../src/commands/automation/pause.js';
 import { currentWebhook } from '../../src/commands/webhook/settings.js';
 import { hashToken } from '../../src/domain/user/token.js';
 import { webhookSecret } from '../../src/domain/webhook/secret.js';
@@ -10,6 +11,7 @@ import { credentialsByEmail } from '../../src/identity/credentials.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/index.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
+import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { findActiveToken } from '../../src/projections/auth/queries.js';
 import { webhookDeliveriesProjection } from '../../src/projections/webhook/deliveries.js';
@@ -78,7 +80,11 @@ describe('the console Settings page over HTTP', function () {
     });
 
   before(async () => {
-    h = await startHarness([webhooksProjection, webhookDeliveriesProjection, authProjection], [], Date.now());
+    h = await startHarness(
+      [webhooksProjection, webhookDeliveriesProjection, authProjection, admissionProjection],
+      [],
+      Date.now(),
+    );
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     workers = startWebhookDelivery({
       connection: redis,
@@ -380,5 +386,24 @@ describe('the console Settings page over HTTP', function () {
     // the operator's account offers no disconnect
     const operators = await disconnect({ account, confirm: 'yes' });
     expect(operators.status).to.equal(404);
+  });
+
+  it("pauses and resumes every automation of the seller's account, and shows whether the operator paused writes", async () => {
+    const toggle = (paused: string, of = account, browser = seller) =>
+      browser.submit('/console/settings', '/console/settings/pauses/automations', { account: of, paused });
+    const page = await seller.get('/console/settings');
+    expect(page.text).to.match(/New marketplace write requests:\s+accepted\./);
+    expect((await toggle('yes')).status).to.equal(303);
+    expect(await automationsPaused(h, account)).to.equal(true);
+    expect((await seller.get('/console/settings')).text).to.contain('every automation is paused');
+    // another seller's account is not theirs to pause
+    const other = (await signUp(site.base)).browser;
+    expect((await toggle('no', account, other)).status).to.equal(404);
+    expect(await automationsPaused(h, account)).to.equal(true);
+    const forged = await seller.post('/console/settings/pauses/automations', { _csrf: '', account, paused: 'no' });
+    expect(forged.status).to.equal(403);
+    expect(await automationsPaused(h, account)).to.equal(true);
+    expect((await toggle('no')).status).to.equal(303);
+    expect(await automationsPaused(h, account)).to.equal(false);
   });
 });

@@ -5,6 +5,7 @@ import { SELLER_CONSOLE } from '../routes.js';
 import { connectionPosts, connectionsSection } from './connections.js';
 import { sellerOf, sendSettingsPage, type Answer, type Handler, type SettingsDeps } from './context.js';
 import { clientPosts, clientsSection } from './oauth-clients.js';
+import { pausePosts, pausesSection } from './pauses.js';
 import { sendTest } from './send-test.js';
 import { tokenPosts, tokensSection } from './tokens.js';
 import { editPage, webhookPosts, webhooksSection, WEBHOOKS_PATH } from './webhooks.js';
@@ -17,6 +18,7 @@ import { editPage, webhookPosts, webhooksSection, WEBHOOKS_PATH } from './webhoo
 //   POST /console/settings/tokens/{create,revoke}
 //   POST /console/settings/clients/revoke
 //   POST /console/settings/connections/disconnect
+//   POST /console/settings/pauses/automations
 // Every POST takes the CSRF token (without it: 403, nothing changes); a refused field answers 400
 // with the form again; a success goes back to Settings, or answers a page that shows a new
 // secret once.
@@ -26,6 +28,7 @@ const SECTIONS = [
   { id: 'tokens', title: 'Personal access tokens', render: tokensSection },
   { id: 'clients', title: 'Authorized OAuth clients', render: clientsSection },
   { id: 'connections', title: 'Marketplace connections', render: connectionsSection },
+  { id: 'pauses', title: 'Pauses', render: pausesSection },
 ];
 
 export function registerSettingsPages<L extends FastifyBaseLogger>(service: WebApp<L>, deps: SettingsDeps): void {
@@ -61,6 +64,7 @@ export function registerSettingsPages<L extends FastifyBaseLogger>(service: WebA
     ...prefixed('tokens', tokenPosts(deps)),
     ...prefixed('clients', clientPosts(deps)),
     ...prefixed('connections', connectionPosts(deps)),
+    ...prefixed('pauses', pausePosts(deps)),
   };
   for (const [path, handle] of Object.entries(posts))
     app.post(
