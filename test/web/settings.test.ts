@@ -231,7 +231,9 @@ describe('the console Settings page over HTTP', function () {
       type: 'json',
     });
     expect(edited.status).to.equal(303);
-    expect(edited.location).to.match(/^\/console\/settings\?done=Saved\+backup/);
+    expect(edited.location).to.equal('/console/settings?done=saved#webhooks');
+    expect((await seller.get(edited.location!)).text).to.contain('<p role="status">The webhook is saved.</p>');
+    expect((await seller.get('/console/settings?done=Call+0800')).text).to.not.contain('Call 0800');
     let now = (await currentWebhook(h, account, 'backup'))!;
     expect(now).to.include({ url: 'https://hooks.example.com/b' });
     expect(now.headers).to.deep.equal({ 'X-Key': 'keep-me' });

@@ -80,6 +80,6 @@ export const connectionPosts = (deps: SettingsDeps): Record<string, Handler> => 
       account.id,
       (deps.now ?? (() => new Date()))(),
     );
-    return backTo('connections', `Disconnected ${account.name}.`);
+    return backTo('connections', 'disconnected');
   },
 });

@@ -86,8 +86,21 @@ export type Answer = { redirect: string } | { title: string; body: Html; notice?
 /** A Settings POST: the seller, their form's fields; answers without sending (the routes send). */
 export type Handler = (reply: FastifyReply, seller: Seller, fields: FormFields) => Promise<Answer>;
 
+/** What a redirect back to Settings says was done: fixed texts, so that a link cannot make the page say anything else. */
+export const DONE = {
+  saved: 'The webhook is saved.',
+  enabled: 'The webhook is enabled.',
+  disabled: 'The webhook is disabled: automations no longer post to it.',
+  removed: 'The webhook is removed.',
+  'token-revoked': 'The token is revoked.',
+  'client-revoked': 'The client is revoked: its tokens no longer work.',
+  disconnected: 'The account is disconnected.',
+  paused: "The account's automations are paused.",
+  resumed: "The account's automations run again.",
+} as const;
+
 /** Back to Settings, at a section, saying what was done. */
-export const backTo = (section: string, done: string): Answer => ({
+export const backTo = (section: string, done: keyof typeof DONE): Answer => ({
   redirect: `${SELLER_CONSOLE.settings}?${new URLSearchParams({ done })}#${section}`,
 });
 

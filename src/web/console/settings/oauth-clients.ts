@@ -44,6 +44,6 @@ export const clientPosts = (deps: SettingsDeps): Record<string, Handler> => ({
     const problems = unconfirmed(f);
     if (problems) return refusedForm('Revoke client', revokeForm(reply, client, problems));
     await revokeClient(deps.db, seller.userId, client.grant_id);
-    return backTo('clients', `Revoked ${nameOf(client)}.`);
+    return backTo('clients', 'client-revoked');
   },
 });

@@ -52,6 +52,6 @@ export const pausePosts = (deps: SettingsDeps): Record<string, Handler> => ({
       by: seller.userId,
       at: (deps.now ?? (() => new Date()))(),
     });
-    return backTo('pauses', `${paused ? 'Paused' : 'Resumed'} the automations of ${account.name}.`);
+    return backTo('pauses', paused ? 'paused' : 'resumed');
   },
 });

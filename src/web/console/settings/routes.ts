@@ -3,7 +3,7 @@ import { formOf, html, type FormFields } from '../../page.js';
 import { requireSignedIn, verifyCsrf, type WebApp } from '../../session.js';
 import { SELLER_CONSOLE } from '../routes.js';
 import { connectionPosts, connectionsSection } from './connections.js';
-import { sellerOf, sendSettingsPage, type Answer, type Handler, type SettingsDeps } from './context.js';
+import { DONE, sellerOf, sendSettingsPage, type Answer, type Handler, type SettingsDeps } from './context.js';
 import { clientPosts, clientsSection } from './oauth-clients.js';
 import { pausePosts, pausesSection } from './pauses.js';
 import { sendTest } from './send-test.js';
@@ -40,6 +40,7 @@ export function registerSettingsPages<L extends FastifyBaseLogger>(service: WebA
   app.get(SELLER_CONSOLE.settings, { preHandler: requireSignedIn }, async (req, reply) => {
     const seller = await sellerOf(req, deps);
     const done = (req.query as FormFields).done;
+    const said = typeof done === 'string' && Object.hasOwn(DONE, done) ? DONE[done as keyof typeof DONE] : null;
     const sections = await Promise.all(
       SECTIONS.map(
         async (s) =>
@@ -49,7 +50,7 @@ export function registerSettingsPages<L extends FastifyBaseLogger>(service: WebA
           </section>`,
       ),
     );
-    const body = html`${typeof done === 'string' ? html`<p role="status">${done}</p>` : ''}
+    const body = html`${said ? html`<p role="status">${said}</p>` : ''}
       <p>${SECTIONS.map((s, i) => html`${i ? ' · ' : ''}<a href="#${s.id}">${s.title}</a>`)}</p>
       ${sections}`;
     return sendSettingsPage(reply, 'Settings', body);
@@ -72,9 +73,13 @@ export function registerSettingsPages<L extends FastifyBaseLogger>(service: WebA
       { preHandler: [requireSignedIn, verifyCsrf] },
       async (req, reply) => {
         const seller = await sellerOf(req, deps);
-        const result = await handle(reply, seller, formOf(req));
-        // before answering: the page the seller goes to next waits for what this appended
-        await seller.done();
+        let result: Answer;
+        try {
+          result = await handle(reply, seller, formOf(req));
+        } finally {
+          // before answering: the page the seller goes to next waits for what this appended
+          await seller.done();
+        }
         return answer(reply, result);
       },
     );

@@ -96,6 +96,6 @@ export const tokenPosts = (deps: SettingsDeps): Record<string, Handler> => ({
     const problems = unconfirmed(f);
     if (problems) return refusedForm('Revoke token', revokeForm(reply, token, problems));
     await revokeApiToken(seller.ctx, seller.userId, token.token_id);
-    return backTo('tokens', `Revoked ${token.label}.`);
+    return backTo('tokens', 'token-revoked');
   },
 });

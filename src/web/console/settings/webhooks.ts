@@ -86,7 +86,7 @@ function settingsFields(form: string, f: FormFields, problems: Problems, headerN
     value: f.url ?? '',
     required: true,
     max: MAX_URL_LENGTH,
-    hint: 'https only.',
+    hint: 'https (plain http and private addresses only where the operator allows private networks, for local receivers).',
   })}${selectField({ ...common, name: 'type', label: 'Type', options: KINDS, value: f.type ?? 'json' })}${textArea({
     ...common,
     name: 'headers',
@@ -267,7 +267,7 @@ export const webhookPosts = (deps: SettingsDeps): Record<string, Handler> => {
         Object.assign(problems, problemsOf(err, ['name', 'url', 'headers']));
         return refused();
       }
-      return backTo('webhooks', `Saved ${s.name}.`);
+      return backTo('webhooks', 'saved');
     },
 
     async enabled(_reply, seller, f) {
@@ -275,7 +275,7 @@ export const webhookPosts = (deps: SettingsDeps): Record<string, Handler> => {
       if (!found) return noSuchWebhook(f);
       const enable = f.enabled === 'yes';
       await setWebhookEnabled(seller.webhookCall, found.account, found.webhook.name, enable);
-      return backTo('webhooks', `${enable ? 'Enabled' : 'Disabled'} ${found.webhook.name}.`);
+      return backTo('webhooks', enable ? 'enabled' : 'disabled');
     },
 
     rotate: (reply, seller, f) =>
@@ -287,7 +287,7 @@ export const webhookPosts = (deps: SettingsDeps): Record<string, Handler> => {
     remove: (reply, seller, f) =>
       confirmed(reply, seller, f, 'remove', async (account, name) => {
         await removeWebhook(seller.webhookCall, account, name);
-        return backTo('webhooks', `Removed ${name}.`);
+        return backTo('webhooks', 'removed');
       }),
   };
 };
