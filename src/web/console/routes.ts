@@ -1,8 +1,12 @@
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import { html, page, sendPage as send } from '../page.js';
-import { requireSignedIn, signedInUser, type WebApp } from '../session.js';
+import type { ToolContext } from '../../mcp/tool.js';
+import { html, page, sendPage as send, type Html } from '../page.js';
+import { rateLimited } from '../rate-limit.js';
+import { requireSignedIn, signedInUser, type WebApp, type WebHook } from '../session.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { activityBody, filterOf } from './activity.js';
+import { eventBody, readEventView, readReceipt, receiptBody, type Detail } from './detail.js';
 import { overviewBody, readOverview } from './overview.js';
 import { readContext, type ConsoleReader } from './reads.js';
 import { readTimeline } from './timeline.js';
@@ -12,6 +16,7 @@ import { readTimeline } from './timeline.js';
 //   GET /activity            the demo seller's Activity
 //   GET /console             the signed-in seller's Overview
 //   GET /console/activity    the signed-in seller's Activity
+//   GET …/activity/receipts/:id, …/activity/events/:id   a receipt, an event (Activity's links)
 // Read-only: the pages read through a tool context without an event store. Settings, the
 // console's one writing page, is settings/routes.ts (docs/decisions/157-console-settings.md).
 
@@ -58,27 +63,46 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
     sections: consoleSections(place),
   });
 
-  const serve = (place: Place, preHandler: typeof requireSignedIn | []) => {
+  const serve = (place: Place, preHandler: WebHook) => {
     app.get(place.overview, { preHandler }, async (req, reply) => {
       const ctx = readContext(req, deps.db, await place.reader(req), now);
       const body = overviewBody(await readOverview(ctx), place.activity);
       return send(reply, page(await layout(req, place, 'Overview'), body));
     });
+    const refused = async (req: FastifyRequest, reply: FastifyReply, title: string, why: string, status: number) =>
+      send(
+        reply,
+        page(await layout(req, place, title, why), html`<p><a href="${place.activity}">Show everything</a></p>`),
+        status,
+      );
     app.get(place.activity, { preHandler }, async (req, reply) => {
       const filter = filterOf(req.query as Record<string, unknown>);
-      if ('problem' in filter)
-        return send(
-          reply,
-          page(
-            await layout(req, place, 'Activity', filter.problem),
-            html`<p><a href="${place.activity}">Show everything</a></p>`,
-          ),
-          400,
-        );
+      if ('problem' in filter) return refused(req, reply, 'Activity', filter.problem, 400);
       const ctx = readContext(req, deps.db, await place.reader(req), now);
-      const view = { filter, ...(await readTimeline(ctx, filter)) };
-      return send(reply, page(await layout(req, place, 'Activity'), activityBody(view, place.activity)));
+      try {
+        const view = { filter, ...(await readTimeline(ctx, filter)) };
+        return send(reply, page(await layout(req, place, 'Activity'), activityBody(view, place.activity)));
+      } catch (e) {
+        if (e instanceof DomainError) return refused(req, reply, 'Activity', e.message, 400);
+        throw e;
+      }
     });
+    // a receipt or an event: the tool's own refusal (not_found, event_not_found) is the page's 404
+    const detail = <T>(
+      path: string,
+      title: string,
+      read: (ctx: ToolContext, id: string) => Promise<Detail<T>>,
+      body: (found: T, activity: string) => Html,
+    ) =>
+      app.get(path, { preHandler }, async (req, reply) => {
+        const { id } = req.params as { id: string };
+        const ctx = readContext(req, deps.db, await place.reader(req), now);
+        const got = await read(ctx, id);
+        if ('refused' in got) return refused(req, reply, title, got.refused.detail, 404);
+        return send(reply, page(await layout(req, place, title), body(got.found, place.activity)));
+      });
+    detail(`${place.activity}/receipts/:id`, 'Mutation receipt', readReceipt, receiptBody);
+    detail(`${place.activity}/events/:id`, 'Marketplace event', readEventView, eventBody);
   };
 
   serve(
@@ -88,7 +112,8 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       reader: async () => ({ userId: deps.demoUserId, endpoint: 'demo' }),
       whose: 'The demo seller, read-only',
     },
-    [],
+    // anyone may read them, as /demo/mcp: each visitor within a limit of its own
+    rateLimited('demoPages'),
   );
   serve(
     {
