@@ -4,6 +4,8 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { vaultReference } from '../../src/commands/account/marketplace-connections.js';
 import { automationsPaused } from '../../src/commands/automation/pause.js';
+import { aggregateStream } from '../../src/commands/shared/handler.js';
+import { alertDecider } from '../../src/domain/alert/decide.js';
 import { currentWebhook } from '../../src/commands/webhook/settings.js';
 import { hashToken } from '../../src/domain/user/token.js';
 import { webhookSecret } from '../../src/domain/webhook/secret.js';
@@ -12,6 +14,7 @@ import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/index.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
+import { alertsProjection } from '../../src/projections/alerts/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { findActiveToken } from '../../src/projections/auth/queries.js';
 import { webhookDeliveriesProjection } from '../../src/projections/webhook/deliveries.js';
@@ -81,7 +84,7 @@ describe('the console Settings page over HTTP', function () {
 
   before(async () => {
     h = await startHarness(
-      [webhooksProjection, webhookDeliveriesProjection, authProjection, admissionProjection],
+      [webhooksProjection, webhookDeliveriesProjection, authProjection, admissionProjection, alertsProjection],
       [],
       Date.now(),
     );
@@ -407,5 +410,30 @@ describe('the console Settings page over HTTP', function () {
     expect(await automationsPaused(h, account)).to.equal(true);
     expect((await toggle('no')).status).to.equal(303);
     expect(await automationsPaused(h, account)).to.equal(false);
+  });
+
+  it("sets where the account's alerts go: off, the seller's email or one of its webhooks; anything else beside the field", async () => {
+    const destination = async () => (await aggregateStream(h.store, alertDecider, account)).state.destination;
+    const choose = (value: string) =>
+      seller.submit('/console/settings', '/console/settings/alerts/destination', { account, destination: value });
+    const field = `account-${account}-alerts-destination`;
+    const page = await seller.get('/console/settings');
+    expect(page.text).to.contain(`<option value="webhook:alerts"`);
+    for (const [value, why] of [
+      ['sms', /Choose off/],
+      ['webhook:nosuch', /no webhook named &#39;nosuch&#39;/],
+    ] as const) {
+      const refused = await choose(value);
+      expect(refused.status).to.equal(400);
+      expect(fieldProblem(refused.text, field)).to.match(why);
+    }
+    expect(await destination()).to.equal(null);
+    expect((await choose('email')).status).to.equal(303);
+    expect(await destination()).to.deep.equal({ kind: 'email', user_id: userId });
+    expect((await choose('webhook:alerts')).status).to.equal(303);
+    expect(await destination()).to.deep.equal({ kind: 'webhook', webhook: 'alerts' });
+    expect((await seller.get('/console/settings')).text).to.match(/<option value="webhook:alerts"\s+selected/);
+    expect((await choose('off')).status).to.equal(303);
+    expect(await destination()).to.equal(null);
   });
 });

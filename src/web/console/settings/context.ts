@@ -97,6 +97,7 @@ export const DONE = {
   disconnected: 'The account is disconnected.',
   paused: "The account's automations are paused.",
   resumed: "The account's automations run again.",
+  alerts: 'Where alerts go is saved.',
 } as const;
 
 /** Back to Settings, at a section, saying what was done. */

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { formOf, html, type FormFields } from '../../page.js';
 import { requireSignedIn, verifyCsrf, type WebApp } from '../../session.js';
 import { SELLER_CONSOLE } from '../routes.js';
+import { alertPosts, alertsSection } from './alerts.js';
 import { connectionPosts, connectionsSection } from './connections.js';
 import { DONE, sellerOf, sendSettingsPage, type Answer, type Handler, type SettingsDeps } from './context.js';
 import { clientPosts, clientsSection } from './oauth-clients.js';
@@ -19,6 +20,7 @@ import { editPage, webhookPosts, webhooksSection, WEBHOOKS_PATH } from './webhoo
 //   POST /console/settings/clients/revoke
 //   POST /console/settings/connections/disconnect
 //   POST /console/settings/pauses/automations
+//   POST /console/settings/alerts/destination
 // Every POST takes the CSRF token (without it: 403, nothing changes); a refused field answers 400
 // with the form again; a success goes back to Settings, or answers a page that shows a new
 // secret once.
@@ -29,6 +31,7 @@ const SECTIONS = [
   { id: 'clients', title: 'Authorized OAuth clients', render: clientsSection },
   { id: 'connections', title: 'Marketplace connections', render: connectionsSection },
   { id: 'pauses', title: 'Pauses', render: pausesSection },
+  { id: 'alerts', title: 'Alerts', render: alertsSection },
 ];
 
 export function registerSettingsPages<L extends FastifyBaseLogger>(service: WebApp<L>, deps: SettingsDeps): void {
@@ -66,6 +69,7 @@ export function registerSettingsPages<L extends FastifyBaseLogger>(service: WebA
     ...prefixed('clients', clientPosts(deps)),
     ...prefixed('connections', connectionPosts(deps)),
     ...prefixed('pauses', pausePosts(deps)),
+    ...prefixed('alerts', alertPosts(deps)),
   };
   for (const [path, handle] of Object.entries(posts))
     app.post(
