@@ -17,7 +17,8 @@ import { readTimeline } from './timeline.js';
 //   GET /console             the signed-in seller's Overview
 //   GET /console/activity    the signed-in seller's Activity
 //   GET …/activity/receipts/:id, …/activity/events/:id   a receipt, an event (Activity's links)
-// Read-only: the pages read through a tool context without an event store.
+// Read-only: the pages read through a tool context without an event store. Settings, the
+// console's one writing page, is settings/routes.ts (docs/decisions/157-console-settings.md).
 
 export interface ConsolePagesDeps {
   db: Knex;
@@ -27,13 +28,27 @@ export interface ConsolePagesDeps {
 }
 
 interface Place {
-  /** where the Overview and Activity of this reader are */
+  /** where the Overview and Activity of this reader are; Settings only for a signed-in seller */
   overview: string;
   activity: string;
+  settings?: string;
   reader: (req: FastifyRequest) => Promise<ConsoleReader>;
   /** e.g. "the demo seller" */
   whose: string;
 }
+
+/** The signed-in seller's console: where its pages are (settings/routes.ts serves Settings). */
+export const SELLER_CONSOLE = {
+  overview: '/console',
+  activity: '/console/activity',
+  settings: '/console/settings',
+  whose: 'Your accounts',
+};
+
+/** The console's own navigation, under the site's. */
+export const consoleSections = (place: Omit<Place, 'reader'>) =>
+  html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
+    ${place.settings ? html`<a href="${place.settings}">Settings</a> · ` : ''}<span>${place.whose}</span>`;
 
 export function registerConsolePages<L extends FastifyBaseLogger>(service: WebApp<L>, deps: ConsolePagesDeps): void {
   // session.ts's hooks are typed for the base logger; only the logger's type differs
@@ -45,8 +60,7 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
     notice,
     signedIn: (await signedInUser(req)) !== null,
     wide: true,
-    sections: html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
-      <span>${place.whose}</span>`,
+    sections: consoleSections(place),
   });
 
   const serve = (place: Place, preHandler: WebHook) => {
@@ -103,10 +117,8 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
   );
   serve(
     {
-      overview: '/console',
-      activity: '/console/activity',
+      ...SELLER_CONSOLE,
       reader: async (req) => ({ userId: (await signedInUser(req))!.userId, endpoint: 'mcp' }),
-      whose: 'Your accounts',
     },
     requireSignedIn,
   );
