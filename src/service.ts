@@ -395,6 +395,7 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         oauth,
         authenticate: tokenAuthenticator(db, oauth.checkAccessToken),
         demoUserId: DEMO_USER_ID,
+        demoPagesPerMinute: config.DEMO_PAGES_PER_MINUTE,
         store,
         dispatch: { queued: (receiptIds) => enqueueDispatch(dispatch, receiptIds) },
         sandbox,

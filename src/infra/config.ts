@@ -154,6 +154,8 @@ const schema = z.object({
   // The secret read_amazon_operation seals its continuation cursors with (AES-256-GCM; unset:
   // derived from INGESTION_SECRET). Changing it invalidates the cursors already handed out.
   LIVE_READ_CURSOR_KEY: z.string().min(1, 'must not be empty').optional(),
+  // the demo seller's console pages (`/`, `/activity`, …) per visitor per 60 seconds; benchmarks raise it.
+  DEMO_PAGES_PER_MINUTE: z.coerce.number().int().positive().default(60),
   // run_automation's dry runs per caller per 60 seconds (spec 8: 30); benchmarks raise it.
   DRY_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** marketplace events the live-runs reactor has taken and not finished (its accounts' batches, docs/decisions/147) */

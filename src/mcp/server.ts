@@ -48,6 +48,8 @@ export interface HttpServerDeps {
   authenticate: Authenticate;
   /** the user whose accounts /demo/mcp serves */
   demoUserId: string;
+  /** the demo console pages per visitor per minute (DEMO_PAGES_PER_MINUTE) */
+  demoPagesPerMinute?: number;
   /** e.g. https://mcp.example.com; when absent, each request's own origin is used */
   publicBaseUrl?: string;
   /** fastify's trustProxy (TRUST_PROXY): whose X-Forwarded-For names the client; absent, none */
@@ -144,7 +146,12 @@ export function buildHttpServer(deps: HttpServerDeps) {
       ...(deps.now ? { now: deps.now } : {}),
     });
 
-  registerConsolePages(app, { db: deps.db, demoUserId: deps.demoUserId, ...(deps.now ? { now: deps.now } : {}) });
+  registerConsolePages(app, {
+    db: deps.db,
+    demoUserId: deps.demoUserId,
+    ...(deps.demoPagesPerMinute ? { demoPagesPerMinute: deps.demoPagesPerMinute } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
   if (deps.store && deps.settings)
     registerSettingsPages(app, {
       ...deps.settings,

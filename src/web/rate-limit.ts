@@ -23,7 +23,7 @@ export const RATE_LIMITS = {
   demoPages: { perIp: { max: 60, timeWindow: 60_000 } },
 } as const satisfies Record<string, { perIp: Limit; perEmail?: Limit }>;
 
-interface Limit {
+export interface Limit {
   max: number;
   timeWindow: number;
 }
@@ -80,8 +80,8 @@ const emailOf = (req: FastifyRequest): string =>
  * A preHandler (the body must be parsed, for the email) that answers 429 with Retry-After once the
  * client's IP, or the form's email, has used up its attempts.
  */
-export function rateLimited(name: RateLimitName): WebHook {
-  const limits: { perIp: Limit; perEmail?: Limit } = RATE_LIMITS[name];
+export function rateLimited(name: RateLimitName, perIp?: Limit): WebHook {
+  const limits: { perIp: Limit; perEmail?: Limit } = { ...RATE_LIMITS[name], ...(perIp ? { perIp } : {}) };
   return async (req, reply) => {
     const results = [await check(req, `${name}-ip`, limits.perIp, true, (r) => demoCaller(r.ip))(req)];
     // a form without an email (the TOTP step) is counted per IP only

@@ -24,6 +24,8 @@ export interface ConsolePagesDeps {
   db: Knex;
   /** whose console `/` shows: the user /demo/mcp serves */
   demoUserId: string;
+  /** the demo pages each visitor may ask for per minute (RATE_LIMITS.demoPages without) */
+  demoPagesPerMinute?: number;
   now?: () => Date;
 }
 
@@ -113,7 +115,10 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       whose: 'The demo seller, read-only',
     },
     // anyone may read them, as /demo/mcp: each visitor within a limit of its own
-    rateLimited('demoPages'),
+    rateLimited(
+      'demoPages',
+      deps.demoPagesPerMinute ? { max: deps.demoPagesPerMinute, timeWindow: 60_000 } : undefined,
+    ),
   );
   serve(
     {
