@@ -33,10 +33,19 @@ const windowsRelation = `jsonb_to_recordset(?::jsonb) as w(account_id uuid, prov
 /** Daily rows of `table` inside their profile's window, of complete reads only. A day's scope is
  * `<profile>/<YYYY-MM-DD>`, so a window is a range of the primary key (account_id, scope, …). */
 const windowedDaily = (table: string, dataset: string) => `rm.${table} m
-  join ${windowsRelation} on w.account_id = m.account_id
-    and m.scope between w.provider_profile_id || '/' || to_char(w.first, 'YYYY-MM-DD') and w.provider_profile_id || '/' || to_char(w.last, 'YYYY-MM-DD')
-    and w.provider_profile_id = m.provider_profile_id and m.report_date between w.first and w.last
-    and ${inCompleteRead('m', dataset)}`;
+  join ${windowsRelation} on ${inWindow('m')} and ${inCompleteRead('m', dataset)}`;
+
+/** Row `alias` is in its profile's window `w` (the scope range first: the primary key's). */
+const inWindow = (alias: string) =>
+  `w.account_id = ${alias}.account_id
+    and ${alias}.scope between w.provider_profile_id || '/' || to_char(w.first, 'YYYY-MM-DD') and w.provider_profile_id || '/' || to_char(w.last, 'YYYY-MM-DD')
+    and w.provider_profile_id = ${alias}.provider_profile_id and ${alias}.report_date between w.first and w.last`;
+
+/** windowedDaily for reading every row of the windows (a profile's sums): each window's rows by
+ * that key range, in a lateral fenced with `offset 0`. Flattened, the planner (which cannot know
+ * how many windows there are) scanned every account's rows instead. */
+const eachWindowsDaily = (table: string, dataset: string) => `${windowsRelation}
+  cross join lateral (select * from rm.${table} d where ${inWindow('d')} and ${inCompleteRead('d', dataset)} offset 0) m`;
 
 export const toTotals = (r: Record<string, unknown>): Totals => ({
   impressions: Number(r.impressions ?? 0),
@@ -71,7 +80,7 @@ async function profileSums(db: Knex, windows: readonly ProfileWindow[], perDay: 
   if (windows.length === 0) return [];
   const day = perDay ? `, to_char(m.report_date, 'YYYY-MM-DD') as day` : '';
   const { rows } = await db.raw(
-    `select m.account_id, m.provider_profile_id${day}, ${TOTALS} from ${windowedDaily('ads_campaign_daily', SP_CAMPAIGN_DAILY)} group by 1, 2${perDay ? ', 3 order by 3' : ''}`,
+    `select m.account_id, m.provider_profile_id${day}, ${TOTALS} from ${eachWindowsDaily('ads_campaign_daily', SP_CAMPAIGN_DAILY)} group by 1, 2${perDay ? ', 3 order by 3' : ''}`,
     [JSON.stringify(windows)],
   );
   return rows as Record<string, unknown>[];
