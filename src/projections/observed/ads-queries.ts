@@ -35,17 +35,26 @@ const windowsRelation = `jsonb_to_recordset(?::jsonb) as w(account_id uuid, prov
 const windowedDaily = (table: string, dataset: string) => `rm.${table} m
   join ${windowsRelation} on ${inWindow('m')} and ${inCompleteRead('m', dataset)}`;
 
-/** Row `alias` is in its profile's window `w` (the scope range first: the primary key's). */
-const inWindow = (alias: string) =>
-  `w.account_id = ${alias}.account_id
-    and ${alias}.scope between w.provider_profile_id || '/' || to_char(w.first, 'YYYY-MM-DD') and w.provider_profile_id || '/' || to_char(w.last, 'YYYY-MM-DD')
-    and w.provider_profile_id = ${alias}.provider_profile_id and ${alias}.report_date between w.first and w.last`;
+/** Row `alias` of a daily table or of observed_scopes has a scope of window `w`'s profile and days. */
+const scopeInWindow = (alias: string) =>
+  `${alias}.account_id = w.account_id
+    and ${alias}.scope between w.provider_profile_id || '/' || to_char(w.first, 'YYYY-MM-DD') and w.provider_profile_id || '/' || to_char(w.last, 'YYYY-MM-DD')`;
 
-/** windowedDaily for reading every row of the windows (a profile's sums): each window's rows by
- * that key range, in a lateral fenced with `offset 0`. Flattened, the planner (which cannot know
- * how many windows there are) scanned every account's rows instead. */
+/** Row `alias` of a daily table is in its profile's window `w`. */
+const inWindow = (alias: string) =>
+  `${scopeInWindow(alias)} and w.provider_profile_id = ${alias}.provider_profile_id and ${alias}.report_date between w.first and w.last`;
+
+/**
+ * windowedDaily for reading every row of the windows (a profile's sums): each window's day scopes
+ * of complete reads, then each scope's rows of its last complete read, by key (laterals fenced
+ * with `offset 0`). Flattened, the planner (which cannot know how many windows there are) scanned
+ * every account's rows, checking each row's scope apart.
+ */
 const eachWindowsDaily = (table: string, dataset: string) => `${windowsRelation}
-  cross join lateral (select * from rm.${table} d where ${inWindow('d')} and ${inCompleteRead('d', dataset)} offset 0) m`;
+  cross join lateral (
+    select s.scope, s.pages from rm.observed_scopes s where s.dataset = '${dataset}' and ${scopeInWindow('s')} offset 0) s
+  cross join lateral (
+    select * from rm.${table} d where d.scope = s.scope and d.page < s.pages and ${inWindow('d')} offset 0) m`;
 
 export const toTotals = (r: Record<string, unknown>): Totals => ({
   impressions: Number(r.impressions ?? 0),

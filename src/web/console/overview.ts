@@ -80,10 +80,45 @@ export interface Overview {
 export async function readOverview(ctx: ToolContext): Promise<Overview> {
   const today = localDate(ctx.now(), 'UTC');
   const since = addDays(today, -(OVERVIEW_DAYS - 1));
+  const sinceInstant = new Date(`${since}T00:00:00Z`);
+  const actionDays = daysFrom(since, today);
+  const accountIds = accountIdsOf(ctx);
+  // the parts read side by side: each is one or two statements of its own
+  const [sales, adSpend, perDay, deliveries, failedActions, uncertain, streams] = await Promise.all([
+    salesChartsOf(ctx, since),
+    adSpendChartsOf(ctx, since),
+    accountIds.then((ids) => actionsPerDay(ctx.db, { accountIds: ids, since: sinceInstant })),
+    accountIds.then((ids) => deliveryCounts(ctx.db, ids, sinceInstant)),
+    answerOf<{ actions: FailedAction[] }>(
+      listAutomationActionsTool,
+      { status: 'failed', since: addDays(today, -(FAILING_DAYS - 1)), limit: 100 },
+      ctx,
+    ),
+    answerOf<{ mutations: Mutation[] }>(listMutations, { status: 'uncertain', limit: 100 }, ctx),
+    answerOf<{ streams: Stream[] }>(listStreamsTool, {}, ctx),
+  ]);
+  return {
+    sales,
+    adSpend,
+    actions: {
+      days: actionDays,
+      applied: onDays(actionDays, perDay, (r) => r.actions - r.failed),
+      failed: onDays(actionDays, perDay, (r) => r.failed),
+    },
+    deliveries,
+    uncertain: uncertain.mutations,
+    failedStreams: streams.streams.filter((s) => s.subscription === 'failed'),
+    failing: failingAutomations(failedActions.actions),
+  };
+}
+
+const accountIdsOf = async (ctx: ToolContext) => (await accountsForRead(ctx, undefined)).map((a) => a.id);
+
+async function salesChartsOf(ctx: ToolContext, since: string): Promise<MoneyChart[]> {
   const reach = await salesReach(ctx, { since });
   const names = new Map(reach.sellers.map((a) => [a.id, a.name]));
   const sales = (await salesPerDay(ctx.db, reach.scopes)).filter((r) => r.currency !== null);
-  const salesCharts = reach.scopes.flatMap((s) => {
+  return reach.scopes.flatMap((s) => {
     const w = reach.windows.find((x) => x.marketplace_id === s.marketplace_id)!;
     const mine = sales.filter((r) => r.account_id === s.account_id && r.marketplace_id === s.marketplace_id);
     // one chart per currency: money of two currencies is never added up
@@ -103,9 +138,12 @@ export async function readOverview(ctx: ToolContext): Promise<Overview> {
       };
     });
   });
+}
+
+async function adSpendChartsOf(ctx: ToolContext, since: string): Promise<MoneyChart[]> {
   const covered = await coveredProfiles(ctx, { since });
   const spend = await profileDays(ctx.db, windowsOf(covered));
-  const adSpend = covered.map((c) => {
+  return covered.map((c) => {
     const days = daysFrom(c.window.first, c.window.last);
     const mine = spend.filter(
       (r) => r.account_id === c.account.id && r.provider_profile_id === c.profile.provider_profile_id,
@@ -119,30 +157,6 @@ export async function readOverview(ctx: ToolContext): Promise<Overview> {
       values: onDays(days, mine, (r) => r.cost),
     };
   });
-  const accountIds = (await accountsForRead(ctx, undefined)).map((a) => a.id);
-  const perDay = await actionsPerDay(ctx.db, { accountIds, since: new Date(`${since}T00:00:00Z`) });
-  const actionDays = daysFrom(since, today);
-  const failedActions = await answerOf<{ actions: FailedAction[] }>(
-    listAutomationActionsTool,
-    { status: 'failed', since: addDays(today, -(FAILING_DAYS - 1)), limit: 100 },
-    ctx,
-  );
-  return {
-    sales: salesCharts,
-    adSpend,
-    actions: {
-      days: actionDays,
-      applied: onDays(actionDays, perDay, (r) => r.actions - r.failed),
-      failed: onDays(actionDays, perDay, (r) => r.failed),
-    },
-    deliveries: await deliveryCounts(ctx.db, accountIds, new Date(`${since}T00:00:00Z`)),
-    uncertain: (await answerOf<{ mutations: Mutation[] }>(listMutations, { status: 'uncertain', limit: 100 }, ctx))
-      .mutations,
-    failedStreams: (await answerOf<{ streams: Stream[] }>(listStreamsTool, {}, ctx)).streams.filter(
-      (s) => s.subscription === 'failed',
-    ),
-    failing: failingAutomations(failedActions.actions),
-  };
 }
 
 /** each automation with failed actions, most failures first, with its latest error */
