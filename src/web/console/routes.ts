@@ -4,6 +4,8 @@ import { html, page, sendPage as send } from '../page.js';
 import { requireSignedIn, signedInUser, type WebApp } from '../session.js';
 import { activityBody, filterOf } from './activity.js';
 import { overviewBody, readOverview } from './overview.js';
+import type { ToolServices } from '../../mcp/tool.js';
+import { registerAutomationPages } from './automations/routes.js';
 import { readContext, type ConsoleReader } from './reads.js';
 import { readTimeline } from './timeline.js';
 
@@ -12,12 +14,16 @@ import { readTimeline } from './timeline.js';
 //   GET /activity            the demo seller's Activity
 //   GET /console             the signed-in seller's Overview
 //   GET /console/activity    the signed-in seller's Activity
-// Read-only: the pages read through a tool context without an event store.
+//   /automations, /console/automations: the Automations pages (automations/routes.ts)
+// Overview and Activity read through a tool context without an event store; the signed-in
+// seller's Automations pages write through the tools (docs/decisions/158-console-automations.md).
 
 export interface ConsolePagesDeps {
   db: Knex;
   /** whose console `/` shows: the user /demo/mcp serves */
   demoUserId: string;
+  /** what the signed-in seller's Automations pages write with, as MCP calls do */
+  services?: ToolServices;
   now?: () => Date;
 }
 
@@ -25,9 +31,12 @@ interface Place {
   /** where the Overview and Activity of this reader are */
   overview: string;
   activity: string;
+  automations: string;
   reader: (req: FastifyRequest) => Promise<ConsoleReader>;
   /** e.g. "the demo seller" */
   whose: string;
+  /** whether its pages may write */
+  writes: boolean;
 }
 
 export function registerConsolePages<L extends FastifyBaseLogger>(service: WebApp<L>, deps: ConsolePagesDeps): void {
@@ -41,7 +50,7 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
     signedIn: (await signedInUser(req)) !== null,
     wide: true,
     sections: html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
-      <span>${place.whose}</span>`,
+      <a href="${place.automations}">Automations</a> · <span>${place.whose}</span>`,
   });
 
   const serve = (place: Place, preHandler: typeof requireSignedIn | []) => {
@@ -65,14 +74,24 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       const view = { filter, ...(await readTimeline(ctx, filter)) };
       return send(reply, page(await layout(req, place, 'Activity'), activityBody(view, place.activity)));
     });
+    registerAutomationPages(app, deps.db, now, {
+      path: place.automations,
+      activity: place.activity,
+      reader: place.reader,
+      ...(place.writes && deps.services ? { services: deps.services } : {}),
+      layout: (req, title, notice) => layout(req, place, title, notice),
+      preHandler,
+    });
   };
 
   serve(
     {
       overview: '/',
       activity: '/activity',
+      automations: '/automations',
       reader: async () => ({ userId: deps.demoUserId, endpoint: 'demo' }),
       whose: 'The demo seller, read-only',
+      writes: false,
     },
     [],
   );
@@ -80,8 +99,10 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
     {
       overview: '/console',
       activity: '/console/activity',
+      automations: '/console/automations',
       reader: async (req) => ({ userId: (await signedInUser(req))!.userId, endpoint: 'mcp' }),
       whose: 'Your accounts',
+      writes: true,
     },
     requireSignedIn,
   );
