@@ -1,8 +1,7 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT_ID } from '../../src/service.js';
+import { DESKTOP, screenshotsFolder, shoot } from '../support/screenshots.js';
 import { launchChromium, type ChromiumSession } from '../support/chromium.js';
 import { cli, eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -12,9 +11,6 @@ import { startOwnService, type OwnService } from '../support/service.js';
 // at `/` without sign-in draws the demo seller's synced sales as a chart; Activity pages through
 // webhook deliveries the workers made. Screenshots at desktop and phone width go to docs/console/.
 
-const SHOTS = join(process.cwd(), 'docs', 'console');
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const TEST_SENDS = 3;
 
 describe("the demo seller's console in a browser", function () {
@@ -23,17 +19,6 @@ describe("the demo seller's console in a browser", function () {
   let receiver: Receiver;
   let browser: ChromiumSession;
   let page: Page;
-
-  const shoot = async (name: string) => {
-    for (const [width, size] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      await page.setViewportSize(size);
-      await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-    await page.setViewportSize(DESKTOP);
-  };
 
   before(async () => {
     receiver = await startReceiver();
@@ -45,7 +30,7 @@ describe("the demo seller's console in a browser", function () {
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize(DESKTOP);
-    await mkdir(SHOTS, { recursive: true });
+    await screenshotsFolder();
   });
   after(async () => {
     await browser?.close();
@@ -79,7 +64,7 @@ describe("the demo seller's console in a browser", function () {
       .getByText(/as a table$/)
       .first()
       .click();
-    await shoot('overview');
+    await shoot(page, 'overview');
   });
 
   it('pages through Activity, newest first, filtered to webhook deliveries', async () => {
@@ -88,7 +73,7 @@ describe("the demo seller's console in a browser", function () {
     await page.getByLabel('Kind').selectOption('delivery');
     await page.getByRole('button', { name: 'Show' }).click();
     await page.waitForURL((u) => u.pathname === '/activity' && u.searchParams.get('kind') === 'delivery');
-    await shoot('activity');
+    await shoot(page, 'activity');
     // two to a page: the three test sends take two pages
     await page.goto(`${own.base}/activity?kind=delivery&limit=2`);
     const seen: string[] = [];

@@ -77,7 +77,11 @@ export function automationBody({ a, path, activity, write, comparison }: Automat
     ${
       write && a.state !== 'archived'
         ? html`<div class="actions">
-            ${a.state === 'draft' ? buttonForm(`${here}/activate`, write.token, 'Activate') : ''}
+            ${
+              a.state === 'draft'
+                ? buttonForm(`${here}/activate`, write.token, 'Activate')
+                : buttonForm(`${here}/deactivate`, write.token, 'Deactivate…')
+            }
             ${buttonForm(`${here}/duplicate`, write.token, 'Duplicate')}
             ${buttonForm(`${here}/archive`, write.token, 'Archive…')}
           </div>`

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
+import { DomainError } from '../../../domain/shared/errors.js';
+import { withOwnWrites } from '../../../mcp/read-your-writes.js';
 import type { Tool, ToolContext, ToolServices } from '../../../mcp/tool.js';
 import { readContext, type ConsoleReader } from '../reads.js';
 
@@ -34,3 +36,24 @@ export const pageContext = (
   now: () => Date,
   services: ToolServices | undefined,
 ): ToolContext => ({ ...readContext(req, db, reader, now), ...services });
+
+/**
+ * A write no tool makes (a command the console calls itself), under the same read-your-writes rule
+ * as a tool call: the seller's next page waits for the read models to show it. Its refusal, or null.
+ */
+export async function ownWrite(
+  ctx: ToolContext,
+  write: (ctx: ToolContext) => Promise<unknown>,
+): Promise<ToolFailure | null> {
+  let failure: ToolFailure | null = null;
+  await withOwnWrites(ctx, async (ctx) => {
+    try {
+      await write(ctx);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      failure = { ...err.extra, code: err.code, detail: err.detail };
+    }
+    return { content: [] };
+  });
+  return failure;
+}

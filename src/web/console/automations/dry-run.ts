@@ -13,6 +13,8 @@ export interface DryRunForm {
   source: Source;
   event_id: string;
   sample_event: string;
+  /** the listing to run for, when the event reached several */
+  listing_id: string;
 }
 
 export interface DryRunAnswer {
@@ -28,19 +30,25 @@ export interface DryRunAnswer {
   missing_field_reads: Array<{ path: string; available: string[] }>;
 }
 
-export const emptyDryRun: DryRunForm = { source: 'sample', event_id: '', sample_event: '' };
+export const emptyDryRun: DryRunForm = { source: 'sample', event_id: '', sample_event: '', listing_id: '' };
 
 /** The run_automation arguments the form asks for (besides automation_id), or what is wrong with it. */
 export function dryRunArguments(
   f: Fields,
 ): { form: DryRunForm; args: Record<string, unknown> } | { form: DryRunForm; errors: FieldErrors } {
   const source = (SOURCES as readonly string[]).includes(f.source ?? '') ? (f.source as Source) : null;
-  const form = { source: source ?? 'sample', event_id: f.event_id?.trim() ?? '', sample_event: f.sample_event ?? '' };
+  const form = {
+    source: source ?? 'sample',
+    event_id: f.event_id?.trim() ?? '',
+    sample_event: f.sample_event ?? '',
+    listing_id: f.listing_id?.trim() ?? '',
+  };
   if (!source) return { form, errors: { source: 'Choose the sample, an event id or pasted JSON.' } };
-  if (source === 'sample') return { form, args: {} };
+  const listing = form.listing_id ? { listing_id: form.listing_id } : {};
+  if (source === 'sample') return { form, args: listing };
   if (source === 'event')
     return form.event_id
-      ? { form, args: { event_id: form.event_id } }
+      ? { form, args: { event_id: form.event_id, ...listing } }
       : { form, errors: { event_id: 'Enter the id of a recorded event (Activity names them).' } };
   let parsed: unknown;
   try {
@@ -50,13 +58,13 @@ export function dryRunArguments(
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     return { form, errors: { sample_event: 'Paste one JSON object, { … }: the event payload.' } };
-  return { form, args: { sample_event: parsed } };
+  return { form, args: { sample_event: parsed, ...listing } };
 }
 
 /** Where the page shows a tool's refusal: beside the field it names, else above the form. */
 export function dryRunErrors(form: DryRunForm, e: ToolFailure): FieldErrors {
   const field =
-    e.argument === 'event_id' || e.argument === 'sample_event'
+    e.argument === 'event_id' || e.argument === 'sample_event' || e.argument === 'listing_id'
       ? e.argument
       : form.source === 'event'
         ? 'event_id'
@@ -102,6 +110,15 @@ export function dryRunPanel(
       <textarea id="sample_event" name="sample_event" rows="6" ${described('sample_event', errors)}>
 ${form.sample_event}</textarea>
       ${errorBeside('sample_event', errors)}
+      <label for="listing_id">Listing id (only when the event reached several listings)</label>
+      <input
+        type="text"
+        id="listing_id"
+        name="listing_id"
+        value="${form.listing_id}"
+        ${described('listing_id', errors)}
+      />
+      ${errorBeside('listing_id', errors)}
       <button type="submit">Dry-run</button>
     </form>
     ${outcome ? dryRunResult(outcome) : ''}

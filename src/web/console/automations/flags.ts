@@ -13,7 +13,7 @@ import { buttonForm } from './form.js';
 // The account's listing block flags and campaign Automation switches (spec 3.4, 3.5), beside the
 // automation whose requests they withhold. A listing is blocked through update_listing; a campaign's
 // switch, which no tool sets, through the same command as the operator's CLI, on the seller's own
-// campaigns only. Both flags are read from their streams, as admission reads them (no read model
+// campaigns only (calls.ts ownWrite). Both flags are read from their streams, as admission reads them (no read model
 // lags behind a click).
 
 export interface ListingFlag {

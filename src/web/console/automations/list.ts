@@ -48,8 +48,7 @@ export function listBody(automations: readonly AutomationListed[], path: string,
                   <a href="${path}/${a.id}">${a.title}</a>
                   <span class="state state-${a.state}">${a.state}</span>
                   <span
-                    >version ${a.version},
-                    ${subscriptionText(a.subscription)}${a.account_name ? `, ${a.account_name}` : ''}</span
+                    >${[`version ${a.version}`, subscriptionText(a.subscription), a.account_name].filter(Boolean).join(', ')}</span
                   >
                 </li>`,
             )}

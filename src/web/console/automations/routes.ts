@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
 import { localDate } from '../../../domain/shared/calendar.js';
-import { DomainError } from '../../../domain/shared/errors.js';
 import { archiveAutomationTool } from '../../../mcp/tools/archive_automation.js';
 import { backtestAutomationTool } from '../../../mcp/tools/backtest_automation.js';
 import { duplicateAutomationTool } from '../../../mcp/tools/duplicate_automation.js';
@@ -24,7 +23,9 @@ import {
   type BacktestAnswer,
   type BacktestForm,
 } from './backtest.js';
-import { outcomeOf, pageContext, type Outcome } from './calls.js';
+import { outcomeOf, ownWrite, pageContext, type Outcome } from './calls.js';
+import { automationCall } from '../../../mcp/automations.js';
+import { deactivateAutomation } from '../../../commands/automation/lifecycle.js';
 import { confirmBody, confirmed } from './confirm.js';
 import { DIFF_STYLE } from './diff.js';
 import {
@@ -43,7 +44,7 @@ import { listBody, type AutomationListed } from './list.js';
 // The Automations pages (docs/decisions/158-console-automations.md), under `path`:
 //   GET  <path>                              the automations per event type
 //   GET  <path>/:id                          one automation: code, versions' diff, panels
-//   POST <path>/:id/{activate,duplicate,archive}         through the tools (archive asks first)
+//   POST <path>/:id/{activate,duplicate,archive,deactivate}  through the tools (the last two ask first)
 //   POST <path>/:id/dry-run                  run_automation; the page with its result
 //   POST <path>/:id/backtest                 backtest_automation; to the backtest's page
 //   GET  <path>/:id/backtests/:backtest_id   its progress, then its chart and changes
@@ -69,6 +70,7 @@ const DONE: Record<string, string> = {
   activated: 'Activated: it is the live automation of its event type now.',
   duplicated: 'Duplicated: this is the new draft.',
   archived: 'Archived.',
+  deactivated: 'Deactivated: it is a draft now and no longer runs.',
   flag: 'Saved.',
 };
 
@@ -87,8 +89,17 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
     notice?: string,
   ) => send(reply, page({ ...(await place.layout(req, title, notice)), style: STYLE }, body), status);
 
-  const missing = (req: FastifyRequest, reply: FastifyReply, detail: string) =>
-    show(req, reply, 'No such automation', html`<p><a href="${path}">All automations</a></p>`, 404, detail);
+  const notFound = (req: FastifyRequest, reply: FastifyReply, title: string, detail: string) =>
+    show(req, reply, title, html`<p><a href="${path}">All automations</a></p>`, 404, detail);
+
+  /** The automation of the path's `:id`, or null once the 404 page is sent. */
+  const automationOf = async (req: FastifyRequest, reply: FastifyReply, ctx: ToolContext) => {
+    const { id } = req.params as Params;
+    const got = await outcomeOf<AutomationRead>(getAutomationTool, { automation_id: id }, ctx);
+    if (got.ok) return got.answer;
+    await notFound(req, reply, 'No such automation', got.error.detail);
+    return null;
+  };
 
   app.get(path, { preHandler: place.preHandler }, async (req, reply) => {
     const archived = (req.query as Record<string, unknown>).archived === '1';
@@ -113,10 +124,8 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
     status = 200,
     notice?: string,
   ) => {
-    const { id } = req.params as Params;
-    const got = await outcomeOf<AutomationRead>(getAutomationTool, { automation_id: id }, ctx);
-    if (!got.ok) return missing(req, reply, got.error.detail);
-    const a = got.answer;
+    const a = await automationOf(req, reply, ctx);
+    if (!a) return reply;
     const q = req.query as Record<string, unknown>;
     const asked = comparedVersions(a, q);
     let comparison: Comparison | null = null;
@@ -183,32 +192,58 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
     return out.ok ? back(reply, out.answer.automation_id, 'duplicated') : refused(req, reply, ctx, out);
   });
 
-  app.post(`${path}/:id/archive`, writing, async (req, reply) => {
-    const { id } = req.params as Params;
-    const ctx = await ctxOf(req);
-    if (!confirmed(fieldsOf(req.body))) {
-      const got = await outcomeOf<AutomationRead>(getAutomationTool, { automation_id: id }, ctx);
-      if (!got.ok) return missing(req, reply, got.error.detail);
-      return show(
-        req,
-        reply,
-        `Archive ${got.answer.title}?`,
-        confirmBody(
-          `Archive “${got.answer.title}”?`,
-          got.answer.state === 'live'
-            ? 'It is live: archiving deactivates it first, and it will no longer run on its events. An archived automation cannot be activated or edited again; its history stays readable.'
-            : 'An archived automation cannot be activated or edited again; its history stays readable.',
-          `${path}/${got.answer.id}/archive`,
-          csrfToken(reply),
-          {},
-          'Archive',
-          `${path}/${got.answer.id}`,
-        ),
-      );
-    }
-    const out = await outcomeOf(archiveAutomationTool, { automation_id: id }, ctx);
-    return out.ok ? back(reply, id, 'archived') : refused(req, reply, ctx, out);
-  });
+  /** Archive and Deactivate ask first; then `act` writes, and the page shows it `done`. */
+  const confirmedChange = (
+    name: 'archive' | 'deactivate',
+    done: string,
+    ask: (a: AutomationRead) => { question: string; consequence: string; yes: string },
+    act: (ctx: ToolContext, id: string) => Promise<Outcome<unknown>>,
+  ) =>
+    app.post(`${path}/:id/${name}`, writing, async (req, reply) => {
+      const { id } = req.params as Params;
+      const ctx = await ctxOf(req);
+      if (!confirmed(fieldsOf(req.body))) {
+        const a = await automationOf(req, reply, ctx);
+        if (!a) return reply;
+        const here = `${path}/${a.id}`;
+        const q = ask(a);
+        return show(
+          req,
+          reply,
+          q.question,
+          confirmBody(q.question, q.consequence, `${here}/${name}`, csrfToken(reply), {}, q.yes, here),
+        );
+      }
+      const out = await act(ctx, id);
+      return out.ok ? back(reply, id, done) : refused(req, reply, ctx, out);
+    });
+
+  confirmedChange(
+    'archive',
+    'archived',
+    (a) => ({
+      question: `Archive “${a.title}”?`,
+      consequence:
+        a.state === 'live'
+          ? 'It is live: archiving deactivates it first, and it will no longer run on its events. An archived automation cannot be activated or edited again; its history stays readable.'
+          : 'An archived automation cannot be activated or edited again; its history stays readable.',
+      yes: 'Archive',
+    }),
+    (ctx, id) => outcomeOf(archiveAutomationTool, { automation_id: id }, ctx),
+  );
+  confirmedChange(
+    'deactivate',
+    'deactivated',
+    (a) => ({
+      question: `Deactivate “${a.title}”?`,
+      consequence: `It stops running on ${a.stream_type} events at once and becomes a draft; activate it again whenever you like.`,
+      yes: 'Deactivate',
+    }),
+    async (ctx, id) => {
+      const refused = await ownWrite(ctx, async (ctx) => deactivateAutomation(await automationCall(ctx), id));
+      return refused ? { ok: false, error: refused } : { ok: true, answer: null };
+    },
+  );
 
   app.post(`${path}/:id/dry-run`, writing, async (req, reply) => {
     const { id } = req.params as Params;
@@ -252,7 +287,7 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
   app.get(`${path}/:id/backtests/:backtest_id`, { preHandler: place.preHandler }, async (req, reply) => {
     const { id, backtest_id } = req.params as Params;
     const out = await outcomeOf<BacktestAnswer>(backtestAutomationTool, { backtest_id }, await ctxOf(req));
-    if (!out.ok) return missing(req, reply, out.error.detail);
+    if (!out.ok) return notFound(req, reply, 'No such backtest', out.error.detail);
     const b = out.answer;
     if (b.status === 'queued' || b.status === 'running') reply.header('refresh', String(BACKTEST_RELOAD_S));
     return show(
@@ -272,18 +307,17 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
     status = 200,
     notice?: string,
   ) => {
-    const { id } = req.params as Params;
-    const got = await outcomeOf<AutomationRead>(getAutomationTool, { automation_id: id }, ctx);
-    if (!got.ok) return missing(req, reply, got.error.detail);
+    const a = await automationOf(req, reply, ctx);
+    if (!a) return reply;
     const q = req.query as Record<string, unknown>;
     const keyword = typeof q.keyword === 'string' ? q.keyword.trim() : '';
-    const view = await readFlags(ctx, got.answer.account_id, keyword || undefined);
+    const view = await readFlags(ctx, a.account_id, keyword || undefined);
     return show(
       req,
       reply,
-      `Blocks and switches: ${got.answer.title}`,
-      html`<p><a href="${path}/${got.answer.id}">Back to the automation</a></p>
-        ${flagsBody(view, `${path}/${got.answer.id}/flags`, csrfToken(reply), keyword)}`,
+      `Blocks and switches: ${a.title}`,
+      html`<p><a href="${path}/${a.id}">Back to the automation</a></p>
+        ${flagsBody(view, `${path}/${a.id}/flags`, csrfToken(reply), keyword)}`,
       status,
       notice ?? (q.done === 'flag' ? DONE.flag : undefined),
     );
@@ -300,12 +334,11 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
     kind: 'listing' | 'campaign',
     set: (ctx: ToolContext, account: string, fields: Record<string, string | undefined>) => Promise<string | null>,
   ) => {
-    const { id } = req.params as Params;
     const ctx = await ctxOf(req);
     const fields = fieldsOf(req.body);
-    const got = await outcomeOf<AutomationRead>(getAutomationTool, { automation_id: id }, ctx);
-    if (!got.ok) return missing(req, reply, got.error.detail);
-    const here = `${path}/${got.answer.id}/flags`;
+    const a = await automationOf(req, reply, ctx);
+    if (!a) return reply;
+    const here = `${path}/${a.id}/flags`;
     if (!confirmed(fields)) {
       const { _csrf: _, ...asked } = fields as Record<string, string>;
       const what =
@@ -339,7 +372,7 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
         confirmBody(what[0]!, what[1]!, `${here}/${kind}`, csrfToken(reply), asked, what[2]!, here),
       );
     }
-    const problem = await set(ctx, got.answer.account_id, fields);
+    const problem = await set(ctx, a.account_id, fields);
     return problem ? flagsPage(req, reply, ctx, 400, problem) : reply.redirect(`${here}?done=flag`, 303);
   };
 
@@ -369,13 +402,10 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
   app.post(`${path}/:id/flags/campaign`, writing, async (req, reply) =>
     flagWrite(req, reply, 'campaign', async (ctx, account, f) => {
       if (f.on !== 'true' && f.on !== 'false') return 'Choose to switch the campaign on or off.';
-      try {
-        await setCampaignSwitch(ctx, account, f.campaign_id ?? '', f.on === 'true');
-        return null;
-      } catch (err) {
-        if (err instanceof DomainError) return `${err.code}: ${err.detail}`;
-        throw err;
-      }
+      const refused = await ownWrite(ctx, (ctx) =>
+        setCampaignSwitch(ctx, account, f.campaign_id ?? '', f.on === 'true'),
+      );
+      return refused && failureText(refused);
     }),
   );
 }
