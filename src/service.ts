@@ -43,6 +43,7 @@ import { startStreams } from './workers/streams/queue.js';
 import { subscriber } from './workers/streams/subscriber.js';
 import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
 import { startWebhookDelivery, type RunningWebhooks } from './workers/webhook/queue.js';
+import { startAlertSweeps } from './workers/alerts/sweep.js';
 import { startLiveReactor } from './runtime/live/reactor.js';
 import { waitForDemo, type DemoAccount } from './demo-readiness.js';
 import { createMailer } from './infra/mail.js';
@@ -281,6 +282,21 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         logger: workerLogger.child({ worker: 'webhook' }),
       });
       stops.push(() => webhooks!.close());
+      // alerts: what needs the seller, to the destination they chose (docs/decisions/160-alerts.md)
+      const alerts = startAlertSweeps({
+        db,
+        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'alerts' } } },
+        webhooks,
+        mailer: createMailer({
+          smtpUrl: config.SMTP_URL,
+          from: config.MAIL_FROM,
+          env: config.NODE_ENV,
+          logger: workerLogger,
+        }),
+        now: () => new Date(),
+        logger: workerLogger.child({ worker: 'alerts' }),
+      });
+      stops.push(() => alerts.stop());
       // live automation runs: each ingested marketplace event through the account's live automation,
       // in runner processes apart from the api's, so dry runs never queue behind live ones
       const sandbox = createSandbox({ storeLimits: STORE_LIMITS });

@@ -125,7 +125,7 @@ export function page(options: PageOptions, body: Html): string {
             padding: 0;
             overflow-wrap: anywhere;
           }
-          .timeline li {
+          .timeline > li {
             border-top: 1px solid #ccc;
             padding: 0.5rem 0;
           }
@@ -135,6 +135,18 @@ export function page(options: PageOptions, body: Html): string {
           }
           .timeline p {
             margin: 0.25rem 0;
+          }
+          .facts {
+            display: grid;
+            grid-template-columns: max-content 1fr;
+            gap: 0.1rem 1rem;
+            overflow-wrap: anywhere;
+          }
+          .facts dt {
+            font-weight: 600;
+          }
+          .facts dd {
+            margin: 0;
           }
           nav a {
             display: inline-block;

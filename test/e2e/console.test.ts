@@ -79,7 +79,7 @@ describe("the demo seller's console in a browser", function () {
     const seen: string[] = [];
     for (let pages = 1; ; pages++) {
       const items = page.locator('.timeline > li');
-      const times = await items.locator('time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')!));
+      const times = await items.locator('time.at').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')!));
       expect(times, 'newest first').to.deep.equal([...times].sort().reverse());
       seen.push(...(await items.evaluateAll((lis) => lis.map((li) => li.id))));
       const older = page.getByRole('link', { name: 'Older' });

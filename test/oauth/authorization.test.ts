@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { issueApiToken, registerUser } from '../../src/commands/user/execute.js';
 import { PAT_SCOPES } from '../../src/domain/user/scopes.js';
-import { AUTH_RATE_LIMITS } from '../../src/web/rate-limit.js';
+import { RATE_LIMITS } from '../../src/web/rate-limit.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
@@ -564,7 +564,7 @@ describe('OAuth 2.1 authorization server for /mcp', function () {
           method: 'POST',
           body: new URLSearchParams({ grant_type: 'authorization_code', code: 'forged', client_id: 'nobody' }),
         });
-      for (let i = 0; i < AUTH_RATE_LIMITS.token.perIp.max; i++) expect((await token()).status).to.not.equal(429);
+      for (let i = 0; i < RATE_LIMITS.token.perIp.max; i++) expect((await token()).status).to.not.equal(429);
       const refused = await token();
       expect(refused.status).to.equal(429);
       expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);

@@ -1,12 +1,17 @@
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import { html, page, sendPage as send } from '../page.js';
-import { requireSignedIn, signedInUser, type WebApp } from '../session.js';
+import type { ToolContext } from '../../mcp/tool.js';
+import { html, page, sendPage as send, type Html } from '../page.js';
+import { rateLimited } from '../rate-limit.js';
+import { csrfToken, requireSignedIn, signedInUser, type WebApp, type WebHook } from '../session.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { activityBody, filterOf } from './activity.js';
+import { eventBody, readEventView, readReceipt, receiptBody, type Detail } from './detail.js';
 import { overviewBody, readOverview } from './overview.js';
 import type { ToolServices } from '../../mcp/tool.js';
 import { registerAutomationPages } from './automations/routes.js';
 import { readContext, type ConsoleReader } from './reads.js';
+import { registerRevertPages } from './revert.js';
 import { readTimeline } from './timeline.js';
 
 // The seller's console (docs/decisions/156-seller-console.md):
@@ -14,6 +19,7 @@ import { readTimeline } from './timeline.js';
 //   GET /activity            the demo seller's Activity
 //   GET /console             the signed-in seller's Overview
 //   GET /console/activity    the signed-in seller's Activity
+//   GET …/activity/receipts/:id, …/activity/events/:id   a receipt, an event (Activity's links)
 //   /automations, /console/automations: the Automations pages (automations/routes.ts)
 // Overview and Activity read through a tool context without an event store; the signed-in
 // seller's Automations pages write through the tools (docs/decisions/158-console-automations.md).
@@ -53,35 +59,66 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       <a href="${place.automations}">Automations</a> · <span>${place.whose}</span>`,
   });
 
-  const serve = (place: Place, preHandler: typeof requireSignedIn | []) => {
+  const serve = (place: Place, preHandler: WebHook) => {
+    const services = place.writes ? deps.services : undefined;
+    /** the CSRF token of a page whose forms write (the signed-in seller's, where the service writes) */
+    const writeToken = (reply: FastifyReply) => (services ? csrfToken(reply) : undefined);
     app.get(place.overview, { preHandler }, async (req, reply) => {
       const ctx = readContext(req, deps.db, await place.reader(req), now);
       const body = overviewBody(await readOverview(ctx), place.activity);
       return send(reply, page(await layout(req, place, 'Overview'), body));
     });
+    const refused = async (req: FastifyRequest, reply: FastifyReply, title: string, why: string, status: number) =>
+      send(
+        reply,
+        page(await layout(req, place, title, why), html`<p><a href="${place.activity}">Show everything</a></p>`),
+        status,
+      );
     app.get(place.activity, { preHandler }, async (req, reply) => {
       const filter = filterOf(req.query as Record<string, unknown>);
-      if ('problem' in filter)
-        return send(
-          reply,
-          page(
-            await layout(req, place, 'Activity', filter.problem),
-            html`<p><a href="${place.activity}">Show everything</a></p>`,
-          ),
-          400,
-        );
+      if ('problem' in filter) return refused(req, reply, 'Activity', filter.problem, 400);
       const ctx = readContext(req, deps.db, await place.reader(req), now);
-      const view = { filter, ...(await readTimeline(ctx, filter)) };
-      return send(reply, page(await layout(req, place, 'Activity'), activityBody(view, place.activity)));
+      try {
+        const view = { filter, ...(await readTimeline(ctx, filter)) };
+        const body = activityBody(view, place.activity, writeToken(reply));
+        return send(reply, page(await layout(req, place, 'Activity'), body));
+      } catch (e) {
+        if (e instanceof DomainError) return refused(req, reply, 'Activity', e.message, 400);
+        throw e;
+      }
     });
+    // a receipt or an event: the tool's own refusal (not_found, event_not_found) is the page's 404
+    const detail = <T>(
+      path: string,
+      title: string,
+      read: (ctx: ToolContext, id: string) => Promise<Detail<T>>,
+      body: (found: T, activity: string, token?: string) => Html,
+    ) =>
+      app.get(path, { preHandler }, async (req, reply) => {
+        const { id } = req.params as { id: string };
+        const ctx = readContext(req, deps.db, await place.reader(req), now);
+        const got = await read(ctx, id);
+        if ('refused' in got) return refused(req, reply, title, got.refused.detail, 404);
+        return send(reply, page(await layout(req, place, title), body(got.found, place.activity, writeToken(reply))));
+      });
+    detail(`${place.activity}/receipts/:id`, 'Mutation receipt', readReceipt, receiptBody);
+    detail(`${place.activity}/events/:id`, 'Marketplace event', readEventView, eventBody);
     registerAutomationPages(app, deps.db, now, {
       path: place.automations,
       activity: place.activity,
       reader: place.reader,
-      ...(place.writes && deps.services ? { services: deps.services } : {}),
+      ...(services ? { services } : {}),
       layout: (req, title, notice) => layout(req, place, title, notice),
       preHandler,
     });
+    if (services)
+      registerRevertPages(app, deps.db, now, {
+        activity: place.activity,
+        reader: place.reader,
+        services,
+        layout: (req, title, notice) => layout(req, place, title, notice),
+        preHandler,
+      });
   };
 
   serve(
@@ -93,7 +130,8 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       whose: 'The demo seller, read-only',
       writes: false,
     },
-    [],
+    // anyone may read them, as /demo/mcp: each visitor within a limit of its own
+    rateLimited('demoPages'),
   );
   serve(
     {
