@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { pushPrice } from '../support/automation.js';
-import { DESKTOP, screenshotsFolder, shoot } from '../support/screenshots.js';
-import { launchChromium, type ChromiumSession } from '../support/chromium.js';
+import { DESKTOP, launchChromium, shootWidths, type ChromiumSession } from '../support/chromium.js';
 import { SELLER_PASSWORD, startConsoleSeller, type ConsoleSeller } from '../support/console-seller.js';
 import { eventually } from '../support/processes.js';
 
@@ -44,7 +43,6 @@ describe('the console Automations pages in a browser', function () {
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize(DESKTOP);
-    await screenshotsFolder();
   });
   after(async () => {
     await browser?.close();
@@ -69,9 +67,9 @@ describe('the console Automations pages in a browser', function () {
     expect(await result.locator('pre.logs').innerText()).to.match(/^log: lowest competing price: \d/);
     expect(await result.getByRole('table').innerText()).to.contain('applied');
     await page.goto(`${s.own.base}/console/automations/${automation}`);
-    await shoot(page, 'automation');
+    await shootWidths(page, 'automation');
     await page.goto(`${s.own.base}/console/automations`);
-    await shoot(page, 'automations');
+    await shootWidths(page, 'automations');
   });
 
   it("blocks a listing, and a live run's action on it is recorded blocked in Activity", async () => {

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT_ID } from '../../src/service.js';
-import { DESKTOP, screenshotsFolder, shoot } from '../support/screenshots.js';
-import { launchChromium, type ChromiumSession } from '../support/chromium.js';
+import { DESKTOP, launchChromium, shootWidths, type ChromiumSession } from '../support/chromium.js';
 import { cli, eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startOwnService, type OwnService } from '../support/service.js';
 
 // The demo seller's console in a real browser (chromium), as `npm start` serves it: the Overview
 // at `/` without sign-in draws the demo seller's synced sales as a chart; Activity pages through
-// webhook deliveries the workers made. Screenshots at desktop and phone width go to docs/console/.
+// webhook deliveries the workers made. Screenshots at desktop and phone width go to docs/console/,
+// each page and width checked with axe-core (no serious or critical violation) first.
 
 const TEST_SENDS = 3;
 
@@ -30,7 +30,6 @@ describe("the demo seller's console in a browser", function () {
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize(DESKTOP);
-    await screenshotsFolder();
   });
   after(async () => {
     await browser?.close();
@@ -64,7 +63,7 @@ describe("the demo seller's console in a browser", function () {
       .getByText(/as a table$/)
       .first()
       .click();
-    await shoot(page, 'overview');
+    await shootWidths(page, 'overview');
   });
 
   it('pages through Activity, newest first, filtered to webhook deliveries', async () => {
@@ -73,7 +72,7 @@ describe("the demo seller's console in a browser", function () {
     await page.getByLabel('Kind').selectOption('delivery');
     await page.getByRole('button', { name: 'Show' }).click();
     await page.waitForURL((u) => u.pathname === '/activity' && u.searchParams.get('kind') === 'delivery');
-    await shoot(page, 'activity');
+    await shootWidths(page, 'activity');
     // two to a page: the three test sends take two pages
     await page.goto(`${own.base}/activity?kind=delivery&limit=2`);
     const seen: string[] = [];

@@ -2,11 +2,10 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index.js';
 import { pushPrice } from '../support/automation.js';
-import { launchChromium, type ChromiumSession } from '../support/chromium.js';
+import { DESKTOP, launchChromium, shootWidths, type ChromiumSession } from '../support/chromium.js';
 import { SELLER_PASSWORD, startConsoleSeller, type ConsoleSeller } from '../support/console-seller.js';
 import { clientsFor } from '../support/marketplace.js';
 import { eventually, waitForLog } from '../support/processes.js';
-import { DESKTOP, screenshotsFolder, shoot } from '../support/screenshots.js';
 
 // Reverting from the console in a real browser (chromium), on the service as `npm start` runs it:
 // a live automation reprices a listing in the simulator; the seller selects its receipts in
@@ -49,7 +48,6 @@ describe('reverting from the console in a browser', function () {
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize(DESKTOP);
-    await screenshotsFolder();
   });
   after(async () => {
     await browser?.close();
@@ -133,7 +131,7 @@ describe('reverting from the console in a browser', function () {
     await page.getByRole('button', { name: /Revert the selected changes/ }).click();
     await page.waitForURL((u) => u.pathname === '/console/activity/revert');
     expect(await page.locator('.reverts .status', { hasText: 'would_queue' }).count()).to.equal(receipts.length);
-    await shoot(page, 'revert');
+    await shootWidths(page, 'revert');
     await page.getByRole('button', { name: 'Revert', exact: true }).click();
     await page.waitForURL((u) => u.pathname === '/console/activity/revert/confirm');
     expect((await page.getByRole('status').textContent())!.replace(/\s+/g, ' ')).to.contain(

@@ -22,7 +22,9 @@ import { readTimeline } from './timeline.js';
 //   GET …/activity/receipts/:id, …/activity/events/:id   a receipt, an event (Activity's links)
 //   /automations, /console/automations: the Automations pages (automations/routes.ts)
 // Overview and Activity read through a tool context without an event store; the signed-in
-// seller's Automations pages write through the tools (docs/decisions/158-console-automations.md).
+// seller's Automations pages and Activity's reverts write through the tools
+// (docs/decisions/158-console-automations.md); Settings is settings/routes.ts
+// (docs/decisions/157-console-settings.md).
 
 export interface ConsolePagesDeps {
   db: Knex;
@@ -34,16 +36,33 @@ export interface ConsolePagesDeps {
 }
 
 interface Place {
-  /** where the Overview and Activity of this reader are */
+  /** where the Overview and Activity of this reader are; Settings only for a signed-in seller */
   overview: string;
   activity: string;
   automations: string;
+  settings?: string;
   reader: (req: FastifyRequest) => Promise<ConsoleReader>;
   /** e.g. "the demo seller" */
   whose: string;
   /** whether its pages may write */
   writes: boolean;
 }
+
+/** The signed-in seller's console: where its pages are (settings/routes.ts serves Settings). */
+export const SELLER_CONSOLE = {
+  overview: '/console',
+  activity: '/console/activity',
+  automations: '/console/automations',
+  settings: '/console/settings',
+  whose: 'Your accounts',
+  writes: true,
+};
+
+/** The console's own navigation, under the site's. */
+export const consoleSections = (place: Omit<Place, 'reader' | 'writes'>) =>
+  html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
+    <a href="${place.automations}">Automations</a> ·
+    ${place.settings ? html`<a href="${place.settings}">Settings</a> · ` : ''}<span>${place.whose}</span>`;
 
 export function registerConsolePages<L extends FastifyBaseLogger>(service: WebApp<L>, deps: ConsolePagesDeps): void {
   // session.ts's hooks are typed for the base logger; only the logger's type differs
@@ -55,8 +74,7 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
     notice,
     signedIn: (await signedInUser(req)) !== null,
     wide: true,
-    sections: html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
-      <a href="${place.automations}">Automations</a> · <span>${place.whose}</span>`,
+    sections: consoleSections(place),
   });
 
   const serve = (place: Place, preHandler: WebHook) => {
@@ -135,12 +153,8 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
   );
   serve(
     {
-      overview: '/console',
-      activity: '/console/activity',
-      automations: '/console/automations',
+      ...SELLER_CONSOLE,
       reader: async (req) => ({ userId: (await signedInUser(req))!.userId, endpoint: 'mcp' }),
-      whose: 'Your accounts',
-      writes: true,
     },
     requireSignedIn,
   );
