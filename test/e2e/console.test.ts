@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT_ID } from '../../src/service.js';
-import { DESKTOP, screenshotsFolder, shoot } from '../support/screenshots.js';
-import { launchChromium, type ChromiumSession } from '../support/chromium.js';
+import { browserForScreenshots, shoot } from '../support/screenshots.js';
+import type { ChromiumSession } from '../support/chromium.js';
 import { cli, eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startOwnService, type OwnService } from '../support/service.js';
@@ -27,10 +27,7 @@ describe("the demo seller's console in a browser", function () {
     const webhook = (...args: string[]) => cli(['webhook', ...args, '--account', DEMO_ACCOUNT_ID], own.env);
     await webhook('add', '--name', 'alerts', '--url', receiver.url, '--type', 'chat');
     for (let i = 0; i < TEST_SENDS; i++) await webhook('test', '--name', 'alerts');
-    browser = await launchChromium();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    await page.setViewportSize(DESKTOP);
-    await screenshotsFolder();
+    ({ browser, page } = await browserForScreenshots());
   });
   after(async () => {
     await browser?.close();

@@ -210,7 +210,7 @@ describe('the console Automations pages over HTTP', function () {
         const { status, headers, text } = await web.get(started.location!);
         expect(status).to.equal(200);
         if (/<strong class="status">(queued|running)</.test(text)) {
-          expect(headers.get('refresh')).to.equal('2');
+          expect(headers.get('refresh')).to.equal(`2; url=${started.location}`);
           return undefined;
         }
         return text;

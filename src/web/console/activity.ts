@@ -3,6 +3,7 @@ import type { DeliveryCause } from '../../domain/webhook/events.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { decodeKeyset, encodeKeyset, type Keyset } from '../../projections/keyset.js';
 import { html, type Html } from '../page.js';
+import { utcTime } from './format.js';
 import { KINDS, STATUSES_OF, type Item, type Kind, type TimelineFilter } from './timeline.js';
 
 // The Activity page: the timeline's filters (a GET form: links to a filtered page can be shared),
@@ -172,10 +173,7 @@ export function activityBody(view: ActivityView, path: string): Html {
                   <h2>
                     ${KIND_NAMES[item.kind].one}${item.row.status ? html` · <span class="status">${item.row.status}</span>` : ''}
                   </h2>
-                  <p>
-                    <time datetime="${item.at}">${item.at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</time> ·
-                    ${item.id}
-                  </p>
+                  <p><time datetime="${item.at}">${utcTime(item.at)}</time> · ${item.id}</p>
                   ${itemBody(item, path)}
                 </li>`,
             )}

@@ -21,3 +21,10 @@ export const marketplaceName = (id: string): string => marketplaceById(id)?.name
 
 /** `n` of `of` as a whole percentage, or a dash when `of` is 0 */
 export const percent = (n: number, of: number): string => (of === 0 ? '–' : `${Math.round((100 * n) / of)}%`);
+
+/** An ISO time as "2026-05-20 20:00:00 UTC" */
+export const utcTime = (iso: string): string =>
+  new Date(iso)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');

@@ -289,7 +289,9 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
     const out = await outcomeOf<BacktestAnswer>(backtestAutomationTool, { backtest_id }, await ctxOf(req));
     if (!out.ok) return notFound(req, reply, 'No such backtest', out.error.detail);
     const b = out.answer;
-    if (b.status === 'queued' || b.status === 'running') reply.header('refresh', String(BACKTEST_RELOAD_S));
+    // the URL named: a fragment the form's redirect carried over would make the reload a mere scroll
+    if (b.status === 'queued' || b.status === 'running')
+      reply.header('refresh', `${BACKTEST_RELOAD_S}; url=${path}/${id}/backtests/${b.backtest_id}`);
     return show(
       req,
       reply,
