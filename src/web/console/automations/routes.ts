@@ -156,7 +156,7 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
           ),
         }
       : undefined;
-    const done = typeof q.done === 'string' ? DONE[q.done] : undefined;
+    const done = typeof q.done === 'string' && Object.hasOwn(DONE, q.done) ? DONE[q.done] : undefined;
     return show(
       req,
       reply,
