@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { loadConfig } from '../src/infra/config.js';
+import { BENCH_SCALE } from '../src/marketplace/simulator/index.js';
 import { createRedis, deleteKeys } from '../src/infra/redis.js';
 import { maintainTables } from '../src/projections/maintenance.js';
 import { DEMO_ACCOUNT_ID, startService, type RunningService } from '../src/service.js';
@@ -20,6 +21,27 @@ export interface ProfileOptions {
   /** database to create and keep, or to reuse when it exists; a throwaway one when absent */
   keep?: string;
 }
+
+/**
+ * The command-line options every profile benchmark takes, for parseArgs: the profile's size (the
+ * bench profile unless `scale` says otherwise), a database to keep or reuse, the admin URL.
+ */
+export const profileOptions = (scale: ProfileOptions['scale'] = BENCH_SCALE) =>
+  ({
+    listings: { type: 'string', default: String(scale.listings) },
+    'order-lines': { type: 'string', default: String(scale.orderLines) },
+    keep: { type: 'string' },
+    'admin-url': {
+      type: 'string',
+      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
+  }) as const;
+
+/** The profile's size as profileOptions parsed it. */
+export const scaleOf = (values: { listings: string; 'order-lines': string }): ProfileOptions['scale'] => ({
+  listings: Number(values.listings),
+  orderLines: Number(values['order-lines']),
+});
 
 export interface Profile {
   service: RunningService & { url: string };

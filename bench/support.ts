@@ -307,3 +307,14 @@ export async function startBenchDispatch(o: {
     },
   };
 }
+
+/** Runs a benchmark's `main` and exits: with its code (0 when it returns none), or 1 with the error printed. */
+export function runMain(main: () => Promise<number | void>): void {
+  main().then(
+    (code) => process.exit(code ?? 0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -42,7 +42,8 @@ import { connectionPagesDeps } from './web/connections/pages.js';
 import { startStreams } from './workers/streams/queue.js';
 import { subscriber } from './workers/streams/subscriber.js';
 import { deliverySecret, ingestionPath } from './domain/event/delivery.js';
-import { startWebhookDelivery, type RunningWebhooks } from './workers/webhook/queue.js';
+import { startWebhookDelivery, webhookNotifier, webhookQueue, type RunningWebhooks } from './workers/webhook/queue.js';
+import { startAlertSweeps } from './workers/alerts/sweep.js';
 import { startLiveReactor } from './runtime/live/reactor.js';
 import { waitForDemo, type DemoAccount } from './demo-readiness.js';
 import { createMailer } from './infra/mail.js';
@@ -281,6 +282,21 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         logger: workerLogger.child({ worker: 'webhook' }),
       });
       stops.push(() => webhooks!.close());
+      // alerts: what needs the seller, to the destination they chose (docs/decisions/160-alerts.md)
+      const alerts = startAlertSweeps({
+        db,
+        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'alerts' } } },
+        webhooks,
+        mailer: createMailer({
+          smtpUrl: config.SMTP_URL,
+          from: config.MAIL_FROM,
+          env: config.NODE_ENV,
+          logger: workerLogger,
+        }),
+        now: () => new Date(),
+        logger: workerLogger.child({ worker: 'alerts' }),
+      });
+      stops.push(() => alerts.stop());
       // live automation runs: each ingested marketplace event through the account's live automation,
       // in runner processes apart from the api's, so dry runs never queue behind live ones
       const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
@@ -358,6 +374,10 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       const backtests = backtestQueue(producer, config.REDIS_PREFIX);
       backtests.on('error', (err) => apiLogger.warn({ err: err.message }, 'backtest queue error'));
       stops.push(() => backtests.close());
+      // Settings' "Send test" hands its delivery to the workers' queue
+      const webhookDeliveries = webhookQueue(producer, config.REDIS_PREFIX);
+      webhookDeliveries.on('error', (err) => apiLogger.warn({ err: err.message }, 'webhook queue error'));
+      stops.push(() => webhookDeliveries.close());
       // e.g. Redis went away: admission goes on, the workers' sweep finds its receipts
       dispatch.on('error', (err) => apiLogger.warn({ err: err.message }, 'dispatch queue error'));
       stops.push(() => dispatch.close());
@@ -396,6 +416,11 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
           cursorKey: cursorKey(config.LIVE_READ_CURSOR_KEY),
         },
         connections,
+        settings: {
+          signingKey: config.WEBHOOK_SIGNING_KEY,
+          allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+          notifier: webhookNotifier(webhookDeliveries),
+        },
         ingestionSecret: config.INGESTION_SECRET,
         accounts: {
           mail: createMailer({

@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { aggregateStream } from './commands/shared/handler.js';
 import type { WebhookCall } from './commands/webhook/context.js';
+import { firstAttempt } from './commands/webhook/first-attempt.js';
 import { sendTestWebhook } from './commands/webhook/posts.js';
 import {
   configureWebhook,
@@ -11,8 +10,8 @@ import {
   updateWebhook,
 } from './commands/webhook/settings.js';
 import type { WebhookChanges } from './domain/webhook/decide.js';
-import { webhookDeliveryDecider } from './domain/webhook/delivery.js';
-import { WebhookKind, type WebhookHeaders } from './domain/webhook/events.js';
+import { WebhookKind } from './domain/webhook/events.js';
+import { headersFromLines } from './domain/webhook/rules.js';
 import type { Position } from './eventstore/port.js';
 import type { Logger } from './infra/logger.js';
 import { createRedis } from './infra/redis.js';
@@ -24,8 +23,8 @@ import { listDeliveries, listWebhooks } from './projections/webhook/queries.js';
 import type { Projection } from './projections/projection.js';
 import { webhookNotifier, webhookQueue } from './workers/webhook/queue.js';
 
-// `npm run cli -- webhook …`: an account's webhook settings until the web console manages them
-// (spec 2.13), "send test" and the deliveries' activity (spec 4.13).
+// `npm run cli -- webhook …`: an account's webhook settings, as the console's Settings manages them
+// too (spec 2.13), "send test" and the deliveries' activity (spec 4.13).
 
 export const WEBHOOK_USAGE = `  webhook add --account <id> --name <name> --url <https url> [--header 'Name: value']... [--type json|chat]
                                               configure a webhook; prints its signing secret once
@@ -77,16 +76,6 @@ function parse(rest: string[]) {
   return { values, required };
 }
 
-function headersOf(lines: readonly string[]): WebhookHeaders {
-  const headers: WebhookHeaders = {};
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) throw new UsageError(`--header '${line}': write it as 'Name: value'`);
-    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
-  }
-  return headers;
-}
-
 function kindOf(type: string | undefined): WebhookKind | undefined {
   if (type === undefined) return undefined;
   const kind = WebhookKind.safeParse(type);
@@ -94,23 +83,16 @@ function kindOf(type: string | undefined): WebhookKind | undefined {
   return kind.data;
 }
 
-/** Waits for the delivery's first attempt and says how it went. */
-async function firstAttempt(deps: WebhookCliDeps, delivery_id: string): Promise<string> {
-  const deadline = Date.now() + FIRST_ATTEMPT_WAIT_MS;
-  while (Date.now() < deadline) {
-    const { events, state } = await aggregateStream(deps.call.store, webhookDeliveryDecider, delivery_id);
-    const last = events.at(-1);
-    if (last?.type === 'WebhookDeliveryCancelled') return `cancelled: ${last.data.reason}`;
-    if (last?.type === 'WebhookAttemptRecorded') {
-      const a = last.data;
-      const answer = a.status === null ? a.error : `HTTP ${a.status}${a.error ? ` (${a.error})` : ''}`;
-      const then = a.outcome === 'retry' ? `; next attempt at ${a.next_attempt_at}` : '';
-      return `attempt ${a.attempt}: ${a.outcome}: ${answer} in ${a.duration_ms} ms${then}`;
-    }
-    if (state.status === null) throw new Error(`delivery ${delivery_id} was not recorded`);
-    await sleep(200);
-  }
-  return `queued; no worker tried it within ${FIRST_ATTEMPT_WAIT_MS / 1000} s (is a worker role running?)`;
+/** How the delivery's first attempt went, in a line. */
+async function firstAttemptLine(deps: WebhookCliDeps, delivery_id: string): Promise<string> {
+  const first = await firstAttempt(deps.call.store, delivery_id, FIRST_ATTEMPT_WAIT_MS);
+  if (first.kind === 'cancelled') return `cancelled: ${first.reason}`;
+  if (first.kind === 'queued')
+    return `queued; no worker tried it within ${FIRST_ATTEMPT_WAIT_MS / 1000} s (is a worker role running?)`;
+  const a = first.attempt;
+  const answer = a.status === null ? a.error : `HTTP ${a.status}${a.error ? ` (${a.error})` : ''}`;
+  const then = a.outcome === 'retry' ? `; next attempt at ${a.next_attempt_at}` : '';
+  return `attempt ${a.attempt}: ${a.outcome}: ${answer} in ${a.duration_ms} ms${then}`;
 }
 
 async function sendTest(deps: WebhookCliDeps, account: string, name: string): Promise<void> {
@@ -123,7 +105,7 @@ async function sendTest(deps: WebhookCliDeps, account: string, name: string): Pr
       { accountId: account, name, by: deps.call.by },
     );
     deps.print(`test delivery ${delivery_id}`);
-    deps.print(await firstAttempt(deps, delivery_id));
+    deps.print(await firstAttemptLine(deps, delivery_id));
   } finally {
     await queue.close();
     await redis.quit();
@@ -144,7 +126,7 @@ export async function runWebhookCommand(action: string | undefined, rest: string
         account_id: account,
         name: required('name'),
         url: required('url'),
-        headers: headersOf(values.header ?? []),
+        headers: headersFromLines(values.header ?? []),
         kind: kindOf(values.type) ?? 'json',
       });
       await deps.project(added.position, [webhooksProjection]);
@@ -170,7 +152,11 @@ export async function runWebhookCommand(action: string | undefined, rest: string
       const changes: WebhookChanges = {
         ...(values['new-name'] !== undefined ? { name: values['new-name'] } : {}),
         ...(values.url !== undefined ? { url: values.url } : {}),
-        ...(values.header ? { headers: headersOf(values.header) } : values['clear-headers'] ? { headers: {} } : {}),
+        ...(values.header
+          ? { headers: headersFromLines(values.header) }
+          : values['clear-headers']
+            ? { headers: {} }
+            : {}),
         ...(values.type !== undefined ? { kind: kindOf(values.type)! } : {}),
       };
       if (Object.keys(changes).length > 0) await settings(updateWebhook(deps.call, account, name, changes), 'updated');

@@ -19,7 +19,7 @@ import { buildHttpServer } from '../../src/mcp/server.js';
 import { migrationSteps } from '../../src/migrations.js';
 import { projections } from '../../src/projections/registry.js';
 import { connect, ping, timeSideBySide } from '../mcp/round-trips.js';
-import { fmt, memorySample, mib, printMachine, withDatabase } from '../support.js';
+import { fmt, memorySample, mib, printMachine, runMain, withDatabase } from '../support.js';
 
 const FULL_SOURCE = '/work/shared/catalog-sources';
 
@@ -110,10 +110,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -15,7 +15,7 @@ import { migrateEventStore } from '../../src/eventstore/schema.js';
 import { createDb } from '../../src/infra/db.js';
 import { runProjectionBench } from './projection.js';
 import { benchEvent, emmettTarget, ourTarget, type BenchTarget } from './targets.js';
-import { fmt, printMachine as printMachineOf, withDatabase as withDatabaseOn } from '../support.js';
+import { fmt, printMachine as printMachineOf, runMain, withDatabase as withDatabaseOn } from '../support.js';
 
 const withDatabase = <T>(name: string, fn: (url: string) => Promise<T>) => withDatabaseOn(adminUrl, name, fn);
 const printMachine = () => printMachineOf(adminUrl);
@@ -197,10 +197,4 @@ async function main(): Promise<number> {
   throw new Error(`--mode is append or projection, not ${args.mode}`);
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

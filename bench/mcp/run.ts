@@ -29,23 +29,17 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { DEMO_USER_ID } from '../../src/domain/shared/ids.js';
 import { buildHttpServer } from '../../src/mcp/server.js';
-import { withSyncedProfile } from '../profile.js';
-import { fmt, printMachine } from '../support.js';
+import { profileOptions, scaleOf, withSyncedProfile } from '../profile.js';
+import { fmt, printMachine, runMain } from '../support.js';
 import { connect, ping, REVISIONS, timeSideBySide as timeTurns, WARM_UP, type Times } from './round-trips.js';
 
 const { values: args } = parseArgs({
   options: {
-    listings: { type: 'string', default: '2000' },
-    'order-lines': { type: 'string', default: '2000' },
+    ...profileOptions({ listings: 2000, orderLines: 2000 }),
     calls: { type: 'string', default: '300' },
-    keep: { type: 'string' },
-    'admin-url': {
-      type: 'string',
-      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    },
   },
 });
-const scale = { listings: Number(args.listings), orderLines: Number(args['order-lines']) };
+const scale = scaleOf(args);
 const calls = Number(args.calls);
 const LIST_ARGS = { order_by: 'created_at' };
 
@@ -167,10 +161,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

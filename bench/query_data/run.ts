@@ -14,30 +14,23 @@
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BENCH_SCALE } from '../../src/marketplace/simulator/index.js';
 import { existingViews } from '../../src/projections/views/queries.js';
 import { viewDefinitions } from '../../src/projections/views/registry.js';
 import { rewriteForRollups, ROLLUPS_SCHEMA } from '../../src/projections/views/rollup-rewrite.js';
 import { withQueryRole } from '../../src/projections/views/run.js';
-import { withSyncedProfile } from '../profile.js';
-import { fmt, printMachine } from '../support.js';
+import { profileOptions, scaleOf, withSyncedProfile } from '../profile.js';
+import { fmt, printMachine, runMain } from '../support.js';
 import { printPhases, withPhases } from '../tool-phases.js';
 import { loadDuckPeer } from './duckdb.js';
 
 const { values: args } = parseArgs({
   options: {
-    listings: { type: 'string', default: String(BENCH_SCALE.listings) },
-    'order-lines': { type: 'string', default: String(BENCH_SCALE.orderLines) },
+    ...profileOptions(),
     runs: { type: 'string', default: '5' },
-    keep: { type: 'string' },
-    'admin-url': {
-      type: 'string',
-      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    },
   },
 });
 const adminUrl = args['admin-url']!;
-const scale = { listings: Number(args.listings), orderLines: Number(args['order-lines']) };
+const scale = scaleOf(args);
 const runs = Number(args.runs);
 
 const QUERIES = {
@@ -118,10 +111,4 @@ async function main(): Promise<void> {
     }
   });
 }
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

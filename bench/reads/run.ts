@@ -9,23 +9,16 @@
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BENCH_SCALE } from '../../src/marketplace/simulator/index.js';
-import { withSyncedProfile } from '../profile.js';
-import { fmt, percentile, printMachine } from '../support.js';
+import { profileOptions, scaleOf, withSyncedProfile } from '../profile.js';
+import { fmt, percentile, printMachine, runMain } from '../support.js';
 
 const { values: args } = parseArgs({
   options: {
-    listings: { type: 'string', default: String(BENCH_SCALE.listings) },
-    'order-lines': { type: 'string', default: String(BENCH_SCALE.orderLines) },
+    ...profileOptions(),
     calls: { type: 'string', default: '200' },
-    keep: { type: 'string' },
-    'admin-url': {
-      type: 'string',
-      default: process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    },
   },
 });
-const scale = { listings: Number(args.listings), orderLines: Number(args['order-lines']) };
+const scale = scaleOf(args);
 const calls = Number(args.calls);
 const US = 'ATVPDKIKX0DER';
 
@@ -89,10 +82,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -38,6 +38,8 @@ import { registerWebSessions } from '../web/session.js';
 import { registerConnectionPages, type ConnectionPagesDeps } from '../web/connections/pages.js';
 import { registerAccountPages, type AccountPagesDeps } from '../web/accounts.js';
 import { registerConsolePages } from '../web/console/routes.js';
+import { registerSettingsPages } from '../web/console/settings/routes.js';
+import type { SettingsDeps } from '../web/console/settings/context.js';
 import type { RateLimitStoreOptions } from '../web/rate-limit.js';
 
 export interface HttpServerDeps {
@@ -80,6 +82,8 @@ export interface HttpServerDeps {
   accounts?: Pick<AccountPagesDeps, 'mail' | 'keyring'> & { rateLimit?: RateLimitStoreOptions };
   /** with `store`, serves the marketplace connections pages (/connections) */
   connections?: ConnectionPagesDeps;
+  /** with `store`, serves the console's Settings (/console/settings): webhooks' key and queue */
+  settings?: Omit<SettingsDeps, 'db' | 'store' | 'now'>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -156,6 +160,13 @@ export function buildHttpServer(deps: HttpServerDeps) {
     services,
     ...(deps.now ? { now: deps.now } : {}),
   });
+  if (deps.store && deps.settings)
+    registerSettingsPages(app, {
+      ...deps.settings,
+      db: deps.db,
+      store: deps.store,
+      ...(deps.now ? { now: deps.now } : {}),
+    });
 
   const metadata = async (req: FastifyRequest) => protectedResourceMetadata(baseUrl(req), deps.oauth?.issuer);
   app.get(PROTECTED_RESOURCE_PATH, metadata);

@@ -14,6 +14,7 @@ import type { Principal } from './auth.js';
 import { argumentBoundsError } from './argument-bounds.js';
 import { type Lap, phaseClock } from './phases.js';
 import { withOwnWrites } from './read-your-writes.js';
+import { appLink } from './resources/apps.js';
 import { errorResult, inputError, jsonResult, unexpectedError, unstorableTextAt } from './errors.js';
 
 export type Endpoint = 'mcp' | 'demo';
@@ -96,6 +97,8 @@ export interface ToolSpec<Shape extends z.ZodRawShape, Output extends OutputSche
    * (keys it does not name are not sent); an answer it refuses is a bug, answered `unavailable`.
    */
   output: Output;
+  /** the `ui://` resource of an MCP App that draws this tool's answer (resources/apps.ts); the answer stays the same */
+  app?: string;
   handler: (input: z.output<z.ZodObject<Shape, z.core.$strict>>, ctx: ToolContext) => Promise<z.input<Output>>;
 }
 
@@ -141,6 +144,7 @@ export function defineTool<Shape extends z.ZodRawShape, Output extends OutputSch
       annotations: spec.annotations,
       inputSchema: inputSchema as ToolListing['inputSchema'],
       outputSchema: jsonSchemaOf(spec.output, 'output') as ToolListing['outputSchema'],
+      ...(spec.app ? { _meta: appLink(spec.app) } : {}),
     },
     async call(args, ctx) {
       const clock = phaseClock(spec.name);

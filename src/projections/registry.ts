@@ -24,6 +24,7 @@ import { automationStoreProjection } from './automation-store/projection.js';
 import { backtestsProjection } from './backtests/projection.js';
 import { feedbackProjection } from './feedback/projection.js';
 import { reportsProjection } from './reports/projection.js';
+import { alertsProjection } from './alerts/projection.js';
 
 /**
  * Every projection the service runs, migrates and can rebuild. One import per projection;
@@ -55,4 +56,5 @@ export const projections: Projection[] = [
   feedbackProjection,
   reportsProjection,
   backtestsProjection,
+  alertsProjection,
 ];

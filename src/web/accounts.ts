@@ -34,7 +34,7 @@ import {
 } from '../identity/passwords.js';
 import type { Mailer } from '../infra/mail.js';
 import type { Keyring } from '../secrets/vault.js';
-import { csrfField, html, page, sendPage as send, type Html } from './page.js';
+import { csrfField, formOf, html, page, sendPage as send, type FormFields, type Html } from './page.js';
 import { rateLimited } from './rate-limit.js';
 import {
   csrfToken,
@@ -68,13 +68,7 @@ export interface AccountPagesDeps {
 /** The name UserRegistered carries for a seller who signed up: never their email (personal data stays out of the log). */
 export const SIGNED_UP_USER_NAME = 'seller';
 
-type Form = Record<string, string | undefined>;
-const form = (req: FastifyRequest): Form => {
-  const body = req.body;
-  if (typeof body !== 'object' || body === null) return {};
-  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]));
-};
-const query = (req: FastifyRequest): Form => (req.query ?? {}) as Form;
+const query = (req: FastifyRequest): FormFields => (req.query ?? {}) as FormFields;
 
 const passwordInput = (name: string, label: string, autocomplete: string) =>
   html`<label for="${name}">${label}</label>
@@ -135,7 +129,7 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
 
   app.get('/sign-up', (_req, reply) => signUpForm(reply));
   app.post('/sign-up', { preHandler: [rateLimited('signUp'), verifyCsrf] }, async (req, reply) => {
-    const f = form(req);
+    const f = formOf(req);
     const email = normalizeEmail(f.email);
     if (!email) return signUpForm(reply, f.email ?? '', 'Enter an email address such as name@example.com.', 400);
     const problem = passwordProblem(f.password ?? '');
@@ -190,7 +184,7 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
     return signInForm(reply, returnTo, '', notice);
   });
   app.post('/sign-in', { preHandler: [rateLimited('signIn'), verifyCsrf] }, async (req, reply) => {
-    const f = form(req);
+    const f = formOf(req);
     const returnTo = safeReturnPath(f.return_to);
     const email = normalizeEmail(f.email);
     const row = email ? await credentialsByEmail(deps.db, email) : null;
@@ -230,7 +224,7 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
     return codeForm(reply, safeReturnPath(query(req).return_to));
   });
   app.post('/sign-in/code', { preHandler: [rateLimited('signIn'), verifyCsrf] }, async (req, reply) => {
-    const f = form(req);
+    const f = formOf(req);
     const returnTo = safeReturnPath(f.return_to);
     const userId = await owesCode(req);
     if (!userId) return reply.redirect('/sign-in', 303);
@@ -300,7 +294,7 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
   async function confirmedByPassword(req: FastifyRequest, field: string): Promise<string | null> {
     const { userId } = (await signedInUser(req))!;
     const me = await credentialsOf(deps.db, userId);
-    return (await verifyPassword(form(req)[field] ?? '', me?.password_hash)) ? userId : null;
+    return (await verifyPassword(formOf(req)[field] ?? '', me?.password_hash)) ? userId : null;
   }
   const wrongPassword = (req: FastifyRequest, reply: FastifyReply) =>
     accountPage(req, reply, 'The password is wrong.', 401);
@@ -308,9 +302,9 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
   app.post('/account/password', { preHandler: [requireSignedIn, verifyCsrf] }, async (req, reply) => {
     const userId = await confirmedByPassword(req, 'current');
     if (!userId) return wrongPassword(req, reply);
-    const problem = passwordProblem(form(req).password ?? '');
+    const problem = passwordProblem(formOf(req).password ?? '');
     if (problem) return accountPage(req, reply, `The new password is not accepted: ${problem}.`, 400);
-    await setPasswordHash(deps.db, userId, await hashPassword(form(req).password!));
+    await setPasswordHash(deps.db, userId, await hashPassword(formOf(req).password!));
     await endSessionsOf(deps.db, userId, req);
     return reply.redirect('/account?done=password', 303);
   });
@@ -344,7 +338,7 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
   app.get('/account/totp', { preHandler: requireSignedIn }, (req, reply) => enrollPage(req, reply));
   app.post('/account/totp/confirm', { preHandler: [requireSignedIn, verifyCsrf] }, async (req, reply) => {
     const { userId } = (await signedInUser(req))!;
-    if (!deps.keyring || !(await acceptTotpCode(deps.db, deps.keyring, userId, form(req).code ?? '', now(), true)))
+    if (!deps.keyring || !(await acceptTotpCode(deps.db, deps.keyring, userId, formOf(req).code ?? '', now(), true)))
       return enrollPage(req, reply, 'The code is wrong; enter the one your app shows now.', 400);
     return reply.redirect('/account?done=totp', 303);
   });
@@ -380,7 +374,7 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
     );
   app.get('/reset', (_req, reply) => resetRequestForm(reply));
   app.post('/reset', { preHandler: [rateLimited('reset'), verifyCsrf] }, async (req, reply) => {
-    const email = normalizeEmail(form(req).email);
+    const email = normalizeEmail(formOf(req).email);
     const row = email ? await credentialsByEmail(deps.db, email) : null;
     if (row) {
       const token = await issueResetToken(deps.db, row.user_id, now());
@@ -425,7 +419,7 @@ export function registerAccountPages<L extends FastifyBaseLogger>(app: WebApp<L>
     return newPasswordForm(reply, req.params.token);
   });
   app.post('/reset/password', { preHandler: [rateLimited('reset'), verifyCsrf] }, async (req, reply) => {
-    const f = form(req);
+    const f = formOf(req);
     const token = f.token ?? '';
     const problem = passwordProblem(f.password ?? '');
     if (problem) return newPasswordForm(reply, token, `The password is not accepted: ${problem}.`, 400);

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 // HTML for the service's own pages: plain, accessible, no JavaScript. Every interpolated value
 // is escaped unless it is already Html (made by `html` itself).
@@ -27,6 +27,15 @@ const render = (part: Part): string => {
 export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
   return new Html(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]!) : ''), ''));
 }
+
+export type FormFields = Record<string, string | undefined>;
+
+/** A posted form's text fields (a repeated or non-text field reads as absent). */
+export const formOf = (req: FastifyRequest): FormFields => {
+  const body = req.body;
+  if (typeof body !== 'object' || body === null) return {};
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]));
+};
 
 /** A form's hidden CSRF field (session.ts issues the token). */
 export const csrfField = (token: string): Html => html`<input type="hidden" name="_csrf" value="${token}" />`;
@@ -79,7 +88,9 @@ export function page(options: PageOptions, body: Html): string {
           }
           input[type='email'],
           input[type='password'],
-          input[type='text'] {
+          input[type='text'],
+          input[type='url'],
+          textarea {
             width: 100%;
             padding: 0.5rem;
             font: inherit;
@@ -125,7 +136,7 @@ export function page(options: PageOptions, body: Html): string {
             padding: 0;
             overflow-wrap: anywhere;
           }
-          .timeline li {
+          .timeline > li {
             border-top: 1px solid #ccc;
             padding: 0.5rem 0;
           }
@@ -135,6 +146,18 @@ export function page(options: PageOptions, body: Html): string {
           }
           .timeline p {
             margin: 0.25rem 0;
+          }
+          .facts {
+            display: grid;
+            grid-template-columns: max-content 1fr;
+            gap: 0.1rem 1rem;
+            overflow-wrap: anywhere;
+          }
+          .facts dt {
+            font-weight: 600;
+          }
+          .facts dd {
+            margin: 0;
           }
           nav a {
             display: inline-block;
@@ -169,6 +192,19 @@ export function page(options: PageOptions, body: Html): string {
           :focus-visible {
             outline: 3px solid #1a5fb4;
             outline-offset: 2px;
+          }
+          .field-error {
+            margin: 0.25rem 0;
+            color: #a51d2d;
+            font-weight: 600;
+          }
+          label.check {
+            font-weight: normal;
+          }
+          .secret {
+            overflow-wrap: anywhere;
+            padding: 0.5rem;
+            background: #f2f2f2;
           }
           .notice {
             padding: 0.75rem;

@@ -2,21 +2,25 @@ import fastifyRateLimit, { type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { normalizeEmail } from '../identity/credentials.js';
+import { demoCaller } from '../mcp/throttle.js';
 import { html, page } from './page.js';
 import type { WebApp, WebHook } from './session.js';
 
-// Rate limits of the sign-in, sign-up, reset and token endpoints (docs/decisions/091-seller-accounts.md),
-// counted in Redis so that every api process shares them, per client IP and, where a form names
-// one, per email address. Past a per-IP limit the wait doubles with each further attempt
+// Rate limits of the sign-in, sign-up, reset and token endpoints (docs/decisions/091-seller-accounts.md)
+// and of the demo seller's console pages, counted in Redis so that every api process shares them,
+// per client (its IP; an IPv6 address by its /64, as the demo's MCP throttle counts visitors) and,
+// where a form names one, per email address. Past a per-IP limit the wait doubles with each further attempt
 // (backoff); a per-email limit keeps a fixed window, so that someone guessing at a victim's address
 // cannot lock its owner out for longer than that window.
 // The OAuth token endpoint takes `rateLimited('token')`.
 
-export const AUTH_RATE_LIMITS = {
+export const RATE_LIMITS = {
   signIn: { perIp: { max: 20, timeWindow: 60_000 }, perEmail: { max: 10, timeWindow: 15 * 60_000 } },
   signUp: { perIp: { max: 10, timeWindow: 60 * 60_000 } },
   reset: { perIp: { max: 10, timeWindow: 15 * 60_000 }, perEmail: { max: 3, timeWindow: 60 * 60_000 } },
   token: { perIp: { max: 60, timeWindow: 60_000 } },
+  // `/` and `/activity` answer anyone: each page is a few aggregate reads
+  demoPages: { perIp: { max: 60, timeWindow: 60_000 } },
 } as const satisfies Record<string, { perIp: Limit; perEmail?: Limit }>;
 
 interface Limit {
@@ -24,7 +28,7 @@ interface Limit {
   timeWindow: number;
 }
 
-export type RateLimitName = keyof typeof AUTH_RATE_LIMITS;
+export type RateLimitName = keyof typeof RATE_LIMITS;
 
 export interface RateLimitStoreOptions {
   /** absent: counted in this process only (tests of other parts) */
@@ -77,9 +81,9 @@ const emailOf = (req: FastifyRequest): string =>
  * client's IP, or the form's email, has used up its attempts.
  */
 export function rateLimited(name: RateLimitName): WebHook {
-  const limits: { perIp: Limit; perEmail?: Limit } = AUTH_RATE_LIMITS[name];
+  const limits: { perIp: Limit; perEmail?: Limit } = RATE_LIMITS[name];
   return async (req, reply) => {
-    const results = [await check(req, `${name}-ip`, limits.perIp, true, (r) => r.ip)(req)];
+    const results = [await check(req, `${name}-ip`, limits.perIp, true, (r) => demoCaller(r.ip))(req)];
     // a form without an email (the TOTP step) is counted per IP only
     if (limits.perEmail && emailOf(req) !== '-')
       results.push(await check(req, `${name}-email`, limits.perEmail, false, emailOf)(req));
@@ -93,4 +97,4 @@ export function rateLimited(name: RateLimitName): WebHook {
 }
 
 const tooManyPage = (seconds: number) =>
-  page({ title: 'Too many attempts' }, html`<p>Too many attempts from here. Try again in ${seconds} seconds.</p>`);
+  page({ title: 'Too many requests' }, html`<p>Too many requests from here. Try again in ${seconds} seconds.</p>`);

@@ -11,7 +11,7 @@
  * - `safeReturnPath(value)`: a same-origin relative path to go back to, or `/account`;
  * - `endSessionsOf(db, userId)`: signs a user out everywhere.
  * Rate limits for sign-in, sign-up, reset and the OAuth token endpoint: `rateLimited(name)` and
- * `AUTH_RATE_LIMITS` in rate-limit.ts; account deletion hooks: `onAccountDeletion` in src/identity/deletion.ts.
+ * `RATE_LIMITS` in rate-limit.ts; account deletion hooks: `onAccountDeletion` in src/identity/deletion.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { sha256 } from '../domain/shared/canonical.js';

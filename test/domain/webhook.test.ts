@@ -73,6 +73,10 @@ describe('webhook settings decider (spec 2.13)', () => {
       ['hooks.example.com/x', /is not an absolute URL/],
       ['https://user:pw@hooks.example.com/x', /carries credentials/],
       ['https://hooks.example.com/x#frag', /#fragment/],
+      ['https://10.1.2.3/x', /private, loopback or link-local/],
+      ['https://[::1]:8443/x', /private, loopback or link-local/],
+      ['https://169.254.169.254/latest', /private, loopback or link-local/],
+      ['https://localhost/x', /private, loopback or link-local/],
     ];
     for (const [url, why] of refused)
       given(webhookDecider, [])

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { pushPrice } from '../support/automation.js';
-import { browserForScreenshots, shoot } from '../support/screenshots.js';
-import type { ChromiumSession } from '../support/chromium.js';
+import { DESKTOP, launchChromium, shootWidths, type ChromiumSession } from '../support/chromium.js';
 import { SELLER_PASSWORD, startConsoleSeller, type ConsoleSeller } from '../support/console-seller.js';
 import { eventually } from '../support/processes.js';
 
@@ -10,8 +9,8 @@ import { eventually } from '../support/processes.js';
 // seller signs in, activates their repricing automation, dry-runs it and reads its logs, blocks
 // one of their listings (confirming it), provokes a live run through the simulator and finds its
 // action recorded `blocked` in Activity, then backtests the automation over today and sees the
-// chart. Screenshots of the list and the automation's page at desktop and phone width go to
-// docs/console/.
+// chart. Screenshots of the list and the automation's page at desktop and phone width (each
+// checked for accessibility first) go to docs/console/.
 
 const US = 'ATVPDKIKX0DER';
 
@@ -59,7 +58,9 @@ describe('the console Automations pages in a browser', function () {
       "the seller's listings",
       200_000,
     );
-    ({ browser, page } = await browserForScreenshots());
+    browser = await launchChromium();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    await page.setViewportSize(DESKTOP);
   });
   after(async () => {
     await browser?.close();
@@ -85,9 +86,9 @@ describe('the console Automations pages in a browser', function () {
     expect(await result.locator('pre.logs').innerText()).to.match(/^log: lowest competing price: \d/);
     expect(await result.getByRole('table').innerText()).to.contain('applied');
     await page.goto(`${s.own.base}/console/automations/${automation}`);
-    await shoot(page, 'automation');
+    await shootWidths(page, 'automation');
     await page.goto(`${s.own.base}/console/automations`);
-    await shoot(page, 'automations');
+    await shootWidths(page, 'automations');
   });
 
   it("blocks a listing, and a live run's action on it is recorded blocked in Activity", async () => {

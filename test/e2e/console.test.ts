@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT_ID } from '../../src/service.js';
-import { browserForScreenshots, shoot } from '../support/screenshots.js';
-import type { ChromiumSession } from '../support/chromium.js';
+import { DESKTOP, launchChromium, shootWidths, type ChromiumSession } from '../support/chromium.js';
 import { cli, eventually } from '../support/processes.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startOwnService, type OwnService } from '../support/service.js';
 
 // The demo seller's console in a real browser (chromium), as `npm start` serves it: the Overview
 // at `/` without sign-in draws the demo seller's synced sales as a chart; Activity pages through
-// webhook deliveries the workers made. Screenshots at desktop and phone width go to docs/console/.
+// webhook deliveries the workers made. Screenshots at desktop and phone width go to docs/console/,
+// each page and width checked with axe-core (no serious or critical violation) first.
 
 const TEST_SENDS = 3;
 
@@ -27,7 +27,9 @@ describe("the demo seller's console in a browser", function () {
     const webhook = (...args: string[]) => cli(['webhook', ...args, '--account', DEMO_ACCOUNT_ID], own.env);
     await webhook('add', '--name', 'alerts', '--url', receiver.url, '--type', 'chat');
     for (let i = 0; i < TEST_SENDS; i++) await webhook('test', '--name', 'alerts');
-    ({ browser, page } = await browserForScreenshots());
+    browser = await launchChromium();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    await page.setViewportSize(DESKTOP);
   });
   after(async () => {
     await browser?.close();
@@ -61,7 +63,7 @@ describe("the demo seller's console in a browser", function () {
       .getByText(/as a table$/)
       .first()
       .click();
-    await shoot(page, 'overview');
+    await shootWidths(page, 'overview');
   });
 
   it('pages through Activity, newest first, filtered to webhook deliveries', async () => {
@@ -70,13 +72,13 @@ describe("the demo seller's console in a browser", function () {
     await page.getByLabel('Kind').selectOption('delivery');
     await page.getByRole('button', { name: 'Show' }).click();
     await page.waitForURL((u) => u.pathname === '/activity' && u.searchParams.get('kind') === 'delivery');
-    await shoot(page, 'activity');
+    await shootWidths(page, 'activity');
     // two to a page: the three test sends take two pages
     await page.goto(`${own.base}/activity?kind=delivery&limit=2`);
     const seen: string[] = [];
     for (let pages = 1; ; pages++) {
       const items = page.locator('.timeline > li');
-      const times = await items.locator('time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')!));
+      const times = await items.locator('time.at').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')!));
       expect(times, 'newest first').to.deep.equal([...times].sort().reverse());
       seen.push(...(await items.evaluateAll((lis) => lis.map((li) => li.id))));
       const older = page.getByRole('link', { name: 'Older' });

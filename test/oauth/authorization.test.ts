@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { issueApiToken, registerUser } from '../../src/commands/user/execute.js';
 import { PAT_SCOPES } from '../../src/domain/user/scopes.js';
-import { AUTH_RATE_LIMITS } from '../../src/web/rate-limit.js';
+import { RATE_LIMITS } from '../../src/web/rate-limit.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
@@ -10,7 +10,7 @@ import { stableId } from '../../src/domain/shared/ids.js';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
 import { startHarness, type Harness } from '../support/observed.js';
-import { Browser, pkce, startOAuthService, type OAuthService } from '../support/oauth.js';
+import { authorizedClient, Browser, pkce, startOAuthService, type OAuthService } from '../support/oauth.js';
 
 // Every way into /mcp through the OAuth 2.1 authorization server, over real HTTP against a
 // listening server: metadata, dynamic registration, authorization code + PKCE through the sign-in
@@ -340,46 +340,12 @@ describe('OAuth 2.1 authorization server for /mcp', function () {
       // another deployment of the service, its own issuer and resource, on the same database
       const other = await startOAuthService({ db: h.db, store: h.store, demoUserId: randomUUID() });
       try {
-        browser = await other.browserFor(user);
-        const redirect = redirectUri;
-        const reg = (await (
-          await fetch(`${other.base}/oauth/reg`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
-          })
-        ).json()) as { client_id: string };
-        const { verifier, challenge } = pkce();
-        const back = await browser.authorize(
-          `${other.oauth.issuer}/auth?${new URLSearchParams({
-            client_id: reg.client_id,
-            redirect_uri: redirect,
-            response_type: 'code',
-            scope: 'mcp:read mcp:write',
-            resource: `${other.base}/mcp`,
-            code_challenge: challenge,
-            code_challenge_method: 'S256',
-          })}`,
-          other.base,
-        );
-        const tokens = (await (
-          await fetch(`${other.base}/oauth/token`, {
-            method: 'POST',
-            body: new URLSearchParams({
-              grant_type: 'authorization_code',
-              code: back.searchParams.get('code')!,
-              redirect_uri: redirect,
-              client_id: reg.client_id,
-              code_verifier: verifier,
-            }),
-          })
-        ).json()) as Tokens;
+        const tokens = await authorizedClient(other, user);
         expect((await mcp(tokens.access_token, { method: 'tools/list', params: {} }, other.base)).status).to.equal(200);
         const res = await mcp(tokens.access_token, { method: 'tools/list', params: {} });
         expect(res.status).to.equal(401);
         expect(res.headers.get('www-authenticate')).to.contain('error="invalid_token"');
       } finally {
-        browser = await service.browserFor(user);
         await other.close();
       }
     });
@@ -564,7 +530,7 @@ describe('OAuth 2.1 authorization server for /mcp', function () {
           method: 'POST',
           body: new URLSearchParams({ grant_type: 'authorization_code', code: 'forged', client_id: 'nobody' }),
         });
-      for (let i = 0; i < AUTH_RATE_LIMITS.token.perIp.max; i++) expect((await token()).status).to.not.equal(429);
+      for (let i = 0; i < RATE_LIMITS.token.perIp.max; i++) expect((await token()).status).to.not.equal(429);
       const refused = await token();
       expect(refused.status).to.equal(429);
       expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);

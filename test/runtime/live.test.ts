@@ -5,6 +5,7 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import { activateAutomation } from '../../src/commands/automation/activation.js';
 import type { AutomationCall } from '../../src/commands/automation/context.js';
 import { archiveAutomation, createAutomation, editAutomation } from '../../src/commands/automation/lifecycle.js';
+import { setAutomationsPaused } from '../../src/commands/automation/pause.js';
 import { marketplaceEventStream, recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { automationRunId, type AutomationAction } from '../../src/domain/automation-run/events.js';
 import { listingId } from '../../src/domain/observation/ids.js';
@@ -378,6 +379,29 @@ describe('live automation runs (the reactor)', function () {
     expect((await recorded(await raise())).error_message).to.equal(null);
     expect(await runOf(other, 1, second), 'an archived automation runs no more').to.deep.equal([]);
     expect(await runOf(t.automation, await version(), second), 'nor one activated after the event').to.deep.equal([]);
+  });
+
+  it("runs none of the account's automations while the seller paused them, nor on resuming what came meanwhile", async () => {
+    const seller = { store: t.w.h.store, metadata: { actor: { kind: 'user' as const, id: t.call.userId } } };
+    const pause = (paused: boolean) =>
+      setAutomationsPaused(seller, { account_id: t.account.id, paused, by: t.call.userId, at: new Date() });
+    let during: RaisedEvent;
+    try {
+      expect(await pause(true)).to.not.equal(null);
+      expect(await pause(true), 'paused already: nothing recorded').to.equal(null);
+      during = await raise();
+    } finally {
+      await pause(false);
+    }
+    // the same listing's lane: the event raised during the pause was taken before this one ran
+    expect((await recorded(await raise())).error_message).to.equal(null);
+    const run_id = automationRunId({
+      automation_id: t.automation,
+      automation_version: await version(),
+      event_id: during.eventId,
+      listing_id: listing(),
+    });
+    expect(await t.w.h.store.readStream(`automation_run-${run_id}`), 'not run while paused').to.deep.equal([]);
   });
 
   async function setCheckpoint(name: string, p: Position) {

@@ -18,7 +18,7 @@ export interface AlertsWebhook {
 }
 
 export async function startAlertsWebhook(
-  w: AutomationWorld,
+  w: Pick<AutomationWorld, 'h'>,
   account_id: string,
   signingKey: string,
   logger: Logger,

@@ -1,7 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { expectAccessible } from './axe.js';
 
 // Debian's chromium driven by playwright-core, headless, on a profile made for the test and
 // removed after it. The machine has no network: everything that would reach out (updates,
@@ -40,4 +41,27 @@ export async function launchChromium(timeoutMs = 20_000): Promise<ChromiumSessio
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** Where the console's screenshots go (linked from docs/console/README.md). */
+export const CONSOLE_SHOTS = join(process.cwd(), 'docs', 'console');
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * Full-page screenshots of the page at desktop and phone width (`<name>-desktop.png`,
+ * `<name>-phone.png`), each width first checked with axe-core (no serious or critical violation);
+ * desktop width after.
+ */
+export async function shootWidths(page: Page, name: string, dir = CONSOLE_SHOTS): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const [width, size] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await expectAccessible(page, `${name} at ${width} width`);
+    await page.screenshot({ path: join(dir, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize(DESKTOP);
 }

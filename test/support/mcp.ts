@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createEventStore, type EventStore } from '../../src/eventstore/index.js';
@@ -16,8 +16,8 @@ import { SCOPES } from '../../src/domain/user/scopes.js';
 
 export interface McpServing {
   base: string;
-  /** an MCP client of /mcp acting as the user, or of /demo/mcp */
-  clientFor(userId: string): Promise<Client>;
+  /** an MCP client of /mcp acting as the user (declaring `capabilities`), or of /demo/mcp */
+  clientFor(userId: string, capabilities?: ClientCapabilities): Promise<Client>;
   demoClient(): Promise<Client>;
   close(): Promise<void>;
 }
@@ -64,15 +64,15 @@ export async function serveMcp(
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const clients: Client[] = [];
-  const connect = async (path: string, headers: Record<string, string>) => {
-    const client = new Client({ name: 'tool-test', version: '1.0.0' });
+  const connect = async (path: string, headers: Record<string, string>, capabilities: ClientCapabilities = {}) => {
+    const client = new Client({ name: 'tool-test', version: '1.0.0' }, { capabilities });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers } }));
     clients.push(client);
     return client;
   };
   return {
     base,
-    clientFor: (userId) => connect('/mcp', { authorization: `Bearer user.${userId}` }),
+    clientFor: (userId, capabilities) => connect('/mcp', { authorization: `Bearer user.${userId}` }, capabilities),
     demoClient: () => connect('/demo/mcp', {}),
     async close() {
       await Promise.all(clients.map((c) => c.close()));

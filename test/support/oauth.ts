@@ -230,3 +230,51 @@ export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
+
+/**
+ * The whole code flow with PKCE on `service`: a client registered (as `clientName`, if given) and
+ * allowed by `userId` on the consent page; its tokens.
+ */
+export async function authorizedClient(
+  service: OAuthService,
+  userId: string,
+  clientName?: string,
+): Promise<{ client_id: string; access_token: string }> {
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const registered = await fetch(`${service.base}/oauth/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      ...(clientName ? { client_name: clientName } : {}),
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const { verifier, challenge } = pkce();
+  const browser = await service.browserFor(userId);
+  const back = await browser.authorize(
+    `${service.oauth.issuer}/auth?${new URLSearchParams({
+      client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'mcp:read mcp:write',
+      resource: `${service.base}/mcp`,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    })}`,
+    service.base,
+  );
+  const tokens = await fetch(`${service.base}/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: redirectUri,
+      client_id,
+      code_verifier: verifier,
+    }),
+  });
+  if (tokens.status !== 200) throw new Error(`the token endpoint answered ${tokens.status}: ${await tokens.text()}`);
+  return { client_id, ...((await tokens.json()) as { access_token: string }) };
+}

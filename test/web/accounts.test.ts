@@ -11,7 +11,7 @@ import { openTotp, RESET_LINK_LIFETIME_MS } from '../../src/identity/credentials
 import { findActiveToken } from '../../src/projections/auth/queries.js';
 import { hashToken } from '../../src/domain/user/token.js';
 import { projections } from '../../src/projections/registry.js';
-import { AUTH_RATE_LIMITS } from '../../src/web/rate-limit.js';
+import { RATE_LIMITS } from '../../src/web/rate-limit.js';
 import { safeReturnPath } from '../../src/web/session.js';
 import { cli, eventually } from '../support/processes.js';
 import { startProjecting } from '../support/projections.js';
@@ -318,13 +318,13 @@ describe('seller accounts', function () {
     const email = newEmail();
     await signedUp(email);
     const b = new Browser(site.base);
-    const max = AUTH_RATE_LIMITS.signIn.perEmail.max;
+    const max = RATE_LIMITS.signIn.perEmail.max;
     for (let i = 0; i < max; i++)
       expect((await b.submit('/sign-in', '/sign-in', { email, password: `wrong password ${i}` })).status).to.equal(401);
     const refused = await b.submit('/sign-in', '/sign-in', { email, password: PASSWORD });
     expect(refused.status).to.equal(429);
     expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
-    expect(refused.text).to.include('Too many attempts');
+    expect(refused.text).to.include('Too many requests');
     // per email a fixed window: guessing at an address cannot lock its owner out for longer
     const again = await b.submit('/sign-in', '/sign-in', { email, password: PASSWORD });
     expect(again.status).to.equal(429);
@@ -339,14 +339,14 @@ describe('seller accounts', function () {
     const b = new Browser(site.base);
     // reset requests for addresses with no account: counted per IP, no key derivation to wait for
     const ask = () => b.submit('/reset', '/reset', { email: newEmail() });
-    for (let i = 0; i < AUTH_RATE_LIMITS.reset.perIp.max; i++) expect((await ask()).status).to.equal(200);
+    for (let i = 0; i < RATE_LIMITS.reset.perIp.max; i++) expect((await ask()).status).to.equal(200);
     const waits: number[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await ask();
       expect(r.status).to.equal(429);
       waits.push(Number(r.headers.get('retry-after')));
     }
-    const window = AUTH_RATE_LIMITS.reset.perIp.timeWindow / 1000;
+    const window = RATE_LIMITS.reset.perIp.timeWindow / 1000;
     expect(waits[0]).to.be.closeTo(window, 2);
     expect(waits[1]).to.be.closeTo(2 * window, 2);
     expect(waits[2]).to.be.closeTo(4 * window, 2);

@@ -7,7 +7,7 @@ import { createEventStore } from '../../src/eventstore/index.js';
 import type { EventStore } from '../../src/eventstore/port.js';
 import type { Knex } from '../../src/infra/db.js';
 import { createMailer } from '../../src/infra/mail.js';
-import { buildHttpServer } from '../../src/mcp/server.js';
+import { buildHttpServer, type HttpServerDeps } from '../../src/mcp/server.js';
 import { deleteKeys } from '../../src/infra/redis.js';
 import { parseKeyring, type Keyring } from '../../src/secrets/vault.js';
 import { TEST_REDIS_PREFIX } from '../support/env.js';
@@ -35,7 +35,13 @@ export async function serveSite(
   {
     keyring = parseKeyring(TEST_SECRETS_KEYS),
     ...options
-  }: { publicBaseUrl?: string; now?: () => Date; keyring?: Keyring } = {},
+  }: {
+    publicBaseUrl?: string;
+    now?: () => Date;
+    keyring?: Keyring;
+    /** serves the console's Settings with these */
+    settings?: HttpServerDeps['settings'];
+  } = {},
 ): Promise<Site> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { pino } from 'pino';
 import { credentialsByEmail } from '../../src/identity/credentials.js';
+import { recordAutomationRun } from '../../src/commands/automation-run/record.js';
+import { marketplaceEventStream, recordMarketplaceEvent } from '../../src/commands/event/record.js';
 import { sendTestWebhook } from '../../src/commands/webhook/posts.js';
 import { configureWebhook } from '../../src/commands/webhook/settings.js';
 import { addDays, localDate } from '../../src/domain/shared/calendar.js';
@@ -9,6 +11,7 @@ import { newId } from '../../src/domain/shared/ids.js';
 import { DELIVERY_POLICY } from '../../src/domain/webhook/retry.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
 import { automationRunsProjection } from '../../src/projections/automation-runs/projection.js';
+import { eventsProjection } from '../../src/projections/events/projection.js';
 import { adsProjection } from '../../src/projections/observed/ads.js';
 import { listingsProjection } from '../../src/projections/observed/listings.js';
 import { ordersProjection } from '../../src/projections/observed/orders.js';
@@ -17,6 +20,7 @@ import { webhookDeliveriesProjection } from '../../src/projections/webhook/deliv
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { listDeliveries } from '../../src/projections/webhook/queries.js';
 import { money } from '../../src/web/console/format.js';
+import { RATE_LIMITS } from '../../src/web/rate-limit.js';
 import { deliveryStep } from '../../src/workers/webhook/deliver.js';
 import { createPoster } from '../../src/workers/webhook/post.js';
 import { adsEntitiesSync } from '../../src/workers/sync/ads-entities.js';
@@ -63,6 +67,7 @@ describe('the console pages over HTTP', function () {
         webhookDeliveriesProjection,
         automationRunsProjection,
         admissionProjection,
+        eventsProjection,
       ],
       [],
       START,
@@ -184,6 +189,114 @@ describe('the console pages over HTTP', function () {
     expect(paged).to.deep.equal(all.map((i) => i.id));
   });
 
+  it('links an action to the event it ran on and to its receipt: the event page shows what it caused, the receipt page its history and answers', async () => {
+    const listed = (await call(client, 'list_mutations', { limit: 1 })).structuredContent.mutations;
+    const receipt = listed[0] as { id: string; target_type: string; target_id: string };
+    // an incoming event carrying markup, and a live run on it that admitted that receipt
+    const message_id = newId();
+    const received_at = new Date(h.clock.ms).toISOString();
+    const payload = {
+      NotificationType: 'ANY_OFFER_CHANGED',
+      EventTime: received_at,
+      Payload: {
+        AnyOfferChangedNotification: { OfferChangeTrigger: { ASIN: HOSTILE, MarketplaceId: 'ATVPDKIKX0DER' } },
+      },
+    };
+    await recordMarketplaceEvent(h.store, {
+      account_id: account,
+      message_id,
+      stream_type: 'ANY_OFFER_CHANGED',
+      source: 'selling',
+      occurred_at: received_at,
+      received_at,
+      payload,
+    });
+    await h.projector.whenCaughtUp();
+    const event = await h.db
+      .withSchema('rm')
+      .table('marketplace_events')
+      .where({ stream: marketplaceEventStream(account, message_id) })
+      .first('id');
+    const automation_id = newId();
+    await recordAutomationRun(
+      { store: h.store, metadata: { actor: { kind: 'automation', id: 'console-test' } } },
+      {
+        run: {
+          automation_id,
+          automation_version: 4,
+          account_id: account,
+          stream_type: 'ANY_OFFER_CHANGED',
+          event_id: event.id,
+          listing_id: null,
+        },
+        at: new Date(h.clock.ms),
+        error_message: null,
+        missing_fields: [],
+        store_changes: 0,
+        webhook_posts: 0,
+        mutations: [
+          {
+            status: 'applied',
+            receipt_id: receipt.id,
+            value: null,
+            action: 'update',
+            target: { type: 'Campaign', id: receipt.target_id },
+          },
+        ],
+      },
+    );
+    await h.projector.whenCaughtUp();
+
+    // Activity lists the event and the action, each linking on
+    const events = await get('/activity?kind=event');
+    expect(events.text).to.contain(`href="/activity/events/${event.id}"`);
+    expect(events.text).to.not.contain('<script');
+    const actions = await get(`/activity?kind=action&automation=${automation_id}`);
+    expect(actions.text).to.contain(`href="/activity/events/${event.id}"`);
+    expect(actions.text).to.contain(`href="/activity/receipts/${receipt.id}"`);
+
+    const eventPage = await get(`/activity/events/${event.id}`);
+    expect(eventPage.status, eventPage.text.slice(-1500)).to.equal(200);
+    expect(eventPage.text).to.contain('ANY_OFFER_CHANGED');
+    expect(eventPage.text).to.contain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;');
+    expect(eventPage.text).to.not.contain('<script');
+    // what it caused: the run's action, decided by its automation, and the receipt it admitted
+    expect(eventPage.text).to.contain(`>${automation_id}</a`);
+    expect(eventPage.text).to.contain(`href="/activity/receipts/${receipt.id}"`);
+    expect(eventPage.text).to.contain('No webhook delivery was posted on it.');
+
+    const receiptPage = await get(`/activity/receipts/${receipt.id}`);
+    expect(receiptPage.status).to.equal(200);
+    const history = (await call(client, 'get_mutation', { id: receipt.id })).structuredContent.history as Array<{
+      type: string;
+    }>;
+    expect(history.length).to.be.greaterThan(0);
+    for (const e of history) expect(receiptPage.text).to.contain(`<strong>${e.type}</strong>`);
+    expect(receiptPage.text).to.contain('&quot;state&quot;: &quot;PAUSED&quot;');
+    expect(receiptPage.text).to.contain(`href="/activity?kind=receipt&amp;target_type=${receipt.target_type}`);
+
+    // what is not there, or not the reader's, is a 404 with the tool's own words
+    const missing = await get(`/activity/receipts/${newId()}`);
+    expect(missing.status).to.equal(404);
+    expect(missing.text).to.contain('no mutation receipt');
+    const noEvent = await get('/activity/events/not-an-id');
+    expect(noEvent.status).to.equal(404);
+    expect(noEvent.text).to.contain('no event');
+  });
+
+  it("filters Activity by account, and refuses an account that is not the reader's", async () => {
+    const own = await get(`/activity?account=${account}&kind=receipt`);
+    expect(own.status).to.equal(200);
+    expect(own.text).to.match(/<li id="item-/);
+    const stranger = newId();
+    const other = await get(`/activity?account=${stranger}`);
+    expect(other.status).to.equal(400);
+    expect(other.text).to.contain(`no connected account has the id &#39;${stranger}&#39;`);
+    const malformed = await get('/activity?account=nope');
+    expect(malformed.status).to.equal(400);
+    expect(malformed.text).to.contain('The account is not an account id.');
+  });
+
   it("shows a signed-in seller their own accounts at /console, and the demo user's at /", async () => {
     const site = await serveSite(h.db, { now: () => new Date(h.clock.ms) });
     try {
@@ -212,6 +325,18 @@ describe('the console pages over HTTP', function () {
     } finally {
       await site.close();
     }
+  });
+
+  it('answers each visitor of the demo pages within a limit of its own: past it, 429 with Retry-After', async () => {
+    let refused: Response | undefined;
+    for (let i = 0; i <= RATE_LIMITS.demoPages.perIp.max && !refused; i++) {
+      const res = await fetch(`${serving.base}/activity/events/not-an-id`, { headers: { accept: 'text/html' } });
+      if (res.status === 429) refused = res;
+      else expect(res.status).to.equal(404);
+    }
+    expect(refused, 'no page refused').to.not.equal(undefined);
+    expect(Number(refused!.headers.get('retry-after'))).to.be.greaterThan(0);
+    expect(await refused!.text()).to.contain('Too many requests from here.');
   });
 
   it('keeps /console behind sign-in', async () => {

@@ -3,6 +3,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { newId, stableId } from '../../domain/shared/ids.js';
 import { webhookDecider } from '../../domain/webhook/decide.js';
 import { webhookDeliveryDecider, type DeliveryCommand } from '../../domain/webhook/delivery.js';
+import type { AlertKind } from '../../domain/alert/events.js';
 import type { DeliveryCause } from '../../domain/webhook/events.js';
 import { MAX_POSTS_PER_RUN, webhookBody } from '../../domain/webhook/payload.js';
 import { webhookNamed, type Webhook } from '../../domain/webhook/state.js';
@@ -157,6 +158,39 @@ export async function sendTestWebhook(
     webhook,
     { delivery_id, account_id: input.accountId, body, cause: { kind: 'test', by: input.by } },
     { actor: { kind: 'user', id: input.by }, account_id: input.accountId },
+  );
+  await notify(deps, [delivery_id]);
+  return { delivery_id };
+}
+
+/** An alert's post: its delivery is keyed by the alert, so handing it off again records nothing twice. */
+export async function postAlert(
+  deps: WebhookPostDeps,
+  input: {
+    accountId: string;
+    webhook: string;
+    alert: { alert_id: string; kind: AlertKind; detail: string; at: string };
+  },
+): Promise<{ delivery_id: string } | { refused: string }> {
+  const { state } = await aggregateStream(deps.store, webhookDecider, input.accountId);
+  const webhook = webhookNamed(state, input.webhook);
+  if (!webhook?.enabled) return { refused: `no enabled webhook named '${input.webhook}'` };
+  const { alert_id, kind, detail, at } = input.alert;
+  const delivery_id = stableId('webhook-delivery', `alert:${alert_id}`);
+  // `text` is what a chat webhook shows; a JSON one gets every field
+  const body = webhookBody(webhook.kind, {
+    text: `Alert: ${detail}`,
+    alert: kind,
+    alert_id,
+    account_id: input.accountId,
+    detail,
+    raised_at: at,
+  });
+  await requestDelivery(
+    deps,
+    webhook,
+    { delivery_id, account_id: input.accountId, body, cause: { kind: 'alert', alert_id, alert_kind: kind } },
+    { actor: { kind: 'worker', id: 'alerts' }, account_id: input.accountId, causation_id: alert_id },
   );
   await notify(deps, [delivery_id]);
   return { delivery_id };

@@ -9,8 +9,8 @@ import { accountExists } from '../../projections/accounts/queries.js';
 import { aggregateStream, handleCommand } from '../shared/handler.js';
 import { commandContext, nowOf, type WebhookCall } from './context.js';
 
-// Webhook settings of an account (spec 2.13): managed by the operator CLI for now, by the web
-// console later. The signing secret is returned only by configure and rotate: shown once.
+// Webhook settings of an account (spec 2.13): managed by the seller in the console's Settings and
+// by the operator CLI. The signing secret is returned only by configure and rotate: shown once.
 
 export interface NewWebhook {
   account_id: string;

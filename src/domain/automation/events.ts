@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { instant } from '../shared/instant.js';
+import type { EventUnion } from '../shared/decider.js';
 
 // Events of one automation (`automation-<id>`) and of the live slot of one event type on one
 // account (`automation_live-<account>.<stream type>`), which makes "one live automation per event
@@ -103,3 +104,9 @@ export const withLiveSlot = <Schemas extends Record<string, z.ZodType>>(schemas:
   ...schemas,
   ...liveSlotEventSchemas,
 });
+
+/** The seller paused every automation of the account (pause.ts), or let them run again. */
+export const AutomationsPaused = z.object({ account_id: z.uuid(), by: author, at: instant });
+export const AutomationsResumed = z.object({ account_id: z.uuid(), by: author, at: instant });
+export const pauseEventSchemas = { AutomationsPaused, AutomationsResumed } as const;
+export type PauseEvent = EventUnion<typeof pauseEventSchemas>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { instant } from '../shared/instant.js';
 import type { EventUnion } from '../shared/decider.js';
+import { AlertKind } from '../alert/events.js';
 
 // Events of an account's webhook settings (`webhook-<account id>`: every webhook of the account in
 // one stream, so a name stays unique per account under concurrent edits) and of one delivery
@@ -65,6 +66,8 @@ export const DeliveryCause = z.discriminatedUnion('kind', [
     run_id: z.string().min(1).nullable(),
   }),
   z.object({ kind: z.literal('test'), by: author }),
+  // an alert of the account's (docs/decisions/160-alerts.md)
+  z.object({ kind: z.literal('alert'), alert_id: z.uuid(), alert_kind: AlertKind }),
 ]);
 export type DeliveryCause = z.infer<typeof DeliveryCause>;
 

@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import { DomainError } from '../shared/errors.js';
 import type { WebhookHeaders } from './events.js';
 
@@ -54,6 +55,41 @@ export function checkUrl(url: string, allowHttp: boolean): void {
   if (parsed.username || parsed.password)
     throw invalid('url', `'${url}' carries credentials; put them in a header such as Authorization instead`);
   if (parsed.hash) throw invalid('url', `'${url}' has a #fragment, which is never sent`);
+  if (!allowHttp && privateHost(parsed.hostname))
+    throw invalid(
+      'url',
+      `'${url}' names a private, loopback or link-local address, which deliveries never reach (docs/decisions/075-webhook-private-networks.md)`,
+    );
+}
+
+// Addresses a delivery refuses anyway (the delivery agent checks every resolved address, decision
+// 075): refused here too when written as a literal or `localhost`, so the seller learns it at once.
+const PRIVATE = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['224.0.0.0', 3],
+] as const)
+  PRIVATE.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 127],
+  ['::ffff:0:0', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  PRIVATE.addSubnet(net, bits, 'ipv6');
+
+function privateHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const family = isIP(host);
+  return family !== 0 && PRIVATE.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** Set by the service on every attempt: configuring them would forge or break the delivery. */
@@ -82,6 +118,18 @@ const HOP_BY_HOP = [
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // field-vchar and spaces/tabs; no CR, LF, NUL or other controls (header injection)
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
+
+/** Headers from `Name: value` lines (the CLI's --header, the console's text box); blank lines are skipped. */
+export function headersFromLines(lines: readonly string[]): WebhookHeaders {
+  const headers: WebhookHeaders = {};
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw invalid('headers', `'${line}': write it as 'Name: value'`);
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
 
 export function checkHeaders(headers: WebhookHeaders): void {
   const names = Object.keys(headers);

@@ -1,10 +1,12 @@
 import type { CatalogResource } from '../mcp-server.js';
 import { changelogMarkdown } from '../changelog.js';
+import { APP_RESOURCES } from './apps.js';
 import { DATA_DICTIONARY_URI, dataDictionary } from './data-dictionary.js';
 import { WORKFLOWS_MD, WORKFLOWS_URI } from './workflows.js';
 
-// The service's fixed resources (spec 1.7), each read fresh on every resources/read. The
-// operation catalog's resource is listed beside these in catalog.ts.
+// The service's fixed resources (spec 1.7), each read fresh on every resources/read, and the
+// MCP Apps' ui:// pages (apps.ts, an extension beyond the spec). The operation catalog's resource
+// is listed beside these in catalog.ts.
 
 const text = (
   uri: string,
@@ -34,4 +36,5 @@ export const SERVICE_RESOURCES: readonly CatalogResource[] = [
     description:
       'How an agent uses the service: audit with reads, dry-run an automation with run_automation, activate it, watch its actions and receipts',
   }),
+  ...APP_RESOURCES,
 ];

@@ -9,6 +9,7 @@ import {
   withAccountNames,
   type SalesReach,
 } from '../sales.js';
+import { SALES_APP_URI } from '../resources/apps.js';
 import { summaryArguments } from '../summary-arguments.js';
 import { readTool, type ToolContext } from '../tool.js';
 
@@ -47,6 +48,7 @@ export const getSalesSummary = readTool('get_sales_summary', 'Sales summary', {
       ),
     freshness: salesFreshnessSchema,
   }),
+  app: SALES_APP_URI,
   async handler(input, ctx) {
     const reach = await salesReach(ctx, input);
     return {

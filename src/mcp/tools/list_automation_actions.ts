@@ -4,6 +4,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { listAutomationActions } from '../../projections/automation-runs/queries.js';
 import { findAutomation } from '../../projections/automations/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
+import { ACTIVITY_APP_URI } from '../resources/apps.js';
 import { readTool } from '../tool.js';
 import { instantWindow, limitArgument, sinceArgument } from '../window.js';
 
@@ -70,6 +71,7 @@ export const listAutomationActionsTool = readTool('list_automation_actions', 'Li
       .describe('newest decision first'),
     total: z.number().int().describe('how many actions match before `limit`'),
   }),
+  app: ACTIVITY_APP_URI,
   async handler(input, ctx) {
     const { since } = instantWindow(input.since, undefined);
     const accounts = await accountsForRead(ctx, input.account);

@@ -109,7 +109,7 @@ const RUN_KEY: Columns = {
 
 export const automationRunsProjection = eventProjection<AutomationRunEvent>({
   name: 'automation_runs',
-  version: 1,
+  version: 3,
   events: automationRunEventSchemas,
   tables: {
     [RUNS_TABLE]: {
@@ -125,6 +125,8 @@ export const automationRunsProjection = eventProjection<AutomationRunEvent>({
         warned: 'boolean',
         at: 'timestamptz index',
       },
+      // alerts: an automation's latest runs
+      indexes: [['automation_id', 'at']],
     },
     [ACTIONS_TABLE]: {
       columns: {
@@ -153,6 +155,8 @@ export const automationRunsProjection = eventProjection<AutomationRunEvent>({
       indexes: [
         ['account_id', 'decided_at'],
         ['automation_id', 'decided_at'],
+        // the console's event page: what the runs on an event decided
+        ['event_id'],
       ],
     },
   },

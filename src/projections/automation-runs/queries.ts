@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ActionStatus } from '../../domain/automation-run/events.js';
 import { afterKeyset, type Keyset } from '../keyset.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
+import { AUTOMATIONS_TABLE } from '../automations/projection.js';
 import { ACTIONS_TABLE, RUNS_TABLE } from './projection.js';
 
 // Reads of the automation runs read model, always within the caller's accounts.
@@ -9,6 +10,8 @@ import { ACTIONS_TABLE, RUNS_TABLE } from './projection.js';
 export interface ActionFilter {
   accountIds: readonly string[];
   automation_id?: string;
+  /** only the actions of runs on this event */
+  event_id?: string;
   status?: ActionStatus;
   /** decided at or after */
   since?: Date | null;
@@ -94,6 +97,7 @@ export async function listAutomationActions(db: Knex, f: ActionFilter): Promise<
 function matchingActions(db: Knex, f: Omit<ActionFilter, 'limit'>) {
   const q = db.withSchema(READ_MODEL_SCHEMA).table(ACTIONS_TABLE).whereIn('account_id', f.accountIds);
   if (f.automation_id) q.where({ automation_id: f.automation_id });
+  if (f.event_id) q.where({ event_id: f.event_id });
   if (f.status) q.where({ status: f.status });
   if (f.since) q.where('decided_at', '>=', f.since);
   return q;
@@ -198,4 +202,38 @@ export async function liveRunsOfEvents(
     [READ_MODEL_SCHEMA, ACTIONS_TABLE, READ_MODEL_SCHEMA, RUNS_TABLE, account_id, stream_type, since, [...eventIds]],
   );
   return rows as LiveRunOfEvent[];
+}
+
+/**
+ * The account's automations whose latest `runs` runs all failed (the run threw, or an action it
+ * decided was refused as invalid), with the latest error: alerts' "failing run after run".
+ */
+export async function failingAutomations(
+  db: Knex,
+  account_id: string,
+  runs: number,
+): Promise<Array<{ automation_id: string; last_error: string | null }>> {
+  const { rows } = await db.raw(
+    `select au.automation_id, (array_agg(r.error order by r.at desc))[1] as last_error
+       from ?? au
+       cross join lateral (
+         select x.at, coalesce(x.error_message, (
+                  select a.error_message from ?? a where a.run_id = x.run_id and a.status = 'failed' limit 1)) as error,
+                x.error_message is not null
+                  or exists (select 1 from ?? a where a.run_id = x.run_id and a.status = 'failed') as failed
+           from ?? x where x.automation_id = au.automation_id order by x.at desc limit ?) r
+      where au.account_id = ? and not au.archived
+      group by au.automation_id
+     having count(*) = ? and bool_and(r.failed)`,
+    [
+      `${READ_MODEL_SCHEMA}.${AUTOMATIONS_TABLE}`,
+      `${READ_MODEL_SCHEMA}.${ACTIONS_TABLE}`,
+      `${READ_MODEL_SCHEMA}.${ACTIONS_TABLE}`,
+      `${READ_MODEL_SCHEMA}.${RUNS_TABLE}`,
+      runs,
+      account_id,
+      runs,
+    ],
+  );
+  return rows;
 }

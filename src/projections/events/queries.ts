@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { prepared } from '../../infra/db.js';
 import { readCheckpoint } from '../checkpoints.js';
+import type { Keyset } from '../keyset.js';
 import { ADS_TABLES } from '../observed/ads.js';
 import { CURRENT_LISTINGS_TABLE } from '../observed/listings.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
@@ -22,6 +23,8 @@ export interface EventFilter {
   marketplace_id?: string | undefined;
   /** at least 1 */
   limit: number;
+  /** the console's timeline: after `before` newest first by (occurred_at, id), and no total */
+  timeline?: { before: Keyset | null };
 }
 
 /** One thing an event names, matched to the account's listing or campaign when it has one. */
@@ -107,9 +110,15 @@ export async function searchEvents(db: Knex, f: EventFilter): Promise<{ rows: Ev
     where.push(`exists (select 1 from (${TARGETS}) x where ${listing.join(' and ')})`);
     bindings.push(...listingBindings);
   }
+  if (f.timeline?.before) {
+    where.push('(e.occurred_at, e.id) < (?::timestamptz, ?::uuid)');
+    bindings.push(f.timeline.before.at, f.timeline.before.id);
+  }
+  // a timeline page has no total: counting every match would read the account's whole month
+  const total = f.timeline ? 'null::bigint' : 'count(*) over ()';
   const { rows } = await db.raw(
     `with page as (
-       select e.id, e.occurred_at, count(*) over () as total
+       select e.id, e.occurred_at, ${total} as total
          from ${rm(EVENTS_TABLE)} e
         where ${where.join(' and ')}
         order by e.occurred_at desc, e.id desc

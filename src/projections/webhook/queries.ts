@@ -85,7 +85,14 @@ export interface DeliveryRow {
 export async function listDeliveries(
   db: Knex,
   accountId: string,
-  filter: { webhook_name?: string; status?: DeliveryRow['status']; before?: Keyset | null; limit: number },
+  filter: {
+    webhook_name?: string;
+    status?: DeliveryRow['status'];
+    /** only what automations posted on this event */
+    event_id?: string;
+    before?: Keyset | null;
+    limit: number;
+  },
 ): Promise<DeliveryRow[]> {
   const query = afterKeyset(table(db, DELIVERIES_TABLE), 'requested_at', 'delivery_id', filter.before)
     .where({ account_id: accountId })
@@ -106,6 +113,7 @@ export async function listDeliveries(
     );
   if (filter.webhook_name) query.where({ webhook_name: filter.webhook_name });
   if (filter.status) query.where({ status: filter.status });
+  if (filter.event_id) query.whereRaw("cause->>'event_id' = ?", [filter.event_id]);
   const rows: Omit<DeliveryRow, 'attempts'>[] = await query;
   const attempts: (AttemptRow & { delivery_id: string })[] = await table(db, ATTEMPTS_TABLE)
     .whereIn(

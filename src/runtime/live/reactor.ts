@@ -7,6 +7,7 @@ import { accountDecider } from '../../domain/account/decide.js';
 import { automationDecider } from '../../domain/automation/decide.js';
 import { LiveAutomationChanged } from '../../domain/automation/events.js';
 import { liveSlotDecider, liveSlotId } from '../../domain/automation/live-slot.js';
+import { pauseDecider } from '../../domain/automation/pause.js';
 import { MarketplaceEventReceived, type MarketplaceEventData } from '../../domain/event/events.js';
 import { identitiesOf } from '../../domain/event/identities.js';
 import { DomainError } from '../../domain/shared/errors.js';
@@ -163,36 +164,47 @@ export function laneKeys(event: MarketplaceEventData): string[] {
 }
 
 interface Live {
-  /** where the slot last changed */
+  /** where the slot last changed, or the account's automations were paused or resumed since */
   since: Position;
   automation: { id: string; version: number; code: string } | null;
 }
 
-/** The live slot of an account and type as the store has it now: its automation, if live. */
+/**
+ * The live slot of an account and type as the store has it now: its automation, if live and the
+ * account's automations are not paused. After a resumption only events recorded since run.
+ */
 async function readLive(store: EventStore, account_id: string, stream_type: string): Promise<Live | null> {
-  const slot = (await store.readStream(streamName(liveSlotDecider.aggregate, liveSlotId(account_id, stream_type)))).at(
-    -1,
-  );
+  const [slots, pauses] = await Promise.all([
+    store.readStream(streamName(liveSlotDecider.aggregate, liveSlotId(account_id, stream_type))),
+    store.readStream(streamName(pauseDecider.aggregate, account_id)),
+  ]);
+  const slot = slots.at(-1);
   if (!slot) return null;
+  const pause = pauses.at(-1);
+  if (pause?.type === 'AutomationsPaused') return { since: pause.position, automation: null };
+  const since = pause && comparePositions(pause.position, slot.position) > 0 ? pause.position : slot.position;
   const { automation_id } = LiveAutomationChanged.parse(slot.data);
-  if (!automation_id) return { since: slot.position, automation: null };
+  if (!automation_id) return { since, automation: null };
   const { state } = await aggregateStream(store, automationDecider, automation_id);
   return {
-    since: slot.position,
+    since,
     automation: state.status === 'live' ? { id: automation_id, version: state.version, code: state.code } : null,
   };
 }
 
-/** What the reactor reads of the log: marketplace events, what says which automation is live, and account changes. */
+/** What the reactor reads of the log: marketplace events, what says which automation is live and whether it runs, and account changes. */
 const FOLLOWED = [
   'MarketplaceEventReceived',
   ...Object.keys(liveSlotDecider.schemas),
   ...Object.keys(automationDecider.schemas),
+  ...Object.keys(pauseDecider.schemas),
   ...Object.keys(accountDecider.schemas),
 ];
 
-/** Streams whose events change which automation is live, or its code: the live cache forgets all on one. */
-const LIVE_SOURCES = [liveSlotDecider.aggregate, automationDecider.aggregate].map((a) => streamName(a, ''));
+/** Streams whose events change which automation is live, its code, or whether it runs: the live cache forgets all on one. */
+const LIVE_SOURCES = [liveSlotDecider.aggregate, automationDecider.aggregate, pauseDecider.aggregate].map((a) =>
+  streamName(a, ''),
+);
 /** An account's own stream: the accounts' views kept are read again after one of its events. */
 const ACCOUNT_SOURCE = streamName(accountDecider.aggregate, '');
 

@@ -2,12 +2,14 @@ import { TARGET_TYPES } from '../../domain/mutation/payloads.js';
 import type { DeliveryCause } from '../../domain/webhook/events.js';
 import { UUID_PATTERN } from '../../domain/shared/ids.js';
 import { decodeKeyset, encodeKeyset, type Keyset } from '../../projections/keyset.js';
+import type { AccountView } from '../../projections/accounts/queries.js';
 import { html, type Html } from '../page.js';
-import { utcTime } from './format.js';
+import { timeOf } from './format.js';
+import { eventPath, filterLink, receiptPath } from './links.js';
 import { KINDS, STATUSES_OF, type Item, type Kind, type TimelineFilter } from './timeline.js';
 
 // The Activity page: the timeline's filters (a GET form: links to a filtered page can be shared),
-// its items newest first, and a link to the next page.
+// its items newest first, each linking to what caused it, and a link to the next page.
 
 export const PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 50;
@@ -16,6 +18,7 @@ const KIND_NAMES: Record<Kind, { one: string; all: string }> = {
   action: { one: 'Automation action', all: 'Automation actions' },
   receipt: { one: 'Mutation receipt', all: 'Mutation receipts' },
   delivery: { one: 'Webhook delivery', all: 'Webhook deliveries' },
+  event: { one: 'Marketplace event', all: 'Marketplace events' },
 };
 const ALL_STATUSES = [...new Set(KINDS.flatMap((k) => STATUSES_OF[k]))];
 
@@ -25,6 +28,7 @@ const text = (q: Query, name: string) =>
 
 /** The filter a query string asks for, or what is wrong with it. */
 export function filterOf(q: Query): TimelineFilter | { problem: string } {
+  const account = text(q, 'account');
   const kind = text(q, 'kind');
   const status = text(q, 'status');
   const automation = text(q, 'automation');
@@ -32,6 +36,7 @@ export function filterOf(q: Query): TimelineFilter | { problem: string } {
   const targetId = text(q, 'target_id');
   const cursor = text(q, 'cursor');
   const limit = Number(text(q, 'limit') ?? PAGE_SIZE);
+  if (account && !UUID_PATTERN.test(account)) return { problem: 'The account is not an account id.' };
   if (kind && !(KINDS as readonly string[]).includes(kind)) return { problem: `There is no kind "${kind}".` };
   if (status && !ALL_STATUSES.includes(status)) return { problem: `There is no status "${status}".` };
   if (automation && !UUID_PATTERN.test(automation)) return { problem: 'The automation is not an automation id.' };
@@ -42,6 +47,7 @@ export function filterOf(q: Query): TimelineFilter | { problem: string } {
   const before = cursor === undefined ? undefined : decodeKeyset(cursor);
   if (before === null) return { problem: 'That page link is broken: start from the first page.' };
   return {
+    ...(account ? { account: account.toLowerCase() } : {}),
     ...(kind ? { kind: kind as Kind } : {}),
     ...(status ? { status } : {}),
     ...(automation ? { automation: automation.toLowerCase() } : {}),
@@ -52,8 +58,6 @@ export function filterOf(q: Query): TimelineFilter | { problem: string } {
     limit,
   };
 }
-
-const filterLink = (path: string, params: Record<string, string>) => `${path}?${new URLSearchParams(params)}`;
 
 function itemBody(item: Item, path: string): Html {
   const automation = (id: string, version?: number) =>
@@ -68,30 +72,27 @@ function itemBody(item: Item, path: string): Html {
         ${a.error_message ? html`<p>${a.error_message}</p>` : ''}
         ${a.missing_fields ? html`<p>Missing event fields: ${a.missing_fields.join(', ')}</p>` : ''}
         <p>
-          Decided by ${automation(a.automation_id, a.automation_version)} on event ${a.event_id} (${a.stream_type}).
-          ${
-            a.receipt_id && a.target_type && a.target_id
-              ? html`<a
-                  href="${filterLink(path, { kind: 'receipt', target_type: a.target_type, target_id: a.target_id })}#item-${a.receipt_id}"
-                  >Its receipt</a
-                >`
-              : ''
-          }
+          Decided by ${automation(a.automation_id, a.automation_version)} on
+          <a href="${eventPath(path, a.event_id)}">event ${a.event_id}</a> (${a.stream_type}).
+          ${a.receipt_id ? html`<a href="${receiptPath(path, a.receipt_id)}">Its receipt</a>` : ''}
         </p>`;
     }
     case 'receipt': {
       const r = item.row;
       const cause = r.caused_by;
-      return html`<p>${r.action} on ${r.target_type} ${r.target_id}${r.outcome ? `: ${r.outcome}` : ''}</p>
+      return html`<p>
+          <a href="${receiptPath(path, r.id)}">${r.action} on ${r.target_type} ${r.target_id}</a
+          >${r.outcome ? `: ${r.outcome}` : ''}
+        </p>
         ${r.error ? html`<p>${r.error.message}</p>` : ''}
         ${
           cause
             ? html`<p>
                 ${
                   'reverts' in cause
-                    ? html`Reverts receipt ${cause.reverts}.`
+                    ? html`Reverts <a href="${receiptPath(path, cause.reverts)}">receipt ${cause.reverts}</a>.`
                     : html`Admitted by
-                      ${automation(cause.automation_id, cause.automation_version)}${cause.event_id ? ` on event ${cause.event_id}` : ''}.`
+                      ${automation(cause.automation_id, cause.automation_version)}${cause.event_id ? html` on <a href="${eventPath(path, cause.event_id)}">event ${cause.event_id}</a>` : ''}.`
                 }
               </p>`
             : ''
@@ -99,27 +100,49 @@ function itemBody(item: Item, path: string): Html {
     }
     case 'delivery': {
       const d = item.row;
-      const last = d.attempts.at(-1);
       // the projection stores the requested event's cause as it came
       const cause = d.cause as DeliveryCause;
       return html`<p>
-          To webhook ${d.webhook_name}, ${d.attempts.length}
-          attempt${d.attempts.length === 1 ? '' : 's'}${last?.status ? `, last answered ${last.status}` : ''}
+          To webhook ${d.webhook_name}${d.next_attempt_at ? html`, next attempt ${d.next_attempt_at}` : ''}
         </p>
         ${d.last_error ? html`<p>${d.last_error}</p>` : ''}
-        ${last?.response ? html`<pre>${last.response.slice(0, 500)}</pre>` : ''}
+        ${
+          d.attempts.length
+            ? html`<ol class="attempts">
+                ${d.attempts.map(
+                  (a) =>
+                    html`<li>
+                      Attempt ${a.attempt} at ${timeOf(a.started_at)}:
+                      ${a.status === null ? 'no answer' : `HTTP ${a.status}`}, ${a.duration_ms} ms,
+                      ${a.outcome}${a.error ? ` (${a.error})` : ''}
+                      ${a.response ? html`<pre>${a.response.slice(0, 500)}</pre>` : ''}
+                    </li>`,
+                )}
+              </ol>`
+            : html`<p>Not attempted yet.</p>`
+        }
         <p>
           ${
             cause.kind === 'automation'
-              ? html`Posted by ${automation(cause.automation_id, cause.automation_version)} on event ${cause.event_id}.`
-              : `A test delivery, sent by ${cause.by}.`
+              ? html`Posted by ${automation(cause.automation_id, cause.automation_version)} on
+                  <a href="${eventPath(path, cause.event_id)}">event ${cause.event_id}</a>.`
+              : cause.kind === 'alert'
+                ? `An alert (${cause.alert_kind.replaceAll('_', ' ')}).`
+                : `A test delivery, sent by ${cause.by}.`
           }
         </p>`;
+    }
+    case 'event': {
+      const e = item.row;
+      return html`<p><a href="${eventPath(path, e.id)}">${e.summary}</a></p>
+        <p>Account ${e.account_name}, received ${timeOf(e.received_at)}.</p>`;
     }
   }
 }
 
 export interface ActivityView {
+  /** the reader's accounts, to filter by */
+  accounts: AccountView[];
   filter: TimelineFilter;
   items: Item[];
   next: Keyset | null;
@@ -131,6 +154,7 @@ export function activityBody(view: ActivityView, path: string): Html {
   const option = (value: string, label: string, selected: boolean) =>
     html`<option value="${value}" ${selected ? html`selected` : ''}>${label}</option>`;
   const keep: Record<string, string> = {
+    ...(f.account ? { account: f.account } : {}),
     ...(f.kind ? { kind: f.kind } : {}),
     ...(f.status ? { status: f.status } : {}),
     ...(f.automation ? { automation: f.automation } : {}),
@@ -138,6 +162,17 @@ export function activityBody(view: ActivityView, path: string): Html {
     ...(f.limit === PAGE_SIZE ? {} : { limit: String(f.limit) }),
   };
   return html`<form method="get" action="${path}" class="filters">
+      ${
+        view.accounts.length > 1
+          ? html`<div>
+              <label for="account">Account</label>
+              <select id="account" name="account">
+                ${option('', 'Every account', !f.account)}
+                ${view.accounts.map((a) => option(a.id, a.name, f.account === a.id))}
+              </select>
+            </div>`
+          : ''
+      }
       <div>
         <label for="kind">Kind</label>
         <select id="kind" name="kind">
@@ -171,9 +206,9 @@ export function activityBody(view: ActivityView, path: string): Html {
               (item) =>
                 html`<li id="item-${item.id}">
                   <h2>
-                    ${KIND_NAMES[item.kind].one}${item.row.status ? html` · <span class="status">${item.row.status}</span>` : ''}
+                    ${KIND_NAMES[item.kind].one}${'status' in item.row && item.row.status ? html` · <span class="status">${item.row.status}</span>` : ''}
                   </h2>
-                  <p><time datetime="${item.at}">${utcTime(item.at)}</time> · ${item.id}</p>
+                  <p>${timeOf(item.at, 'at')} · ${item.id}</p>
                   ${itemBody(item, path)}
                 </li>`,
             )}

@@ -1,5 +1,6 @@
 import { marketplaceById } from '../../domain/shared/marketplaces.js';
 import { majorUnits } from '../../runtime/context/money.js';
+import { html, type Html } from '../page.js';
 
 // How the console writes figures: money in its own currency, never summed with another.
 
@@ -22,9 +23,12 @@ export const marketplaceName = (id: string): string => marketplaceById(id)?.name
 /** `n` of `of` as a whole percentage, or a dash when `of` is 0 */
 export const percent = (n: number, of: number): string => (of === 0 ? '–' : `${Math.round((100 * n) / of)}%`);
 
-/** An ISO time as "2026-05-20 20:00:00 UTC" */
-export const utcTime = (iso: string): string =>
-  new Date(iso)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC');
+/** An instant as a `<time>` in UTC to the second ("2026-12-03 03:37:29 UTC"); a dash when there is none. */
+export function timeOf(at: string | Date | null | undefined, className?: string): Html | string {
+  if (!at) return '—';
+  const iso = new Date(at).toISOString();
+  const shown = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+  return className
+    ? html`<time class="${className}" datetime="${iso}">${shown}</time>`
+    : html`<time datetime="${iso}">${shown}</time>`;
+}

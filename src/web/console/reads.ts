@@ -21,10 +21,28 @@ export const readContext = (req: FastifyRequest, db: Knex, reader: ConsoleReader
   now,
 });
 
+/** What a refused call said: the spec's error code and its detail. */
+export interface Refusal {
+  code: string;
+  detail: string;
+}
+
+/** A tool's structured answer, or its refusal (an error result's text is its `{ code, detail }`). */
+export async function callTool<T>(
+  tool: Tool,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<{ answer: T } | { refused: Refusal }> {
+  const result = await tool.call(args, ctx);
+  if (!result.isError) return { answer: result.structuredContent as T };
+  const first = result.content[0];
+  return { refused: JSON.parse(first?.type === 'text' ? first.text : '{}') as Refusal };
+}
+
 /** A read tool's structured answer; a refused call is the page's failure. */
 export async function answerOf<T>(tool: Tool, args: Record<string, unknown>, ctx: ToolContext): Promise<T> {
-  const result = await tool.call(args, ctx);
-  if (result.isError)
-    throw new Error(`${tool.name} refused the console's read: ${JSON.stringify(result.structuredContent)}`);
-  return result.structuredContent as T;
+  const called = await callTool<T>(tool, args, ctx);
+  if ('refused' in called)
+    throw new Error(`${tool.name} refused the console's read: ${called.refused.code}: ${called.refused.detail}`);
+  return called.answer;
 }

@@ -1,8 +1,12 @@
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Knex } from 'knex';
-import { html, page, sendPage as send } from '../page.js';
-import { requireSignedIn, signedInUser, type WebApp } from '../session.js';
+import type { ToolContext } from '../../mcp/tool.js';
+import { html, page, sendPage as send, type Html } from '../page.js';
+import { rateLimited } from '../rate-limit.js';
+import { requireSignedIn, signedInUser, type WebApp, type WebHook } from '../session.js';
+import { DomainError } from '../../domain/shared/errors.js';
 import { activityBody, filterOf } from './activity.js';
+import { eventBody, readEventView, readReceipt, receiptBody, type Detail } from './detail.js';
 import { overviewBody, readOverview } from './overview.js';
 import type { ToolServices } from '../../mcp/tool.js';
 import { registerAutomationPages } from './automations/routes.js';
@@ -14,9 +18,11 @@ import { readTimeline } from './timeline.js';
 //   GET /activity            the demo seller's Activity
 //   GET /console             the signed-in seller's Overview
 //   GET /console/activity    the signed-in seller's Activity
+//   GET …/activity/receipts/:id, …/activity/events/:id   a receipt, an event (Activity's links)
 //   /automations, /console/automations: the Automations pages (automations/routes.ts)
-// Overview and Activity read through a tool context without an event store; the signed-in
-// seller's Automations pages write through the tools (docs/decisions/158-console-automations.md).
+// Overview and Activity read through a tool context without an event store. Settings
+// (settings/routes.ts, docs/decisions/157-console-settings.md) and the signed-in seller's
+// Automations pages (docs/decisions/158-console-automations.md) write.
 
 export interface ConsolePagesDeps {
   db: Knex;
@@ -28,16 +34,33 @@ export interface ConsolePagesDeps {
 }
 
 interface Place {
-  /** where the Overview and Activity of this reader are */
+  /** where the Overview and Activity of this reader are; Settings only for a signed-in seller */
   overview: string;
   activity: string;
   automations: string;
+  settings?: string;
   reader: (req: FastifyRequest) => Promise<ConsoleReader>;
   /** e.g. "the demo seller" */
   whose: string;
   /** whether its pages may write */
   writes: boolean;
 }
+
+/** The signed-in seller's console: where its pages are (settings/routes.ts serves Settings). */
+export const SELLER_CONSOLE = {
+  overview: '/console',
+  activity: '/console/activity',
+  automations: '/console/automations',
+  settings: '/console/settings',
+  writes: true,
+  whose: 'Your accounts',
+};
+
+/** The console's own navigation, under the site's. */
+export const consoleSections = (place: Omit<Place, 'reader'>) =>
+  html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
+    <a href="${place.automations}">Automations</a> ·
+    ${place.settings ? html`<a href="${place.settings}">Settings</a> · ` : ''}<span>${place.whose}</span>`;
 
 export function registerConsolePages<L extends FastifyBaseLogger>(service: WebApp<L>, deps: ConsolePagesDeps): void {
   // session.ts's hooks are typed for the base logger; only the logger's type differs
@@ -49,31 +72,49 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
     notice,
     signedIn: (await signedInUser(req)) !== null,
     wide: true,
-    sections: html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
-      <a href="${place.automations}">Automations</a> · <span>${place.whose}</span>`,
+    sections: consoleSections(place),
   });
 
-  const serve = (place: Place, preHandler: typeof requireSignedIn | []) => {
+  const serve = (place: Place, preHandler: WebHook) => {
     app.get(place.overview, { preHandler }, async (req, reply) => {
       const ctx = readContext(req, deps.db, await place.reader(req), now);
       const body = overviewBody(await readOverview(ctx), place.activity);
       return send(reply, page(await layout(req, place, 'Overview'), body));
     });
+    const refused = async (req: FastifyRequest, reply: FastifyReply, title: string, why: string, status: number) =>
+      send(
+        reply,
+        page(await layout(req, place, title, why), html`<p><a href="${place.activity}">Show everything</a></p>`),
+        status,
+      );
     app.get(place.activity, { preHandler }, async (req, reply) => {
       const filter = filterOf(req.query as Record<string, unknown>);
-      if ('problem' in filter)
-        return send(
-          reply,
-          page(
-            await layout(req, place, 'Activity', filter.problem),
-            html`<p><a href="${place.activity}">Show everything</a></p>`,
-          ),
-          400,
-        );
+      if ('problem' in filter) return refused(req, reply, 'Activity', filter.problem, 400);
       const ctx = readContext(req, deps.db, await place.reader(req), now);
-      const view = { filter, ...(await readTimeline(ctx, filter)) };
-      return send(reply, page(await layout(req, place, 'Activity'), activityBody(view, place.activity)));
+      try {
+        const view = { filter, ...(await readTimeline(ctx, filter)) };
+        return send(reply, page(await layout(req, place, 'Activity'), activityBody(view, place.activity)));
+      } catch (e) {
+        if (e instanceof DomainError) return refused(req, reply, 'Activity', e.message, 400);
+        throw e;
+      }
     });
+    // a receipt or an event: the tool's own refusal (not_found, event_not_found) is the page's 404
+    const detail = <T>(
+      path: string,
+      title: string,
+      read: (ctx: ToolContext, id: string) => Promise<Detail<T>>,
+      body: (found: T, activity: string) => Html,
+    ) =>
+      app.get(path, { preHandler }, async (req, reply) => {
+        const { id } = req.params as { id: string };
+        const ctx = readContext(req, deps.db, await place.reader(req), now);
+        const got = await read(ctx, id);
+        if ('refused' in got) return refused(req, reply, title, got.refused.detail, 404);
+        return send(reply, page(await layout(req, place, title), body(got.found, place.activity)));
+      });
+    detail(`${place.activity}/receipts/:id`, 'Mutation receipt', readReceipt, receiptBody);
+    detail(`${place.activity}/events/:id`, 'Marketplace event', readEventView, eventBody);
     registerAutomationPages(app, deps.db, now, {
       path: place.automations,
       activity: place.activity,
@@ -93,16 +134,13 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       whose: 'The demo seller, read-only',
       writes: false,
     },
-    [],
+    // anyone may read them, as /demo/mcp: each visitor within a limit of its own
+    rateLimited('demoPages'),
   );
   serve(
     {
-      overview: '/console',
-      activity: '/console/activity',
-      automations: '/console/automations',
+      ...SELLER_CONSOLE,
       reader: async (req) => ({ userId: (await signedInUser(req))!.userId, endpoint: 'mcp' }),
-      whose: 'Your accounts',
-      writes: true,
     },
     requireSignedIn,
   );

@@ -5,6 +5,7 @@ import type { LookupFunction } from 'node:net';
 import type { Logger } from 'pino';
 import {
   enqueueWebhookPosts,
+  postAlert,
   sendTestWebhook,
   type WebhookNotifier,
   type WebhookPosts,
@@ -86,6 +87,8 @@ export interface RunningWebhooks {
   worker: Worker<DeliveryJob>;
   /** Records a live run's posts and enqueues them (see commands/webhook/posts.ts). */
   enqueueWebhookPosts(input: WebhookPosts): Promise<WebhookPostsResult>;
+  /** Hands an alert to the account's webhook of this name (commands/webhook/posts.ts). */
+  postAlert(input: Parameters<typeof postAlert>[1]): ReturnType<typeof postAlert>;
   /** "Send test" to the account's webhook of this name. */
   sendTest(input: { accountId: string; name: string; by: string }): Promise<{ delivery_id: string }>;
   /** Re-enqueues every pending delivery now (also done periodically). */
@@ -132,6 +135,7 @@ export function startWebhookDelivery(o: WebhookWorkerOptions): RunningWebhooks {
     queue,
     worker,
     enqueueWebhookPosts: (input) => enqueueWebhookPosts(postDeps, input),
+    postAlert: (input) => postAlert(postDeps, input),
     sendTest: (input) => sendTestWebhook(postDeps, input),
     sweep,
     async close() {

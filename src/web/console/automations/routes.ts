@@ -58,7 +58,7 @@ export interface AutomationPlace {
   /** the service's store, sandbox and queues: the pages can write; absent, they only read */
   services?: ToolServices;
   layout: (req: FastifyRequest, title: string, notice?: string) => Promise<PageOptions>;
-  preHandler: WebHook | [];
+  preHandler: WebHook;
 }
 
 const STYLE = FORM_STYLE + HIGHLIGHT_STYLE + DIFF_STYLE;
@@ -88,7 +88,7 @@ export interface Pages {
   ) => Promise<FastifyReply>;
   automationOf: (req: FastifyRequest, reply: FastifyReply, ctx: ToolContext) => Promise<AutomationRead | null>;
   /** a page's route options: signed in */
-  reading: { preHandler: WebHook | [] };
+  reading: { preHandler: WebHook };
   /** a write route's options: signed in, with the CSRF token */
   writing: { preHandler: WebHook[] };
 }
