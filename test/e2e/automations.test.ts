@@ -9,8 +9,8 @@ import { eventually } from '../support/processes.js';
 // seller signs in, activates their repricing automation, dry-runs it and reads its logs, blocks
 // one of their listings (confirming it), provokes a live run through the simulator and finds its
 // action recorded `blocked` in Activity, then backtests the automation over today and sees the
-// chart. Screenshots of the list and the automation's page at desktop and phone width go to
-// docs/console/.
+// chart. Screenshots of the list and the automation's page at desktop and phone width (each
+// checked for accessibility first) go to docs/console/.
 
 const US = 'ATVPDKIKX0DER';
 
@@ -31,15 +31,33 @@ describe('the console Automations pages in a browser', function () {
   let browser: ChromiumSession;
   let page: Page;
   let automation: string;
+  let listing: Row;
+  /** what the page says, for a failure's message */
+  const main = () => page.locator('main').innerText();
 
   before(async () => {
     s = await startConsoleSeller('autos-e2e', { STREAMS_SWEEP_MS: '1000', SIMULATOR_MARKET_PACE_MS: '0' });
     ({ automation_id: automation } = await s.tool('create_automation', {
       stream_type: 'ANY_OFFER_CHANGED',
       account: s.account,
-      code: REPRICE,
+      code: REPRICE.replace(/\n.*console\.log.*/, ''),
     }));
-    await s.tool('update_automation', { automation_id: automation, title: 'Undercut the lowest offer' });
+    // version 2 logs what it saw: the page shows the diff
+    await s.tool('update_automation', {
+      automation_id: automation,
+      title: 'Undercut the lowest offer',
+      code: REPRICE,
+    });
+    // a listing whose ASIN no other listing of the marketplace shares: the event reaches it alone
+    // (and the canned sample of a dry run names one of the seller's listings)
+    listing = await eventually(
+      async () => {
+        const rows = (await s.tool('list_listings', { marketplace_id: US, limit: 100 })).listings as Row[];
+        return rows.find((l) => l.asin && l.status === 'BUYABLE' && rows.filter((o) => o.asin === l.asin).length === 1);
+      },
+      "the seller's listings",
+      200_000,
+    );
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize(DESKTOP);
@@ -64,6 +82,7 @@ describe('the console Automations pages in a browser', function () {
     await page.getByLabel('The canned sample of its event type').check();
     await page.getByRole('button', { name: 'Dry-run' }).click();
     const result = page.locator('#dry-run-result');
+    expect(await result.locator('pre.logs').count(), await main()).to.equal(1);
     expect(await result.locator('pre.logs').innerText()).to.match(/^log: lowest competing price: \d/);
     expect(await result.getByRole('table').innerText()).to.contain('applied');
     await page.goto(`${s.own.base}/console/automations/${automation}`);
@@ -73,15 +92,6 @@ describe('the console Automations pages in a browser', function () {
   });
 
   it("blocks a listing, and a live run's action on it is recorded blocked in Activity", async () => {
-    // a listing whose ASIN no other listing of the marketplace shares: the event reaches it alone
-    const listing = await eventually(
-      async () => {
-        const rows = (await s.tool('list_listings', { marketplace_id: US, limit: 100 })).listings as Row[];
-        return rows.find((l) => l.asin && l.status === 'BUYABLE' && rows.filter((o) => o.asin === l.asin).length === 1);
-      },
-      "the seller's listings",
-      200_000,
-    );
     await page.goto(`${s.own.base}/console/automations/${automation}`);
     await page.getByRole('link', { name: 'Listing blocks and campaign switches' }).click();
     await page.getByLabel('Title, SKU or ASIN').fill(listing.sku);
@@ -125,14 +135,18 @@ describe('the console Automations pages in a browser', function () {
   it('backtests the automation over today and sees the chart of its would-be changes', async () => {
     await page.goto(`${s.own.base}/console/automations/${automation}`);
     const today = new Date().toISOString().slice(0, 10);
-    await page.getByLabel('From').fill(today);
+    await page.getByLabel('From', { exact: true }).fill(today);
     await page.getByLabel('To (included)').fill(today);
     await page.getByRole('button', { name: 'Backtest' }).click();
     await page.waitForURL((u) => u.pathname.includes('/backtests/'));
-    // the page reloads itself while the backtest runs
+    // the page reloads itself while the backtest runs (its Refresh header)
+    await page
+      .locator('strong.status')
+      .filter({ hasText: /^(completed|failed|cancelled)$/ })
+      .waitFor({ timeout: 120_000 });
+    expect(await page.locator('strong.status').innerText(), await main()).to.equal('completed');
     const chart = page.getByRole('img', { name: /^Would-be changes per day/ });
-    await chart.waitFor({ timeout: 120_000 });
-    expect(await page.locator('strong.status').innerText()).to.equal('completed');
+    expect(await chart.count(), await main()).to.equal(1);
     expect(await chart.locator('rect').count()).to.be.greaterThan(0);
     expect(await chart.locator('desc').textContent()).to.match(/Busiest day: \d{4}-\d\d-\d\d, \d+\./);
   });

@@ -9,7 +9,7 @@ import { listDeliveries, type DeliveryRow } from '../../projections/webhook/quer
 import { html, type Html } from '../page.js';
 import { timeOf } from './format.js';
 import { eventPath, filterLink, receiptPath } from './links.js';
-import { callTool, type Refusal } from './reads.js';
+import { outcomeOf, type ToolFailure } from './reads.js';
 import { revertForm } from './revert.js';
 
 // The pages an Activity item links to: a receipt with its history and the marketplace's raw
@@ -43,11 +43,11 @@ const facts = (rows: Array<[string, Html | string | number | null | undefined]>)
 
 type Receipt = z.infer<typeof receiptSchema> & { account_name: string; history: ReceiptHistoryEntry[] };
 
-export type Detail<T> = { found: T } | { refused: Refusal };
+export type Detail<T> = { found: T } | { refused: ToolFailure };
 
 export async function readReceipt(ctx: ToolContext, id: string): Promise<Detail<Receipt>> {
-  const called = await callTool<Receipt>(getMutation, { id }, ctx);
-  return 'refused' in called ? called : { found: called.answer };
+  const out = await outcomeOf<Receipt>(getMutation, { id }, ctx);
+  return out.ok ? { found: out.answer } : { refused: out.error };
 }
 
 /** `revertToken`: the signed-in seller's CSRF token, for the form that reverts the receipt (revert.ts). */
@@ -132,9 +132,9 @@ export interface EventView {
 }
 
 export async function readEventView(ctx: ToolContext, id: string): Promise<Detail<EventView>> {
-  const called = await callTool<EventAnswer>(getEvent, { event_id: id }, ctx);
-  if ('refused' in called) return called;
-  const event = called.answer;
+  const out = await outcomeOf<EventAnswer>(getEvent, { event_id: id }, ctx);
+  if (!out.ok) return { refused: out.error };
+  const event = out.answer;
   // get_event found it on one of the reader's accounts: what it caused is on that account
   const [{ rows: actions }, deliveries] = await Promise.all([
     listAutomationActions(ctx.db, { accountIds: [event.account_id], event_id: event.id, limit: CAUSED_LIMIT }),

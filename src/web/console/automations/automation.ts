@@ -1,4 +1,5 @@
 import { html, type Html } from '../../page.js';
+import { timeOf } from '../format.js';
 import { versionDiff } from './diff.js';
 import { buttonForm } from './form.js';
 import { highlighted } from './highlight.js';
@@ -91,7 +92,7 @@ export function automationBody({ a, path, activity, write, comparison }: Automat
     ${highlighted(a.code, `The code of version ${a.version}`)}
     <h2>Version history</h2>
     <ol class="versions">
-      ${a.versions.map((v) => html`<li value="${v.version}">Version ${v.version}, saved ${v.at} by ${v.by}</li>`)}
+      ${a.versions.map((v) => html`<li value="${v.version}">Version ${v.version}, saved ${timeOf(v.at)} by ${v.by}</li>`)}
     </ol>
     ${
       comparison

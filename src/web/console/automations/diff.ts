@@ -14,7 +14,12 @@ export function versionDiff(from: { version: number; code: string }, to: { versi
     html`<span class="hunk">@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@</span>`,
     ...h.lines.filter((l) => !l.startsWith('\\')).map(line),
   ]);
-  return html`<pre class="diff" tabindex="0" aria-label="Changes from version ${from.version} to version ${to.version}">
+  return html`<pre
+    class="diff"
+    tabindex="0"
+    role="region"
+    aria-label="Changes from version ${from.version} to version ${to.version}"
+  >
 ${lines}</pre>`;
 }
 

@@ -1,5 +1,5 @@
 import { csrfField, html, type Html } from '../../page.js';
-import type { Outcome, ToolFailure } from './calls.js';
+import type { Outcome, ToolFailure } from '../reads.js';
 import { described, errorBeside, failureText, type FieldErrors, type Fields } from './form.js';
 
 // The dry-run panel: run_automation on the canned sample of the automation's event type, a

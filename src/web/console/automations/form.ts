@@ -1,5 +1,5 @@
 import { csrfField, html, type Html } from '../../page.js';
-import type { ToolFailure } from './calls.js';
+import type { ToolFailure } from '../reads.js';
 
 // What the Automations forms share: the posted fields, a field with its error beside it (named by
 // aria-describedby, so a screen reader reads it with the field), and a tool's error as shown.
@@ -33,9 +33,8 @@ export const buttonForm = (action: string, token: string, label: string, fields:
     <button type="submit">${label}</button>
   </form>`;
 
-/** The console's form styles: errors beside fields, radio and checkbox labels inline, one-button forms. */
+/** The Automations pages' styles beside the layout's: radio and checkbox labels inline, one-button forms. */
 export const FORM_STYLE = `
-.field-error { color: #a51d2d; font-weight: 600; margin: 0.25rem 0; }
 [aria-invalid="true"] { border: 2px solid #a51d2d !important; }
 .choice label, fieldset label.choice { display: inline; font-weight: normal; margin-left: 0.25rem; }
 .choice { margin: 0.5rem 0; }
@@ -46,9 +45,6 @@ input[type='date'] { font: inherit; padding: 0.4rem; border: 1px solid #555; bor
 .state { font-weight: 600; padding: 0 0.4rem; border: 1px solid #555; border-radius: 4px; }
 .automations { padding-left: 1.2rem; }
 .automations li { margin: 0.4rem 0; overflow-wrap: anywhere; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; overflow-wrap: anywhere; }
-dl.facts dt { font-weight: 600; }
-dl.facts dd { margin: 0; }
 .table-wrap { overflow-x: auto; }
 td, th { text-align: left; }
 `;

@@ -19,7 +19,7 @@ hljs.registerLanguage('javascript', require('highlight.js/lib/languages/javascri
 export function highlighted(code: string, label: string): Html {
   const body = hljs.highlight(code, { language: 'javascript', ignoreIllegals: true }).value;
   return new Html(
-    `<pre class="code" tabindex="0" aria-label="${escapeHtml(label)}"><code class="hljs">${body}</code></pre>`,
+    `<pre class="code" tabindex="0" role="region" aria-label="${escapeHtml(label)}"><code class="hljs">${body}</code></pre>`,
   );
 }
 

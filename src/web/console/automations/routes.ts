@@ -8,7 +8,6 @@ import { getAutomationTool } from '../../../mcp/tools/get_automation.js';
 import { listAutomationsTool } from '../../../mcp/tools/list_automations.js';
 import { runAutomationTool } from '../../../mcp/tools/run_automation.js';
 import { updateAutomationTool } from '../../../mcp/tools/update_automation.js';
-import { updateListing } from '../../../mcp/tools/update_listing.js';
 import type { ToolContext, ToolServices } from '../../../mcp/tool.js';
 import { versionCode } from '../../../projections/automations/queries.js';
 import { html, page, sendPage as send, type Html, type PageOptions } from '../../page.js';
@@ -23,7 +22,8 @@ import {
   type BacktestAnswer,
   type BacktestForm,
 } from './backtest.js';
-import { outcomeOf, ownWrite, pageContext, type Outcome } from './calls.js';
+import { ownWrite, pageContext } from './calls.js';
+import { outcomeOf, type Outcome } from '../reads.js';
 import { automationCall } from '../../../mcp/automations.js';
 import { deactivateAutomation } from '../../../commands/automation/lifecycle.js';
 import { confirmBody, confirmed } from './confirm.js';
@@ -36,7 +36,7 @@ import {
   type DryRunAnswer,
   type DryRunForm,
 } from './dry-run.js';
-import { flagsBody, readFlags, setCampaignSwitch } from './flags.js';
+import { registerFlagPages } from './flag-routes.js';
 import { failureText, fieldsOf, FORM_STYLE, type FieldErrors } from './form.js';
 import { HIGHLIGHT_STYLE } from './highlight.js';
 import { listBody, type AutomationListed } from './list.js';
@@ -48,7 +48,7 @@ import { listBody, type AutomationListed } from './list.js';
 //   POST <path>/:id/dry-run                  run_automation; the page with its result
 //   POST <path>/:id/backtest                 backtest_automation; to the backtest's page
 //   GET  <path>/:id/backtests/:backtest_id   its progress, then its chart and changes
-//   GET  <path>/:id/flags, POST …/flags/{listing,campaign}  block flags and Automation switches
+//   GET  <path>/:id/flags, POST …/flags/{listing,campaign}  block flags and Automation switches (flag-routes.ts)
 // The demo seller's pages (no `services`) are the two GETs, read-only.
 
 export interface AutomationPlace {
@@ -59,7 +59,7 @@ export interface AutomationPlace {
   /** the service's store, sandbox and queues: the pages can write; absent, they only read */
   services?: ToolServices;
   layout: (req: FastifyRequest, title: string, notice?: string) => Promise<PageOptions>;
-  preHandler: WebHook | [];
+  preHandler: WebHook;
 }
 
 const STYLE = FORM_STYLE + HIGHLIGHT_STYLE + DIFF_STYLE;
@@ -71,10 +71,28 @@ const DONE: Record<string, string> = {
   duplicated: 'Duplicated: this is the new draft.',
   archived: 'Archived.',
   deactivated: 'Deactivated: it is a draft now and no longer runs.',
-  flag: 'Saved.',
 };
 
-type Params = { id: string; backtest_id?: string };
+export type Params = { id: string; backtest_id?: string };
+
+/** What the pages under `path` share with flag-routes.ts. */
+export interface Pages {
+  path: string;
+  ctxOf: (req: FastifyRequest) => Promise<ToolContext>;
+  show: (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    title: string,
+    body: Html,
+    status?: number,
+    notice?: string,
+  ) => Promise<FastifyReply>;
+  automationOf: (req: FastifyRequest, reply: FastifyReply, ctx: ToolContext) => Promise<AutomationRead | null>;
+  /** a page's route options: signed in */
+  reading: { preHandler: WebHook };
+  /** a write route's options: signed in, with the CSRF token */
+  writing: { preHandler: WebHook[] };
+}
 
 export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, place: AutomationPlace): void {
   const { path, services } = place;
@@ -156,7 +174,7 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
           ),
         }
       : undefined;
-    const done = typeof q.done === 'string' ? DONE[q.done] : undefined;
+    const done = typeof q.done === 'string' && Object.hasOwn(DONE, q.done) ? DONE[q.done] : undefined;
     return show(
       req,
       reply,
@@ -289,7 +307,9 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
     const out = await outcomeOf<BacktestAnswer>(backtestAutomationTool, { backtest_id }, await ctxOf(req));
     if (!out.ok) return notFound(req, reply, 'No such backtest', out.error.detail);
     const b = out.answer;
-    if (b.status === 'queued' || b.status === 'running') reply.header('refresh', String(BACKTEST_RELOAD_S));
+    // the URL named: a fragment the form's redirect carried over would make the reload a mere scroll
+    if (b.status === 'queued' || b.status === 'running')
+      reply.header('refresh', `${BACKTEST_RELOAD_S}; url=${path}/${id}/backtests/${b.backtest_id}`);
     return show(
       req,
       reply,
@@ -299,113 +319,5 @@ export function registerAutomationPages(app: WebApp, db: Knex, now: () => Date, 
     );
   });
 
-  /** The automation whose account the flags page is about, or its page's 404. */
-  const flagsPage = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    ctx: ToolContext,
-    status = 200,
-    notice?: string,
-  ) => {
-    const a = await automationOf(req, reply, ctx);
-    if (!a) return reply;
-    const q = req.query as Record<string, unknown>;
-    const keyword = typeof q.keyword === 'string' ? q.keyword.trim() : '';
-    const view = await readFlags(ctx, a.account_id, keyword || undefined);
-    return show(
-      req,
-      reply,
-      `Blocks and switches: ${a.title}`,
-      html`<p><a href="${path}/${a.id}">Back to the automation</a></p>
-        ${flagsBody(view, `${path}/${a.id}/flags`, csrfToken(reply), keyword)}`,
-      status,
-      notice ?? (q.done === 'flag' ? DONE.flag : undefined),
-    );
-  };
-
-  app.get(`${path}/:id/flags`, { preHandler: place.preHandler }, async (req, reply) =>
-    flagsPage(req, reply, await ctxOf(req)),
-  );
-
-  /** Asks first, then sets the flag with `set`; what it refused shows above the flags. */
-  const flagWrite = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    kind: 'listing' | 'campaign',
-    set: (ctx: ToolContext, account: string, fields: Record<string, string | undefined>) => Promise<string | null>,
-  ) => {
-    const ctx = await ctxOf(req);
-    const fields = fieldsOf(req.body);
-    const a = await automationOf(req, reply, ctx);
-    if (!a) return reply;
-    const here = `${path}/${a.id}/flags`;
-    if (!confirmed(fields)) {
-      const { _csrf: _, ...asked } = fields as Record<string, string>;
-      const what =
-        kind === 'listing'
-          ? asked.blocked === 'true'
-            ? [
-                `Block listing ${asked.sku ?? ''}?`,
-                'Its requests and its advertising requests will be recorded blocked and never sent, not even after you allow it again.',
-                'Block',
-              ]
-            : [
-                `Allow listing ${asked.sku ?? ''}?`,
-                'Its new requests will be sent again; those blocked stay blocked.',
-                'Allow',
-              ]
-          : asked.on === 'true'
-            ? [
-                'Switch the campaign’s Automation switch on?',
-                'Its new requests will be sent again; those blocked stay blocked.',
-                'Switch on',
-              ]
-            : [
-                'Switch the campaign’s Automation switch off?',
-                'Every request to it or under it will be recorded blocked and never sent.',
-                'Switch off',
-              ];
-      return show(
-        req,
-        reply,
-        'Confirm',
-        confirmBody(what[0]!, what[1]!, `${here}/${kind}`, csrfToken(reply), asked, what[2]!, here),
-      );
-    }
-    const problem = await set(ctx, a.account_id, fields);
-    return problem ? flagsPage(req, reply, ctx, 400, problem) : reply.redirect(`${here}?done=flag`, 303);
-  };
-
-  app.post(`${path}/:id/flags/listing`, writing, async (req, reply) =>
-    flagWrite(req, reply, 'listing', async (ctx, account, f) => {
-      if (f.blocked !== 'true' && f.blocked !== 'false') return 'Choose to block or to allow the listing.';
-      const out = await outcomeOf<{ updates: Array<{ saved: boolean; error?: { code: string; detail: string } }> }>(
-        updateListing,
-        {
-          account,
-          updates: [
-            {
-              sku: f.sku ?? '',
-              blocked: f.blocked === 'true',
-              ...(f.marketplace_id ? { marketplace_id: f.marketplace_id } : {}),
-            },
-          ],
-        },
-        ctx,
-      );
-      if (!out.ok) return failureText(out.error);
-      const row = out.answer.updates[0]!;
-      return row.saved ? null : failureText(row.error!);
-    }),
-  );
-
-  app.post(`${path}/:id/flags/campaign`, writing, async (req, reply) =>
-    flagWrite(req, reply, 'campaign', async (ctx, account, f) => {
-      if (f.on !== 'true' && f.on !== 'false') return 'Choose to switch the campaign on or off.';
-      const refused = await ownWrite(ctx, (ctx) =>
-        setCampaignSwitch(ctx, account, f.campaign_id ?? '', f.on === 'true'),
-      );
-      return refused && failureText(refused);
-    }),
-  );
+  registerFlagPages(app, { path, ctxOf, show, automationOf, reading: { preHandler: place.preHandler }, writing });
 }
