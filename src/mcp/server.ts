@@ -28,7 +28,7 @@ import { SERVICE_CATALOG } from './catalog.js';
 import { cutDeeperThan, MAX_ARGUMENT_DEPTH } from './argument-bounds.js';
 import { callAuth, MAX_MCP_BODY_BYTES, mcpHandler } from './mcp-handler.js';
 import type { Catalog } from './mcp-server.js';
-import type { Endpoint, MarketplaceAccess, ToolContext } from './tool.js';
+import type { Endpoint, MarketplaceAccess, ToolContext, ToolServices } from './tool.js';
 import { demoCaller } from './throttle.js';
 import type { Sandbox } from '../runtime/sandbox/index.js';
 import type { BacktestStarter } from './tool.js';
@@ -146,9 +146,20 @@ export function buildHttpServer(deps: HttpServerDeps) {
       ...(deps.now ? { now: deps.now } : {}),
     });
 
+  // what a tool call may use besides its caller: MCP calls and the console's pages get the same
+  const services: ToolServices = {
+    ...(deps.store ? { store: deps.store } : {}),
+    ...(deps.dispatch ? { dispatch: deps.dispatch } : {}),
+    ...(deps.marketplace ? { marketplace: deps.marketplace } : {}),
+    ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+    ...(deps.dryRuns ? { dryRuns: deps.dryRuns } : {}),
+    ...(deps.backtests ? { backtests: deps.backtests } : {}),
+    ...(deps.liveReads ? { liveReads: deps.liveReads } : {}),
+  };
   registerConsolePages(app, {
     db: deps.db,
     demoUserId: deps.demoUserId,
+    services,
     ...(deps.demoPagesPerMinute ? { demoPagesPerMinute: deps.demoPagesPerMinute } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   });
@@ -203,13 +214,7 @@ export function buildHttpServer(deps: HttpServerDeps) {
       logger: req.log,
       requestId: req.id,
       now: deps.now ?? (() => new Date()),
-      ...(deps.store ? { store: deps.store } : {}),
-      ...(deps.dispatch ? { dispatch: deps.dispatch } : {}),
-      ...(deps.marketplace ? { marketplace: deps.marketplace } : {}),
-      ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
-      ...(deps.dryRuns ? { dryRuns: deps.dryRuns } : {}),
-      ...(deps.backtests ? { backtests: deps.backtests } : {}),
-      ...(deps.liveReads ? { liveReads: deps.liveReads } : {}),
+      ...services,
     };
     reply.hijack();
     // a tool's arguments sit a few levels into the message; deeper than its bound, it refuses them

@@ -65,6 +65,12 @@ export interface ToolContext {
   backtests?: BacktestStarter;
 }
 
+/** What a call may use besides who calls: the service's store, sandbox, queues and marketplace access. */
+export type ToolServices = Pick<
+  ToolContext,
+  'store' | 'dispatch' | 'marketplace' | 'sandbox' | 'dryRuns' | 'liveReads' | 'backtests'
+>;
+
 /** Hands a recorded backtest to the backtest workers. */
 export interface BacktestStarter {
   enqueue(backtest_id: string): Promise<void>;

@@ -50,6 +50,8 @@ export interface PageOptions {
   sections?: Html;
   /** a wider column, for charts and tables */
   wide?: boolean;
+  /** the page's own styles, after the layout's */
+  style?: string;
 }
 
 /** Answers with a page, never cached (it may show a signed-in seller's data or a form's token). */
@@ -213,6 +215,13 @@ export function page(options: PageOptions, body: Html): string {
             margin-bottom: 1.5rem;
           }
         </style>
+        ${
+          options.style
+            ? html`<style>
+                ${new Html(options.style)}
+              </style>`
+            : ''
+        }
       </head>
       <body class="${options.wide ? 'wide' : ''}">
         <nav aria-label="Site">${nav}</nav>

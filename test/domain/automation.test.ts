@@ -93,6 +93,10 @@ describe('automation decider (spec 3.1)', () => {
       given(automationDecider, [created])
         .when(cmd('EditAutomation', { code: code.padEnd(MAX_CODE_BYTES + 1, ' ') }))
         .thenThrows('code_too_large'));
+    it('deactivating it by its user records nothing', () =>
+      given(automationDecider, [created])
+        .when(cmd('DeactivateAutomation', { replaced_by: null }))
+        .then([]));
     it('archive drops it (no deactivation: it was not live)', () =>
       given(automationDecider, [created]).when(cmd('ArchiveAutomation')).then([archived]));
     it('a replacement elsewhere deactivates nothing', () =>
@@ -120,6 +124,10 @@ describe('automation decider (spec 3.1)', () => {
       given(automationDecider, live)
         .when(cmd('DeactivateAutomation', { replaced_by: other }))
         .then([{ type: 'AutomationDeactivated', data: { reason: 'replaced', replaced_by: other, by, at } }]));
+    it('its user deactivating it makes it a draft again, stopped', () =>
+      given(automationDecider, live)
+        .when(cmd('DeactivateAutomation', { replaced_by: null }))
+        .then([{ type: 'AutomationDeactivated', data: { reason: 'stopped', replaced_by: null, by, at } }]));
     it('archive deactivates first, then archives', () =>
       given(automationDecider, live)
         .when(cmd('ArchiveAutomation'))
@@ -135,6 +143,9 @@ describe('automation decider (spec 3.1)', () => {
         .thenThrows('invalid', /archived/);
       given(automationDecider, gone)
         .when(cmd('ActivateAutomation'))
+        .thenThrows('invalid', /archived/);
+      given(automationDecider, gone)
+        .when(cmd('DeactivateAutomation', { replaced_by: null }))
         .thenThrows('invalid', /archived/);
     });
   });

@@ -76,19 +76,43 @@ export async function editAutomation(call: AutomationCall, automation_id: string
 }
 
 /**
+ * Deactivates a live automation back to a draft (a draft stays as it is; an archived one is
+ * refused): the live slot of its event type is released first, as archiving does (the slot does not
+ * name an archived one), then its stream records the deactivation; the same call again finishes one
+ * that crashed between the two. An extension of spec 3.1 (the
+ * console's Deactivate; docs/decisions/158-console-automations.md).
+ */
+export async function deactivateAutomation(call: AutomationCall, automation_id: string) {
+  const owned = await ownedAutomation(call, automation_id);
+  const { automation_id: id } = owned;
+  await releaseLiveSlot(call, owned);
+  return decideAndRecord(call, automationDecider, id, {
+    type: 'DeactivateAutomation',
+    ...who(call, id),
+    replaced_by: null,
+  });
+}
+
+/**
  * Archives it, releasing its event type's live slot first when the slot names it (whatever its
  * own stream says, so an activation that crashed half-way is undone too), then deactivating and
  * archiving it in its stream.
  */
 export async function archiveAutomation(call: AutomationCall, automation_id: string) {
   const owned = await ownedAutomation(call, automation_id);
-  const { account, stream_type, automation_id: id } = owned;
+  const { automation_id: id } = owned;
+  await releaseLiveSlot(call, owned);
+  return decideAndRecord(call, automationDecider, id, { type: 'ArchiveAutomation', ...who(call, id) });
+}
+
+/** Frees the live slot of the automation's event type if it names the automation (else nothing). */
+async function releaseLiveSlot(call: AutomationCall, owned: Awaited<ReturnType<typeof ownedAutomation>>) {
+  const { account, stream_type, automation_id } = owned;
   await decideAndRecord(call, liveSlotDecider, liveSlotId(account.id, stream_type!), {
     type: 'ReleaseLive',
     account_id: account.id,
     stream_type: stream_type!,
-    automation_id: id,
+    automation_id,
     at: call.at.toISOString(),
   });
-  return decideAndRecord(call, automationDecider, id, { type: 'ArchiveAutomation', ...who(call, id) });
 }

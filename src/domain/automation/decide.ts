@@ -19,7 +19,8 @@ export type AutomationCommand =
     })
   | (Who & { type: 'EditAutomation'; code?: string; title?: string; operation_dependencies?: OperationDependencies })
   | (Who & { type: 'ActivateAutomation' })
-  | (Who & { type: 'DeactivateAutomation'; replaced_by: string })
+  /** `replaced_by`: the automation that went live in its place; null: its user stopped it */
+  | (Who & { type: 'DeactivateAutomation'; replaced_by: string | null })
   | (Who & { type: 'ArchiveAutomation' })
   | CompactAutomation;
 
@@ -64,10 +65,13 @@ export function decide(command: AutomationCommand, state: AutomationState): Auto
     case 'ActivateAutomation':
       editable(state, command);
       return state.status === 'live' ? [] : [{ type: 'AutomationActivated', data: { by, at } }];
-    case 'DeactivateAutomation':
+    case 'DeactivateAutomation': {
+      const reason = command.replaced_by === null ? 'stopped' : 'replaced';
+      if (reason === 'stopped') editable(state, command);
       return state.status === 'live'
-        ? [{ type: 'AutomationDeactivated', data: { reason: 'replaced', replaced_by: command.replaced_by, by, at } }]
+        ? [{ type: 'AutomationDeactivated', data: { reason, replaced_by: command.replaced_by, by, at } }]
         : [];
+    }
     case 'ArchiveAutomation':
       if (state.status === null)
         throw new DomainError(

@@ -42,8 +42,9 @@ export const AutomationDependenciesSet = z.object({
 });
 export const AutomationActivated = z.object({ by: author, at: instant });
 export const AutomationDeactivated = z.object({
-  /** `replaced`: another automation of the event type went live; `archived`: deactivated before archiving */
-  reason: z.enum(['replaced', 'archived']),
+  /** `replaced`: another automation of the event type went live; `archived`: deactivated before
+   * archiving; `stopped`: its user deactivated it (the console's Deactivate) */
+  reason: z.enum(['replaced', 'archived', 'stopped']),
   replaced_by: z.uuid().nullable(),
   by: author,
   at: instant,

@@ -5,6 +5,7 @@ import { decodeKeyset, encodeKeyset, type Keyset } from '../../projections/keyse
 import type { AccountView } from '../../projections/accounts/queries.js';
 import { html, type Html } from '../page.js';
 import { timeOf } from './format.js';
+import { revertForm } from './revert.js';
 import { eventPath, filterLink, receiptPath } from './links.js';
 import { KINDS, STATUSES_OF, type Item, type Kind, type TimelineFilter } from './timeline.js';
 
@@ -59,7 +60,7 @@ export function filterOf(q: Query): TimelineFilter | { problem: string } {
   };
 }
 
-function itemBody(item: Item, path: string): Html {
+function itemBody(item: Item, path: string, selectable: boolean): Html {
   const automation = (id: string, version?: number) =>
     html`automation
       <a href="${filterLink(path, { kind: 'action', automation: id })}">${id}</a>${version ? ` v${version}` : ''}`;
@@ -81,6 +82,18 @@ function itemBody(item: Item, path: string): Html {
       const r = item.row;
       const cause = r.caused_by;
       return html`<p>
+          ${
+            selectable
+              ? html`<input
+                  type="checkbox"
+                  form="revert"
+                  name="receipt_ids"
+                  value="${r.id}"
+                  id="revert-${r.id}"
+                  aria-label="Select receipt ${r.id} to revert"
+                />`
+              : ''
+          }
           <a href="${receiptPath(path, r.id)}">${r.action} on ${r.target_type} ${r.target_id}</a
           >${r.outcome ? `: ${r.outcome}` : ''}
         </p>
@@ -149,8 +162,10 @@ export interface ActivityView {
 }
 
 /** The Activity page's content; `path` is the page's own path. */
-export function activityBody(view: ActivityView, path: string): Html {
+/** `revertToken`: the signed-in seller's CSRF token, to select receipts and revert them (revert.ts). */
+export function activityBody(view: ActivityView, path: string, revertToken?: string): Html {
   const f = view.filter;
+  const selectable = revertToken !== undefined && view.items.some((i) => i.kind === 'receipt');
   const option = (value: string, label: string, selected: boolean) =>
     html`<option value="${value}" ${selected ? html`selected` : ''}>${label}</option>`;
   const keep: Record<string, string> = {
@@ -209,12 +224,13 @@ export function activityBody(view: ActivityView, path: string): Html {
                     ${KIND_NAMES[item.kind].one}${'status' in item.row && item.row.status ? html` · <span class="status">${item.row.status}</span>` : ''}
                   </h2>
                   <p>${timeOf(item.at, 'at')} · ${item.id}</p>
-                  ${itemBody(item, path)}
+                  ${itemBody(item, path, selectable)}
                 </li>`,
             )}
           </ol>`
         : html`<p>Nothing ${f.before ? 'more ' : ''}to show.</p>`
     }
+    ${selectable ? revertForm(path, revertToken) : ''}
     <nav aria-label="Pages">
       ${f.before ? html`<a href="${filterLink(path, keep)}">Newest</a>` : ''}
       ${view.next ? html`<a href="${filterLink(path, { ...keep, cursor: encodeKeyset(view.next) })}" rel="next">Older</a>` : ''}

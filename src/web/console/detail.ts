@@ -9,7 +9,8 @@ import { listDeliveries, type DeliveryRow } from '../../projections/webhook/quer
 import { html, type Html } from '../page.js';
 import { timeOf } from './format.js';
 import { eventPath, filterLink, receiptPath } from './links.js';
-import { callTool, type Refusal } from './reads.js';
+import { outcomeOf, type ToolFailure } from './reads.js';
+import { revertForm } from './revert.js';
 
 // The pages an Activity item links to: a receipt with its history and the marketplace's raw
 // answers (get_mutation's answer), and an incoming event with its payload and what it caused: the
@@ -42,14 +43,15 @@ const facts = (rows: Array<[string, Html | string | number | null | undefined]>)
 
 type Receipt = z.infer<typeof receiptSchema> & { account_name: string; history: ReceiptHistoryEntry[] };
 
-export type Detail<T> = { found: T } | { refused: Refusal };
+export type Detail<T> = { found: T } | { refused: ToolFailure };
 
 export async function readReceipt(ctx: ToolContext, id: string): Promise<Detail<Receipt>> {
-  const called = await callTool<Receipt>(getMutation, { id }, ctx);
-  return 'refused' in called ? called : { found: called.answer };
+  const out = await outcomeOf<Receipt>(getMutation, { id }, ctx);
+  return out.ok ? { found: out.answer } : { refused: out.error };
 }
 
-export function receiptBody(r: Receipt, activity: string): Html {
+/** `revertToken`: the signed-in seller's CSRF token, for the form that reverts the receipt (revert.ts). */
+export function receiptBody(r: Receipt, activity: string, revertToken?: string): Html {
   const cause = r.caused_by;
   const causeText: Html | string = !cause
     ? 'A tool call'
@@ -84,6 +86,7 @@ export function receiptBody(r: Receipt, activity: string): Html {
         >Every receipt of this ${r.target_type}</a
       >
     </p>
+    ${revertToken === undefined ? '' : revertForm(activity, revertToken, [r.id])}
     <h2>Payload</h2>
     ${json(r.payload)}
     <h2>The marketplace's answer</h2>
@@ -129,9 +132,9 @@ export interface EventView {
 }
 
 export async function readEventView(ctx: ToolContext, id: string): Promise<Detail<EventView>> {
-  const called = await callTool<EventAnswer>(getEvent, { event_id: id }, ctx);
-  if ('refused' in called) return called;
-  const event = called.answer;
+  const out = await outcomeOf<EventAnswer>(getEvent, { event_id: id }, ctx);
+  if (!out.ok) return { refused: out.error };
+  const event = out.answer;
   // get_event found it on one of the reader's accounts: what it caused is on that account
   const [{ rows: actions }, deliveries] = await Promise.all([
     listAutomationActions(ctx.db, { accountIds: [event.account_id], event_id: event.id, limit: CAUSED_LIMIT }),

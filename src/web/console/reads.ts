@@ -21,28 +21,27 @@ export const readContext = (req: FastifyRequest, db: Knex, reader: ConsoleReader
   now,
 });
 
-/** What a refused call said: the spec's error code and its detail. */
-export interface Refusal {
+/** The error a tool answered (spec 7): `code`, `detail`, and the argument it is about. */
+export interface ToolFailure {
   code: string;
   detail: string;
+  argument?: string;
+  [extra: string]: unknown;
 }
 
-/** A tool's structured answer, or its refusal (an error result's text is its `{ code, detail }`). */
-export async function callTool<T>(
-  tool: Tool,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<{ answer: T } | { refused: Refusal }> {
+export type Outcome<T> = { ok: true; answer: T } | { ok: false; error: ToolFailure };
+
+/** A tool's answer or its error (an error result's text is its `{ code, detail, … }`), as a page shows either. */
+export async function outcomeOf<T>(tool: Tool, args: Record<string, unknown>, ctx: ToolContext): Promise<Outcome<T>> {
   const result = await tool.call(args, ctx);
-  if (!result.isError) return { answer: result.structuredContent as T };
-  const first = result.content[0];
-  return { refused: JSON.parse(first?.type === 'text' ? first.text : '{}') as Refusal };
+  if (!result.isError) return { ok: true, answer: result.structuredContent as T };
+  const [text] = result.content as Array<{ type: 'text'; text: string }>;
+  return { ok: false, error: JSON.parse(text!.text) as ToolFailure };
 }
 
 /** A read tool's structured answer; a refused call is the page's failure. */
 export async function answerOf<T>(tool: Tool, args: Record<string, unknown>, ctx: ToolContext): Promise<T> {
-  const called = await callTool<T>(tool, args, ctx);
-  if ('refused' in called)
-    throw new Error(`${tool.name} refused the console's read: ${called.refused.code}: ${called.refused.detail}`);
-  return called.answer;
+  const out = await outcomeOf<T>(tool, args, ctx);
+  if (!out.ok) throw new Error(`${tool.name} refused the console's read: ${out.error.code}: ${out.error.detail}`);
+  return out.answer;
 }

@@ -3,12 +3,15 @@ import type { Knex } from 'knex';
 import type { ToolContext } from '../../mcp/tool.js';
 import { html, page, sendPage as send, type Html } from '../page.js';
 import { rateLimited } from '../rate-limit.js';
-import { requireSignedIn, signedInUser, type WebApp, type WebHook } from '../session.js';
+import { csrfToken, requireSignedIn, signedInUser, type WebApp, type WebHook } from '../session.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import { activityBody, filterOf } from './activity.js';
 import { eventBody, readEventView, readReceipt, receiptBody, type Detail } from './detail.js';
 import { overviewBody, readOverview } from './overview.js';
+import type { ToolServices } from '../../mcp/tool.js';
+import { registerAutomationPages } from './automations/routes.js';
 import { readContext, type ConsoleReader } from './reads.js';
+import { registerRevertPages } from './revert.js';
 import { readTimeline } from './timeline.js';
 
 // The seller's console (docs/decisions/156-seller-console.md):
@@ -17,8 +20,11 @@ import { readTimeline } from './timeline.js';
 //   GET /console             the signed-in seller's Overview
 //   GET /console/activity    the signed-in seller's Activity
 //   GET …/activity/receipts/:id, …/activity/events/:id   a receipt, an event (Activity's links)
-// Read-only: the pages read through a tool context without an event store. Settings, the
-// console's one writing page, is settings/routes.ts (docs/decisions/157-console-settings.md).
+//   /automations, /console/automations: the Automations pages (automations/routes.ts)
+// Overview and Activity read through a tool context without an event store; the signed-in
+// seller's Automations pages and Activity's reverts write through the tools
+// (docs/decisions/158-console-automations.md); Settings is settings/routes.ts
+// (docs/decisions/157-console-settings.md).
 
 export interface ConsolePagesDeps {
   db: Knex;
@@ -26,6 +32,8 @@ export interface ConsolePagesDeps {
   demoUserId: string;
   /** the demo pages each visitor may ask for per minute (RATE_LIMITS.demoPages without) */
   demoPagesPerMinute?: number;
+  /** what the signed-in seller's Automations pages write with, as MCP calls do */
+  services?: ToolServices;
   now?: () => Date;
 }
 
@@ -33,23 +41,29 @@ interface Place {
   /** where the Overview and Activity of this reader are; Settings only for a signed-in seller */
   overview: string;
   activity: string;
+  automations: string;
   settings?: string;
   reader: (req: FastifyRequest) => Promise<ConsoleReader>;
   /** e.g. "the demo seller" */
   whose: string;
+  /** whether its pages may write */
+  writes: boolean;
 }
 
 /** The signed-in seller's console: where its pages are (settings/routes.ts serves Settings). */
 export const SELLER_CONSOLE = {
   overview: '/console',
   activity: '/console/activity',
+  automations: '/console/automations',
   settings: '/console/settings',
   whose: 'Your accounts',
+  writes: true,
 };
 
 /** The console's own navigation, under the site's. */
-export const consoleSections = (place: Omit<Place, 'reader'>) =>
+export const consoleSections = (place: Omit<Place, 'reader' | 'writes'>) =>
   html`<a href="${place.overview}">Overview</a> · <a href="${place.activity}">Activity</a> ·
+    <a href="${place.automations}">Automations</a> ·
     ${place.settings ? html`<a href="${place.settings}">Settings</a> · ` : ''}<span>${place.whose}</span>`;
 
 export function registerConsolePages<L extends FastifyBaseLogger>(service: WebApp<L>, deps: ConsolePagesDeps): void {
@@ -66,6 +80,9 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
   });
 
   const serve = (place: Place, preHandler: WebHook) => {
+    const services = place.writes ? deps.services : undefined;
+    /** the CSRF token of a page whose forms write (the signed-in seller's, where the service writes) */
+    const writeToken = (reply: FastifyReply) => (services ? csrfToken(reply) : undefined);
     app.get(place.overview, { preHandler }, async (req, reply) => {
       const ctx = readContext(req, deps.db, await place.reader(req), now);
       const body = overviewBody(await readOverview(ctx), place.activity);
@@ -83,7 +100,8 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       const ctx = readContext(req, deps.db, await place.reader(req), now);
       try {
         const view = { filter, ...(await readTimeline(ctx, filter)) };
-        return send(reply, page(await layout(req, place, 'Activity'), activityBody(view, place.activity)));
+        const body = activityBody(view, place.activity, writeToken(reply));
+        return send(reply, page(await layout(req, place, 'Activity'), body));
       } catch (e) {
         if (e instanceof DomainError) return refused(req, reply, 'Activity', e.message, 400);
         throw e;
@@ -94,25 +112,43 @@ export function registerConsolePages<L extends FastifyBaseLogger>(service: WebAp
       path: string,
       title: string,
       read: (ctx: ToolContext, id: string) => Promise<Detail<T>>,
-      body: (found: T, activity: string) => Html,
+      body: (found: T, activity: string, token?: string) => Html,
     ) =>
       app.get(path, { preHandler }, async (req, reply) => {
         const { id } = req.params as { id: string };
         const ctx = readContext(req, deps.db, await place.reader(req), now);
         const got = await read(ctx, id);
         if ('refused' in got) return refused(req, reply, title, got.refused.detail, 404);
-        return send(reply, page(await layout(req, place, title), body(got.found, place.activity)));
+        return send(reply, page(await layout(req, place, title), body(got.found, place.activity, writeToken(reply))));
       });
     detail(`${place.activity}/receipts/:id`, 'Mutation receipt', readReceipt, receiptBody);
     detail(`${place.activity}/events/:id`, 'Marketplace event', readEventView, eventBody);
+    registerAutomationPages(app, deps.db, now, {
+      path: place.automations,
+      activity: place.activity,
+      reader: place.reader,
+      ...(services ? { services } : {}),
+      layout: (req, title, notice) => layout(req, place, title, notice),
+      preHandler,
+    });
+    if (services)
+      registerRevertPages(app, deps.db, now, {
+        activity: place.activity,
+        reader: place.reader,
+        services,
+        layout: (req, title, notice) => layout(req, place, title, notice),
+        preHandler,
+      });
   };
 
   serve(
     {
       overview: '/',
       activity: '/activity',
+      automations: '/automations',
       reader: async () => ({ userId: deps.demoUserId, endpoint: 'demo' }),
       whose: 'The demo seller, read-only',
+      writes: false,
     },
     // anyone may read them, as /demo/mcp: each visitor within a limit of its own
     rateLimited(
