@@ -104,20 +104,8 @@ describe('the console Automations pages in a browser', function () {
     await page.getByRole('button', { name: 'Find' }).click();
     expect(await page.getByRole('button', { name: `Allow ${listing.sku}` }).count()).to.equal(1);
 
-    await eventually(
-      async () =>
-        ((await s.tool('list_streams', { account: s.account })).streams as Row[]).find(
-          (r) => r.stream_type === 'ANY_OFFER_CHANGED' && r.status === 'active',
-        ),
-      'ANY_OFFER_CHANGED to be subscribed',
-      120_000,
-    );
-    const raised = await fetch(`${s.simulator}/_sim/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'ANY_OFFER_CHANGED', sku: listing.sku, marketplaceId: US }),
-    });
-    expect(raised.status).to.equal(202);
+    await s.streamActive('ANY_OFFER_CHANGED');
+    await s.raise('ANY_OFFER_CHANGED', { sku: listing.sku, marketplaceId: US });
 
     const item = page.locator('.timeline > li').filter({ hasText: `SKU ${listing.sku}` });
     await eventually(

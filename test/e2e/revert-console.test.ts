@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index.js';
-import { pushPrice } from '../support/automation.js';
+import { setPriceOnExternalChange } from '../support/automation.js';
 import { DESKTOP, launchChromium, shootWidths, type ChromiumSession } from '../support/chromium.js';
 import { SELLER_PASSWORD, startConsoleSeller, type ConsoleSeller } from '../support/console-seller.js';
 import { clientsFor } from '../support/marketplace.js';
@@ -16,11 +16,7 @@ const US = 'ATVPDKIKX0DER';
 const SET = 7.77;
 type Row = Record<string, any>;
 
-const SET_PRICE = `
-function handle(event, context) {
-  if (event.Payload.AnyOfferChangedNotification.OfferChangeTrigger.OfferChangeType !== 'External') return;
-  ${pushPrice(String(SET))}
-}`;
+const SET_PRICE = setPriceOnExternalChange(SET);
 
 describe('reverting from the console in a browser', function () {
   this.timeout(600_000);
@@ -78,20 +74,8 @@ describe('reverting from the console in a browser', function () {
       code: SET_PRICE,
     });
     await s.tool('update_automation', { automation_id, activate: true });
-    await eventually(
-      async () =>
-        ((await s.tool('list_streams', { account: s.account })).streams as Row[]).find(
-          (r) => r.stream_type === 'ANY_OFFER_CHANGED' && r.status === 'active',
-        ),
-      'ANY_OFFER_CHANGED to be active',
-      120_000,
-    );
-    const raised = await fetch(`${s.simulator}/_sim/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'ANY_OFFER_CHANGED', sku: target.sku, marketplaceId: US }),
-    });
-    expect(raised.status).to.equal(202);
+    await s.streamActive('ANY_OFFER_CHANGED');
+    await s.raise('ANY_OFFER_CHANGED', { sku: target.sku, marketplaceId: US });
     const receipts = await eventually(
       async () => {
         const actions = ((await s.tool('list_automation_actions', { automation_id })).actions as Row[]).filter(

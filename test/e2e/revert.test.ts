@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index.js';
-import { pushPrice } from '../support/automation.js';
+import { setPriceOnExternalChange } from '../support/automation.js';
 import { call } from '../support/mcp.js';
 import { clientsFor, injectFault, listingSubmissions } from '../support/marketplace.js';
 import { cli, eventually, runEntry, waitForLog } from '../support/processes.js';
@@ -23,12 +23,7 @@ const BY_HAND = 9.99;
 const itemRoute = (sku: string) => `GET /listings/2021-08-01/items/*/${encodeURIComponent(sku)}`;
 type Row = Record<string, any>;
 
-/** Sets the listing's price to SET whenever a competitor moves. */
-const SET_PRICE = `
-function handle(event, context) {
-  if (event.Payload.AnyOfferChangedNotification.OfferChangeTrigger.OfferChangeType !== 'External') return;
-  ${pushPrice(String(SET))}
-}`;
+const SET_PRICE = setPriceOnExternalChange(SET);
 
 describe('revert_mutations end to end (npm start)', function () {
   this.timeout(600_000);

@@ -38,3 +38,10 @@ export const pushPrice = (price: string) => `context.mutations.push({
       }] }],
     },
   });`;
+
+/** Automation code setting its listing's price to `price` whenever a competitor's offer moves. */
+export const setPriceOnExternalChange = (price: number) => `
+function handle(event, context) {
+  if (event.Payload.AnyOfferChangedNotification.OfferChangeTrigger.OfferChangeType !== 'External') return;
+  ${pushPrice(String(price))}
+}`;

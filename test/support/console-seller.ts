@@ -24,6 +24,10 @@ export interface ConsoleSeller {
   client: Client;
   /** a tool's answer through the seller's MCP client; fails the test on a tool error */
   tool(name: string, args: Record<string, unknown>): Promise<Record<string, any>>;
+  /** waits until the account's stream of this event type is active (an automation live on it) */
+  streamActive(streamType: string): Promise<void>;
+  /** has the simulator raise an event of this type about one of the seller's listings */
+  raise(type: string, listing: { sku: string; marketplaceId: string }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +66,24 @@ export async function startConsoleSeller(name: string, env: Record<string, strin
       browser,
       client,
       tool,
+      async streamActive(streamType) {
+        await eventually(
+          async () =>
+            ((await tool('list_streams', { account })).streams as Array<{ stream_type: string; status: string }>).find(
+              (r) => r.stream_type === streamType && r.status === 'active',
+            ),
+          `${streamType} to be active`,
+          120_000,
+        );
+      },
+      async raise(type, listing) {
+        const raised = await fetch(`${simulator}/_sim/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ type, ...listing }),
+        });
+        if (raised.status !== 202) throw new Error(`the simulator raised no ${type}: ${await raised.text()}`);
+      },
       async stop() {
         await client.close();
         await db.destroy();
