@@ -267,7 +267,7 @@ describe('revert_mutations end to end (npm start)', function () {
       60_000,
     );
     const undo = await tool('revert_mutations', { receipt_ids: [creation.id] });
-    expect(undo.items[0]).to.include({ result: 'queued' });
+    expect(undo.items[0], JSON.stringify(undo.items[0])).to.include({ result: 'queued' });
     expect(undo.items[0].revert).to.deep.equal({
       target: { type: 'AdGroup', id: creation.created.id },
       action: 'archive',
