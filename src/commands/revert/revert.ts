@@ -8,7 +8,12 @@ import {
   type TargetNow,
 } from '../../domain/revert/plan.js';
 import { DomainError } from '../../domain/shared/errors.js';
+import type { Knex } from '../../infra/db.js';
+import { pollUntil } from '../../infra/poll.js';
 import type { AccountView } from '../../projections/accounts/queries.js';
+import { admissionProjection } from '../../projections/admission/projection.js';
+import { hasApplied, readCheckpoint } from '../../projections/checkpoints.js';
+import { mutationsProjection } from '../../projections/mutations/projection.js';
 import { revertSources, type RevertRow, type RevertSelection } from '../../projections/mutations/reverts.js';
 import { admitMutations, type AdmissionDeps } from '../admission/admit.js';
 import type { AdmissionError, ReceiptView } from '../admission/receipts.js';
@@ -66,6 +71,20 @@ export interface RevertOutcome {
   idempotency: { key: string; expires_at: string } | null;
 }
 
+/** How long a revert waits for admission's read model to know the entities the receipts created. */
+const CREATED_SHOWN_MS = 5_000;
+
+/**
+ * A creation's revert archives what it created, which admission resolves through its own read
+ * model (created_targets); the receipts were read from the mutations read model, which may be
+ * ahead of it (the marketplace's confirmation was projected there first). Waits, bounded, until
+ * admission's has applied what the mutations read model showed.
+ */
+async function createdTargetsShown(db: Knex): Promise<void> {
+  const shown = (await readCheckpoint(db, mutationsProjection.name))?.position;
+  if (shown) await pollUntil(() => hasApplied(db, admissionProjection.name, shown), CREATED_SHOWN_MS, 20);
+}
+
 export async function revertMutations(
   deps: AdmissionDeps,
   reads: TargetReads,
@@ -80,6 +99,7 @@ export async function revertMutations(
   const planned = items.map((item) => outcomeItem(item, byId.get(item.receipt_id)!));
   if (call.dry_run || (requests.length === 0 && call.idempotency_key === undefined))
     return { items: planned, replayed: false, idempotency: null };
+  if (requests.some((r) => r.action === 'archive')) await createdTargetsShown(deps.db);
   const admitted = await admitMutations(deps, {
     userId: call.userId,
     accounts: call.accounts,
