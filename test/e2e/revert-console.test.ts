@@ -4,7 +4,7 @@ import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index
 import { setPriceOnExternalChange } from '../support/automation.js';
 import { DESKTOP, launchChromium, shootWidths, type ChromiumSession } from '../support/chromium.js';
 import { SELLER_PASSWORD, startConsoleSeller, type ConsoleSeller } from '../support/console-seller.js';
-import { clientsFor } from '../support/marketplace.js';
+import { clientsFor, consumerPrices } from '../support/marketplace.js';
 import { eventually, waitForLog } from '../support/processes.js';
 
 // Reverting from the console in a real browser (chromium), on the service as `npm start` runs it:
@@ -36,11 +36,7 @@ describe('reverting from the console in a browser', function () {
       'the selling connection',
       200_000,
     );
-    price = async (sku) => {
-      const { attributes } = await selling.listings.getListingsItem(sellerId, sku, US, ['attributes']);
-      const offer = (attributes!.purchasable_offer as Row[]).find((o) => o.audience === 'ALL')!;
-      return Number(offer.our_price[0].schedule[0].value_with_tax);
-    };
+    price = consumerPrices(selling, sellerId, US);
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize(DESKTOP);

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { MarketplaceEndpoints } from '../../src/marketplace/simulator/index.js';
 import { setPriceOnExternalChange } from '../support/automation.js';
 import { call } from '../support/mcp.js';
-import { clientsFor, injectFault, listingSubmissions } from '../support/marketplace.js';
+import { clientsFor, consumerPrices, injectFault, listingSubmissions } from '../support/marketplace.js';
 import { cli, eventually, runEntry, waitForLog } from '../support/processes.js';
 import { runSync, startConnectedService, type ConnectedService } from '../support/service.js';
 
@@ -47,12 +47,7 @@ describe('revert_mutations end to end (npm start)', function () {
       'the selling connection',
       200_000,
     );
-    // the consumer offer's price as the simulator shows it now
-    price = async (sku) => {
-      const { attributes } = await selling.listings.getListingsItem(sellerId, sku, US, ['attributes']);
-      const offer = (attributes!.purchasable_offer as Row[]).find((o) => o.audience === 'ALL')!;
-      return Number(offer.our_price[0].schedule[0].value_with_tax);
-    };
+    price = consumerPrices(selling, sellerId, US);
   });
   after(() => e2e?.stop());
 

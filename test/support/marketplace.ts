@@ -48,6 +48,18 @@ export function clientsFor(
   };
 }
 
+/**
+ * The consumer (audience ALL) price of a seller's listings in one marketplace, as the simulator
+ * shows it now: `sellerId` is the selling connection's provider id (connection_status).
+ */
+export const consumerPrices =
+  (selling: ReturnType<typeof clientsFor>['selling'], sellerId: string, marketplaceId: string) =>
+  async (sku: string): Promise<number> => {
+    const { attributes } = await selling.listings.getListingsItem(sellerId, sku, marketplaceId, ['attributes']);
+    const offer = (attributes!.purchasable_offer as Array<Record<string, any>>).find((o) => o.audience === 'ALL')!;
+    return Number(offer.our_price[0].schedule[0].value_with_tax);
+  };
+
 /** What read_amazon_operation reads the simulator with: the demo seller's tokens for connections made with the seller set. */
 export function liveReadAccess(
   simulator: Simulator,
