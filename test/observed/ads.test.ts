@@ -342,6 +342,24 @@ describe('advertising: SP entities and daily campaign metrics → rm.ads_* → v
       ).to.deep.equal(settledBefore);
     });
 
+    it("the rollup per profile-day holds each day scope's campaign rows of its last complete read summed, restated days included", async () => {
+      const metricsOf = (table: string) => `sum(m.impressions)::bigint as impressions, sum(m.clicks)::bigint as clicks,
+        sum(m.cost)::bigint as cost, sum(m.attributed_sales_7d)::bigint as sales, sum(m.purchases_7d)::bigint as purchases
+        from rm.${table} m`;
+      const order = 'order by 1, 2, 3';
+      const rolled = await h.db.raw(
+        `select m.provider_profile_id, m.scope, m.report_date::text as day, ${metricsOf('ads_profile_days')} group by 1, 2, 3 ${order}`,
+      );
+      const summed = await h.db.raw(
+        `select m.provider_profile_id, m.scope, m.report_date::text as day, ${metricsOf('ads_campaign_daily')}
+         join rm.observed_scopes s on s.account_id = m.account_id and s.dataset = ? and s.scope = m.scope and m.page < s.pages
+         group by 1, 2, 3 ${order}`,
+        [SP_CAMPAIGN_DAILY],
+      );
+      expect(summed.rows.length, 'a year of days of every profile').to.be.greaterThan(700);
+      expect(rolled.rows).to.deep.equal(summed.rows);
+    });
+
     it('a report still PENDING fails the run with ReportNotReady at once; the retry adopts the same report', async () => {
       const quick = adsCampaignMetricsSync({ pollPausesMs: [0] });
       const control = (hold: boolean) =>

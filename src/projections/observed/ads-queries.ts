@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { prepared } from '../../infra/db.js';
 import type { TargetCategory } from './ads-rows.js';
 import { completeReads, inCompleteRead } from './economics-support.js';
+import { ADS_ROLLUP_TABLES } from './ads-rollups.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
 
 // Reads over the ads read model for the ads tools: entities of each scope's last complete read
@@ -35,26 +36,12 @@ const windowsRelation = `jsonb_to_recordset(?::jsonb) as w(account_id uuid, prov
 const windowedDaily = (table: string, dataset: string) => `rm.${table} m
   join ${windowsRelation} on ${inWindow('m')} and ${inCompleteRead('m', dataset)}`;
 
-/** Row `alias` of a daily table or of observed_scopes has a scope of window `w`'s profile and days. */
-const scopeInWindow = (alias: string) =>
-  `${alias}.account_id = w.account_id
-    and ${alias}.scope between w.provider_profile_id || '/' || to_char(w.first, 'YYYY-MM-DD') and w.provider_profile_id || '/' || to_char(w.last, 'YYYY-MM-DD')`;
-
-/** Row `alias` of a daily table is in its profile's window `w`. */
+/** Row `alias` of a daily table (or of the rollup) is in its profile's window `w`: its scope, of the
+ * window's profile and days, a range of the primary key. */
 const inWindow = (alias: string) =>
-  `${scopeInWindow(alias)} and w.provider_profile_id = ${alias}.provider_profile_id and ${alias}.report_date between w.first and w.last`;
-
-/**
- * windowedDaily for reading every row of the windows (a profile's sums): each window's day scopes
- * of complete reads, then each scope's rows of its last complete read, by key (laterals fenced
- * with `offset 0`). Flattened, the planner (which cannot know how many windows there are) scanned
- * every account's rows, checking each row's scope apart.
- */
-const eachWindowsDaily = (table: string, dataset: string) => `${windowsRelation}
-  cross join lateral (
-    select s.scope, s.pages from rm.observed_scopes s where s.dataset = '${dataset}' and ${scopeInWindow('s')} offset 0) s
-  cross join lateral (
-    select * from rm.${table} d where d.scope = s.scope and d.page < s.pages and ${inWindow('d')} offset 0) m`;
+  `${alias}.account_id = w.account_id
+    and ${alias}.scope between w.provider_profile_id || '/' || to_char(w.first, 'YYYY-MM-DD') and w.provider_profile_id || '/' || to_char(w.last, 'YYYY-MM-DD')
+    and w.provider_profile_id = ${alias}.provider_profile_id and ${alias}.report_date between w.first and w.last`;
 
 export const toTotals = (r: Record<string, unknown>): Totals => ({
   impressions: Number(r.impressions ?? 0),
@@ -84,12 +71,16 @@ export async function profileDays(
   }));
 }
 
-/** Campaign metrics per profile, and per report date (`day`) when `perDay`. */
+/** Campaign metrics per profile, and per report date (`day`) when `perDay`, from the rollup per
+ * profile-day (ads-rollups.ts): each window's rows by key range, in a lateral fenced with `offset 0`
+ * (flattened, the planner, which cannot know how many windows there are, scanned every account's). */
 async function profileSums(db: Knex, windows: readonly ProfileWindow[], perDay: boolean) {
   if (windows.length === 0) return [];
   const day = perDay ? `, to_char(m.report_date, 'YYYY-MM-DD') as day` : '';
   const { rows } = await db.raw(
-    `select m.account_id, m.provider_profile_id${day}, ${TOTALS} from ${eachWindowsDaily('ads_campaign_daily', SP_CAMPAIGN_DAILY)} group by 1, 2${perDay ? ', 3 order by 3' : ''}`,
+    `select m.account_id, m.provider_profile_id${day}, ${TOTALS} from ${windowsRelation}
+       cross join lateral (select * from rm.${ADS_ROLLUP_TABLES.days} d where ${inWindow('d')} offset 0) m
+     group by 1, 2${perDay ? ', 3 order by 3' : ''}`,
     [JSON.stringify(windows)],
   );
   return rows as Record<string, unknown>[];

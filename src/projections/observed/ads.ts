@@ -15,6 +15,8 @@ import {
   type Row,
 } from './ads-rows.js';
 import { pageOf, replacePages, type PageRows } from './economics-support.js';
+import { ADS_ROLLUP_SPECS, ADS_ROLLUP_TABLES, recordDailyScopes, refreshProfileDays, type DailyScope } from './ads-rollups.js';
+import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
 import { ofDatasets, pageTableSpec } from './page-table.js';
 import { createTables, type Columns, type TableSpec } from '../tables.js';
 import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../../domain/observation/datasets.js';
@@ -28,6 +30,9 @@ import { SP_CAMPAIGN_DAILY, SP_ENTITY_DATASETS, SP_TARGETING_DAILY } from '../..
 // keeps its own copy (ads_profiles: local id, marketplace, currency) so it rebuilds from the
 // log alone. A profile is always observed before anything is synced for it, so it is known
 // when its pages arrive.
+//
+// The daily campaign report is also rolled up per profile-day (ads-rollups.ts), from the pages and
+// completions of its scopes.
 
 export const ADS_TABLES = {
   profiles: 'ads_profiles',
@@ -176,12 +181,13 @@ const ADS_TABLE_SPECS: Record<string, TableSpec> = {
 
 export const adsProjection: Projection = {
   name: 'ads',
-  version: 3,
+  // 4: the daily campaign report's rollup per profile-day
+  version: 4,
   // the profiles event names no dataset: the filter keeps it
-  handles: ['AdvertisingProfilesObserved', 'PageObserved'],
+  handles: ['AdvertisingProfilesObserved', 'PageObserved', 'SyncCompleted'],
   filter: ofDatasets(DATASETS),
-  tables: Object.values(ADS_TABLES),
-  createTables: (db, schema) => createTables(db, schema, ADS_TABLE_SPECS),
+  tables: [...Object.values(ADS_TABLES), ...Object.values(ADS_ROLLUP_TABLES)],
+  createTables: (db, schema) => createTables(db, schema, { ...ADS_TABLE_SPECS, ...ADS_ROLLUP_SPECS }),
   apply: (trx, event, schema) => applyAds(trx, [event], schema),
   applyMany: applyAds,
 };
@@ -189,7 +195,7 @@ export const adsProjection: Projection = {
 /**
  * Applies a batch in log order: a profiles event at once (the pages after it read its currency),
  * each page mapped with its profile as known at that point, then each table's pages replaced
- * together (replacePages).
+ * together (replacePages), then the daily campaign scopes the batch read or completed rolled up.
  */
 async function applyAds(trx: Knex.Transaction, events: readonly RecordedEvent[], schema: string): Promise<void> {
   type Known = Pick<ProfileContext, 'profile_id' | 'marketplace_id' | 'currency'> | undefined;
@@ -208,7 +214,21 @@ async function applyAds(trx: Knex.Transaction, events: readonly RecordedEvent[],
     return profiles.get(key);
   };
   const pages = new Map<(typeof PAGE_TABLES)[number], PageRows[]>();
+  const completed = new Map<string, DailyScope & { pages: number }>();
+  const dailyChanged = new Map<string, DailyScope>();
+  const markDaily = ({ account_id, scope }: DailyScope) => {
+    dailyChanged.set(`${account_id}/${scope}`, { account_id, scope });
+    return `${account_id}/${scope}`;
+  };
   for (const event of events) {
+    if (event.type === 'SyncCompleted') {
+      const done = parseEvent<ObservationEvent>(observationEventSchemas, event);
+      if (done.type === 'SyncCompleted' && done.data.dataset === SP_CAMPAIGN_DAILY) {
+        const { account_id, scope, pages: count } = done.data;
+        completed.set(markDaily(done.data), { account_id, scope, pages: count });
+      }
+      continue;
+    }
     if (event.type === 'AdvertisingProfilesObserved') {
       const observed = parseEvent<AccountEvent>(accountEventSchemas, event);
       if (observed.type !== 'AdvertisingProfilesObserved') continue;
@@ -248,9 +268,12 @@ async function applyAds(trx: Knex.Transaction, events: readonly RecordedEvent[],
         typeof raw === 'object' && raw !== null ? target.map(raw as Record<string, unknown>, ctx, page.dataset) : null;
       return row ? [row] : [];
     });
+    if (page.dataset === SP_CAMPAIGN_DAILY) markDaily(page);
     const replaced = pages.get(target) ?? [];
     replaced.push({ page, rows });
     pages.set(target, replaced);
   }
   for (const [target, replaced] of pages) await replacePages(trx, schema, target.table, replaced, target.withDataset);
+  await recordDailyScopes(trx, schema, completed);
+  await refreshProfileDays(trx, schema, ADS_TABLES.daily, dailyChanged);
 }
