@@ -15,7 +15,13 @@ import {
   type Row,
 } from './ads-rows.js';
 import { pageOf, replacePages, type PageRows } from './economics-support.js';
-import { ADS_ROLLUP_SPECS, ADS_ROLLUP_TABLES, recordDailyScopes, refreshProfileDays, type DailyScope } from './ads-rollups.js';
+import {
+  ADS_ROLLUP_SPECS,
+  ADS_ROLLUP_TABLES,
+  recordDailyScopes,
+  refreshProfileDays,
+  type DailyScope,
+} from './ads-rollups.js';
 import { observationEventSchemas, type ObservationEvent } from '../../domain/observation/events.js';
 import { ofDatasets, pageTableSpec } from './page-table.js';
 import { createTables, type Columns, type TableSpec } from '../tables.js';
