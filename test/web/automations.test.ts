@@ -224,6 +224,10 @@ describe('the console Automations pages over HTTP', function () {
   it('blocks a listing on the flags page, once confirmed, with the CSRF token', async () => {
     const listing = ((await s.tool('list_listings', { limit: 1 })).listings as Row[])[0]!;
     const flags = `${page(offers)}/flags`;
+    const { total } = await s.tool('list_listings', {});
+    expect((await web.get(flags)).text, 'a long list says how to reach the rest').to.contain(
+      `The 20 newest of ${total as number} listings: find the others by title, SKU or ASIN.`,
+    );
     const shown = await web.get(`${flags}?keyword=${encodeURIComponent(listing.sku)}`);
     expect(shown.status).to.equal(200);
     expect(shown.text).to.contain(`Block ${listing.sku}`);
@@ -252,7 +256,12 @@ describe('the console Automations pages over HTTP', function () {
       200_000,
     );
     const flags = `${page(offers)}/flags`;
-    await web.get(flags);
+    const { rows } = await s.tool('list_campaigns', { limit: 100 });
+    const last = (rows as Row[]).at(-1)!;
+    const found = (await web.get(`${flags}?campaign=${encodeURIComponent(last.name)}`)).text;
+    expect(found, 'any campaign is a search by name away').to.contain(`Switch off for ${escapeHtml(last.name)}`);
+    if (!last.name.includes(campaign.name))
+      expect(found, 'the search narrows').to.not.contain(`Switch off for ${escapeHtml(campaign.name)}`);
     const fields = { campaign_id: campaign.campaign_id, on: 'false' };
     const asked = await web.post(`${flags}/campaign`, fields);
     expect(asked.text).to.contain('Every request to it or under it will be recorded blocked');

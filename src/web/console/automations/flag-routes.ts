@@ -25,14 +25,15 @@ export function registerFlagPages(app: WebApp, { path, ctxOf, show, automationOf
     const a = await automationOf(req, reply, ctx);
     if (!a) return reply;
     const q = req.query as Record<string, unknown>;
-    const keyword = typeof q.keyword === 'string' ? q.keyword.trim() : '';
-    const view = await readFlags(ctx, a.account_id, keyword || undefined);
+    const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
+    const search = { keyword: text(q.keyword), campaign: text(q.campaign) };
+    const view = await readFlags(ctx, a.account_id, search);
     return show(
       req,
       reply,
       `Blocks and switches: ${a.title}`,
       html`<p><a href="${path}/${a.id}">Back to the automation</a></p>
-        ${flagsBody(view, `${path}/${a.id}/flags`, csrfToken(reply), keyword)}`,
+        ${flagsBody(view, `${path}/${a.id}/flags`, csrfToken(reply), search)}`,
       status,
       notice ?? (q.done === 'flag' ? 'Saved.' : undefined),
     );

@@ -31,26 +31,39 @@ export interface CampaignFlag {
   off: boolean;
 }
 
-/** How many listings and campaigns the page shows at once: a keyword narrows the listings. */
+/** How many listings and campaigns the page shows at once: a keyword narrows the listings, a name
+ * the campaigns, so any one of them is a search away. */
 export const FLAGS_PAGE = 20;
+
+/** What the page searches for: a listing keyword, a campaign name. */
+export interface FlagSearch {
+  keyword: string;
+  campaign: string;
+}
+
+export interface FlagsView {
+  listings: ListingFlag[];
+  /** every listing matching the keyword */
+  total: number;
+  campaigns: CampaignFlag[];
+}
 
 async function flags(ctx: ToolContext, type: 'Listing' | 'Campaign', ids: readonly string[]): Promise<boolean[]> {
   const streams = await recordingStore(ctx).readStreams(ids.map((id) => flagStream(controlStreamId(type, id))));
   return streams.map(flagFrom);
 }
 
-export async function readFlags(
-  ctx: ToolContext,
-  account: string,
-  keyword: string | undefined,
-): Promise<{ listings: ListingFlag[]; campaigns: CampaignFlag[] }> {
-  const { listings } = await answerOf<{ listings: Omit<ListingFlag, 'blocked'>[] }>(
+export async function readFlags(ctx: ToolContext, account: string, search: FlagSearch): Promise<FlagsView> {
+  const { listings, total } = await answerOf<{ listings: Omit<ListingFlag, 'blocked'>[]; total: number }>(
     listListings,
-    { account, limit: FLAGS_PAGE, ...(keyword ? { keyword } : {}) },
+    { account, limit: FLAGS_PAGE, ...(search.keyword ? { keyword: search.keyword } : {}) },
     ctx,
   );
   // an account without advertising has no campaigns to list
-  const campaigns = await listCampaigns.call({ account, limit: FLAGS_PAGE }, ctx);
+  const campaigns = await listCampaigns.call(
+    { account, limit: FLAGS_PAGE, ...(search.campaign ? { name: search.campaign } : {}) },
+    ctx,
+  );
   const rows = campaigns.isError ? [] : (campaigns.structuredContent as { rows: Omit<CampaignFlag, 'off'>[] }).rows;
   const [blocked, off] = await Promise.all([
     flags(
@@ -66,6 +79,7 @@ export async function readFlags(
   ]);
   return {
     listings: listings.map((l, i) => ({ ...l, blocked: blocked[i]! })),
+    total,
     campaigns: rows.map((c, i) => ({ ...c, off: off[i]! })),
   };
 }
@@ -92,24 +106,36 @@ export async function setCampaignSwitch(
   );
 }
 
-export function flagsBody(
-  view: { listings: ListingFlag[]; campaigns: CampaignFlag[] },
-  path: string,
-  token: string,
-  keyword: string,
-): Html {
+/** A search form of the page, keeping the other search's value. */
+const searchForm = (path: string, search: FlagSearch, field: keyof FlagSearch, label: string) =>
+  html`<form method="get" action="${path}" class="filters">
+    <div>
+      <label for="${field}">${label}</label>
+      <input type="text" id="${field}" name="${field}" value="${search[field]}" />
+    </div>
+    ${(['keyword', 'campaign'] as const)
+      .filter((other) => other !== field && search[other])
+      .map((other) => html`<input type="hidden" name="${other}" value="${search[other]}" />`)}
+    <button type="submit">Find</button>
+  </form>`;
+
+export function flagsBody(view: FlagsView, path: string, token: string, search: FlagSearch): Html {
+  const { keyword, campaign } = search;
+  const shown = view.listings.length;
   return html`<p>
       A blocked listing, or a campaign whose Automation switch is off, keeps its requests from the marketplace: they are
       recorded <strong>blocked</strong> and never sent, not even after unblocking.
     </p>
     <h2>Listings</h2>
-    <form method="get" action="${path}" class="filters">
-      <div>
-        <label for="keyword">Title, SKU or ASIN</label>
-        <input type="text" id="keyword" name="keyword" value="${keyword}" />
-      </div>
-      <button type="submit">Find</button>
-    </form>
+    ${searchForm(path, search, 'keyword', 'Title, SKU or ASIN')}
+    ${
+      view.total > shown
+        ? html`<p>
+            The ${shown} newest of ${view.total} listings${keyword ? ' that match' : ''}: find the others by title, SKU
+            or ASIN.
+          </p>`
+        : ''
+    }
     ${
       view.listings.length
         ? html`<ul class="automations">
@@ -129,6 +155,15 @@ export function flagsBody(
         : html`<p>No listings${keyword ? ' match' : ''}.</p>`
     }
     <h2>Campaigns</h2>
+    ${searchForm(path, search, 'campaign', 'Campaign name')}
+    ${
+      view.campaigns.length === FLAGS_PAGE
+        ? html`<p>
+            The ${FLAGS_PAGE} campaigns${campaign ? ' that match' : ''} with the most spend in the last 30 days: find
+            the others by name.
+          </p>`
+        : ''
+    }
     ${
       view.campaigns.length
         ? html`<ul class="automations">
@@ -149,6 +184,6 @@ export function flagsBody(
                 </li>`,
             )}
           </ul>`
-        : html`<p>No campaigns.</p>`
+        : html`<p>No campaigns${campaign ? ' match' : ''}.</p>`
     }`;
 }
