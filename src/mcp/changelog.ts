@@ -8,6 +8,21 @@ export interface ChangelogEntry {
 
 export const CHANGELOG: readonly ChangelogEntry[] = [
   {
+    date: '2026-12-03',
+    version: '0.6.0',
+    text: "The seller's console: Overview (sales and ad spend per day per marketplace, automation actions and failures, webhook success, what needs attention), Activity (actions, receipts, deliveries and marketplace events on one timeline, each linked to its cause; select receipts and revert them), Automations (code and versions, activate, deactivate, duplicate, archive, dry run, backtest, block flags and campaign switches) and Settings (webhooks with Send test, personal access tokens, authorized OAuth clients, marketplace connections, a pause of an account's automations, alerts by webhook or email). MCP Apps (an extension): sales per day beside get_sales_summary, an automation's recent activity beside list_automation_actions.",
+  },
+  {
+    date: '2026-12-02',
+    version: '0.5.0',
+    text: 'Sign-in from MCP clients with OAuth 2.1 and self-service marketplace connections; MCP revision 2026-07-28 beside the 2025 revisions; the operation catalog (search_amazon_operations, get_amazon_operation, read_amazon_operation, request_report, get_operation_result); backtest_automation and revert_mutations (extensions beyond the interface); reads see the caller\'s own writes at once.',
+  },
+  {
+    date: '2026-11-27',
+    version: '0.4.0',
+    text: 'Writes: update_listing, patch_listing and queue_mutations admit durable mutation receipts sent to the marketplace and reconciled; marketplace events (list_events, get_event); automations written as handle(event, context), dry-run with run_automation and run live in a sandbox within milliseconds of an event, with a key-value store and signed webhooks.',
+  },
+  {
     date: '2026-11-22',
     version: '0.3.0',
     text: 'Read tools: list_listings, get_product_type_schema, get_sales_summary, list_sales_by_listing, get_ads_summary, list_campaigns, list_keywords, list_targets, list_ads_entities; mutation receipts readable with get_mutation, list_mutations and get_mutation_schema, and shown under each listing and ads entity as `mutations`; the v_listing_mutations view. Seller tools are hidden from vendor-only users.',
