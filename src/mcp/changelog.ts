@@ -15,7 +15,7 @@ export const CHANGELOG: readonly ChangelogEntry[] = [
   {
     date: '2026-12-02',
     version: '0.5.0',
-    text: 'Sign-in from MCP clients with OAuth 2.1 and self-service marketplace connections; MCP revision 2026-07-28 beside the 2025 revisions; the operation catalog (search_amazon_operations, get_amazon_operation, read_amazon_operation, request_report, get_operation_result); backtest_automation and revert_mutations (extensions beyond the interface); reads see the caller\'s own writes at once.',
+    text: "Sign-in from MCP clients with OAuth 2.1 and self-service marketplace connections; MCP revision 2026-07-28 beside the 2025 revisions; the operation catalog (search_amazon_operations, get_amazon_operation, read_amazon_operation, request_report, get_operation_result); backtest_automation and revert_mutations (extensions beyond the interface); reads see the caller's own writes at once.",
   },
   {
     date: '2026-11-27',
