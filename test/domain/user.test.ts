@@ -82,7 +82,9 @@ describe('user decider', () => {
     it('granting it twice is a no-op', () =>
       given(userDecider, [registered, granted]).when({ type: 'GrantOperatorRole', user_id, by }).then([]));
     it('refuses it to an unknown user', () =>
-      given(userDecider, []).when({ type: 'GrantOperatorRole', user_id, by }).thenThrows('invalid', /no such user/));
+      given(userDecider, [])
+        .when({ type: 'GrantOperatorRole', user_id, by })
+        .thenThrows('invalid', /no such user/));
     it('refuses it to a deleted user, saying it was deleted', () =>
       given(userDecider, [registered, deleted])
         .when({ type: 'GrantOperatorRole', user_id, by })
