@@ -50,8 +50,13 @@ export async function runOperatorsCommand(
     const position = await setOperatorRole(deps.ctx, user_id, action === 'grant', deps.by);
     // the console knows the role the moment the command returns, running service or not
     await deps.project(position, [authProjection]);
-    const now = position ? 'now' : 'already';
-    deps.print(`${email} (user ${user_id}) is ${action === 'grant' ? 'an operator' : 'no operator'} ${now}`);
+    const outcome =
+      action === 'grant'
+        ? `is an operator ${position ? 'now' : 'already'}`
+        : position
+          ? 'is no operator now'
+          : 'was no operator';
+    deps.print(`${email} (user ${user_id}) ${outcome}`);
     return;
   }
   if (action !== 'list' || args.length) throw new UsageError(`usage:\n${OPERATORS_USAGE}`);

@@ -536,6 +536,8 @@ describe('the console Settings page over HTTP', function () {
       // revoked: the form is gone and the POST refused
       await operators('revoke', email);
       expect(cliLines.at(-1)).to.equal(`${email} (user ${operatorId}) is no operator now`);
+      await operators('revoke', email);
+      expect(cliLines.at(-1)).to.equal(`${email} (user ${operatorId}) was no operator`);
       expect((await operator.get('/console/settings')).text).to.not.contain(form);
       expect((await pause(operator, { confirm: 'yes' })).status).to.equal(403);
       expect(await paused()).to.deep.equal(accepted);
