@@ -39,6 +39,7 @@ import { CATALOG_USAGE, runCatalogCommand } from './catalog/cli.js';
 import { readBacktest, requestBacktest } from './mcp/backtests.js';
 import { backtestQueue, enqueueBacktest } from './runtime/backtest/jobs.js';
 import { REVERT_USAGE, runRevertCommand } from './revert-cli.js';
+import { OPERATORS_USAGE, runOperatorsCommand } from './operators-cli.js';
 import { createVault, keyringFrom } from './secrets/vault.js';
 import { PAT_SCOPES, SCOPES } from './domain/user/scopes.js';
 
@@ -67,6 +68,7 @@ const USAGE = `usage: npm run cli -- <command>
   admissions disable [--reason <text>] | admissions enable
                                               pause or allow new marketplace write requests
                                               (queue_mutations, patch_listing); queued ones go on
+${OPERATORS_USAGE}
   campaigns automation --campaign <local id> --switch on|off
                                               a campaign's Automation switch: off withholds every
                                               request that touches it (recorded, never sent)
@@ -375,6 +377,14 @@ async function main(argv: string[]): Promise<void> {
           return await runCatalogCommand(action, rest, { db, print: (line) => console.log(line) });
         if (group === 'mutations' && action === 'revert')
           return await runRevertCommand(rest, { config, db, store, logger, print: (line) => console.log(line) });
+        if (group === 'operators')
+          return await runOperatorsCommand(action, rest, {
+            db,
+            ctx,
+            by: process.env.USER ?? 'operator',
+            project,
+            print: (line) => console.log(line),
+          });
         if (group === 'feedback')
           return await runFeedbackCommand(action, rest, { db, project, print: (line) => console.log(line) });
         if (group === 'rebuild')

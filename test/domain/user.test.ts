@@ -15,6 +15,9 @@ const issued: UserEvent = {
 const issuedUnscoped: UserEvent = { type: 'ApiTokenIssued', data: { user_id, token_id, token_hash, label: 'laptop' } };
 const revoked: UserEvent = { type: 'ApiTokenRevoked', data: { user_id, token_id } };
 const deleted: UserEvent = { type: 'UserDeleted', data: { user_id } };
+const by = 'grace';
+const granted: UserEvent = { type: 'OperatorRoleGranted', data: { user_id, by } };
+const revokedRole: UserEvent = { type: 'OperatorRoleRevoked', data: { user_id, by } };
 
 describe('user decider', () => {
   it('registers a new user', () =>
@@ -71,5 +74,30 @@ describe('user decider', () => {
         .thenThrows('invalid', /account was deleted/));
     it("a deleted user's tokens are revoked with it: revoking one records nothing", () =>
       given(userDecider, [registered, issued, deleted]).when({ type: 'RevokeApiToken', user_id, token_id }).then([]));
+  });
+
+  describe('the operator role', () => {
+    it('grants it to a registered user, saying by whom', () =>
+      given(userDecider, [registered]).when({ type: 'GrantOperatorRole', user_id, by }).then([granted]));
+    it('granting it twice is a no-op', () =>
+      given(userDecider, [registered, granted]).when({ type: 'GrantOperatorRole', user_id, by }).then([]));
+    it('refuses it to an unknown user', () =>
+      given(userDecider, [])
+        .when({ type: 'GrantOperatorRole', user_id, by })
+        .thenThrows('invalid', /no such user/));
+    it('refuses it to a deleted user, saying it was deleted', () =>
+      given(userDecider, [registered, deleted])
+        .when({ type: 'GrantOperatorRole', user_id, by })
+        .thenThrows('invalid', /account was deleted; it cannot be granted the operator role/));
+    it('revokes it from an operator', () =>
+      given(userDecider, [registered, granted]).when({ type: 'RevokeOperatorRole', user_id, by }).then([revokedRole]));
+    it('revoking it from a user who is no operator is a no-op', () =>
+      given(userDecider, [registered]).when({ type: 'RevokeOperatorRole', user_id, by }).then([]));
+    it('grants it again once revoked', () =>
+      given(userDecider, [registered, granted, revokedRole])
+        .when({ type: 'GrantOperatorRole', user_id, by })
+        .then([granted]));
+    it("a deleted user's role ends with it: revoking it records nothing", () =>
+      given(userDecider, [registered, granted, deleted]).when({ type: 'RevokeOperatorRole', user_id, by }).then([]));
   });
 });

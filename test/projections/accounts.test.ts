@@ -11,8 +11,14 @@ import { Projector } from '../../src/projections/projector.js';
 import { accountsProjection } from '../../src/projections/accounts/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
-import { findActiveToken, findUser } from '../../src/projections/auth/queries.js';
-import { deleteUser, issueApiToken, registerUser, revokeApiToken } from '../../src/commands/user/execute.js';
+import { findActiveToken, findUser, isOperator, listOperators } from '../../src/projections/auth/queries.js';
+import {
+  deleteUser,
+  issueApiToken,
+  registerUser,
+  revokeApiToken,
+  setOperatorRole,
+} from '../../src/commands/user/execute.js';
 import { hashToken } from '../../src/domain/user/token.js';
 import { READ_SCOPE } from '../../src/domain/user/scopes.js';
 import { newId } from '../../src/domain/shared/ids.js';
@@ -229,6 +235,22 @@ describe('accounts and auth read models', function () {
     await projector.whenCaughtUp(await deleteUser(ctx, gone));
     expect(await findActiveToken(db, hashToken(token))).to.equal(null);
     expect(await findUser(db, gone)).to.equal(null);
+  });
+
+  it('projects the operator role as granted and revoked; a deleted user loses it', async () => {
+    const ctx = { store, metadata: { actor: { kind: 'user' as const, id: 'test' } } };
+    const [ada, barbara] = [newId(), newId()];
+    await registerUser(ctx, ada, 'Ada');
+    await registerUser(ctx, barbara, 'Barbara');
+    await setOperatorRole(ctx, ada, true, 'grace');
+    await projector.whenCaughtUp(await setOperatorRole(ctx, barbara, true, 'grace'));
+    expect([await isOperator(db, ada), await isOperator(db, barbara)]).to.deep.equal([true, true]);
+    expect(await listOperators(db)).to.include.members([ada, barbara]);
+    await projector.whenCaughtUp(await setOperatorRole(ctx, ada, false, 'grace'));
+    expect(await isOperator(db, ada)).to.equal(false);
+    await projector.whenCaughtUp(await deleteUser(ctx, barbara));
+    expect(await isOperator(db, barbara)).to.equal(false);
+    expect(await listOperators(db)).to.not.include.members([ada, barbara]);
   });
 
   for (const projection of projections) {

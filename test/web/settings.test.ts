@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { vaultReference } from '../../src/commands/account/marketplace-connections.js';
+import { setAdmissions } from '../../src/commands/admission/switch.js';
 import { automationsPaused } from '../../src/commands/automation/pause.js';
 import { aggregateStream } from '../../src/commands/shared/handler.js';
 import { alertDecider } from '../../src/domain/alert/decide.js';
@@ -12,17 +13,22 @@ import { webhookSecret } from '../../src/domain/webhook/secret.js';
 import { credentialsByEmail } from '../../src/identity/credentials.js';
 import { createLwaClient } from '../../src/marketplace/clients/index.js';
 import { DEFAULT_LWA_CLIENT } from '../../src/marketplace/simulator/index.js';
+import { runOperatorsCommand } from '../../src/operators-cli.js';
 import { loadAccounts } from '../../src/projections/accounts/queries.js';
 import { admissionProjection } from '../../src/projections/admission/projection.js';
+import { admissionsPaused } from '../../src/projections/admission/queries.js';
 import { alertsProjection } from '../../src/projections/alerts/projection.js';
 import { authProjection } from '../../src/projections/auth/projection.js';
 import { findActiveToken } from '../../src/projections/auth/queries.js';
+import { UsageError } from '../../src/projections/rebuild-command.js';
 import { webhookDeliveriesProjection } from '../../src/projections/webhook/deliveries.js';
 import { webhooksProjection } from '../../src/projections/webhook/projection.js';
 import { listWebhooks } from '../../src/projections/webhook/queries.js';
 import { syncConnections } from '../../src/workers/connections-sync.js';
 import { startWebhookDelivery, webhookNotifier, type RunningWebhooks } from '../../src/workers/webhook/queue.js';
 import { TEST_REDIS_PREFIX } from '../support/env.js';
+import { rejectionOf } from '../support/marketplace.js';
+import { call, serveMcp } from '../support/mcp.js';
 import { authorizedClient, startOAuthService, type OAuthService } from '../support/oauth.js';
 import { startHarness, type Harness } from '../support/observed.js';
 import { eventually } from '../support/processes.js';
@@ -62,7 +68,7 @@ describe('the console Settings page over HTTP', function () {
     const browser = new Browser(base);
     const email = `settings.${randomUUID()}@example.com`;
     expect((await browser.submit('/sign-up', '/sign-up', { email, password: PASSWORD })).status).to.equal(303);
-    return { browser, userId: (await credentialsByEmail(h.db, email))!.user_id };
+    return { browser, email, userId: (await credentialsByEmail(h.db, email))!.user_id };
   };
   const webhooks = () => listWebhooks(h.db, account);
   /** a form's problem beside a field, as the page renders it (the field described by it) */
@@ -435,5 +441,113 @@ describe('the console Settings page over HTTP', function () {
     expect((await seller.get('/console/settings')).text).to.match(/<option value="webhook:alerts"\s+selected/);
     expect((await choose('off')).status).to.equal(303);
     expect(await destination()).to.equal(null);
+  });
+
+  it('lets a user the CLI made an operator pause and resume new marketplace write requests; no one else', async () => {
+    const cliLines: string[] = [];
+    const operators = (action: string, email?: string) =>
+      runOperatorsCommand(action, email === undefined ? [] : ['--email', email], {
+        db: h.db,
+        ctx: { store: h.store, metadata: { actor: { kind: 'user', id: 'cli' } } },
+        by: 'test-operator',
+        project: (position) => h.projector.whenCaughtUp(position),
+        print: (line) => cliLines.push(line),
+      });
+    const ADMISSIONS = '/console/settings/pauses/admissions';
+    const form = `action="${ADMISSIONS}"`;
+    const pause = (browser: Browser, fields: Record<string, string>) =>
+      browser.submit('/console/settings', ADMISSIONS, { paused: 'yes', ...fields });
+    const resume = (browser: Browser) => browser.submit('/console/settings', ADMISSIONS, { paused: 'no' });
+    const paused = () => admissionsPaused(h.db);
+    const accepted = { disabled: false, reason: null };
+    // a write tool of the seller's, as an MCP client calls it
+    const mcp = await serveMcp(h.db, () => new Date());
+    const profile = (await loadAccounts(h.db, userId))[0]!.ads!.profiles[0]!;
+    const createCampaign = async () =>
+      call(await mcp.clientFor(userId), 'queue_mutations', {
+        mutations: [
+          {
+            target: { type: 'AdvertisingProfile', id: profile.id },
+            action: 'create_campaign',
+            payload: {
+              name: `operator test ${randomUUID()}`,
+              targetingType: 'MANUAL',
+              state: 'ENABLED',
+              budget: { budget: 7, budgetType: 'DAILY' },
+            },
+          },
+        ],
+      });
+    try {
+      expect((await seller.get('/console/settings')).text, 'a seller only sees the state').to.not.contain(form);
+      const refusedEmail = await rejectionOf(operators('grant', 'nobody.here@example.com'));
+      expect(refusedEmail).to.be.instanceOf(UsageError);
+      expect((refusedEmail as Error).message).to.contain('no user signs in with nobody.here@example.com');
+      const { browser: operator, email, userId: operatorId } = await signUp(site.base);
+      await operators('grant', email.toUpperCase());
+      await operators('grant', email);
+      await operators('list');
+      expect(cliLines).to.deep.equal([
+        `${email} (user ${operatorId}) is an operator now`,
+        `${email} (user ${operatorId}) is an operator already`,
+        `${operatorId}  ${email}`,
+      ]);
+      const page = await operator.get('/console/settings');
+      expect(page.text).to.contain(form);
+      expect(page.text).to.match(/New marketplace write requests:\s+accepted\./);
+
+      // the box unticked: 400, the problem beside it
+      const unticked = await pause(operator, { reason: 'provider incident' });
+      expect(unticked.status).to.equal(400);
+      expect(fieldProblem(unticked.text, 'admissions-confirm')).to.match(/Tick the box/);
+      // without the CSRF token: 403
+      const forged = await operator.post(ADMISSIONS, { _csrf: '', paused: 'yes', confirm: 'yes' });
+      expect(forged.status).to.equal(403);
+      // a seller who is no operator: 403
+      const notOperator = await pause(seller, { reason: 'mine', confirm: 'yes' });
+      expect(notOperator.status).to.equal(403);
+      expect(notOperator.text).to.contain('Only an operator');
+      expect(await paused()).to.deep.equal(accepted);
+      expect((await createCampaign()).structuredContent.results[0].receipt.status).to.equal('queued');
+
+      const done = await pause(operator, { reason: 'provider incident', confirm: 'yes' });
+      expect(done.status).to.equal(303);
+      // read-your-writes: the page after the redirect shows the pause at once
+      const after = await operator.get(done.location!);
+      expect(after.text).to.contain('New marketplace write requests are paused');
+      expect(after.text).to.match(/paused by the operator \(provider incident\)/);
+      expect(after.text).to.contain('Resume new marketplace write requests');
+      expect(await paused()).to.deep.equal({ disabled: true, reason: 'provider incident' });
+      const recorded = (await h.allEvents()).filter((e) => e.type === 'AdmissionsDisabled').at(-1)!;
+      expect(recorded.data).to.include({ by: `user:${operatorId}` });
+      const refused = await createCampaign();
+      expect(refused.structuredContent.code).to.equal('admissions_disabled');
+      expect(refused.structuredContent.detail).to.contain('provider incident');
+      expect((await seller.get('/console/settings')).text, 'a seller still only sees it').to.not.contain(form);
+      expect((await resume(seller)).status, 'a seller cannot resume').to.equal(403);
+      expect((await paused()).disabled).to.equal(true);
+
+      const resumed = await resume(operator);
+      expect(resumed.status).to.equal(303);
+      expect((await operator.get(resumed.location!)).text).to.match(/New marketplace write requests:\s+accepted\./);
+      expect(await paused()).to.deep.equal(accepted);
+      expect((await createCampaign()).structuredContent.results[0].receipt.status).to.equal('queued');
+
+      // revoked: the form is gone and the POST refused
+      await operators('revoke', email);
+      expect(cliLines.at(-1)).to.equal(`${email} (user ${operatorId}) is no operator now`);
+      await operators('revoke', email);
+      expect(cliLines.at(-1)).to.equal(`${email} (user ${operatorId}) was no operator`);
+      expect((await operator.get('/console/settings')).text).to.not.contain(form);
+      expect((await pause(operator, { confirm: 'yes' })).status).to.equal(403);
+      expect(await paused()).to.deep.equal(accepted);
+    } finally {
+      // the switch is the whole service's: never leave it off for the tests after this one
+      await setAdmissions(
+        { store: h.store, metadata: { actor: { kind: 'user', id: 'test' } } },
+        { type: 'EnableAdmissions', by: 'test', at: new Date().toISOString() },
+      );
+      await mcp.close();
+    }
   });
 });

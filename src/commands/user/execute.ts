@@ -37,3 +37,14 @@ export async function revokeApiToken(ctx: CommandContext, user_id: string, token
 export async function deleteUser(ctx: CommandContext, user_id: string): Promise<Position | null> {
   return (await handleCommand(userDecider, user_id, { type: 'DeleteUser', user_id }, ctx)).position;
 }
+
+/** Grants (or, `operator` false, revokes) the operator role; `by`: who did, as the log keeps it. */
+export async function setOperatorRole(
+  ctx: CommandContext,
+  user_id: string,
+  operator: boolean,
+  by: string,
+): Promise<Position | null> {
+  const type = operator ? 'GrantOperatorRole' : 'RevokeOperatorRole';
+  return (await handleCommand(userDecider, user_id, { type, user_id, by }, ctx)).position;
+}

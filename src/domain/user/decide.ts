@@ -15,7 +15,9 @@ export type UserCommand =
       scopes: readonly Scope[];
     }
   | { type: 'RevokeApiToken'; user_id: string; token_id: string }
-  | { type: 'DeleteUser'; user_id: string };
+  | { type: 'DeleteUser'; user_id: string }
+  | { type: 'GrantOperatorRole'; user_id: string; by: string }
+  | { type: 'RevokeOperatorRole'; user_id: string; by: string };
 
 /** A deleted user is closed: what would make it act again is refused, saying so. */
 const refuseDeleted = (state: UserState, user_id: string, what: string): void => {
@@ -58,6 +60,14 @@ export function decide(command: UserCommand, state: UserState): UserEvent[] {
     case 'DeleteUser':
       if (!state.registered) throw new DomainError('invalid', `user ${command.user_id}: no such user`);
       return state.deleted ? [] : [{ type: 'UserDeleted', data: { user_id: command.user_id } }];
+    case 'GrantOperatorRole':
+      if (!state.registered) throw new DomainError('invalid', `user ${command.user_id}: no such user`);
+      refuseDeleted(state, command.user_id, 'it cannot be granted the operator role');
+      if (state.operator) return [];
+      return [{ type: 'OperatorRoleGranted', data: { user_id: command.user_id, by: command.by } }];
+    case 'RevokeOperatorRole':
+      if (!state.operator) return [];
+      return [{ type: 'OperatorRoleRevoked', data: { user_id: command.user_id, by: command.by } }];
   }
 }
 

@@ -15,6 +15,16 @@ export const ApiTokenIssued = z.object({
 export const ApiTokenRevoked = z.object({ user_id: z.uuid(), token_id: z.uuid() });
 /** The account was deleted: the user is closed for good. Its personal data lives elsewhere and is erased. */
 export const UserDeleted = z.object({ user_id: z.uuid() });
+/** The user may switch the operator's pauses on the console (granted and revoked with the CLI); `by`: who did. */
+export const OperatorRoleGranted = z.object({ user_id: z.uuid(), by: z.string().min(1) });
+export const OperatorRoleRevoked = z.object({ user_id: z.uuid(), by: z.string().min(1) });
 
-export const userEventSchemas = { UserRegistered, ApiTokenIssued, ApiTokenRevoked, UserDeleted } as const;
+export const userEventSchemas = {
+  UserRegistered,
+  ApiTokenIssued,
+  ApiTokenRevoked,
+  UserDeleted,
+  OperatorRoleGranted,
+  OperatorRoleRevoked,
+} as const;
 export type UserEvent = EventUnion<typeof userEventSchemas>;

@@ -5,6 +5,8 @@ export interface UserState {
   name: string | null;
   /** the account was deleted: nothing may make the user act again */
   deleted: boolean;
+  /** may switch the operator's pauses on the console (cleared when the user is deleted) */
+  operator: boolean;
   /** token id → revoked? (all of them once the user is deleted) */
   tokens: ReadonlyMap<string, { revoked: boolean; token_hash: string }>;
 }
@@ -13,6 +15,7 @@ export const initialState = (): UserState => ({
   registered: false,
   name: null,
   deleted: false,
+  operator: false,
   tokens: new Map(),
 });
 
@@ -32,11 +35,16 @@ export function evolve(state: UserState, event: UserEvent): UserState {
         : state;
     }
     case 'UserDeleted':
-      // a deleted user's tokens all stop working with it
+      // a deleted user's tokens all stop working with it, and its role ends
       return {
         ...state,
         deleted: true,
+        operator: false,
         tokens: new Map([...state.tokens].map(([id, token]) => [id, { ...token, revoked: true }])),
       };
+    case 'OperatorRoleGranted':
+      return { ...state, operator: true };
+    case 'OperatorRoleRevoked':
+      return { ...state, operator: false };
   }
 }

@@ -2,12 +2,21 @@ import { userEventSchemas, type UserEvent } from '../../domain/user/events.js';
 import { parseEvent } from '../../domain/shared/decider.js';
 import type { Projection } from '../projection.js';
 
-// Users and their API tokens (hashes only, with their scopes), read by the bearer-token check of /mcp.
+// Users (with whether they hold the operator role) and their API tokens (hashes only, with their
+// scopes), read by the bearer-token check of /mcp and the console's Settings.
 export const authProjection: Projection = {
   name: 'auth',
-  // 2: scopes (null: a token issued before scopes existed, holding every scope); 3: deleted users
-  version: 3,
-  handles: ['UserRegistered', 'ApiTokenIssued', 'ApiTokenRevoked', 'UserDeleted'],
+  // 2: scopes (null: a token issued before scopes existed, holding every scope); 3: deleted users;
+  // 4: the operator role
+  version: 4,
+  handles: [
+    'UserRegistered',
+    'ApiTokenIssued',
+    'ApiTokenRevoked',
+    'UserDeleted',
+    'OperatorRoleGranted',
+    'OperatorRoleRevoked',
+  ],
   tables: ['users', 'api_tokens'],
   async createTables(db, schema) {
     await db.schema.withSchema(schema).createTable('users', (t) => {
@@ -15,6 +24,7 @@ export const authProjection: Projection = {
       t.text('name').notNullable();
       t.timestamp('created_at', { useTz: true }).notNullable();
       t.timestamp('deleted_at', { useTz: true });
+      t.boolean('operator').notNullable().defaultTo(false);
     });
     await db.schema.withSchema(schema).createTable('api_tokens', (t) => {
       t.uuid('token_id').primary();
@@ -63,13 +73,23 @@ export const authProjection: Projection = {
           .table('users')
           .where({ user_id: event.data.user_id })
           .whereNull('deleted_at')
-          .update({ deleted_at: at });
+          .update({ deleted_at: at, operator: false });
         await trx
           .withSchema(schema)
           .table('api_tokens')
           .where({ user_id: event.data.user_id })
           .whereNull('revoked_at')
           .update({ revoked_at: at });
+        return;
+      case 'OperatorRoleGranted':
+      case 'OperatorRoleRevoked':
+        // a deleted user's role ended with it, whatever is applied again
+        await trx
+          .withSchema(schema)
+          .table('users')
+          .where({ user_id: event.data.user_id })
+          .whereNull('deleted_at')
+          .update({ operator: event.type === 'OperatorRoleGranted' });
         return;
     }
   },

@@ -46,3 +46,26 @@ export async function findUser(db: Knex, userId: string): Promise<{ user_id: str
     .first();
   return row ?? null;
 }
+
+/** Whether the user holds the operator role (a deleted user holds none). */
+export async function isOperator(db: Knex, userId: string): Promise<boolean> {
+  const row = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('users')
+    .first('user_id')
+    .where({ user_id: userId, operator: true })
+    .whereNull('deleted_at');
+  return row !== undefined;
+}
+
+/** The users who hold the operator role, by id. */
+export async function listOperators(db: Knex): Promise<string[]> {
+  const rows: { user_id: string }[] = await db
+    .withSchema(READ_MODEL_SCHEMA)
+    .table('users')
+    .select('user_id')
+    .where({ operator: true })
+    .whereNull('deleted_at')
+    .orderBy('user_id');
+  return rows.map((r) => r.user_id);
+}

@@ -98,6 +98,8 @@ export const DONE = {
   paused: "The account's automations are paused.",
   resumed: "The account's automations run again.",
   alerts: 'Where alerts go is saved.',
+  'admissions-paused': "New marketplace write requests are paused: every seller's are refused until you resume.",
+  'admissions-resumed': 'New marketplace write requests are accepted again.',
 } as const;
 
 /** Back to Settings, at a section, saying what was done. */
@@ -114,10 +116,16 @@ export const refusedForm = (title: string, form: Html, status = 400): Answer => 
   status,
 });
 
-/** A page saying what was asked for is not there (another seller's, or gone). */
-export const notFound = (what: string): Answer => ({
-  title: 'Not found',
+/** A page saying why nothing was changed, with the way back. */
+const nothingChanged = (status: number, title: string, why: string): Answer => ({
+  title,
   body: html`<p><a href="${SELLER_CONSOLE.settings}">Back to Settings</a></p>`,
-  notice: `${what} Nothing was changed.`,
-  status: 404,
+  notice: `${why} Nothing was changed.`,
+  status,
 });
+
+/** A page saying what was asked for is not there (another seller's, or gone). */
+export const notFound = (what: string): Answer => nothingChanged(404, 'Not found', what);
+
+/** A page saying the signed-in user may not do this (a role they do not hold). */
+export const forbidden = (why: string): Answer => nothingChanged(403, 'Not allowed', why);

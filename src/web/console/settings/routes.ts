@@ -19,7 +19,7 @@ import { editPage, webhookPosts, webhooksSection, WEBHOOKS_PATH } from './webhoo
 //   POST /console/settings/tokens/{create,revoke}
 //   POST /console/settings/clients/revoke
 //   POST /console/settings/connections/disconnect
-//   POST /console/settings/pauses/automations
+//   POST /console/settings/pauses/{automations,admissions}   (admissions: operators only, else 403)
 //   POST /console/settings/alerts/destination
 // Every POST takes the CSRF token (without it: 403, nothing changes); a refused field answers 400
 // with the form again; a success goes back to Settings, or answers a page that shows a new
