@@ -95,14 +95,15 @@ describe('the console Automations pages in a browser', function () {
     await page.goto(`${s.own.base}/console/automations/${automation}`);
     await page.getByRole('link', { name: 'Listing blocks and campaign switches' }).click();
     await page.getByLabel('Title, SKU or ASIN').fill(listing.sku);
-    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('button', { name: 'Find listings' }).click();
     await page.getByRole('button', { name: `Block ${listing.sku}` }).click();
     expect(await page.getByRole('heading', { level: 1 }).innerText()).to.equal('Confirm');
     await page.getByRole('button', { name: 'Block', exact: true }).click();
     await page.waitForURL((u) => u.searchParams.get('done') === 'flag');
     await page.getByLabel('Title, SKU or ASIN').fill(listing.sku);
-    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('button', { name: 'Find listings' }).click();
     expect(await page.getByRole('button', { name: `Allow ${listing.sku}` }).count()).to.equal(1);
+    await shootWidths(page, 'flags');
 
     await s.streamActive('ANY_OFFER_CHANGED');
     await s.raise('ANY_OFFER_CHANGED', { sku: listing.sku, marketplaceId: US });
@@ -118,6 +119,11 @@ describe('the console Automations pages in a browser', function () {
     );
     expect(await item.first().locator('.status').innerText()).to.equal('blocked');
     expect(await item.first().innerText()).to.contain(`listing ${listing.id} is blocked`);
+    // the event that caused it, with the action its run decided
+    await item.first().getByRole('link', { name: /^event / }).click();
+    await page.waitForURL((u) => u.pathname.includes('/activity/events/'));
+    expect(await page.locator('main').innerText()).to.contain(`listing ${listing.id} is blocked`);
+    await shootWidths(page, 'event');
   });
 
   it('backtests the automation over today and sees the chart of its would-be changes', async () => {

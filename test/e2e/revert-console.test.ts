@@ -137,5 +137,15 @@ describe('reverting from the console in a browser', function () {
       'the prior prices back in the simulator',
       120_000,
     );
+    // the revert's receipt, its history through to the marketplace's answer
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await page.getByText('None yet.').count()) === 0 ? true : undefined;
+      },
+      "the marketplace's answer on the revert's receipt page",
+      60_000,
+    );
+    await shootWidths(page, 'receipt');
   });
 });

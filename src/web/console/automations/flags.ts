@@ -107,7 +107,7 @@ export async function setCampaignSwitch(
 }
 
 /** A search form of the page, keeping the other search's value. */
-const searchForm = (path: string, search: FlagSearch, field: keyof FlagSearch, label: string) =>
+const searchForm = (path: string, search: FlagSearch, field: keyof FlagSearch, label: string, submit: string) =>
   html`<form method="get" action="${path}" class="filters">
     <div>
       <label for="${field}">${label}</label>
@@ -116,7 +116,7 @@ const searchForm = (path: string, search: FlagSearch, field: keyof FlagSearch, l
     ${(['keyword', 'campaign'] as const)
       .filter((other) => other !== field && search[other])
       .map((other) => html`<input type="hidden" name="${other}" value="${search[other]}" />`)}
-    <button type="submit">Find</button>
+    <button type="submit">${submit}</button>
   </form>`;
 
 export function flagsBody(view: FlagsView, path: string, token: string, search: FlagSearch): Html {
@@ -127,7 +127,7 @@ export function flagsBody(view: FlagsView, path: string, token: string, search: 
       recorded <strong>blocked</strong> and never sent, not even after unblocking.
     </p>
     <h2>Listings</h2>
-    ${searchForm(path, search, 'keyword', 'Title, SKU or ASIN')}
+    ${searchForm(path, search, 'keyword', 'Title, SKU or ASIN', 'Find listings')}
     ${
       view.total > shown
         ? html`<p>
@@ -155,7 +155,7 @@ export function flagsBody(view: FlagsView, path: string, token: string, search: 
         : html`<p>No listings${keyword ? ' match' : ''}.</p>`
     }
     <h2>Campaigns</h2>
-    ${searchForm(path, search, 'campaign', 'Campaign name')}
+    ${searchForm(path, search, 'campaign', 'Campaign name', 'Find campaigns')}
     ${
       view.campaigns.length === FLAGS_PAGE
         ? html`<p>
