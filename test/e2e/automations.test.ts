@@ -120,7 +120,10 @@ describe('the console Automations pages in a browser', function () {
     expect(await item.first().locator('.status').innerText()).to.equal('blocked');
     expect(await item.first().innerText()).to.contain(`listing ${listing.id} is blocked`);
     // the event that caused it, with the action its run decided
-    await item.first().getByRole('link', { name: /^event / }).click();
+    await item
+      .first()
+      .getByRole('link', { name: /^event / })
+      .click();
     await page.waitForURL((u) => u.pathname.includes('/activity/events/'));
     expect(await page.locator('main').innerText()).to.contain(`listing ${listing.id} is blocked`);
     await shootWidths(page, 'event');
