@@ -14,7 +14,7 @@ export function localDate(at: Date | number, timeZone: string): string {
   return format.format(at);
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 const toUtcMs = (date: string): number => Date.parse(`${date}T00:00:00Z`);
 
 export function addDays(date: string, days: number): string {

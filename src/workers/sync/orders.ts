@@ -1,7 +1,8 @@
+import { DAY_MS } from '../../domain/shared/calendar.js';
 import type { Order } from '../../marketplace/clients/index.js';
 import { ORDERS_REPORT } from '../../marketplace/clients/flat-file.js';
 import { syncWith, type SyncDeps } from './job.js';
-import { ordersFromReport } from './flat-files.js';
+import { orderLinesByDay, ordersOfDay } from './flat-files.js';
 import { sellingContext, type SellingContext } from './listings-context.js';
 import { pagesOf, runReports, type ReportPlan } from './reports.js';
 import { completeScopes, mapLimited, recordFirstRead, syncScope } from './scope.js';
@@ -18,7 +19,6 @@ import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 export const HISTORY_DAYS = 365;
 export const TRAILING_DAYS = 14;
-const DAY_MS = 86_400_000;
 /** Days read at once, and getOrderItems calls in flight at once within one page of orders:
  * each recorded page is its own append, so parallel scopes share the log's commits. */
 const PARALLEL_DAYS = 8;
@@ -118,24 +118,21 @@ function reportPlan(
         dataEndTime: new Date(Math.min((to + 1) * DAY_MS - 1000, deps.now().getTime())).toISOString(),
       }),
     async handle(content) {
-      const byDay = new Map<number, unknown[]>();
-      for (let day = from; day <= to; day++) byDay.set(day, []);
-      // a window's rows at once: an order's lines may lie anywhere in it
-      const rows: Record<string, string>[] = [];
-      for await (const batch of (content ?? []) as AsyncIterable<Record<string, string>[]>) rows.push(...batch);
-      for (const order of ordersFromReport(rows, marketplaceId)) {
-        byDay.get(Math.floor(Date.parse(String(order.PurchaseDate)) / DAY_MS))?.push(order);
-      }
+      // a window's rows at once (an order's lines may lie anywhere in it), its orders a day at a time
+      const byDay = await orderLinesByDay((content ?? []) as AsyncIterable<Record<string, string>[]>);
+      const days = Array.from({ length: to - from + 1 }, (_, i) => from + i);
       // A day without orders is a read of no pages, as on the per-order path.
-      const results = await mapLimited([...byDay], PARALLEL_DAYS, ([day, orders]) =>
-        recordFirstRead(
+      const results = await mapLimited(days, PARALLEL_DAYS, (day) => {
+        const lines = byDay.get(day) ?? [];
+        byDay.delete(day); // a recorded day's rows go
+        return recordFirstRead(
           deps.ctx,
           dayKey(account_id, marketplaceId, day),
-          pagesOf(orders, ORDERS_PER_PAGE),
+          pagesOf(ordersOfDay(lines, marketplaceId), ORDERS_PER_PAGE),
           deps.now,
           1,
-        ),
-      );
+        );
+      });
       return results.reduce((sum, n) => sum + n, 0);
     },
   };
