@@ -5,7 +5,7 @@ import { syncWith, type SyncDeps } from './job.js';
 import { orderLinesByDay, ordersOfDay } from './flat-files.js';
 import { sellingContext, type SellingContext } from './listings-context.js';
 import { pagesOf, runReports, type ReportPlan } from './reports.js';
-import { completeScopes, mapLimited, recordFirstRead, syncScope } from './scope.js';
+import { completeScopes, mapLimited, oneAtATime, recordFirstRead, syncScope } from './scope.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 // Orders per marketplace per UTC day of purchase (dataset `orders`, scope
@@ -27,6 +27,10 @@ const ITEM_CALLS = 8;
 const ORDERS_PER_PAGE = 100;
 /** Days one orders report covers (the report allows 31). */
 const REPORT_DAYS = 30;
+/** A window's rows are held until its last day is read (tens of megabytes for a busy seller), so the
+ * process records one window at a time, whatever reports and accounts it syncs at once: a backfill's
+ * memory stays that of one window. */
+const windowsInTurn = oneAtATime();
 
 export const ordersSync = syncWith(sellingContext, {
   name: 'orders',
@@ -117,25 +121,27 @@ function reportPlan(
         // not in the future: today's window ends now
         dataEndTime: new Date(Math.min((to + 1) * DAY_MS - 1000, deps.now().getTime())).toISOString(),
       }),
-    async handle(content) {
-      // a window's rows at once (an order's lines may lie anywhere in it), its orders a day at a time
-      const byDay = await orderLinesByDay((content ?? []) as AsyncIterable<Record<string, string>[]>);
-      const days = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      // A day without orders is a read of no pages, as on the per-order path.
-      const results = await mapLimited(days, PARALLEL_DAYS, (day) => {
-        const lines = byDay.get(day) ?? [];
-        byDay.delete(day); // a recorded day's rows go
-        return recordFirstRead(
-          deps.ctx,
-          dayKey(account_id, marketplaceId, day),
-          pagesOf(ordersOfDay(lines, marketplaceId), ORDERS_PER_PAGE),
-          deps.now,
-          1,
-        );
-      });
-      return results.reduce((sum, n) => sum + n, 0);
-    },
+    handle: (content) => windowsInTurn(() => recordWindow(content)),
   };
+
+  async function recordWindow(content: unknown): Promise<number> {
+    // a window's rows at once (an order's lines may lie anywhere in it), its orders a day at a time
+    const byDay = await orderLinesByDay((content ?? []) as AsyncIterable<Record<string, string>[]>);
+    const days = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    // A day without orders is a read of no pages, as on the per-order path.
+    const results = await mapLimited(days, PARALLEL_DAYS, (day) => {
+      const lines = byDay.get(day) ?? [];
+      byDay.delete(day); // a recorded day's rows go
+      return recordFirstRead(
+        deps.ctx,
+        dayKey(account_id, marketplaceId, day),
+        pagesOf(ordersOfDay(lines, marketplaceId), ORDERS_PER_PAGE),
+        deps.now,
+        1,
+      );
+    });
+    return results.reduce((sum, n) => sum + n, 0);
+  }
 }
 
 async function* orderPages(

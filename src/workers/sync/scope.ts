@@ -87,6 +87,16 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (
   return results;
 }
 
+/** A turn-taker: each call's `fn` starts once the calls before it have settled (failed or not). */
+export function oneAtATime(): <R>(fn: () => Promise<R>) => Promise<R> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (fn) => {
+    const run = tail.then(fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
 /** `fn` over the items, at most `limit` at once. A failure stops taking up more items and is thrown
  * once those under way have finished, so nothing of a failed run still writes while its retry runs. */
 export async function forEachAtOnce<T>(
