@@ -224,10 +224,14 @@ describe('the console Automations pages over HTTP', function () {
   it('blocks a listing on the flags page, once confirmed, with the CSRF token', async () => {
     const listing = ((await s.tool('list_listings', { limit: 1 })).listings as Row[])[0]!;
     const flags = `${page(offers)}/flags`;
-    const { total } = await s.tool('list_listings', {});
-    expect((await web.get(flags)).text, 'a long list says how to reach the rest').to.contain(
-      `The 20 newest of ${total as number} listings: find the others by title, SKU or ASIN.`,
+    // the account's listings may still be landing: the page's count is at most the tool's just after
+    const said = /The 20 newest of (\d+) listings: find the others by title, SKU or ASIN\./.exec(
+      (await web.get(flags)).text.replace(/\s+/g, ' '),
     );
+    expect(said, 'a long list says how to reach the rest').to.not.equal(null);
+    const { total } = await s.tool('list_listings', { account: s.account });
+    expect(Number(said![1])).to.be.greaterThan(20);
+    expect(Number(said![1])).to.be.at.most(total as number);
     const shown = await web.get(`${flags}?keyword=${encodeURIComponent(listing.sku)}`);
     expect(shown.status).to.equal(200);
     expect(shown.text).to.contain(`Block ${listing.sku}`);
