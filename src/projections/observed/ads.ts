@@ -222,6 +222,7 @@ async function applyAds(trx: Knex.Transaction, events: readonly RecordedEvent[],
   const pages = new Map<(typeof PAGE_TABLES)[number], PageRows[]>();
   const completed = new Map<string, DailyScope & { pages: number }>();
   const dailyChanged = new Map<string, DailyScope>();
+  /** Notes a daily campaign scope the batch read or completed (its rollup is summed again); its key. */
   const markDaily = ({ account_id, scope }: DailyScope) => {
     dailyChanged.set(`${account_id}/${scope}`, { account_id, scope });
     return `${account_id}/${scope}`;
