@@ -125,7 +125,7 @@ export async function orderLinesByDay(batches: AsyncIterable<readonly Row[]>): P
       }
       const order = [row];
       byOrder.set(id, order);
-      const day = Math.floor(Date.parse(apiTime(row['purchase-date'] ?? '') ?? '') / DAY_MS);
+      const day = Math.floor(Date.parse(row['purchase-date'] ?? '') / DAY_MS);
       const orders = byDay.get(day);
       if (orders) orders.push(order);
       else byDay.set(day, [order]);
