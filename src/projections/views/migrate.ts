@@ -3,7 +3,7 @@ import { quoteIdent } from '../../infra/sql.js';
 import { READ_MODEL_SCHEMA } from '../projection.js';
 import { relationColumns } from '../tables.js';
 import type { Audience, RollupDefinition, ViewDefinition } from './definition.js';
-import { ROLLUPS_SCHEMA } from './rollup-rewrite.js';
+import { ROLLUP_SUM, ROLLUPS_SCHEMA } from './rollup-rewrite.js';
 
 /** The schema query_data sees (its search_path) and the role it runs as. */
 export const VIEWS_SCHEMA = 'views';
@@ -106,6 +106,11 @@ export async function migrateViews(
   await db.raw(`drop schema if exists ${ROLLUPS_SCHEMA} cascade`);
   await db.raw(`create schema ${ROLLUPS_SCHEMA}`);
   await db.raw(`grant usage on schema ${ROLLUPS_SCHEMA} to ${QUERY_ROLE}`);
+  // int8pl is strict: nulls are skipped and a group of nulls sums to null, as sum's
+  await db.raw(
+    `create aggregate ${ROLLUP_SUM}(bigint) (sfunc = int8pl, stype = bigint, combinefunc = int8pl, parallel = safe)`,
+  );
+  await db.raw(`grant execute on function ${ROLLUP_SUM}(bigint) to ${QUERY_ROLE}`);
   const existing: string[] = (
     await db.raw(`select c.relname from pg_class c where c.relnamespace = ?::regnamespace and c.relkind = 'v'`, [
       VIEWS_SCHEMA,

@@ -18,6 +18,9 @@ import type { RollupDefinition, ViewDefinition } from './definition.js';
 
 /** The schema of the rollup views; query_data's SQL can't name it (validate.ts allows `views` only). */
 export const ROLLUPS_SCHEMA = 'view_rollups';
+/** `sum` of bigints as a bigint (migrate.ts): exact, an error past the range as `sum(...)::bigint` is,
+ * without the numeric state and result PostgreSQL's own `sum(bigint)` builds for every group. */
+export const ROLLUP_SUM = `${ROLLUPS_SCHEMA}.rollup_sum`;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Node = { [key: string]: Json };
@@ -388,11 +391,8 @@ class ExpressionWalk {
     if (!measure) no(`${fn} of a dimension`);
     if (column.type !== 'integer') no('sum of a non-integer');
     // sum(integer) is bigint, avg(integer) numeric (sum / count, as PostgreSQL's avg computes it)
-    const sum = `sum(${quoteIdent(name)})`;
-    this.q.pending.push(() => ({
-      start,
-      text: fn === 'sum' ? `${sum}::bigint` : `(${sum}::numeric / sum(${counted}))`,
-    }));
+    const sum = `${ROLLUP_SUM}(${quoteIdent(name)})`;
+    this.q.pending.push(() => ({ start, text: fn === 'sum' ? sum : `(${sum}::numeric / sum(${counted}))` }));
   }
 }
 
