@@ -282,21 +282,6 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         logger: workerLogger.child({ worker: 'webhook' }),
       });
       stops.push(() => webhooks!.close());
-      // alerts: what needs the seller, to the destination they chose (docs/decisions/160-alerts.md)
-      const alerts = startAlertSweeps({
-        db,
-        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'alerts' } } },
-        webhooks,
-        mailer: createMailer({
-          smtpUrl: config.SMTP_URL,
-          from: config.MAIL_FROM,
-          env: config.NODE_ENV,
-          logger: workerLogger,
-        }),
-        now: () => new Date(),
-        logger: workerLogger.child({ worker: 'alerts' }),
-      });
-      stops.push(() => alerts.stop());
       // live automation runs: each ingested marketplace event through the account's live automation,
       // in runner processes apart from the api's, so dry runs never queue behind live ones
       const sandbox = createSandbox({ storeLimits: STORE_LIMITS });
@@ -317,6 +302,22 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
         partitions: config.LIVE_PARTITIONS,
       });
       stops.push(() => reactor.close());
+      // alerts: what needs the seller, to the destination they chose (docs/decisions/160-alerts.md)
+      const alerts = startAlertSweeps({
+        db,
+        ctx: { store, metadata: { actor: { kind: 'worker' as const, id: 'alerts' } } },
+        webhooks,
+        mailer: createMailer({
+          smtpUrl: config.SMTP_URL,
+          from: config.MAIL_FROM,
+          env: config.NODE_ENV,
+          logger: workerLogger,
+        }),
+        now: () => new Date(),
+        logger: workerLogger.child({ worker: 'alerts' }),
+        partitions: () => reactor.held(),
+      });
+      stops.push(() => alerts.stop());
       // backtests: replayed in runner processes of their own, one at a time per worker process
       const backtestSandbox = createSandbox({ storeLimits: STORE_LIMITS, runners: 2 });
       stops.push(() => backtestSandbox.close());

@@ -10,6 +10,7 @@ import { automationDecider } from '../../src/domain/automation/decide.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { subscriptionDecider, subscriptionId, type SubscriptionCommand } from '../../src/domain/stream/subscription.js';
 import { newId } from '../../src/domain/shared/ids.js';
+import { partitionOf } from '../../src/domain/shared/partitions.js';
 import { createCredentials } from '../../src/identity/credentials.js';
 import { createMailer } from '../../src/infra/mail.js';
 import { alertsProjection } from '../../src/projections/alerts/projection.js';
@@ -226,5 +227,26 @@ describe('alerts', function () {
     expect(mails[0]!.subject).to.equal('Alert: automation failing');
     expect(mails[0]!.text).to.contain(`Automation ${automation}`);
     expect(hook.receiver.received, 'no more webhook posts').to.have.length(4);
+  });
+
+  it("two workers sweeping at once: the account's partition's holder alone mails its alert", async () => {
+    const sent = mails.length;
+    const raised = (await alertRows()).length;
+    await runs(false, 1);
+    await sweep(); // the failing automation clears
+    await runs(true, FAILING_RUNS);
+    await h.projector.whenCaughtUp();
+    const own = partitionOf(account, 2);
+    const worker = (held: number[]): AlertSweepDeps => ({ ...deps, partitions: () => ({ count: 2, held }) });
+    await sweepAlerts(worker([1 - own]));
+    await h.projector.whenCaughtUp();
+    expect(mails, 'the other partition holder sends nothing').to.have.length(sent);
+    expect(await alertRows(), 'nor raises the alert').to.have.length(raised);
+    await Promise.all([sweepAlerts(worker([own])), sweepAlerts(worker([1 - own])), sweepAlerts(worker([]))]);
+    await h.projector.whenCaughtUp();
+    expect(mails).to.have.length(sent + 1);
+    const rows = await alertRows();
+    expect(rows).to.have.length(raised + 1);
+    expect(rows.at(-1)!.sent_at).to.not.equal(null);
   });
 });

@@ -130,7 +130,7 @@ export interface LiveReactorStats {
 
 export interface LiveReactor {
   stats(): LiveReactorStats;
-  /** the partitions this worker holds now: the report worker sweeps their accounts only */
+  /** the partitions this worker holds now: the report worker and the alerts sweep take their accounts only */
   held(): HeldPartitions;
   /** Stops taking events, lets the runs in flight finish (or abandons their retries), saves the checkpoint. */
   close(): Promise<void>;

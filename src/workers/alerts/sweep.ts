@@ -9,6 +9,8 @@ import { READ_MODEL_SCHEMA } from '../../projections/projection.js';
 import { ALERT_DESTINATIONS_TABLE } from '../../projections/alerts/projection.js';
 import type { StreamAccount } from '../../domain/stream/eligibility.js';
 import { allStreamAccounts } from '../../projections/streams/queries.js';
+import { inPartitions } from '../../projections/partitions.js';
+import type { HeldPartitions } from '../../domain/shared/partitions.js';
 import { startSweeps } from '../sweeps.js';
 import type { RunningWebhooks } from '../webhook/queue.js';
 import { findingsOf } from './findings.js';
@@ -16,8 +18,10 @@ import { findingsOf } from './findings.js';
 // The alerts sweep (docs/decisions/160-alerts.md): every minute, each account with a destination
 // has its conditions read and recorded; the alerts raised and not yet handed off are then sent, a
 // webhook's through the delivery queue (keyed by the alert: sent twice, it is delivered once), an
-// email by the mailer. Any worker may sweep: the alert stream's expected revision lets one
-// record a finding, and a sweep that died before a hand-off was recorded sends it next time.
+// email by the mailer. Each worker sweeps the accounts of the live reactor's partitions it holds,
+// so two workers never mail one alert at once; the alert stream's expected revision lets one record
+// a finding should a partition change hands mid-sweep, and a sweep that died before a hand-off was
+// recorded sends it next time.
 
 export interface AlertSweepDeps {
   db: Knex;
@@ -26,6 +30,8 @@ export interface AlertSweepDeps {
   mailer: Mailer;
   now: () => Date;
   logger: Pick<Logger, 'error' | 'warn'>;
+  /** the partitions of accounts this worker holds (the live reactor's); every account when absent */
+  partitions?: () => HeldPartitions;
 }
 
 export const ALERT_SWEEP_EVERY_MS = 60_000;
@@ -59,9 +65,12 @@ export async function sweepAccountAlerts(
 
 /** One sweep over the accounts whose alerts have a destination; an account's failure leaves the others. */
 export async function sweepAlerts(deps: AlertSweepDeps): Promise<void> {
+  const partitions = deps.partitions?.();
+  if (partitions?.held.length === 0) return;
   const accounts: string[] = await deps.db
     .withSchema(READ_MODEL_SCHEMA)
     .table(ALERT_DESTINATIONS_TABLE)
+    .modify((q) => partitions && inPartitions(q, 'account_id', partitions))
     .pluck('account_id');
   const streams = await allStreamAccounts(deps.db);
   for (const account_id of accounts)
