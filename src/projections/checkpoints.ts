@@ -131,6 +131,6 @@ export async function setCheckpoint(
 
 /** True once projection `name` has applied the log through `position`. */
 export async function hasApplied(db: Knex | Knex.Transaction, name: string, position: Position): Promise<boolean> {
-  const applied = (await readCheckpoints(db)).get(name)?.position;
+  const applied = (await readCheckpoint(db, name))?.position;
   return applied != null && comparePositions(applied, position) >= 0;
 }

@@ -11,7 +11,7 @@ export const ATTEMPTS_TABLE = 'webhook_attempts';
 
 export const webhookDeliveriesProjection = eventProjection<WebhookDeliveryEvent>({
   name: 'webhook_deliveries',
-  version: 1,
+  version: 2,
   events: webhookDeliveryEventSchemas,
   tables: {
     [DELIVERIES_TABLE]: {
@@ -52,6 +52,8 @@ export const webhookDeliveriesProjection = eventProjection<WebhookDeliveryEvent>
   },
   async afterCreate(db, schema) {
     await db.raw(`create index on ??.?? (next_attempt_at) where status = 'pending'`, [schema, DELIVERIES_TABLE]);
+    // the deliveries an event caused (the console's event page), however many the account has
+    await db.raw(`create index on ??.?? ((cause->>'event_id'))`, [schema, DELIVERIES_TABLE]);
   },
   async apply(trx, event, recorded, schema) {
     const delivery_id = recorded.streamId.slice('webhook_delivery-'.length);
