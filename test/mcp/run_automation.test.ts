@@ -15,6 +15,7 @@ import {
   type AutomationWorld,
   type RaisedEvent,
 } from '../support/automation-world.js';
+import { DEMO_DRY_RUNS_AT_ONCE } from '../../src/mcp/dry-runs.js';
 import { call, serveMcp, type McpServing } from '../support/mcp.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
@@ -314,6 +315,38 @@ describe('run_automation over MCP', function () {
     } finally {
       await other.close();
       await mine.close();
+    }
+  });
+
+  it(`on the demo, each visitor runs apart: one's run leaves the others free, up to ${DEMO_DRY_RUNS_AT_ONCE} at once`, async () => {
+    // the demo acting as the test's user, behind a proxy on loopback that names each visitor
+    const demo = await serveMcp(w.h.db, () => w.now(), user, {
+      sandbox,
+      dryRuns: { redis, prefix: `${prefix}:demo` },
+      trustProxy: ['loopback'],
+    });
+    try {
+      const visitor = (address: string) => demo.demoClient({ 'x-forwarded-for': address });
+      const [first, second, third] = [
+        await visitor('203.0.113.7'),
+        await visitor('2001:db8:1:2::9'),
+        await visitor('198.51.100.23'),
+      ];
+      const slow = logged('const t = Date.now(); while (Date.now() - t < 1500) {}');
+      const running = call(first, 'run_automation', slow);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const own = await call(first, 'run_automation', logged(''));
+      expect(own.structuredContent.code, 'the first visitor waits for its own run').to.equal('busy');
+      const other = call(second, 'run_automation', slow);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const full = await call(third, 'run_automation', logged(''));
+      expect(full.structuredContent.code).to.equal('busy');
+      expect(full.structuredContent.detail).to.contain(`the demo's ${DEMO_DRY_RUNS_AT_ONCE} dry runs at once`);
+      for (const answer of await Promise.all([running, other]))
+        expect(answer.isError, JSON.stringify(answer.structuredContent)).to.not.equal(true);
+      await ok(logged(''), third);
+    } finally {
+      await demo.close();
     }
   });
 });

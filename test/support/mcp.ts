@@ -18,7 +18,8 @@ export interface McpServing {
   base: string;
   /** an MCP client of /mcp acting as the user (declaring `capabilities`), or of /demo/mcp */
   clientFor(userId: string, capabilities?: ClientCapabilities): Promise<Client>;
-  demoClient(): Promise<Client>;
+  /** `headers`: e.g. X-Forwarded-For, believed when `trustProxy` names the loopback */
+  demoClient(headers?: Record<string, string>): Promise<Client>;
   close(): Promise<void>;
 }
 
@@ -34,7 +35,7 @@ export async function serveMcp(
   demoUserId: string = randomUUID(),
   extra: Pick<
     HttpServerDeps,
-    'marketplace' | 'dispatch' | 'ingestionSecret' | 'sandbox' | 'dryRuns' | 'liveReads' | 'backtests'
+    'marketplace' | 'dispatch' | 'ingestionSecret' | 'sandbox' | 'dryRuns' | 'liveReads' | 'backtests' | 'trustProxy'
   > & {
     storeUrl?: string;
     /** what the tools append through instead of the store itself: a store other writers race, say */
@@ -73,7 +74,7 @@ export async function serveMcp(
   return {
     base,
     clientFor: (userId, capabilities) => connect('/mcp', { authorization: `Bearer user.${userId}` }, capabilities),
-    demoClient: () => connect('/demo/mcp', {}),
+    demoClient: (headers = {}) => connect('/demo/mcp', headers),
     async close() {
       await Promise.all(clients.map((c) => c.close()));
       await app.close();

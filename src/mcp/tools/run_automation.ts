@@ -125,7 +125,7 @@ export const runAutomationTool = defineTool({
     ctx.lap?.('event');
     // the slot is asked for while the contexts are read: the handler runs only inside it, and a
     // refusal answers before anything the reads found, as when the slot was taken first
-    const entering = enterDryRun(ctx.dryRuns, ctx.userId);
+    const entering = enterDryRun(ctx.dryRuns, ctx);
     const inside = entering.then(() => undefined);
     inside.catch(() => undefined); // awaited below, once the run has settled
     let runs: ListingRun[];
