@@ -75,12 +75,17 @@ export async function withSyncedProfile(opts: ProfileOptions, fn: (profile: Prof
   const redis = createRedis(config.REDIS_URL);
   try {
     const started = performance.now();
-    const roles = exists ? new Set(['api'] as const) : new Set(['api', 'projector', 'worker'] as const);
+    // a kept database gets a projector too: it rebuilds any projection whose version moved on since
+    const roles = exists ? new Set(['api', 'projector'] as const) : new Set(['api', 'projector', 'worker'] as const);
     // on stderr: stdout has the figures
     const service = await startService(config, roles, pino({ level: config.LOG_LEVEL }, pino.destination(2)));
     try {
-      if (exists) console.log(`reusing the synced database ${name}`);
-      else {
+      if (exists) {
+        await service.projector!.whenCaughtUp();
+        console.log(
+          `reusing the synced database ${name}; projections caught up ${seconds(performance.now() - started)} s after start`,
+        );
+      } else {
         const sync = await waitForSync(service, redis, config.REDIS_PREFIX, started, simulator);
         await printFloor(config.DATABASE_URL, sync, simulator);
       }

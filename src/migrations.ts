@@ -14,6 +14,9 @@ import { viewDefinitions } from './projections/views/registry.js';
 import { migrateReactorCheckpoints } from './runtime/live/checkpoint.js';
 import { migrateReactorPartitions } from './runtime/live/partitions.js';
 
+/** query_data's views and role; again after a rebuild made tables a view reads (service.ts). */
+export const migrateQueryViews: MigrationStep = (trx) => migrateViews(trx, viewDefinitions);
+
 /**
  * The service's schema, in order: the event store table (when PostgreSQL holds the events), the
  * projector's bookkeeping and every given projection's live tables, query_data's views and role,
@@ -26,7 +29,7 @@ export function migrationSteps(
   return [
     ...(options.eventStoreInPostgres ? [migrateEventStore] : []),
     (trx) => migrateProjections(trx, projections),
-    (trx) => migrateViews(trx, viewDefinitions),
+    migrateQueryViews,
     migrateProductTypeSchemaCache,
     migrateReactorCheckpoints,
     migrateReactorPartitions,

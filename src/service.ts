@@ -15,7 +15,7 @@ import { createDb, type Knex } from './infra/db.js';
 import type { Logger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
 import { ensureCatalog } from './catalog/acquire.js';
-import { migrationSteps } from './migrations.js';
+import { migrateQueryViews, migrationSteps } from './migrations.js';
 import { checkRedis, ensureDatabase, UnreachableError } from './infra/reachability.js';
 import { createProducerRedis, createRedis } from './infra/redis.js';
 import { STORE_LIMITS } from './domain/automation-store/limits.js';
@@ -148,6 +148,8 @@ export async function startService(config: Config, roles: ReadonlySet<Role>, log
       projector = new Projector(projectorDb, store, projections, {
         pollMs: config.PROJECTOR_POLL_MS,
         logger: logger.child({ role: 'projector' }),
+        // a view or rollup whose tables a rebuild just made is created now, not at the next start
+        onRebuilt: () => migrate(projectorDb, [migrateQueryViews]),
       });
       projector.start();
       stops.push(() => projector!.stop());

@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     try {
       console.log(`each figure the median of ${runs} runs (variants alternating); ratios to DuckDB's median`);
       for (const [label, sql] of Object.entries(QUERIES)) {
-        const rewritten = rewriteForRollups(sql.trim(), viewDefinitions, rollups);
+        const rewritten = rewriteForRollups(sql.trim(), viewDefinitions, rollups, accountIds.length === 1);
         const phases: Array<Record<string, number>> = [];
         const variants: Record<string, () => Promise<number>> = {
           'query_data through MCP': async () => {

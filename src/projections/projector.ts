@@ -35,6 +35,8 @@ export interface ProjectorOptions {
   persistSkippedMs?: number;
   /** appends heard within this long of the last wake-up share the next one (default 50 ms; see `heard`) */
   coalesceMs?: number;
+  /** after the rebuilds at start, with the projections rebuilt (views over their new tables, say) */
+  onRebuilt?: (rebuilt: readonly string[]) => Promise<void>;
   logger?: Logger;
 }
 
@@ -146,6 +148,7 @@ export class Projector {
   /** every type a projection handles: appends of others don't wake the loops */
   private readonly types: string[];
   private unlisten: (() => void) | null = null;
+  private readonly onRebuilt: ProjectorOptions['onRebuilt'];
 
   constructor(
     private readonly db: Knex,
@@ -154,6 +157,7 @@ export class Projector {
     options: ProjectorOptions = {},
   ) {
     assertProjectionNames(projections);
+    this.onRebuilt = options.onRebuilt;
     this.batch = { limit: options.batchSize ?? 500, maxBytes: options.batchBytes ?? BATCH_BYTES };
     this.pollMs = options.pollMs ?? 500;
     this.persistSkippedMs = options.persistSkippedMs ?? 1_000;
@@ -176,12 +180,16 @@ export class Projector {
       batchSize: this.batch.limit,
       signal: abort.signal,
       ...(this.logger ? { logger: this.logger } : {}),
-    }).then(
-      () => this.wakeUp(),
-      (err) => {
-        if (!abort.signal.aborted) this.logger?.error({ err }, 'rebuild of outdated projections failed');
-      },
-    );
+    })
+      .then(async (rebuilt) => {
+        if (rebuilt.length > 0) await this.onRebuilt?.(rebuilt);
+      })
+      .then(
+        () => this.wakeUp(),
+        (err) => {
+          if (!abort.signal.aborted) this.logger?.error({ err }, 'rebuild of outdated projections failed');
+        },
+      );
   }
 
   /** Lets the batch in flight commit, then stops; pending `whenCaughtUp` calls are rejected. */

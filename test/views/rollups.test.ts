@@ -28,14 +28,14 @@ const ANSWERED: Array<[string, string]> = [
   [
     `select sku, marketplace_id, currency, sum(quantity) as units, sum(price) as revenue
      from v_sales_lines group by 1, 2, 3 order by units desc, sku limit 100`,
-    'v_sales_lines_by_sku',
+    'v_sales_lines_by_listing',
   ],
   ['select count(*) from v_sales_lines', 'v_sales_lines_by_day'],
   [`select count(*), sum(price) from v_sales_lines where marketplace_id = 'none'`, 'v_sales_lines_by_day'],
   [
     `select marketplace_id, count(*), count(price), count(sku), count(order_id), avg(price), avg(quantity), sum(quantity)
      from v_sales_lines group by marketplace_id order by 1`,
-    'v_sales_lines_by_sku',
+    'v_sales_lines_by_listing',
   ],
   [
     `select sold_at::date as day, sum(price), round(avg(price)) from v_sales_lines
@@ -63,6 +63,29 @@ const ANSWERED: Array<[string, string]> = [
      from v_sales_lines group by currency order by price desc`,
     'v_sales_lines_by_day',
   ],
+];
+
+/** Grouped by listing (marketplace, currency, SKU): for one account, the rollup's rows are the groups. */
+const ROWS_ARE_GROUPS = [
+  `select sku, marketplace_id, currency, sum(quantity) as units, sum(price) as revenue
+   from v_sales_lines group by 1, 2, 3 order by units desc, sku limit 100`,
+  `select marketplace_id, sku, count(*), count(price), count(title), avg(price), avg(quantity), sum(price)
+   from v_sales_lines group by sku, marketplace_id, currency order by 3 desc, 2, 1 limit 50`,
+  `select sku as s, marketplace_id m, currency, sum(quantity) q from v_sales_lines
+   where marketplace_id = '${US}' group by s, m, currency order by q desc, s limit 10`,
+  `select title, sku, marketplace_id, currency, sum(price) from v_sales_lines
+   group by 1, 2, 3, 4 order by 5 desc nulls last, 2 limit 20`,
+  `select sku, upper(marketplace_id) from v_sales_lines group by sku, marketplace_id, currency
+   order by sum(quantity) desc, avg(price) desc nulls last, sku limit 5`,
+  `select distinct marketplace_id, sum(quantity) > 5 as many from v_sales_lines group by sku, marketplace_id, currency order by 1, 2`,
+];
+
+/** Grouped queries the same rollup answers by summing its rows again, even for one account. */
+const SUMMED = [
+  'select sku, marketplace_id, sum(quantity) from v_sales_lines group by 1, 2 order by 3 desc, 1 limit 10',
+  `select sku, marketplace_id, currency, sum(quantity) from v_sales_lines group by 1, 2, 3
+   having sum(quantity) > 2 order by 4 desc, 1, 2 limit 10`,
+  `select lower(sku), marketplace_id, currency, sum(quantity) from v_sales_lines group by 1, 2, 3 order by 4 desc, 1 limit 10`,
 ];
 
 /** Queries that must run as written: a rollup can't answer them, or the rewrite is not sure it can. */
@@ -119,7 +142,11 @@ describe('query_data answers from the rollups of v_sales_lines', function () {
   after(() => h.close());
 
   it('the rollup views exist beside the views, and query_data cannot name them', async () => {
-    expect([...rollups].sort()).to.deep.equal(['v_sales_lines_by_day', 'v_sales_lines_by_sku']);
+    expect([...rollups].sort()).to.deep.equal([
+      'v_sales_lines_by_day',
+      'v_sales_lines_by_listing',
+      'v_sales_lines_by_sku',
+    ]);
     const err = await queryViews(h.db, `select * from ${ROLLUPS_SCHEMA}.v_sales_lines_by_day`, [account]).catch(
       (e: unknown) => e,
     );
@@ -136,6 +163,35 @@ describe('query_data answers from the rollups of v_sales_lines', function () {
       await assertSameAnswer(sql, [account, other]);
     }
     expect(rows, 'the queries found rows').to.be.greaterThan(ANSWERED.length);
+  });
+
+  it("reads a listing rollup's rows as the groups of one account's query by listing, and sums them for two", async () => {
+    const views = await existingViews(h.db);
+    const summed = /\bgroup\s+by\b/i;
+    for (const sql of ROWS_ARE_GROUPS) {
+      const { statement } = await checkQuery(sql, views);
+      const one = rewriteForRollups(statement, viewDefinitions, rollups, true);
+      expect(one, sql).to.be.a('string').and.include(`${ROLLUPS_SCHEMA}."v_sales_lines_by_listing"`);
+      expect(one, sql).to.not.match(summed).and.not.include('rollup_sum');
+      expect(rewriteForRollups(statement, viewDefinitions, rollups, false), sql).to.match(summed);
+      expect(await assertSameAnswer(sql), sql).to.be.greaterThan(0);
+      await assertSameAnswer(sql, [account, other]);
+    }
+    for (const sql of SUMMED) {
+      const { statement } = await checkQuery(sql, views);
+      expect(rewriteForRollups(statement, viewDefinitions, rollups, true), sql).to.match(summed);
+      expect(await assertSameAnswer(sql), sql).to.be.greaterThan(0);
+    }
+    // title is not grouped by: refused as written, and so from the rollup
+    const ungrouped = 'select sku, marketplace_id, currency, title, sum(quantity) from v_sales_lines group by 1, 2, 3';
+    const refusal = (rollupsToo: boolean) =>
+      queryViews(h.db, ungrouped, [account], { rollups: rollupsToo }).then(
+        () => 'answered',
+        (e: Error) => e.message,
+      );
+    expect(await refusal(true))
+      .to.equal(await refusal(false))
+      .and.match(/must appear in the GROUP BY clause/);
   });
 
   it('leaves every other query as written', async () => {
@@ -157,7 +213,7 @@ describe('query_data answers from the rollups of v_sales_lines', function () {
     const [marketplace_id, sku] = sold.rows[0]!;
     h.simulator.selling.listings.remove(sku!, marketplace_id!);
     await h.run(listingsSync, account, SELLER);
-    for (const [sql] of ANSWERED) {
+    for (const sql of [...ANSWERED.map(([q]) => q), ...ROWS_ARE_GROUPS]) {
       await assertSameAnswer(sql);
       await assertSameAnswer(sql, [account, other]);
     }
@@ -180,16 +236,26 @@ describe('query_data answers from the rollups of v_sales_lines', function () {
     const r = rows[0] as Record<string, string>;
     expect(Number(r.lines)).to.be.greaterThan(0);
     expect([r.day_lines, r.sku_lines, r.sku_units, r.empty]).to.deep.equal([r.lines, r.lines, r.units, '0']);
-    // each sales group (its key) is one row of sales_skus with the sums of its lines, and one group only
-    const group = 'key, account_id, marketplace_id, currency, asin, sku';
-    const { rows: apart } = await h.db.raw(`with summed as (
-        select ${group}, count(*)::int as lines, count(price)::int as priced_lines, coalesce(sum(price), 0)::bigint as revenue,
-          sum(quantity)::bigint as units from rm.sales_lines group by ${group}),
-      held as (select ${group}, lines, priced_lines, revenue, units from rm.sales_skus)
-      select (select count(*) from (select * from summed except all select * from held) x)::int as unsummed,
-        (select count(*) from (select * from held except all select * from summed) x)::int as unlined,
-        (select count(*) - count(distinct key) from summed)::int as shared_keys`);
-    expect(apart[0]).to.deep.equal({ unsummed: 0, unlined: 0, shared_keys: 0 });
+    // each sales group (its key) is one row of sales_skus with the sums of its lines, and one group only;
+    // each listing's (its sales groups whatever the ASIN) one row of sales_listings
+    for (const [table, group, key] of [
+      ['sales_skus', 'account_id, marketplace_id, currency, asin, sku', 'key'],
+      [
+        'sales_listings',
+        'account_id, marketplace_id, currency, sku',
+        `md5(jsonb_build_array(account_id, marketplace_id, currency, sku)::text)::uuid`,
+      ],
+    ]) {
+      const { rows: apart } = await h.db.raw(`with summed as (
+          select ${key} as key, ${group}, count(*)::int as lines, count(price)::int as priced_lines,
+            coalesce(sum(price), 0)::bigint as revenue, sum(quantity)::bigint as units from rm.sales_lines group by ${key}, ${group}),
+        held as (select key, ${group}, lines, priced_lines, revenue, units from rm.${table})
+        select (select count(*) from (select * from summed except all select * from held) x)::int as unsummed,
+          (select count(*) from (select * from held except all select * from summed) x)::int as unlined,
+          (select count(*) - count(distinct key) from summed)::int as shared_keys,
+          (select count(*) from held)::int > 0 as held`);
+      expect(apart[0], table).to.deep.equal({ unsummed: 0, unlined: 0, shared_keys: 0, held: true });
+    }
     await assertApplyTwiceSameResult(h.db, ordersProjection, await h.allEvents());
     await assertRebuildEqualsLive(h.db, h.store, ordersProjection);
     await assertRebuildEqualsLive(h.db, h.store, listingsProjection);

@@ -136,8 +136,8 @@ const ORDER_TABLES: Record<string, TableSpec> = {
 export const ordersProjection: Projection = {
   name: 'orders',
   // 3: the sales tables (sales-rollups.ts); 4: their sales group `key` (list_sales_by_listing);
-  // 5: no raw `data` columns
-  version: 5,
+  // 5: no raw `data` columns; 6: `sales_listings`
+  version: 6,
   handles: ['PageObserved', 'SyncCompleted'],
   filter: ofDatasets([ORDERS_DATASET]),
   tables: [...Object.keys(ORDER_TABLES), ...Object.keys(SALES_TABLES)],

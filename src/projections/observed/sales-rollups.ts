@@ -15,6 +15,9 @@ import { columnsOf, createTables, type TableSpec } from '../tables.js';
 //   Rebuilt per scope from the two tables above whenever the scope changes.
 // - `sales_skus`: all-time sums per (marketplace, currency, ASIN, SKU), kept by adding the
 //   difference between a scope's old and new sales lines (integer sums: exact).
+// - `sales_listings`: the same per (marketplace, currency, SKU), whatever the ASIN: one row per
+//   group of v_sales_lines_by_listing, so a query grouping one account's lines by listing reads
+//   its rows as the groups (rollup-rewrite.ts).
 // Both carry `key`, the sales group (account, marketplace, currency, ASIN, SKU) as one uuid:
 // the per-listing read groups a window's lines by it and finds the group's row by it, one
 // fixed-width value instead of five (two text columns nullable) to hash and compare.
@@ -25,6 +28,7 @@ export const ORDER_SCOPES_TABLE = 'order_scopes';
 export const SALES_LINES_TABLE = 'sales_lines';
 export const SALES_DAYS_TABLE = 'sales_days';
 export const SALES_SKUS_TABLE = 'sales_skus';
+export const SALES_LISTINGS_TABLE = 'sales_listings';
 
 /** Order statuses of confirmed orders: Pending has no lines yet, Canceled is excluded (any case). */
 export const CONFIRMED_ORDER_STATUSES = ['Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed'] as const;
@@ -38,10 +42,13 @@ export const statusIn = (column: string, statuses: readonly string[]): string =>
 export const localDaySql = (instant: string, marketplace: string): string =>
   `(${instant} at time zone case ${marketplace} ${MARKETPLACES.map((m) => `when '${m.id}' then '${m.timeZone}'`).join(' ')} else 'UTC' end)::date`;
 
-/** SQL: the sales group's `key` from its five columns (`account` and `other` the expressions naming
+const GROUP = ['account_id', 'marketplace_id', 'currency', 'asin', 'sku'];
+const LISTING_GROUP = GROUP.filter((c) => c !== 'asin');
+
+/** SQL: a group's `key` from its columns (`group`; `account` and `other` the expressions naming
  * them): an md5 of the JSON array of them, so nulls and separators can't make two groups one. */
-const salesKeySql = (account: string, other: (column: string) => string): string =>
-  `md5(jsonb_build_array(${account}, ${['marketplace_id', 'currency', 'asin', 'sku'].map(other).join(', ')})::text)::uuid`;
+const groupKeySql = (group: readonly string[], account: string, other: (column: string) => string): string =>
+  `md5(jsonb_build_array(${account}, ${group.slice(1).map(other).join(', ')})::text)::uuid`;
 
 const SUMS = { ...columnsOf(['lines', 'priced_lines'], 'integer'), ...columnsOf(['revenue', 'units'], 'bigint') };
 
@@ -99,6 +106,17 @@ export const SALES_TABLES: Record<string, TableSpec> = {
     },
     indexes: [['account_id', 'marketplace_id']],
   },
+  [SALES_LISTINGS_TABLE]: {
+    columns: {
+      key: 'uuid primary',
+      account_id: 'uuid',
+      marketplace_id: 'text',
+      currency: 'text null',
+      sku: 'text null',
+      ...SUMS,
+    },
+    indexes: [['account_id', 'marketplace_id']],
+  },
 };
 
 export async function createSalesTables(db: Knex | Knex.Transaction, schema: string): Promise<void> {
@@ -118,8 +136,9 @@ export async function createSalesTables(db: Knex | Knex.Transaction, schema: str
   ]);
   // Every scope's upsert rewrites its groups' sums. No index holds them, so with room left on
   // each page the new row versions stay on their page (HOT) and the old ones are pruned there:
-  // the table keeps its size without a VACUUM (autovacuum is off on some machines).
-  await db.raw(`alter table ??.${SALES_SKUS_TABLE} set (fillfactor = 70)`, [schema]);
+  // the tables keep their size without a VACUUM (autovacuum is off on some machines).
+  for (const table of [SALES_SKUS_TABLE, SALES_LISTINGS_TABLE])
+    await db.raw(`alter table ??.?? set (fillfactor = 70)`, [schema, table]);
 }
 
 /** Records the page count of an orders scope's complete read. */
@@ -152,8 +171,6 @@ const LINE_COLUMNS = [
   'price',
   'quantity',
 ];
-const GROUP = ['account_id', 'marketplace_id', 'currency', 'asin', 'sku'];
-
 /** A scope whose order rows or page count changed; `page` when only that page's rows did. */
 export interface ChangedScope {
   account_id: string;
@@ -176,7 +193,7 @@ const scopeBindings = (scopes: readonly ChangedScope[]): Knex.Value[] => [
 /**
  * Brings the sales tables in line with `order_lines` for the scopes (or single pages of them):
  * the confirmed lines of pages below each scope's complete read replace the sales lines held,
- * `sales_skus` takes the difference (a group left without lines is deleted), and the scopes'
+ * `sales_skus` and `sales_listings` take the difference (a group left without lines is deleted), and the scopes'
  * `sales_days` are summed again. Call it after the order rows changed, and after the scope's
  * page count did. One statement of each kind for all the scopes (a batch touches hundreds); a
  * scope named twice is refreshed once.
@@ -205,28 +222,33 @@ export async function refreshSales(
     where ${statusIn('x.order_status', CONFIRMED_ORDER_STATUSES)}`;
   const sums = (sign: '' | '-') =>
     `${sign}1 as lines, ${sign}(price is not null)::int as priced_lines, ${sign}coalesce(price, 0) as revenue, ${sign}quantity::bigint as units`;
-  const { rows: emptied } = await trx.raw(
-    `with changed as (
-       insert into ${s(SALES_SKUS_TABLE)} as t (key, ${GROUP.join(', ')}, lines, priced_lines, revenue, units)
-       select ${salesKeySql('account_id', (c) => c)}, ${GROUP.join(', ')}, sum(lines), sum(priced_lines), sum(revenue), sum(units)
-       from (select ${GROUP.join(', ')}, ${sums('')} from (${confirmed}) n
-             union all select ${GROUP.join(', ')}, ${sums('-')} from (${held}) o) d
-       group by ${GROUP.join(', ')}
+  // the difference, added to each table's groups; a group left without lines is deleted after
+  const upsert = (table: string, group: readonly string[]) => `
+       insert into ${s(table)} as t (key, ${group.join(', ')}, lines, priced_lines, revenue, units)
+       select ${groupKeySql(group, 'account_id', (c) => c)}, ${group.join(', ')}, sum(lines), sum(priced_lines), sum(revenue), sum(units)
+       from d group by ${group.join(', ')}
        having sum(lines) <> 0 or sum(priced_lines) <> 0 or sum(revenue) <> 0 or sum(units) <> 0
        on conflict (key) do update set lines = t.lines + excluded.lines,
          priced_lines = t.priced_lines + excluded.priced_lines, revenue = t.revenue + excluded.revenue, units = t.units + excluded.units
-       returning t.key, t.lines)
-     select key from changed where lines = 0`,
+       returning t.key, t.lines`;
+  const { rows: emptied } = await trx.raw(
+    `with d as materialized (
+       select ${GROUP.join(', ')}, ${sums('')} from (${confirmed}) n
+       union all select ${GROUP.join(', ')}, ${sums('-')} from (${held}) o),
+     skus as (${upsert(SALES_SKUS_TABLE, GROUP)}),
+     listings as (${upsert(SALES_LISTINGS_TABLE, LISTING_GROUP)})
+     select key, '${SALES_SKUS_TABLE}' as "table" from skus where lines = 0
+     union all select key, '${SALES_LISTINGS_TABLE}' from listings where lines = 0`,
     [...scopes, ...scopes],
   );
-  if (emptied.length)
-    await trx.raw(`delete from ${s(SALES_SKUS_TABLE)} where key = any(?::uuid[])`, [
-      emptied.map((r: { key: string }) => r.key),
-    ]);
+  for (const table of [SALES_SKUS_TABLE, SALES_LISTINGS_TABLE]) {
+    const keys = (emptied as Array<{ key: string; table: string }>).filter((r) => r.table === table).map((r) => r.key);
+    if (keys.length) await trx.raw(`delete from ${s(table)} where key = any(?::uuid[])`, [keys]);
+  }
   await trx.raw(`delete from ${s(SALES_LINES_TABLE)} x using ${SCOPES} where ${inScopes('x')}`, scopes);
   await trx.raw(
     `insert into ${s(SALES_LINES_TABLE)} (${LINE_COLUMNS.join(', ')}, key, sold_at, local_day)
-     select ${LINE_COLUMNS.map((c) => `x.${c}`).join(', ')}, ${salesKeySql('x.account_id', (c) => `x.${c}`)}, x.purchased_at, x.local_day
+     select ${LINE_COLUMNS.map((c) => `x.${c}`).join(', ')}, ${groupKeySql(GROUP, 'x.account_id', (c) => `x.${c}`)}, x.purchased_at, x.local_day
      from (${confirmed}) x`,
     scopes,
   );

@@ -62,6 +62,11 @@ export interface RollupDefinition {
   dimensions: readonly string[];
   /** timestamptz columns of the view the rollup keeps to the UTC day: the start of the day */
   days: readonly string[];
+  /**
+   * Dimensions that tell one account's rows apart (the others follow from them): a query of one
+   * account grouping by each of these reads every row as its group, without summing again.
+   */
+  unique?: readonly string[];
   sql: string;
 }
 

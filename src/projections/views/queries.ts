@@ -44,7 +44,9 @@ export async function queryViews(
     async (run, visible) => {
       const { statement } = await checkQuery(sql, visible.views);
       lap?.('parse and check');
-      const answered = (rollups && rewriteForRollups(statement, viewDefinitions, visible.rollups)) || statement;
+      const answered =
+        (rollups && rewriteForRollups(statement, viewDefinitions, visible.rollups, accountIds.length === 1)) ||
+        statement;
       lap?.('rewrite');
       // The checked statement, wrapped to cap the rows; its own ORDER BY order is kept.
       return run(`select * from (\n${answered}\n) as query_data limit ${MAX_RESULT_ROWS + 1}`);

@@ -15,6 +15,10 @@ import type { RollupDefinition, ViewDefinition } from './definition.js';
 //   calendar field, or >= / < against a date), or a GROUP BY / ORDER BY name of an output column.
 // The answer is wrapped so its columns carry the names the query as written would give them
 // (PostgreSQL's FigureColname), and each rewritten aggregate is cast to the type it had.
+// A rollup whose rows one account's `unique` dimensions tell apart answers a query of one
+// account that groups by plain columns including all of those, without HAVING, by reading each
+// row as its group: the GROUP BY goes and each aggregate becomes the row's own sum or count
+// (every column read outside an aggregate must then be one grouped by, as PostgreSQL requires).
 
 /** The schema of the rollup views; query_data's SQL can't name it (validate.ts allows `views` only). */
 export const ROLLUPS_SCHEMA = 'view_rollups';
@@ -124,9 +128,10 @@ interface Reading {
   relation: string;
   /** dimensions and day columns read outside aggregates */
   read: Set<string>;
-  aggregates: AggregateEdit[];
-  /** for the aggregates' texts, chosen once the rollup is */
-  pending: Array<(rollup: RollupDefinition) => AggregateEdit>;
+  /** columns read outside aggregates in the select list, ORDER BY or HAVING */
+  ungrouped: Set<string>;
+  /** for the aggregates' texts, chosen once the rollup is and whether its rows are the groups */
+  pending: Array<(rollup: RollupDefinition, rowsAreGroups: boolean) => AggregateEdit>;
   outputs: string[];
   grouping: boolean;
 }
@@ -136,22 +141,29 @@ type Clause = 'target' | 'where' | 'group' | 'having' | 'sort' | 'limit';
 /**
  * The query answered from a rollup of its view, or null when it must run as written.
  * `statement` is one checked SELECT (validate.ts); `views` the view definitions; `available`
- * the names of the rollup views that exist in the database.
+ * the names of the rollup views that exist in the database; `oneAccount`: the query sees the
+ * rows of one account at most.
  */
 export function rewriteForRollups(
   statement: string,
   views: readonly ViewDefinition[],
   available: ReadonlySet<string>,
+  oneAccount = false,
 ): string | null {
   try {
-    return rewrite(statement, views, available);
+    return rewrite(statement, views, available, oneAccount);
   } catch (err) {
     if (err instanceof NotRewritable) return null;
     throw err;
   }
 }
 
-function rewrite(statement: string, views: readonly ViewDefinition[], available: ReadonlySet<string>): string {
+function rewrite(
+  statement: string,
+  views: readonly ViewDefinition[],
+  available: ReadonlySet<string>,
+  oneAccount: boolean,
+): string {
   const tree = parseSync(statement) as unknown as { stmts: Array<{ stmt: Node }> };
   const [type, select] = only(tree.stmts[0]?.stmt);
   if (type !== 'SelectStmt' || select.op !== 'SETOP_NONE') no('not a plain SELECT');
@@ -173,7 +185,7 @@ function rewrite(statement: string, views: readonly ViewDefinition[], available:
     view: view!,
     relation: (alias?.aliasname as string | undefined) ?? view!.name,
     read: new Set(),
-    aggregates: [],
+    ungrouped: new Set(),
     pending: [],
     outputs: targets.map((t) => (t.name as string | undefined) ?? columnName(t.val)),
     grouping: Boolean(distinct) || ((select.groupClause ?? []) as Json[]).length > 0 || Boolean(select.havingClause),
@@ -203,11 +215,26 @@ function rewrite(statement: string, views: readonly ViewDefinition[], available:
   if (reading.outputs.some((o) => o.startsWith('rollup_'))) no('output named like a rollup column');
   if (reading.outputs.some((o) => Buffer.byteLength(o) > 63)) no('long output name');
 
+  const groupItems = (select.groupClause ?? []) as Json[];
+  const grouped = groupItems.map((g) => walk.groupedColumn(g, targets));
+  const rowsAreGroups =
+    oneAccount &&
+    rollup!.unique !== undefined &&
+    rollup!.days.length === 0 &&
+    groupItems.length > 0 &&
+    !select.havingClause &&
+    grouped.every((c) => c !== null) &&
+    rollup!.unique.every((c) => grouped.includes(c)) &&
+    [...reading.ungrouped].every((c) => grouped.includes(c));
+
   const bytes = Buffer.from(statement, 'utf8');
-  const tokens = scanSync(statement).tokens;
+  const tokens = scanSync(statement).tokens as Token[];
   const edits = [
     { start: range.location as number, end: nameEnd(tokens, range.location as number), text: relationText(rollup!) },
-    ...reading.pending.map((make) => make(rollup!)).map((e) => ({ ...e, end: callEnd(tokens, e.start) })),
+    ...reading.pending
+      .map((make) => make(rollup!, rowsAreGroups))
+      .map((e) => ({ ...e, end: callEnd(tokens, e.start) })),
+    ...(rowsAreGroups ? [{ ...groupByClause(tokens), text: '' }] : []),
   ].sort((a, b) => a.start - b.start);
   const parts: Buffer[] = [];
   let at = 0;
@@ -224,7 +251,7 @@ function rewrite(statement: string, views: readonly ViewDefinition[], available:
   }
 }
 
-type Token = { start: number; end: number; text: string };
+type Token = { start: number; end: number; text: string; keywordName: string };
 
 /** End of the (possibly schema-qualified) name starting at `start`. */
 function nameEnd(tokens: readonly Token[], start: number): number {
@@ -232,6 +259,27 @@ function nameEnd(tokens: readonly Token[], start: number): number {
   if (i < 0) no('relation token');
   while (tokens[i + 1]?.text === '.' && tokens[i + 2]) i += 2;
   return tokens[i]!.end;
+}
+
+// Clauses that may follow GROUP BY in a query the rewrite takes (HAVING, WINDOW and FOR are refused).
+const AFTER_GROUP_BY = new Set(['order', 'limit', 'offset', 'fetch']);
+
+/** The span of the GROUP BY clause: from GROUP to the clause after it (the only GROUP keyword in a query the rewrite takes). */
+function groupByClause(tokens: readonly Token[]): { start: number; end: number } {
+  const at = tokens.findIndex((t) => t.text.toLowerCase() === 'group' && t.keywordName !== 'NO_KEYWORD');
+  if (at < 0) no('GROUP BY token');
+  let depth = 0;
+  let end = tokens.at(-1)!.end;
+  for (let i = at + 2; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.text === '(') depth++;
+    else if (t.text === ')') depth--;
+    else if (depth === 0 && t.keywordName !== 'NO_KEYWORD' && AFTER_GROUP_BY.has(t.text.toLowerCase())) {
+      end = tokens[i - 1]!.end;
+      break;
+    }
+  }
+  return { start: tokens[at]!.start, end };
 }
 
 /** End of the call starting at `start`: its closing parenthesis. */
@@ -319,6 +367,28 @@ class ExpressionWalk {
     if (this.q.view.measures?.includes(name!)) no('measure outside an aggregate');
     if (this.days(name!)) no('day column read as an instant');
     this.q.read.add(name!);
+    if (clause === 'target' || clause === 'sort' || clause === 'having') this.q.ungrouped.add(name!);
+  }
+
+  /**
+   * The view column a GROUP BY item groups by when it is a plain one: named (an input column
+   * first, else an output column's), or the select list's column at its position; null otherwise.
+   */
+  groupedColumn(item: Json, targets: readonly Node[]): string | null {
+    const [type, body] = only(item);
+    const plain = (node: Json | undefined): string | null => {
+      const [t, b] = only(node);
+      return t === 'ColumnRef' ? this.column(b) : null;
+    };
+    if (type === 'A_Const') {
+      const position = (body.ival as Node | undefined)?.ival;
+      return typeof position === 'number' ? plain(targets[position - 1]?.val) : null;
+    }
+    if (type !== 'ColumnRef') return null;
+    const name = this.column(body);
+    if (name !== null) return name;
+    const output = this.q.outputs.indexOf(names(body.fields)[0]!);
+    return output < 0 ? null : plain(targets[output]?.val);
   }
 
   /** `sold_at` (a day column of the rollups) itself. */
@@ -365,10 +435,13 @@ class ExpressionWalk {
     this.q.grouping = true;
     const start = body.location as number;
     const args = (body.args ?? []) as Json[];
-    if (fn === 'count' && body.agg_star) {
-      this.q.pending.push(() => ({ start, text: `coalesce(sum(rollup_rows), 0)::bigint` }));
-      return;
-    }
+    // a count: the sum of the rows' counts, or where the rows are the groups, the row's own
+    const count = (counted: string) =>
+      this.q.pending.push((_, rowsAreGroups) => ({
+        start,
+        text: rowsAreGroups ? `(${counted})::bigint` : `coalesce(sum(${counted}), 0)::bigint`,
+      }));
+    if (fn === 'count' && body.agg_star) return void count('rollup_rows');
     const [argType, arg] = only(args[0]);
     if (args.length !== 1 || argType !== 'ColumnRef') no('aggregate of an expression');
     const name = this.column(arg) ?? no('aggregate of an unknown column');
@@ -376,23 +449,19 @@ class ExpressionWalk {
     const measure = this.q.view.measures?.includes(name) ?? false;
     const counted = column.nullable ? `rollup_${name}_count` : 'rollup_rows';
     if (fn === 'count') {
-      if (measure || !column.nullable) {
-        this.q.pending.push(() => ({ start, text: `coalesce(sum(${counted}), 0)::bigint` }));
-        return;
-      }
+      if (measure || !column.nullable) return void count(counted);
       // a nullable dimension: the groups where it is set
       this.q.read.add(name);
-      this.q.pending.push(() => ({
-        start,
-        text: `coalesce(sum(rollup_rows) filter (where ${quoteIdent(name)} is not null), 0)::bigint`,
-      }));
-      return;
+      return void count(`case when ${quoteIdent(name)} is not null then rollup_rows else 0 end`);
     }
     if (!measure) no(`${fn} of a dimension`);
     if (column.type !== 'integer') no('sum of a non-integer');
     // sum(integer) is bigint, avg(integer) numeric (sum / count, as PostgreSQL's avg computes it)
-    const sum = `${ROLLUP_SUM}(${quoteIdent(name)})`;
-    this.q.pending.push(() => ({ start, text: fn === 'sum' ? sum : `(${sum}::numeric / sum(${counted}))` }));
+    this.q.pending.push((_, rowsAreGroups) => {
+      const sum = rowsAreGroups ? `${quoteIdent(name)}::bigint` : `${ROLLUP_SUM}(${quoteIdent(name)})`;
+      const rows = rowsAreGroups ? counted : `sum(${counted})`;
+      return { start, text: fn === 'sum' ? sum : `(${sum}::numeric / ${rows})` };
+    });
   }
 }
 

@@ -1,5 +1,10 @@
 import { CURRENT_LISTINGS_TABLE } from '../observed/listings.js';
-import { SALES_DAYS_TABLE, SALES_LINES_TABLE, SALES_SKUS_TABLE } from '../observed/sales-rollups.js';
+import {
+  SALES_DAYS_TABLE,
+  SALES_LINES_TABLE,
+  SALES_LISTINGS_TABLE,
+  SALES_SKUS_TABLE,
+} from '../observed/sales-rollups.js';
 import { viewCatalogue } from './catalogue.js';
 import type { ViewDefinition } from './definition.js';
 import catalogue from './v_sales_lines.json' with { type: 'json' };
@@ -29,6 +34,16 @@ ${TITLE_JOIN}`,
       sql: `select o.account_id, o.marketplace_id, o.currency, o.order_status, o.is_business_order,
   o.day::timestamp at time zone 'UTC' as sold_at, ${ROLLUP_SUMS}
 from rm.${SALES_DAYS_TABLE} o where o.lines > 0`,
+    },
+    {
+      // one row per listing's sales: title follows from (account, marketplace, SKU)
+      name: 'v_sales_lines_by_listing',
+      dimensions: ['marketplace_id', 'currency', 'sku', 'title'],
+      days: [],
+      unique: ['marketplace_id', 'currency', 'sku'],
+      sql: `select o.account_id, o.marketplace_id, o.currency, o.sku, ${TITLE_SQL} as title, ${ROLLUP_SUMS}
+from rm.${SALES_LISTINGS_TABLE} o
+${TITLE_JOIN}`,
     },
     {
       name: 'v_sales_lines_by_sku',
