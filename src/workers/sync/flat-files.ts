@@ -1,4 +1,3 @@
-import { DAY_MS } from '../../domain/shared/calendar.js';
 import { marketplaceById } from '../../domain/shared/marketplaces.js';
 import { minorDigits } from '../../projections/observed/economics-support.js';
 import { decimalMinor } from '../../projections/observed/orders.js';
@@ -105,35 +104,7 @@ function orderTotal(lines: readonly Row[], currency: string): Money | undefined 
   return { CurrencyCode: currency, Amount: formatMinor(minor, currency) };
 }
 
-/**
- * The rows of a GET_FLAT_FILE_ALL_ORDERS_DATA_BY_ORDER_DATE_GENERAL report of one marketplace (one
- * row per order item), gathered as they stream: each order's lines, under the UTC day of purchase
- * of its first line (as its `PurchaseDate` will say). An order's lines may lie anywhere in the
- * report, so a day is whole only at its end; its orders are built a day at a time (ordersOfDay).
- */
-export async function orderLinesByDay(batches: AsyncIterable<readonly Row[]>): Promise<Map<number, Row[][]>> {
-  const byOrder = new Map<string, Row[]>();
-  const byDay = new Map<number, Row[][]>();
-  for await (const rows of batches)
-    for (const row of rows) {
-      const id = row['amazon-order-id'];
-      if (!id) continue;
-      const lines = byOrder.get(id);
-      if (lines) {
-        lines.push(row);
-        continue;
-      }
-      const order = [row];
-      byOrder.set(id, order);
-      const day = Math.floor(Date.parse(row['purchase-date'] ?? '') / DAY_MS);
-      const orders = byDay.get(day);
-      if (orders) orders.push(order);
-      else byDay.set(day, [order]);
-    }
-  return byDay;
-}
-
-/** One day's orders (orderLinesByDay) in the Orders API's shape with `OrderItems`, in purchase order. */
+/** One day's orders (order-days.ts: each order's lines) in the Orders API's shape with `OrderItems`, in purchase order. */
 export function ordersOfDay(orders: readonly Row[][], marketplaceId: string): Record<string, unknown>[] {
   const built = orders.map((lines) => orderOf(lines, marketplaceId));
   // stable: orders placed in the same second keep the report's order, which is the API's

@@ -2,7 +2,8 @@ import { DAY_MS } from '../../domain/shared/calendar.js';
 import type { Order } from '../../marketplace/clients/index.js';
 import { ORDERS_REPORT } from '../../marketplace/clients/flat-file.js';
 import { syncWith, type SyncDeps } from './job.js';
-import { orderLinesByDay, ordersOfDay } from './flat-files.js';
+import { ordersOfDay } from './flat-files.js';
+import { orderDaysOf } from './order-days.js';
 import { sellingContext, type SellingContext } from './listings-context.js';
 import { pagesOf, runReports, type ReportPlan } from './reports.js';
 import { completeScopes, mapLimited, oneAtATime, recordFirstRead, syncScope } from './scope.js';
@@ -27,9 +28,9 @@ const ITEM_CALLS = 8;
 const ORDERS_PER_PAGE = 100;
 /** Days one orders report covers (the report allows 31). */
 const REPORT_DAYS = 30;
-/** A window's rows are held until its last day is read (tens of megabytes for a busy seller), so the
- * process records one window at a time, whatever reports and accounts it syncs at once: a backfill's
- * memory stays that of one window. */
+/** A window's rows wait on disk until their day is recorded (order-days.ts), a process records one
+ * window at a time, whatever reports and accounts it syncs at once: a backfill's memory stays that
+ * of a few days' orders. */
 const windowsInTurn = oneAtATime();
 
 export const ordersSync = syncWith(sellingContext, {
@@ -125,22 +126,24 @@ function reportPlan(
   };
 
   async function recordWindow(content: unknown): Promise<number> {
-    // a window's rows at once (an order's lines may lie anywhere in it), its orders a day at a time
-    const byDay = await orderLinesByDay((content ?? []) as AsyncIterable<Record<string, string>[]>);
-    const days = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-    // A day without orders is a read of no pages, as on the per-order path.
-    const results = await mapLimited(days, PARALLEL_DAYS, (day) => {
-      const lines = byDay.get(day) ?? [];
-      byDay.delete(day); // a recorded day's rows go
-      return recordFirstRead(
-        deps.ctx,
-        dayKey(account_id, marketplaceId, day),
-        pagesOf(ordersOfDay(lines, marketplaceId), ORDERS_PER_PAGE),
-        deps.now,
-        1,
+    // the window's rows set aside by day as they stream (an order's lines may lie anywhere in it)
+    const byDay = await orderDaysOf((content ?? []) as AsyncIterable<Record<string, string>[]>, { from, to });
+    try {
+      const days = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      // A day without orders is a read of no pages, as on the per-order path.
+      const results = await mapLimited(days, PARALLEL_DAYS, async (day) =>
+        recordFirstRead(
+          deps.ctx,
+          dayKey(account_id, marketplaceId, day),
+          pagesOf(ordersOfDay(await byDay.ordersOf(day), marketplaceId), ORDERS_PER_PAGE),
+          deps.now,
+          1,
+        ),
       );
-    });
-    return results.reduce((sum, n) => sum + n, 0);
+      return results.reduce((sum, n) => sum + n, 0);
+    } finally {
+      await byDay.close();
+    }
   }
 }
 
