@@ -9,6 +9,11 @@ export interface ChangelogEntry {
 export const CHANGELOG: readonly ChangelogEntry[] = [
   {
     date: '2026-12-03',
+    version: '0.6.1',
+    text: 'query_data answers a question grouped by listing (marketplace, currency, SKU) for one account from a rollup whose rows are the groups: the top SKUs of a year of a million order lines in about 30 ms. Demo visitors each have their own dry-run slot (two at once across visitors); alerts are mailed once when several workers run; a first sync holds a few days of orders in memory, not a 30-day report window.',
+  },
+  {
+    date: '2026-12-03',
     version: '0.6.0',
     text: "The seller's console: Overview (sales and ad spend per day per marketplace, automation actions and failures, webhook success, what needs attention), Activity (actions, receipts, deliveries and marketplace events on one timeline, each linked to its cause; select receipts and revert them), Automations (code and versions, activate, deactivate, duplicate, archive, dry run, backtest, block flags and campaign switches) and Settings (webhooks with Send test, personal access tokens, authorized OAuth clients, marketplace connections, a pause of an account's automations, alerts by webhook or email). MCP Apps (an extension): sales per day beside get_sales_summary, an automation's recent activity beside list_automation_actions.",
   },
