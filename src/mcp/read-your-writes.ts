@@ -2,14 +2,21 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { comparePositions, type Position } from '../eventstore/port.js';
 import { reportingAppends, type Appended } from '../eventstore/reporting.js';
 import { pollUntil } from '../infra/poll.js';
-import { projectionsBehind, projectionsToReach, rememberWrites } from '../projections/read-your-writes.js';
+import {
+  onlyStopped,
+  projectionsBehind,
+  projectionsToReach,
+  rememberWrites,
+  type Behind,
+} from '../projections/read-your-writes.js';
 import type { ToolContext } from './tool.js';
 
 // Read-your-writes (docs/decisions/084-read-your-writes.md; docs/architecture.md): a call first waits,
 // bounded, until the read models the caller's own earlier writes touched have projected them,
 // then runs with a store that reports what it appends, and keeps that for the caller's next
 // calls before it answers. The caller is the user: every session, endpoint and token of theirs
-// shares it. The demo saves nothing and never waits.
+// shares it. The demo saves nothing and never waits. A projection stopped by a failed apply is not
+// waited for (it moves only once restarted): the call answers at once, naming it.
 
 /** How long a call waits for the read models to show the caller's own earlier writes. */
 export const READ_YOUR_WRITES_MS = 5_000;
@@ -28,18 +35,22 @@ export async function withOwnWrites(
   call: (ctx: ToolContext) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   if (ctx.endpoint === 'demo') return call(ctx);
-  let behind: string[] = [];
+  let state: Behind = { behind: [], stopped: [] };
   // 'unknown' when the check itself failed: the call's own reads meet the same fault and answer it in the spec's terms
   const caughtUp = await pollUntil(
-    async () => (behind = await projectionsBehind(ctx.db, ctx.userId)).length === 0,
+    async () => onlyStopped((state = await projectionsBehind(ctx.db, ctx.userId))),
     READ_YOUR_WRITES_MS,
     POLL_MS,
   ).catch((err: unknown) => {
     ctx.logger.warn({ err }, "could not read how far the caller's own writes are projected");
     return 'unknown' as const;
   });
-  if (caughtUp === false)
-    ctx.logger.warn({ behind }, "read models still behind the caller's own writes: answering as they are");
+  const behind = caughtUp === 'unknown' ? [] : state.behind;
+  if (behind.length > 0)
+    ctx.logger.warn(
+      { behind, stopped: state.stopped },
+      "read models still behind the caller's own writes: answering as they are",
+    );
   const appended: Appended[] = [];
   const store = ctx.store && reportingAppends(ctx.store, (events) => appended.push(...events));
   const result = await call(store ? { ...ctx, store } : ctx);
@@ -53,7 +64,7 @@ export async function withOwnWrites(
     .reduce<Position | null>((a, b) => (a === null || comparePositions(a, b) < 0 ? b : a), null);
   const meta = {
     ...(furthest ? { log_position: positionText(furthest) } : {}),
-    ...(caughtUp === false ? { behind_own_writes: behind } : {}),
+    ...(behind.length > 0 ? { behind_own_writes: behind } : {}),
   };
   return Object.keys(meta).length > 0 ? { ...result, _meta: { ...result._meta, ...meta } } : result;
 }

@@ -5,7 +5,8 @@ import { READ_MODEL_SCHEMA } from './projection.js';
 
 // One row per projection: the version its live tables were built with and the position of
 // the last event they reflect (null = none yet). Positions are numeric: xid8 and
-// EventStoreDB positions are unsigned 64-bit, beyond bigint.
+// EventStoreDB positions are unsigned 64-bit, beyond bigint. `stopped_at`: when a projector
+// stopped it because an apply failed, until a batch of it is claimed again (a restart).
 export const CHECKPOINTS_TABLE = 'projection_checkpoints';
 const TABLE = `${READ_MODEL_SCHEMA}.${CHECKPOINTS_TABLE}`;
 
@@ -31,6 +32,12 @@ export async function createCheckpointsTable(db: Knex | Knex.Transaction): Promi
       prepare_position numeric(20, 0),
       updated_at timestamptz not null default now()
     )`);
+  await db.raw(`alter table ${TABLE} add column if not exists stopped_at timestamptz`);
+}
+
+/** Marks a projection stopped: its apply failed, and no process applies it until one restarts it. */
+export async function markStopped(db: Knex, name: string): Promise<void> {
+  await db.raw(`update ${TABLE} set stopped_at = now() where name = ?`, [name]);
 }
 
 export async function readCheckpoints(db: Knex | Knex.Transaction, name?: string): Promise<Map<string, Checkpoint>> {
@@ -97,7 +104,8 @@ export async function claimBatches(
      held as materialized (
        select t.name from ${TABLE} t join claim c using (name) where c.locked order by t.name for update of t),
      moved as (
-       update ${TABLE} t set commit_position = c."toCommit", prepare_position = c."toPrepare", updated_at = now()
+       update ${TABLE} t set commit_position = c."toCommit", prepare_position = c."toPrepare", updated_at = now(),
+         stopped_at = null
        from claim c
        where t.name = c.name and t.name in (select name from held) and t.version = c.version
          and t.commit_position is not distinct from c."fromCommit" and t.prepare_position is not distinct from c."fromPrepare"

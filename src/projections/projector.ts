@@ -9,7 +9,14 @@ import {
 import { coalesced, type Coalesced } from '../eventstore/coalesce.js';
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
-import { claimBatches, readCheckpoint, readCheckpoints, type Checkpoint, type ClaimOutcome } from './checkpoints.js';
+import {
+  claimBatches,
+  markStopped,
+  readCheckpoint,
+  readCheckpoints,
+  type Checkpoint,
+  type ClaimOutcome,
+} from './checkpoints.js';
 import { READ_MODEL_SCHEMA, readFor, sharedRead, wants, type Projection } from './projection.js';
 import { rebuildOutdatedProjections } from './rebuild.js';
 import { assertProjectionNames } from './schema.js';
@@ -444,6 +451,10 @@ export class Projector {
       this.logger?.error(
         { err: err.cause, projection: p.name, eventId: err.event.id, eventType: err.event.type },
         'projection stopped: apply failed',
+      );
+      // readers waiting for their own writes (read-your-writes) stop waiting for it
+      await markStopped(this.db, p.name).catch((e: unknown) =>
+        this.logger?.error({ err: e, projection: p.name }, 'could not mark the projection stopped'),
       );
       return 'failed';
     }

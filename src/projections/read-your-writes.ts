@@ -59,22 +59,29 @@ export async function rememberWrites(db: Knex, userId: string, reach: ReadonlyMa
   );
 }
 
+/** Projections behind a user's writes; `stopped` those of them a failed apply stopped (no use waiting). */
+export interface Behind {
+  behind: string[];
+  stopped: string[];
+}
+
 /**
  * The projections that have not yet applied the user's last write to them (one statement). Only
  * projections this code runs, with live tables of its version or a newer one, are waited for: one
  * this database does not have (a deployment or test that runs only some), one no longer
  * registered, and one awaiting its rebuild (its live checkpoint stands still until the rebuilt
  * tables are swapped in, which may take far longer than the bound) would only hold every call of
- * the user back for the whole bound.
+ * the user back for the whole bound. One stopped by a failed apply is behind, and named in
+ * `stopped`: it moves again only when a projector restarts it, so a caller does not wait for it.
  */
 export async function projectionsBehind(
   db: Knex,
   userId: string,
   projections: readonly Projection[] = registered,
-): Promise<string[]> {
+): Promise<Behind> {
   const running = projections.map((p) => ({ name: p.name, version: p.version }));
-  const { rows } = await db.raw<{ rows: Array<{ projection: string }> }>(
-    `select w.projection from ${TABLE} w
+  const { rows } = await db.raw<{ rows: Array<{ projection: string; stopped: boolean }> }>(
+    `select w.projection, c.stopped_at is not null as stopped from ${TABLE} w
      join jsonb_to_recordset(?::jsonb) as r(name text, version integer) on r.name = w.projection
      join ${READ_MODEL_SCHEMA}.${CHECKPOINTS_TABLE} c on c.name = w.projection
      where w.user_id = ?
@@ -84,5 +91,8 @@ export async function projectionsBehind(
      order by w.projection`,
     [JSON.stringify(running), userId],
   );
-  return rows.map((r) => r.projection);
+  return { behind: rows.map((r) => r.projection), stopped: rows.filter((r) => r.stopped).map((r) => r.projection) };
 }
+
+/** Whether only stopped projections are behind: nothing left worth waiting for. */
+export const onlyStopped = (b: Behind): boolean => b.behind.length === b.stopped.length;

@@ -3,7 +3,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'chai';
 import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { REPORT_LIMITS } from '../../src/domain/report/limits.js';
+import { READ_YOUR_WRITES_MS } from '../../src/mcp/read-your-writes.js';
 import { ACTIVATION_LIMIT } from '../../src/mcp/throttle.js';
+import { markStopped } from '../../src/projections/checkpoints.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
@@ -205,6 +207,26 @@ describe('read-your-writes: every write tool read back at once by its caller', f
     } finally {
       h.projector.start();
     }
+    await h.projector.whenCaughtUp();
+    expect((await call(reader, 'list_automations', { stream_type: TYPE }))._meta?.behind_own_writes).to.equal(
+      undefined,
+    );
+  });
+
+  it('a projection a failed apply stopped is not waited for: the read answers at once and names it', async () => {
+    await h.projector.stop();
+    try {
+      await ok(writer, 'create_automation', { stream_type: TYPE, code: handle(-3) });
+      await markStopped(h.db, 'automations'); // as the projector marks one whose apply threw
+      const started = performance.now();
+      const r = await call(reader, 'list_automations', { stream_type: TYPE });
+      expect(performance.now() - started, 'not the bound').to.be.below(READ_YOUR_WRITES_MS);
+      expect(r.isError).to.not.equal(true);
+      expect(r._meta?.behind_own_writes).to.deep.equal(['automations']);
+    } finally {
+      h.projector.start();
+    }
+    // restarted, it claims its next batch: caught up, nothing behind
     await h.projector.whenCaughtUp();
     expect((await call(reader, 'list_automations', { stream_type: TYPE }))._meta?.behind_own_writes).to.equal(
       undefined,

@@ -441,6 +441,15 @@ describe('Projector', () => {
     expect(status[0]!.error).to.include({ eventId: poisoned.id });
     // The other projection is not stopped by this one's failure.
     expect(status[1]).to.include({ state: 'running' });
+    // marked stopped where every process reads it (readers stop waiting for it), the other not
+    const { rows: marks } = await env.db.raw(
+      `select name, stopped_at is not null as stopped from ${READ_MODEL_SCHEMA}.projection_checkpoints where name = any(?) order by name = ? desc`,
+      [[name, counts.name], name],
+    );
+    expect(marks).to.deep.equal([
+      { name, stopped: true },
+      { name: counts.name, stopped: false },
+    ]);
     expect(await countsOf(env.db, READ_MODEL_SCHEMA, counts.name, prefix)).to.deep.equal({ [`${prefix}-a`]: 20 });
 
     const checkpoint = (await readCheckpoints(env.db)).get(name)!.position!;

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Position } from '../../src/eventstore/port.js';
-import { setCheckpoint } from '../../src/projections/checkpoints.js';
+import { claimBatches, markStopped, setCheckpoint } from '../../src/projections/checkpoints.js';
 import type { Projection } from '../../src/projections/projection.js';
-import { projectionsBehind, projectionsToReach, rememberWrites } from '../../src/projections/read-your-writes.js';
+import {
+  onlyStopped,
+  projectionsBehind,
+  projectionsToReach,
+  rememberWrites,
+} from '../../src/projections/read-your-writes.js';
 import { openEnv, uniqueName, type TestEnv } from './fixtures.js';
 
 // What a user's reads wait for (docs/decisions/084-read-your-writes.md), on the database: the
@@ -61,12 +66,29 @@ describe('read-your-writes: what a user waits for', () => {
     await setCheckpoint(env.db, p.name, p.version, at(5));
     await rememberWrites(env.db, user, new Map([[p.name, at(7)]]));
     await rememberWrites(env.db, user, new Map([[p.name, at(6)]]));
-    expect(await projectionsBehind(env.db, user, [p])).to.deep.equal([p.name]);
-    expect(await projectionsBehind(env.db, other, [p])).to.deep.equal([]);
+    expect((await projectionsBehind(env.db, user, [p])).behind).to.deep.equal([p.name]);
+    expect((await projectionsBehind(env.db, other, [p])).behind).to.deep.equal([]);
     await setCheckpoint(env.db, p.name, p.version, at(6));
-    expect(await projectionsBehind(env.db, user, [p]), 'the position 7 kept, not 6').to.deep.equal([p.name]);
+    expect((await projectionsBehind(env.db, user, [p])).behind, 'the position 7 kept, not 6').to.deep.equal([p.name]);
     await setCheckpoint(env.db, p.name, p.version, at(7));
-    expect(await projectionsBehind(env.db, user, [p])).to.deep.equal([]);
+    expect((await projectionsBehind(env.db, user, [p])).behind).to.deep.equal([]);
+  });
+
+  it('names a projection a failed apply stopped as stopped, until a batch of it is claimed again', async () => {
+    const p = projection(uniqueName('stopped'));
+    const user = randomUUID();
+    await setCheckpoint(env.db, p.name, p.version, at(5));
+    await rememberWrites(env.db, user, new Map([[p.name, at(9)]]));
+    expect(onlyStopped(await projectionsBehind(env.db, user, [p]))).to.equal(false);
+    await markStopped(env.db, p.name);
+    const stopped = await projectionsBehind(env.db, user, [p]);
+    expect(stopped).to.deep.equal({ behind: [p.name], stopped: [p.name] });
+    expect(onlyStopped(stopped)).to.equal(true);
+    // a projector that restarts it claims its next batch: waited for again
+    await env.db.transaction((trx) =>
+      claimBatches(trx, [{ name: p.name, version: p.version, from: at(5), to: at(6) }]),
+    );
+    expect(await projectionsBehind(env.db, user, [p])).to.deep.equal({ behind: [p.name], stopped: [] });
   });
 
   it('waits for a projection with no event applied yet', async () => {
@@ -74,7 +96,7 @@ describe('read-your-writes: what a user waits for', () => {
     const user = randomUUID();
     await setCheckpoint(env.db, p.name, p.version, null);
     await rememberWrites(env.db, user, new Map([[p.name, at(3)]]));
-    expect(await projectionsBehind(env.db, user, [p])).to.deep.equal([p.name]);
+    expect((await projectionsBehind(env.db, user, [p])).behind).to.deep.equal([p.name]);
   });
 
   it('does not wait for a projection awaiting its rebuild, one this database lacks, or one no longer run', async () => {
@@ -93,6 +115,6 @@ describe('read-your-writes: what a user waits for', () => {
       user,
       new Map([rebuilding, missing, gone, newer].map((p) => [p.name, at(9)] as [string, Position])),
     );
-    expect(await projectionsBehind(env.db, user, [rebuilding, missing, newer])).to.deep.equal([newer.name]);
+    expect((await projectionsBehind(env.db, user, [rebuilding, missing, newer])).behind).to.deep.equal([newer.name]);
   });
 });

@@ -7,7 +7,12 @@ import type { EventStore } from '../../../eventstore/port.js';
 import { reportingAppends, type Appended } from '../../../eventstore/reporting.js';
 import { pollUntil } from '../../../infra/poll.js';
 import { loadAccounts, type AccountView } from '../../../projections/accounts/queries.js';
-import { projectionsBehind, projectionsToReach, rememberWrites } from '../../../projections/read-your-writes.js';
+import {
+  onlyStopped,
+  projectionsBehind,
+  projectionsToReach,
+  rememberWrites,
+} from '../../../projections/read-your-writes.js';
 import { READ_YOUR_WRITES_MS } from '../../../mcp/read-your-writes.js';
 import { html, page, sendPage, type FormFields, type Html } from '../../page.js';
 import { signedInUser } from '../../session.js';
@@ -46,7 +51,7 @@ const POLL_MS = 20;
 /** The signed-in seller (the routes' requireSignedIn let only them in), after their own last writes show. */
 export async function sellerOf(req: FastifyRequest, deps: SettingsDeps): Promise<Seller & { done(): Promise<void> }> {
   const userId = (await signedInUser(req))!.userId;
-  await pollUntil(async () => (await projectionsBehind(deps.db, userId)).length === 0, READ_YOUR_WRITES_MS, POLL_MS);
+  await pollUntil(async () => onlyStopped(await projectionsBehind(deps.db, userId)), READ_YOUR_WRITES_MS, POLL_MS);
   const appended: Appended[] = [];
   const store = reportingAppends(deps.store, (events) => appended.push(...events));
   const actor = { kind: 'user' as const, id: userId };
