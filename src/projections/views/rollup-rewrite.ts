@@ -133,6 +133,8 @@ interface Reading {
   /** for the aggregates' texts, chosen once the rollup is and whether its rows are the groups */
   pending: Array<(rollup: RollupDefinition, rowsAreGroups: boolean) => AggregateEdit>;
   outputs: string[];
+  /** per output: named by default (no AS) after an aggregate the rewrite replaces, so its name changes */
+  renamed: boolean[];
   grouping: boolean;
 }
 
@@ -188,12 +190,15 @@ function rewrite(
     ungrouped: new Set(),
     pending: [],
     outputs: targets.map((t) => (t.name as string | undefined) ?? columnName(t.val)),
+    renamed: [],
     grouping: Boolean(distinct) || ((select.groupClause ?? []) as Json[]).length > 0 || Boolean(select.havingClause),
   };
   const walk = new ExpressionWalk(reading);
   for (const t of targets) {
     if (t.indirection) no('indirection');
+    const before = reading.pending.length;
     walk.expression(t.val, 'target');
+    reading.renamed.push(t.name === undefined && reading.pending.length > before);
   }
   walk.expression(select.whereClause, 'where');
   for (const g of (select.groupClause ?? []) as Json[]) walk.expression(g, 'group');
@@ -201,6 +206,8 @@ function rewrite(
   for (const s of (select.sortClause ?? []) as Json[]) {
     const [sortType, sort] = only(s);
     if (sortType !== 'SortBy') no('sort');
+    // DISTINCT needs ORDER BY's expressions in the select list: two aggregates rewritten alike could meet there
+    if (distinct && !walk.namesOutput(sort.node)) no('DISTINCT with ORDER BY an expression');
     walk.expression(sort.node, 'sort');
   }
   walk.expression(select.limitCount, 'limit');
@@ -239,6 +246,7 @@ function rewrite(
   const parts: Buffer[] = [];
   let at = 0;
   for (const e of edits) {
+    if (e.start < at) no('overlapping edits');
     parts.push(bytes.subarray(at, e.start), Buffer.from(e.text));
     at = e.end;
   }
@@ -266,15 +274,21 @@ const AFTER_GROUP_BY = new Set(['order', 'limit', 'offset', 'fetch']);
 
 /** The span of the GROUP BY clause: from GROUP to the clause after it (the only GROUP keyword in a query the rewrite takes). */
 function groupByClause(tokens: readonly Token[]): { start: number; end: number } {
-  const at = tokens.findIndex((t) => t.text.toLowerCase() === 'group' && t.keywordName !== 'NO_KEYWORD');
+  const keyword = (t: Token | undefined, word: string) =>
+    t !== undefined && t.keywordName !== 'NO_KEYWORD' && t.text.toLowerCase() === word;
+  // GROUP then BY (an output may be named "group")
+  const at = tokens.findIndex((t, i) => keyword(t, 'group') && keyword(tokens[i + 1], 'by'));
   if (at < 0) no('GROUP BY token');
   let depth = 0;
   let end = tokens.at(-1)!.end;
   for (let i = at + 2; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.text === '(') depth++;
-    else if (t.text === ')') depth--;
-    else if (depth === 0 && t.keywordName !== 'NO_KEYWORD' && AFTER_GROUP_BY.has(t.text.toLowerCase())) {
+    // a ')' of no parenthesis of the clause's closes the query around it: `(select … group by 1) order by 2`
+    else if (t.text === ')' && depth-- === 0) {
+      end = tokens[i - 1]!.end;
+      break;
+    } else if (depth === 0 && [...AFTER_GROUP_BY].some((w) => keyword(t, w))) {
       end = tokens[i - 1]!.end;
       break;
     }
@@ -355,13 +369,28 @@ class ExpressionWalk {
     }
   }
 
+  /** Whether an ORDER BY item is a position or a bare output name (so DISTINCT finds it in the select list). */
+  namesOutput(node: Json | undefined): boolean {
+    const [type, body] = only(node);
+    if (type === 'A_Const') return typeof (body.ival as Node | undefined)?.ival === 'number';
+    return type === 'ColumnRef' && names(body.fields).length === 1 && this.q.outputs.includes(names(body.fields)[0]!);
+  }
+
+  /** The output a bare name refers to; refused when two outputs have it, or its default name would change. */
+  private output(name: string): number {
+    const at = this.q.outputs.indexOf(name);
+    if (at !== this.q.outputs.lastIndexOf(name)) no('ambiguous output name');
+    if (this.q.renamed[at]) no("an aggregate's default name");
+    return at;
+  }
+
   private columnRef(body: Node, clause: Clause, top: boolean): void {
     // a bare ORDER BY name is an output column's first, a GROUP BY name an input column's first
     const output = top && names(body.fields).length === 1 && this.q.outputs.includes(names(body.fields)[0]!);
-    if (output && clause === 'sort') return;
+    if (output && clause === 'sort') return void this.output(names(body.fields)[0]!);
     const name = this.column(body);
     if (name === null) {
-      if (output && clause === 'group') return;
+      if (output && clause === 'group') return void this.output(names(body.fields)[0]!);
       no('unknown column');
     }
     if (this.q.view.measures?.includes(name!)) no('measure outside an aggregate');
@@ -387,8 +416,9 @@ class ExpressionWalk {
     if (type !== 'ColumnRef') return null;
     const name = this.column(body);
     if (name !== null) return name;
-    const output = this.q.outputs.indexOf(names(body.fields)[0]!);
-    return output < 0 ? null : plain(targets[output]?.val);
+    return this.q.outputs.includes(names(body.fields)[0]!)
+      ? plain(targets[this.output(names(body.fields)[0]!)]?.val)
+      : null;
   }
 
   /** `sold_at` (a day column of the rollups) itself. */
