@@ -8,7 +8,7 @@ import { loadConfig, type Config } from './infra/config.js';
 import { createDb, type Knex } from './infra/db.js';
 import { createLogger } from './infra/logger.js';
 import { migrate } from './infra/migrate.js';
-import { migrationSteps } from './migrations.js';
+import { migrateQueryViews, migrationSteps } from './migrations.js';
 import { createCredentials, EmailTaken, normalizeEmail, resealTotpSecrets } from './identity/credentials.js';
 import { checkRedis, ensureDatabase } from './infra/reachability.js';
 import { createRedis } from './infra/redis.js';
@@ -387,8 +387,11 @@ async function main(argv: string[]): Promise<void> {
           });
         if (group === 'feedback')
           return await runFeedbackCommand(action, rest, { db, project, print: (line) => console.log(line) });
-        if (group === 'rebuild')
-          return await runRebuildCommand(argv.slice(1), { db, store, projections, logger, output: process.stdout });
+        if (group === 'rebuild') {
+          await runRebuildCommand(argv.slice(1), { db, store, projections, logger, output: process.stdout });
+          // a view whose tables the rebuild made (a new rollup's) exists from now on, not from the next start
+          return await migrate(db, [migrateQueryViews]);
+        }
         throw new UsageError(USAGE);
     }
   } finally {

@@ -42,8 +42,8 @@ export interface ProjectorOptions {
   persistSkippedMs?: number;
   /** appends heard within this long of the last wake-up share the next one (default 50 ms; see `heard`) */
   coalesceMs?: number;
-  /** after the rebuilds at start, with the projections rebuilt (views over their new tables, say) */
-  onRebuilt?: (rebuilt: readonly string[]) => Promise<void>;
+  /** after each projection rebuilt at start is swapped in (views over its new tables, say); a failure is logged */
+  onRebuilt?: (name: string) => Promise<void>;
   logger?: Logger;
 }
 
@@ -187,16 +187,13 @@ export class Projector {
       batchSize: this.batch.limit,
       signal: abort.signal,
       ...(this.logger ? { logger: this.logger } : {}),
-    })
-      .then(async (rebuilt) => {
-        if (rebuilt.length > 0) await this.onRebuilt?.(rebuilt);
-      })
-      .then(
-        () => this.wakeUp(),
-        (err) => {
-          if (!abort.signal.aborted) this.logger?.error({ err }, 'rebuild of outdated projections failed');
-        },
-      );
+      ...(this.onRebuilt ? { onRebuilt: this.onRebuilt } : {}),
+    }).then(
+      () => this.wakeUp(),
+      (err) => {
+        if (!abort.signal.aborted) this.logger?.error({ err }, 'rebuild of outdated projections failed');
+      },
+    );
   }
 
   /** Lets the batch in flight commit, then stops; pending `whenCaughtUp` calls are rejected. */

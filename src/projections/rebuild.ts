@@ -209,7 +209,10 @@ export async function rebuildOutdatedProjections(
   db: Knex,
   store: EventStore,
   projections: readonly Projection[],
-  options: RebuildOptions = {},
+  options: RebuildOptions & {
+    /** after each projection is swapped in (views over its new tables, say); its failure is logged */
+    onRebuilt?: (name: string) => Promise<void>;
+  } = {},
 ): Promise<string[]> {
   assertProjectionNames(projections);
   const outdated = async (p: Projection) => {
@@ -226,7 +229,14 @@ export async function rebuildOutdatedProjections(
         await rebuildLocked(db, store, p, options);
         return true;
       });
-      if (done) rebuilt.push(p.name);
+      if (done) {
+        rebuilt.push(p.name);
+        await options
+          .onRebuilt?.(p.name)
+          .catch((err: unknown) =>
+            options.logger?.error({ err, projection: p.name }, 'rebuilt, but what follows a rebuild failed'),
+          );
+      }
     } catch (err) {
       if (!(err instanceof RebuildInProgressError)) throw err;
       options.logger?.info({ projection: p.name }, 'rebuild left to the process already running it');

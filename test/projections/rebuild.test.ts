@@ -94,17 +94,15 @@ describe('rebuild', () => {
     const v2 = streamCounts(name, 2);
     await migrateProjections(env.db, [v2]);
     // told once the rebuilt tables are in (the service creates the views over them then)
-    let told!: (at: { names: readonly string[]; version: number | undefined }) => void;
-    const rebuilt = new Promise<{ names: readonly string[]; version: number | undefined }>(
-      (resolve) => (told = resolve),
-    );
-    const onRebuilt = async (names: readonly string[]) =>
-      told({ names, version: (await readCheckpoints(env.db)).get(name)?.version });
+    let told!: (at: { name: string; version: number | undefined }) => void;
+    const rebuilt = new Promise<{ name: string; version: number | undefined }>((resolve) => (told = resolve));
+    const onRebuilt = async (rebuiltName: string) =>
+      told({ name: rebuiltName, version: (await readCheckpoints(env.db)).get(name)?.version });
     projector = new Projector(env.db, env.store, [v2], { onRebuilt });
     expect((await projector.status())[0]).to.include({ state: 'awaiting_rebuild' });
     projector.start();
     await waitForCaughtUp(projector, appended);
-    expect(await rebuilt).to.deep.equal({ names: [name], version: 2 });
+    expect(await rebuilt).to.deep.equal({ name, version: 2 });
 
     expect((await readCheckpoints(env.db)).get(name)).to.include({ version: 2 });
     const rows = await env.db
