@@ -35,9 +35,17 @@ export async function createCheckpointsTable(db: Knex | Knex.Transaction): Promi
   await db.raw(`alter table ${TABLE} add column if not exists stopped_at timestamptz`);
 }
 
-/** Marks a projection stopped: its apply failed, and no process applies it until one restarts it. */
-export async function markStopped(db: Knex, name: string): Promise<void> {
-  await db.raw(`update ${TABLE} set stopped_at = now() where name = ?`, [name]);
+/**
+ * Marks a projection stopped: a batch's apply failed, and no process applies it until one restarts
+ * it. Only while its checkpoint is still where that batch was read from: another process that
+ * applied it meanwhile keeps it unmarked.
+ */
+export async function markStopped(db: Knex, failed: Pick<Claim, 'name' | 'version' | 'from'>): Promise<void> {
+  await db.raw(
+    `update ${TABLE} set stopped_at = now() where name = ? and version = ?
+       and commit_position is not distinct from ? and prepare_position is not distinct from ?`,
+    [failed.name, failed.version, ...positionParams(failed.from)],
+  );
 }
 
 export async function readCheckpoints(db: Knex | Knex.Transaction, name?: string): Promise<Map<string, Checkpoint>> {
@@ -132,7 +140,7 @@ export async function setCheckpoint(
   await db.raw(
     `insert into ${TABLE} (name, version, commit_position, prepare_position) values (?, ?, ?, ?)
      on conflict (name) do update set version = excluded.version, commit_position = excluded.commit_position,
-       prepare_position = excluded.prepare_position, updated_at = now()`,
+       prepare_position = excluded.prepare_position, updated_at = now(), stopped_at = null`,
     [name, version, ...positionParams(position)],
   );
 }

@@ -450,7 +450,7 @@ export class Projector {
         'projection stopped: apply failed',
       );
       // readers waiting for their own writes (read-your-writes) stop waiting for it
-      await markStopped(this.db, p.name).catch((e: unknown) =>
+      await markStopped(this.db, claimOf(batch)).catch((e: unknown) =>
         this.logger?.error({ err: e, projection: p.name }, 'could not mark the projection stopped'),
       );
       return 'failed';

@@ -5,7 +5,7 @@ import type { SimListing } from '../../src/marketplace/simulator/index.js';
 import { REPORT_LIMITS } from '../../src/domain/report/limits.js';
 import { READ_YOUR_WRITES_MS } from '../../src/mcp/read-your-writes.js';
 import { ACTIVATION_LIMIT } from '../../src/mcp/throttle.js';
-import { markStopped } from '../../src/projections/checkpoints.js';
+import { markStopped, readCheckpoints } from '../../src/projections/checkpoints.js';
 import { loadAccount } from '../../src/projections/accounts/queries.js';
 import { projections } from '../../src/projections/registry.js';
 import { listingsSync } from '../../src/workers/sync/listings.js';
@@ -217,7 +217,9 @@ describe('read-your-writes: every write tool read back at once by its caller', f
     await h.projector.stop();
     try {
       await ok(writer, 'create_automation', { stream_type: TYPE, code: handle(-3) });
-      await markStopped(h.db, 'automations'); // as the projector marks one whose apply threw
+      // as the projector marks one whose batch from here failed to apply
+      const at = (await readCheckpoints(h.db)).get('automations')!;
+      await markStopped(h.db, { name: at.name, version: at.version, from: at.position });
       const started = performance.now();
       const r = await call(reader, 'list_automations', { stream_type: TYPE });
       expect(performance.now() - started, 'not the bound').to.be.below(READ_YOUR_WRITES_MS);

@@ -249,4 +249,21 @@ describe('alerts', function () {
     expect(rows).to.have.length(raised + 1);
     expect(rows.at(-1)!.sent_at).to.not.equal(null);
   });
+
+  it('a partition handed over mid-sweep: the sweep leaves its accounts to the new holder', async () => {
+    const sent = mails.length;
+    await runs(false, 1);
+    await sweep();
+    await runs(true, FAILING_RUNS);
+    await h.projector.whenCaughtUp();
+    const raised = (await alertRows()).length;
+    const own = partitionOf(account, 2);
+    // held when the sweep lists the accounts, handed over before it reaches this one
+    let asked = 0;
+    await sweepAlerts({ ...deps, partitions: () => ({ count: 2, held: asked++ === 0 ? [own] : [] }) });
+    await h.projector.whenCaughtUp();
+    expect(asked).to.be.greaterThan(1);
+    expect(mails).to.have.length(sent);
+    expect(await alertRows()).to.have.length(raised);
+  });
 });

@@ -1,5 +1,6 @@
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { DAY_MS } from '../../src/domain/shared/calendar.js';
 import { orderDaysOf } from '../../src/workers/sync/order-days.js';
@@ -14,7 +15,7 @@ const row = (id: string, day: number, sku: string, time = '10:00:00'): Record<st
   sku,
   'item-price': '12.50',
 });
-const windows = async () => (await readdir(tmpdir())).filter((f) => f.startsWith('orders-window-'));
+const windows = async () => readdir(join(tmpdir(), 'orders-windows')).catch((): string[] => []);
 
 async function* batches(...chunks: Record<string, string>[][]): AsyncIterable<Record<string, string>[]> {
   for (const chunk of chunks) yield chunk;
@@ -67,5 +68,36 @@ describe('orderDaysOf', () => {
     const err = await orderDaysOf(failing(), { from: DAY, to: DAY }).catch((e: Error) => e);
     expect((err as Error).message).to.equal('download cut');
     expect(await windows()).to.deep.equal(before);
+  });
+
+  it('fails the window, not the process, when a day cannot be written, and leaves no files', async () => {
+    const before = await windows();
+    async function* lost(): AsyncIterable<Record<string, string>[]> {
+      yield [row('I', DAY, 'i1')];
+      // the window's directory gone (as on a disk that failed): the next day's file cannot open
+      for (const name of await windows())
+        if (!before.includes(name)) await rm(join(tmpdir(), 'orders-windows', name), { recursive: true });
+      yield [row('J', DAY + 1, 'j1')];
+    }
+    const err = await orderDaysOf(lost(), { from: DAY, to: DAY + 1 }).catch((e: NodeJS.ErrnoException) => e);
+    expect((err as NodeJS.ErrnoException).code).to.equal('ENOENT');
+    expect(await windows()).to.deep.equal(before);
+  });
+
+  it('removes a window a killed process left a day ago, and keeps a recent one', async () => {
+    const parent = join(tmpdir(), 'orders-windows');
+    const [old, recent] = [join(parent, 'window-left-old'), join(parent, 'window-left-recent')];
+    await mkdir(old, { recursive: true });
+    await mkdir(recent, { recursive: true });
+    const twoDaysAgo = new Date(Date.now() - 2 * DAY_MS);
+    await utimes(old, twoDaysAgo, twoDaysAgo);
+    try {
+      await (await orderDaysOf(batches([]), { from: DAY, to: DAY })).close();
+      const left = await windows();
+      expect(left).to.include('window-left-recent').and.not.include('window-left-old');
+    } finally {
+      await rm(old, { recursive: true, force: true });
+      await rm(recent, { recursive: true, force: true });
+    }
   });
 });

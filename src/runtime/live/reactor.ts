@@ -677,7 +677,8 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       inFlight: [...held.values()].reduce((n, h) => n + h.progress.inFlight, 0),
       partitions: [...held.keys()].sort((a, b) => a - b),
     }),
-    held: () => ({ count: leases.count, held: [...held.keys()] }),
+    // a lease that lapsed on this worker's clock is not held, whether or not its events came since
+    held: () => ({ count: leases.count, held: [...held.keys()].filter((p) => leases.holds(p)) }),
     async close() {
       closing = true;
       abort.abort();

@@ -10,7 +10,7 @@ import { ALERT_DESTINATIONS_TABLE } from '../../projections/alerts/projection.js
 import type { StreamAccount } from '../../domain/stream/eligibility.js';
 import { allStreamAccounts } from '../../projections/streams/queries.js';
 import { inPartitions } from '../../projections/partitions.js';
-import type { HeldPartitions } from '../../domain/shared/partitions.js';
+import { partitionOf, type HeldPartitions } from '../../domain/shared/partitions.js';
 import { startSweeps } from '../sweeps.js';
 import type { RunningWebhooks } from '../webhook/queue.js';
 import { findingsOf } from './findings.js';
@@ -73,10 +73,14 @@ export async function sweepAlerts(deps: AlertSweepDeps): Promise<void> {
     .modify((q) => partitions && inPartitions(q, 'account_id', partitions))
     .pluck('account_id');
   const streams = await allStreamAccounts(deps.db);
-  for (const account_id of accounts)
+  for (const account_id of accounts) {
+    // held still? a partition handed over mid-sweep is its new holder's to sweep
+    const now = deps.partitions?.();
+    if (now && !now.held.includes(partitionOf(account_id, now.count))) continue;
     await sweepAccountAlerts(deps, account_id, streams).catch((err: unknown) =>
       deps.logger.error({ err, account_id }, 'alerts sweep of an account failed'),
     );
+  }
 }
 
 export const startAlertSweeps = (deps: AlertSweepDeps, everyMs = ALERT_SWEEP_EVERY_MS) =>

@@ -1,8 +1,9 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { DAY_MS } from '../../domain/shared/calendar.js';
 
 // An orders report window's rows set aside by day while they stream, one file of JSON lines per
@@ -10,6 +11,8 @@ import { DAY_MS } from '../../domain/shared/calendar.js';
 // so no day is whole before the last row, and a busy seller's 30 days of rows (a few hundred
 // thousand objects) would not fit the service's heap. A day's rows are read back when that day is
 // recorded: the memory is a day's, and what the window keeps until then is an order id → day map.
+// A write that fails (a full disk) fails the window, and its directory goes; one a killed process
+// left behind is removed by the next process that sets a window aside, a day later.
 
 type Row = Record<string, string>;
 
@@ -29,9 +32,18 @@ export async function orderDaysOf(
   batches: AsyncIterable<readonly Row[]>,
   { from, to }: { from: number; to: number },
 ): Promise<OrderDays> {
-  const dir = await mkdtemp(join(tmpdir(), 'orders-window-'));
+  await mkdir(WINDOWS, { recursive: true });
+  await removeLeftWindows();
+  const dir = await mkdtemp(join(WINDOWS, 'window-'));
   const files = new Map<number, WriteStream>();
   const path = (day: number) => join(dir, `${day}.jsonl`);
+  let failed: Error | null = null;
+  const open = (day: number) => {
+    const file = createWriteStream(path(day));
+    file.on('error', (err) => (failed ??= err));
+    files.set(day, file);
+    return file;
+  };
   try {
     const dayOfOrder = new Map<string, number>();
     for await (const rows of batches)
@@ -44,11 +56,13 @@ export async function orderDaysOf(
           dayOfOrder.set(id, day);
         }
         if (!(day >= from && day <= to)) continue;
-        let file = files.get(day);
-        if (!file) files.set(day, (file = createWriteStream(path(day))));
-        if (!file.write(`${JSON.stringify(row)}\n`)) await once(file, 'drain');
+        const file = files.get(day) ?? open(day);
+        if (failed) throw failed;
+        // once rejects on the stream's 'error'; a stream already failed gets no 'drain'
+        if (!file.write(`${JSON.stringify(row)}\n`) && !file.errored) await once(file, 'drain');
       }
-    await Promise.all([...files.values()].map((f) => new Promise((resolve) => f.end(resolve))));
+    if (failed) throw failed;
+    await Promise.all([...files.values()].map((f) => finished(f.end())));
   } catch (err) {
     for (const f of files.values()) f.destroy();
     await rm(dir, { recursive: true, force: true });
@@ -73,4 +87,19 @@ export async function orderDaysOf(
     },
     close: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** Where windows wait: one directory of the system's temporary one, shared by the processes of a host. */
+const WINDOWS = join(tmpdir(), 'orders-windows');
+/** A window is recorded within minutes: one this old was left by a process that died. */
+const LEFT_AFTER_MS = 24 * 3_600_000;
+
+/** Removes windows older than LEFT_AFTER_MS (a failure to is no reason to fail a sync). */
+async function removeLeftWindows(): Promise<void> {
+  for (const name of await readdir(WINDOWS).catch((): string[] => [])) {
+    const at = join(WINDOWS, name);
+    const changed = (await stat(at).catch(() => null))?.mtimeMs;
+    if (changed !== undefined && Date.now() - changed > LEFT_AFTER_MS)
+      await rm(at, { recursive: true, force: true }).catch(() => undefined);
+  }
 }

@@ -6,7 +6,7 @@ import { ordersOfDay } from './flat-files.js';
 import { orderDaysOf } from './order-days.js';
 import { sellingContext, type SellingContext } from './listings-context.js';
 import { pagesOf, runReports, type ReportPlan } from './reports.js';
-import { completeScopes, mapLimited, oneAtATime, recordFirstRead, syncScope } from './scope.js';
+import { completeScopes, forEachAtOnce, mapLimited, oneAtATime, recordFirstRead, syncScope } from './scope.js';
 import { ORDERS_DATASET } from '../../domain/observation/datasets.js';
 
 // Orders per marketplace per UTC day of purchase (dataset `orders`, scope
@@ -130,17 +130,19 @@ function reportPlan(
     const byDay = await orderDaysOf((content ?? []) as AsyncIterable<Record<string, string>[]>, { from, to });
     try {
       const days = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      // A day without orders is a read of no pages, as on the per-order path.
-      const results = await mapLimited(days, PARALLEL_DAYS, async (day) =>
-        recordFirstRead(
+      let recorded = 0;
+      // A day without orders is a read of no pages, as on the per-order path. A failed day stops the
+      // window once the days under way have finished: none still reads its file once it is removed.
+      await forEachAtOnce(days, PARALLEL_DAYS, async (day) => {
+        recorded += await recordFirstRead(
           deps.ctx,
           dayKey(account_id, marketplaceId, day),
           pagesOf(ordersOfDay(await byDay.ordersOf(day), marketplaceId), ORDERS_PER_PAGE),
           deps.now,
           1,
-        ),
-      );
-      return results.reduce((sum, n) => sum + n, 0);
+        );
+      });
+      return recorded;
     } finally {
       await byDay.close();
     }
