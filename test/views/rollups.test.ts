@@ -48,6 +48,11 @@ const ANSWERED: Array<[string, string]> = [
     'v_sales_lines_by_day',
   ],
   ['select distinct marketplace_id, currency from v_sales_lines order by 1', 'v_sales_lines_by_day'],
+  // ORDER BY the names aggregates get by default: by their positions once rewritten
+  [
+    'select marketplace_id, sum(quantity), count(*) from v_sales_lines group by 1 order by sum desc, count, 1',
+    'v_sales_lines_by_day',
+  ],
   [
     `select s.asin, s.title, sum(s.price) as revenue, count(*) from views.v_sales_lines s where s.marketplace_id = '${US}'
      group by 1, 2 having count(*) > 1 order by revenue desc nulls last, 1 limit 20`,

@@ -135,6 +135,8 @@ interface Reading {
   outputs: string[];
   /** per output: named by default (no AS) after an aggregate the rewrite replaces, so its name changes */
   renamed: boolean[];
+  /** ORDER BY names of such outputs, written as their positions instead (the name would be gone) */
+  positions: AggregateEdit[];
   grouping: boolean;
 }
 
@@ -191,6 +193,7 @@ function rewrite(
     pending: [],
     outputs: targets.map((t) => (t.name as string | undefined) ?? columnName(t.val)),
     renamed: [],
+    positions: [],
     grouping: Boolean(distinct) || ((select.groupClause ?? []) as Json[]).length > 0 || Boolean(select.havingClause),
   };
   const walk = new ExpressionWalk(reading);
@@ -241,6 +244,7 @@ function rewrite(
     ...reading.pending
       .map((make) => make(rollup!, rowsAreGroups))
       .map((e) => ({ ...e, end: callEnd(tokens, e.start) })),
+    ...reading.positions.map((e) => ({ ...e, end: nameEnd(tokens, e.start) })),
     ...(rowsAreGroups ? [{ ...groupByClause(tokens), text: '' }] : []),
   ].sort((a, b) => a.start - b.start);
   const parts: Buffer[] = [];
@@ -376,21 +380,29 @@ class ExpressionWalk {
     return type === 'ColumnRef' && names(body.fields).length === 1 && this.q.outputs.includes(names(body.fields)[0]!);
   }
 
-  /** The output a bare name refers to; refused when two outputs have it, or its default name would change. */
+  /** The output a bare name refers to; refused when two outputs have it. */
   private output(name: string): number {
     const at = this.q.outputs.indexOf(name);
     if (at !== this.q.outputs.lastIndexOf(name)) no('ambiguous output name');
-    if (this.q.renamed[at]) no("an aggregate's default name");
     return at;
   }
 
   private columnRef(body: Node, clause: Clause, top: boolean): void {
     // a bare ORDER BY name is an output column's first, a GROUP BY name an input column's first
     const output = top && names(body.fields).length === 1 && this.q.outputs.includes(names(body.fields)[0]!);
-    if (output && clause === 'sort') return void this.output(names(body.fields)[0]!);
+    if (output && clause === 'sort') {
+      const at = this.output(names(body.fields)[0]!);
+      // `order by sum` names the output `sum(price)` gets by default: by its position, the same column
+      if (this.q.renamed[at]) this.q.positions.push({ start: body.location as number, text: String(at + 1) });
+      return;
+    }
     const name = this.column(body);
     if (name === null) {
-      if (output && clause === 'group') return void this.output(names(body.fields)[0]!);
+      // GROUP BY an aggregate's output is refused as written; by a renamed one it would not be found
+      if (output && clause === 'group') {
+        if (this.q.renamed[this.output(names(body.fields)[0]!)]) no("an aggregate's default name");
+        return;
+      }
       no('unknown column');
     }
     if (this.q.view.measures?.includes(name!)) no('measure outside an aggregate');
