@@ -185,6 +185,7 @@ function rewrite(
   if (distinct && !(distinct.length === 1 && Object.keys(distinct[0] ?? {}).length === 0)) no('DISTINCT ON');
 
   const targets = ((select.targetList ?? []) as Json[]).map((t) => only(t)[1]);
+  const groupItems = (select.groupClause ?? []) as Json[];
   const reading: Reading = {
     view: view!,
     relation: (alias?.aliasname as string | undefined) ?? view!.name,
@@ -194,7 +195,7 @@ function rewrite(
     outputs: targets.map((t) => (t.name as string | undefined) ?? columnName(t.val)),
     renamed: [],
     positions: [],
-    grouping: Boolean(distinct) || ((select.groupClause ?? []) as Json[]).length > 0 || Boolean(select.havingClause),
+    grouping: Boolean(distinct) || groupItems.length > 0 || Boolean(select.havingClause),
   };
   const walk = new ExpressionWalk(reading);
   for (const t of targets) {
@@ -204,7 +205,7 @@ function rewrite(
     reading.renamed.push(t.name === undefined && reading.pending.length > before);
   }
   walk.expression(select.whereClause, 'where');
-  for (const g of (select.groupClause ?? []) as Json[]) walk.expression(g, 'group');
+  for (const g of groupItems) walk.expression(g, 'group');
   walk.expression(select.havingClause, 'having');
   for (const s of (select.sortClause ?? []) as Json[]) {
     const [sortType, sort] = only(s);
@@ -225,7 +226,6 @@ function rewrite(
   if (reading.outputs.some((o) => o.startsWith('rollup_'))) no('output named like a rollup column');
   if (reading.outputs.some((o) => Buffer.byteLength(o) > 63)) no('long output name');
 
-  const groupItems = (select.groupClause ?? []) as Json[];
   const grouped = groupItems.map((g) => walk.groupedColumn(g, targets));
   const rowsAreGroups =
     oneAccount &&
@@ -284,20 +284,15 @@ function groupByClause(tokens: readonly Token[]): { start: number; end: number }
   const at = tokens.findIndex((t, i) => keyword(t, 'group') && keyword(tokens[i + 1], 'by'));
   if (at < 0) no('GROUP BY token');
   let depth = 0;
-  let end = tokens.at(-1)!.end;
   for (let i = at + 2; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.text === '(') depth++;
-    // a ')' of no parenthesis of the clause's closes the query around it: `(select … group by 1) order by 2`
-    else if (t.text === ')' && depth-- === 0) {
-      end = tokens[i - 1]!.end;
-      break;
-    } else if (depth === 0 && [...AFTER_GROUP_BY].some((w) => keyword(t, w))) {
-      end = tokens[i - 1]!.end;
-      break;
-    }
+    else if (t.text === ')') depth--;
+    // the clause after it, or a ')' closing the query around it: `(select … group by 1) order by 2`
+    if (depth < 0 || (depth === 0 && t.keywordName !== 'NO_KEYWORD' && AFTER_GROUP_BY.has(t.text.toLowerCase())))
+      return { start: tokens[at]!.start, end: tokens[i - 1]!.end };
   }
-  return { start: tokens[at]!.start, end };
+  return { start: tokens[at]!.start, end: tokens.at(-1)!.end };
 }
 
 /** End of the call starting at `start`: its closing parenthesis. */
