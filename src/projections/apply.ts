@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../eventstore/port.js';
+import { isTransient } from '../infra/transient.js';
 import { wants, type Projection } from './projection.js';
 
-/** An event the projection's `apply` threw on; the batch it was in is rolled back. */
+/** An event the projection's `apply` threw on (not for a reason that passes: infra/transient.ts); the batch it was in is rolled back. */
 export class ApplyError extends Error {
   constructor(
     readonly projection: string,
@@ -39,6 +40,8 @@ export async function applyEvents(
     try {
       await projection.apply(trx, event, schema);
     } catch (err) {
+      // the database away or busy: the batch is read and applied again, the projection not stopped
+      if (isTransient(err)) throw err;
       throw new ApplyError(projection.name, event, err);
     }
   }

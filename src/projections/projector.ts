@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import {
   comparePositions,
@@ -9,6 +10,7 @@ import {
 import { coalesced, type Coalesced } from '../eventstore/coalesce.js';
 import type { Logger } from '../infra/logger.js';
 import { ApplyError, applyEvents } from './apply.js';
+import { isTransient } from '../infra/transient.js';
 import {
   claimBatches,
   markStopped,
@@ -30,6 +32,9 @@ const BATCH_BYTES = 8 * 2 ** 20;
 
 /** A live projection whose last batch applied within this long joins others in one transaction. */
 const JOINS_WITHIN_MS = 50;
+/** A start-up rebuild the database cut short is begun again after this, doubling up to the max. */
+const REBUILD_RETRY_MS = 1_000;
+const REBUILD_RETRY_MAX_MS = 30_000;
 
 export interface ProjectorOptions {
   /** events read per batch; one batch = one transaction per projection (or one for live ones together) */
@@ -183,17 +188,36 @@ export class Projector {
     this.unlisten = this.store.onAppended(() => this.heard(), this.types);
     this.loop = Promise.all(this.projections.map((p) => this.follow(p))).then(() => undefined);
     const abort = (this.abortRebuild = new AbortController());
-    this.rebuilding = rebuildOutdatedProjections(this.db, this.store, this.projections, {
-      batchSize: this.batch.limit,
-      signal: abort.signal,
-      ...(this.logger ? { logger: this.logger } : {}),
-      ...(this.onRebuilt ? { onRebuilt: this.onRebuilt } : {}),
-    }).then(
-      () => this.wakeUp(),
-      (err) => {
-        if (!abort.signal.aborted) this.logger?.error({ err }, 'rebuild of outdated projections failed');
-      },
-    );
+    this.rebuilding = this.rebuildOutdated(abort.signal);
+  }
+
+  /**
+   * The start-up rebuilds. One the database cut short (an outage, a restart) is begun again, after
+   * 1 s, then up to 30 s apart, rather than leaving its projection outdated until the next start;
+   * any other failure is logged and left (it would fail the same way again).
+   */
+  private async rebuildOutdated(signal: AbortSignal): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await rebuildOutdatedProjections(this.db, this.store, this.projections, {
+          batchSize: this.batch.limit,
+          signal,
+          ...(this.logger ? { logger: this.logger } : {}),
+          ...(this.onRebuilt ? { onRebuilt: this.onRebuilt } : {}),
+        });
+        this.wakeUp();
+        return;
+      } catch (err) {
+        if (signal.aborted) return;
+        const again = isTransient(err);
+        this.logger?.error({ err, again }, 'rebuild of outdated projections failed');
+        if (!again) return;
+        await delay(Math.min(REBUILD_RETRY_MAX_MS, REBUILD_RETRY_MS * 2 ** Math.min(attempt, 5)), undefined, {
+          signal,
+        }).catch(() => undefined);
+        if (signal.aborted) return;
+      }
+    }
   }
 
   /** Lets the batch in flight commit, then stops; pending `whenCaughtUp` calls are rejected. */

@@ -114,6 +114,27 @@ export function applyLog(name: string, failOn?: (e: RecordedEvent) => boolean): 
   };
 }
 
+/**
+ * applyLog whose every apply first takes a share of the table `gate` (the test's own), waiting at
+ * most 100 ms for it: while a test holds the gate, the database refuses each apply as a busy one
+ * does (55P03, lock_not_available). `tries`: the applies begun.
+ */
+export function gatedLog(name: string, gate: string, version = 1): { projection: Projection; tries: () => number } {
+  const base = applyLog(name);
+  let tries = 0;
+  const projection: Projection = {
+    ...base,
+    version,
+    async apply(trx, event, schema) {
+      tries++;
+      await trx.raw(`set local lock_timeout = '100ms'`);
+      await trx.raw('lock table ?? in access share mode', [gate]);
+      await base.apply(trx, event, schema);
+    },
+  };
+  return { projection, tries: () => tries };
+}
+
 /** Rows numbered by a counter kept in memory: a rebuild numbers them differently. */
 export function memoryNumbered(name: string): Projection {
   let next = 0;

@@ -20,6 +20,7 @@ import {
   applicationsOf,
   COUNTED,
   applyLog,
+  gatedLog,
   countsOf,
   lastPosition,
   migrateAtHead,
@@ -667,6 +668,31 @@ describe('Projector', () => {
       },
       { ...options, persistSkippedMs: 30 },
     );
+  });
+
+  it('an apply the database holds up (a lock past lock_timeout) is tried again, not stopped; it lands once the lock goes', async () => {
+    const prefix = uniqueName('held');
+    const name = uniqueName('log');
+    const gate = uniqueName('gate');
+    await env.db.schema.createTable(gate, (t) => t.integer('a'));
+    const held = gatedLog(name, gate);
+    await migrateAtHead(env.db, [held.projection]);
+    const holder = await env.db.transaction();
+    try {
+      await holder.raw('lock table ?? in access exclusive mode', [gate]);
+      const projector = started(new Projector(env.db, env.store, [held.projection], { batchSize: 4, pollMs: 50 }));
+      const appended = await appendCounted(env.store, [`${prefix}-a`], 6);
+      await eventually(async () => (held.tries() > 2 ? true : undefined), 'applies refused and begun again', 10_000);
+      expect((await projector.status())[0]).to.include({ name, state: 'running' });
+      expect(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix)).to.have.property('size', 0);
+      await holder.commit();
+      await waitForCaughtUp(projector, appended);
+      await expectEachOnce(name, prefix, await readOwnEvents(env.db, prefix));
+      expect((await projector.status())[0]).to.include({ state: 'running' });
+    } finally {
+      if (!holder.isCompleted()) await holder.rollback();
+      await env.db.schema.dropTable(gate);
+    }
   });
 
   it('rejects whenCaughtUp when a projection fails, rather than waiting forever', async () => {

@@ -11,6 +11,7 @@ import { createDb } from '../../src/infra/db.js';
 import { runRebuildCommand, UsageError } from '../../src/projections/rebuild-command.js';
 import { migrateProjections } from '../../src/projections/schema.js';
 import { assertRebuildEqualsLive, catchUpTo, waitForCaughtUp } from '../support/projections.js';
+import { until } from '../support/receiver.js';
 import {
   appendConcurrently,
   appendCounted,
@@ -18,6 +19,7 @@ import {
   applyLog,
   COUNTED,
   countsOf,
+  gatedLog,
   migrateAtHead,
   openEnv,
   readOwnEvents,
@@ -129,6 +131,42 @@ describe('rebuild', () => {
       [`${prefix}-a`]: 2,
       [`${prefix}-b`]: 2,
     });
+  });
+
+  it('begins a start-up rebuild again when the database cut it short (a lock past lock_timeout), and swaps it in', async () => {
+    const prefix = uniqueName('cut');
+    const name = uniqueName('log');
+    const gate = uniqueName('gate');
+    await env.db.schema.createTable(gate, (t) => t.integer('a'));
+    await migrateAtHead(env.db, [gatedLog(name, gate, 1).projection]);
+    const appended = await appendCounted(env.store, [`${prefix}-a`], 3);
+    const v2 = gatedLog(name, gate, 2);
+    await migrateProjections(env.db, [v2.projection]);
+    const logged = new PassThrough();
+    const printed = collect(logged);
+    const holder = await env.db.transaction();
+    try {
+      await holder.raw('lock table ?? in access exclusive mode', [gate]);
+      projector = new Projector(env.db, env.store, [v2.projection], { logger: pino({ level: 'error' }, logged) });
+      projector.start();
+      await until(() => printed().includes('rebuild of outdated projections failed'), 10_000);
+      const failure = JSON.parse(printed().split('\n')[0]!) as { again: boolean; err: { code: string } };
+      expect(failure).to.deep.include({ again: true });
+      expect(failure.err).to.include({ code: '55P03' });
+      expect((await projector.status())[0]).to.include({ state: 'awaiting_rebuild' });
+      await holder.commit();
+      await waitForCaughtUp(projector, appended);
+      expect((await readCheckpoints(env.db)).get(name)).to.include({ version: 2 });
+      const own = await readOwnEvents(env.db, prefix);
+      expect(Object.fromEntries(await applicationsOf(env.db, READ_MODEL_SCHEMA, name, prefix))).to.deep.equal(
+        Object.fromEntries(own.map((e) => [e.id, 1])),
+      );
+    } finally {
+      if (!holder.isCompleted()) await holder.rollback();
+      await projector?.stop();
+      projector = null;
+      await env.db.schema.dropTable(gate);
+    }
   });
 
   it('recreates the views over the swapped tables with their options and grants', async () => {

@@ -25,6 +25,7 @@ import type { RunningWebhooks } from '../../src/workers/webhook/queue.js';
 import { startAlertsWebhook, type AlertsWebhook } from '../support/alerts-webhook.js';
 import { startAutomationWorld, type AutomationWorld, type RaisedEvent } from '../support/automation-world.js';
 import { sleep, until, type Receiver } from '../support/receiver.js';
+import { QUIET_KNEX_LOG, startTcpProxy } from '../support/tcp-proxy.js';
 
 type Json = Record<string, any>;
 
@@ -266,6 +267,46 @@ describe('live automation runs (the reactor)', function () {
       go();
       await reactor.close();
       await leasesDb.destroy();
+      await start();
+    }
+  });
+
+  it('the database away for longer than the retries: the event waits for it and runs once, not given up as poison', async () => {
+    await t.reactor!.close();
+    // the reactor's reads and writes through a relay the test cuts; the log and the leases direct
+    const url = new URL(process.env.DATABASE_URL!);
+    const proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    url.port = String(proxy.port);
+    const db = createDb(url.toString(), { min: 0, max: 4 }, QUIET_KNEX_LOG);
+    const leasesDb = createDb(process.env.DATABASE_URL!, { min: 0, max: 1 });
+    const reactor = await startLiveReactor({
+      db,
+      leasesDb,
+      store: t.w.h.store,
+      sandbox: t.sandbox,
+      logger,
+      enqueueWebhookPosts: (input) => t.webhooks.enqueueWebhookPosts(input),
+      name: `live-outage-${randomUUID().slice(0, 8)}`,
+      // two attempts 20-200 ms apart: an event failing for its own reasons is poison within a second
+      backoffMs: { base: 20, max: 200 },
+      attempts: 2,
+      now: t.w.now,
+    });
+    try {
+      proxy.down();
+      const event = await raise();
+      await sleep(2_000);
+      expect(reactor.stats(), 'taken, waiting for the database').to.include({ events: 1, runs: 0, poison: 0 });
+      proxy.up();
+      const run = await recorded(event);
+      expect(run.error_message).to.equal(null);
+      expect((run.actions as AutomationAction[])[0]).to.include({ status: 'applied' });
+      expect(reactor.stats()).to.include({ runs: 1, poison: 0 });
+      expect(await receiptsOfEvent(event.eventId)).to.have.length(1);
+    } finally {
+      proxy.up();
+      await reactor.close();
+      await Promise.all([db.destroy(), leasesDb.destroy(), proxy.close()]);
       await start();
     }
   });

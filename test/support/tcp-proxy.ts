@@ -5,6 +5,9 @@ import type { AddressInfo } from 'node:net';
 // refuses new ones until `up()`. It stands in for the network between us and PostgreSQL, not for
 // any code of ours.
 
+/** knex's own log (createDb's `log`) for the connections a test cuts on purpose: nothing printed. */
+export const QUIET_KNEX_LOG = { warn() {}, error() {}, debug() {}, deprecate() {} };
+
 export interface TcpProxy {
   port: number;
   down(): void;

@@ -21,6 +21,7 @@ import {
 import type { Knex } from '../../infra/db.js';
 import type { Logger } from '../../infra/logger.js';
 import { pollUntil } from '../../infra/poll.js';
+import { isTransient } from '../../infra/transient.js';
 import { loadAccount } from '../../projections/accounts/queries.js';
 import { hasApplied } from '../../projections/checkpoints.js';
 import { readShared, runAutomation, type SharedReads } from '../run.js';
@@ -74,7 +75,9 @@ import { runIdentity, settleLiveRun } from './settle.js';
 //   (in log order) an event of an account stream.
 // - Never stopped by an automation: handler failures are recorded runs. Our own failures (the
 //   database, admission refusing while admissions are disabled) are retried with backoff; an event
-//   that still fails after `attempts` is a poison event: recorded as a failed run and skipped.
+//   that still fails after `attempts` is a poison event: recorded as a failed run and skipped. The
+//   database away or busy (an outage, a restart, a deadlock: infra/transient.ts) and the refusals
+//   that say "later" are not counted: however long they last, the event runs once they pass.
 
 export const LIVE_RUNS_CHECKPOINT = 'live-runs';
 
@@ -147,7 +150,7 @@ interface WaveRun {
   admit: Admit;
 }
 
-/** Refusals that say "later", not "never": retried without counting towards poison. */
+/** Refusals that say "later", not "never": retried without counting towards poison, as is the database away or busy (isTransient). */
 const WAITS = new Set(['admissions_disabled', 'busy']);
 
 /** The lanes an event runs in: one per listing (marketplace and ASIN or SKU) or campaign it names, else its type. */
@@ -515,7 +518,7 @@ export async function startLiveReactor(o: LiveReactorOptions): Promise<LiveReact
       } catch (err) {
         // the run's own error names the poison, not a failure to record it
         if (failures < attempts) last = err as Error;
-        if (!(err instanceof DomainError && WAITS.has(err.code))) failures++;
+        if (!(err instanceof DomainError && WAITS.has(err.code)) && !isTransient(err)) failures++;
         logger.warn({ event_id: event.id, attempt, err }, 'live run failed; retrying');
         firstOver?.();
         await pause(Math.min(backoff.max, backoff.base * 2 ** Math.min(attempt, 16)));
