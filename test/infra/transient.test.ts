@@ -1,4 +1,5 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { EventStoreDBClient, jsonEvent } from '@eventstore/db-client';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { createDb } from '../../src/infra/db.js';
@@ -131,6 +132,26 @@ describe('transient failures (isTransient)', function () {
       for (const s of held) s.destroy();
       await new Promise((resolve) => silent.close(resolve));
       await pool.destroy();
+    }
+  });
+
+  it("EventStoreDB out of reach passes, as its client reports it converted (a read) or as gRPC's status (an append)", async () => {
+    const closed = await listening((s) => s.destroy());
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const client = EventStoreDBClient.connectionString(`esdb://127.0.0.1:${port}?tls=false`);
+    try {
+      const read = await failure(async () => {
+        for await (const _ of client.readStream('transient-test')) break;
+      });
+      expect(read).to.include({ type: 'unavailable' });
+      const append = await failure(() =>
+        client.appendToStream('transient-test', [jsonEvent({ type: 'TransientTest', data: {} })]),
+      );
+      expect(append).to.include({ code: 14 });
+      for (const err of [read, append]) expect(isTransient(err), String(err)).to.equal(true);
+    } finally {
+      await client.dispose();
     }
   });
 
