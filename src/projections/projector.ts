@@ -53,7 +53,8 @@ export interface ProjectorOptions {
 }
 
 /**
- * running: applying the log. failed: its apply threw (see `error`); stopped until restart.
+ * running: applying the log. failed: its apply threw for a reason that would not pass (see
+ * `error`; infra/transient.ts); stopped until restart.
  * awaiting_rebuild: its code is newer than its tables (or it was never migrated).
  * superseded: its tables were built by newer code than this process runs.
  */
@@ -459,7 +460,7 @@ export class Projector {
     for (const [i, j] of joining.entries()) j.done(outcomes ? outcomes[i]! : this.applyAlone(j.batch));
   }
 
-  /** The batch in a transaction of its own; an apply that throws fails the projection. */
+  /** The batch in a transaction of its own; an apply that throws (not for a reason that passes) fails the projection. */
   private async applyAlone(batch: Batch): Promise<BatchOutcome> {
     const { p } = batch;
     try {

@@ -137,6 +137,23 @@ async function rebuildLocked(
   const schema = rebuildSchemaName(projection.name);
   const started = Date.now();
   options.logger?.info({ projection: projection.name, version: projection.version }, 'rebuild started');
+  try {
+    return await buildAndSwap(db, store, projection, schema, options, started);
+  } catch (err) {
+    // a rebuild cut short gives back the disk its copy of the tables took, not at the next attempt
+    await db.raw('drop schema if exists ?? cascade', [schema]).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function buildAndSwap(
+  db: Knex,
+  store: EventStore,
+  projection: Projection,
+  schema: string,
+  options: RebuildOptions,
+  started: number,
+): Promise<{ eventsRead: number }> {
   let { position, eventsRead } = await buildInto(db, store, projection, schema, options);
   await compactTables(db, schema, projection.tables);
   const limit = options.batchSize ?? DEFAULT_BATCH_SIZE;

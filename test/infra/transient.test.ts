@@ -155,15 +155,24 @@ describe('transient failures (isTransient)', function () {
     }
   });
 
-  it('what would fail the same way again does not pass: a broken constraint, a refused value, our own error', async () => {
+  it('what would fail the same way again does not pass: a broken constraint, a refused value, a missing table, a protocol violation, our own error', async () => {
     const duplicate = await failure(() => db(table).insert({ id: 1 }));
     expect(duplicate).to.include({ code: '23505' });
     const badValue = await failure(() => db.raw('select ?::int', ['one']));
     expect(badValue).to.include({ code: '22P02' });
     const missing = await failure(() => db.raw('select * from no_such_table_here'));
     expect(missing).to.include({ code: '42P01' });
+    // more parameters than the protocol carries: a connection-class code (08P01) that our statement repeats
+    const tooMany = await failure(() =>
+      db.raw(
+        `select array_length(array[${Array.from({ length: 70_000 }, () => '?::int').join(', ')}], 1)`,
+        Array(70_000).fill(1),
+      ),
+    );
+    expect(tooMany).to.include({ code: '08P01' });
     const ours = await failure(async () => (null as unknown as { a: number }).a);
-    for (const err of [duplicate, badValue, missing, ours]) expect(isTransient(err), String(err)).to.equal(false);
+    for (const err of [duplicate, badValue, missing, tooMany, ours])
+      expect(isTransient(err), String(err)).to.equal(false);
     // a passing cause under an error of ours passes; a lasting one does not
     expect(isTransient(new Error('apply failed', { cause: { code: '40001' } }))).to.equal(true);
     expect(isTransient(new Error('apply failed', { cause: duplicate }))).to.equal(false);

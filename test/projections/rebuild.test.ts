@@ -133,7 +133,7 @@ describe('rebuild', () => {
     });
   });
 
-  it('begins a start-up rebuild again when the database cut it short (a lock past lock_timeout), and swaps it in', async () => {
+  it('drops a start-up rebuild the database cut short (a lock past lock_timeout), begins it again and swaps it in', async () => {
     const prefix = uniqueName('cut');
     const name = uniqueName('log');
     const gate = uniqueName('gate');
@@ -154,6 +154,10 @@ describe('rebuild', () => {
       expect(failure).to.deep.include({ again: true });
       expect(failure.err).to.include({ code: '55P03' });
       expect((await projector.status())[0]).to.include({ state: 'awaiting_rebuild' });
+      const { rows: copies } = await env.db.raw('select 1 from pg_namespace where nspname = ?', [
+        rebuildSchemaName(name),
+      ]);
+      expect(copies, 'the failed build gave its copy of the tables back').to.deep.equal([]);
       await holder.commit();
       await waitForCaughtUp(projector, appended);
       expect((await readCheckpoints(env.db)).get(name)).to.include({ version: 2 });
