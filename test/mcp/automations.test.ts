@@ -260,6 +260,17 @@ describe('automation lifecycle tools over MCP', function () {
     expect(noAds.detail).to.contain('advertising connection').and.to.contain(acc.sellingOnly);
     const vendor = await refused(vic, 'create_automation', { stream_type: 'ANY_OFFER_CHANGED' });
     expect(vendor.code).to.equal('stream_type_not_for_entity');
+    // listing by event type reads the same codes: a typo is not an empty list
+    expect(await refused(ada, 'list_automations', { stream_type: 'NOPE' })).to.include({ code: 'unknown_stream_type' });
+    for (const args of [{}, { account: acc.vendor }]) {
+      const listed = await refused(vic, 'list_automations', { stream_type: 'ANY_OFFER_CHANGED', ...args });
+      expect(listed).to.include({ code: 'stream_type_not_for_entity', argument: 'stream_type' });
+    }
+    expect((await call(vic, 'list_automations', { stream_type: 'CAMPAIGN_CHANGE' })).isError).to.not.equal(true);
+    // list_events reads the same rule (it refuses before reading any event)
+    expect(
+      (await refused(vic, 'list_events', { stream_type: 'ANY_OFFER_CHANGED', account: acc.vendor })).code,
+    ).to.equal('stream_type_not_for_entity');
     expect(await create(vic, { stream_type: 'CAMPAIGN_CHANGE' })).to.be.a('string');
     const adas = await create(ada, { stream_type: 'ORDER_CHANGE', account: acc.sellingOnly });
     for (const [tool, args] of [

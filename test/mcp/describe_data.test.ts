@@ -113,24 +113,50 @@ describe('describe_data over HTTP', () => {
     );
   });
 
-  it('coverage of views with dates: the span per account, and nothing for a view hidden from the account kind', async () => {
+  it('coverage of views with dates: the span per account; a seller view is hidden from vendor accounts and the reverse', async () => {
     // the test views, registered for this test only
     viewDefinitions.push(...(TEST_VIEWS as unknown as ViewDefinition[]));
     try {
       const { coverage } = (await describeData({ coverage: true })).structuredContent;
       const of = (account: string) => coverage.find((c: { account_id: string }) => c.account_id === account).views;
-      expect(of(world.accounts.a1)).to.deep.include.members([
-        { view: 'v_test_lines', has_rows: true, min_date: '2024-01-01', max_date: '2024-12-30' },
-        { view: 'v_test_vendor_lines', has_rows: false, min_date: null, max_date: null },
-      ]);
-      expect(of(world.accounts.a2)).to.deep.include.members([
-        { view: 'v_test_lines', has_rows: false, min_date: null, max_date: null },
-        { view: 'v_test_vendor_lines', has_rows: true, min_date: '2024-01-02', max_date: '2024-01-11' },
-      ]);
+      // each account lists its own kind's views only: the seller view for the seller account, the vendor's for the vendor's
+      expect(of(world.accounts.a1)).to.deep.include({
+        view: 'v_test_lines',
+        has_rows: true,
+        min_date: '2024-01-01',
+        max_date: '2024-12-30',
+      });
+      expect(of(world.accounts.a1).map((v: { view: string }) => v.view)).to.not.include('v_test_vendor_lines');
+      expect(of(world.accounts.a2)).to.deep.include({
+        view: 'v_test_vendor_lines',
+        has_rows: true,
+        min_date: '2024-01-02',
+        max_date: '2024-01-11',
+      });
+      expect(of(world.accounts.a2).map((v: { view: string }) => v.view)).to.not.include('v_test_lines');
+      // narrowed to the seller account, the vendor view is not listed at all; with both, both are
+      const names = async (args: Record<string, unknown>) =>
+        (await describeData(args)).structuredContent.views.map((v: { name: string }) => v.name);
+      expect(await names({ account: world.accounts.a1 }))
+        .to.include('v_test_lines')
+        .and.not.include('v_test_vendor_lines');
+      expect(await names({ account: world.accounts.a2 }))
+        .to.include('v_test_vendor_lines')
+        .and.not.include('v_test_lines');
+      expect(await names({})).to.include.members(['v_test_lines', 'v_test_vendor_lines']);
     } finally {
       viewDefinitions.splice(viewDefinitions.length - TEST_VIEWS.length, TEST_VIEWS.length);
     }
     expect(viewDefinitions.map((d) => d.name)).to.not.include('v_test_lines');
+  });
+
+  it("answers invalid, naming why, for a view hidden from the account's kind", async () => {
+    const vendorView = (await describeData({ view: 'v_vendor_metrics', account: world.accounts.a1 })).structuredContent;
+    expect(vendorView).to.include({ code: 'invalid', argument: 'view' });
+    expect(vendorView.detail).to.contain('v_vendor_metrics is a vendor view, hidden from seller accounts');
+    expect(vendorView.views).to.not.include('v_vendor_metrics');
+    const sellerView = (await describeData({ view: 'v_listings', account: world.accounts.a2 })).structuredContent;
+    expect(sellerView.detail).to.contain('v_listings is a seller view, hidden from vendor accounts');
   });
 
   it('viewCoverage reads only through the accounts it is given', async () => {

@@ -106,6 +106,17 @@ describe('query_data over HTTP', () => {
     const empty = await query({ sql: 'select * from v_test_lines', account: accounts.a2 });
     expect(empty.structuredContent.row_count).to.equal(0);
     expect(empty.structuredContent.notice).to.contain('not synced');
+    // a registered seller or vendor view is hidden from the other kind's account: refused as absent
+    const vendorView = await query({ sql: 'select count(*) from v_vendor_metrics', account: accounts.a1 });
+    expect(vendorView.structuredContent).to.include({ code: 'query_failed', rule: 'views_only' });
+    expect(vendorView.structuredContent.detail).to.contain(
+      'v_vendor_metrics is a vendor view, hidden from seller accounts',
+    );
+    const sellerView = await query({
+      sql: 'with l as (select * from v_listings) select count(*) from l',
+      account: accounts.a2,
+    });
+    expect(sellerView.structuredContent.detail).to.contain('v_listings is a seller view, hidden from vendor accounts');
     const foreign = await query({ sql: 'select 1', account: accounts.b1 });
     expect(foreign.structuredContent.code).to.equal('account_not_found');
   });

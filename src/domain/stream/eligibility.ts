@@ -1,5 +1,5 @@
 import { DomainError } from '../shared/errors.js';
-import { connectionFor, selectableStreamType, streamType, type StreamType } from './types.js';
+import { connectionFor, selectableStreamType, streamType, STREAM_TYPES, type StreamType } from './types.js';
 
 // spec 5 rule 5: an event type runs on the account's connection of its source; a seller type
 // does not run on a vendor account. What an automation for the type needs of its account.
@@ -14,15 +14,23 @@ export interface StreamAccount {
   active?: { selling: boolean; ads: boolean };
 }
 
+type NamedAccount = Pick<StreamAccount, 'id' | 'name' | 'entity_type'>;
+
+/** `stream_type_not_for_entity` for a seller type on a vendor account, else null. */
+function entityRefusal(t: StreamType, account: NamedAccount): DomainError | null {
+  if (!t.sellerOnly || account.entity_type !== 'vendor') return null;
+  return new DomainError(
+    'stream_type_not_for_entity',
+    `stream_type: ${t.code} is a seller event type and account ${account.id} (${account.name}) is a vendor account`,
+    { argument: 'stream_type' },
+  );
+}
+
 /** Why the account can't run the type, or null when it can. */
 export function streamTypeRefusal(t: StreamType, account: StreamAccount): DomainError | null {
   const named = `account ${account.id} (${account.name})`;
-  if (t.sellerOnly && account.entity_type === 'vendor')
-    return new DomainError(
-      'stream_type_not_for_entity',
-      `stream_type: ${t.code} is a seller event type and ${named} is a vendor account`,
-      { argument: 'stream_type' },
-    );
+  const entity = entityRefusal(t, account);
+  if (entity) return entity;
   const connection = connectionFor(t);
   if (!account.connected[connection])
     return new DomainError(
@@ -46,5 +54,30 @@ export function automationStreamType(code: string, account: StreamAccount): Stre
     );
   const refusal = streamTypeRefusal(t, account);
   if (refusal) throw refusal;
+  return t;
+}
+
+/**
+ * A read's event type filter (list_events, list_automations): `unknown_stream_type` unless some
+ * event type has the code; a seller type over accounts that are all vendor accounts is
+ * `stream_type_not_for_entity`, as describe_stream_type answers. A connection not authorized is
+ * no refusal here: what it brought is still there to read.
+ */
+export function readStreamType(code: string, accounts: readonly NamedAccount[]): StreamType {
+  const t = streamType(code);
+  if (!t)
+    throw new DomainError(
+      'unknown_stream_type',
+      `stream_type: no event type has the code '${code}'; one of ${STREAM_TYPES.map((s) => s.code).join(', ')}`,
+      { argument: 'stream_type' },
+    );
+  const refusals = accounts.map((a) => entityRefusal(t, a));
+  if (refusals.length === 1 && refusals[0]) throw refusals[0];
+  if (refusals.length > 1 && refusals.every((r) => r !== null))
+    throw new DomainError(
+      'stream_type_not_for_entity',
+      `stream_type: ${t.code} is a seller event type and your accounts are all vendor accounts`,
+      { argument: 'stream_type' },
+    );
   return t;
 }

@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/shared/errors.js';
 import { EntityType } from '../../domain/account/events.js';
 import { AUDIENCES, VIEW_NAMES, type ViewDefinition, type ViewName } from '../../projections/views/definition.js';
 import { availableViews, viewCoverage } from '../../projections/views/queries.js';
-import { viewDefinitions } from '../../projections/views/registry.js';
+import { hiddenViews, viewDefinitions } from '../../projections/views/registry.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
 import { readTool } from '../tool.js';
 
@@ -24,8 +24,8 @@ const dateColumn = z
 
 export const describeData = readTool('describe_data', 'Describe data views', {
   description:
-    'Describes the SQL views query_data reads. Without `view`: every view with its grain, plus the join graph. With `view`: its columns (type, unit, nullability), grain, freshness, joins with fan-out warnings, and the traps to avoid. ' +
-    '`coverage: true` adds, per account, whether each view has rows and the dates they span (`account` narrows to one account).',
+    "Describes the SQL views query_data reads (seller views are hidden from vendor accounts and vendor views from seller accounts; `account` narrows to one account's). Without `view`: every view with its grain, plus the join graph. With `view`: its columns (type, unit, nullability), grain, freshness, joins with fan-out warnings, and the traps to avoid. " +
+    '`coverage: true` adds, per account, whether each of its views has rows and the dates they span.',
   input: {
     view: z
       .string()
@@ -96,10 +96,11 @@ export const describeData = readTool('describe_data', 'Describe data views', {
       .describe('with coverage: per account, whether each view has rows and the dates they span'),
   }),
   async handler(input, ctx) {
-    const available = await availableViews(ctx.db, viewDefinitions);
-    const def = input.view === undefined ? undefined : pickView(input.view, available);
-    // account is checked whenever it is given, as every read does
-    const accounts = input.coverage || input.account !== undefined ? await accountsForRead(ctx, input.account) : [];
+    // the views of the accounts in scope: seller and vendor views are hidden from the other kind's
+    const accounts = await accountsForRead(ctx, input.account);
+    const hidden = hiddenViews(new Set(accounts.map((a) => a.entity_type)));
+    const available = (await availableViews(ctx.db, viewDefinitions)).filter((d) => !hidden.has(d.name));
+    const def = input.view === undefined ? undefined : pickView(input.view, available, hidden);
     const body = def ? describeView(def, available) : overview(available);
     if (!input.coverage) return body;
     const coverage = await viewCoverage(
@@ -109,23 +110,36 @@ export const describeData = readTool('describe_data', 'Describe data views', {
     );
     return {
       ...body,
-      coverage: accounts.map((a) => ({
-        account_id: a.id,
-        name: a.name,
-        entity_type: a.entity_type,
-        views: coverage.get(a.id) ?? [],
-      })),
+      coverage: accounts.map((a) => {
+        const own = hiddenViews(new Set([a.entity_type]));
+        return {
+          account_id: a.id,
+          name: a.name,
+          entity_type: a.entity_type,
+          views: (coverage.get(a.id) ?? []).filter((v) => !own.has(v.view)),
+        };
+      }),
     };
   },
 });
 
-function pickView(name: string, available: readonly ViewDefinition[]): ViewDefinition {
+function pickView(
+  name: string,
+  available: readonly ViewDefinition[],
+  hidden: ReadonlyMap<string, string>,
+): ViewDefinition {
   if (!(VIEW_NAMES as readonly string[]).includes(name)) {
     throw new DomainError('invalid', `view: unknown view '${name}'; one of ${VIEW_NAMES.join(', ')}`, {
       argument: 'view',
       views: VIEW_NAMES,
     });
   }
+  const why = hidden.get(name);
+  if (why)
+    throw new DomainError('invalid', `view: ${name} is ${why}; yours: ${available.map((d) => d.name).join(', ')}`, {
+      argument: 'view',
+      views: available.map((d) => d.name),
+    });
   const def = available.find((d) => d.name === name);
   if (!def) {
     throw new DomainError(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readStreamType } from '../../domain/stream/eligibility.js';
 import { listAutomations } from '../../projections/automations/queries.js';
 import { subscriptionRows } from '../../projections/streams/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
@@ -20,6 +21,7 @@ export const listAutomationsTool = readTool('list_automations', 'List automation
   }),
   async handler(input, ctx) {
     const accounts = await accountsForRead(ctx, input.account);
+    if (input.stream_type !== undefined) readStreamType(input.stream_type, accounts);
     const ids = accounts.map((a) => a.id);
     const rows = await listAutomations(ctx.db, ids, {
       stream_type: input.stream_type,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { DomainError } from '../../domain/shared/errors.js';
-import { streamType, STREAM_TYPES } from '../../domain/stream/types.js';
+import { readStreamType } from '../../domain/stream/eligibility.js';
 import { searchEvents } from '../../projections/events/queries.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
 import { eventRow, eventRowOutput } from '../events.js';
@@ -33,14 +32,9 @@ export const listEvents = readTool('list_events', 'List events', {
     total: z.number().int().describe('how many events match before `limit`'),
   }),
   async handler(input, ctx) {
-    if (input.stream_type !== undefined && !streamType(input.stream_type))
-      throw new DomainError(
-        'unknown_stream_type',
-        `stream_type: no event type has the code '${input.stream_type}'; one of ${STREAM_TYPES.map((t) => t.code).join(', ')}`,
-        { argument: 'stream_type' },
-      );
     const window = instantWindow(input.since, input.until);
     const accounts = await accountsForRead(ctx, input.account);
+    if (input.stream_type !== undefined) readStreamType(input.stream_type, accounts);
     const names = new Map(accounts.map((a) => [a.id, a.name]));
     // the window's instants stand in for the since/until text
     const { rows, total } = await searchEvents(ctx.db, { ...input, ...window, account_ids: accounts.map((a) => a.id) });

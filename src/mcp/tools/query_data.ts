@@ -2,6 +2,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { DomainError } from '../../domain/shared/errors.js';
 import { MAX_RESULT_ROWS, queryViews, TooManyRows } from '../../projections/views/queries.js';
+import { hiddenViews } from '../../projections/views/registry.js';
 import { type ResultColumn, STATEMENT_TIMEOUT_MS } from '../../projections/views/run.js';
 import { SqlRefused } from '../../projections/views/validate.js';
 import { accountArgument, accountsForRead } from '../accounts.js';
@@ -67,7 +68,7 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
       ctx.db,
       input.sql,
       accounts.map((a) => a.id),
-      { ...(ctx.lap ? { lap: ctx.lap } : {}) },
+      { hidden: hiddenViews(new Set(accounts.map((a) => a.entity_type))), ...(ctx.lap ? { lap: ctx.lap } : {}) },
     ).catch((err: unknown) => {
       throw queryError(err);
     });

@@ -1,3 +1,5 @@
+import type { EntityType } from '../../domain/account/events.js';
+
 // The SQL views of spec 2.15: what `query_data` queries and `describe_data` describes.
 // Each view is one module (its SQL) with its catalogue beside it as JSON (catalogue.ts); the
 // registry lists the ones that exist so far.
@@ -28,6 +30,17 @@ export type ViewName = (typeof VIEW_NAMES)[number];
  */
 export const AUDIENCES = ['seller', 'advertiser', 'seller_and_advertiser', 'vendor', 'reference'] as const;
 export type Audience = (typeof AUDIENCES)[number];
+
+/**
+ * Why a view is hidden from a caller whose accounts in scope are of `kinds` (spec 2.15: seller
+ * and vendor views are hidden from accounts of the other kind), or null when it is shown. With
+ * no account in scope nothing is hidden: the views describe what connecting one would give.
+ */
+export function hiddenFrom(audience: Audience, kinds: ReadonlySet<EntityType>): string | null {
+  if (kinds.size === 0 || (audience !== 'seller' && audience !== 'vendor') || kinds.has(audience)) return null;
+  const others = [...kinds].join(' and ');
+  return `a ${audience} view, hidden from ${others} accounts`;
+}
 
 export interface ViewColumn {
   name: string;

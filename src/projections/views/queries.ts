@@ -36,13 +36,22 @@ export async function queryViews(
   db: Knex,
   sql: string,
   accountIds: readonly string[],
-  { rollups = true, lap }: { rollups?: boolean; lap?: (phase: string) => void } = {},
+  {
+    rollups = true,
+    hidden,
+    lap,
+  }: {
+    rollups?: boolean;
+    /** views hidden from the caller's accounts (view name → why: hiddenFrom), refused as absent */
+    hidden?: ReadonlyMap<string, string>;
+    lap?: (phase: string) => void;
+  } = {},
 ): Promise<ResultSet> {
   const result = await withQueryRole(
     db,
     accountIds,
     async (run, visible) => {
-      const { statement } = await checkQuery(sql, visible.views);
+      const { statement } = await checkQuery(sql, visible.views, hidden);
       lap?.('parse and check');
       const answered =
         (rollups && rewriteForRollups(statement, viewDefinitions, visible.rollups, accountIds.length === 1)) ||

@@ -1,4 +1,5 @@
-import type { ViewDefinition } from './definition.js';
+import type { EntityType } from '../../domain/account/events.js';
+import { hiddenFrom, type ViewDefinition } from './definition.js';
 import { vMarketplaces } from './v_marketplaces.js';
 import { vSellerEconomics } from './v_seller_economics.js';
 import { vCatalogItems } from './v_catalog_items.js';
@@ -30,3 +31,13 @@ export const viewDefinitions: ViewDefinition[] = [
   vPromotionPerformance,
   vVendorMetrics,
 ];
+
+/** The registered views hidden from a caller whose accounts in scope are of `kinds`: name → why (hiddenFrom). */
+export function hiddenViews(kinds: ReadonlySet<EntityType>): Map<string, string> {
+  return new Map(
+    viewDefinitions.flatMap((d) => {
+      const why = hiddenFrom(d.audience, kinds);
+      return why ? [[d.name, why] as const] : [];
+    }),
+  );
+}

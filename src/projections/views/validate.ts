@@ -135,8 +135,15 @@ const VALUE_FUNCTIONS = new Set([
 
 let loaded: Promise<void> | undefined;
 
-/** Parses `sql` and refuses it (throws SqlRefused) unless it is one read-only SELECT over `views` (names of the views that exist). */
-export async function checkQuery(sql: string, views: ReadonlySet<string>): Promise<CheckedStatement> {
+/**
+ * Parses `sql` and refuses it (throws SqlRefused) unless it is one read-only SELECT over `views`
+ * (names of the views that exist) and none of `hidden` (view name → why it is hidden from the caller).
+ */
+export async function checkQuery(
+  sql: string,
+  views: ReadonlySet<string>,
+  hidden: ReadonlyMap<string, string> = new Map(),
+): Promise<CheckedStatement> {
   await (loaded ??= loadModule());
   let tree: { stmts?: Array<{ stmt?: Node; stmt_location?: number; stmt_len?: number }> };
   try {
@@ -157,7 +164,7 @@ export async function checkQuery(sql: string, views: ReadonlySet<string>): Promi
   const [type, body] = Object.entries(stmt ?? {})[0] ?? [];
   if (type !== 'SelectStmt')
     throw new SqlRefused('select_only', `only a SELECT is allowed; this is ${statementName(type)}`);
-  new Walk(views).select(body as Node, new Set());
+  new Walk(views, hidden).select(body as Node, new Set());
   // The statement's own text: the caller wraps it, so a trailing `;` or `-- comment` must go.
   const statement = length ? sql.slice(location, location + length) : sql.slice(location);
   return { statement: statement.trim() };
@@ -184,7 +191,10 @@ const names = (list: Json | undefined): string[] =>
   Array.isArray(list) ? list.map((n) => ((n as Node).String as Node | undefined)?.sval as string) : [];
 
 class Walk {
-  constructor(private readonly views: ReadonlySet<string>) {}
+  constructor(
+    private readonly views: ReadonlySet<string>,
+    private readonly hidden: ReadonlyMap<string, string>,
+  ) {}
 
   /** A SELECT body (a statement, a subquery, a CTE, either side of a UNION): its WITH names are visible inside it only. */
   select(body: Node, scope: ReadonlySet<string>): void {
@@ -284,6 +294,8 @@ class Walk {
       );
     }
     if (schema === undefined && scope.has(name)) return;
+    const why = this.hidden.get(name);
+    if (why) throw new SqlRefused('views_only', `${shown} is ${why}; describe_data lists the views you can query`);
     if (!this.views.has(name))
       throw new SqlRefused('views_only', `there is no view named ${shown}; describe_data lists the views`);
   }
