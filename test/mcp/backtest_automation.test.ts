@@ -426,6 +426,13 @@ describe('backtest_automation over MCP', function () {
     const first = await ok({ code: slow, stream_type: 'ANY_OFFER_CHANGED' });
     const second = await call(client, 'backtest_automation', { code: REPRICER, stream_type: 'ANY_OFFER_CHANGED' });
     expect(second.structuredContent.code).to.equal('busy');
+    // under way it reads running, with its progress, before its first progress report is due
+    let running = first;
+    for (const deadline = Date.now() + 10_000; running.status === 'queued' && Date.now() < deadline;)
+      running = await ok({ backtest_id: first.backtest_id });
+    expect(running.status).to.equal('running');
+    expect(running.progress.total).to.equal(DAYS);
+    expect(running.progress.done).to.be.lessThan(DAYS);
     const cancelled = await ok({ backtest_id: first.backtest_id, cancel: true });
     expect(cancelled.cancel_requested).to.equal(true);
     const done = await ended(first.backtest_id);

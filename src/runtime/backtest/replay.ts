@@ -141,6 +141,8 @@ export async function runBacktest(
     }
   };
 
+  // running from its first event, not from its first progressEvery events: a short or slow replay shows it
+  await control.progress?.(0, history.events.length);
   for (const event of history.events) {
     if (control.signal?.aborted || failure) break;
     while (running >= concurrency) await new Promise<void>((resolve) => (freed = resolve));
