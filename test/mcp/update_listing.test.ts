@@ -122,6 +122,20 @@ describe('update_listing', function () {
     ).to.equal('blocked');
   });
 
+  it("patch_listing names a refused patch by its own argument, patches, not the request's payload", async () => {
+    const l = single[2]!;
+    const refused = (
+      await call(client, 'patch_listing', {
+        sku: l.sku,
+        patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ our_price: [] }] }],
+      })
+    ).structuredContent;
+    expect(refused).to.include({ code: 'invalid' });
+    expect(refused.argument).to.match(/^patches\b/);
+    expect(refused.detail).to.match(/^patches\.0\.value\.0: /);
+    expect(refused.detail).to.not.contain('payload');
+  });
+
   it('a listing the marketplace reports DELETED is refused as invalid, saying so, with or without marketplace_id; nothing is recorded', async () => {
     const all = h.simulator.seller.participations.flatMap((p) => [...h.simulator.catalog.listingsIn(p.marketplace.id)]);
     const selling = new Set(all.filter((l) => l.status !== 'DELETED').map((l) => l.sku));

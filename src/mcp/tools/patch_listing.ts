@@ -71,11 +71,18 @@ export const patchListing = defineTool({
     const result = outcome.results[0]!;
     if ('error' in result) {
       const { code, detail, ...extra } = result.error;
-      throw new DomainError(code, detail.replace(/^mutations\[0\]\./, ''), {
+      throw new DomainError(code, ownArgument(detail), {
         ...extra,
-        argument: typeof extra.argument === 'string' ? extra.argument.replace(/^mutations\[0\]\./, '') : undefined,
+        argument: typeof extra.argument === 'string' ? ownArgument(extra.argument) : undefined,
       });
     }
     return { ...simulation(ctx), receipt: result.receipt };
   },
 });
+
+/** An admission error's path as this tool's arguments name it: the request's payload.patches is `patches`. */
+const ownArgument = (path: string): string =>
+  path
+    .replace(/^mutations\[0\]\./, '')
+    .replace(/^payload\.productType\b/, 'product_type')
+    .replace(/^payload(\.patches)?\b/, 'patches');
