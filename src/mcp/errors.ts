@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { DomainError, ERROR_CODES } from '../domain/shared/errors.js';
+import { firstIssue } from '../domain/shared/issues.js';
 
 // The one error layer of the MCP surface: every failure a caller can see is an `isError` result
 // whose text is the JSON `{ code, detail, ...extra }`. Errors carry no structured content: a
@@ -69,7 +70,7 @@ export function inputError(
   if (typeof given === 'object' && !Array.isArray(given))
     for (const [name, answer] of Object.entries(missing))
       if (answer && (given as Record<string, unknown>)[name] === undefined) return answer();
-  const issue = error.issues[0]!;
+  const issue = firstIssue(error.issues);
   const argument = formatPath(issue.path) || '(arguments)';
   return new DomainError('invalid', `${argument}: ${issue.message}`, { argument });
 }

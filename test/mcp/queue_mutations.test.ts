@@ -461,6 +461,21 @@ describe('queue_mutations and patch_listing over MCP', function () {
         ],
         [
           {
+            target: t.adGroup,
+            action: 'create_target',
+            payload: {
+              targetType: 'KEYWORD',
+              state: 'ENABLED',
+              negative: true,
+              targetDetails: { keywordTarget: { keyword: 'cheap', matchType: 'NEGATIVE_EXACT' } },
+            },
+          },
+          'invalid',
+          // the shape it came nearest among targetDetails' three, and why: not zod's "Invalid input"
+          'payload.targetDetails.keywordTarget.matchType: Invalid option: expected one of "EXACT"|"PHRASE"|"BROAD"',
+        ],
+        [
+          {
             target: t.profile,
             action: 'create_campaign',
             payload: {
@@ -473,6 +488,21 @@ describe('queue_mutations and patch_listing over MCP', function () {
           },
           'invalid',
           'payload',
+        ],
+        [
+          {
+            target: t.profile,
+            action: 'create_campaign',
+            payload: {
+              name: 'x',
+              targetingType: 'MANUAL',
+              state: 'PAUSED',
+              budget: { budget: 5, budgetType: 'DAILY' },
+              startDate: '2026-02-30',
+            },
+          },
+          'invalid',
+          'payload.startDate',
         ],
         [
           { target: t.adGroup, action: 'create_ad', payload: { state: 'ENABLED', sku: 'NOT-A-SKU-OF-OURS' } },
@@ -983,9 +1013,7 @@ describe('queue_mutations and patch_listing over MCP', function () {
         patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ our_price: [] }] }],
       });
       expect(bad.structuredContent.code).to.equal('invalid');
-      expect(bad.structuredContent.detail).to.match(
-        /^payload\.patches\.0\.value\.0: .*marketplace_id, currency, audience/,
-      );
+      expect(bad.structuredContent.detail).to.match(/^patches\.0\.value\.0: .*marketplace_id, currency, audience/);
     });
   });
 

@@ -7,6 +7,7 @@ import { DERIVED_FIELDS } from '../../domain/mutation/payloads.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { MutationRequest } from '../admission/target.js';
 import { operationUnavailable, pinnedRevision } from './catalog-admission.js';
+import { firstIssue } from '../../domain/shared/issues.js';
 
 // Qualified catalog actions in queue_mutations (spec 4.8, 9.3; docs/decisions/109): an `action`
 // naming one of the thirteen reviewed Sponsored Products writes by its qualified key, with one
@@ -137,7 +138,7 @@ export async function nativeAction(
     }
     const checked = nativeValidator(itemSchema(op)).safeParse(request.payload);
     if (!checked.success) {
-      const issue = checked.error.issues[0]!;
+      const issue = firstIssue(checked.error.issues);
       const where = [`${at}.payload`, ...issue.path.map(String)].join('.');
       throw new DomainError(
         'invalid_parameters',

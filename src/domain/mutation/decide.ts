@@ -15,6 +15,7 @@ import {
 } from './events.js';
 import { CREATED_TYPE, isCreation, payloadSchema, type Action, type TargetType } from './payloads.js';
 import { evolve, initialState, type ReceiptState } from './state.js';
+import { firstIssue } from '../shared/issues.js';
 
 /** An uncertain request whose effect is not seen this long after it became uncertain is settled as absent (spec 8). */
 export const ABSENT_AFTER_MS = 10 * 60_000;
@@ -204,7 +205,7 @@ function admit(command: Extract<MutationCommand, { type: 'AdmitMutation' }>): Mu
     });
   const parsed = schema.safeParse(command.payload);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = firstIssue(parsed.error.issues);
     throw new DomainError(
       'invalid',
       `payload${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.message}`,

@@ -51,7 +51,7 @@ const marketplaceScope = z
   .optional()
   .describe('derived from the profile; must be SINGLE_MARKETPLACE when given');
 const budget = z.strictObject({ budget: money('daily budget'), budgetType: z.literal('DAILY') });
-const dateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
+const dateString = z.iso.date({ error: 'a calendar date YYYY-MM-DD' });
 const tags = z.record(z.string(), z.string()).describe('free key/value labels');
 const dynamicBidding = z.looseObject({
   strategy: z.enum(['LEGACY_FOR_SALES', 'AUTO_FOR_SALES', 'MANUAL', 'RULE_BASED']),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../shared/errors.js';
 import type { ReportApi, ReportRequestedData } from './events.js';
+import { firstIssue } from '../shared/issues.js';
 
 // The three reviewed report operations (spec 4.9: the selling API's createReport, the data kiosk's
 // createQuery, the ads reporting createAsyncReport): which provider API carries each, which target
@@ -15,7 +16,7 @@ export interface ReportOperation {
   parameters: z.ZodType<Record<string, unknown>>;
 }
 
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD');
+const isoDay = z.iso.date({ error: 'a calendar date YYYY-MM-DD' });
 
 export const REPORT_OPERATIONS: Readonly<Record<string, ReportOperation>> = {
   'sp_api:reports:2021-06-30:createReport': {
@@ -68,7 +69,7 @@ export const reportOperation = (key: string): ReportOperation | undefined =>
 export function checkedParameters(operation: string, parameters: unknown): Record<string, unknown> {
   const parsed = REPORT_OPERATIONS[operation]!.parameters.safeParse(parameters ?? {});
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
+  const issue = firstIssue(parsed.error.issues);
   const at = ['parameters', ...issue.path.map(String)].join('.');
   throw new DomainError('invalid_parameters', `${at}: ${issue.message} (native schema of ${operation})`, {
     argument: 'parameters',
