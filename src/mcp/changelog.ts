@@ -9,6 +9,11 @@ export interface ChangelogEntry {
 export const CHANGELOG: readonly ChangelogEntry[] = [
   {
     date: '2026-12-03',
+    version: '0.6.2',
+    text: "The database away or busy (an outage, a restart, a deadlock, a lock timeout) no longer stops a read model until a restart nor gives up a live event as poison: they wait and go on once it is back. describe_data and query_data show seller views to seller accounts and vendor views to vendor accounts only; list_events and list_automations refuse an unknown event type, or a seller type over vendor accounts, instead of listing nothing. Clearer refusals: impossible dates, patch_listing's own argument names, and why a value fits none of the shapes it may take. A backtest reads running as soon as it starts.",
+  },
+  {
+    date: '2026-12-03',
     version: '0.6.1',
     text: 'query_data answers a question grouped by listing (marketplace, currency, SKU) for one account from a rollup whose rows are the groups: the top SKUs of a year of a million order lines in about 30 ms. Demo visitors each have their own dry-run slot (two at once across visitors); alerts are mailed once when several workers run; a first sync holds a few days of orders in memory, not a 30-day report window.',
   },
