@@ -96,6 +96,8 @@ export async function runBacktest(
 ): Promise<BacktestResult> {
   const { account, streamType } = request;
   const history = await readAccountHistory(deps.store, account.id, streamType, request);
+  // running once its events are known, not from its first progressEvery events: a short or slow replay shows it
+  await control.progress?.(0, history.events.length);
   const result = emptyResult(history.events.length);
   const carried = new Map<string, Carried>();
   const store: Record<string, unknown> = {};
@@ -141,8 +143,6 @@ export async function runBacktest(
     }
   };
 
-  // running from its first event, not from its first progressEvery events: a short or slow replay shows it
-  await control.progress?.(0, history.events.length);
   for (const event of history.events) {
     if (control.signal?.aborted || failure) break;
     while (running >= concurrency) await new Promise<void>((resolve) => (freed = resolve));
