@@ -98,7 +98,7 @@ export const describeData = readTool('describe_data', 'Describe data views', {
   async handler(input, ctx) {
     // the views of the accounts in scope: seller and vendor views are hidden from the other kind's
     const accounts = await accountsForRead(ctx, input.account);
-    const hidden = hiddenViews(new Set(accounts.map((a) => a.entity_type)));
+    const hidden = hiddenViews(accounts);
     const available = (await availableViews(ctx.db, viewDefinitions)).filter((d) => !hidden.has(d.name));
     const def = input.view === undefined ? undefined : pickView(input.view, available, hidden);
     const body = def ? describeView(def, available) : overview(available);
@@ -111,7 +111,7 @@ export const describeData = readTool('describe_data', 'Describe data views', {
     return {
       ...body,
       coverage: accounts.map((a) => {
-        const own = hiddenViews(new Set([a.entity_type]));
+        const own = hiddenViews([a]);
         return {
           account_id: a.id,
           name: a.name,

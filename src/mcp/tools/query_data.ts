@@ -68,7 +68,7 @@ export const queryData = readTool('query_data', 'Query data (SQL)', {
       ctx.db,
       input.sql,
       accounts.map((a) => a.id),
-      { hidden: hiddenViews(new Set(accounts.map((a) => a.entity_type))), ...(ctx.lap ? { lap: ctx.lap } : {}) },
+      { hidden: hiddenViews(accounts), ...(ctx.lap ? { lap: ctx.lap } : {}) },
     ).catch((err: unknown) => {
       throw queryError(err);
     });

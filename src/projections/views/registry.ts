@@ -32,8 +32,9 @@ export const viewDefinitions: ViewDefinition[] = [
   vVendorMetrics,
 ];
 
-/** The registered views hidden from a caller whose accounts in scope are of `kinds`: name → why (hiddenFrom). */
-export function hiddenViews(kinds: ReadonlySet<EntityType>): Map<string, string> {
+/** The registered views hidden from a caller whose accounts in scope are these: name → why (hiddenFrom). */
+export function hiddenViews(accounts: ReadonlyArray<{ entity_type: EntityType }>): Map<string, string> {
+  const kinds = new Set(accounts.map((a) => a.entity_type));
   return new Map(
     viewDefinitions.flatMap((d) => {
       const why = hiddenFrom(d.audience, kinds);

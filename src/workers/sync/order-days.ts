@@ -92,7 +92,7 @@ export async function orderDaysOf(
 /** Where windows wait: one directory of the system's temporary one, shared by the processes of a host. */
 const WINDOWS = join(tmpdir(), 'orders-windows');
 /** A window is recorded within minutes: one this old was left by a process that died. */
-const LEFT_AFTER_MS = 24 * 3_600_000;
+const LEFT_AFTER_MS = DAY_MS;
 
 /** Removes windows older than LEFT_AFTER_MS (a failure to is no reason to fail a sync). */
 async function removeLeftWindows(): Promise<void> {
