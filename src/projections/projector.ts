@@ -469,15 +469,16 @@ export class Projector {
       );
     } catch (err) {
       if (!(err instanceof ApplyError)) throw err;
-      this.failures.set(p.name, err);
       this.logger?.error(
         { err: err.cause, projection: p.name, eventId: err.event.id, eventType: err.event.type },
         'projection stopped: apply failed',
       );
-      // readers waiting for their own writes (read-your-writes) stop waiting for it
+      // readers waiting for their own writes (read-your-writes) stop waiting for it; marked before
+      // the failure is known here, so whoever hears of it (a waiter rejected) finds the mark
       await markStopped(this.db, claimOf(batch)).catch((e: unknown) =>
         this.logger?.error({ err: e, projection: p.name }, 'could not mark the projection stopped'),
       );
+      this.failures.set(p.name, err);
       return 'failed';
     }
   }
